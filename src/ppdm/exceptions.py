@@ -1,0 +1,49 @@
+"""Exceptions and warnings raised by ppdm.
+
+Every error subclasses a builtin so callers can catch ``ValueError`` as usual.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "PpdmError",
+    "DomainError",
+    "MatrixError",
+    "SpecError",
+    "DataError",
+    "PrivacyWarning",
+    "BoundsLeakWarning",
+    "SeededReleaseWarning",
+]
+
+
+class PpdmError(Exception):
+    """Base class of every ppdm error."""
+
+
+class DomainError(PpdmError, ValueError):
+    """A value does not fit an attribute's domain (out of bounds, missing, unknown)."""
+
+
+class MatrixError(PpdmError, ValueError):
+    """A perturbation matrix breaks a rule (negative, not column-stochastic, singular)."""
+
+
+class SpecError(PpdmError, ValueError):
+    """A release spec is malformed or does not match the data."""
+
+
+class DataError(PpdmError, ValueError):
+    """An input table is unusable (empty, unknown column, wrong shape)."""
+
+
+class PrivacyWarning(UserWarning):
+    """Something weakens the stated privacy guarantee."""
+
+
+class BoundsLeakWarning(PrivacyWarning):
+    """Domain bounds were taken from the data, so a release reveals its min and max."""
+
+
+class SeededReleaseWarning(PrivacyWarning):
+    """A release was drawn from a seeded (guessable) generator."""

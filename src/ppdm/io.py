@@ -1,0 +1,235 @@
+"""Table input and output: CSV, Parquet and ARFF, whole or batch by batch.
+
+Writers never touch the destination until the data is complete: callers pass a
+temporary path (see :func:`ppdm.cli._common.atomic_path`) or use :func:`write_table_atomic`.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pandas as pd
+
+from .exceptions import DataError
+
+__all__ = [
+    "table_format",
+    "read_table",
+    "iter_batches",
+    "write_table",
+    "write_table_atomic",
+    "write_arff",
+    "read_arff",
+    "BatchWriter",
+]
+
+_FORMATS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet", ".arff": "arff"}
+
+
+def table_format(path: str | os.PathLike) -> str:
+    """Format name (``csv``, ``parquet``, ``arff``) from a file extension."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in _FORMATS:
+        raise DataError(
+            f"cannot tell the format of {str(path)!r} from its extension {suffix!r}; "
+            "use .csv, .parquet or .arff"
+        )
+    return _FORMATS[suffix]
+
+
+def read_table(path: str | os.PathLike, columns: list[str] | None = None) -> pd.DataFrame:
+    """Read a whole CSV, Parquet or ARFF file into a DataFrame.
+
+    Parameters
+    ----------
+    path : path-like
+    columns : list of str, optional
+        Columns to read (all by default).
+    """
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"input file {str(path)!r} does not exist")
+    fmt = table_format(path)
+    if fmt == "csv":
+        try:
+            frame = pd.read_csv(path, usecols=columns)
+        except pd.errors.EmptyDataError:
+            raise DataError(f"input file {str(path)!r} is empty") from None
+    elif fmt == "parquet":
+        frame = pd.read_parquet(path, columns=columns)
+    else:
+        frame = read_arff(path)
+        if columns is not None:
+            frame = frame[columns]
+    return frame
+
+
+def iter_batches(
+    path: str | os.PathLike, batch_size: int = 1_000_000, columns: list[str] | None = None
+) -> Iterator[pd.DataFrame]:
+    """Yield a CSV or Parquet file in batches of at most ``batch_size`` rows.
+
+    Memory stays bounded by the batch, whatever the file size.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"input file {str(path)!r} does not exist")
+    fmt = table_format(path)
+    if fmt == "csv":
+        try:
+            reader = pd.read_csv(path, chunksize=batch_size, usecols=columns)
+            yield from reader
+        except pd.errors.EmptyDataError:
+            raise DataError(f"input file {str(path)!r} is empty") from None
+    elif fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        pf = pq.ParquetFile(path)
+        for batch in pf.iter_batches(batch_size=batch_size, columns=columns):
+            yield batch.to_pandas()
+    else:
+        yield read_table(path, columns)
+
+
+def _arff_type(series: pd.Series) -> str:
+    if pd.api.types.is_bool_dtype(series) or not pd.api.types.is_numeric_dtype(series):
+        values = pd.unique(series.dropna())
+        try:
+            values = sorted(values)
+        except TypeError:
+            pass
+        return "{" + ",".join(_arff_quote(str(v)) for v in values) + "}"
+    return "numeric"
+
+
+def _arff_quote(text: str) -> str:
+    if text == "" or any(ch in text for ch in " ,{}'\"%\t"):
+        return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    return text
+
+
+def write_arff(
+    frame: pd.DataFrame,
+    path: str | os.PathLike,
+    relation: str = "ppdm",
+    nominal: list[str] | None = None,
+) -> None:
+    """Write a DataFrame as Weka ARFF.
+
+    Non-numeric columns, and those named in ``nominal``, become nominal attributes;
+    missing values are written as ``?``.
+    """
+    nominal = set(nominal or [])
+    lines = [f"@relation {_arff_quote(relation)}", ""]
+    cols = []
+    for name in frame.columns:
+        s = frame[name]
+        if name in nominal and pd.api.types.is_numeric_dtype(s):
+            s = s.astype("Int64").astype(str).where(s.notna())
+        t = _arff_type(s)
+        cols.append(s)
+        lines.append(f"@attribute {_arff_quote(str(name))} {t}")
+    lines += ["", "@data"]
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write("\n".join(lines) + "\n")
+        body = pd.DataFrame({i: c for i, c in enumerate(cols)})
+        for j, c in enumerate(cols):
+            if not pd.api.types.is_numeric_dtype(c):
+                body[j] = c.map(lambda v: "?" if pd.isna(v) else _arff_quote(str(v)))
+        body.to_csv(fh, header=False, index=False, na_rep="?", lineterminator="\n")
+
+
+def read_arff(path: str | os.PathLike) -> pd.DataFrame:
+    """Read a (dense) ARFF file; nominal attributes become strings, numeric ones floats."""
+    from scipy.io import arff
+
+    data, meta = arff.loadarff(str(path))
+    frame = pd.DataFrame(data)
+    for name, kind in zip(meta.names(), meta.types()):
+        if kind == "nominal":
+            col = frame[name].str.decode("utf-8")
+            frame[name] = col.where(col != "?", None)
+    return frame
+
+
+def write_table(
+    frame: pd.DataFrame, path: str | os.PathLike, fmt: str | None = None, relation: str = "ppdm"
+) -> None:
+    """Write ``frame`` to ``path`` as CSV, Parquet or ARFF (format from ``fmt`` or the extension)."""
+    fmt = fmt or table_format(path)
+    if fmt == "pq":
+        fmt = "parquet"
+    if fmt == "csv":
+        frame.to_csv(path, index=False)
+    elif fmt == "parquet":
+        frame.to_parquet(path, index=False)
+    elif fmt == "arff":
+        write_arff(frame, path, relation=relation)
+    else:
+        raise DataError(f"unknown output format {fmt!r}; use csv, parquet or arff")
+
+
+def write_table_atomic(frame: pd.DataFrame, path: str | os.PathLike, **kwargs) -> None:
+    """:func:`write_table` through a temporary file renamed into place on success."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        write_table(frame, tmp, fmt=kwargs.pop("fmt", None) or table_format(path), **kwargs)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+class BatchWriter:
+    """Append DataFrame batches to one CSV or Parquet file.
+
+    Parameters
+    ----------
+    path : path-like
+        Destination (normally a temporary path renamed by the caller).
+    fmt : {"csv", "parquet"}
+    """
+
+    def __init__(self, path: str | os.PathLike, fmt: str) -> None:
+        if fmt not in ("csv", "parquet"):
+            raise DataError(f"batch output supports csv and parquet, not {fmt!r}")
+        self.path = Path(path)
+        self.fmt = fmt
+        self._writer = None
+        self._first = True
+        self._fh = None
+
+    def write(self, frame: pd.DataFrame) -> None:
+        if self.fmt == "csv":
+            if self._fh is None:
+                self._fh = open(self.path, "w", encoding="utf-8", newline="")
+            frame.to_csv(self._fh, header=self._first, index=False)
+        else:
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
+            table = pa.Table.from_pandas(frame, preserve_index=False)
+            if self._writer is None:
+                self._writer = pq.ParquetWriter(self.path, table.schema)
+            else:
+                table = table.cast(self._writer.schema)
+            self._writer.write_table(table)
+        self._first = False
+
+    def close(self) -> None:
+        if self._fh is not None:
+            self._fh.close()
+        if self._writer is not None:
+            self._writer.close()
+
+    def __enter__(self) -> BatchWriter:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
