@@ -14,7 +14,7 @@ import numpy as np
 
 from .exceptions import SeededReleaseWarning
 
-__all__ = ["RandomState", "check_random_state", "release_generator", "spawn"]
+__all__ = ["RandomState", "check_random_state", "release_generator", "release_streams", "spawn"]
 
 RandomState = Union[None, int, np.random.SeedSequence, np.random.Generator]
 
@@ -130,3 +130,34 @@ def spawn(random_state: RandomState, n: int) -> list[np.random.Generator]:
     else:
         ss = np.random.SeedSequence(None if random_state is None else int(random_state))
     return [np.random.default_rng(s) for s in ss.spawn(n)]
+
+
+def release_streams(
+    random_state: RandomState, n_streams: int, *, warn: bool = True
+) -> list[np.random.Generator]:
+    """Independent AES-counter streams for a release, one per consumer (attribute, ...).
+
+    Children come from ``SeedSequence.spawn`` of a root keyed from OS entropy
+    (``random_state=None``) or from the given seed (with a
+    :class:`~ppdm.exceptions.SeededReleaseWarning`). Each stream is consumed in record
+    order, so results do not depend on how the records are batched.
+    """
+    if isinstance(random_state, np.random.Generator):
+        root = np.random.SeedSequence(random_state.integers(0, 2**63, size=4).tolist())
+    elif random_state is None:
+        root = np.random.SeedSequence()
+    else:
+        check_random_state(random_state)
+        root = (
+            random_state
+            if isinstance(random_state, np.random.SeedSequence)
+            else np.random.SeedSequence(int(random_state))
+        )
+    if random_state is not None and warn:
+        warnings.warn(
+            "this release is drawn from a seeded generator: anyone who knows the seed can "
+            "reproduce the perturbation; use seeds for experiments only",
+            SeededReleaseWarning,
+            stacklevel=2,
+        )
+    return [_aes_generator(child) for child in root.spawn(n_streams)]

@@ -1,0 +1,508 @@
+"""Attribute domains: categorical value lists and equi-width bins.
+
+A domain maps original values to codes ``0..N-1`` (``getIndex`` in the paper) and codes
+back to values (``getValue``). Continuous attributes are discretised into ``N`` equi-width
+bins ``[l_i, u_i)``; the last bin also holds the upper bound ``u``. Each bin is
+represented by its center (default), its left or right end, or a random point in it.
+
+References
+----------
+Dowd, Xu & Zhang, Sec. 3.2 (discretisation, representative values) and Sec. 7
+(discrete attributes with d <= N values keep N = d).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from .exceptions import BoundsLeakWarning, DomainError
+from .random import RandomState, check_random_state
+
+__all__ = [
+    "CategoricalDomain",
+    "BinnedDomain",
+    "Domain",
+    "MISSING",
+    "infer_domain",
+    "DomainSketch",
+    "domain_from_spec",
+]
+
+#: Label of the "missing" category when the owner makes missing values a category.
+MISSING = "__missing__"
+
+Representative = Literal["center", "left", "right", "random"]
+_REPRESENTATIVES = ("center", "left", "right", "random")
+
+
+def _first_bad_row(mask: np.ndarray, offset: int) -> int:
+    return int(np.flatnonzero(mask)[0]) + offset
+
+
+def _missing_mask(values: pd.Series | np.ndarray) -> np.ndarray:
+    return np.asarray(pd.isna(values), dtype=bool)
+
+
+@dataclass(frozen=True)
+class CategoricalDomain:
+    """A finite list of values; N = ``len(values)``.
+
+    Parameters
+    ----------
+    values : sequence
+        The domain values, in code order.
+    missing_category : bool, default=False
+        Add a last category standing for a missing value.
+    from_data : bool, default=False
+        The value list was read off the data (a release then reveals which values occur).
+
+    Examples
+    --------
+    >>> d = CategoricalDomain(("a", "b", "c"))
+    >>> d.encode(pd.Series(["c", "a"])).tolist()
+    [2, 0]
+    >>> d.decode(np.array([1])).tolist()
+    ['b']
+    """
+
+    values: tuple
+    missing_category: bool = False
+    from_data: bool = False
+    kind: str = field(default="categorical", init=False)
+
+    def __post_init__(self) -> None:
+        vals = tuple(self.values)
+        if len(set(vals)) != len(vals):
+            raise DomainError(f"categorical domain has repeated values: {list(vals)}")
+        object.__setattr__(self, "values", vals)
+        if self.n_values < 2:
+            raise DomainError(
+                f"a domain needs N >= 2 values to be perturbed (got N = {self.n_values}: {list(vals)})"
+            )
+
+    @property
+    def n_values(self) -> int:
+        """N, the number of codes (including the missing category if any)."""
+        return len(self.values) + int(self.missing_category)
+
+    def encode(
+        self, values: pd.Series | np.ndarray, *, column: str = "?", row_offset: int = 0, **_: Any
+    ) -> np.ndarray:
+        """Codes of ``values``; unknown or missing values raise :class:`DomainError`."""
+        series = (
+            pd.Series(np.asarray(values, dtype=object))
+            if not isinstance(values, pd.Series)
+            else values
+        )
+        missing = _missing_mask(series)
+        index = pd.Index(self.values)
+        codes = index.get_indexer(series.where(~missing, None))
+        if self.missing_category:
+            codes = np.where(missing, len(self.values), codes)
+        elif missing.any():
+            raise DomainError(
+                f"column {column!r} has a missing value at row {_first_bad_row(missing, row_offset)}; "
+                "fill it, or use missing='category' to make 'missing' its own category"
+            )
+        bad = codes < 0
+        if bad.any():
+            row = _first_bad_row(bad, row_offset)
+            raise DomainError(
+                f"column {column!r} row {row} has value {series.iloc[row - row_offset]!r}, "
+                f"which is not in its domain {list(self.values)}"
+            )
+        return codes.astype(np.int32)
+
+    def decode(self, codes: np.ndarray, random_state: RandomState = None) -> np.ndarray:
+        """Values of ``codes`` (the missing category decodes to ``None``)."""
+        table = np.empty(self.n_values, dtype=object)
+        table[: len(self.values)] = self.values
+        if self.missing_category:
+            table[-1] = None
+        out = table[np.asarray(codes)]
+        if all(isinstance(v, (int, np.integer)) for v in self.values) and not self.missing_category:
+            return out.astype(np.int64)
+        if (
+            all(isinstance(v, (float, int, np.number)) for v in self.values)
+            and not self.missing_category
+        ):
+            return out.astype(np.float64)
+        return out
+
+    def labels(self) -> list[str]:
+        """Printable label of every code."""
+        out = [str(v) for v in self.values]
+        return out + ["<missing>"] if self.missing_category else out
+
+    def to_spec(self) -> dict:
+        vals = [v.item() if isinstance(v, np.generic) else v for v in self.values]
+        return {
+            "kind": "categorical",
+            "values": vals,
+            "missing_category": self.missing_category,
+            "from_data": self.from_data,
+        }
+
+
+@dataclass(frozen=True)
+class BinnedDomain:
+    """Equi-width bins ``[l_i, u_i)`` over ``[low, high]``.
+
+    Parameters
+    ----------
+    low, high : float
+        Domain bounds, ``low < high``. The last bin is closed so ``high`` is encodable.
+    n_bins : int
+        N, the number of bins (>= 2).
+    representative : {"center", "left", "right", "random"}, default="center"
+        Value a code decodes to.
+    out_of_bounds : {"error", "clip"}, default="error"
+        What to do with a value outside ``[low, high]``.
+    missing_category : bool, default=False
+        Add a last code for missing values (decodes to NaN).
+    bounds_from_data : bool, default=False
+        The bounds are the data's min and max, which a release then reveals.
+
+    Examples
+    --------
+    >>> d = BinnedDomain(0.0, 10.0, 5)
+    >>> d.encode(np.array([0.0, 3.9, 10.0])).tolist()
+    [0, 1, 4]
+    >>> d.decode(np.array([0, 4])).tolist()
+    [1.0, 9.0]
+    """
+
+    low: float
+    high: float
+    n_bins: int
+    representative: Representative = "center"
+    out_of_bounds: Literal["error", "clip"] = "error"
+    missing_category: bool = False
+    bounds_from_data: bool = False
+    kind: str = field(default="binned", init=False)
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.n_bins, (int, np.integer)) and self.n_bins >= 2):
+            raise DomainError(f"n_bins (N) must be an integer >= 2 (got {self.n_bins!r})")
+        if not (math.isfinite(self.low) and math.isfinite(self.high) and self.low < self.high):
+            raise DomainError(
+                f"bounds must be finite with low < high (got low={self.low}, high={self.high})"
+            )
+        if self.representative not in _REPRESENTATIVES:
+            raise DomainError(
+                f"representative must be one of {_REPRESENTATIVES} (got {self.representative!r})"
+            )
+        if self.out_of_bounds not in ("error", "clip"):
+            raise DomainError(
+                f"out_of_bounds must be 'error' or 'clip' (got {self.out_of_bounds!r})"
+            )
+
+    @property
+    def n_values(self) -> int:
+        return int(self.n_bins) + int(self.missing_category)
+
+    @property
+    def width(self) -> float:
+        return (self.high - self.low) / self.n_bins
+
+    @property
+    def edges(self) -> np.ndarray:
+        """The N + 1 bin edges."""
+        return np.linspace(self.low, self.high, self.n_bins + 1)
+
+    def encode(
+        self, values: pd.Series | np.ndarray, *, column: str = "?", row_offset: int = 0, **_: Any
+    ) -> np.ndarray:
+        """Bin index of every value, after the missing and out-of-bounds rules."""
+        try:
+            x = np.asarray(values, dtype=np.float64)
+        except (TypeError, ValueError):
+            series = pd.Series(values)
+            num = pd.to_numeric(series, errors="coerce")
+            bad = num.isna() & series.notna()
+            row = _first_bad_row(bad.to_numpy(), row_offset)
+            raise DomainError(
+                f"column {column!r} row {row} has non-numeric value "
+                f"{series.iloc[row - row_offset]!r}; a binned domain needs numbers"
+            ) from None
+        missing = np.isnan(x)
+        if missing.any() and not self.missing_category:
+            raise DomainError(
+                f"column {column!r} has a missing value at row {_first_bad_row(missing, row_offset)}; "
+                "fill it, or use missing='category' to make 'missing' its own category"
+            )
+        outside = ~missing & ((x < self.low) | (x > self.high))
+        if outside.any():
+            if self.out_of_bounds == "error":
+                row = _first_bad_row(outside, row_offset)
+                raise DomainError(
+                    f"column {column!r} row {row} has value {x[row - row_offset]!r} outside its "
+                    f"bounds [{self.low}, {self.high}]; widen the bounds or use out_of_bounds='clip'"
+                )
+            x = np.clip(x, self.low, self.high)
+        codes = np.floor((x - self.low) / self.width)
+        codes = np.clip(np.nan_to_num(codes, nan=0.0), 0, self.n_bins - 1).astype(np.int32)
+        if self.missing_category:
+            codes[missing] = self.n_bins
+        return codes
+
+    def decode(self, codes: np.ndarray, random_state: RandomState = None) -> np.ndarray:
+        """Representative value of every code (NaN for the missing category)."""
+        codes = np.asarray(codes)
+        left = self.low + codes * self.width
+        if self.representative == "center":
+            out = left + 0.5 * self.width
+        elif self.representative == "left":
+            out = left
+        elif self.representative == "right":
+            out = left + self.width
+        else:
+            rng = check_random_state(random_state)
+            out = left + rng.random(codes.shape) * self.width
+        out = np.asarray(out, dtype=np.float64)
+        if self.missing_category:
+            out[codes == self.n_bins] = np.nan
+        return out
+
+    def labels(self) -> list[str]:
+        e = self.edges
+        out = [f"[{e[i]:.6g}, {e[i + 1]:.6g})" for i in range(self.n_bins)]
+        out[-1] = out[-1][:-1] + "]"
+        return out + ["<missing>"] if self.missing_category else out
+
+    def to_spec(self) -> dict:
+        return {
+            "kind": "binned",
+            "low": float(self.low),
+            "high": float(self.high),
+            "n_bins": int(self.n_bins),
+            "representative": self.representative,
+            "out_of_bounds": self.out_of_bounds,
+            "missing_category": self.missing_category,
+            "bounds_from_data": self.bounds_from_data,
+        }
+
+
+Domain = CategoricalDomain | BinnedDomain
+
+
+def domain_from_spec(spec: dict) -> Domain:
+    """Rebuild a domain from its ``to_spec()`` dictionary."""
+    spec = dict(spec)
+    kind = spec.pop("kind", None)
+    if kind == "categorical":
+        return CategoricalDomain(
+            tuple(spec["values"]), **{k: v for k, v in spec.items() if k != "values"}
+        )
+    if kind == "binned":
+        return BinnedDomain(**spec)
+    raise DomainError(f"domain kind must be 'categorical' or 'binned' (got {kind!r})")
+
+
+def _sorted_unique(values: np.ndarray) -> list:
+    uniq = pd.unique(values)
+    try:
+        return sorted(uniq)
+    except TypeError:
+        return sorted(uniq, key=str)
+
+
+class DomainSketch:
+    """One-pass summary of a column, enough to choose its domain without holding the data.
+
+    Feed batches with :meth:`update`; :meth:`to_domain` applies the rules of
+    :func:`infer_domain`. Memory is bounded for numeric columns (at most ``cap`` distinct
+    values are kept); categorical columns keep their distinct values.
+    """
+
+    def __init__(self, column: str = "?", cap: int = 20) -> None:
+        self.column = column
+        self.cap = int(cap)
+        self.rows = 0
+        self.numeric: bool | None = None
+        self.low = math.inf
+        self.high = -math.inf
+        self.integer = True
+        self.values: set = set()
+        self.overflow = False
+        self.first_missing: int | None = None
+
+    def update(self, values: pd.Series | np.ndarray) -> DomainSketch:
+        series = values if isinstance(values, pd.Series) else pd.Series(values)
+        miss = _missing_mask(series)
+        if miss.any() and self.first_missing is None:
+            self.first_missing = _first_bad_row(miss, self.rows)
+        self.rows += len(series)
+        present = series[~miss]
+        is_num = pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
+        if self.numeric is None and len(present):
+            self.numeric = is_num
+        elif len(present) and self.numeric and not is_num:
+            self.numeric = False
+        if not len(present):
+            return self
+        if is_num and self.numeric:
+            x = present.to_numpy(dtype=np.float64)
+            self.low = min(self.low, float(x.min()))
+            self.high = max(self.high, float(x.max()))
+            self.integer = self.integer and bool(np.all(x == np.round(x)))
+            if not self.overflow:
+                self.values.update(np.unique(x).tolist())
+                if len(self.values) > self.cap:
+                    self.overflow = True
+                    self.values = set()
+        else:
+            self.values.update(pd.unique(present.to_numpy()).tolist())
+        return self
+
+    def to_domain(
+        self,
+        *,
+        n_bins: int | None = None,
+        max_bins: int = 20,
+        bounds: tuple[float, float] | None = None,
+        representative: Representative = "center",
+        missing: Literal["error", "category"] = "error",
+        out_of_bounds: Literal["error", "clip"] = "error",
+        warn: bool = True,
+    ) -> Domain:
+        """The domain :func:`infer_domain` would choose for the data seen so far."""
+        column = self.column
+        if self.rows == 0:
+            raise DomainError(f"column {column!r} is empty: cannot infer its domain")
+        n = int(n_bins) if n_bins is not None else int(max_bins)
+        if n < 2:
+            raise DomainError(f"the number of bins N must be >= 2 (got {n}) for column {column!r}")
+        if self.first_missing is not None and missing != "category":
+            raise DomainError(
+                f"column {column!r} has a missing value at row {self.first_missing}; "
+                "fill it, or use missing='category' to make 'missing' its own category"
+            )
+        if self.numeric is None:
+            raise DomainError(f"column {column!r} has only missing values")
+        cat = missing == "category"
+        if not self.numeric:
+            vals = _sorted_unique(np.array(list(self.values), dtype=object))
+            if warn:
+                warnings.warn(
+                    f"column {column!r}: categorical values taken from the data; the release "
+                    "spec lists them (give the value list in a spec to avoid this)",
+                    BoundsLeakWarning,
+                    stacklevel=3,
+                )
+            return CategoricalDomain(tuple(vals), missing_category=cat, from_data=True)
+        if bounds is not None:
+            return BinnedDomain(
+                float(bounds[0]),
+                float(bounds[1]),
+                n,
+                representative=representative,
+                out_of_bounds=out_of_bounds,
+                missing_category=cat,
+            )
+        if self.integer and not self.overflow and len(self.values) <= n:
+            uniq = sorted(self.values)
+            if len(uniq) < 2:
+                raise DomainError(
+                    f"column {column!r} has a single value {uniq[0]!r}: nothing to perturb "
+                    "(leave it unperturbed or give its domain in a spec)"
+                )
+            if warn:
+                warnings.warn(
+                    f"column {column!r}: its {len(uniq)} distinct values were taken from the "
+                    "data and are listed in the release spec (they reveal its min and max)",
+                    BoundsLeakWarning,
+                    stacklevel=3,
+                )
+            return CategoricalDomain(
+                tuple(int(v) for v in uniq), missing_category=cat, from_data=True
+            )
+        if self.low == self.high:
+            raise DomainError(f"column {column!r} is constant ({self.low}): nothing to perturb")
+        if warn:
+            warnings.warn(
+                f"column {column!r}: bounds [{self.low}, {self.high}] taken from the data; the "
+                "release spec reveals its min and max (give --bounds to avoid this)",
+                BoundsLeakWarning,
+                stacklevel=3,
+            )
+        return BinnedDomain(
+            self.low,
+            self.high,
+            n,
+            representative=representative,
+            out_of_bounds=out_of_bounds,
+            missing_category=cat,
+            bounds_from_data=True,
+        )
+
+
+def infer_domain(
+    values: pd.Series | np.ndarray,
+    *,
+    column: str = "?",
+    n_bins: int | None = None,
+    max_bins: int = 20,
+    bounds: tuple[float, float] | None = None,
+    representative: Representative = "center",
+    missing: Literal["error", "category"] = "error",
+    out_of_bounds: Literal["error", "clip"] = "error",
+    warn: bool = True,
+) -> Domain:
+    """Choose a domain for one column.
+
+    Non-numeric columns are categorical over their sorted distinct values. A numeric
+    column with owner ``bounds`` is binned into ``n_bins`` (default ``max_bins``) bins.
+    Without bounds, an integer-valued column with ``d <= N`` distinct values is
+    categorical with N = d (Sec. 7); any other numeric column is binned over its min
+    and max, with a :class:`~ppdm.exceptions.BoundsLeakWarning`.
+
+    Parameters
+    ----------
+    values : Series or ndarray
+    column : str
+        Name used in messages.
+    n_bins : int, optional
+        N for a binned domain; also the largest d kept as categorical.
+    max_bins : int, default=20
+        N when ``n_bins`` is not given.
+    bounds : (float, float), optional
+        Owner-chosen ``(low, high)``.
+    representative, missing, out_of_bounds
+        See :class:`BinnedDomain`.
+    warn : bool, default=True
+        Warn when bounds or values are read off the data.
+
+    Returns
+    -------
+    CategoricalDomain or BinnedDomain
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     infer_domain(pd.Series([1, 2, 3, 2]), column="x").values
+    (1, 2, 3)
+
+    References
+    ----------
+    Dowd, Xu & Zhang, Sec. 3.2 and Sec. 7.
+    """
+    n = int(n_bins) if n_bins is not None else int(max_bins)
+    sketch = DomainSketch(column, cap=max(n, 2)).update(values)
+    return sketch.to_domain(
+        n_bins=n_bins,
+        max_bins=max_bins,
+        bounds=bounds,
+        representative=representative,
+        missing=missing,
+        out_of_bounds=out_of_bounds,
+        warn=warn,
+    )

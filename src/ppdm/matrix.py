@@ -1,0 +1,585 @@
+"""Perturbation matrices: gamma-diagonal, explicit, symmetric channels, block-diagonal, Kronecker.
+
+Convention (Dowd, Xu & Zhang, Sec. 3.1): ``M[h, k] = P(original code k -> perturbed code h)``,
+so every *column* is a probability distribution and ``E[y] = M x`` for count vectors.
+
+References
+----------
+Dowd, Xu & Zhang, Sec. 3.1 (Algorithm 1), Sec. 5.1 (gamma-diagonal matrix), Sec. 5.2
+(entropy, Theorem 2 on M^t); Kang, Theorem 1 (error bound); Ma & Sivakumar, Sec. 3
+(symmetric channels, grouped and simultaneous randomization).
+"""
+
+from __future__ import annotations
+
+import math
+from functools import cached_property
+
+import numpy as np
+
+from .exceptions import MatrixError
+
+__all__ = [
+    "PerturbationMatrix",
+    "GammaDiagonal",
+    "ExplicitMatrix",
+    "KroneckerMatrix",
+    "gamma_diagonal",
+    "explicit",
+    "symmetric_binary",
+    "symmetric_ternary",
+    "symmetric_channel",
+    "block_diagonal",
+    "identity",
+    "check_gamma",
+    "matrix_from_spec",
+]
+
+_TOL = 1e-9
+
+
+def check_gamma(gamma: float) -> float:
+    """Validate the amplification ``gamma`` (must be a finite number > 1).
+
+    Examples
+    --------
+    >>> check_gamma(9)
+    9.0
+    """
+    try:
+        g = float(gamma)
+    except (TypeError, ValueError):
+        raise MatrixError(f"gamma must be a number > 1 (got {gamma!r})") from None
+    if not math.isfinite(g) or g <= 1.0:
+        raise MatrixError(
+            f"gamma must be > 1 (got {gamma!r}): gamma = 1 makes the matrix singular "
+            "and gamma < 1 is not a valid amplification"
+        )
+    return g
+
+
+def _check_n(n: int, name: str = "N") -> int:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
+        raise MatrixError(f"{name} must be an integer >= 2 (got {n!r})")
+    return int(n)
+
+
+def _along(fn, x: np.ndarray, axis: int) -> np.ndarray:
+    """Apply a function acting on axis 0 of an array along ``axis`` instead."""
+    x = np.asarray(x, dtype=np.float64)
+    moved = np.moveaxis(x, axis, 0)
+    out = fn(moved.reshape(moved.shape[0], -1)).reshape(moved.shape)
+    return np.moveaxis(out, 0, axis)
+
+
+def _column_entropy(m: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(m > 0, -m * np.log2(np.where(m > 0, m, 1.0)), 0.0)
+    return terms.sum(axis=0)
+
+
+class PerturbationMatrix:
+    """Base class of column-stochastic, invertible perturbation matrices.
+
+    Subclasses provide :meth:`dense`, and may override the closed forms.
+    """
+
+    kind: str = "matrix"
+
+    @property
+    def n_values(self) -> int:
+        """N, the number of codes."""
+        return self.dense().shape[0]
+
+    def dense(self) -> np.ndarray:  # pragma: no cover - abstract
+        raise AttributeError(f"{type(self).__name__} does not define dense()")
+
+    # -- linear algebra ------------------------------------------------------------
+    @cached_property
+    def _inverse(self) -> np.ndarray:
+        return np.linalg.inv(self.dense())
+
+    def apply(self, x: np.ndarray, axis: int = 0) -> np.ndarray:
+        """``M x`` along ``axis`` (expected perturbed counts of original counts ``x``)."""
+        m = self.dense()
+        return _along(lambda a: m @ a, x, axis)
+
+    def apply_transpose(self, y: np.ndarray, axis: int = 0) -> np.ndarray:
+        """``M^T y`` along ``axis``."""
+        m = self.dense()
+        return _along(lambda a: m.T @ a, y, axis)
+
+    def inverse_apply(self, y: np.ndarray, axis: int = 0) -> np.ndarray:
+        """``M^-1 y`` along ``axis``: the raw estimate of Eq. (1)."""
+        inv = self._inverse
+        return _along(lambda a: inv @ a, y, axis)
+
+    def inverse_transpose_apply(self, v: np.ndarray, axis: int = 0) -> np.ndarray:
+        """``M^-T v`` along ``axis`` (per-record weights of unbiased box counts)."""
+        inv = self._inverse
+        return _along(lambda a: inv.T @ a, v, axis)
+
+    def inverse(self) -> np.ndarray:
+        """Dense ``M^-1``."""
+        return self._inverse.copy()
+
+    def power(self, t: int) -> PerturbationMatrix:
+        """``M^t``: the channel of t successive perturbations (Theorem 2)."""
+        t = _check_power(t)
+        return ExplicitMatrix(np.linalg.matrix_power(self.dense(), t), validate=False)
+
+    # -- sampling ------------------------------------------------------------------
+    @cached_property
+    def _alias(self) -> tuple[np.ndarray, np.ndarray]:
+        return _alias_tables(self.dense())
+
+    def sample(self, codes: np.ndarray, u: np.ndarray) -> np.ndarray:
+        """Perturbed codes for original ``codes`` given uniforms ``u`` in [0, 1).
+
+        One uniform per value, O(1) per value (Walker's alias method on each column).
+        """
+        prob, alias = self._alias
+        n = prob.shape[0]
+        scaled = np.asarray(u) * n
+        slot = np.minimum(scaled.astype(np.int64), n - 1)
+        frac = scaled - slot
+        codes = np.asarray(codes, dtype=np.int64)
+        keep = frac < prob[slot, codes]
+        return np.where(keep, slot, alias[slot, codes]).astype(np.int32)
+
+    # -- privacy and accuracy figures -----------------------------------------------
+    def amplification(self) -> float:
+        """gamma = max over rows h of max_k m[h,k] / min_k m[h,k] (inf if a row has a zero)."""
+        m = self.dense()
+        lo = m.min(axis=1)
+        hi = m.max(axis=1)
+        if np.any(lo <= 0):
+            return math.inf
+        return float(np.max(hi / lo))
+
+    def epsilon(self) -> float:
+        """epsilon = ln gamma (local differential privacy level)."""
+        return math.log(self.amplification())
+
+    def entropy(self, prior: np.ndarray | None = None) -> float:
+        """H(M) = sum_j P_j H(column j), in bits; uniform prior by default (Sec. 5.2)."""
+        h = _column_entropy(self.dense())
+        p = _check_prior(prior, len(h))
+        return float(p @ h)
+
+    def condition_number(self) -> float:
+        """2-norm condition number of M."""
+        return float(np.linalg.cond(self.dense()))
+
+    def covariance_perturbed(self, x: np.ndarray) -> np.ndarray:
+        """Cov(y | X = x) = sum_k x_k (diag(m_k) - m_k m_k^T) (Ma & Sivakumar, Thm 1)."""
+        m = self.dense()
+        x = np.clip(np.asarray(x, dtype=np.float64), 0, None)
+        return np.diag(m @ x) - (m * x) @ m.T
+
+    def covariance_estimate(self, x: np.ndarray) -> np.ndarray:
+        """Cov(X_hat) = M^-1 Cov(y) M^-T with ``x`` plugged in (Ma & Sivakumar, Thm 2)."""
+        inv = self._inverse
+        return inv @ self.covariance_perturbed(x) @ inv.T
+
+    def expected_squared_error(self, x: np.ndarray) -> float:
+        """E||M^-1 y - x||^2 for original counts ``x`` (trace of the covariance)."""
+        return float(np.trace(self.covariance_estimate(x)))
+
+    def kang_bound(self, n: int) -> float:
+        """Kang's bound on sigma(X_hat)/||X|| for n records, using this matrix's gamma."""
+        from .privacy import kang_bound
+
+        return kang_bound(self.amplification(), self.n_values, n)
+
+    def to_spec(self) -> dict:
+        return {"kind": "explicit", "matrix": self.dense().tolist()}
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(N={self.n_values})"
+
+
+def _check_power(t: int) -> int:
+    if isinstance(t, bool) or not isinstance(t, (int, np.integer)) or t < 1:
+        raise MatrixError(f"t must be an integer >= 1 (got {t!r})")
+    return int(t)
+
+
+def _check_prior(prior: np.ndarray | None, n: int) -> np.ndarray:
+    if prior is None:
+        return np.full(n, 1.0 / n)
+    p = np.asarray(prior, dtype=np.float64)
+    if p.shape != (n,) or np.any(p < 0) or not np.isclose(p.sum(), 1.0):
+        raise MatrixError(f"prior must be {n} non-negative numbers summing to 1 (got {p.tolist()})")
+    return p
+
+
+def _alias_tables(m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Vose alias tables, one per column: ``prob[slot, k]`` and ``alias[slot, k]``."""
+    n = m.shape[0]
+    prob = np.zeros_like(m)
+    alias = np.zeros(m.shape, dtype=np.int64)
+    for k in range(n):  # O(N^2) set-up, once per matrix
+        scaled = m[:, k] * n
+        small = [i for i in range(n) if scaled[i] < 1.0]
+        large = [i for i in range(n) if scaled[i] >= 1.0]
+        while small and large:
+            s, g = small.pop(), large.pop()
+            prob[s, k] = scaled[s]
+            alias[s, k] = g
+            scaled[g] = scaled[g] + scaled[s] - 1.0
+            (small if scaled[g] < 1.0 else large).append(g)
+        for i in large + small:
+            prob[i, k] = 1.0
+            alias[i, k] = i
+    return prob, alias
+
+
+class GammaDiagonal(PerturbationMatrix):
+    """The gamma-diagonal matrix: ``d = gamma/(gamma+N-1)`` on the diagonal, ``o = 1/(gamma+N-1)`` off it.
+
+    With ``lam = (gamma-1)/(gamma+N-1)``, ``M = lam I + (1-lam) J/N``: keep the value with
+    probability ``lam``, otherwise draw uniformly from all N values. All figures have
+    closed forms.
+
+    Parameters
+    ----------
+    n_values : int
+        N >= 2.
+    gamma : float
+        Amplification, > 1.
+
+    Examples
+    --------
+    >>> m = GammaDiagonal(4, 9.0)
+    >>> round(m.diagonal, 4), round(m.off_diagonal, 4)
+    (0.75, 0.0833)
+    >>> m.amplification()
+    9.0
+
+    References
+    ----------
+    Dowd, Xu & Zhang, Sec. 5.1 and 5.2; Agrawal & Haritsa (2005).
+    """
+
+    kind = "gamma-diagonal"
+
+    def __init__(self, n_values: int, gamma: float) -> None:
+        self._n = _check_n(n_values)
+        self.gamma = check_gamma(gamma)
+
+    @property
+    def n_values(self) -> int:
+        return self._n
+
+    @property
+    def diagonal(self) -> float:
+        return self.gamma / (self.gamma + self._n - 1)
+
+    @property
+    def off_diagonal(self) -> float:
+        return 1.0 / (self.gamma + self._n - 1)
+
+    @property
+    def keep_probability(self) -> float:
+        """lam = (gamma - 1)/(gamma + N - 1)."""
+        return (self.gamma - 1) / (self.gamma + self._n - 1)
+
+    def dense(self) -> np.ndarray:
+        m = np.full((self._n, self._n), self.off_diagonal)
+        np.fill_diagonal(m, self.diagonal)
+        return m
+
+    def apply(self, x: np.ndarray, axis: int = 0) -> np.ndarray:
+        lam, n = self.keep_probability, self._n
+        return _along(lambda a: lam * a + (1 - lam) * a.sum(axis=0) / n, x, axis)
+
+    apply_transpose = apply  # symmetric
+
+    def inverse_apply(self, y: np.ndarray, axis: int = 0) -> np.ndarray:
+        """X_hat_i = ((gamma + N - 1) y_i - n) / (gamma - 1), in O(N)."""
+        g, n = self.gamma, self._n
+        return _along(lambda a: ((g + n - 1) * a - a.sum(axis=0)) / (g - 1), y, axis)
+
+    inverse_transpose_apply = inverse_apply  # symmetric
+
+    def power(self, t: int) -> PerturbationMatrix:
+        """``M^t = lam^t I + (1 - lam^t) J/N`` (Theorem 2): again gamma-diagonal."""
+        t = _check_power(t)
+        lam_t = self.keep_probability**t
+        gamma_t = 1.0 + lam_t * self._n / (1.0 - lam_t)
+        return GammaDiagonal(self._n, gamma_t)
+
+    def sample(self, codes: np.ndarray, u: np.ndarray) -> np.ndarray:
+        """Keep-or-uniform sampler, one uniform per value: keep if ``u < lam``, else
+        ``floor((u - lam)/(1 - lam) N)``, uniform on all N codes."""
+        lam, n = self.keep_probability, self._n
+        u = np.asarray(u)
+        other = np.minimum(((u - lam) * (n / (1.0 - lam))).astype(np.int64), n - 1)
+        return np.where(u < lam, codes, other).astype(np.int32)
+
+    def amplification(self) -> float:
+        return self.gamma
+
+    def entropy(self, prior: np.ndarray | None = None) -> float:
+        """H = -d log2 d - (N-1) o log2 o (every column has the same entropy)."""
+        d, o = self.diagonal, self.off_diagonal
+        return float(-d * math.log2(d) - (self._n - 1) * o * math.log2(o))
+
+    def condition_number(self) -> float:
+        """Eigenvalues are 1 (once) and lam (N-1 times): cond = 1/lam."""
+        return 1.0 / self.keep_probability
+
+    def to_spec(self) -> dict:
+        return {"kind": "gamma-diagonal", "n_values": self._n, "gamma": self.gamma}
+
+    def __repr__(self) -> str:
+        return f"GammaDiagonal(N={self._n}, gamma={self.gamma:g})"
+
+
+class ExplicitMatrix(PerturbationMatrix):
+    """A validated explicit matrix: non-negative, columns summing to 1, invertible.
+
+    Parameters
+    ----------
+    matrix : array-like of shape (N, N)
+        ``matrix[h, k] = P(k -> h)``.
+    kind : str, default="explicit"
+        Label recorded in specs (e.g. "symmetric-binary", "block-diagonal").
+    validate : bool, default=True
+
+    Examples
+    --------
+    >>> round(ExplicitMatrix([[0.8, 0.3], [0.2, 0.7]]).amplification(), 6)
+    3.5
+    """
+
+    def __init__(
+        self, matrix, kind: str = "explicit", validate: bool = True, meta: dict | None = None
+    ) -> None:
+        m = np.array(matrix, dtype=np.float64)
+        if validate:
+            _validate_matrix(m)
+        self._m = m
+        self.kind = kind
+        self.meta = dict(meta or {})
+
+    @property
+    def n_values(self) -> int:
+        return self._m.shape[0]
+
+    def dense(self) -> np.ndarray:
+        return self._m
+
+    def to_spec(self) -> dict:
+        spec = {"kind": self.kind, "matrix": self._m.tolist()}
+        spec.update(self.meta)
+        return spec
+
+
+def _validate_matrix(m: np.ndarray) -> None:
+    if m.ndim != 2 or m.shape[0] != m.shape[1]:
+        raise MatrixError(f"a perturbation matrix must be square (got shape {m.shape})")
+    if m.shape[0] < 2:
+        raise MatrixError(f"a perturbation matrix needs N >= 2 (got N = {m.shape[0]})")
+    if not np.all(np.isfinite(m)):
+        raise MatrixError("a perturbation matrix must hold finite numbers")
+    if np.any(m < 0):
+        h, k = np.argwhere(m < 0)[0]
+        raise MatrixError(
+            f"matrix entries must be non-negative (got {m[h, k]} at row {h}, column {k})"
+        )
+    sums = m.sum(axis=0)
+    bad = np.flatnonzero(np.abs(sums - 1.0) > 1e-8)
+    if bad.size:
+        raise MatrixError(
+            f"matrix columns must sum to 1 (column {bad[0]} sums to {sums[bad[0]]:.12g}): "
+            "M[h, k] is the probability that original value k becomes h"
+        )
+    cond = np.linalg.cond(m)
+    if not np.isfinite(cond) or cond > 1e12:
+        raise MatrixError(
+            f"matrix is singular or nearly so (condition number {cond:.3g}): the original "
+            "distribution could not be estimated from the perturbed one"
+        )
+
+
+def gamma_diagonal(n_values: int, gamma: float) -> GammaDiagonal:
+    """The gamma-diagonal matrix of N values (see :class:`GammaDiagonal`)."""
+    return GammaDiagonal(n_values, gamma)
+
+
+def explicit(matrix) -> ExplicitMatrix:
+    """A validated explicit matrix (see :class:`ExplicitMatrix`)."""
+    return ExplicitMatrix(matrix)
+
+
+def identity(n_values: int) -> ExplicitMatrix:
+    """The identity channel (no perturbation), useful as a control."""
+    n = _check_n(n_values)
+    return ExplicitMatrix(np.eye(n), kind="identity", meta={"n_values": n})
+
+
+def symmetric_channel(n_values: int, p: float) -> ExplicitMatrix:
+    """Keep the value with probability ``1 - p``, else move to one of the other N-1 uniformly.
+
+    Parameters
+    ----------
+    n_values : int
+    p : float
+        Total probability of changing the value, ``0 <= p < (N-1)/N``.
+
+    References
+    ----------
+    Ma & Sivakumar, Sec. 3 (binary and ternary symmetric channels).
+    """
+    n = _check_n(n_values)
+    if not 0.0 <= p < (n - 1) / n:
+        raise MatrixError(
+            f"p must be in [0, {(n - 1) / n:.4g}) for a symmetric channel of {n} values "
+            f"(got {p}); at p = (N-1)/N the matrix is singular"
+        )
+    m = np.full((n, n), p / (n - 1))
+    np.fill_diagonal(m, 1.0 - p)
+    kind = {2: "symmetric-binary", 3: "symmetric-ternary"}.get(n, "symmetric")
+    return ExplicitMatrix(m, kind=kind, meta={"p": float(p)})
+
+
+def symmetric_binary(p: float) -> ExplicitMatrix:
+    """Binary symmetric channel: flip with probability ``p`` (``p != 0.5``).
+
+    Examples
+    --------
+    >>> symmetric_binary(0.2).dense().tolist()
+    [[0.8, 0.2], [0.2, 0.8]]
+    """
+    if not 0.0 <= p <= 1.0 or p == 0.5:
+        raise MatrixError(f"p must be in [0, 1] and not 0.5 (got {p}); p = 0.5 is singular")
+    m = np.array([[1 - p, p], [p, 1 - p]])
+    return ExplicitMatrix(m, kind="symmetric-binary", meta={"p": float(p)})
+
+
+def symmetric_ternary(p: float) -> ExplicitMatrix:
+    """Ternary symmetric channel: change with probability ``p``, to each other value ``p/2``."""
+    return symmetric_channel(3, p)
+
+
+def block_diagonal(blocks: list, order: list[int] | None = None) -> ExplicitMatrix:
+    """Grouped categories: values only move within their group.
+
+    Parameters
+    ----------
+    blocks : list of array-like
+        One column-stochastic matrix per group, in code order.
+    order : list of int, optional
+        Permutation mapping block positions to codes, when groups are not contiguous.
+
+    References
+    ----------
+    Ma & Sivakumar, Sec. 3 (grouped randomization).
+    """
+    mats = [np.asarray(b, dtype=np.float64) for b in blocks]
+    for i, b in enumerate(mats):
+        if b.ndim != 2 or b.shape[0] != b.shape[1]:
+            raise MatrixError(f"block {i} must be square (got shape {b.shape})")
+    n = sum(b.shape[0] for b in mats)
+    m = np.zeros((n, n))
+    start = 0
+    sizes = []
+    for b in mats:
+        k = b.shape[0]
+        m[start : start + k, start : start + k] = b
+        start += k
+        sizes.append(k)
+    if order is not None:
+        perm = np.asarray(order)
+        if sorted(perm.tolist()) != list(range(n)):
+            raise MatrixError(f"order must be a permutation of 0..{n - 1} (got {list(order)})")
+        full = np.zeros_like(m)
+        full[np.ix_(perm, perm)] = m
+        m = full
+    return ExplicitMatrix(m, kind="block-diagonal", meta={"block_sizes": sizes})
+
+
+class KroneckerMatrix:
+    """``M_1 kron M_2 kron ...`` kept factored: each factor acts on its own axis.
+
+    For a count tensor of shape ``(N_1, N_2, ...)`` the estimate applies each factor's
+    inverse along its own axis, never forming the product matrix.
+
+    Parameters
+    ----------
+    factors : list of PerturbationMatrix
+
+    Examples
+    --------
+    >>> k = KroneckerMatrix([GammaDiagonal(3, 5.0), GammaDiagonal(2, 3.0)])
+    >>> k.shape
+    (3, 2)
+    >>> np.allclose(k.dense(), np.kron(k.factors[0].dense(), k.factors[1].dense()))
+    True
+
+    References
+    ----------
+    Ma & Sivakumar, Sec. 4 (Kronecker structure of joint randomization).
+    """
+
+    def __init__(self, factors: list[PerturbationMatrix]) -> None:
+        if not factors:
+            raise MatrixError("a Kronecker product needs at least one factor")
+        self.factors = list(factors)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(f.n_values for f in self.factors)
+
+    def dense(self) -> np.ndarray:
+        out = np.ones((1, 1))
+        for f in self.factors:
+            out = np.kron(out, f.dense())
+        return out
+
+    def _each(self, method: str, t: np.ndarray) -> np.ndarray:
+        t = np.asarray(t, dtype=np.float64)
+        if t.shape[: len(self.factors)] != self.shape:
+            raise MatrixError(f"count tensor shape {t.shape} does not start with {self.shape}")
+        for axis, f in enumerate(self.factors):
+            t = getattr(f, method)(t, axis=axis)
+        return t
+
+    def apply(self, t: np.ndarray) -> np.ndarray:
+        """Expected perturbed count tensor of original counts ``t``."""
+        return self._each("apply", t)
+
+    def inverse_apply(self, t: np.ndarray) -> np.ndarray:
+        """Raw estimate of the original count tensor from perturbed counts ``t``."""
+        return self._each("inverse_apply", t)
+
+    def amplification(self) -> float:
+        """The product's amplification is the product of the factors' amplifications."""
+        return float(np.prod([f.amplification() for f in self.factors]))
+
+
+def matrix_from_spec(spec: dict, n_values: int | None = None) -> PerturbationMatrix:
+    """Rebuild a matrix from its ``to_spec()`` dictionary (as written in a release spec)."""
+    kind = spec.get("kind")
+    if kind == "gamma-diagonal":
+        n = spec.get("n_values", n_values)
+        if n_values is not None and n != n_values:
+            raise MatrixError(
+                f"gamma-diagonal matrix has N = {n} but the domain has N = {n_values}"
+            )
+        return GammaDiagonal(n, spec["gamma"])
+    if kind == "identity":
+        return identity(spec.get("n_values", n_values))
+    if "matrix" in spec:
+        meta = {k: v for k, v in spec.items() if k not in ("kind", "matrix")}
+        m = ExplicitMatrix(spec["matrix"], kind=kind or "explicit", meta=meta)
+        if n_values is not None and m.n_values != n_values:
+            raise MatrixError(
+                f"matrix is {m.n_values} x {m.n_values} but the domain has N = {n_values}"
+            )
+        return m
+    raise MatrixError(
+        f"matrix kind must be 'gamma-diagonal', 'identity' or carry an explicit 'matrix' (got {spec!r})"
+    )

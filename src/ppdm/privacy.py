@@ -1,0 +1,146 @@
+"""Privacy figures: amplification gamma, rho1-to-rho2 breaches, epsilon, posteriors, error bounds.
+
+References
+----------
+Evfimievski, Gehrke & Srikant (2003), amplification and rho1-to-rho2 breaches, as used by
+Dowd, Xu & Zhang, Sec. 5.1; Kang, Theorem 1 (error bound); Ma & Sivakumar, Sec. 3 (K).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .matrix import PerturbationMatrix, check_gamma
+
+__all__ = [
+    "RHO1_LEVELS",
+    "rho2_from_gamma",
+    "gamma_from_rho",
+    "epsilon_from_gamma",
+    "posterior",
+    "worst_case_posterior",
+    "kang_bound",
+    "anonymity_k",
+    "repeated_amplification",
+]
+
+#: rho1 levels reported in every privacy report.
+RHO1_LEVELS = (0.01, 0.05, 0.1, 0.2)
+
+
+def _check_rho(rho: float, name: str) -> float:
+    r = float(rho)
+    if not 0.0 < r < 1.0:
+        raise ValueError(f"{name} must be in (0, 1) (got {rho!r})")
+    return r
+
+
+def rho2_from_gamma(gamma: float, rho1: float) -> float:
+    """Largest posterior rho2 reachable from a prior below rho1 under amplification gamma.
+
+    ``rho2 = gamma rho1 / (1 - rho1 + gamma rho1)``, the equality case of
+    ``rho2 (1 - rho1) / (rho1 (1 - rho2)) <= gamma``.
+
+    Examples
+    --------
+    >>> round(rho2_from_gamma(9, 0.1), 6)
+    0.5
+    """
+    g = float(gamma)
+    if g < 1:
+        raise ValueError(f"gamma must be >= 1 (got {gamma!r})")
+    r1 = _check_rho(rho1, "rho1")
+    if math.isinf(g):
+        return 1.0
+    return g * r1 / (1.0 - r1 + g * r1)
+
+
+def gamma_from_rho(rho1: float, rho2: float) -> float:
+    """Largest gamma that still guarantees no rho1-to-rho2 breach.
+
+    ``gamma = rho2 (1 - rho1) / (rho1 (1 - rho2))``; requires ``rho1 < rho2``.
+
+    Examples
+    --------
+    >>> gamma_from_rho(0.1, 0.5)
+    9.0
+    """
+    r1 = _check_rho(rho1, "rho1")
+    r2 = _check_rho(rho2, "rho2")
+    if r2 <= r1:
+        raise ValueError(f"rho2 must be larger than rho1 (got rho1={rho1}, rho2={rho2})")
+    return round(r2 * (1 - r1) / (r1 * (1 - r2)), 12)
+
+
+def epsilon_from_gamma(gamma: float) -> float:
+    """epsilon = ln gamma: the local differential privacy level of a gamma-amplifying channel."""
+    return math.log(float(gamma))
+
+
+def posterior(matrix: PerturbationMatrix, prior: np.ndarray) -> np.ndarray:
+    """P(original = k | perturbed = h) for every h (rows) and k (columns), by Bayes' rule.
+
+    Parameters
+    ----------
+    matrix : PerturbationMatrix
+    prior : array of shape (N,)
+        P(original = k).
+
+    Returns
+    -------
+    ndarray of shape (N, N)
+        Rows with zero probability of being observed are uniform.
+    """
+    m = matrix.dense()
+    p = np.asarray(prior, dtype=np.float64)
+    joint = m * p[None, :]
+    total = joint.sum(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        post = np.where(total > 0, joint / np.where(total > 0, total, 1.0), 1.0 / m.shape[0])
+    return post
+
+
+def worst_case_posterior(matrix: PerturbationMatrix, prior: np.ndarray) -> float:
+    """Largest posterior of any single original value given any observed value."""
+    return float(posterior(matrix, prior).max())
+
+
+def kang_bound(gamma: float, n_values: int, n: int) -> float:
+    """Kang's bound on the relative estimation error sigma(X_hat) / ||X||.
+
+    ``sqrt(N (N-1) (N + 2 (gamma-1))) / ((gamma - 1) sqrt(n))`` for a gamma-diagonal
+    matrix of N values and n records.
+
+    Examples
+    --------
+    >>> round(kang_bound(9, 10, 10_000), 4)
+    0.0605
+
+    References
+    ----------
+    Kang, Theorem 1.
+    """
+    g = check_gamma(gamma) if not math.isinf(float(gamma)) else math.inf
+    if n < 1:
+        raise ValueError(f"n must be >= 1 (got {n})")
+    if math.isinf(g):
+        return 0.0
+    N = int(n_values)
+    return math.sqrt(N * (N - 1) * (N + 2 * (g - 1))) / ((g - 1) * math.sqrt(n))
+
+
+def anonymity_k(matrix: PerturbationMatrix) -> int:
+    """Ma & Sivakumar's K: the fewest originals that can produce any one observed value.
+
+    ``K = min_h #{k : P(h | k) > 0}``.
+    """
+    return int((matrix.dense() > 0).sum(axis=1).min())
+
+
+def repeated_amplification(gamma: float, m: int) -> float:
+    """Amplification of m independent perturbed copies of one record: gamma^m (Kang, Sec. 3)."""
+    if m < 1:
+        raise ValueError(f"m must be >= 1 (got {m})")
+    return float(gamma) ** int(m)
