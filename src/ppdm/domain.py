@@ -242,7 +242,7 @@ class BinnedDomain:
             if self.out_of_bounds == "error":
                 row = _first_bad_row(outside, row_offset)
                 raise DomainError(
-                    f"column {column!r} row {row} has value {x[row - row_offset]!r} outside its "
+                    f"column {column!r} row {row} has value {float(x[row - row_offset])!r} outside its "
                     f"bounds [{self.low}, {self.high}]; widen the bounds or use out_of_bounds='clip'"
                 )
             x = np.clip(x, self.low, self.high)

@@ -285,6 +285,12 @@ class GammaDiagonal(PerturbationMatrix):
         """lam = (gamma - 1)/(gamma + N - 1)."""
         return (self.gamma - 1) / (self.gamma + self._n - 1)
 
+    def __getstate__(self) -> dict:
+        return {"_n": self._n, "gamma": self.gamma}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+
     def dense(self) -> np.ndarray:
         m = np.full((self._n, self._n), self.off_diagonal)
         np.fill_diagonal(m, self.diagonal)
@@ -307,8 +313,12 @@ class GammaDiagonal(PerturbationMatrix):
         """``M^t = lam^t I + (1 - lam^t) J/N`` (Theorem 2): again gamma-diagonal."""
         t = _check_power(t)
         lam_t = self.keep_probability**t
-        gamma_t = 1.0 + lam_t * self._n / (1.0 - lam_t)
-        return GammaDiagonal(self._n, gamma_t)
+        out = GammaDiagonal.__new__(GammaDiagonal)
+        # gamma_t may round to 1 (M^t nearly uniform); it is a channel, not a release choice,
+        # so it skips the gamma > 1 check
+        out._n = self._n
+        out.gamma = 1.0 + lam_t * self._n / (1.0 - lam_t)
+        return out
 
     def sample(self, codes: np.ndarray, u: np.ndarray) -> np.ndarray:
         """Keep-or-uniform sampler, one uniform per value: keep if ``u < lam``, else

@@ -117,6 +117,7 @@ def plan_release(
     missing: Literal["error", "category"] = "error",
     out_of_bounds: Literal["error", "clip"] = "error",
     representative: Literal["center", "left", "right", "random"] = "center",
+    copies: int = 1,
 ) -> ReleaseSpec:
     """Choose the domain and matrix of every attribute.
 
@@ -206,7 +207,10 @@ def plan_release(
         out.append(
             AttributeSpec(name=c, perturbed=True, domain=domain.to_spec(), matrix=matrix.to_spec())
         )
+    if int(copies) < 1:
+        raise DataError(f"copies must be >= 1 (got {copies})")
     return ReleaseSpec(
+        copies=int(copies),
         class_attribute=class_attribute,
         class_perturbed=bool(class_attribute and perturb_class),
         attributes=out,
@@ -233,10 +237,14 @@ def _check_names(columns, class_attribute, attributes, bounds, user) -> None:
 
 def _attribute_streams(spec: ReleaseSpec, random_state: RandomState, warn: bool):
     attrs = spec.perturbed_attributes()
-    gens = release_streams(random_state, 2 * len(attrs), warn=warn)
+    k = 2 * len(attrs)
+    gens = release_streams(random_state, k * spec.copies, warn=warn)
     return [
-        (a.name, a.get_domain(), a.get_matrix(), gens[2 * i], gens[2 * i + 1])
-        for i, a in enumerate(attrs)
+        [
+            (a.name, a.get_domain(), a.get_matrix(), gens[c * k + 2 * i], gens[c * k + 2 * i + 1])
+            for i, a in enumerate(attrs)
+        ]
+        for c in range(spec.copies)
     ]
 
 
@@ -251,7 +259,9 @@ def perturb_batches(
 
     Each attribute's values are encoded in its domain, substituted through its matrix
     and decoded to representative values. Bad values raise an error naming the column
-    and the row (counted over all batches). Inputs are never modified.
+    and the row (counted over all batches). Inputs are never modified. With
+    ``spec.copies = m > 1`` every batch is released m times, each copy perturbed
+    independently (Kang's multiple random substitutions; the amplification is gamma^m).
 
     Parameters
     ----------
@@ -267,18 +277,24 @@ def perturb_batches(
     ------
     DataFrame
     """
-    plans = _attribute_streams(spec, random_state, warn)
+    copies = _attribute_streams(spec, random_state, warn)
     offset = 0
     for batch in batches:
         if offset == 0:
             spec.check_columns([str(c) for c in batch.columns])
-        out = batch.copy()
-        for name, domain, matrix, u_gen, rep_gen in plans:
-            codes = domain.encode(batch[name], column=name, row_offset=offset)
-            perturbed = matrix.sample(codes, u_gen.random(len(codes)))
-            out[name] = domain.decode(perturbed, random_state=rep_gen)
+        outs = []
+        codes_cache: dict[str, np.ndarray] = {}
+        for plans in copies:
+            out = batch.copy()
+            for name, domain, matrix, u_gen, rep_gen in plans:
+                if name not in codes_cache:
+                    codes_cache[name] = domain.encode(batch[name], column=name, row_offset=offset)
+                codes = codes_cache[name]
+                perturbed = matrix.sample(codes, u_gen.random(len(codes)))
+                out[name] = domain.decode(perturbed, random_state=rep_gen)
+            outs.append(out)
         offset += len(batch)
-        yield out
+        yield outs[0] if len(outs) == 1 else pd.concat(outs, ignore_index=True)
 
 
 def perturb_frame(

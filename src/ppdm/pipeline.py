@@ -108,7 +108,7 @@ def make_release(
                     progress(len(batch))
         if n == 0:
             raise DataError("the input table is empty: nothing to perturb")
-        spec = spec.model_copy(update={"data_file": data_name, "n_records": n})
+        spec = spec.model_copy(update={"data_file": data_name, "n_records": n // spec.copies})
         _write_spec_and_report(spec, tmp)
         out_dir.mkdir(parents=True, exist_ok=True)
         for item in tmp.iterdir():
@@ -247,6 +247,17 @@ def _count_pass(
     return counts, classes
 
 
+def _pooled(est: Estimate, copies: int) -> Estimate:
+    if copies == 1:
+        return est
+    return Estimate(
+        perturbed=est.perturbed,
+        counts=est.counts / copies,
+        stderr=est.stderr / copies,
+        method=est.method,
+    )
+
+
 def estimate_release(
     release: Release | str | os.PathLike,
     method: str = "set-scale",
@@ -272,11 +283,15 @@ def estimate_release(
     out = []
     for a in rel.spec.perturbed_attributes():
         m = a.get_matrix()
+        # m copies: pooled counts estimate m X; divide by m (stderr shrinks like 1/sqrt(m))
         table = counts[a.name]
-        overall = estimate_counts(table.sum(axis=0), m, method)
+        overall = _pooled(estimate_counts(table.sum(axis=0), m, method), rel.spec.copies)
         per = None
         if classes is not None:
-            per = {str(c): estimate_counts(table[i], m, method) for i, c in enumerate(classes)}
+            per = {
+                str(c): _pooled(estimate_counts(table[i], m, method), rel.spec.copies)
+                for i, c in enumerate(classes)
+            }
         out.append(AttributeEstimate(a.name, a.get_domain().labels(), overall, per))
     return out
 

@@ -1,0 +1,5 @@
+"""``python -m ppdm``: the command line."""
+
+from .cli import main
+
+main()

@@ -1,0 +1,123 @@
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ppdm.exceptions import MatrixError
+from ppdm.matrix import (
+    ExplicitMatrix,
+    GammaDiagonal,
+    KroneckerMatrix,
+    block_diagonal,
+    explicit,
+    identity,
+    matrix_from_spec,
+    symmetric_binary,
+    symmetric_channel,
+    symmetric_ternary,
+)
+from ppdm.privacy import anonymity_k, gamma_from_rho, kang_bound, rho2_from_gamma
+
+gammas = st.floats(min_value=1.05, max_value=200, allow_nan=False)
+sizes = st.integers(min_value=2, max_value=60)
+
+
+@given(n=sizes, gamma=gammas)
+def test_gamma_diagonal_is_column_stochastic_with_closed_forms(n, gamma):
+    m = GammaDiagonal(n, gamma)
+    dense = m.dense()
+    assert np.all(dense > 0)
+    np.testing.assert_allclose(dense.sum(axis=0), 1.0, rtol=1e-12)
+    assert m.amplification() == pytest.approx(gamma)
+    assert ExplicitMatrix(dense).amplification() == pytest.approx(gamma)
+    y = np.arange(1.0, n + 1)
+    np.testing.assert_allclose(m.inverse_apply(y), np.linalg.solve(dense, y), rtol=1e-8, atol=1e-8)
+    assert m.entropy() == pytest.approx(ExplicitMatrix(dense).entropy(), rel=1e-10)
+    assert m.condition_number() == pytest.approx(np.linalg.cond(dense), rel=1e-6)
+
+
+@given(n=sizes, gamma=gammas, t=st.integers(1, 12))
+def test_power_closed_form_equals_matrix_power(n, gamma, t):
+    m = GammaDiagonal(n, gamma)
+    np.testing.assert_allclose(
+        m.power(t).dense(), np.linalg.matrix_power(m.dense(), t), rtol=1e-9, atol=1e-12
+    )
+
+
+@given(p=st.floats(0.0, 0.49), q=st.floats(0.0, 0.6))
+def test_symmetric_and_block_channels_are_stochastic(p, q):
+    for m in (
+        symmetric_binary(p),
+        symmetric_ternary(q),
+        block_diagonal([symmetric_binary(p).dense(), symmetric_ternary(q).dense()]),
+    ):
+        np.testing.assert_allclose(m.dense().sum(axis=0), 1.0)
+        assert np.all(m.dense() >= 0)
+
+
+def test_block_diagonal_has_no_rho_guarantee_and_k():
+    m = block_diagonal([symmetric_binary(0.2).dense(), symmetric_ternary(0.3).dense()])
+    assert math.isinf(m.amplification())
+    assert anonymity_k(m) == 2
+    assert anonymity_k(GammaDiagonal(7, 3.0)) == 7
+
+
+def test_explicit_matrix_rules_name_the_failure():
+    with pytest.raises(MatrixError, match="non-negative"):
+        explicit([[1.2, 0.5], [-0.2, 0.5]])
+    with pytest.raises(MatrixError, match="sum to 1"):
+        explicit([[0.5, 0.5], [0.4, 0.5]])
+    with pytest.raises(MatrixError, match="singular"):
+        explicit([[0.5, 0.5], [0.5, 0.5]])
+    with pytest.raises(MatrixError, match="square"):
+        explicit([[1.0, 0.5, 0.2], [0.0, 0.5, 0.8]])
+    with pytest.raises(MatrixError, match="gamma must be > 1"):
+        GammaDiagonal(5, 1.0)
+    with pytest.raises(MatrixError, match="N must be an integer >= 2"):
+        GammaDiagonal(1, 5.0)
+
+
+def test_kronecker_factored_equals_dense():
+    k = KroneckerMatrix(
+        [GammaDiagonal(3, 4.0), explicit([[0.7, 0.2], [0.3, 0.8]]), GammaDiagonal(4, 9.0)]
+    )
+    rng = np.random.default_rng(0)
+    t = rng.integers(0, 100, size=(3, 2, 4)).astype(float)
+    np.testing.assert_allclose(k.apply(t).ravel(), k.dense() @ t.ravel())
+    np.testing.assert_allclose(k.inverse_apply(t).ravel(), np.linalg.solve(k.dense(), t.ravel()))
+    assert k.amplification() == pytest.approx(4.0 * 3.5 * 9.0)
+
+
+def test_spec_round_trip():
+    for m in (GammaDiagonal(6, 3.5), symmetric_channel(4, 0.3), identity(3)):
+        back = matrix_from_spec(m.to_spec())
+        np.testing.assert_allclose(back.dense(), m.dense())
+
+
+def test_rho_gamma_relations():
+    assert gamma_from_rho(0.1, 0.5) == pytest.approx(9.0)
+    assert rho2_from_gamma(9.0, 0.1) == pytest.approx(0.5)
+    for g in (2.0, 9.0, 50.0):
+        for r1 in (0.01, 0.05, 0.1, 0.2):
+            assert gamma_from_rho(r1, rho2_from_gamma(g, r1)) == pytest.approx(g)
+    assert kang_bound(9, 10, 10_000) == pytest.approx(math.sqrt(10 * 9 * 26) / (8 * 100))
+
+
+def test_sampler_empirical_transitions_match_matrix_chi_square():
+    """Pearson chi-square per column, alpha = 0.001 each (Bonferroni over columns: 0.01)."""
+    from scipy import stats
+
+    rng = np.random.default_rng(12345)
+    n_per = 20_000
+    for m in (GammaDiagonal(6, 5.0), explicit([[0.6, 0.1, 0.2], [0.3, 0.7, 0.2], [0.1, 0.2, 0.6]])):
+        n = m.n_values
+        codes = np.repeat(np.arange(n), n_per)
+        out = m.sample(codes, rng.random(codes.size))
+        table = np.zeros((n, n))
+        np.add.at(table, (out, codes), 1)
+        for k in range(n):
+            expected = m.dense()[:, k] * n_per
+            chi2 = ((table[:, k] - expected) ** 2 / expected).sum()
+            assert chi2 < stats.chi2.ppf(1 - 0.01 / n, df=n - 1), (k, chi2)
