@@ -1,6 +1,8 @@
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import integrate, stats
 
 from ppdm.exceptions import DataError
@@ -138,3 +140,22 @@ def test_default_bounds_cover_the_noisy_range():
 def test_errors_name_parameter(call, exc, match):
     with pytest.raises(exc, match=match):
         call()
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    kind=st.sampled_from(["uniform", "gaussian"]),
+    scale=st.floats(0.05, 20.0),
+    widths=st.lists(st.floats(0.01, 5.0), min_size=1, max_size=6),
+    shift=st.floats(-10.0, 10.0),
+)
+def test_transition_masses_are_probabilities(kind, scale, widths, shift):
+    x_edges = shift + np.concatenate([[0.0], np.cumsum(widths)])
+    reach = 10 * scale if kind == "gaussian" else scale
+    w_edges = np.linspace(x_edges[0] - reach - 1, x_edges[-1] + reach + 1, 40)
+    T = transition_masses(x_edges, w_edges, kind, scale)
+    assert np.all(T >= 0) and np.all(T <= 1)
+    # the w grid covers x + noise entirely: each column is a full distribution
+    np.testing.assert_allclose(T.sum(axis=0), 1.0, atol=1e-9)
+    # a sub-grid can only lose mass
+    assert np.all(transition_masses(x_edges, w_edges[5:-5], kind, scale).sum(axis=0) <= 1 + 1e-12)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
+import pandas as pd
 from scipy import special, stats
 
 from ..exceptions import DataError
@@ -147,16 +148,10 @@ def additive_perturb(
     (2,)
     """
     noise = AdditiveNoise(kind, scale)
-    try:
-        import pandas as pd
-
-        is_frame = isinstance(values, pd.DataFrame)
-    except ImportError:  # pragma: no cover - pandas is a dependency
-        is_frame = False
     x = np.asarray(values, dtype=float)
     out = x + noise.sample(x.shape, random_state)
-    if is_frame:
-        return values.__class__(out, index=values.index, columns=values.columns)
+    if isinstance(values, pd.DataFrame):
+        return pd.DataFrame(out, index=values.index, columns=values.columns)
     return out
 
 
@@ -262,6 +257,13 @@ class DistributionEstimate:
         Last chi-square distance between successive estimates.
     threshold : float
         The stopping threshold it was compared with.
+
+    Examples
+    --------
+    >>> w = additive_perturb(np.r_[np.zeros(500), np.ones(500)], "uniform", 0.5, random_state=0)
+    >>> est = reconstruct_distribution(w, "uniform", 0.5, bins=4, bounds=(-0.5, 1.5))
+    >>> est.centers.tolist()
+    [-0.25, 0.25, 0.75, 1.25]
     """
 
     edges: np.ndarray
