@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 import typer
@@ -11,15 +12,30 @@ from ._common import atomic_path, fail
 datasets_app = typer.Typer(help="List and export the bundled data sets.", no_args_is_help=True)
 
 
+def _synth(k: int):
+    """Synth``k`` as one table: the 100K train rows then the 5K test rows of ``load_synth``."""
+    import pandas as pd
+
+    from .. import datasets
+
+    train, test = datasets.load_synth(k)
+    return datasets.Dataset(
+        f"synth{k}", pd.concat([train.frame, test.frame], ignore_index=True), "group"
+    )
+
+
 def _registry():
     from .. import datasets
 
-    return {
+    reg = {
         "pendigits": datasets.load_pendigits,
         "spambase": datasets.load_spambase,
         "wisconsin": datasets.load_wisconsin,
         "boston": datasets.load_boston,
     }
+    for k in range(1, 6):
+        reg[f"synth{k}"] = partial(_synth, k)
+    return reg
 
 
 @datasets_app.command("list")

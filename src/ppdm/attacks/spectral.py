@@ -1,0 +1,117 @@
+"""Spectral filtering (Kargupta, Datta, Wang & Sivakumar 2003)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._common import AttackResult, as_matrix, centered_cov, eigh_desc
+
+__all__ = ["marchenko_pastur_bounds", "spectral_filtering"]
+
+
+def marchenko_pastur_bounds(
+    noise_variance: float, n_records: int, n_attributes: int
+) -> tuple[float, float]:
+    """Edges of the noise eigenvalue spectrum: ``sigma^2 (1 -+ sqrt(m/n))^2``.
+
+    For an ``n x m`` matrix of independent noise of variance ``sigma^2``, the eigenvalues of
+    its sample covariance fall, as ``n, m`` grow with ``m/n`` fixed, inside
+    ``[lambda_min, lambda_max]``.
+
+    Parameters
+    ----------
+    noise_variance : float
+        ``sigma^2``, > 0.
+    n_records, n_attributes : int
+        ``n`` and ``m``, with ``n >= m``.
+
+    Returns
+    -------
+    (float, float)
+        ``(lambda_min, lambda_max)``.
+
+    References
+    ----------
+    Kargupta et al. (2003), "On the privacy preserving properties of random data
+    perturbation techniques", ICDM (the random-matrix noise bounds, ``Q = n/m``).
+
+    Examples
+    --------
+    >>> marchenko_pastur_bounds(1.0, 400, 100)
+    (0.25, 2.25)
+    """
+    if not np.isfinite(noise_variance) or noise_variance <= 0:
+        raise ValueError(f"noise_variance must be a finite number > 0 (got {noise_variance})")
+    if n_records < 1 or n_attributes < 1:
+        raise ValueError(
+            f"n_records and n_attributes must be >= 1 (got {n_records}, {n_attributes})"
+        )
+    r = np.sqrt(n_attributes / n_records)
+    return float(noise_variance * (1 - r) ** 2), float(noise_variance * (1 + r) ** 2)
+
+
+def spectral_filtering(released, noise_variance: float) -> AttackResult:
+    """Recover every original record from additive noise by spectral filtering.
+
+    Steps: (1) the sample covariance ``Sigma_W`` of the released records ``W = U + V``;
+    (2) the Marchenko-Pastur edges ``lambda_min, lambda_max`` of the noise spectrum
+    (:func:`marchenko_pastur_bounds`); (3) eigenvalues of ``Sigma_W`` above ``lambda_max``
+    belong to the signal, their eigenvectors ``A_s`` span the signal subspace, and
+    ``lambda - sigma^2`` estimates the signal variance along each; (4)
+    ``U_hat = mu + (W - mu) A_s A_s^T``.
+
+    Assumptions: the noise is independent of the data, independent across records and
+    attributes, with one known variance ``sigma^2`` on every attribute; the original
+    data are correlated enough that their covariance has a few eigenvalues standing
+    clear of the noise edge; ``n >= m``.
+
+    The edge is asymptotic: at finite size the largest noise eigenvalue fluctuates
+    around it (Tracy-Widom), so now and then one noise direction is kept as well (5 % of
+    draws for 2 000 x 20 records with two signal directions), which raises the error
+    from about ``sigma^2 k/m`` to ``sigma^2 (k+1)/m`` per value.
+
+    Parameters
+    ----------
+    released : array-like or pandas.DataFrame, shape (n, m)
+        The released noisy records.
+    noise_variance : float
+        ``sigma^2`` of the additive noise, known to the adversary.
+
+    Returns
+    -------
+    AttackResult
+        ``eigenvalues`` are those of ``Sigma_W``; ``n_components`` how many exceeded
+        ``lambda_max`` (0 gives every record the column means).
+
+    References
+    ----------
+    Kargupta, Datta, Wang & Sivakumar (2003), "On the privacy preserving properties of
+    random data perturbation techniques", ICDM (the spectral filtering technique).
+    Deviation: the data are centred before the projection and the mean added back, so a
+    non-zero mean outside the signal subspace is not lost; the paper projects ``W``
+    itself.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> u = rng.normal(size=(500, 1)) @ np.ones((1, 8)) * 3
+    >>> w = u + rng.normal(size=u.shape)
+    >>> res = spectral_filtering(w, 1.0)
+    >>> res.n_components, res.rmse(u) < 0.5
+    (1, True)
+    """
+    y, wrap = as_matrix(released)
+    sigma2 = np.asarray(noise_variance, dtype=float)
+    if sigma2.ndim != 0:
+        raise ValueError(
+            "noise_variance must be one number for spectral filtering: the Marchenko-Pastur "
+            f"bounds assume equal noise variance on every attribute (got shape {sigma2.shape})"
+        )
+    n, m = y.shape
+    _, lam_max = marchenko_pastur_bounds(float(sigma2), n, m)
+    mu, yc, cov = centered_cov(y)
+    vals, vecs = eigh_desc(cov)
+    k = int(np.sum(vals > lam_max))
+    basis = vecs[:, :k]
+    estimate = mu + (yc @ basis) @ basis.T
+    return AttackResult(wrap(estimate), "spectral_filtering", k, basis, vals)

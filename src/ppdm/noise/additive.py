@@ -1,0 +1,414 @@
+"""Additive noise (Agrawal & Srikant 2000): perturbation, distribution reconstruction, privacy.
+
+The owner releases ``w_i = x_i + y_i`` with ``y_i`` drawn independently from a public noise
+density ``f_Y``: uniform on ``[-alpha, alpha]`` or Gaussian with mean 0 and deviation
+``sigma``. The miner cannot see ``x_i`` but can estimate the distribution of ``X`` from the
+``w_i`` with the iterative Bayesian procedure of Sec. 3 of the paper. This is the baseline
+that the data-recovery attacks of :mod:`ppdm.attacks` break.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+from scipy import special, stats
+
+from ..exceptions import DataError
+from ..random import RandomState, check_random_state
+
+__all__ = [
+    "AdditiveNoise",
+    "DistributionEstimate",
+    "additive_perturb",
+    "privacy_interval_width",
+    "reconstruct_distribution",
+    "transition_masses",
+]
+
+NoiseKind = Literal["uniform", "gaussian"]
+_KINDS = ("uniform", "gaussian")
+
+
+@dataclass(frozen=True)
+class AdditiveNoise:
+    """A public additive-noise density: uniform on ``[-scale, scale]`` or N(0, scale^2).
+
+    Parameters
+    ----------
+    kind : {"uniform", "gaussian"}
+        Noise family.
+    scale : float
+        Half-width ``alpha`` of the uniform, or deviation ``sigma`` of the Gaussian; > 0.
+
+    References
+    ----------
+    Agrawal & Srikant (2000), "Privacy-preserving data mining", SIGMOD, Sec. 2
+    (value distortion with uniform and Gaussian noise).
+
+    Examples
+    --------
+    >>> AdditiveNoise("uniform", 3.0).variance
+    3.0
+    """
+
+    kind: NoiseKind
+    scale: float
+
+    def __post_init__(self) -> None:
+        if self.kind not in _KINDS:
+            raise ValueError(f"kind must be 'uniform' or 'gaussian' (got {self.kind!r})")
+        if not np.isfinite(self.scale) or self.scale <= 0:
+            raise ValueError(f"scale must be a finite number > 0 (got {self.scale})")
+
+    @property
+    def variance(self) -> float:
+        """Noise variance: ``alpha^2 / 3`` (uniform) or ``sigma^2`` (Gaussian)."""
+        a = float(self.scale)
+        return a * a / 3.0 if self.kind == "uniform" else a * a
+
+    def sample(self, size, random_state: RandomState = None) -> np.ndarray:
+        """Draw noise of the given shape."""
+        rng = check_random_state(random_state)
+        if self.kind == "uniform":
+            return rng.uniform(-self.scale, self.scale, size=size)
+        return rng.normal(0.0, self.scale, size=size)
+
+    def cdf(self, t) -> np.ndarray:
+        """Noise distribution function ``F_Y(t)``."""
+        t = np.asarray(t, dtype=float)
+        if self.kind == "uniform":
+            return np.clip((t + self.scale) / (2.0 * self.scale), 0.0, 1.0)
+        return special.ndtr(t / self.scale)
+
+    def cdf_integral(self, t) -> np.ndarray:
+        """``G(t) = integral of F_Y(s) ds from -inf to t``, in closed form.
+
+        Uniform: 0 below ``-alpha``, ``(t + alpha)^2 / (4 alpha)`` inside, ``t`` above.
+        Gaussian: ``t Phi(t/sigma) + sigma phi(t/sigma)``.
+        """
+        t = np.asarray(t, dtype=float)
+        a = float(self.scale)
+        if self.kind == "uniform":
+            inside = (t + a) ** 2 / (4.0 * a)
+            return np.where(t <= -a, 0.0, np.where(t >= a, t, inside))
+        z = t / a
+        return t * special.ndtr(z) + a * np.exp(-0.5 * z * z) / np.sqrt(2.0 * np.pi)
+
+    def interval_width(self, confidence: float = 0.95) -> float:
+        """Agrawal & Srikant's privacy: width of the interval holding ``x`` with confidence ``c``.
+
+        Uniform: ``c * 2 alpha``. Gaussian: ``2 z_{(1+c)/2} sigma`` (3.92 sigma at 95 %).
+        """
+        c = _check_confidence(confidence)
+        if self.kind == "uniform":
+            return c * 2.0 * float(self.scale)
+        return 2.0 * float(stats.norm.ppf(0.5 + c / 2.0)) * float(self.scale)
+
+
+def _check_confidence(confidence: float) -> float:
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be in (0, 1) (got {confidence})")
+    return float(confidence)
+
+
+def additive_perturb(
+    values,
+    kind: NoiseKind = "gaussian",
+    scale: float = 1.0,
+    random_state: RandomState = None,
+):
+    """Release ``w = x + y`` with independent noise ``y`` on every value.
+
+    Parameters
+    ----------
+    values : array-like or pandas.DataFrame
+        Numeric original values, any shape.
+    kind : {"uniform", "gaussian"}, default="gaussian"
+    scale : float, default=1.0
+        ``alpha`` (uniform half-width) or ``sigma`` (Gaussian deviation), > 0.
+    random_state : None, int, SeedSequence or Generator, default=None
+        Seeds are for experiments; a real release should use ``None``.
+
+    Returns
+    -------
+    numpy.ndarray or pandas.DataFrame
+        Float values of the same shape; a DataFrame keeps its index and columns.
+
+    References
+    ----------
+    Agrawal & Srikant (2000), Sec. 2 (value distortion).
+
+    Examples
+    --------
+    >>> additive_perturb([1.0, 2.0], "uniform", 0.5, random_state=0).shape
+    (2,)
+    """
+    noise = AdditiveNoise(kind, scale)
+    x = np.asarray(values, dtype=float)
+    out = x + noise.sample(x.shape, random_state)
+    if isinstance(values, pd.DataFrame):
+        return pd.DataFrame(out, index=values.index, columns=values.columns)
+    return out
+
+
+def privacy_interval_width(kind: NoiseKind, scale: float, confidence: float = 0.95) -> float:
+    """Agrawal & Srikant's privacy measure: interval width at confidence ``c``.
+
+    "If the original value can be estimated with c% confidence to lie in the interval
+    [a1, a2], then the interval width (a2 - a1) defines the amount of privacy at c%
+    confidence level." For uniform noise on ``[-alpha, alpha]`` it is ``c * 2 alpha``;
+    for Gaussian noise it is ``2 z_{(1+c)/2} sigma``.
+
+    Parameters
+    ----------
+    kind : {"uniform", "gaussian"}
+    scale : float
+        ``alpha`` or ``sigma``, > 0.
+    confidence : float, default=0.95
+        In (0, 1).
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    Agrawal & Srikant (2000), Sec. 2.1 and Table 1 (privacy metric).
+
+    Examples
+    --------
+    >>> round(privacy_interval_width("gaussian", 1.0, 0.95), 2)
+    3.92
+    >>> privacy_interval_width("uniform", 1.0, 0.5)
+    1.0
+    """
+    return AdditiveNoise(kind, scale).interval_width(confidence)
+
+
+def transition_masses(x_edges, w_edges, kind: NoiseKind, scale: float) -> np.ndarray:
+    """Exact ``P(w in I_q | x in I_p)`` for ``x`` uniform on ``I_p`` and ``w = x + y``.
+
+    ``T[q, p] = (1/|I_p|) * integral over x in I_p of (F_Y(b_q - x) - F_Y(a_q - x)) dx``,
+    evaluated in closed form with :meth:`AdditiveNoise.cdf_integral`. The paper uses the
+    midpoint of ``I_p`` instead of this integral (its Sec. 3.2 "partitioning").
+
+    Parameters
+    ----------
+    x_edges : array-like, shape (P + 1,)
+        Increasing edges of the original-value intervals.
+    w_edges : array-like, shape (Q + 1,)
+        Increasing edges of the noisy-value intervals.
+    kind : {"uniform", "gaussian"}
+    scale : float
+
+    Returns
+    -------
+    numpy.ndarray, shape (Q, P)
+        Column ``p`` sums to the probability that ``w`` lands inside ``w_edges``.
+
+    References
+    ----------
+    Agrawal & Srikant (2000), Sec. 3.2.
+
+    Examples
+    --------
+    >>> T = transition_masses([0, 1], [-1, 0, 1, 2], "uniform", 1.0)
+    >>> T.round(3).ravel().tolist()
+    [0.25, 0.5, 0.25]
+    """
+    noise = AdditiveNoise(kind, scale)
+    xe = _check_edges(x_edges, "x_edges")
+    we = _check_edges(w_edges, "w_edges")
+    G = noise.cdf_integral
+    a_p, b_p = xe[:-1][None, :], xe[1:][None, :]
+    a_q, b_q = we[:-1][:, None], we[1:][:, None]
+    # integral over x in [a_p, b_p] of F(c - x) dx = G(c - a_p) - G(c - b_p)
+    upper = G(b_q - a_p) - G(b_q - b_p)
+    lower = G(a_q - a_p) - G(a_q - b_p)
+    return np.clip((upper - lower) / (b_p - a_p), 0.0, 1.0)
+
+
+def _check_edges(edges, name: str) -> np.ndarray:
+    e = np.asarray(edges, dtype=float)
+    if e.ndim != 1 or e.size < 2 or not np.all(np.isfinite(e)) or np.any(np.diff(e) <= 0):
+        raise ValueError(f"{name} must be a 1-D increasing array of at least 2 finite edges")
+    return e
+
+
+@dataclass(frozen=True)
+class DistributionEstimate:
+    """The reconstructed distribution of the original values over intervals.
+
+    Attributes
+    ----------
+    edges : numpy.ndarray, shape (P + 1,)
+        Interval edges of ``X``.
+    probabilities : numpy.ndarray, shape (P,)
+        Estimated ``P(X in I_p)``, summing to 1.
+    n_iter : int
+        Iterations run.
+    converged : bool
+        Whether the stopping rule was met before ``max_iter``.
+    statistic : float
+        Last chi-square distance between successive estimates.
+    threshold : float
+        The stopping threshold it was compared with.
+
+    Examples
+    --------
+    >>> w = additive_perturb(np.r_[np.zeros(500), np.ones(500)], "uniform", 0.5, random_state=0)
+    >>> est = reconstruct_distribution(w, "uniform", 0.5, bins=4, bounds=(-0.5, 1.5))
+    >>> est.centers.tolist()
+    [-0.25, 0.25, 0.75, 1.25]
+    """
+
+    edges: np.ndarray
+    probabilities: np.ndarray
+    n_iter: int
+    converged: bool
+    statistic: float
+    threshold: float
+
+    @property
+    def centers(self) -> np.ndarray:
+        return 0.5 * (self.edges[:-1] + self.edges[1:])
+
+    @property
+    def density(self) -> np.ndarray:
+        return self.probabilities / np.diff(self.edges)
+
+
+def reconstruct_distribution(
+    noisy,
+    kind: NoiseKind,
+    scale: float,
+    *,
+    bins: int = 50,
+    bounds: tuple[float, float] | None = None,
+    max_iter: int = 10_000,
+    tol: float = 0.01,
+    significance: float = 0.05,
+) -> DistributionEstimate:
+    """Agrawal & Srikant's iterative Bayesian reconstruction of the distribution of ``X``.
+
+    With ``N_s`` noisy values in interval ``I_s`` and transition masses
+    ``T[s, p] = P(w in I_s | x in I_p)`` (:func:`transition_masses`), each iteration is
+
+    ``P'(I_p) = (1/n) sum_s N_s T[s, p] P(I_p) / sum_t T[s, t] P(I_t)``,
+
+    starting from the uniform distribution.
+
+    Stopping rule (the paper's Sec. 3.1): stop when successive estimates are
+    statistically the same, namely when the chi-square statistic
+    ``n * sum_p (P'(I_p) - P(I_p))^2 / P(I_p)`` falls below ``tol`` times the critical
+    value of the chi-square test with ``bins - 1`` degrees of freedom at level
+    ``significance`` (the paper uses 1 % of the threshold: ``tol=0.01``). If that has not
+    happened after ``max_iter`` iterations a :class:`RuntimeWarning` is issued and
+    ``converged`` is False.
+
+    The rule compares successive estimates, not the estimate with the truth: under
+    heavy Gaussian noise the iteration moves slowly and stops early (for example two
+    modes of deviation 5 at 25 and 75 under ``sigma = 25``, 20 000 records: total
+    variation 0.40 from the truth at ``tol=0.01``, 0.09 at ``tol=1e-5``). Lower ``tol``
+    when the estimate is still too smooth.
+
+    Parameters
+    ----------
+    noisy : array-like, shape (n,)
+        The released values ``w_i``.
+    kind : {"uniform", "gaussian"}
+    scale : float
+        ``alpha`` or ``sigma`` of the public noise.
+    bins : int, default=50
+        Number of equal-width intervals of ``X``.
+    bounds : (float, float), optional
+        Domain of ``X``. Default: the range of the noisy values, which contains the
+        original range with high probability but is wider; pass the attribute's public
+        domain when known.
+    max_iter : int, default=10_000
+    tol : float, default=0.01
+        Fraction of the chi-square critical value used as the stopping threshold.
+    significance : float, default=0.05
+        Level of that chi-square test.
+
+    Returns
+    -------
+    DistributionEstimate
+
+    References
+    ----------
+    Agrawal & Srikant (2000), "Privacy-preserving data mining", SIGMOD, Sec. 3
+    (reconstruction, stopping criterion in Sec. 3.1, partitioning in Sec. 3.2).
+    Deviation: transition masses are integrated exactly over each interval rather than
+    taken at its midpoint.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> w = additive_perturb(rng.uniform(0, 1, 2000), "gaussian", 0.2, random_state=1)
+    >>> est = reconstruct_distribution(w, "gaussian", 0.2, bins=10, bounds=(0, 1))
+    >>> est.converged, round(float(est.probabilities.sum()), 6)
+    (True, 1.0)
+    """
+    noise = AdditiveNoise(kind, scale)
+    w = np.asarray(noisy, dtype=float).ravel()
+    if w.size == 0 or not np.all(np.isfinite(w)):
+        raise DataError(f"noisy must be a non-empty array of finite values (got {w.size} values)")
+    if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 2:
+        raise ValueError(f"bins must be an int >= 2 (got {bins!r})")
+    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
+        raise ValueError(f"max_iter must be an int >= 1 (got {max_iter!r})")
+    if not tol > 0:
+        raise ValueError(f"tol must be > 0 (got {tol})")
+    if not 0.0 < significance < 1.0:
+        raise ValueError(f"significance must be in (0, 1) (got {significance})")
+    lo, hi = (float(w.min()), float(w.max())) if bounds is None else map(float, bounds)
+    if not hi > lo:
+        raise ValueError(f"bounds must satisfy low < high (got {(lo, hi)})")
+
+    x_edges = np.linspace(lo, hi, bins + 1)
+    h = (hi - lo) / bins
+    # noisy intervals: the same width, aligned on the X grid, covering every w
+    first = np.floor((w.min() - lo) / h)
+    last = np.ceil((w.max() - lo) / h)
+    last = max(last, first + 1)
+    w_edges = lo + h * np.arange(first, last + 1)
+    counts = np.bincount(
+        np.clip(((w - w_edges[0]) / h).astype(np.int64), 0, w_edges.size - 2),
+        minlength=w_edges.size - 1,
+    ).astype(float)
+
+    T = transition_masses(x_edges, w_edges, noise.kind, noise.scale)
+    keep = counts > 0  # intervals with no records add nothing to the update
+    T, counts = T[keep], counts[keep]
+    n = float(w.size)
+    threshold = tol * float(stats.chi2.ppf(1.0 - significance, bins - 1))
+
+    p = np.full(bins, 1.0 / bins)
+    statistic = np.inf
+    converged = False
+    it = 0
+    for it in range(1, int(max_iter) + 1):  # noqa: B007 - iteration count is reported
+        denom = T @ p
+        # an interval no original value can reach would divide by zero; it gets no weight
+        ratio = np.divide(counts, denom, out=np.zeros_like(counts), where=denom > 0)
+        new = p * (T.T @ ratio) / n
+        new /= new.sum()
+        pos = p > 0
+        statistic = float(n * np.sum((new[pos] - p[pos]) ** 2 / p[pos]))
+        p = new
+        if statistic < threshold:
+            converged = True
+            break
+    if not converged:
+        warnings.warn(
+            f"reconstruct_distribution did not meet its stopping rule in max_iter={max_iter} "
+            f"iterations (chi-square {statistic:.3g} vs threshold {threshold:.3g})",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+    return DistributionEstimate(x_edges, p, it, converged, statistic, threshold)
