@@ -20,7 +20,7 @@ from ppdm.pipeline import (
     reconstruct_frame,
     reconstruct_release,
 )
-from ppdm.release import AttributeSpec, ReleaseSpec
+from ppdm.release import ReleaseSpec
 
 runner = CliRunner()
 
