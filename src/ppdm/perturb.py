@@ -72,7 +72,7 @@ def perturb_codes(
     if codes.size and (codes.min() < 0 or codes.max() >= matrix.n_values):
         raise DataError(f"codes must lie in 0..{matrix.n_values - 1}")
     rng = check_random_state(random_state)
-    return matrix.sample(codes, rng.random(codes.shape))
+    return matrix.draw(codes, rng)
 
 
 def attribute_privacy(matrix: PerturbationMatrix, n_records: int | None, copies: int = 1) -> dict:
@@ -290,7 +290,7 @@ def perturb_batches(
                 if name not in codes_cache:
                     codes_cache[name] = domain.encode(batch[name], column=name, row_offset=offset)
                 codes = codes_cache[name]
-                perturbed = matrix.sample(codes, u_gen.random(len(codes)))
+                perturbed = matrix.draw(codes, u_gen)
                 out[name] = domain.decode(perturbed, random_state=rep_gen)
             outs.append(out)
         offset += len(batch)
