@@ -80,7 +80,6 @@ def peer_rates(n: int) -> list[tuple[str, float]]:
 
 def make_file(path: Path, target_bytes: int) -> int:
     """Write a CSV or Parquet table of about ``target_bytes``; return its row count."""
-    import pandas as pd
 
     rng = np.random.default_rng(0)
     chunk = 500_000
@@ -132,10 +131,29 @@ def end_to_end(path: Path, rows: int) -> tuple[float, float]:
 
     out = Path(tempfile.mkdtemp(prefix="ppdm-bench-")) / "release"
     cmd = [
-        sys.executable, "-m", "ppdm", "perturb", str(path), "--out", str(out), "--class", "label",
-        "--bins", "20", "--bounds", "age=18:91", "--bounds", "income=0:2000000",
-        "--bounds", "score=0:1200", "--bounds", "region=0:12", "--bounds", "visits=0:40",
-        "--out-of-bounds", "clip",
+        sys.executable,
+        "-m",
+        "ppdm",
+        "perturb",
+        str(path),
+        "--out",
+        str(out),
+        "--class",
+        "label",
+        "--bins",
+        "20",
+        "--bounds",
+        "age=18:91",
+        "--bounds",
+        "income=0:2000000",
+        "--bounds",
+        "score=0:1200",
+        "--bounds",
+        "region=0:12",
+        "--bounds",
+        "visits=0:40",
+        "--out-of-bounds",
+        "clip",
     ]
     t = time.perf_counter()
     proc = psutil.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -159,7 +177,9 @@ def main() -> None:
     sizes = [100_000] if args.quick else [1_000_000, 10_000_000]
     peer_n = 20_000 if args.quick else 200_000
     file_bytes = 20 * 2**20 if args.quick else 2**30
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, numpy {np.__version__}")
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, numpy {np.__version__}"
+    )
     print(f"channel: gamma-diagonal / GRR, k = {K}, gamma = 9 (epsilon = {EPSILON:.3f})\n")
     print(f"{'method':58s} {'n':>10s} {'values/s':>14s}")
     fastest_peer = 0.0
@@ -180,7 +200,9 @@ def main() -> None:
             rows = make_file(path, file_bytes)
             rate, peak = end_to_end(path, rows)
             size = path.stat().st_size / 2**20
-            print(f"  {ext:8s} {size:8.0f} MB {rows:>11,d} rows  {rate:>12,.0f} rows/s  peak RSS {peak:6.0f} MB")
+            print(
+                f"  {ext:8s} {size:8.0f} MB {rows:>11,d} rows  {rate:>12,.0f} rows/s  peak RSS {peak:6.0f} MB"
+            )
 
 
 if __name__ == "__main__":
