@@ -42,6 +42,7 @@ __all__ = [
     "NETWORK_FORMAT",
     "Node",
     "BayesNet",
+    "read_mapping",
     "read_network",
     "write_network",
 ]
@@ -322,7 +323,9 @@ class BayesNet:
         )
 
 
-def _load_mapping(path: Path) -> dict:
+def read_mapping(path: str | os.PathLike) -> dict:
+    """Parse a JSON or YAML file (by extension) into a Python object."""
+    path = Path(path)
     text = path.read_text()
     suffix = path.suffix.lower()
     try:
@@ -351,7 +354,7 @@ def read_network(path: str | os.PathLike) -> BayesNet:
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"network file {str(path)!r} does not exist")
-    return BayesNet.from_dict(_load_mapping(path))
+    return BayesNet.from_dict(read_mapping(path))
 
 
 def write_network(net: BayesNet, path: str | os.PathLike, fmt: str | None = None) -> None:
