@@ -199,7 +199,9 @@ def _project_columns(x: np.ndarray, totals: np.ndarray) -> np.ndarray:
     cond = u - css / idx > 0
     rho = k - 1 - np.argmax(cond[::-1], axis=0)  # last index where cond holds
     theta = css[rho, np.arange(x.shape[1])] / (rho + 1)
-    return np.maximum(x - theta[None, :], 0.0)
+    out = np.maximum(x - theta[None, :], 0.0)
+    out[:, totals <= 0] = 0.0  # an empty simplex: no information in this configuration
+    return out
 
 
 def fix_negative_counts(counts: np.ndarray, fix: str = "norm-sub") -> np.ndarray:
