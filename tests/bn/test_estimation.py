@@ -68,7 +68,9 @@ def test_factored_estimate_equals_dense():
     expected = np.linalg.solve(dense, _counts(data))
     np.testing.assert_allclose(fam.raw.ravel(), expected, rtol=1e-10, atol=1e-8)
     # and the shared KroneckerMatrix path agrees
-    joint = estimate_joint_counts(_counts(data).reshape(CARDS), KroneckerMatrix(list(MATS)), "inverse")
+    joint = estimate_joint_counts(
+        _counts(data).reshape(CARDS), KroneckerMatrix(list(MATS)), "inverse"
+    )
     np.testing.assert_allclose(fam.raw.ravel(), joint.ravel(), rtol=1e-10, atol=1e-8)
 
 
@@ -95,7 +97,9 @@ def test_simultaneous_groups_cases_b_c_d_match_the_dense_estimate():
         for _, size in groups:
             m = rng.random((size, size)) + np.eye(size) * size  # generic, non-separable
             mats.append(ExplicitMatrix(m / m.sum(axis=0)))
-        scheme = PramScheme({"X": 2, "P": 2, "Q": 3, "Z": 2}, [(v, m) for (v, _), m in zip(groups, mats)])
+        scheme = PramScheme(
+            {"X": 2, "P": 2, "Q": 3, "Z": 2}, [(v, m) for (v, _), m in zip(groups, mats)]
+        )
         released = scheme.randomize(data, random_state=7)
         fam = estimate_family(released, "X", ["P", "Q"], scheme, fix="none")
         # dense reference: invert the joint of all grouped variables, sum out extras

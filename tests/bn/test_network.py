@@ -50,10 +50,17 @@ def test_file_round_trip(tmp_path, suffix):
 
 
 def test_flat_and_nested_cpds_agree():
-    a = BayesNet([Node("A", ("0", "1")), Node("T", ("0", "1"), ("A",))], {"A": [0.7, 0.3], "T": [0.1, 0.9, 0.9, 0.1]})
+    a = BayesNet(
+        [Node("A", ("0", "1")), Node("T", ("0", "1"), ("A",))],
+        {"A": [0.7, 0.3], "T": [0.1, 0.9, 0.9, 0.1]},
+    )
     b = BayesNet.from_dict(
-        {"nodes": [{"name": "A", "states": 2, "cpd": [[0.7], [0.3]]},
-                   {"name": "T", "states": 2, "parents": ["A"], "cpd": [[0.1, 0.9], [0.9, 0.1]]}]}
+        {
+            "nodes": [
+                {"name": "A", "states": 2, "cpd": [[0.7], [0.3]]},
+                {"name": "T", "states": 2, "parents": ["A"], "cpd": [[0.1, 0.9], [0.9, 0.1]]},
+            ]
+        }
     )
     assert [n.parents for n in map(a.node, a.names)] == [n.parents for n in map(b.node, b.names)]
     np.testing.assert_array_equal(a.cpd("T"), b.cpd("T"))
@@ -64,7 +71,12 @@ def test_flat_and_nested_cpds_agree():
     [
         ({"nodes": [{"name": "A", "states": 2, "parents": ["B"]}]}, "parent 'B' is not a node"),
         (
-            {"nodes": [{"name": "A", "states": 2, "parents": ["B"]}, {"name": "B", "states": 2, "parents": ["A"]}]},
+            {
+                "nodes": [
+                    {"name": "A", "states": 2, "parents": ["B"]},
+                    {"name": "B", "states": 2, "parents": ["A"]},
+                ]
+            },
             "cycle",
         ),
         ({"nodes": [{"name": "A", "states": 1}]}, "states must be"),

@@ -4,7 +4,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ppdm.bayesnet import PramScheme, binary_randomization, grouped_symmetric, marginal_matrix, scheme_matrix
+from ppdm.bayesnet import (
+    PramScheme,
+    binary_randomization,
+    grouped_symmetric,
+    marginal_matrix,
+    scheme_matrix,
+)
 from ppdm.bayesnet.networks import table1_scheme
 from ppdm.exceptions import MatrixError, SpecError
 from ppdm.matrix import ExplicitMatrix, symmetric_binary, symmetric_channel
@@ -37,7 +43,10 @@ def test_scheme_spec_round_trip():
         "variables": {"A": 2, "B": 3, "C": 2, "D": 2},
         "randomize": [
             {"variables": ["A"], "matrix": {"kind": "binary", "p1": 0.1, "p2": 0.25}},
-            {"variables": ["B"], "matrix": {"kind": "block-diagonal", "groups": [[0, 2], [1]], "p": 0.2}},
+            {
+                "variables": ["B"],
+                "matrix": {"kind": "block-diagonal", "groups": [[0, 2], [1]], "p": 0.2},
+            },
             {"variables": ["C", "D"], "matrix": {"kind": "symmetric", "p": 0.3}},
         ],
     }
@@ -53,15 +62,58 @@ def test_scheme_spec_round_trip():
 @pytest.mark.parametrize(
     "spec, match",
     [
-        ({"variables": {"A": 2}, "randomize": [{"variables": ["Z"], "matrix": {"kind": "symmetric-binary", "p": 0.1}}]}, "not in 'variables'"),
-        ({"variables": {"A": 3}, "randomize": [{"variables": ["A"], "matrix": {"kind": "symmetric-binary", "p": 0.1}}]}, "needs 2 values"),
-        ({"variables": {"A": 2}, "randomize": [{"variables": ["A"], "matrix": {"kind": "binary", "p1": 0.5, "p2": 0.5}}]}, "singular"),
-        ({"variables": {"A": 2}, "randomize": [{"variables": ["A"], "matrix": {"kind": "wobbly"}}]}, "matrix kind must be"),
-        ({"variables": {"A": 2}, "randomize": [{"variables": ["A"], "matrix": {"kind": "binary", "p1": 0.1}}]}, "needs the key 'p2'"),
+        (
+            {
+                "variables": {"A": 2},
+                "randomize": [
+                    {"variables": ["Z"], "matrix": {"kind": "symmetric-binary", "p": 0.1}}
+                ],
+            },
+            "not in 'variables'",
+        ),
+        (
+            {
+                "variables": {"A": 3},
+                "randomize": [
+                    {"variables": ["A"], "matrix": {"kind": "symmetric-binary", "p": 0.1}}
+                ],
+            },
+            "needs 2 values",
+        ),
+        (
+            {
+                "variables": {"A": 2},
+                "randomize": [
+                    {"variables": ["A"], "matrix": {"kind": "binary", "p1": 0.5, "p2": 0.5}}
+                ],
+            },
+            "singular",
+        ),
+        (
+            {
+                "variables": {"A": 2},
+                "randomize": [{"variables": ["A"], "matrix": {"kind": "wobbly"}}],
+            },
+            "matrix kind must be",
+        ),
+        (
+            {
+                "variables": {"A": 2},
+                "randomize": [{"variables": ["A"], "matrix": {"kind": "binary", "p1": 0.1}}],
+            },
+            "needs the key 'p2'",
+        ),
         ({"variables": {"A": 1}}, "cardinality must be"),
-        ({"variables": {"A": 2, "B": 2}, "randomize": [
-            {"variables": ["A"], "matrix": {"kind": "symmetric-binary", "p": 0.1}},
-            {"variables": ["A", "B"], "matrix": {"kind": "symmetric", "p": 0.1}}]}, "two randomized groups"),
+        (
+            {
+                "variables": {"A": 2, "B": 2},
+                "randomize": [
+                    {"variables": ["A"], "matrix": {"kind": "symmetric-binary", "p": 0.1}},
+                    {"variables": ["A", "B"], "matrix": {"kind": "symmetric", "p": 0.1}},
+                ],
+            },
+            "two randomized groups",
+        ),
     ],
 )
 def test_bad_schemes(spec, match):
@@ -72,7 +124,9 @@ def test_bad_schemes(spec, match):
 def test_randomize_transition_rates():
     n = 400_000
     rng = np.random.default_rng(3)
-    frame = pd.DataFrame({"A": rng.integers(0, 2, n).astype(np.int8), "S": rng.integers(0, 2, n).astype(np.int8)})
+    frame = pd.DataFrame(
+        {"A": rng.integers(0, 2, n).astype(np.int8), "S": rng.integers(0, 2, n).astype(np.int8)}
+    )
     s = PramScheme({"A": 2, "S": 2}, [(["A"], binary_randomization(0.1, 0.25))])
     out = s.randomize(frame, random_state=11)
     assert out["S"].equals(frame["S"])
@@ -108,6 +162,10 @@ def test_marginal_matrix_case_d():
 
 
 def test_scheme_matrix_shorthands():
-    assert scheme_matrix({"kind": "symmetric-ternary", "p": 0.3}, 3).amplification() == pytest.approx(0.7 / 0.15)
-    assert scheme_matrix({"kind": "gamma-diagonal", "gamma": 4.0}, 3).amplification() == pytest.approx(4.0)
+    assert scheme_matrix(
+        {"kind": "symmetric-ternary", "p": 0.3}, 3
+    ).amplification() == pytest.approx(0.7 / 0.15)
+    assert scheme_matrix(
+        {"kind": "gamma-diagonal", "gamma": 4.0}, 3
+    ).amplification() == pytest.approx(4.0)
     assert scheme_matrix({"kind": "identity"}, 2).kind == "identity"
