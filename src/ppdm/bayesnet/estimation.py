@@ -381,7 +381,7 @@ def estimate_family(
     >>> scheme = PramScheme({"A": 2, "B": 2}, [(["A"], symmetric_binary(0.2))])
     >>> frame = pd.DataFrame({"A": [0, 0, 1, 1, 0], "B": [0, 1, 1, 1, 0]})
     >>> est = estimate_family(frame, "B", ["A"], scheme, fix="none")
-    >>> est.raw.sum().round(6)
+    >>> float(est.raw.sum().round(6))
     5.0
 
     References

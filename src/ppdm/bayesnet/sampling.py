@@ -60,7 +60,7 @@ def forward_sample(net: BayesNet, n: int, random_state: RandomState = None) -> p
     >>> from ppdm.bayesnet.network import BayesNet, Node
     >>> net = BayesNet([Node("A", ("0", "1"))], {"A": [0.25, 0.75]})
     >>> frame = forward_sample(net, 1000, random_state=0)
-    >>> 0.7 < frame["A"].mean() < 0.8
+    >>> bool(0.7 < frame["A"].mean() < 0.8)
     True
 
     References
