@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import typer
 
-from . import _bn, _datasets, _release
+from . import _bn, _datasets, _demo, _release
 
 app = typer.Typer(
     name="ppdm",
@@ -18,7 +18,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-for _module in (_release, _bn, _datasets):
+for _module in (_release, _demo, _bn, _datasets):
     _module.register(app)
 
 
