@@ -288,3 +288,34 @@ def test_attack_substitution_release_bad_input():
         attack_substitution_release(rel, spec, "pca_reconstruct", attributes=["c"])
     with pytest.raises(ValueError, match="spec does not match"):
         attack_substitution_release(rel[["a"]], spec, "pca_reconstruct")
+
+
+def test_experiment_quick_writes_csv_and_png_and_ignores_jobs(tmp_path):
+    from ppdm.attacks.experiment import gamma_for_interval_level, run
+
+    df1 = run(tmp_path / "a", quick=True, seed=3, jobs=1)
+    df2 = run(tmp_path / "b", quick=True, seed=3, jobs=2)
+    pd.testing.assert_frame_equal(df1, df2)
+    assert (tmp_path / "a" / "attacks.csv").stat().st_size > 0
+    assert (tmp_path / "a" / "attacks.png").stat().st_size > 0
+    assert not list((tmp_path / "a").glob(".*tmp"))
+    rec = df1[df1.experiment == "recovery"]
+    assert set(rec.dataset) == {"low-rank", "wisconsin"}
+    # additive noise on low-rank data: BE-DR beats the noisy data itself
+    add = rec[(rec.dataset == "low-rank") & (rec.method == "additive")]
+    for _, part in add.groupby("privacy_level"):
+        by = part.set_index("attack").rmse_rel
+        assert by["bayes_reconstruct"] < by["released"]
+    # repeated perturbation: the MAP success never rises with t (sampling noise aside)
+    rep = rec[rec.attack == "repeated_map"]
+    for _, part in rep.groupby(["dataset", "privacy_level"]):
+        r = part.sort_values("t").recovered.to_numpy()
+        assert r[-1] < r[0]
+    ent = df1[df1.experiment == "entropy"]
+    for _, part in ent.groupby("gamma"):
+        assert np.all(np.diff(part.sort_values("t").entropy_bits.to_numpy()) >= -1e-12)
+    assert gamma_for_interval_level(0.5, 10) == 91.0
+    with pytest.raises(ValueError, match=r"level must be in \[1/N, 0.95\)"):
+        gamma_for_interval_level(0.96, 10)
+    with pytest.raises(ValueError, match="jobs must be an int >= 1"):
+        run(tmp_path / "c", quick=True, jobs=0)

