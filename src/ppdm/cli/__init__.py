@@ -8,7 +8,13 @@ from __future__ import annotations
 
 import typer
 
-from . import _bn, _datasets, _demo, _release
+from . import (  # one command family per module
+    _audit,
+    _bn,
+    _datasets,
+    _demo,
+    _release,
+)
 
 app = typer.Typer(
     name="ppdm",
@@ -18,7 +24,15 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-for _module in (_release, _demo, _bn, _datasets):
+COMMAND_MODULES = (
+    _release,
+    _demo,
+    _audit,
+    _bn,
+    _datasets,
+)
+
+for _module in COMMAND_MODULES:
     _module.register(app)
 
 
