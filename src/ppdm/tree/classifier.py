@@ -267,12 +267,6 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         Xe, codes, w = Xe[keep], codes[keep], w[keep]
         if np.unique(codes).size < 2:
             raise DataError("y has a single class among rows of positive weight; need at least two")
-        varying = [np.unique(col[~np.isnan(col)]).size > 1 for col in Xe.T]
-        if not any(varying):
-            raise DataError(
-                "every feature is constant (or missing) in the training rows, so no split "
-                "can be learned; J48 would return a single leaf predicting the majority class"
-            )
         ts = TrainingSet(
             Xe,
             codes,
@@ -282,6 +276,11 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
             int(self.min_leaf),
             bool(self.use_mdl_correction),
         )
+        if ts.n_informative == 0:
+            raise DataError(
+                "every feature is constant (or missing) in the training rows, so no split "
+                "can be learned; J48 would return a single leaf predicting the majority class"
+            )
         cf = float(np.float32(self.confidence))
         prune_it = not self.unpruned
         with _recursion_room(10_000):
