@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import typer
 
-from . import _datasets
+from . import _datasets, _tree
 
 app = typer.Typer(
     name="ppdm",
@@ -18,7 +18,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-for _module in (_datasets,):
+for _module in (_datasets, _tree):
     _module.register(app)
 
 

@@ -130,6 +130,8 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         Which columns were treated as categorical.
     categories_ : list
         Per column, the categories seen at fit (None for numeric columns).
+    value_ranges_ : dict
+        Numeric column name -> (min, max) of its training values.
     tree_ : Tree
         The fitted tree as flat arrays.
 
@@ -297,6 +299,11 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
             self.feature_names_in_ = np.asarray(encoding.names, dtype=object)
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
+        self.value_ranges_ = {
+            encoding.names[j]: (float(u[0]), float(u[-1]))
+            for j, u in zip(ts.num_cols, ts.uniques)
+            if u.size
+        }
         self.categorical_ = encoding.categorical.copy()
         self.categories_ = list(encoding.categories)
         self._encoding = encoding
