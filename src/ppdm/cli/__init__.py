@@ -14,6 +14,7 @@ from . import (  # one command family per module
     _datasets,
     _demo,
     _release,
+    _tree,
 )
 
 app = typer.Typer(
@@ -27,6 +28,7 @@ app = typer.Typer(
 COMMAND_MODULES = (
     _release,
     _demo,
+    _tree,
     _audit,
     _bn,
     _datasets,

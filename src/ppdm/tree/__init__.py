@@ -12,6 +12,7 @@ Quinlan, J. R. (1993). C4.5: Programs for Machine Learning. Morgan Kaufmann.
 """
 
 from .classifier import C45Classifier
+from .compare import TreeComparison, compare_trees
 from .criterion import entropy, gain_ratio, info_gain, split_info
 from .export import Condition, Rule, export_text, extract_rules, format_rules
 from .storage import Tree
@@ -21,6 +22,8 @@ __all__ = [
     "Condition",
     "Rule",
     "Tree",
+    "TreeComparison",
+    "compare_trees",
     "entropy",
     "export_text",
     "extract_rules",

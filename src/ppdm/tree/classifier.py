@@ -130,6 +130,8 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         Which columns were treated as categorical.
     categories_ : list
         Per column, the categories seen at fit (None for numeric columns).
+    value_ranges_ : dict
+        Numeric column name -> (min, max) of its training values.
     tree_ : Tree
         The fitted tree as flat arrays.
 
@@ -267,12 +269,6 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         Xe, codes, w = Xe[keep], codes[keep], w[keep]
         if np.unique(codes).size < 2:
             raise DataError("y has a single class among rows of positive weight; need at least two")
-        varying = [np.unique(col[~np.isnan(col)]).size > 1 for col in Xe.T]
-        if not any(varying):
-            raise DataError(
-                "every feature is constant (or missing) in the training rows, so no split "
-                "can be learned; J48 would return a single leaf predicting the majority class"
-            )
         ts = TrainingSet(
             Xe,
             codes,
@@ -282,6 +278,11 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
             int(self.min_leaf),
             bool(self.use_mdl_correction),
         )
+        if ts.n_informative == 0:
+            raise DataError(
+                "every feature is constant (or missing) in the training rows, so no split "
+                "can be learned; J48 would return a single leaf predicting the majority class"
+            )
         cf = float(np.float32(self.confidence))
         prune_it = not self.unpruned
         with _recursion_room(10_000):
@@ -298,6 +299,11 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
             self.feature_names_in_ = np.asarray(encoding.names, dtype=object)
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
+        self.value_ranges_ = {
+            encoding.names[j]: (float(u[0]), float(u[-1]))
+            for j, u in zip(ts.num_cols, ts.uniques)
+            if u.size
+        }
         self.categorical_ = encoding.categorical.copy()
         self.categories_ = list(encoding.categories)
         self._encoding = encoding

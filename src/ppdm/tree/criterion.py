@@ -31,9 +31,11 @@ _LN2 = np.log(2.0)
 def xlog2x(x):
     """``x * log2(x)``, taken as 0 below 1e-6 (Weka's ``logFunc``)."""
     x = np.asarray(x, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = x * np.log(np.maximum(x, 1e-300)) / _LN2
-    return np.where(x < 1e-6, 0.0, out)
+    out = x * np.log(np.maximum(x, 1e-300)) / _LN2
+    if out.ndim == 0:
+        return out if x >= 1e-6 else np.float64(0.0)
+    out[x < 1e-6] = 0.0
+    return out
 
 
 def total_entropy(counts):

@@ -68,14 +68,16 @@ def added_errors(n: float, errors: float, confidence: float) -> float:
 
 
 def _incorrect(dist) -> float:
-    return float(dist.sum() - dist[_max_class(dist)])
+    counts = dist.tolist()
+    return sum(counts) - counts[_max_class(counts)]
 
 
 def _estimated(dist, confidence) -> float:
-    total = float(dist.sum())
-    if eq(total, 0.0):
+    counts = dist.tolist()
+    total = sum(counts)
+    if abs(total) < 1e-6:
         return 0.0
-    e = _incorrect(dist)
+    e = total - counts[_max_class(counts)]
     return e + added_errors(total, e, confidence)
 
 

@@ -41,7 +41,9 @@ __all__ = ["Split", "TrainingSet", "find_split", "partition"]
 
 #: Attributes with fewer distinct values than this fraction of the node's rows
 #: take the histogram path.
-HISTOGRAM_FRACTION = 0.5
+HISTOGRAM_FRACTION = 0.25
+#: ... and never more distinct values than this.
+HISTOGRAM_MAX_VALUES = 65536
 
 
 @dataclass
@@ -109,6 +111,9 @@ class TrainingSet:
             codes[:, k] = u.size
             codes[known, k] = inv
         self.num_codes = codes
+        # attribute-major copy for the sort path; 16-bit codes let numpy radix-sort
+        small = codes.size == 0 or int(codes.max(initial=0)) < np.iinfo(np.int16).max
+        self.num_codes_t = np.ascontiguousarray(codes.T, dtype=np.int16 if small else np.int32)
         self.num_U = np.array([u.size for u in self.uniques], dtype=np.int64)
         self.num_off = np.concatenate(([0], np.cumsum(self.num_U + 1)[:-1])).astype(np.int64)
         self.num_table = (
@@ -116,6 +121,12 @@ class TrainingSet:
             if self.uniques
             else np.empty(0)
         )
+        # padded value table for the histogram path (attributes with few values)
+        self.hist_ok = self.num_U <= HISTOGRAM_MAX_VALUES
+        width = int(self.num_U[self.hist_ok].max()) + 1 if self.hist_ok.any() else 1
+        self.hist_table = np.full((self.num_cols.size, width), np.nan)
+        for k in np.flatnonzero(self.hist_ok):
+            self.hist_table[k, : self.num_U[k]] = self.uniques[k]
         # categorical: codes, missing -> V
         self.cat_V = np.asarray(n_categories, dtype=np.int64)[self.cat_cols]
         cc = X[:, self.cat_cols]
@@ -125,6 +136,10 @@ class TrainingSet:
         # unless every attribute is one of them.
         many = self.categorical & (n_values >= 0.3 * self.n_instances)
         self.many_valued = many
+        cat_present = [np.unique(self.cat_codes[:, k]) for k in range(self.cat_cols.size)]
+        self.n_informative = int((self.num_U > 1).sum()) + sum(
+            int((p < v).sum() > 1) for p, v in zip(cat_present, self.cat_V)
+        )
         self.all_many_valued = bool(many.all())
 
     def snap_threshold(self, feature: int, midpoint: float) -> float:
@@ -140,27 +155,32 @@ def _min_split(known_weight, n_classes, min_leaf):
 
 
 def _best_per_group(values, group, n_groups):
-    """Per group, the flat index J48's ``if gr(v, best)`` scan (from 0) ends on, or -1."""
+    """Per group, the flat index J48's ``if gr(v, best)`` scan (from 0) ends on, or -1.
+
+    ``group`` must be sorted (candidates grouped by attribute, in scan order).
+    """
     out = np.full(n_groups, -1, dtype=np.int64)
     if values.size == 0:
         return out
-    gmax = np.full(n_groups, -np.inf)
-    np.maximum.at(gmax, group, values)
-    top = gmax[group]
+    starts = np.flatnonzero(np.concatenate(([True], group[1:] != group[:-1])))
+    present = group[starts]
+    gmax = np.maximum.reduceat(values, starts)
+    top = np.repeat(gmax, np.diff(np.append(starts, values.size)))
     exact = values == top
     near = values >= top - 1e-5
-    n_exact = np.bincount(group, weights=exact, minlength=n_groups)
-    n_near = np.bincount(group, weights=near, minlength=n_groups)
-    first = np.full(n_groups, values.size, dtype=np.int64)
-    np.minimum.at(first, group[exact], np.flatnonzero(exact))
+    n_exact = np.add.reduceat(exact.astype(np.int64), starts)
+    n_near = np.add.reduceat(near.astype(np.int64), starts)
+    exact_idx = np.flatnonzero(exact)
+    ge = group[exact_idx]
+    first = exact_idx[np.concatenate(([True], ge[1:] != ge[:-1]))]
     simple = n_exact == n_near
-    out[simple] = first[simple]
-    for g in np.flatnonzero(~simple & (n_near > 0)):
-        members = np.flatnonzero(group == g)
-        k = first_best(values[members], 0.0)
-        out[g] = members[k] if k >= 0 else -1
-    ok = out >= 0
-    out[ok & ~gr(gmax, 0.0)] = -1
+    out[present[simple]] = first[simple]
+    for k in np.flatnonzero(~simple):
+        lo = starts[k]
+        hi = starts[k + 1] if k + 1 < starts.size else values.size
+        j = first_best(values[lo:hi], 0.0)
+        out[present[k]] = lo + j if j >= 0 else -1
+    out[present[~(gmax > SMALL)]] = -1
     return out
 
 
@@ -169,64 +189,73 @@ def _score_numeric(ts, cols, group, left, lval, rval, known, n_known, total_weig
 
     ``group`` gives each candidate's column (position in ``cols``), ``left`` its
     left class counts; ``known``/``n_known`` are each column's known class counts
-    and row counts.  Returns gains, gain ratios and thresholds (NaN = no split).
+    and row counts.  Returns gains, gain ratios and split midpoints (NaN = no
+    split); the midpoint is moved onto a training value only for the chosen
+    attribute.
     """
     g = cols.size
     K = ts.n_classes
     gains = np.full(g, np.nan)
     ratios = np.full(g, np.nan)
-    thresholds = np.full(g, np.nan)
+    mids = np.full(g, np.nan)
     known_w = known.sum(axis=1)
     min_split = _min_split(known_w, K, ts.min_leaf)
     enough = ~sm(n_known, 2 * min_split)
     lw = left.sum(axis=1)
     ms = min_split[group]
-    valid = enough[group] & gr_or_eq(lw, ms) & gr_or_eq(known_w[group] - lw, ms)
-    group, left, lval, rval, lw = group[valid], left[valid], lval[valid], rval[valid], lw[valid]
-    n_cand = np.bincount(group, minlength=g)
+    kwg = known_w[group]
+    valid = enough[group] & gr_or_eq(lw, ms) & gr_or_eq(kwg - lw, ms)
+    if not valid.all():
+        group, left, lval, rval, lw, kwg = (
+            group[valid],
+            left[valid],
+            lval[valid],
+            rval[valid],
+            lw[valid],
+            kwg[valid],
+        )
     if group.size == 0:
-        return gains, ratios, thresholds
+        return gains, ratios, mids
+    n_cand = np.bincount(group, minlength=g)
     right = known[group] - left
-    kw = known_w[group]
-    new_ent = xlog2x(lw) + xlog2x(kw - lw) - xlog2x(left).sum(axis=1) - xlog2x(right).sum(axis=1)
+    new_ent = xlog2x(lw) + xlog2x(kwg - lw) - xlog2x(left).sum(axis=1) - xlog2x(right).sum(axis=1)
     old_ent = total_entropy(known)[group]
-    numerator = (old_ent - new_ent) * (1 - (total_weight - kw) / total_weight)
-    cand_gain = np.where(eq(numerator, 0), 0.0, numerator / kw)
+    numerator = (old_ent - new_ent) * (1 - (total_weight - kwg) / total_weight)
+    cand_gain = np.where(eq(numerator, 0), 0.0, numerator / kwg)
     best = _best_per_group(cand_gain, group, g)
-    for c in np.flatnonzero(best >= 0):
-        b = best[c]
-        gain = cand_gain[b]
-        if ts.use_mdl:
-            gain -= np.log2(n_cand[c]) / total_weight
-        if sm_or_eq(gain, 0.0):
-            continue
-        bags = np.stack([left[b], known[c] - left[b]])
-        gains[c] = gain
-        ratios[c] = gain_ratio(bags, total_weight, gain)
-        mid = (lval[b] + rval[b]) / 2
-        if mid == rval[b]:
-            mid = lval[b]
-        thresholds[c] = ts.snap_threshold(int(cols[c]), mid)
-    return gains, ratios, thresholds
+    c = np.flatnonzero(best >= 0)
+    if c.size == 0:
+        return gains, ratios, mids
+    b = best[c]
+    gain = cand_gain[b]
+    if ts.use_mdl:
+        gain = gain - np.log2(n_cand[c]) / total_weight
+    keep = ~sm_or_eq(gain, 0.0)
+    c, b, gain = c[keep], b[keep], gain[keep]
+    bags = np.stack([left[b], known[c] - left[b]], axis=1)
+    gains[c] = gain
+    ratios[c] = gain_ratio(bags, total_weight, gain)
+    mid = (lval[b] + rval[b]) / 2
+    mids[c] = np.where(mid == rval[b], lval[b], mid)
+    return gains, ratios, mids
 
 
 def _numeric_sorted(ts, sel, idx, onehot, total_weight):
     cols = ts.num_cols[sel]
-    codes = ts.num_codes[np.ix_(idx, np.flatnonzero(sel))]
+    g = cols.size
+    codes = np.take(ts.num_codes_t if sel.all() else ts.num_codes_t[sel], idx, axis=1)  # (g, m)
     U = ts.num_U[sel]
-    order = np.argsort(codes, axis=0, kind="stable")
-    sc = np.take_along_axis(codes, order, axis=0)
-    sv = ts.num_table[ts.num_off[sel] + sc]
-    cum = np.cumsum(onehot[order], axis=0)  # (m, g, K)
-    n_known = (codes < U).sum(axis=0)
-    known = np.where(
-        (n_known > 0)[:, None], cum[np.maximum(n_known - 1, 0), np.arange(cols.size)], 0.0
-    )
+    order = np.argsort(codes, axis=1, kind="stable")
+    sc = np.take_along_axis(codes, order, axis=1)
+    sv = ts.num_table[ts.num_off[sel][:, None] + sc]
+    cum = np.cumsum(onehot[order], axis=1)  # (g, m, K)
+    n_known = (codes < U[:, None]).sum(axis=1)
+    known = np.where((n_known > 0)[:, None], cum[np.arange(g), np.maximum(n_known - 1, 0)], 0.0)
     with np.errstate(invalid="ignore"):
-        boundary = sv[:-1] + 1e-5 < sv[1:]
-    gi, pi = np.nonzero(boundary.T)
+        boundary = sv[:, :-1] + 1e-5 < sv[:, 1:]
+    gi, pi = np.nonzero(boundary)
     return _score_numeric(
-        ts, cols, gi, cum[pi, gi], sv[pi, gi], sv[pi + 1, gi], known, n_known, total_weight
+        ts, cols, gi, cum[gi, pi], sv[gi, pi], sv[gi, pi + 1], known, n_known, total_weight
     )
 
 
@@ -245,9 +274,7 @@ def _numeric_histogram(ts, sel, idx, y, w, total_weight):
     counts = np.bincount(slot.ravel(), minlength=g * (umax + 1)).reshape(g, umax + 1)[:, :umax]
     present = counts > 0
     n_known = counts.sum(axis=1)
-    table = np.full((g, umax + 1), np.nan)
-    for c, j in enumerate(np.flatnonzero(sel)):
-        table[c, : U[c]] = ts.uniques[j]
+    table = ts.hist_table[sel, : umax + 1]
     pos = np.where(present, np.arange(umax), umax)
     nxt = np.minimum.accumulate(pos[:, ::-1], axis=1)[:, ::-1]
     nxt = np.concatenate([nxt[:, 1:], np.full((g, 1), umax)], axis=1)
@@ -317,7 +344,7 @@ def find_split(ts: TrainingSet, idx: np.ndarray, w: np.ndarray) -> Split | None:
     thresholds = np.full(d, np.nan)
     m = idx.size
     if ts.num_cols.size:
-        hist_sel = ts.num_U < HISTOGRAM_FRACTION * m
+        hist_sel = ts.hist_ok & (ts.num_U < HISTOGRAM_FRACTION * m)
         onehot = None
         for sel in (hist_sel, ~hist_sel):
             if not sel.any():
@@ -346,13 +373,14 @@ def find_split(ts: TrainingSet, idx: np.ndarray, w: np.ndarray) -> Split | None:
         return None
     cat = bool(ts.categorical[best])
     n_branches = int(ts.cat_V[np.searchsorted(ts.cat_cols, best)]) if cat else 2
-    return Split(best, cat, float(thresholds[best]), n_branches, float(gains[best]), best_ratio)
+    threshold = np.nan if cat else ts.snap_threshold(best, float(thresholds[best]))
+    return Split(best, cat, threshold, n_branches, float(gains[best]), best_ratio)
 
 
 def _max_class(dist) -> int:
     """First class whose count beats all earlier ones by more than 1e-6 (``maxClass``)."""
     best, top = 0, 0.0
-    for k, v in enumerate(dist):
+    for k, v in enumerate(dist.tolist() if isinstance(dist, np.ndarray) else dist):
         if v - top > SMALL:
             best, top = k, v
     return best
@@ -390,6 +418,15 @@ def partition(
     """
     x = X[idx, feature]
     known = ~np.isnan(x)
+    if known.all():
+        if not categorical:
+            left = (x - threshold < SMALL) | (x <= threshold)
+            right = ~left
+            return [(idx[left], w[left]), (idx[right], w[right])]
+        codes = x.astype(np.int64)
+        order = np.argsort(codes, kind="stable")
+        ends = np.cumsum(np.bincount(codes, minlength=n_branches))[:-1]
+        return list(zip(np.split(idx[order], ends), np.split(w[order], ends)))
     b = np.full(idx.size, -1, dtype=np.int64)
     b[known] = branch_of(x[known], categorical, threshold)
     bag = np.bincount(b[known], weights=w[known], minlength=n_branches)

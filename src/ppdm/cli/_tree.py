@@ -1,0 +1,198 @@
+"""``ppdm tree``: train, apply, show and compare C4.5 trees on any table."""
+
+from __future__ import annotations
+
+import json
+import pickle
+from contextlib import contextmanager
+from pathlib import Path
+
+import typer
+
+from ..exceptions import PpdmError
+from ._common import atomic_path, fail
+
+tree_app = typer.Typer(
+    help="C4.5 decision trees (Weka J48's algorithm): train, predict, show, compare.",
+    no_args_is_help=True,
+)
+
+MODEL_FORMAT = "ppdm-c45-model"
+MODEL_VERSION = 1
+
+
+@contextmanager
+def _clear_errors():
+    """Turn ppdm's and the data's errors into one ``error:`` line and exit code 2."""
+    try:
+        yield
+    except (PpdmError, ValueError, KeyError, FileNotFoundError, TypeError) as exc:
+        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        fail(str(msg))
+
+
+def _save_model(model, target: str, path: Path) -> None:
+    with atomic_path(path) as tmp:
+        with open(tmp, "wb") as fh:
+            pickle.dump(
+                {
+                    "format": MODEL_FORMAT,
+                    "version": MODEL_VERSION,
+                    "target": target,
+                    "model": model,
+                },
+                fh,
+                protocol=pickle.HIGHEST_PROTOCOL,
+            )
+
+
+def _load_model(path: Path):
+    if not path.is_file():
+        fail(f"model file {str(path)!r} does not exist")
+    try:
+        with open(path, "rb") as fh:
+            payload = pickle.load(fh)
+    except Exception as exc:  # any unpickling failure means "not a model file"
+        fail(f"{str(path)!r} is not a ppdm tree model ({type(exc).__name__})")
+    if not isinstance(payload, dict) or payload.get("format") != MODEL_FORMAT:
+        fail(f"{str(path)!r} is not a ppdm tree model (written by `ppdm tree train`)")
+    if payload.get("version") != MODEL_VERSION:
+        fail(f"{str(path)!r} has model version {payload.get('version')}; expected {MODEL_VERSION}")
+    return payload["model"], payload["target"]
+
+
+def _read(path: Path):
+    from ..io import read_table
+
+    return read_table(path)
+
+
+@tree_app.command("train")
+def train(
+    data: Path = typer.Argument(..., help="Training table: .csv, .parquet or .arff."),
+    class_column: str = typer.Option(..., "--class", "-c", help="Name of the class column."),
+    out: Path = typer.Option(..., "--out", "-o", help="Where to write the model (a pickle)."),
+    confidence: float = typer.Option(
+        0.25, "--confidence", "-C", help="Pruning confidence factor (J48 -C)."
+    ),
+    min_leaf: int = typer.Option(
+        2, "--min-leaf", "-M", help="Minimum instances per leaf (J48 -M)."
+    ),
+    unpruned: bool = typer.Option(False, "--unpruned", "-U", help="Do not prune (J48 -U)."),
+    no_subtree_raising: bool = typer.Option(
+        False, "--no-subtree-raising", "-S", help="Do not raise subtrees while pruning (J48 -S)."
+    ),
+    categorical: list[str] = typer.Option(
+        None, "--categorical", help="Treat this column as categorical (repeatable)."
+    ),
+    show: bool = typer.Option(False, "--show", help="Print the tree after training."),
+) -> None:
+    """Learn a C4.5 tree from a table and save it."""
+    from ..tree import C45Classifier, export_text
+
+    with _clear_errors():
+        frame = _read(data)
+        if class_column not in frame.columns:
+            fail(
+                f"class column {class_column!r} is not in {str(data)!r}; columns: {list(frame.columns)}"
+            )
+        X = frame.drop(columns=[class_column])
+        y = frame[class_column]
+        clf = C45Classifier(
+            confidence=confidence,
+            min_leaf=min_leaf,
+            unpruned=unpruned,
+            subtree_raising=not no_subtree_raising,
+            categorical_features=categorical or None,
+        ).fit(X, y)
+        _save_model(clf, class_column, out)
+    acc = float((clf.predict(X) == y.to_numpy()).mean())
+    typer.echo(
+        f"trained on {len(frame)} rows: {clf.tree_.n_leaves} leaves, size {clf.tree_.n_nodes}, "
+        f"training accuracy {acc:.4f}; model written to {out}"
+    )
+    if show:
+        typer.echo(export_text(clf))
+
+
+@tree_app.command("predict")
+def predict(
+    model: Path = typer.Argument(
+        ..., help="Model written by `ppdm tree train` (a pickle: load only files you trust)."
+    ),
+    data: Path = typer.Argument(..., help="Table to classify: .csv, .parquet or .arff."),
+    out: Path = typer.Option(..., "--out", "-o", help="Output table (.csv, .parquet or .arff)."),
+    proba: bool = typer.Option(
+        False, "--proba", help="Also write one probability column per class."
+    ),
+) -> None:
+    """Classify the rows of a table; write them with a ``predicted`` column."""
+    from ..io import table_format, write_table
+
+    clf, target = _load_model(model)
+    with _clear_errors():
+        fmt = table_format(out)
+        frame = _read(data)
+        X = frame.drop(columns=[target]) if target in frame.columns else frame
+        result = frame.copy()
+        result["predicted"] = clf.predict(X)
+        if proba:
+            p = clf.predict_proba(X)
+            for k, label in enumerate(clf.classes_):
+                result[f"p_{label}"] = p[:, k]
+        with atomic_path(out) as tmp:
+            write_table(result, tmp, fmt=fmt)
+    msg = f"wrote {len(result)} predictions to {out}"
+    if target in frame.columns:
+        acc = float((result["predicted"] == frame[target]).mean())
+        msg += f" (accuracy {acc:.4f} against column {target!r})"
+    typer.echo(msg)
+
+
+@tree_app.command("show")
+def show(
+    model: Path = typer.Argument(
+        ..., help="Model written by `ppdm tree train` (a pickle: load only files you trust)."
+    ),
+    rules: bool = typer.Option(
+        False, "--rules", help="Print root-to-leaf rules (C5 style) instead."
+    ),
+) -> None:
+    """Print a tree in J48's layout, or its rules with coverage/errors."""
+    from ..tree import export_text, extract_rules, format_rules
+
+    clf, _ = _load_model(model)
+    typer.echo(format_rules(extract_rules(clf)) if rules else export_text(clf))
+
+
+@tree_app.command("compare")
+def compare(
+    a: Path = typer.Argument(..., help="First model."),
+    b: Path = typer.Argument(..., help="Second model."),
+    data: Path = typer.Option(
+        None, "--data", "-d", help="Table on which to measure prediction agreement."
+    ),
+    tolerance: float = typer.Option(
+        0.05, "--tolerance", help="Thresholds match within this fraction of the attribute's range."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
+) -> None:
+    """Compare two trees: roots, shared attributes, matching rules, prediction agreement."""
+    from ..tree import compare_trees
+
+    clf_a, target_a = _load_model(a)
+    clf_b, _ = _load_model(b)
+    with _clear_errors():
+        X = None
+        if data is not None:
+            frame = _read(data)
+            X = frame.drop(columns=[target_a]) if target_a in frame.columns else frame
+        report = compare_trees(clf_a, clf_b, X, tolerance=tolerance)
+    if as_json:
+        typer.echo(json.dumps(report.to_dict(), indent=2, default=str))
+    else:
+        typer.echo(report.to_text())
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(tree_app, name="tree")

@@ -1,0 +1,92 @@
+"""``ppdm tree train|predict|show|compare`` through typer's CliRunner."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from ppdm.cli import app
+from ppdm.datasets import load_wisconsin
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def table(tmp_path):
+    path = tmp_path / "w.csv"
+    load_wisconsin().frame.to_csv(path, index=False)
+    return path
+
+
+def _train(table, out, *extra):
+    return runner.invoke(
+        app, ["tree", "train", str(table), "--class", "class", "--out", str(out), *extra]
+    )
+
+
+@pytest.mark.parametrize("command", [[], ["train"], ["predict"], ["show"], ["compare"]])
+def test_help(command):
+    result = runner.invoke(app, ["tree", *command, "--help"])
+    assert result.exit_code == 0
+    assert "Usage" in result.output
+
+
+def test_train_show_predict_compare(table, tmp_path):
+    model, model2 = tmp_path / "m.pkl", tmp_path / "m2.pkl"
+    r = _train(table, model)
+    assert r.exit_code == 0, r.output
+    assert "11 leaves, size 21" in r.output
+    assert _train(table, model2, "--unpruned", "--min-leaf", "10", "-C", "0.1").exit_code == 0
+
+    r = runner.invoke(app, ["tree", "show", str(model)])
+    assert r.exit_code == 0 and r.output.startswith("J48 pruned tree")
+    r = runner.invoke(app, ["tree", "show", str(model), "--rules"])
+    assert "Rule 1: (395/2)" in r.output
+
+    out = tmp_path / "pred.parquet"
+    r = runner.invoke(
+        app, ["tree", "predict", str(model), str(table), "--out", str(out), "--proba"]
+    )
+    assert r.exit_code == 0, r.output
+    pred = pd.read_parquet(out)
+    assert {"predicted", "p_2", "p_4"} <= set(pred.columns)
+    assert (pred["predicted"] == pred["class"]).mean() == pytest.approx(0.9795, abs=1e-3)
+
+    r = runner.invoke(
+        app, ["tree", "compare", str(model), str(model2), "--data", str(table), "--json"]
+    )
+    assert r.exit_code == 0, r.output
+    report = json.loads(r.output)
+    assert report["same_root"] is True and 0.9 < report["prediction_agreement"] <= 1.0
+    r = runner.invoke(app, ["tree", "compare", str(model), str(model)])
+    assert "rules:              11 | 11; 11 match" in r.output
+
+
+def test_bad_inputs_fail_cleanly_without_partial_files(table, tmp_path):
+    model = tmp_path / "m.pkl"
+    r = _train(table, model, "--confidence", "0.9")
+    assert r.exit_code == 2 and "confidence must be" in r.output
+    assert not model.exists()
+    r = runner.invoke(app, ["tree", "train", str(table), "--class", "nope", "--out", str(model)])
+    assert r.exit_code == 2 and "class column 'nope'" in r.output
+    assert not model.exists()
+    r = runner.invoke(app, ["tree", "show", str(table)])
+    assert r.exit_code == 2 and "not a ppdm tree model" in r.output
+    r = runner.invoke(app, ["tree", "show", str(tmp_path / "missing.pkl")])
+    assert r.exit_code == 2 and "does not exist" in r.output
+
+    assert _train(table, model).exit_code == 0
+    other = tmp_path / "other.csv"
+    load_wisconsin().frame.drop(columns=["mitoses"]).to_csv(other, index=False)
+    out = tmp_path / "p.csv"
+    r = runner.invoke(app, ["tree", "predict", str(model), str(other), "--out", str(out)])
+    assert r.exit_code == 2 and "missing ['mitoses']" in r.output
+    assert not out.exists()
+    r = runner.invoke(
+        app, ["tree", "predict", str(model), str(table), "--out", str(tmp_path / "p.xyz")]
+    )
+    assert r.exit_code == 2 and "extension" in r.output
+    assert list(tmp_path.glob(".*.tmp")) == []
