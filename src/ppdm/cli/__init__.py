@@ -13,6 +13,7 @@ from . import (  # one command family per module
     _bn,
     _datasets,
     _demo,
+    _mine,
     _release,
     _tree,
 )
@@ -27,6 +28,7 @@ app = typer.Typer(
 
 COMMAND_MODULES = (
     _release,
+    _mine,
     _demo,
     _tree,
     _audit,

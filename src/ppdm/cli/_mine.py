@@ -1,0 +1,68 @@
+"""``ppdm mine``: learn from a release and test on original data."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+
+from ._common import fail
+
+
+def mine(
+    release: Path = typer.Argument(..., help="Release directory."),
+    test: Path = typer.Option(..., "--test", help="Original test table with the class column."),
+    reconstruct: str = typer.Option(
+        "by-class", "--reconstruct", help="global | by-class (Algorithm 2)."
+    ),
+    method: str = typer.Option(
+        "set-scale", "--method", help="inverse | zero | set-scale | norm-sub | ibu"
+    ),
+    learner: str = typer.Option(
+        "c45", "--learner", help="c45 | release-tree | MODULE:CLASS (any scikit-learn classifier)."
+    ),
+    original: Path | None = typer.Option(
+        None,
+        "--original",
+        help="Original training table: also report the learner's accuracy on it.",
+    ),
+    seed: int | None = typer.Option(0, "--seed", help="Seed of the reconstruction's tie breaking."),
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
+) -> None:
+    """Reconstruct a release (or not, for release-tree), learn, and print test accuracy and the model."""
+    from ..estimate import METHODS
+    from ..io import read_table
+    from ..mining import mine_release
+
+    if method not in METHODS:
+        fail(f"--method must be one of {', '.join(METHODS)} (got {method!r})")
+    if reconstruct not in ("global", "by-class"):
+        fail(f"--reconstruct must be 'global' or 'by-class' (got {reconstruct!r})")
+    result = mine_release(
+        release,
+        read_table(test),
+        learner=learner,
+        reconstruction=reconstruct,
+        method=method,
+        original=read_table(original) if original is not None else None,
+        random_state=seed,
+    )
+    if as_json:
+        typer.echo(json.dumps(result.to_dict(), indent=2))
+        return
+    how = (
+        "no reconstruction"
+        if result.reconstruction is None
+        else (f"Algorithm 2 {result.reconstruction}, {result.method}")
+    )
+    typer.echo(f"learner: {result.learner} ({how})")
+    typer.echo(f"test accuracy (learnt from the release): {result.accuracy:.4f}")
+    if result.original_accuracy is not None:
+        typer.echo(f"test accuracy (learnt from the original): {result.original_accuracy:.4f}")
+    typer.echo("")
+    typer.echo(result.model_text)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("mine")(mine)

@@ -1,0 +1,170 @@
+import pickle
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+
+from ppdm.datasets import agrawal
+from ppdm.demo import _spec_for
+from ppdm.exceptions import NotFittedError, SeededReleaseWarning
+from ppdm.matrix import identity
+from ppdm.perturb import perturb_frame
+from ppdm.release import ReleaseSpec
+from ppdm.tree import C45Classifier, ReleaseTreeClassifier
+
+
+@pytest.fixture(autouse=True)
+def _quiet():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SeededReleaseWarning)
+        yield
+
+
+def _release(function, n, gamma=9.0, n_bins=10, seed=0):
+    data = agrawal(n + 5000, function=function, random_state=seed)
+    train, test = data.iloc[:n].reset_index(drop=True), data.iloc[n:].reset_index(drop=True)
+    spec = _spec_for(train, gamma, n_bins)
+    return train, test, spec, perturb_frame(train, spec, random_state=seed + 1)
+
+
+def _identity_spec(spec):
+    attrs = []
+    for a in spec.attributes:
+        if a.perturbed:
+            a = a.model_copy(update={"matrix": identity(a.get_domain().n_values).to_spec()})
+        attrs.append(a)
+    return ReleaseSpec(class_attribute=spec.class_attribute, attributes=attrs)
+
+
+def test_identity_matrix_gives_exact_counts_at_every_node():
+    train, _, spec, _ = _release(3, 3000)
+    ident = _identity_spec(spec)
+    clf = ReleaseTreeClassifier(spec=ident, prune=False, min_leaf=20).fit(train)
+    codes = np.column_stack(
+        [d.encode(train[n]) for n, d in zip(clf.feature_names_in_, clf.domains_)]
+    )
+    y = np.searchsorted(clf.classes_, train["group"])
+    t = clf.tree_
+    # walk the tree, keeping every node's box, and compare its count with a direct count
+    stack = [(0, [np.ones(d.n_values, bool) for d in clf.domains_])]
+    checked = 0
+    while stack:
+        node, box = stack.pop()
+        inside = np.all([box[j][codes[:, j]] for j in range(len(box))], axis=0)
+        assert t["count"][node] == pytest.approx(inside.sum())
+        assert t["n_eff"][node] == pytest.approx(inside.sum())
+        if t["feature"][node] < 0 and inside.any():
+            majority = np.bincount(y[inside], minlength=2).argmax()
+            assert np.argmax(t["value"][node]) == majority
+        checked += 1
+        j = t["feature"][node]
+        if j >= 0:
+            go = t["mask"][node, : len(box[j])]
+            for child, side in ((t["left"][node], go), (t["right"][node], ~go)):
+                nb = list(box)
+                nb[j] = box[j] & side
+                stack.append((child, nb))
+    assert checked > 3
+
+
+@pytest.mark.parametrize("function", [1, 3])
+def test_accuracy_approaches_the_original_as_n_grows(function):
+    """The reference is C4.5 on the *discretised* original (each value replaced by its
+    bin's representative): binning alone costs accuracy when a class boundary falls
+    inside a bin, and no learner on the release can recover that."""
+    accs = []
+    for n in (1000, 5000, 40000):
+        train, test, spec, rel = _release(function, n, seed=n)
+        clf = ReleaseTreeClassifier(spec=spec).fit(rel)
+        accs.append(clf.score(test.drop(columns="group"), test["group"]))
+    binned = perturb_frame(train, _identity_spec(spec), random_state=0)
+    original = (
+        C45Classifier()
+        .fit(binned.drop(columns="group"), binned["group"])
+        .score(test.drop(columns="group"), test["group"])
+    )
+    assert accs[-1] >= accs[0]
+    assert accs[-1] >= 0.95 * original, (accs, original)
+
+
+def test_estimator_contract():
+    train, test, spec, rel = _release(1, 3000)
+    clf = ReleaseTreeClassifier(spec=spec, max_depth=4)
+    with pytest.raises(NotFittedError):
+        clf.predict(test)
+    params = clf.get_params()
+    assert params["max_depth"] == 4
+    twin = clone(clf).set_params(**params)
+    before = rel.copy()
+    a = clf.fit(rel).predict(test)
+    pd.testing.assert_frame_equal(rel, before)
+    b = twin.fit(rel).predict(test)
+    np.testing.assert_array_equal(a, b)
+    again = pickle.loads(pickle.dumps(clf))
+    np.testing.assert_array_equal(again.predict(test), a)
+    assert clf.predict_proba(test).shape == (len(test), 2)
+    assert "Number of Leaves" in clf.export_text()
+
+
+def test_bad_input():
+    train, _, spec, rel = _release(1, 500)
+    with pytest.raises(ValueError, match="criterion must be"):
+        ReleaseTreeClassifier(spec=spec, criterion="magic").fit(rel)
+    with pytest.raises(ValueError, match="min_leaf"):
+        ReleaseTreeClassifier(spec=spec, min_leaf=0).fit(rel)
+    with pytest.raises(ValueError, match="spec="):
+        ReleaseTreeClassifier().fit(rel)
+    one = rel.assign(group=0)
+    with pytest.raises(ValueError, match="single value"):
+        ReleaseTreeClassifier(spec=spec).fit(one)
+    clf = ReleaseTreeClassifier(spec=spec).fit(rel)
+    with pytest.raises(ValueError, match="lacks the columns"):
+        clf.predict(train.drop(columns=["age"]))
+
+
+def test_mine_cli_with_every_kind_of_learner(run_cli, tmp_path):
+    train, test, spec, _ = _release(3, 6000)
+    train.to_csv(tmp_path / "train.csv", index=False)
+    test.to_csv(tmp_path / "test.csv", index=False)
+    from ppdm.release import write_spec
+
+    write_spec(spec, tmp_path / "spec.json")
+    code, _, err = run_cli(
+        "perturb",
+        tmp_path / "train.csv",
+        "--out",
+        tmp_path / "rel",
+        "--spec",
+        tmp_path / "spec.json",
+        "--seed",
+        "2",
+    )
+    assert code == 0, err
+    import json
+
+    results = {}
+    for learner in ("c45", "release-tree", "sklearn.tree:DecisionTreeClassifier"):
+        code, out, err = run_cli(
+            "mine",
+            tmp_path / "rel",
+            "--test",
+            tmp_path / "test.csv",
+            "--learner",
+            learner,
+            "--original",
+            tmp_path / "train.csv",
+            "--json",
+        )
+        assert code == 0, err
+        results[learner] = json.loads(out)
+    for r in results.values():
+        assert 0.5 <= r["test_accuracy"] <= 1.0
+        assert r["original_accuracy"] >= 0.99
+    assert results["release-tree"]["reconstruction"] is None
+    assert results["release-tree"]["test_accuracy"] > results["c45"]["test_accuracy"]
+    code, _, err = run_cli(
+        "mine", tmp_path / "rel", "--test", tmp_path / "test.csv", "--learner", "nope"
+    )
+    assert code != 0 and "learner must be" in err
