@@ -199,7 +199,9 @@ class ReleaseTreeClassifier(ClassifierMixin, BaseEstimator):
         y : array-like, optional
             Class labels; default: the spec's (unperturbed) class column of ``X``.
         """
-        spec = self._resolve_spec()
+        return self._fit(X, y, self._resolve_spec())
+
+    def _fit(self, X: pd.DataFrame, y, spec) -> ReleaseTreeClassifier:
         if not isinstance(X, pd.DataFrame):
             raise DataError("X must be a DataFrame with the release's column names")
         if spec.class_perturbed:
@@ -223,6 +225,7 @@ class ReleaseTreeClassifier(ClassifierMixin, BaseEstimator):
         self.feature_names_in_ = data.names
         self.n_features_in_ = len(data.names)
         self.domains_ = data.domains
+        self.spec_ = spec
         self.tree_ = _Builder(data, len(self.classes_), min_leaf, self).build()
         return self
 
@@ -231,8 +234,7 @@ class ReleaseTreeClassifier(ClassifierMixin, BaseEstimator):
         from ..pipeline import Release, load_release
 
         rel = release if isinstance(release, Release) else load_release(release)
-        self.spec = rel.spec
-        return self.fit(rel.frame())
+        return self._fit(rel.frame(), None, rel.spec)
 
     # -- prediction --------------------------------------------------------------------
     def _codes(self, X) -> np.ndarray:
