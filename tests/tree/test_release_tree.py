@@ -168,3 +168,14 @@ def test_mine_cli_with_every_kind_of_learner(run_cli, tmp_path):
         "mine", tmp_path / "rel", "--test", tmp_path / "test.csv", "--learner", "nope"
     )
     assert code != 0 and "learner must be" in err
+
+
+def test_local_baseline_learns_and_the_release_tree_beats_it():
+    from ppdm.tree.local_tree import LocalReconstructionClassifier
+
+    train, test, spec, rel = _release(3, 20000, n_bins=10)
+    local = LocalReconstructionClassifier(spec=spec).fit(rel)
+    tree = ReleaseTreeClassifier(spec=spec).fit(rel)
+    X, y = test.drop(columns="group"), test["group"]
+    assert local.score(X, y) > 0.6
+    assert tree.score(X, y) > local.score(X, y)

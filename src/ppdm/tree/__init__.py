@@ -15,12 +15,14 @@ from .classifier import C45Classifier
 from .compare import TreeComparison, compare_trees
 from .criterion import entropy, gain_ratio, info_gain, split_info
 from .export import Condition, Rule, export_text, extract_rules, format_rules
+from .local_tree import LocalReconstructionClassifier
 from .release_tree import ReleaseTreeClassifier
 from .storage import Tree
 
 __all__ = [
     "C45Classifier",
     "Condition",
+    "LocalReconstructionClassifier",
     "ReleaseTreeClassifier",
     "Rule",
     "Tree",
