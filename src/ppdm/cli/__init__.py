@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import typer
 
-from . import _datasets, _release
+from . import _advise, _datasets, _release, _reproduce
 
 app = typer.Typer(
     name="ppdm",
@@ -18,7 +18,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-for _module in (_release, _datasets):
+for _module in (_release, _datasets, _reproduce, _advise):
     _module.register(app)
 
 
