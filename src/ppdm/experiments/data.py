@@ -63,7 +63,8 @@ PAPER_ACCURACY: dict[str, float] = {
 
 #: (train, test) sizes: the paper's, and the reduced ones of ``--quick``.
 SIZES = {"synth": (100_000, 5_000), "pendigits": (7494, 3498), "spambase": (3097, 1500)}
-QUICK_SYNTH_SIZES = (4_000, 1_000)
+#: ``--quick`` caps every training set at 1,000 rows and every test set at 500.
+QUICK_SIZES = (1_000, 500)
 
 
 @dataclass(frozen=True)
@@ -99,7 +100,7 @@ def load_experiment_data(name: str, seed: int = 0, quick: bool = False) -> Exper
     seed : int, default=0
         Master seed; the data seed is derived from ``(seed, "data", name)``.
     quick : bool, default=False
-        Synth1-5 at 4K train / 1K test instead of 100K / 5K.
+        At most 1,000 training and 500 test rows (a seeded subsample for the UCI sets).
 
     Returns
     -------
@@ -113,7 +114,7 @@ def load_experiment_data(name: str, seed: int = 0, quick: bool = False) -> Exper
 
     dseed = _data_seed(seed, name)
     if name.startswith("synth") and name[5:].isdigit() and 1 <= int(name[5:]) <= 5:
-        n_train, n_test = QUICK_SYNTH_SIZES if quick else SIZES["synth"]
+        n_train, n_test = QUICK_SIZES if quick else SIZES["synth"]
         train, test = datasets.load_synth(
             int(name[5:]), n_train=n_train, n_test=n_test, random_state=dseed
         )
@@ -124,6 +125,11 @@ def load_experiment_data(name: str, seed: int = 0, quick: bool = False) -> Exper
     data = loaders[name]()
     n_test = SIZES[name][1]
     train, test = datasets.train_test_split_fixed(data, n_test, random_state=dseed)
+    if quick:  # a seeded subsample of the paper-sized split
+        rng = np.random.default_rng(dseed)
+        train = train.iloc[np.sort(rng.permutation(len(train))[: QUICK_SIZES[0]])]
+        test = test.iloc[np.sort(rng.permutation(len(test))[: QUICK_SIZES[1]])]
+        train, test = train.reset_index(drop=True), test.reset_index(drop=True)
     return ExperimentData(name, train, test, data.target)
 
 

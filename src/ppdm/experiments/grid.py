@@ -8,7 +8,17 @@ Dowd, Xu & Zhang, Sec. 6.1: integer gamma 2..21 and N in {5, 10, 15, 20, 30, ...
 
 from __future__ import annotations
 
-__all__ = ["PAPER_GAMMAS", "PAPER_NS", "QUICK_GAMMAS", "QUICK_NS", "paper_grid", "ADVISOR_GAMMAS"]
+__all__ = [
+    "PAPER_GAMMAS",
+    "PAPER_NS",
+    "QUICK_GAMMAS",
+    "QUICK_NS",
+    "QUICK_TREE_GAMMAS",
+    "QUICK_TREE_NS",
+    "paper_grid",
+    "tree_grid",
+    "ADVISOR_GAMMAS",
+]
 
 #: gamma = 2..21 (20 values).
 PAPER_GAMMAS: tuple[int, ...] = tuple(range(2, 22))
@@ -17,6 +27,10 @@ PAPER_NS: tuple[int, ...] = (5, 10, 15, 20, *range(30, 101, 10))
 #: Reduced grid of ``--quick``: the corners and the middle of the paper's grid.
 QUICK_GAMMAS: tuple[int, ...] = (2, 5, 9, 21)
 QUICK_NS: tuple[int, ...] = (5, 20, 60, 100)
+#: Reduced grid of ``--quick`` for the tree experiments (each cell trains two trees per
+#: data set): low and high gamma, small and large N.
+QUICK_TREE_GAMMAS: tuple[int, ...] = (3, 15)
+QUICK_TREE_NS: tuple[int, ...] = (10, 60)
 #: The range Sec. 7 suggests for gamma.
 ADVISOR_GAMMAS: tuple[int, ...] = tuple(range(5, 13))
 
@@ -31,3 +45,16 @@ def paper_grid(quick: bool = False) -> list[tuple[int, int]]:
     """
     gammas, ns = (QUICK_GAMMAS, QUICK_NS) if quick else (PAPER_GAMMAS, PAPER_NS)
     return [(g, n) for g in gammas for n in ns]
+
+
+def tree_grid(quick: bool = False) -> list[tuple[int, int]]:
+    """The (gamma, N) pairs of the accuracy experiments: the paper's 240, or 4 when quick.
+
+    Examples
+    --------
+    >>> len(tree_grid()), tree_grid(quick=True)
+    (240, [(3, 10), (3, 60), (15, 10), (15, 60)])
+    """
+    if not quick:
+        return paper_grid()
+    return [(g, n) for g in QUICK_TREE_GAMMAS for n in QUICK_TREE_NS]

@@ -33,7 +33,7 @@ def original_accuracy(
     ----------
     datasets : tuple of str, default=the seven of Table 1
     quick : bool, default=False
-        4K / 1K synthetic sets instead of 100K / 5K.
+        Data sets cut to 1K train / 500 test rows.
     seed : int, default=0
     learner : str, default="c45"
 
