@@ -11,6 +11,7 @@ __all__ = [
     "MatrixError",
     "SpecError",
     "DataError",
+    "NotFittedError",
     "PrivacyWarning",
     "BoundsLeakWarning",
     "SeededReleaseWarning",
@@ -47,3 +48,11 @@ class BoundsLeakWarning(PrivacyWarning):
 
 class SeededReleaseWarning(PrivacyWarning):
     """A release was drawn from a seeded (guessable) generator."""
+
+
+class NotFittedError(PpdmError, ValueError, AttributeError):
+    """An estimator was used before ``fit``.
+
+    Like scikit-learn's ``NotFittedError`` it is both a ``ValueError`` and an
+    ``AttributeError``, so code written for scikit-learn estimators catches it.
+    """

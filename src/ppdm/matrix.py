@@ -129,6 +129,24 @@ class PerturbationMatrix:
         return ExplicitMatrix(np.linalg.matrix_power(self.dense(), t), validate=False)
 
     # -- sampling ------------------------------------------------------------------
+    def draw(self, codes: np.ndarray, rng: np.random.Generator, chunk: int = 1 << 16) -> np.ndarray:
+        """Perturb ``codes`` with uniforms from ``rng``, one per value, in record order.
+
+        Works through cache-sized chunks (the temporaries stay in cache); the stream is
+        consumed in order, so the result does not depend on ``chunk``.
+        """
+        codes = np.asarray(codes)
+        out = np.empty(codes.shape, dtype=np.int32)
+        flat_in = codes.reshape(-1)
+        flat_out = out.reshape(-1)
+        buf = np.empty(min(chunk, max(flat_in.size, 1)))
+        for start in range(0, flat_in.size, chunk):
+            stop = min(start + chunk, flat_in.size)
+            u = buf[: stop - start]
+            rng.random(out=u)
+            flat_out[start:stop] = self.sample(flat_in[start:stop], u)
+        return out
+
     @cached_property
     def _alias(self) -> tuple[np.ndarray, np.ndarray]:
         return _alias_tables(self.dense())

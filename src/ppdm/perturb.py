@@ -19,9 +19,10 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from .domain import Domain, DomainSketch
+from .domain import BinnedDomain, CategoricalDomain, Domain, DomainSketch
 from .exceptions import DataError, SpecError
 from .matrix import GammaDiagonal, PerturbationMatrix, check_gamma, matrix_from_spec
+from .noise.additive import AdditiveNoise, privacy_interval_width
 from .privacy import RHO1_LEVELS, anonymity_k, kang_bound, rho2_from_gamma
 from .random import RandomState, release_streams
 from .release import AttributeSpec, ReleaseSpec
@@ -29,6 +30,9 @@ from .release import AttributeSpec, ReleaseSpec
 __all__ = [
     "DEFAULT_GAMMA",
     "DEFAULT_MAX_BINS",
+    "DEFAULT_NOISE_LEVEL",
+    "additive_noise_for_level",
+    "additive_privacy",
     "plan_release",
     "attribute_privacy",
     "perturb_codes",
@@ -38,6 +42,8 @@ __all__ = [
 
 #: Default amplification: rho1 = 0.1 gives rho2 = 0.5.
 DEFAULT_GAMMA = 9.0
+#: Default additive privacy level: 95 % interval width = the attribute's range.
+DEFAULT_NOISE_LEVEL = 1.0
 #: Default N for continuous attributes (and the largest d kept as categorical).
 DEFAULT_MAX_BINS = 20
 
@@ -72,7 +78,7 @@ def perturb_codes(
     if codes.size and (codes.min() < 0 or codes.max() >= matrix.n_values):
         raise DataError(f"codes must lie in 0..{matrix.n_values - 1}")
     rng = check_random_state(random_state)
-    return matrix.sample(codes, rng.random(codes.shape))
+    return matrix.draw(codes, rng)
 
 
 def attribute_privacy(matrix: PerturbationMatrix, n_records: int | None, copies: int = 1) -> dict:
@@ -118,8 +124,11 @@ def plan_release(
     out_of_bounds: Literal["error", "clip"] = "error",
     representative: Literal["center", "left", "right", "random"] = "center",
     copies: int = 1,
+    method: Literal["substitution", "additive"] = "substitution",
+    noise: Literal["uniform", "gaussian"] = "gaussian",
+    noise_scale: float = DEFAULT_NOISE_LEVEL,
 ) -> ReleaseSpec:
-    """Choose the domain and matrix of every attribute.
+    """Choose the domain and matrix (or additive noise) of every attribute.
 
     Parameters
     ----------
@@ -141,6 +150,18 @@ def plan_release(
     perturb_class : bool, default=False
     missing, out_of_bounds, representative
         Rules for inferred domains (see :mod:`ppdm.domain`).
+    copies : int, default=1
+        Independent perturbed copies of every record (substitution only).
+    method : {"substitution", "additive"}, default="substitution"
+        ``"additive"`` releases ``x + y`` with noise ``y`` (Agrawal & Srikant 2000)
+        instead of substituted values; every perturbed attribute must be numeric.
+    noise : {"uniform", "gaussian"}, default="gaussian"
+        Additive noise family.
+    noise_scale : float, default=1.0
+        Additive privacy level: the width of the interval that holds the original with
+        95 % confidence given the released value, as a fraction of the attribute's
+        range (Agrawal & Srikant's privacy metric; their "100 % privacy" is 1.0). The
+        noise scale is set per attribute from it (:func:`additive_noise_for_level`).
 
     Returns
     -------
@@ -152,6 +173,12 @@ def plan_release(
     Dowd, Xu & Zhang, Sec. 3 and 7 (choice of N).
     """
     gamma = check_gamma(gamma)
+    if method not in ("substitution", "additive"):
+        raise SpecError(f"method must be 'substitution' or 'additive' (got {method!r})")
+    if method == "additive":
+        additive_noise_for_level(noise, noise_scale, 1.0)  # validates kind and level
+        if int(copies) != 1:
+            raise SpecError(f"copies > 1 is for substitution releases only (got {copies})")
     batches = [data] if isinstance(data, pd.DataFrame) else data
     user = _parse_user_spec(spec)
     bounds = dict(bounds or {})
@@ -194,6 +221,9 @@ def plan_release(
                 missing=missing,
                 out_of_bounds=out_of_bounds,
             )
+        if method == "additive":
+            out.append(_additive_attribute(c, domain, noise, noise_scale, n_bins or max_bins))
+            continue
         if given is not None and given.matrix is not None:
             mspec = dict(given.matrix)
             if mspec.get("kind") == "gamma-diagonal":
@@ -210,11 +240,79 @@ def plan_release(
     if int(copies) < 1:
         raise DataError(f"copies must be >= 1 (got {copies})")
     return ReleaseSpec(
+        method=method,
         copies=int(copies),
         class_attribute=class_attribute,
         class_perturbed=bool(class_attribute and perturb_class),
         attributes=out,
     )
+
+
+def additive_noise_for_level(kind: str, level: float, value_range: float) -> AdditiveNoise:
+    """Noise whose 95 % interval width is ``level`` times ``value_range``.
+
+    Uniform on ``[-a, a]``: width ``0.95 * 2a``; Gaussian: width ``2 * 1.96 sigma``
+    (Agrawal & Srikant 2000, Sec. 2.1).
+
+    Examples
+    --------
+    >>> round(additive_noise_for_level("gaussian", 1.0, 3.92).scale, 3)
+    1.0
+    """
+    if kind not in ("uniform", "gaussian"):
+        raise SpecError(f"noise must be 'uniform' or 'gaussian' (got {kind!r})")
+    if not (np.isfinite(level) and level > 0):
+        raise SpecError(
+            f"noise_scale (the 95 % interval width as a fraction of the range) must be > 0 "
+            f"(got {level})"
+        )
+    unit = privacy_interval_width(kind, 1.0, 0.95)  # width per unit of scale
+    return AdditiveNoise(kind, float(level) * float(value_range) / unit)
+
+
+def _additive_attribute(name, domain, kind, level, bins) -> AttributeSpec:
+    if isinstance(domain, CategoricalDomain):
+        values = _numeric_values_of(domain)
+        if values is None:
+            raise DataError(
+                f"column {name!r} is not numeric: additive noise needs numbers; leave it "
+                "unperturbed (--attributes) or use substitution"
+            )
+        domain = BinnedDomain(
+            float(values.min()), float(values.max()), int(bins), bounds_from_data=domain.from_data
+        )
+    if domain.missing_category:
+        raise DataError(f"column {name!r}: additive noise cannot carry a 'missing' category")
+    nz = additive_noise_for_level(kind, level, domain.high - domain.low)
+    return AttributeSpec(
+        name=name,
+        perturbed=True,
+        domain=domain.to_spec(),
+        noise={"kind": nz.kind, "scale": nz.scale},
+    )
+
+
+def _numeric_values_of(domain: CategoricalDomain) -> np.ndarray | None:
+    vals = domain.values
+    if domain.missing_category or not all(
+        isinstance(v, (int, float, np.number)) and not isinstance(v, bool) for v in vals
+    ):
+        return None
+    return np.asarray(vals, dtype=np.float64)
+
+
+def additive_privacy(a: AttributeSpec) -> dict:
+    """Privacy figures of an additive attribute: noise, variance, 95 % interval width."""
+    nz = a.get_noise()
+    dom = a.get_domain()
+    width = nz.interval_width(0.95)
+    return {
+        "noise": nz.kind,
+        "scale": nz.scale,
+        "variance": nz.variance,
+        "interval_width_95": width,
+        "relative_interval_width_95": width / (dom.high - dom.low),
+    }
 
 
 def _check_names(columns, class_attribute, attributes, bounds, user) -> None:
@@ -233,6 +331,25 @@ def _check_names(columns, class_attribute, attributes, bounds, user) -> None:
     for name, (lo, hi) in bounds.items():
         if not lo < hi:
             raise DataError(f"bounds for {name!r} must have low < high (got {lo}:{hi})")
+
+
+def _additive_batches(batches, spec, random_state, warn) -> Iterator[pd.DataFrame]:
+    attrs = spec.perturbed_attributes()
+    gens = release_streams(random_state, len(attrs), warn=warn)
+    plans = [(a.name, a.get_domain(), a.get_noise(), g) for a, g in zip(attrs, gens)]
+    offset = 0
+    for batch in batches:
+        if offset == 0:
+            spec.check_columns([str(c) for c in batch.columns])
+        out = batch.copy()
+        for name, domain, noise, gen in plans:
+            domain.encode(batch[name], column=name, row_offset=offset)  # missing, bounds
+            x = batch[name].to_numpy(dtype=np.float64)
+            if domain.out_of_bounds == "clip":
+                x = np.clip(x, domain.low, domain.high)
+            out[name] = x + noise.sample(len(x), gen)
+        offset += len(batch)
+        yield out
 
 
 def _attribute_streams(spec: ReleaseSpec, random_state: RandomState, warn: bool):
@@ -258,7 +375,8 @@ def perturb_batches(
     """Perturb a table batch by batch (Algorithm 1 on every perturbed attribute).
 
     Each attribute's values are encoded in its domain, substituted through its matrix
-    and decoded to representative values. Bad values raise an error naming the column
+    and decoded to representative values (an additive release instead adds each
+    attribute's noise to its values). Bad values raise an error naming the column
     and the row (counted over all batches). Inputs are never modified. With
     ``spec.copies = m > 1`` every batch is released m times, each copy perturbed
     independently (Kang's multiple random substitutions; the amplification is gamma^m).
@@ -277,6 +395,9 @@ def perturb_batches(
     ------
     DataFrame
     """
+    if spec.method == "additive":
+        yield from _additive_batches(batches, spec, random_state, warn)
+        return
     copies = _attribute_streams(spec, random_state, warn)
     offset = 0
     for batch in batches:
@@ -290,7 +411,7 @@ def perturb_batches(
                 if name not in codes_cache:
                     codes_cache[name] = domain.encode(batch[name], column=name, row_offset=offset)
                 codes = codes_cache[name]
-                perturbed = matrix.sample(codes, u_gen.random(len(codes)))
+                perturbed = matrix.draw(codes, u_gen)
                 out[name] = domain.decode(perturbed, random_state=rep_gen)
             outs.append(out)
         offset += len(batch)

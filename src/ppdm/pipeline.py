@@ -120,10 +120,12 @@ def make_release(
 
 def _write_spec_and_report(spec: ReleaseSpec, directory: Path) -> None:
     attrs = []
-    for a in spec.attributes:
-        if a.perturbed:
-            from .perturb import attribute_privacy
+    from .perturb import additive_privacy, attribute_privacy
 
+    for a in spec.attributes:
+        if a.perturbed and spec.method == "additive":
+            a = a.model_copy(update={"privacy": additive_privacy(a)})
+        elif a.perturbed:
             a = a.model_copy(
                 update={"privacy": attribute_privacy(a.get_matrix(), spec.n_records, spec.copies)}
             )
@@ -271,6 +273,8 @@ def estimate_release(
     ----------
     release : Release or path
     method : {"inverse", "zero", "set-scale", "norm-sub", "ibu"}
+        For substitution releases. An additive release is always estimated with
+        Agrawal & Srikant's reconstruction (method ``"as2000"``) over its domain's bins.
     by_class : bool, default=False
         Also estimate per class (the class must be unperturbed).
 
@@ -279,6 +283,8 @@ def estimate_release(
     list of AttributeEstimate
     """
     rel = release if isinstance(release, Release) else load_release(release)
+    if rel.spec.method == "additive":
+        return _estimate_additive(rel, by_class, batch_size)
     counts, classes = _count_pass(rel.spec, lambda: rel.batches(batch_size), by_class)
     out = []
     for a in rel.spec.perturbed_attributes():
@@ -293,6 +299,69 @@ def estimate_release(
                 for i, c in enumerate(classes)
             }
         out.append(AttributeEstimate(a.name, a.get_domain().labels(), overall, per))
+    return out
+
+
+def as2000_estimate(values: np.ndarray, noise, domain) -> Estimate:
+    """Agrawal & Srikant's reconstruction of one additive attribute over its domain's bins.
+
+    ``perturbed`` holds the released values counted in the bins (clipped at the ends);
+    ``stderr`` is first order: the inverse Fisher information of the multinomial
+    mixture at the estimate, restricted to distributions summing to 1.
+
+    References
+    ----------
+    Agrawal & Srikant (2000), Sec. 3 (:func:`ppdm.noise.reconstruct_distribution`).
+    """
+    from .noise.additive import reconstruct_distribution, transition_masses
+
+    w = np.asarray(values, dtype=np.float64)
+    lo, hi, bins = float(domain.low), float(domain.high), int(domain.n_bins)
+    est = reconstruct_distribution(w, noise.kind, noise.scale, bins=bins, bounds=(lo, hi))
+    n = float(w.size)
+    p = est.probabilities
+    h = (hi - lo) / bins
+    first = np.floor((w.min() - lo) / h)
+    last = max(np.ceil((w.max() - lo) / h), first + 1)
+    w_edges = lo + h * np.arange(first, last + 1)
+    t = transition_masses(est.edges, w_edges, noise.kind, noise.scale)
+    q = t @ p
+    keep = q > 0
+    info = n * (t[keep].T / q[keep]) @ t[keep]
+    basis = np.linalg.qr(np.eye(bins) - 1.0 / bins, mode="reduced")[0][:, : bins - 1]
+    cov = basis @ np.linalg.pinv(basis.T @ info @ basis) @ basis.T
+    perturbed = np.bincount(domain.encode(np.clip(w, lo, hi)), minlength=bins).astype(float)
+    return Estimate(
+        perturbed=perturbed,
+        counts=n * p,
+        stderr=n * np.sqrt(np.clip(np.diag(cov), 0.0, None)),
+        method="as2000",
+    )
+
+
+def _estimate_additive(rel: Release, by_class: bool, batch_size: int) -> list[AttributeEstimate]:
+    spec = rel.spec
+    attrs = spec.perturbed_attributes()
+    frame = pd.concat(list(rel.batches(batch_size)), ignore_index=True)
+    if frame.empty:
+        raise DataError("the release data is empty")
+    classes = None
+    if by_class:
+        classes = class_values(spec, lambda: iter([frame]))
+        ccodes = _class_codes(frame, spec, classes, 0)
+    out = []
+    for a in attrs:
+        dom, nz = a.get_domain(), a.get_noise()
+        w = frame[a.name].to_numpy(dtype=np.float64)
+        overall = as2000_estimate(w, nz, dom)
+        per = None
+        if classes is not None:
+            per = {
+                str(c): as2000_estimate(w[ccodes == i], nz, dom)
+                for i, c in enumerate(classes)
+                if np.any(ccodes == i)
+            }
+        out.append(AttributeEstimate(a.name, dom.labels(), overall, per))
     return out
 
 
@@ -330,6 +399,11 @@ def reconstruct_batches(
     ----------
     Dowd, Xu & Zhang, Algorithm 2; Agrawal & Srikant (2000), global and by-class.
     """
+    if spec.method != "substitution":
+        raise SpecError(
+            "Algorithm 2 reconstructs substitution releases; an additive release is already "
+            "numeric (estimate its distribution with ppdm estimate)"
+        )
     counts, classes = _count_pass(spec, batches, by_class)
     attrs = spec.perturbed_attributes()
     gens = check_random_state(random_state).spawn(2 * len(attrs))

@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from .domain import Domain, domain_from_spec
 from .exceptions import DomainError, MatrixError, SpecError
 from .matrix import PerturbationMatrix, matrix_from_spec
+from .noise.additive import AdditiveNoise
 
 __all__ = [
     "AttributeSpec",
@@ -38,7 +39,12 @@ SPEC_FORMAT = "ppdm-release/1"
 
 
 class AttributeSpec(BaseModel):
-    """One attribute of a release: its domain and matrix, or ``perturbed: false``."""
+    """One attribute of a release: its domain and matrix, or ``perturbed: false``.
+
+    An attribute of an additive-noise release (``method: "additive"``) has a binned
+    domain (its bounds and the intervals of the distribution reconstruction) and
+    ``noise: {"kind": "uniform" | "gaussian", "scale": s}`` instead of a matrix.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
@@ -46,10 +52,18 @@ class AttributeSpec(BaseModel):
     perturbed: bool = True
     domain: dict[str, Any] | None = None
     matrix: dict[str, Any] | None = None
+    noise: dict[str, Any] | None = None
     privacy: dict[str, Any] | None = None
 
     @model_validator(mode="after")
     def _check(self) -> AttributeSpec:
+        if self.noise is not None:
+            if self.matrix is not None:
+                raise ValueError(f"attribute {self.name!r}: give a matrix or noise, not both")
+            try:
+                self.get_noise()
+            except (ValueError, TypeError) as exc:
+                raise ValueError(f"attribute {self.name!r}: bad noise: {exc}") from None
         if self.domain is not None:
             try:
                 dom = domain_from_spec(self.domain)
@@ -66,6 +80,17 @@ class AttributeSpec(BaseModel):
         if self.domain is None:
             raise SpecError(f"attribute {self.name!r} has no domain in the spec")
         return domain_from_spec(self.domain)
+
+    def get_noise(self) -> AdditiveNoise:
+        """The additive noise of this attribute (additive releases)."""
+        if self.noise is None:
+            raise SpecError(f"attribute {self.name!r} has no noise in the spec")
+        extra = set(self.noise) - {"kind", "scale"}
+        if extra or "kind" not in self.noise or "scale" not in self.noise:
+            raise SpecError(
+                f"attribute {self.name!r}: noise must be {{kind, scale}} (got {sorted(self.noise)})"
+            )
+        return AdditiveNoise(self.noise["kind"], float(self.noise["scale"]))
 
     def get_matrix(self) -> PerturbationMatrix:
         if self.matrix is None:
@@ -100,6 +125,21 @@ class ReleaseSpec(BaseModel):
         dup = {n for n in names if names.count(n) > 1}
         if dup:
             raise ValueError(f"attributes listed twice: {sorted(dup)}")
+        for a in self.attributes:
+            if not a.perturbed:
+                continue
+            if self.method == "additive" and (a.noise is None or a.domain is None):
+                raise ValueError(
+                    f"attribute {a.name!r} of an additive release needs noise and a domain"
+                )
+            if self.method == "additive" and a.domain.get("kind") != "binned":
+                raise ValueError(
+                    f"attribute {a.name!r} of an additive release needs a binned domain"
+                )
+            if self.method == "substitution" and a.noise is not None:
+                raise ValueError(
+                    f"attribute {a.name!r} has noise but the release method is 'substitution'"
+                )
         if self.class_attribute is not None and self.class_attribute not in names:
             raise ValueError(
                 f"class_attribute {self.class_attribute!r} is not among the attributes {names}"

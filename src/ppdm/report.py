@@ -21,7 +21,7 @@ def privacy_report(spec: ReleaseSpec) -> dict:
     the spec. Attributes whose bounds or values were read off the data are listed
     under ``"leaks"``.
     """
-    from .perturb import attribute_privacy
+    from .perturb import additive_privacy, attribute_privacy
 
     attrs = []
     leaks = []
@@ -30,7 +30,10 @@ def privacy_report(spec: ReleaseSpec) -> dict:
             attrs.append({"name": a.name, "perturbed": False})
             continue
         dom = a.get_domain()
-        fig = attribute_privacy(a.get_matrix(), spec.n_records, spec.copies)
+        if spec.method == "additive":
+            fig = additive_privacy(a)
+        else:
+            fig = attribute_privacy(a.get_matrix(), spec.n_records, spec.copies)
         from_data = bool(
             getattr(dom, "bounds_from_data", False) or getattr(dom, "from_data", False)
         )
@@ -48,10 +51,11 @@ def privacy_report(spec: ReleaseSpec) -> dict:
             leaks.append(f"{a.name}: domain {what} taken from the data")
         attrs.append(fig)
     perturbed = [a for a in attrs if a["perturbed"]]
-    gammas = [a["gamma"] for a in perturbed]
+    gammas = [a.get("gamma") for a in perturbed]
     worst = None if not gammas or any(g is None for g in gammas) else max(gammas)
     unperturbed = [a["name"] for a in attrs if not a["perturbed"]]
     return {
+        "method": spec.method,
         "n_records": spec.n_records,
         "class_attribute": spec.class_attribute,
         "class_perturbed": spec.class_perturbed,
@@ -67,6 +71,44 @@ def _fmt(x, spec: str = ".3g") -> str:
     return "inf" if x is None else format(x, spec)
 
 
+def _format_additive(report: dict, lines: list[str]) -> str:
+    rows = [
+        ["attribute", "noise", "scale", "variance", "95% interval", "of range", "bounds from data"]
+    ]
+    for a in report["attributes"]:
+        if not a["perturbed"]:
+            rows.append([a["name"], "unperturbed"] + [""] * 5)
+            continue
+        rows.append(
+            [
+                a["name"],
+                a["noise"],
+                f"{a['scale']:.4g}",
+                f"{a['variance']:.4g}",
+                f"{a['interval_width_95']:.4g}",
+                f"{a['relative_interval_width_95']:.0%}",
+                "YES" if a["bounds_from_data"] else "no",
+            ]
+        )
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    for r in rows:
+        lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+    lines += [
+        "",
+        "method: additive noise (Agrawal & Srikant 2000). Privacy is the width of the interval",
+        "holding the original with 95 % confidence. There is NO rho1-to-rho2 guarantee (the",
+        "amplification of additive noise is unbounded), and correlated attributes can be",
+        "recovered by spectral filtering and PCA/Bayes reconstruction (Kargupta et al. 2003;",
+        "Huang, Du & Chen 2005).",
+    ]
+    if report["unperturbed"]:
+        lines.append(f"released as is (no protection): {', '.join(report['unperturbed'])}")
+    if report["leaks"]:
+        lines.append("LEAKS: the spec reveals values read off the data:")
+        lines += [f"  - {x}" for x in report["leaks"]]
+    return "\n".join(lines) + "\n"
+
+
 def format_privacy_report(report: dict) -> str:
     """Plain-text rendering of :func:`privacy_report`."""
     lines = [
@@ -80,6 +122,8 @@ def format_privacy_report(report: dict) -> str:
             f"copies per record: {report['copies']} (amplification compounds to gamma^{report['copies']})"
         )
     lines.append("")
+    if report.get("method") == "additive":
+        return _format_additive(report, lines)
     head = ["attribute", "N", "gamma", "epsilon"] + [f"rho2@{r}" for r in RHO1_LEVELS]
     head += ["H(M) bits", "K", "Kang bound", "bounds from data"]
     rows = [head]

@@ -1,20 +1,42 @@
-"""Data-recovery attacks on perturbed releases.
+"""Privacy attacks: data recovery from additive noise, and attacks on substitution releases.
 
-Each attack takes the released table and what the adversary is assumed to know (here
-the additive-noise variance or covariance) and returns an :class:`AttackResult` holding
-an estimate of every original record.
+Each data-recovery attack takes a released table plus what the adversary is assumed to
+know and returns an estimate of every original record. The attacks on substitution
+releases use the public spec (domains and matrices) and the release alone.
 """
 
 from ._common import AttackResult, noise_covariance
+from .as_noise import NUMERIC_ATTACKS, attack_substitution_release, substitution_noise_variance
 from .bayes import bayes_reconstruct
+from .bayes_optimal import PosteriorAttack, bayes_optimal_attack, recovery_bound
+from .breach import BreachLevel, empirical_breach, worst_posterior
 from .pca import pca_reconstruct
+from .repeated import (
+    RepeatedRound,
+    entropy_of_powers,
+    repeated_perturbation_attack,
+    theorem2_entries,
+)
 from .spectral import marchenko_pastur_bounds, spectral_filtering
 
 __all__ = [
+    "NUMERIC_ATTACKS",
     "AttackResult",
+    "BreachLevel",
+    "PosteriorAttack",
+    "RepeatedRound",
+    "attack_substitution_release",
+    "bayes_optimal_attack",
     "bayes_reconstruct",
+    "empirical_breach",
+    "entropy_of_powers",
     "marchenko_pastur_bounds",
     "noise_covariance",
     "pca_reconstruct",
+    "recovery_bound",
+    "repeated_perturbation_attack",
     "spectral_filtering",
+    "substitution_noise_variance",
+    "theorem2_entries",
+    "worst_posterior",
 ]

@@ -8,7 +8,15 @@ from __future__ import annotations
 
 import typer
 
-from . import _advise, _datasets, _release, _reproduce
+from . import (  # one command family per module
+    _advise,
+    _audit,
+    _bn,
+    _datasets,
+    _demo,
+    _release,
+    _reproduce,
+)
 
 app = typer.Typer(
     name="ppdm",
@@ -18,7 +26,17 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-for _module in (_release, _datasets, _reproduce, _advise):
+COMMAND_MODULES = (
+    _release,
+    _demo,
+    _audit,
+    _bn,
+    _datasets,
+    _reproduce,
+    _advise,
+)
+
+for _module in COMMAND_MODULES:
     _module.register(app)
 
 

@@ -1,0 +1,96 @@
+"""What the attacks on substitution releases share: codes, the estimated prior, numbers."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+
+from ..domain import BinnedDomain, CategoricalDomain, Domain
+from ..estimate import count_codes, estimate_counts
+from ..exceptions import DataError
+from ..matrix import PerturbationMatrix
+
+__all__ = [
+    "binomial_lower",
+    "check_codes",
+    "estimated_prior",
+    "numeric_values",
+    "within_bin_variance",
+]
+
+
+def check_codes(codes, n_values: int, name: str = "perturbed_codes") -> np.ndarray:
+    """Validate a 1-D array of codes in ``0..n_values-1``."""
+    c = np.asarray(codes)
+    if c.ndim != 1 or c.size == 0:
+        raise DataError(f"{name} must be a non-empty 1-D array of codes (got shape {c.shape})")
+    if not np.issubdtype(c.dtype, np.integer):
+        raise DataError(f"{name} must hold integer codes (got dtype {c.dtype})")
+    if c.min() < 0 or c.max() >= n_values:
+        raise DataError(
+            f"{name} must lie in 0..{n_values - 1} (got values in {int(c.min())}..{int(c.max())})"
+        )
+    return c.astype(np.int64, copy=False)
+
+
+def binomial_lower(successes, trials, alpha: float) -> np.ndarray:
+    """Clopper-Pearson one-sided lower confidence limit of a proportion at level ``1 - alpha``.
+
+    Exact (never below its nominal coverage), so it stays valid at shares of 0 and 1
+    where the normal approximation has zero width.
+
+    Examples
+    --------
+    >>> round(float(binomial_lower(10, 10, 0.05)), 4)
+    0.7411
+    """
+    k = np.asarray(successes, dtype=np.float64)
+    n = np.asarray(trials, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        low = stats.beta.ppf(alpha, np.maximum(k, 1e-300), np.maximum(n - k + 1, 1e-300))
+    return np.where((k > 0) & (n > 0), low, 0.0)
+
+
+def estimated_prior(
+    perturbed_codes, matrix: PerturbationMatrix, method: str = "set-scale"
+) -> np.ndarray:
+    """The adversary's prior: the original distribution estimated from the release (Eq. 1).
+
+    Examples
+    --------
+    >>> from ppdm.matrix import GammaDiagonal
+    >>> estimated_prior(np.array([0, 0, 0, 1]), GammaDiagonal(2, 9.0)).round(3).tolist()
+    [0.812, 0.188]
+    """
+    codes = check_codes(perturbed_codes, matrix.n_values)
+    est = estimate_counts(count_codes(codes, matrix.n_values), matrix, method)
+    return est.distribution
+
+
+def numeric_values(domain: Domain) -> np.ndarray | None:
+    """The number each code stands for, or None when the domain is not numeric.
+
+    Binned domains give bin centres (the missing category, if any, is not numeric);
+    categorical domains of numbers give their values.
+    """
+    if isinstance(domain, BinnedDomain):
+        if domain.missing_category:
+            return None
+        return domain.edges[:-1] + 0.5 * domain.width
+    if isinstance(domain, CategoricalDomain) and not domain.missing_category:
+        vals = domain.values
+        if all(isinstance(v, (int, float, np.number)) and not isinstance(v, bool) for v in vals):
+            return np.asarray(vals, dtype=np.float64)
+    return None
+
+
+def within_bin_variance(domain: Domain) -> float:
+    """Variance of a value about its representative that the codes cannot show.
+
+    An original value is spread over its bin (about ``w^2/12`` about the centre); a
+    ``random`` representative adds as much again. Categorical values are exact: 0.
+    """
+    if not isinstance(domain, BinnedDomain):
+        return 0.0
+    base = domain.width**2 / 12.0
+    return 2.0 * base if domain.representative == "random" else base

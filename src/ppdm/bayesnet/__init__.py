@@ -1,0 +1,55 @@
+"""Bayesian-network parameters from post-randomized, vertically partitioned data.
+
+References
+----------
+Ma & Sivakumar, "A Post Randomization Framework for Privacy-Preserving Bayesian Network
+Parameter Learning".
+"""
+
+from .estimation import (
+    FIXES,
+    FamilyEstimate,
+    ParameterEstimate,
+    cpd_from_counts,
+    estimate_family,
+    estimate_parameters,
+    fix_negative_counts,
+    parameter_stderr,
+    theorem1_moments,
+    theorem2_covariance,
+)
+from .network import NETWORK_FORMAT, BayesNet, Node, read_network, write_network
+from .pram import (
+    PramScheme,
+    Randomization,
+    binary_randomization,
+    grouped_symmetric,
+    marginal_matrix,
+    scheme_matrix,
+)
+from .sampling import forward_sample
+
+__all__ = [
+    "FIXES",
+    "NETWORK_FORMAT",
+    "BayesNet",
+    "FamilyEstimate",
+    "Node",
+    "ParameterEstimate",
+    "PramScheme",
+    "Randomization",
+    "binary_randomization",
+    "cpd_from_counts",
+    "estimate_family",
+    "estimate_parameters",
+    "fix_negative_counts",
+    "forward_sample",
+    "grouped_symmetric",
+    "marginal_matrix",
+    "parameter_stderr",
+    "read_network",
+    "scheme_matrix",
+    "theorem1_moments",
+    "theorem2_covariance",
+    "write_network",
+]

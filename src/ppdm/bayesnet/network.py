@@ -1,0 +1,371 @@
+"""Discrete Bayesian networks: structure, CPDs and their JSON/YAML file format.
+
+CPD layout (the same as pgmpy's ``TabularCPD``): the CPD of node ``X_i`` with parents
+``Pa_i(1), ..., Pa_i(Q)`` is a ``(K_i, J_i)`` array, ``cpd[k, j] = P(X_i = k | Pa_i = j)``;
+column ``j`` enumerates the parent configurations with the *last* parent varying
+fastest (``j = ravel_multi_index(parent codes)``, C order). Every column sums to 1.
+
+File format (``format: ppdm-bn/1``), JSON or YAML::
+
+    format: ppdm-bn/1
+    name: asia
+    nodes:
+      - name: A
+        states: [no, yes]        # or a cardinality: 2
+        parents: []
+        cpd: [[0.7], [0.3]]      # K x J rows, or the flat row-major list [0.7, 0.3]
+      - name: T
+        states: 2
+        parents: [A]
+        cpd: [0.1, 0.9, 0.9, 0.1]
+
+``cpd`` may be left out (a structure-only file, as ``ppdm bn learn`` takes).
+
+References
+----------
+Ma & Sivakumar, Sec. 4-5 (N_ijk, theta_ijk with j a parent configuration).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..exceptions import SpecError
+
+__all__ = [
+    "NETWORK_FORMAT",
+    "Node",
+    "BayesNet",
+    "read_mapping",
+    "read_network",
+    "write_network",
+]
+
+NETWORK_FORMAT = "ppdm-bn/1"
+_SUM_TOL = 1e-6
+
+
+@dataclass(frozen=True)
+class Node:
+    """One discrete variable of a network: its name, state labels and parents.
+
+    Examples
+    --------
+    >>> Node("T", ("no", "yes"), ("A",)).cardinality
+    2
+    """
+
+    name: str
+    states: tuple[str, ...]
+    parents: tuple[str, ...] = ()
+
+    @property
+    def cardinality(self) -> int:
+        """K_i, the number of states."""
+        return len(self.states)
+
+
+def _states(value, name: str) -> tuple[str, ...]:
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        if value < 2:
+            raise SpecError(f"node {name!r}: states must be >= 2 (got {value})")
+        return tuple(str(i) for i in range(int(value)))
+    if isinstance(value, (list, tuple)) and len(value) >= 2:
+        labels = tuple(str(v) for v in value)
+        if len(set(labels)) != len(labels):
+            raise SpecError(f"node {name!r}: state labels must be distinct (got {list(labels)})")
+        return labels
+    raise SpecError(
+        f"node {name!r}: states must be a cardinality >= 2 or a list of >= 2 labels (got {value!r})"
+    )
+
+
+class BayesNet:
+    """A discrete Bayesian network: a DAG of :class:`Node` and, optionally, its CPDs.
+
+    Parameters
+    ----------
+    nodes : sequence of Node
+        In any order; parents must name other nodes and the graph must be acyclic.
+    cpds : mapping of str to array-like, optional
+        ``(K_i, J_i)`` arrays (or flat row-major lists of ``K_i * J_i`` numbers); every
+        column must sum to 1. Nodes without a CPD are allowed (structure only).
+    name : str, default="bn"
+
+    Examples
+    --------
+    >>> net = BayesNet([Node("A", ("0", "1")), Node("T", ("0", "1"), ("A",))],
+    ...                {"A": [0.7, 0.3], "T": [0.1, 0.9, 0.9, 0.1]})
+    >>> net.cpd("T").tolist()
+    [[0.1, 0.9], [0.9, 0.1]]
+    >>> net.topological_order
+    ('A', 'T')
+
+    References
+    ----------
+    Ma & Sivakumar, Sec. 5 (theta_ijk = P(X_i = k | Pa_i = j)).
+    """
+
+    def __init__(
+        self,
+        nodes: Sequence[Node],
+        cpds: Mapping[str, object] | None = None,
+        name: str = "bn",
+    ) -> None:
+        self.name = str(name)
+        self._nodes: dict[str, Node] = {}
+        for node in nodes:
+            if not isinstance(node, Node):
+                raise SpecError(f"nodes must be Node objects (got {type(node).__name__})")
+            if node.name in self._nodes:
+                raise SpecError(f"node {node.name!r} is listed twice")
+            self._nodes[node.name] = node
+        for node in self._nodes.values():
+            for p in node.parents:
+                if p not in self._nodes:
+                    raise SpecError(
+                        f"node {node.name!r}: parent {p!r} is not a node; nodes are {list(self._nodes)}"
+                    )
+            if node.name in node.parents or len(set(node.parents)) != len(node.parents):
+                raise SpecError(
+                    f"node {node.name!r}: parents must be distinct other nodes (got {list(node.parents)})"
+                )
+        self._order = self._toposort()
+        self._cpds: dict[str, np.ndarray] = {}
+        for key, value in (cpds or {}).items():
+            if key not in self._nodes:
+                raise SpecError(
+                    f"CPD given for unknown node {key!r}; nodes are {list(self._nodes)}"
+                )
+            self._cpds[key] = self._check_cpd(key, value)
+
+    def _toposort(self) -> tuple[str, ...]:
+        indeg = {n: len(node.parents) for n, node in self._nodes.items()}
+        children: dict[str, list[str]] = {n: [] for n in self._nodes}
+        for n, node in self._nodes.items():
+            for p in node.parents:
+                children[p].append(n)
+        ready = [n for n in self._nodes if indeg[n] == 0]
+        order = []
+        while ready:
+            n = ready.pop(0)
+            order.append(n)
+            for c in children[n]:
+                indeg[c] -= 1
+                if indeg[c] == 0:
+                    ready.append(c)
+        if len(order) != len(self._nodes):
+            cyclic = sorted(n for n in self._nodes if n not in order)
+            raise SpecError(f"the graph has a directed cycle through {cyclic}")
+        return tuple(order)
+
+    def _check_cpd(self, name: str, value) -> np.ndarray:
+        k, j = self.cardinality(name), self.n_configurations(name)
+        arr = np.array(value, dtype=np.float64)
+        if arr.size != k * j:
+            raise SpecError(
+                f"node {name!r}: CPD must have K x J = {k} x {j} = {k * j} entries (got {arr.size})"
+            )
+        arr = arr.reshape(k, j)
+        if not np.all(np.isfinite(arr)) or np.any(arr < 0):
+            raise SpecError(f"node {name!r}: CPD entries must be finite and >= 0")
+        sums = arr.sum(axis=0)
+        bad = np.flatnonzero(np.abs(sums - 1.0) > _SUM_TOL)
+        if bad.size:
+            raise SpecError(
+                f"node {name!r}: CPD column {bad[0]} (parent configuration) sums to "
+                f"{sums[bad[0]]:.6g}, not 1; rows are the node's states, columns its parent "
+                "configurations (last parent fastest)"
+            )
+        return arr
+
+    # -- structure ---------------------------------------------------------------------
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Node names in the order they were given."""
+        return tuple(self._nodes)
+
+    @property
+    def topological_order(self) -> tuple[str, ...]:
+        """Node names, every parent before its children."""
+        return self._order
+
+    def node(self, name: str) -> Node:
+        """The :class:`Node` called ``name``."""
+        try:
+            return self._nodes[name]
+        except KeyError:
+            raise SpecError(f"no node {name!r}; nodes are {list(self._nodes)}") from None
+
+    def parents(self, name: str) -> tuple[str, ...]:
+        """Pa_i, in CPD column order."""
+        return self.node(name).parents
+
+    def cardinality(self, name: str) -> int:
+        """K_i."""
+        return self.node(name).cardinality
+
+    @property
+    def cardinalities(self) -> dict[str, int]:
+        """K_i of every node."""
+        return {n: node.cardinality for n, node in self._nodes.items()}
+
+    def n_configurations(self, name: str) -> int:
+        """J_i = prod of the parents' cardinalities."""
+        return int(np.prod([self.cardinality(p) for p in self.parents(name)], dtype=np.int64))
+
+    def family(self, name: str) -> tuple[str, ...]:
+        """``(X_i, Pa_i(1), ..., Pa_i(Q))``: the axes of N_ijk."""
+        return (name, *self.parents(name))
+
+    # -- parameters --------------------------------------------------------------------
+    def has_cpd(self, name: str) -> bool:
+        return name in self._cpds
+
+    @property
+    def is_complete(self) -> bool:
+        """True when every node has a CPD."""
+        return len(self._cpds) == len(self._nodes)
+
+    def cpd(self, name: str) -> np.ndarray:
+        """The ``(K_i, J_i)`` CPD of ``name`` (a copy)."""
+        self.node(name)
+        if name not in self._cpds:
+            raise SpecError(f"node {name!r} has no CPD in network {self.name!r}")
+        return self._cpds[name].copy()
+
+    def cpd_tensor(self, name: str) -> np.ndarray:
+        """The CPD reshaped to ``(K_i, K_Pa(1), ..., K_Pa(Q))``."""
+        shape = tuple(self.cardinality(v) for v in self.family(name))
+        return self.cpd(name).reshape(shape)
+
+    @property
+    def cpds(self) -> dict[str, np.ndarray]:
+        """All CPDs present, by node (copies)."""
+        return {n: c.copy() for n, c in self._cpds.items()}
+
+    def with_cpds(self, cpds: Mapping[str, object], name: str | None = None) -> BayesNet:
+        """A new network with the same structure and these CPDs replacing or adding to ours."""
+        merged = {**self._cpds, **dict(cpds)}
+        return BayesNet(list(self._nodes.values()), merged, name=name or self.name)
+
+    def structure(self) -> BayesNet:
+        """The same network without any CPD."""
+        return BayesNet(list(self._nodes.values()), name=self.name)
+
+    @property
+    def n_parameters(self) -> int:
+        """Free parameters: sum of (K_i - 1) J_i."""
+        return int(sum((self.cardinality(n) - 1) * self.n_configurations(n) for n in self._nodes))
+
+    # -- serialisation -----------------------------------------------------------------
+    def to_dict(self) -> dict:
+        """The ``ppdm-bn/1`` dictionary (JSON/YAML-ready)."""
+        nodes = []
+        for n, node in self._nodes.items():
+            entry: dict = {"name": n, "states": list(node.states), "parents": list(node.parents)}
+            if n in self._cpds:
+                entry["cpd"] = self._cpds[n].tolist()
+            nodes.append(entry)
+        return {"format": NETWORK_FORMAT, "name": self.name, "nodes": nodes}
+
+    @classmethod
+    def from_dict(cls, spec: Mapping) -> BayesNet:
+        """Build a network from a ``ppdm-bn/1`` dictionary."""
+        if not isinstance(spec, Mapping):
+            raise SpecError(f"a network spec must be a mapping (got {type(spec).__name__})")
+        fmt = spec.get("format", NETWORK_FORMAT)
+        if fmt != NETWORK_FORMAT:
+            raise SpecError(f"network format must be {NETWORK_FORMAT!r} (got {fmt!r})")
+        entries = spec.get("nodes")
+        if not isinstance(entries, list) or not entries:
+            raise SpecError("a network spec needs a non-empty list 'nodes'")
+        nodes, cpds = [], {}
+        for i, entry in enumerate(entries):
+            if not isinstance(entry, Mapping) or "name" not in entry:
+                raise SpecError(f"nodes[{i}] must be a mapping with a 'name' (got {entry!r})")
+            unknown = set(entry) - {"name", "states", "parents", "cpd"}
+            if unknown:
+                raise SpecError(
+                    f"node {entry['name']!r}: unknown keys {sorted(unknown)}; "
+                    "allowed: name, states, parents, cpd"
+                )
+            name = str(entry["name"])
+            parents = entry.get("parents") or []
+            if not isinstance(parents, list):
+                raise SpecError(f"node {name!r}: parents must be a list (got {parents!r})")
+            nodes.append(Node(name, _states(entry.get("states"), name), tuple(map(str, parents))))
+            if entry.get("cpd") is not None:
+                cpds[name] = entry["cpd"]
+        return cls(nodes, cpds, name=str(spec.get("name", "bn")))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, BayesNet):
+            return NotImplemented
+        return (
+            self._nodes == other._nodes
+            and self._cpds.keys() == other._cpds.keys()
+            and all(np.array_equal(self._cpds[k], other._cpds[k]) for k in self._cpds)
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (
+            f"BayesNet(name={self.name!r}, nodes={len(self._nodes)}, "
+            f"cpds={len(self._cpds)}/{len(self._nodes)})"
+        )
+
+
+def read_mapping(path: str | os.PathLike) -> dict:
+    """Parse a JSON or YAML file (by extension) into a Python object."""
+    path = Path(path)
+    text = path.read_text()
+    suffix = path.suffix.lower()
+    try:
+        if suffix in (".yaml", ".yml"):
+            import yaml
+
+            return yaml.safe_load(text)
+        if suffix == ".json":
+            return json.loads(text)
+    except (json.JSONDecodeError, ValueError) as exc:
+        raise SpecError(f"cannot parse {str(path)!r}: {exc}") from None
+    raise SpecError(f"cannot tell the format of {str(path)!r}: use .json, .yaml or .yml")
+
+
+def read_network(path: str | os.PathLike) -> BayesNet:
+    """Read a ``ppdm-bn/1`` network from a JSON or YAML file.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> net = BayesNet([Node("A", ("0", "1"))], {"A": [0.5, 0.5]})
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "a.yaml"
+    >>> write_network(net, p); read_network(p) == net
+    True
+    """
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"network file {str(path)!r} does not exist")
+    return BayesNet.from_dict(read_mapping(path))
+
+
+def write_network(net: BayesNet, path: str | os.PathLike, fmt: str | None = None) -> None:
+    """Write ``net`` as JSON or YAML (``fmt``, else by the file extension)."""
+    path = Path(path)
+    suffix = "." + fmt.lower().lstrip(".") if fmt else path.suffix.lower()
+    if suffix in (".yaml", ".yml"):
+        import yaml
+
+        path.write_text(yaml.safe_dump(net.to_dict(), sort_keys=False))
+    elif suffix == ".json":
+        path.write_text(json.dumps(net.to_dict(), indent=2) + "\n")
+    else:
+        raise SpecError(f"cannot tell the format of {str(path)!r}: use .json, .yaml or .yml")

@@ -1,0 +1,518 @@
+"""Post randomization (PRAM) schemes for the variables of a Bayesian network.
+
+A :class:`PramScheme` lists the variables a party holds (with their cardinalities) and
+which of them are randomized, and how:
+
+- one variable with its own matrix: binary / ternary symmetric channels, the general
+  binary channel of Fig. 1(a) (``p1 = P(0 -> 1)``, ``p2 = P(1 -> 0)``), a gamma-diagonal
+  or any explicit column-stochastic matrix;
+- grouped categories: a block-diagonal matrix, values only move inside their group;
+- several variables randomized *simultaneously*, as one combined variable whose code is
+  ``ravel_multi_index`` of the members' codes (last member fastest);
+- variables listed in no group are not randomized (non-uniform randomization).
+
+Matrices follow :mod:`ppdm.matrix`: ``M[h, k] = P(k -> h)``, i.e. the transpose of the
+paper's ``P^i`` (``p_lm = P(X~ = m | X = l)``).
+
+Scheme file (JSON or YAML)::
+
+    party: site1
+    variables: {A: 2, T: 2, L: 3}
+    randomize:
+      - variables: [A]
+        matrix: {kind: symmetric-binary, p: 0.25}
+      - variables: [L]
+        matrix: {kind: symmetric-ternary, p: 0.3}
+      - variables: [C]
+        matrix: {kind: binary, p1: 0.1, p2: 0.25}
+      - variables: [E, X]                  # simultaneous: a 4 x 4 matrix
+        matrix: {kind: explicit, matrix: [[...], ...]}
+      - variables: [B]
+        matrix: {kind: block-diagonal, groups: [[0, 1], [2]], p: 0.2}
+
+References
+----------
+Ma & Sivakumar, Sec. 3 (schemes, gamma, K) and Sec. 5 cases (a)-(d).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..exceptions import MatrixError, SpecError
+from ..matrix import (
+    ExplicitMatrix,
+    PerturbationMatrix,
+    block_diagonal,
+    matrix_from_spec,
+    symmetric_binary,
+    symmetric_channel,
+)
+from ..privacy import RHO1_LEVELS, anonymity_k, rho2_from_gamma
+from ..random import RandomState, release_streams
+
+__all__ = [
+    "binary_randomization",
+    "grouped_symmetric",
+    "scheme_matrix",
+    "marginal_matrix",
+    "Randomization",
+    "PramScheme",
+]
+
+_SEPARABLE_TOL = 1e-9
+
+
+def binary_randomization(p1: float, p2: float) -> ExplicitMatrix:
+    """The general binary channel of Fig. 1(a): ``0 -> 1`` w.p. ``p1``, ``1 -> 0`` w.p. ``p2``.
+
+    Parameters
+    ----------
+    p1, p2 : float
+        In [0, 1], with ``p1 + p2 != 1`` (else the matrix is singular).
+
+    Examples
+    --------
+    >>> binary_randomization(0.1, 0.25).dense().tolist()
+    [[0.9, 0.25], [0.1, 0.75]]
+
+    References
+    ----------
+    Ma & Sivakumar, Sec. 3, Fig. 1(a); Table 1 (C and F).
+    """
+    for name, v in (("p1", p1), ("p2", p2)):
+        if not 0.0 <= float(v) <= 1.0:
+            raise MatrixError(f"{name} must be in [0, 1] (got {v!r})")
+    if abs(p1 + p2 - 1.0) < 1e-12:
+        raise MatrixError(f"p1 + p2 must not be 1 (got {p1} + {p2}): the matrix would be singular")
+    m = np.array([[1.0 - p1, p2], [p1, 1.0 - p2]])
+    return ExplicitMatrix(m, kind="binary", meta={"p1": float(p1), "p2": float(p2)})
+
+
+def grouped_symmetric(n_values: int, groups: Sequence[Sequence[int]], p: float) -> ExplicitMatrix:
+    """Grouped categories: a symmetric channel of level ``p`` inside each group of codes.
+
+    Groups of one code are left unchanged. The matrix is block-diagonal up to a
+    permutation of the codes.
+
+    Examples
+    --------
+    >>> grouped_symmetric(3, [[0, 2], [1]], 0.2).dense().round(2).tolist()
+    [[0.8, 0.0, 0.2], [0.0, 1.0, 0.0], [0.2, 0.0, 0.8]]
+
+    References
+    ----------
+    Ma & Sivakumar, Sec. 3 (partitioning the K_i categories into groups).
+    """
+    order = [int(c) for g in groups for c in g]
+    if sorted(order) != list(range(n_values)):
+        raise MatrixError(
+            f"groups must partition the codes 0..{n_values - 1} (got {[list(g) for g in groups]})"
+        )
+    blocks = [
+        np.ones((1, 1)) if len(g) == 1 else symmetric_channel(len(g), p).dense() for g in groups
+    ]
+    m = block_diagonal(blocks, order=order)
+    return ExplicitMatrix(
+        m.dense(),
+        kind="block-diagonal",
+        meta={"groups": [[int(c) for c in g] for g in groups], "p": float(p)},
+    )
+
+
+def scheme_matrix(spec: Mapping, n_values: int) -> PerturbationMatrix:
+    """A matrix from a scheme entry, with the shorthand kinds of the scheme file.
+
+    Kinds: ``symmetric-binary`` (``p``), ``symmetric-ternary`` / ``symmetric`` (``p``, the
+    total probability of changing), ``binary`` (``p1``, ``p2``), ``gamma-diagonal``
+    (``gamma``), ``block-diagonal`` (``groups`` and ``p``), ``identity``, or any entry with
+    an explicit ``matrix``.
+
+    Examples
+    --------
+    >>> scheme_matrix({"kind": "symmetric-binary", "p": 0.25}, 2).amplification()
+    3.0
+    """
+    if not isinstance(spec, Mapping):
+        raise SpecError(f"a matrix entry must be a mapping (got {spec!r})")
+    kind = spec.get("kind")
+    try:
+        if "matrix" in spec or kind in ("gamma-diagonal", "identity"):
+            return matrix_from_spec(dict(spec), n_values)
+        if kind == "symmetric-binary":
+            _need_n(kind, 2, n_values)
+            return symmetric_binary(float(spec["p"]))
+        if kind == "symmetric-ternary":
+            _need_n(kind, 3, n_values)
+            return symmetric_channel(3, float(spec["p"]))
+        if kind == "symmetric":
+            return symmetric_channel(n_values, float(spec["p"]))
+        if kind == "binary":
+            _need_n(kind, 2, n_values)
+            return binary_randomization(float(spec["p1"]), float(spec["p2"]))
+        if kind == "block-diagonal":
+            return grouped_symmetric(n_values, spec["groups"], float(spec["p"]))
+    except KeyError as exc:
+        raise SpecError(
+            f"matrix kind {kind!r} needs the key {exc.args[0]!r} (got {dict(spec)})"
+        ) from None
+    raise SpecError(
+        f"matrix kind must be one of symmetric-binary, symmetric-ternary, symmetric, binary, "
+        f"gamma-diagonal, block-diagonal, identity, or carry an explicit 'matrix' (got {kind!r})"
+    )
+
+
+def _need_n(kind: str, n: int, n_values: int) -> None:
+    if n_values != n:
+        raise SpecError(f"a {kind} matrix needs {n} values but the variable has {n_values}")
+
+
+def marginal_matrix(
+    matrix: PerturbationMatrix, cardinalities: Sequence[int], keep: Sequence[int]
+) -> ExplicitMatrix:
+    """Marginal transition matrix of some members of a simultaneously randomized group.
+
+    For case (d), where ``X_i`` is randomized together with a non-parent, the miner
+    needs ``P(X~_keep | X_keep)``. It exists (is free of the data) when the randomized
+    kept members do not depend on the dropped members' original values; then it is the
+    sum of ``M`` over the dropped members' randomized values.
+
+    Parameters
+    ----------
+    matrix : PerturbationMatrix
+        The group's matrix over combined codes (last member fastest).
+    cardinalities : sequence of int
+        The members' cardinalities, in group order.
+    keep : sequence of int
+        Positions of the members to keep.
+
+    Returns
+    -------
+    ExplicitMatrix
+        Over the kept members' combined codes.
+
+    Raises
+    ------
+    MatrixError
+        When the kept members' randomization depends on a dropped member's value: the
+        miner must then use the combined variable (as :mod:`ppdm.bayesnet.estimation` does).
+
+    Examples
+    --------
+    >>> from ppdm.matrix import symmetric_binary, KroneckerMatrix, ExplicitMatrix
+    >>> m = ExplicitMatrix(np.kron(symmetric_binary(0.2).dense(), symmetric_binary(0.1).dense()))
+    >>> marginal_matrix(m, [2, 2], [0]).dense().tolist()
+    [[0.8, 0.2], [0.2, 0.8]]
+
+    References
+    ----------
+    Ma & Sivakumar, Sec. 5, case (d).
+    """
+    cards = [int(c) for c in cardinalities]
+    q = len(cards)
+    keep = sorted(int(k) for k in keep)
+    if not keep or len(set(keep)) != len(keep) or any(not 0 <= k < q for k in keep):
+        raise MatrixError(f"keep must be distinct positions in 0..{q - 1} (got {keep})")
+    drop = [i for i in range(q) if i not in keep]
+    t = matrix.dense().reshape(cards + cards)  # (out_1..out_q, in_1..in_q)
+    t = t.sum(axis=tuple(drop))  # sum over dropped randomized values
+    # remaining axes: kept outputs (in order), then all q inputs
+    in_axes = list(range(len(keep), len(keep) + q))
+    t = np.moveaxis(t, [in_axes[i] for i in keep], list(range(len(keep), 2 * len(keep))))
+    kept_size = int(np.prod([cards[i] for i in keep]))
+    t = t.reshape(kept_size, kept_size, -1)
+    if np.max(np.abs(t - t[:, :, :1])) > _SEPARABLE_TOL:
+        raise MatrixError(
+            "the kept members' randomization depends on the dropped members' values, so "
+            "their marginal matrix is not defined; estimate with the combined variable"
+        )
+    return ExplicitMatrix(t[:, :, 0], kind="marginal")
+
+
+class Randomization:
+    """One randomized unit: a variable, or a group randomized simultaneously.
+
+    Parameters
+    ----------
+    variables : sequence of str
+    cardinalities : sequence of int
+    matrix : PerturbationMatrix
+        Over the combined codes (size ``prod(cardinalities)``).
+
+    Examples
+    --------
+    >>> r = Randomization(["A"], [2], symmetric_binary(0.25))
+    >>> r.n_values, r.anonymity
+    (2, 2)
+    """
+
+    def __init__(
+        self, variables: Sequence[str], cardinalities: Sequence[int], matrix: PerturbationMatrix
+    ) -> None:
+        self.variables = tuple(str(v) for v in variables)
+        self.cardinalities = tuple(int(c) for c in cardinalities)
+        if not self.variables or len(set(self.variables)) != len(self.variables):
+            raise SpecError(f"a randomized group needs distinct variables (got {variables!r})")
+        n = int(np.prod(self.cardinalities))
+        if matrix.n_values != n:
+            raise SpecError(
+                f"the matrix of {list(self.variables)} is {matrix.n_values} x {matrix.n_values} "
+                f"but the combined variable has {n} values"
+            )
+        self.matrix = matrix
+
+    @property
+    def n_values(self) -> int:
+        return self.matrix.n_values
+
+    @property
+    def gamma(self) -> float:
+        """Amplification of the (combined) variable."""
+        return self.matrix.amplification()
+
+    @property
+    def anonymity(self) -> int:
+        """Ma & Sivakumar's K."""
+        return anonymity_k(self.matrix)
+
+    def combine(self, frame: pd.DataFrame) -> np.ndarray:
+        """Combined codes of the members (last member fastest)."""
+        code = np.zeros(len(frame), dtype=np.int64)
+        for v, k in zip(self.variables, self.cardinalities):
+            code *= k
+            code += frame[v].to_numpy(dtype=np.int64)
+        return code
+
+    def split(self, code: np.ndarray) -> list[np.ndarray]:
+        """Member codes of combined codes."""
+        return list(np.unravel_index(np.asarray(code, dtype=np.int64), self.cardinalities))
+
+    def to_spec(self) -> dict:
+        return {"variables": list(self.variables), "matrix": self.matrix.to_spec()}
+
+    def __repr__(self) -> str:
+        return f"Randomization({list(self.variables)}, {self.matrix!r})"
+
+
+class PramScheme:
+    """The variables of a data set, their cardinalities and how each is randomized.
+
+    Parameters
+    ----------
+    cardinalities : mapping of str to int
+        Every variable of the data set (randomized or not) and its K_i.
+    randomizations : sequence of Randomization, or of ``(variables, matrix)`` pairs
+        Disjoint groups; variables in none of them are released unchanged.
+
+    Examples
+    --------
+    >>> s = PramScheme({"A": 2, "S": 2}, [(["A"], symmetric_binary(0.25))])
+    >>> s.randomized_variables, s.is_randomized("S")
+    (('A',), False)
+
+    References
+    ----------
+    Ma & Sivakumar, Sec. 3 (uniform, non-uniform, grouped and simultaneous PRAM).
+    """
+
+    def __init__(self, cardinalities: Mapping[str, int], randomizations: Sequence = ()) -> None:
+        self.cardinalities = {}
+        for v, k in dict(cardinalities).items():
+            if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 2:
+                raise SpecError(f"variable {v!r}: cardinality must be an integer >= 2 (got {k!r})")
+            self.cardinalities[str(v)] = int(k)
+        self.randomizations: list[Randomization] = []
+        seen: dict[str, int] = {}
+        for i, r in enumerate(randomizations):
+            if not isinstance(r, Randomization):
+                variables, matrix = r
+                for v in variables:
+                    if v not in self.cardinalities:
+                        raise SpecError(
+                            f"randomized variable {v!r} is not among the variables "
+                            f"{list(self.cardinalities)}"
+                        )
+                r = Randomization(variables, [self.cardinalities[v] for v in variables], matrix)
+            for v, k in zip(r.variables, r.cardinalities):
+                if self.cardinalities.get(v) != k:
+                    raise SpecError(
+                        f"randomized variable {v!r} has cardinality {k} but the scheme says "
+                        f"{self.cardinalities.get(v)}"
+                    )
+                if v in seen:
+                    raise SpecError(
+                        f"variable {v!r} is in two randomized groups ({seen[v]} and {i})"
+                    )
+                seen[v] = i
+            self.randomizations.append(r)
+        self._group = seen
+
+    @property
+    def variables(self) -> tuple[str, ...]:
+        return tuple(self.cardinalities)
+
+    @property
+    def randomized_variables(self) -> tuple[str, ...]:
+        return tuple(v for r in self.randomizations for v in r.variables)
+
+    def is_randomized(self, variable: str) -> bool:
+        return variable in self._group
+
+    def randomization_of(self, variable: str) -> Randomization | None:
+        """The group ``variable`` is randomized in, or None."""
+        i = self._group.get(variable)
+        return None if i is None else self.randomizations[i]
+
+    # -- releasing ---------------------------------------------------------------------
+    def randomize(self, frame: pd.DataFrame, random_state: RandomState = None) -> pd.DataFrame:
+        """Post-randomize ``frame`` (state codes): one CSPRNG stream per group.
+
+        Every record and every (combined) variable is randomized independently, with
+        O(1) work per value (alias sampling). ``random_state=None`` uses AES-counter
+        streams keyed from OS entropy, as a release must; a seed is for experiments.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The scheme's variables, in scheme order; randomized ones replaced.
+
+        References
+        ----------
+        Ma & Sivakumar, Sec. 4, step (1) of both models.
+        """
+        self.check_frame(frame)
+        out = {v: frame[v].to_numpy() for v in self.variables}
+        if self.randomizations:
+            streams = release_streams(random_state, len(self.randomizations), warn=False)
+            for r, rng in zip(self.randomizations, streams):
+                code = r.combine(frame)
+                new = r.matrix.sample(code, rng.random(len(frame)))
+                for v, c in zip(r.variables, r.split(new)):
+                    out[v] = c.astype(frame[v].dtype)
+        return pd.DataFrame(out, index=frame.index)
+
+    def check_frame(self, frame: pd.DataFrame) -> None:
+        """Check that ``frame`` holds every variable as integer codes ``0..K-1``."""
+        missing = [v for v in self.variables if v not in frame.columns]
+        if missing:
+            raise SpecError(f"the data has no column for {missing}; it has {list(frame.columns)}")
+        for v, k in self.cardinalities.items():
+            col = frame[v]
+            if not pd.api.types.is_integer_dtype(col.dtype):
+                raise SpecError(
+                    f"column {v!r} must hold integer state codes 0..{k - 1} (got dtype {col.dtype})"
+                )
+            if len(col) and (col.min() < 0 or col.max() >= k):
+                raise SpecError(
+                    f"column {v!r} must hold codes 0..{k - 1} (got values "
+                    f"{int(col.min())}..{int(col.max())})"
+                )
+
+    def subset(self, variables: Sequence[str]) -> PramScheme:
+        """The scheme restricted to ``variables`` plus whole groups they are randomized in."""
+        wanted = []
+        for v in variables:
+            if v not in self.cardinalities:
+                raise SpecError(f"variable {v!r} is not in the scheme {list(self.variables)}")
+            r = self.randomization_of(v)
+            for m in r.variables if r is not None else (v,):
+                if m not in wanted:
+                    wanted.append(m)
+        groups = [r for r in self.randomizations if r.variables[0] in wanted]
+        return PramScheme({v: self.cardinalities[v] for v in wanted}, groups)
+
+    @staticmethod
+    def merge(schemes: Sequence[PramScheme]) -> PramScheme:
+        """One scheme over the (disjoint) variables of several."""
+        cards: dict[str, int] = {}
+        groups: list[Randomization] = []
+        for s in schemes:
+            for v, k in s.cardinalities.items():
+                if v in cards:
+                    raise SpecError(f"variable {v!r} appears in two releases")
+                cards[v] = k
+            groups.extend(s.randomizations)
+        return PramScheme(cards, groups)
+
+    # -- privacy -----------------------------------------------------------------------
+    def privacy(self) -> pd.DataFrame:
+        """Privacy per variable: gamma, rho1-to-rho2 at :data:`RHO1_LEVELS`, and K.
+
+        A member of a simultaneous group reports the group's figures (the combined
+        variable is what is released); ``marginal_gamma`` is its own marginal
+        channel's gamma when that is defined. Unrandomized variables have
+        ``gamma = inf`` and ``K = 1``.
+
+        References
+        ----------
+        Ma & Sivakumar, Sec. 3 (gamma after Evfimievski et al., and K).
+        """
+        rows = []
+        for v in self.variables:
+            r = self.randomization_of(v)
+            row: dict = {"variable": v, "randomized": r is not None}
+            if r is None:
+                row.update(group=v, kind="none", gamma=math.inf, marginal_gamma=math.inf, K=1)
+            else:
+                marg = r.gamma
+                if len(r.variables) > 1:
+                    try:
+                        marg = marginal_matrix(
+                            r.matrix, r.cardinalities, [r.variables.index(v)]
+                        ).amplification()
+                    except MatrixError:
+                        marg = float("nan")
+                row.update(
+                    group="+".join(r.variables),
+                    kind=r.matrix.kind,
+                    gamma=r.gamma,
+                    marginal_gamma=marg,
+                    K=r.anonymity,
+                )
+            for rho1 in RHO1_LEVELS:
+                row[f"rho2@{rho1:g}"] = rho2_from_gamma(row["gamma"], rho1)
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    # -- spec --------------------------------------------------------------------------
+    def to_spec(self) -> dict:
+        """``{"variables": {name: K}, "randomize": [...]}`` with full matrices."""
+        return {
+            "variables": dict(self.cardinalities),
+            "randomize": [r.to_spec() for r in self.randomizations],
+        }
+
+    @classmethod
+    def from_spec(cls, spec: Mapping) -> PramScheme:
+        """Build a scheme from its dictionary (a scheme file or a release's spec)."""
+        if not isinstance(spec, Mapping) or not isinstance(spec.get("variables"), Mapping):
+            raise SpecError("a scheme needs a mapping 'variables' of name -> cardinality")
+        cards = dict(spec["variables"])
+        groups = []
+        for i, entry in enumerate(spec.get("randomize") or []):
+            if not isinstance(entry, Mapping) or "variables" not in entry or "matrix" not in entry:
+                raise SpecError(f"randomize[{i}] needs 'variables' and 'matrix' (got {entry!r})")
+            variables = [str(v) for v in entry["variables"]]
+            unknown = [v for v in variables if v not in cards]
+            if unknown:
+                raise SpecError(
+                    f"randomize[{i}]: variables {unknown} are not in 'variables' {list(cards)}"
+                )
+            n = int(np.prod([cards[v] for v in variables]))
+            groups.append((variables, scheme_matrix(entry["matrix"], n)))
+        return cls(cards, groups)
+
+    @classmethod
+    def unrandomized(cls, cardinalities: Mapping[str, int]) -> PramScheme:
+        """A scheme that releases every variable unchanged."""
+        return cls(cardinalities, [])
+
+    def __repr__(self) -> str:
+        return (
+            f"PramScheme(variables={list(self.variables)}, "
+            f"randomized={[list(r.variables) for r in self.randomizations]})"
+        )

@@ -1,0 +1,69 @@
+"""``ppdm audit``: the owner attacks a release with the original at hand before publishing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+
+from ._common import fail
+
+
+def audit(
+    release: Path = typer.Argument(..., help="Release directory (substitution, one copy)."),
+    original: Path = typer.Option(
+        ..., "--original", help="The original table the release was made from (.csv/.parquet)."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
+    plot: Path | None = typer.Option(None, "--plot", help="Write a PNG of the audit here."),
+    tolerance: float | None = typer.Option(
+        None,
+        "--tolerance",
+        help="A numeric guess within T of the original counts as recovered (default: one bin width).",
+    ),
+    rho: tuple[float, float] = typer.Option(
+        (0.1, 0.5), "--rho", help="Policy rho1 rho2: no property of prior rho1 may reach rho2."
+    ),
+    alpha: float = typer.Option(
+        0.001, "--alpha", help="False-alarm probability shared by all counted figures."
+    ),
+    seed: int = typer.Option(0, "--seed", help="Seed of the repeated-perturbation attack."),
+) -> None:
+    """Attack a release, compare with the prior-only guess and the rho1-to-rho2 bound.
+
+    Exits 0 when every figure is within the policy's bounds, 1 when a bound is
+    exceeded (so it can gate a publication script), 2 on bad input.
+    """
+    from ..attacks.audit import audit_release, format_audit, plot_audit
+
+    if not release.is_dir():
+        fail(f"release directory {str(release)!r} does not exist")
+    if not original.exists():
+        fail(f"--original file {str(original)!r} does not exist")
+    if tolerance is not None and not tolerance >= 0:
+        fail(f"--tolerance must be >= 0 (got {tolerance})")
+    if not 0 < rho[0] < rho[1] < 1:
+        fail(f"--rho needs 0 < rho1 < rho2 < 1 (got {rho[0]} {rho[1]})")
+    if not 0 < alpha < 1:
+        fail(f"--alpha must be in (0, 1) (got {alpha})")
+    if plot is not None and plot.suffix.lower() != ".png":
+        fail(f"--plot must name a .png file (got {str(plot)!r})")
+    try:
+        report = audit_release(
+            release, original, tolerance=tolerance, rho=rho, alpha=alpha, random_state=seed
+        )
+    except (ValueError, FileNotFoundError) as exc:
+        fail(str(exc))
+    if plot is not None:
+        plot_audit(report, plot)
+    if as_json:
+        typer.echo(json.dumps(report, indent=2))
+    else:
+        typer.echo(format_audit(report), nl=False)
+    if not report["passed"]:
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("audit")(audit)

@@ -1,0 +1,238 @@
+"""``ppdm bn``: Bayesian networks from post-randomized data (Ma & Sivakumar)."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import typer
+
+from ._common import atomic_dir, atomic_path, fail
+
+bn_app = typer.Typer(
+    help="Bayesian-network parameters from post-randomized data (Ma & Sivakumar).",
+    no_args_is_help=True,
+)
+
+_REPRODUCTIONS = ("bn-table2", "bn-privacy-accuracy", "bn-sample-size")
+
+
+def _read_net(path: Path):
+    from ..bayesnet.network import read_network
+
+    try:
+        return read_network(path)
+    except (ValueError, FileNotFoundError) as exc:
+        fail(f"NET {str(path)!r}: {exc}")
+
+
+def _parse_prior(prior: str | None) -> float | None:
+    if prior is None:
+        return None
+    kind, _, value = prior.partition(":")
+    try:
+        alpha = float(value)
+    except ValueError:
+        alpha = float("nan")
+    if kind != "dirichlet" or not alpha > 0:
+        fail(f"--prior must look like dirichlet:ALPHA with ALPHA > 0 (got {prior!r})")
+    return alpha
+
+
+@bn_app.command("sample")
+def sample(
+    net: Path = typer.Argument(..., help="Network file (JSON/YAML, ppdm-bn/1) with every CPD."),
+    n: int = typer.Option(..., "--n", help="Number of records (>= 1)."),
+    out: Path = typer.Option(..., "--out", help="Output table: .csv or .parquet (state codes)."),
+    seed: int | None = typer.Option(None, "--seed", help="Seed for a reproducible sample."),
+) -> None:
+    """Draw N records from a network by forward sampling (one integer code column per node)."""
+    from ..bayesnet.sampling import forward_sample
+    from ..io import table_format, write_table
+
+    if n < 1:
+        fail(f"--n must be >= 1 (got {n})")
+    try:
+        fmt = table_format(out)
+    except ValueError as exc:
+        fail(f"--out: {exc}")
+    if fmt == "arff":
+        fail("--out must be .csv or .parquet")
+    network = _read_net(net)
+    if not network.is_complete:
+        missing = [v for v in network.names if not network.has_cpd(v)]
+        fail(f"NET {str(net)!r} has no CPD for {missing}; sampling needs every CPD")
+    frame = forward_sample(network, n, random_state=seed)
+    with atomic_path(out) as tmp:
+        write_table(frame, tmp, fmt=fmt)
+    typer.echo(f"wrote {n} records of {len(network.names)} variables to {out}")
+
+
+@bn_app.command("randomize")
+def randomize(
+    data: Path = typer.Argument(..., help="Table of state codes (.csv or .parquet)."),
+    scheme: Path = typer.Option(
+        ..., "--scheme", help="Scheme file (JSON/YAML): variables, randomize groups, party."
+    ),
+    out: Path = typer.Option(..., "--out", help="Release directory to write."),
+    fmt: str = typer.Option("parquet", "--format", help="Data file format: parquet or csv."),
+    seed: int | None = typer.Option(
+        None, "--seed", help="Seed (experiments only: a seeded release can be undone)."
+    ),
+) -> None:
+    """Post-randomize a party's columns and write a release (data file + release.json)."""
+    from ..bayesnet.network import read_mapping
+    from ..bayesnet.parties import Release, write_release
+    from ..bayesnet.pram import PramScheme
+    from ..exceptions import SeededReleaseWarning
+    from ..io import read_table
+
+    if fmt not in ("parquet", "csv"):
+        fail(f"--format must be parquet or csv (got {fmt!r})")
+    if not scheme.exists():
+        fail(f"--scheme file {str(scheme)!r} does not exist")
+    try:
+        spec = read_mapping(scheme)
+        pram = PramScheme.from_spec(spec)
+    except ValueError as exc:
+        fail(f"--scheme {str(scheme)!r}: {exc}")
+    try:
+        frame = read_table(data)
+        pram.check_frame(frame)
+    except (ValueError, FileNotFoundError) as exc:
+        fail(f"DATA {str(data)!r}: {exc}")
+    if seed is not None:
+        warnings.warn(
+            "this release is drawn from a seeded generator: anyone who knows the seed can "
+            "reproduce the randomization; use seeds for experiments only",
+            SeededReleaseWarning,
+            stacklevel=1,
+        )
+    released = pram.randomize(frame[list(pram.variables)], random_state=seed)
+    party = str(spec.get("party") or data.stem)
+    rel = Release(party, released, pram, spec.get("recipient"))
+    with atomic_dir(out) as tmp:
+        write_release(rel, tmp, fmt=fmt)
+    typer.echo(
+        f"wrote release of {len(released)} records to {out} "
+        f"(randomized: {', '.join(pram.randomized_variables) or 'none'})"
+    )
+
+
+@bn_app.command("learn")
+def learn(
+    net: Path = typer.Argument(..., help="Network structure (CPDs optional)."),
+    release: list[Path] = typer.Option(..., "--release", help="Release directory (repeatable)."),
+    model: int = typer.Option(
+        2, "--model", help="1: a party learns its nodes; 2: a miner learns all."
+    ),
+    party: str | None = typer.Option(None, "--party", help="Model 1: the learning party's name."),
+    prior: str | None = typer.Option(
+        None, "--prior", help="MAP with dirichlet:ALPHA (default ML)."
+    ),
+    fix: str = typer.Option("norm-sub", "--fix", help="Negative counts: norm-sub or zero."),
+    out: Path = typer.Option(..., "--out", help="Output network file (.json/.yaml)."),
+    stderr: Path | None = typer.Option(None, "--stderr", help="Also write theta and stderr (CSV)."),
+) -> None:
+    """Estimate CPDs from releases: N_ijk through the Kronecker structure, then ML or MAP.
+
+    Model 2 learns every node from all releases. Model 1 learns the nodes held by
+    --party (its release must be its clean data, e.g. randomized with an empty scheme)
+    from its data and the other parties' randomized parents; CPDs already in NET for
+    other nodes are kept, so parties can chain their outputs to share parameters.
+    """
+    from ..bayesnet.estimation import estimate_parameters
+    from ..bayesnet.network import write_network
+    from ..bayesnet.parties import combine_releases, read_release
+
+    if model not in (1, 2):
+        fail(f"--model must be 1 or 2 (got {model})")
+    if fix not in ("norm-sub", "zero"):
+        fail(f"--fix must be norm-sub or zero (got {fix!r})")
+    alpha = _parse_prior(prior)
+    suffix = out.suffix.lower()
+    if suffix not in (".json", ".yaml", ".yml"):
+        fail(f"--out must end in .json, .yaml or .yml (got {str(out)!r})")
+    structure = _read_net(net)
+    releases = []
+    for d in release:
+        try:
+            releases.append(read_release(d))
+        except (ValueError, FileNotFoundError) as exc:
+            fail(f"--release {str(d)!r}: {exc}")
+    try:
+        frame, scheme = combine_releases(releases)
+    except ValueError as exc:
+        fail(str(exc))
+    if model == 2:
+        nodes = list(structure.topological_order)
+        missing = [v for v in nodes if v not in scheme.cardinalities]
+        if missing:
+            fail(f"model 2 needs every variable; the releases lack {missing}")
+    else:
+        names = [r.party for r in releases]
+        if party is None or party not in names:
+            fail(
+                f"model 1 needs --party naming one of the releases' parties {names} (got {party!r})"
+            )
+        own = next(r for r in releases if r.party == party)
+        if own.scheme.randomized_variables:
+            fail(f"model 1: party {party!r}'s own release must be unrandomized (its clean data)")
+        nodes = [v for v in structure.topological_order if v in own.scheme.cardinalities]
+    try:
+        fit = estimate_parameters(structure, frame, scheme, nodes=nodes, prior=alpha, fix=fix)
+    except ValueError as exc:
+        fail(str(exc))
+    result = structure.with_cpds(fit.network.cpds)
+    with atomic_path(out) as tmp:
+        write_network(result, tmp, fmt=suffix)
+    if stderr is not None:
+        with atomic_path(stderr) as tmp:
+            fit.table().to_csv(tmp, index=False)
+    typer.echo(f"learnt {len(nodes)} CPDs ({'MAP' if alpha else 'ML'}, model {model}) -> {out}")
+
+
+@bn_app.command("compare")
+def compare(
+    net_a: Path = typer.Argument(..., help="Reference network (e.g. learnt from clean data)."),
+    net_b: Path = typer.Argument(..., help="Other network (same structure)."),
+    data: Path = typer.Option(..., "--data", help="Table of state codes giving P(parents)."),
+    out: Path | None = typer.Option(None, "--out", help="Also write the table as CSV."),
+) -> None:
+    """CKL distance per node between two parameter sets (Sec. 6.2), in nats."""
+    from ..bayesnet.ckl import ckl_per_node
+    from ..io import read_table
+
+    a, b = _read_net(net_a), _read_net(net_b)
+    try:
+        frame = read_table(data)
+        table = ckl_per_node(a, b, frame)
+    except (ValueError, FileNotFoundError) as exc:
+        fail(str(exc))
+    for row in table.itertuples():
+        typer.echo(f"{row.node:12s} {row.ckl:.6g}")
+    if out is not None:
+        with atomic_path(out) as tmp:
+            table.to_csv(tmp, index=False)
+
+
+@bn_app.command("reproduce")
+def reproduce(
+    name: str = typer.Argument(..., help=f"One of {', '.join(_REPRODUCTIONS)}."),
+    out: Path = typer.Option(Path("results/bn"), "--out", help="Output directory (CSV + PNG)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the whole run."),
+    quick: bool = typer.Option(False, "--quick", help="Reduced run (CI)."),
+) -> None:
+    """Reproduce Table 2, Fig. 4 or Fig. 5 of Ma & Sivakumar."""
+    from ..bayesnet.experiments import run
+
+    if name not in _REPRODUCTIONS:
+        fail(f"unknown reproduction {name!r}; choose one of {', '.join(_REPRODUCTIONS)}")
+    with atomic_dir(out) as tmp:
+        paths = run(name, tmp, seed=seed, quick=quick)
+    for p in paths:
+        typer.echo(f"wrote {out / Path(p).name}")
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(bn_app, name="bn")

@@ -1,0 +1,374 @@
+"""``C45Classifier``: C4.5 Release 8 as Weka's J48 implements it, as a scikit-learn estimator.
+
+References
+----------
+Quinlan, J. R. (1993). C4.5: Programs for Machine Learning. Morgan Kaufmann.
+Weka J48 (``weka.classifiers.trees.J48``), Weka 3.6.
+"""
+
+from __future__ import annotations
+
+import numbers
+import sys
+from contextlib import contextmanager
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import NotFittedError as _SklearnNotFittedError
+from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.validation import column_or_1d
+
+from ..exceptions import DataError, NotFittedError
+from ._encoding import fit_encoding
+from .builder import grow
+from .pruning import collapse, prune
+from .splitter import TrainingSet
+from .storage import Tree
+
+__all__ = ["C45Classifier"]
+
+
+def _is_bool(v) -> bool:
+    return isinstance(v, (bool, np.bool_))
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, numbers.Real) and not _is_bool(v)
+
+
+#: name -> (test, what it must be).  Checked once, when ``fit`` starts.
+_PARAMETER_CONSTRAINTS = {
+    "confidence": (lambda v: _is_number(v) and 0 < v <= 0.5, "a number in (0, 0.5]"),
+    "min_leaf": (
+        lambda v: isinstance(v, numbers.Integral) and not _is_bool(v) and v >= 1,
+        "an integer >= 1",
+    ),
+    "unpruned": (_is_bool, "True or False"),
+    "subtree_raising": (_is_bool, "True or False"),
+    "collapse_tree": (_is_bool, "True or False"),
+    "use_mdl_correction": (_is_bool, "True or False"),
+    "categorical_features": (
+        lambda v: v is None or (isinstance(v, str) and v == "auto") or not isinstance(v, str),
+        'None, "auto", a list of column names or indices, or a boolean mask',
+    ),
+    "class_weight": (
+        lambda v: v is None or (isinstance(v, str) and v == "balanced") or isinstance(v, dict),
+        'None, "balanced" or a dict {class label: weight}',
+    ),
+}
+
+
+class _NotFitted(NotFittedError, _SklearnNotFittedError):
+    """ppdm's and scikit-learn's not-fitted error at once."""
+
+
+@contextmanager
+def _recursion_room(depth: int):
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, depth))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(old)
+
+
+class C45Classifier(ClassifierMixin, BaseEstimator):
+    """C4.5 decision tree (Release 8), faithful to Weka's J48.
+
+    Gain ratio with the average-gain filter; multiway splits on categorical
+    attributes and binary thresholds on numeric ones (with the MDL correction
+    and J48's threshold rule); a minimum number of instances per leaf;
+    pessimistic pruning with a confidence factor, collapsing and subtree
+    raising; missing values as fractional instances; sample and class weights.
+
+    Parameters map to J48's options:
+
+    ======================  ===========  ==========================================
+    parameter               J48 option   meaning
+    ======================  ===========  ==========================================
+    ``confidence=0.25``     ``-C 0.25``  pruning confidence factor CF
+    ``min_leaf=2``          ``-M 2``     minimum instances per leaf
+    ``unpruned=False``      ``-U``       grow only (collapse still applies)
+    ``subtree_raising``     ``-S``       ``False`` = ``-S`` (no subtree raising)
+    ``collapse_tree``       ``-O``       ``False`` = ``-O`` (Weka >= 3.7 only)
+    ``use_mdl_correction``  ``-J``       ``False`` = ``-J`` (Weka >= 3.7 only)
+    ======================  ===========  ==========================================
+
+    Parameters
+    ----------
+    confidence : float, default=0.25
+        Confidence factor of the pessimistic error estimate, in (0, 0.5]; smaller
+        prunes more.  Used as a 32-bit float, as J48 does.
+    min_leaf : int, default=2
+        Each split must send at least this weight to two of its branches.
+    unpruned : bool, default=False
+        Skip pessimistic pruning.
+    subtree_raising : bool, default=True
+        Let pruning replace a subtree by its largest branch.
+    collapse_tree : bool, default=True
+        Replace subtrees that do not lower the training error by leaves, before pruning.
+    use_mdl_correction : bool, default=True
+        Subtract ``log2(number of candidate thresholds) / N`` from the gain of numeric splits.
+    categorical_features : None, "auto", list of str or int, or bool mask, default=None
+        Which columns are categorical.  None / "auto": DataFrame columns of
+        object, string, category or bool dtype (and every column of a non-numeric
+        array); all other columns are numeric.
+    class_weight : None, "balanced" or dict, default=None
+        Multiplies each instance's weight by its class's weight; "balanced" uses
+        ``n_samples / (n_classes * class_count)``.
+
+    Attributes
+    ----------
+    classes_ : ndarray
+        Class labels, sorted.
+    n_classes_ : int
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when fitted on a DataFrame.
+    categorical_ : ndarray of bool
+        Which columns were treated as categorical.
+    categories_ : list
+        Per column, the categories seen at fit (None for numeric columns).
+    tree_ : Tree
+        The fitted tree as flat arrays.
+
+    Notes
+    -----
+    Differences from J48 are listed in ``docs/tree.md``.  In short: a single
+    class, or features that are all constant, raise :class:`~ppdm.exceptions.DataError`
+    (J48 fits a one-leaf tree); rows with zero weight are ignored; a category
+    not seen at fit is treated as a missing value, with a warning.
+
+    References
+    ----------
+    Quinlan, J. R. (1993). C4.5: Programs for Machine Learning. Morgan Kaufmann.
+    Weka 3.6, ``weka.classifiers.trees.J48`` (Witten & Frank, Data Mining, 2005).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0], [2.0], [3.0], [10.0], [11.0], [12.0]])
+    >>> clf = C45Classifier(min_leaf=1).fit(X, ["a", "a", "a", "b", "b", "b"])
+    >>> clf.predict([[2.5], [11.5]]).tolist()
+    ['a', 'b']
+    """
+
+    def __init__(
+        self,
+        *,
+        confidence: float = 0.25,
+        min_leaf: int = 2,
+        unpruned: bool = False,
+        subtree_raising: bool = True,
+        collapse_tree: bool = True,
+        use_mdl_correction: bool = True,
+        categorical_features=None,
+        class_weight=None,
+    ) -> None:
+        self.confidence = confidence
+        self.min_leaf = min_leaf
+        self.unpruned = unpruned
+        self.subtree_raising = subtree_raising
+        self.collapse_tree = collapse_tree
+        self.use_mdl_correction = use_mdl_correction
+        self.categorical_features = categorical_features
+        self.class_weight = class_weight
+
+    # -- validation --------------------------------------------------------------
+    def _validate_params(self) -> None:
+        for name, (test, what) in _PARAMETER_CONSTRAINTS.items():
+            value = getattr(self, name)
+            if not test(value):
+                raise ValueError(f"{name} must be {what} (got {value!r})")
+
+    def _labels(self, y, n_rows: int):
+        if y is None:
+            raise ValueError("requires y to be passed, but the target y is None")
+        if isinstance(y, (pd.Series, pd.DataFrame)):
+            y = y.to_numpy()
+        y = np.asarray(y)
+        if y.ndim == 2 and y.shape[1] == 1:
+            y = column_or_1d(y, warn=True)
+        if y.ndim != 1:
+            raise DataError(f"y must be 1-D (one label per row); got shape {y.shape}")
+        if y.shape[0] != n_rows:
+            raise DataError(f"X has {n_rows} rows but y has {y.shape[0]} labels")
+        known = ~pd.isna(pd.Series(y)).to_numpy()
+        if y.dtype.kind == "f" and known.any():
+            kind = type_of_target(y[known])
+            if kind == "continuous":
+                raise ValueError(
+                    "Unknown label type: continuous. C45Classifier needs class labels, "
+                    "not a continuous target"
+                )
+        try:
+            classes, codes = np.unique(y[known], return_inverse=True)
+        except TypeError as exc:
+            raise DataError(f"y mixes label types that cannot be sorted: {exc}") from None
+        if classes.size < 2:
+            found = "no labels" if classes.size == 0 else f"the single class {classes[0]!r}"
+            raise DataError(f"y has {found}; a classifier needs at least two classes to learn from")
+        return classes, codes, known
+
+    def _weights(self, sample_weight, classes, codes, n_rows: int) -> np.ndarray:
+        if sample_weight is None:
+            w = np.ones(n_rows)
+        else:
+            w = np.asarray(sample_weight, dtype=float)
+            if w.shape != (n_rows,):
+                raise DataError(f"sample_weight must have shape ({n_rows},); got {w.shape}")
+            if not np.isfinite(w).all() or (w < 0).any():
+                raise DataError("sample_weight must be finite and >= 0")
+        return w
+
+    def _class_weights(self, classes, codes, w) -> np.ndarray:
+        cw = self.class_weight
+        if cw is None:
+            return w
+        if isinstance(cw, str):
+            counts = np.bincount(codes, minlength=classes.size)
+            factors = codes.size / (classes.size * np.maximum(counts, 1))
+        else:
+            unknown = [k for k in cw if k not in set(classes.tolist())]
+            if unknown:
+                raise DataError(f"class_weight names classes not in y: {unknown!r}")
+            factors = np.array([float(cw.get(c, 1.0)) for c in classes.tolist()])
+            if not np.isfinite(factors).all() or (factors < 0).any():
+                raise DataError("class_weight values must be finite and >= 0")
+        return w * factors[codes]
+
+    # -- fit / predict -------------------------------------------------------------
+    def fit(self, X, y, sample_weight=None) -> C45Classifier:
+        """Grow and prune the tree.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+            NaN / None marks a missing value.
+        y : array-like of shape (n_samples,)
+            Class labels; rows whose label is missing are dropped, as J48 does.
+        sample_weight : array-like of shape (n_samples,), optional
+            Instance weights (J48's instance weights); rows of weight 0 are ignored.
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()
+        encoding, Xe = fit_encoding(X, self.categorical_features)
+        classes, codes, known = self._labels(y, Xe.shape[0])
+        w = self._weights(sample_weight, classes, codes, Xe.shape[0])[known]
+        w = self._class_weights(classes, codes, w)
+        Xe = Xe[known]
+        keep = w > 0
+        if not keep.any():
+            raise DataError("all sample weights are zero; there is nothing to learn from")
+        Xe, codes, w = Xe[keep], codes[keep], w[keep]
+        if np.unique(codes).size < 2:
+            raise DataError("y has a single class among rows of positive weight; need at least two")
+        varying = [np.unique(col[~np.isnan(col)]).size > 1 for col in Xe.T]
+        if not any(varying):
+            raise DataError(
+                "every feature is constant (or missing) in the training rows, so no split "
+                "can be learned; J48 would return a single leaf predicting the majority class"
+            )
+        ts = TrainingSet(
+            Xe,
+            codes,
+            encoding.categorical,
+            encoding.n_categories,
+            classes.size,
+            int(self.min_leaf),
+            bool(self.use_mdl_correction),
+        )
+        cf = float(np.float32(self.confidence))
+        prune_it = not self.unpruned
+        with _recursion_room(10_000):
+            root = grow(ts, w, keep_data=prune_it and self.subtree_raising)
+            if self.collapse_tree:
+                collapse(root)
+            if prune_it:
+                prune(ts, root, cf, bool(self.subtree_raising))
+        self.tree_ = Tree.from_root(root)
+        self.classes_ = classes
+        self.n_classes_ = int(classes.size)
+        self.n_features_in_ = len(encoding.names)
+        if encoding.from_frame:
+            self.feature_names_in_ = np.asarray(encoding.names, dtype=object)
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        self.categorical_ = encoding.categorical.copy()
+        self.categories_ = list(encoding.categories)
+        self._encoding = encoding
+        return self
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "tree_"):
+            raise _NotFitted(
+                f"This {type(self).__name__} instance is not fitted yet; call fit(X, y) first"
+            )
+
+    def _encode(self, X) -> np.ndarray:
+        self._check_fitted()
+        return self._encoding.transform(X)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Class probabilities, as J48 computes them (no Laplace correction).
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns follow ``classes_``.
+        """
+        Xe = self._encode(X)
+        return self.tree_.predict_proba(Xe)
+
+    def predict(self, X) -> np.ndarray:
+        """Predicted class labels.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        self._check_fitted()
+        return self.classes_[Tree.decide(self.predict_proba(X))]
+
+    # -- inspection ----------------------------------------------------------------
+    @property
+    def feature_names_(self) -> list[str]:
+        """Column names used in text output (``x0, x1, ...`` for arrays)."""
+        self._check_fitted()
+        return list(self._encoding.names)
+
+    def get_n_leaves(self) -> int:
+        """Number of leaves."""
+        self._check_fitted()
+        return self.tree_.n_leaves
+
+    def get_depth(self) -> int:
+        """Length of the longest root-to-leaf path."""
+        self._check_fitted()
+        return self.tree_.max_depth
+
+    def __str__(self) -> str:
+        if not hasattr(self, "tree_"):
+            return repr(self)
+        from .export import export_text
+
+        return export_text(self)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        return tags

@@ -1,0 +1,185 @@
+"""C4.5's pessimistic pruning: error estimates with a confidence factor, collapsing,
+and subtree raising, in the order and with the tolerances of Weka's J48.
+
+References
+----------
+Quinlan, J. R. (1993). C4.5: Programs for Machine Learning, ch. 4.
+Weka J48 (``C45PruneableClassifierTree``, ``Stats.addErrs``), Weka 3.6.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.special import ndtri
+
+from ._compare import eq, sm_or_eq
+from .builder import Node, class_counts
+from .splitter import TrainingSet, _max_class, partition
+
+__all__ = ["added_errors", "collapse", "prune"]
+
+
+def added_errors(n: float, errors: float, confidence: float) -> float:
+    """Extra errors added to ``errors`` observed among ``n`` for a pessimistic estimate.
+
+    The upper limit of the binomial confidence interval (normal approximation
+    with continuity correction) at level ``confidence``, as C4.5 computes it,
+    with its special cases for ``errors < 1`` and ``errors`` near ``n``.
+
+    Parameters
+    ----------
+    n : float
+        (Weighted) number of training instances at the leaf.
+    errors : float
+        Training errors there.
+    confidence : float
+        C4.5's CF (J48's ``-C``), in (0, 0.5].
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    Quinlan (1993), C4.5, sec. 4.2; Weka J48 ``Stats.addErrs``.
+
+    Examples
+    --------
+    >>> round(added_errors(6, 0, 0.25), 3)
+    1.238
+    """
+    if confidence > 0.5:
+        return 0.0
+    if errors < 1:
+        base = n * (1 - math.pow(confidence, 1 / n))
+        if errors == 0:
+            return base
+        return base + errors * (added_errors(n, 1, confidence) - base)
+    if errors + 0.5 >= n:
+        return max(n - errors, 0.0)
+    z = float(ndtri(1 - confidence))
+    f = (errors + 0.5) / n
+    r = (f + z * z / (2 * n) + z * math.sqrt(f / n - f * f / n + z * z / (4 * n * n))) / (
+        1 + z * z / n
+    )
+    return r * n - errors
+
+
+def _incorrect(dist) -> float:
+    return float(dist.sum() - dist[_max_class(dist)])
+
+
+def _estimated(dist, confidence) -> float:
+    total = float(dist.sum())
+    if eq(total, 0.0):
+        return 0.0
+    e = _incorrect(dist)
+    return e + added_errors(total, e, confidence)
+
+
+def _subtree_estimated(node: Node, confidence) -> float:
+    if node.is_leaf:
+        return _estimated(node.dist, confidence)
+    return sum(_subtree_estimated(c, confidence) for c in node.children)
+
+
+def _training_errors(node: Node) -> float:
+    if node.is_leaf:
+        return _incorrect(node.dist)
+    return sum(_training_errors(c) for c in node.children)
+
+
+def _split_rows(ts: TrainingSet, node: Node, idx, w):
+    s = node.split
+    return partition(ts.X, s.feature, s.categorical, s.threshold, s.n_branches, idx, w)
+
+
+def _branch_estimated(ts, node: Node, idx, w, confidence) -> float:
+    """Estimated errors of ``node``'s subtree on other rows (``getEstimatedErrorsForBranch``)."""
+    if node.is_leaf:
+        return _estimated(class_counts(ts, idx, w), confidence)
+    return sum(
+        _branch_estimated(ts, child, ci, cw, confidence)
+        for child, (ci, cw) in zip(node.children, _split_rows(ts, node, idx, w))
+    )
+
+
+def _redistribute(ts, node: Node, idx, w) -> None:
+    """Send rows ``idx`` down ``node``'s subtree anew (``newDistribution``)."""
+    node.idx, node.w = idx, w
+    node.dist = class_counts(ts, idx, w)
+    if node.is_leaf:
+        if not eq(w.sum(), 0.0):
+            node.empty = False
+        return
+    for child, (ci, cw) in zip(node.children, _split_rows(ts, node, idx, w)):
+        _redistribute(ts, child, ci, cw)
+
+
+def collapse(node: Node) -> None:
+    """Replace subtrees that do not lower the training error by leaves (J48 ``collapse``).
+
+    References
+    ----------
+    Weka J48 ``C45PruneableClassifierTree.collapse``.
+    """
+    if node.is_leaf:
+        return
+    if _training_errors(node) >= _incorrect(node.dist) - 1e-3:
+        node.make_leaf()
+    else:
+        for child in node.children:
+            collapse(child)
+
+
+def _largest_branch(node: Node) -> int:
+    """Last branch with the most weight (``Distribution.maxBag``, ties within 1e-6)."""
+    best, top = -1, 0.0
+    for k, child in enumerate(node.children):
+        v = float(child.dist.sum())
+        if (top - v < 1e-6) or v >= top:
+            best, top = k, v
+    return best
+
+
+def prune(ts: TrainingSet, node: Node, confidence: float, subtree_raising: bool) -> None:
+    """Pessimistic pruning with optional subtree raising, bottom-up (J48 ``prune``).
+
+    A subtree becomes a leaf when the leaf's estimated errors are within 0.1 of
+    both the subtree's and its largest branch's; otherwise, when the largest
+    branch's are within 0.1 of the subtree's, that branch replaces the subtree,
+    all the node's rows are sent down it, and it is pruned again.
+
+    Parameters
+    ----------
+    ts : TrainingSet
+    node : Node
+    confidence : float
+        C4.5's CF, as a 32-bit float like J48's.
+    subtree_raising : bool
+
+    References
+    ----------
+    Quinlan (1993), C4.5, sec. 4.2; Weka J48 ``C45PruneableClassifierTree.prune``.
+    """
+    if node.is_leaf:
+        return
+    for child in node.children:
+        prune(ts, child, confidence, subtree_raising)
+    largest = _largest_branch(node)
+    if subtree_raising:
+        err_largest = _branch_estimated(ts, node.children[largest], node.idx, node.w, confidence)
+    else:
+        err_largest = np.inf
+    err_leaf = _estimated(node.dist, confidence)
+    err_tree = _subtree_estimated(node, confidence)
+    if sm_or_eq(err_leaf, err_tree + 0.1) and sm_or_eq(err_leaf, err_largest + 0.1):
+        node.make_leaf()
+        return
+    if sm_or_eq(err_largest, err_tree + 0.1):
+        branch = node.children[largest]
+        node.split, node.children = branch.split, branch.children
+        _redistribute(ts, node, node.idx, node.w)
+        prune(ts, node, confidence, subtree_raising)

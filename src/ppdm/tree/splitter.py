@@ -1,0 +1,408 @@
+"""C4.5's split search: binary thresholds on numeric attributes, multiway splits on
+categorical ones, and J48's choice among them.
+
+Numeric attributes are searched in one of two ways, with identical results:
+
+* **sort**: the node's rows are sorted per attribute (all attributes at once)
+  and class counts are accumulated along the sorted order;
+* **histogram**: when an attribute has few distinct values (reconstructed data
+  has at most N per attribute), class counts are binned by value rank with one
+  ``bincount`` and accumulated over the bins, with no sort at all.
+
+Both produce, for every boundary between consecutive distinct values, the class
+counts on its left; one vectorised scorer then applies J48's rules:
+
+* a boundary exists only where consecutive values differ by more than 1e-5;
+* each side must hold at least ``clip(0.1 * known / n_classes, min_leaf, 25)``;
+* the best boundary is the first with the largest information gain (1e-6 ties);
+* the MDL correction subtracts ``log2(n_boundaries) / N`` from its gain;
+* the threshold is the largest training value not above the midpoint.
+
+Among attributes, J48 keeps those whose gain is at least the average gain
+(less 1e-3) and takes the largest gain ratio.
+
+References
+----------
+Quinlan, J. R. (1993). C4.5: Programs for Machine Learning, sec. 2.2-2.4.
+Quinlan, J. R. (1996). Improved use of continuous attributes in C4.5. JAIR 4.
+Weka J48 (``C45Split``, ``C45ModelSelection``), Weka 3.6.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._compare import SMALL, eq, first_best, gr, gr_or_eq, sm, sm_or_eq
+from .criterion import gain_ratio, info_gain, total_entropy, xlog2x
+
+__all__ = ["Split", "TrainingSet", "find_split", "partition"]
+
+#: Attributes with fewer distinct values than this fraction of the node's rows
+#: take the histogram path.
+HISTOGRAM_FRACTION = 0.5
+
+
+@dataclass
+class Split:
+    """The test chosen at a node.
+
+    Attributes
+    ----------
+    feature : int
+        Column index.
+    categorical : bool
+        Multiway split on category codes if True, else ``x <= threshold``.
+    threshold : float
+        Numeric split point (NaN for categorical splits).
+    n_branches : int
+    gain : float
+        Information gain (after the MDL correction for numeric splits).
+    gain_ratio : float
+    """
+
+    feature: int
+    categorical: bool
+    threshold: float
+    n_branches: int
+    gain: float
+    gain_ratio: float
+
+
+class TrainingSet:
+    """Encoded training data with the per-attribute lookup tables the splitter needs.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Numeric values, and category codes (as floats) for categorical columns;
+        NaN marks a missing value.
+    y : ndarray of shape (n_samples,)
+        Class codes ``0 .. n_classes - 1``.
+    categorical : ndarray of bool, shape (n_features,)
+    n_categories : ndarray of int, shape (n_features,)
+        Number of declared categories (0 for numeric columns).
+    n_classes : int
+    min_leaf : int
+    use_mdl_correction : bool
+    """
+
+    def __init__(self, X, y, categorical, n_categories, n_classes, min_leaf, use_mdl_correction):
+        self.X = X
+        self.y = y
+        self.n_classes = int(n_classes)
+        self.min_leaf = min_leaf
+        self.use_mdl = use_mdl_correction
+        self.categorical = np.asarray(categorical, dtype=bool)
+        self.n_instances = X.shape[0]
+        self.num_cols = np.flatnonzero(~self.categorical)
+        self.cat_cols = np.flatnonzero(self.categorical)
+        # numeric: rank codes into the sorted distinct values; missing -> U (sorts last)
+        self.uniques = []
+        codes = np.empty((X.shape[0], self.num_cols.size), dtype=np.int32)
+        for k, j in enumerate(self.num_cols):
+            col = X[:, j]
+            known = ~np.isnan(col)
+            u, inv = np.unique(col[known], return_inverse=True)
+            self.uniques.append(u)
+            codes[:, k] = u.size
+            codes[known, k] = inv
+        self.num_codes = codes
+        self.num_U = np.array([u.size for u in self.uniques], dtype=np.int64)
+        self.num_off = np.concatenate(([0], np.cumsum(self.num_U + 1)[:-1])).astype(np.int64)
+        self.num_table = (
+            np.concatenate([np.append(u, np.nan) for u in self.uniques])
+            if self.uniques
+            else np.empty(0)
+        )
+        # categorical: codes, missing -> V
+        self.cat_V = np.asarray(n_categories, dtype=np.int64)[self.cat_cols]
+        cc = X[:, self.cat_cols]
+        self.cat_codes = np.where(np.isnan(cc), self.cat_V, np.nan_to_num(cc)).astype(np.int32)
+        n_values = np.where(self.categorical, np.asarray(n_categories), 0)
+        # J48 leaves many-valued categorical attributes out of the average gain,
+        # unless every attribute is one of them.
+        many = self.categorical & (n_values >= 0.3 * self.n_instances)
+        self.many_valued = many
+        self.all_many_valued = bool(many.all())
+
+    def snap_threshold(self, feature: int, midpoint: float) -> float:
+        """Largest training value of ``feature`` not above ``midpoint`` (J48's split point)."""
+        u = self.uniques[int(np.searchsorted(self.num_cols, feature))]
+        pos = int(np.searchsorted(u, midpoint + SMALL, side="left")) - 1
+        return float(u[max(pos, 0)])
+
+
+def _min_split(known_weight, n_classes, min_leaf):
+    ms = 0.1 * known_weight / n_classes
+    return np.where(sm_or_eq(ms, min_leaf), float(min_leaf), np.where(gr(ms, 25.0), 25.0, ms))
+
+
+def _best_per_group(values, group, n_groups):
+    """Per group, the flat index J48's ``if gr(v, best)`` scan (from 0) ends on, or -1."""
+    out = np.full(n_groups, -1, dtype=np.int64)
+    if values.size == 0:
+        return out
+    gmax = np.full(n_groups, -np.inf)
+    np.maximum.at(gmax, group, values)
+    top = gmax[group]
+    exact = values == top
+    near = values >= top - 1e-5
+    n_exact = np.bincount(group, weights=exact, minlength=n_groups)
+    n_near = np.bincount(group, weights=near, minlength=n_groups)
+    first = np.full(n_groups, values.size, dtype=np.int64)
+    np.minimum.at(first, group[exact], np.flatnonzero(exact))
+    simple = n_exact == n_near
+    out[simple] = first[simple]
+    for g in np.flatnonzero(~simple & (n_near > 0)):
+        members = np.flatnonzero(group == g)
+        k = first_best(values[members], 0.0)
+        out[g] = members[k] if k >= 0 else -1
+    ok = out >= 0
+    out[ok & ~gr(gmax, 0.0)] = -1
+    return out
+
+
+def _score_numeric(ts, cols, group, left, lval, rval, known, n_known, total_weight):
+    """Best threshold per numeric column from its boundary candidates.
+
+    ``group`` gives each candidate's column (position in ``cols``), ``left`` its
+    left class counts; ``known``/``n_known`` are each column's known class counts
+    and row counts.  Returns gains, gain ratios and thresholds (NaN = no split).
+    """
+    g = cols.size
+    K = ts.n_classes
+    gains = np.full(g, np.nan)
+    ratios = np.full(g, np.nan)
+    thresholds = np.full(g, np.nan)
+    known_w = known.sum(axis=1)
+    min_split = _min_split(known_w, K, ts.min_leaf)
+    enough = ~sm(n_known, 2 * min_split)
+    lw = left.sum(axis=1)
+    ms = min_split[group]
+    valid = enough[group] & gr_or_eq(lw, ms) & gr_or_eq(known_w[group] - lw, ms)
+    group, left, lval, rval, lw = group[valid], left[valid], lval[valid], rval[valid], lw[valid]
+    n_cand = np.bincount(group, minlength=g)
+    if group.size == 0:
+        return gains, ratios, thresholds
+    right = known[group] - left
+    kw = known_w[group]
+    new_ent = xlog2x(lw) + xlog2x(kw - lw) - xlog2x(left).sum(axis=1) - xlog2x(right).sum(axis=1)
+    old_ent = total_entropy(known)[group]
+    numerator = (old_ent - new_ent) * (1 - (total_weight - kw) / total_weight)
+    cand_gain = np.where(eq(numerator, 0), 0.0, numerator / kw)
+    best = _best_per_group(cand_gain, group, g)
+    for c in np.flatnonzero(best >= 0):
+        b = best[c]
+        gain = cand_gain[b]
+        if ts.use_mdl:
+            gain -= np.log2(n_cand[c]) / total_weight
+        if sm_or_eq(gain, 0.0):
+            continue
+        bags = np.stack([left[b], known[c] - left[b]])
+        gains[c] = gain
+        ratios[c] = gain_ratio(bags, total_weight, gain)
+        mid = (lval[b] + rval[b]) / 2
+        if mid == rval[b]:
+            mid = lval[b]
+        thresholds[c] = ts.snap_threshold(int(cols[c]), mid)
+    return gains, ratios, thresholds
+
+
+def _numeric_sorted(ts, sel, idx, onehot, total_weight):
+    cols = ts.num_cols[sel]
+    codes = ts.num_codes[np.ix_(idx, np.flatnonzero(sel))]
+    U = ts.num_U[sel]
+    order = np.argsort(codes, axis=0, kind="stable")
+    sc = np.take_along_axis(codes, order, axis=0)
+    sv = ts.num_table[ts.num_off[sel] + sc]
+    cum = np.cumsum(onehot[order], axis=0)  # (m, g, K)
+    n_known = (codes < U).sum(axis=0)
+    known = np.where(
+        (n_known > 0)[:, None], cum[np.maximum(n_known - 1, 0), np.arange(cols.size)], 0.0
+    )
+    with np.errstate(invalid="ignore"):
+        boundary = sv[:-1] + 1e-5 < sv[1:]
+    gi, pi = np.nonzero(boundary.T)
+    return _score_numeric(
+        ts, cols, gi, cum[pi, gi], sv[pi, gi], sv[pi + 1, gi], known, n_known, total_weight
+    )
+
+
+def _numeric_histogram(ts, sel, idx, y, w, total_weight):
+    cols = ts.num_cols[sel]
+    g = cols.size
+    K = ts.n_classes
+    U = ts.num_U[sel]
+    umax = int(U.max())
+    codes = ts.num_codes[np.ix_(idx, np.flatnonzero(sel))]
+    codes = np.where(codes >= U, umax, codes)
+    slot = np.arange(g) * (umax + 1) + codes  # (m, g)
+    hist = np.bincount(
+        (slot * K + y[:, None]).ravel(), weights=np.repeat(w, g), minlength=g * (umax + 1) * K
+    ).reshape(g, umax + 1, K)[:, :umax]
+    counts = np.bincount(slot.ravel(), minlength=g * (umax + 1)).reshape(g, umax + 1)[:, :umax]
+    present = counts > 0
+    n_known = counts.sum(axis=1)
+    table = np.full((g, umax + 1), np.nan)
+    for c, j in enumerate(np.flatnonzero(sel)):
+        table[c, : U[c]] = ts.uniques[j]
+    pos = np.where(present, np.arange(umax), umax)
+    nxt = np.minimum.accumulate(pos[:, ::-1], axis=1)[:, ::-1]
+    nxt = np.concatenate([nxt[:, 1:], np.full((g, 1), umax)], axis=1)
+    rows = np.arange(g)[:, None]
+    with np.errstate(invalid="ignore"):
+        boundary = present & (nxt < umax) & (table[:, :umax] + 1e-5 < table[rows, nxt])
+    cum = np.cumsum(hist, axis=1)
+    gi, ui = np.nonzero(boundary)
+    return _score_numeric(
+        ts,
+        cols,
+        gi,
+        cum[gi, ui],
+        table[gi, ui],
+        table[gi, nxt[gi, ui]],
+        cum[:, -1],
+        n_known,
+        total_weight,
+    )
+
+
+def _categorical(ts, idx, y, w, total_weight):
+    c = ts.cat_cols.size
+    K = ts.n_classes
+    vmax = int(ts.cat_V.max())
+    codes = ts.cat_codes[idx]
+    codes = np.where(codes >= ts.cat_V, vmax, codes)
+    slot = np.arange(c) * (vmax + 1) + codes
+    bags = np.bincount(
+        (slot * K + y[:, None]).ravel(), weights=np.repeat(w, c), minlength=c * (vmax + 1) * K
+    ).reshape(c, vmax + 1, K)[:, :vmax]
+    ok = gr_or_eq(bags.sum(axis=2), ts.min_leaf).sum(axis=1) > 1
+    gains = info_gain(bags, total_weight)
+    ratios = gain_ratio(bags, total_weight, gains)
+    return np.where(ok, gains, np.nan), np.where(ok, ratios, np.nan)
+
+
+def find_split(ts: TrainingSet, idx: np.ndarray, w: np.ndarray) -> Split | None:
+    """J48's split at a node holding rows ``idx`` with weights ``w``, or None for a leaf.
+
+    Parameters
+    ----------
+    ts : TrainingSet
+    idx : ndarray of int
+        Rows at the node (a row appears once per node, possibly with a
+        fractional weight after a split on a missing value).
+    w : ndarray of float
+        Their weights.
+
+    Returns
+    -------
+    Split or None
+
+    References
+    ----------
+    Weka J48 ``C45ModelSelection.selectModel``; Quinlan (1993), sec. 2.2.
+    """
+    K = ts.n_classes
+    y = ts.y[idx]
+    dist = np.bincount(y, weights=w, minlength=K)
+    total = float(dist.sum())
+    if sm(total, 2 * ts.min_leaf) or eq(total, dist[_max_class(dist)]):
+        return None
+    d = ts.X.shape[1]
+    gains = np.full(d, np.nan)
+    ratios = np.full(d, np.nan)
+    thresholds = np.full(d, np.nan)
+    m = idx.size
+    if ts.num_cols.size:
+        hist_sel = ts.num_U < HISTOGRAM_FRACTION * m
+        onehot = None
+        for sel in (hist_sel, ~hist_sel):
+            if not sel.any():
+                continue
+            if sel is hist_sel:
+                g_, r_, t_ = _numeric_histogram(ts, sel, idx, y, w, total)
+            else:
+                if onehot is None:
+                    onehot = np.zeros((m, K))
+                    onehot[np.arange(m), y] = w
+                g_, r_, t_ = _numeric_sorted(ts, sel, idx, onehot, total)
+            cols = ts.num_cols[sel]
+            gains[cols], ratios[cols], thresholds[cols] = g_, r_, t_
+    if ts.cat_cols.size:
+        gains[ts.cat_cols], ratios[ts.cat_cols] = _categorical(ts, idx, y, w, total)
+    valid = ~np.isnan(gains)
+    counted = valid & (~ts.many_valued | ts.all_many_valued)
+    if not counted.any():
+        return None
+    average = gains[counted].mean()
+    best, best_ratio = -1, 0.0
+    for j in np.flatnonzero(valid & (gains >= average - 1e-3)):
+        if ratios[j] - best_ratio > SMALL:
+            best, best_ratio = int(j), float(ratios[j])
+    if best < 0 or eq(best_ratio, 0.0):
+        return None
+    cat = bool(ts.categorical[best])
+    n_branches = int(ts.cat_V[np.searchsorted(ts.cat_cols, best)]) if cat else 2
+    return Split(best, cat, float(thresholds[best]), n_branches, float(gains[best]), best_ratio)
+
+
+def _max_class(dist) -> int:
+    """First class whose count beats all earlier ones by more than 1e-6 (``maxClass``)."""
+    best, top = 0, 0.0
+    for k, v in enumerate(dist):
+        if v - top > SMALL:
+            best, top = k, v
+    return best
+
+
+def branch_of(x: np.ndarray, categorical: bool, threshold: float) -> np.ndarray:
+    """Branch index of known values ``x``: category code, or 0 if ``x <= threshold`` (1e-6)."""
+    if categorical:
+        return x.astype(np.int64)
+    return np.where(sm_or_eq(x, threshold), 0, 1)
+
+
+def partition(
+    X: np.ndarray,
+    feature: int,
+    categorical: bool,
+    threshold: float,
+    n_branches: int,
+    idx: np.ndarray,
+    w: np.ndarray,
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Split rows among branches; a row with a missing value goes to every branch.
+
+    Its weight there is multiplied by the branch's share of the known weight
+    (C4.5's fractional instances); shares of at most 1e-6 are dropped, as in J48.
+
+    Returns
+    -------
+    list of (idx, w)
+        One pair per branch.
+
+    References
+    ----------
+    Quinlan (1993), C4.5, sec. 3.1; Weka J48 ``ClassifierSplitModel.split``.
+    """
+    x = X[idx, feature]
+    known = ~np.isnan(x)
+    b = np.full(idx.size, -1, dtype=np.int64)
+    b[known] = branch_of(x[known], categorical, threshold)
+    bag = np.bincount(b[known], weights=w[known], minlength=n_branches)
+    total = bag.sum()
+    share = np.full(n_branches, 1.0 / n_branches) if eq(total, 0.0) else bag / total
+    miss = np.flatnonzero(~known)
+    out = []
+    for k in range(n_branches):
+        sel = np.flatnonzero(b == k)
+        if miss.size and share[k] > SMALL:
+            sel_idx = np.concatenate([idx[sel], idx[miss]])
+            sel_w = np.concatenate([w[sel], w[miss] * share[k]])
+        else:
+            sel_idx, sel_w = idx[sel], w[sel]
+        out.append((sel_idx, sel_w))
+    return out

@@ -1,0 +1,176 @@
+"""Array-based storage of a fitted C4.5 tree, and J48's way of classifying with it.
+
+Nodes are numbered in preorder (a parent before its children), so one forward
+pass over the node arrays routes every row.
+
+References
+----------
+Quinlan, J. R. (1993). C4.5: Programs for Machine Learning, sec. 3.2.
+Weka J48 (``ClassifierTree.getProbs``), Weka 3.6.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._compare import SMALL, eq
+from .builder import Node
+from .splitter import branch_of
+
+__all__ = ["Tree"]
+
+
+class Tree:
+    """A fitted tree as flat arrays.
+
+    Attributes
+    ----------
+    feature : ndarray of int, shape (n_nodes,)
+        Tested column, -1 at leaves.
+    categorical : ndarray of bool, shape (n_nodes,)
+        True where the test is a multiway split on category codes.
+    threshold : ndarray of float, shape (n_nodes,)
+        ``x <= threshold`` goes to the first child (numeric tests only).
+    children_start, n_children : ndarray of int, shape (n_nodes,)
+        Children of node ``i`` are ``children[children_start[i]:][:n_children[i]]``.
+    children : ndarray of int
+    value : ndarray of float, shape (n_nodes, n_classes)
+        Weighted training class counts at each node.
+    empty : ndarray of bool, shape (n_nodes,)
+        Leaves that received no training weight (they defer to their parent).
+    """
+
+    def __init__(
+        self, feature, categorical, threshold, children_start, n_children, children, value, empty
+    ):
+        self.feature = feature
+        self.categorical = categorical
+        self.threshold = threshold
+        self.children_start = children_start
+        self.n_children = n_children
+        self.children = children
+        self.value = value
+        self.empty = empty
+
+    @classmethod
+    def from_root(cls, root: Node) -> Tree:
+        """Freeze a grown (and pruned) tree of :class:`~ppdm.tree.builder.Node`."""
+        nodes: list[Node] = []
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            nodes.append(node)
+            stack.extend(reversed(node.children))
+        ids = {id(n): i for i, n in enumerate(nodes)}
+        n = len(nodes)
+        feature = np.full(n, -1, dtype=np.int64)
+        categorical = np.zeros(n, dtype=bool)
+        threshold = np.full(n, np.nan)
+        start = np.zeros(n, dtype=np.int64)
+        count = np.zeros(n, dtype=np.int64)
+        children: list[int] = []
+        for i, node in enumerate(nodes):
+            if node.split is not None:
+                feature[i] = node.split.feature
+                categorical[i] = node.split.categorical
+                threshold[i] = node.split.threshold
+                start[i] = len(children)
+                count[i] = len(node.children)
+                children.extend(ids[id(c)] for c in node.children)
+        value = np.array([node.dist for node in nodes], dtype=float)
+        empty = np.array([node.empty for node in nodes], dtype=bool)
+        return cls(
+            feature,
+            categorical,
+            threshold,
+            start,
+            count,
+            np.asarray(children, dtype=np.int64),
+            value,
+            empty,
+        )
+
+    @property
+    def n_nodes(self) -> int:
+        return int(self.feature.size)
+
+    @property
+    def n_leaves(self) -> int:
+        return int((self.feature < 0).sum())
+
+    def child_ids(self, node: int) -> np.ndarray:
+        s = self.children_start[node]
+        return self.children[s : s + self.n_children[node]]
+
+    @property
+    def max_depth(self) -> int:
+        depth = np.zeros(self.n_nodes, dtype=np.int64)
+        for i in range(self.n_nodes):
+            if self.feature[i] >= 0:
+                depth[self.child_ids(i)] = depth[i] + 1
+        return int(depth.max())
+
+    def _probs(self, node: int) -> np.ndarray:
+        v = self.value[node]
+        total = v.sum()
+        return np.zeros_like(v) if eq(total, 0.0) else v / total
+
+    def predict_proba(self, X: np.ndarray) -> np.ndarray:
+        """Class probabilities of the encoded rows ``X`` (NaN = missing).
+
+        A row with a missing value at a test follows every non-empty branch,
+        weighted by the branch's share of the node's training weight, and the
+        leaf distributions it reaches are mixed with those weights.  A row sent
+        to an empty leaf gets its parent's class distribution.
+        """
+        n = X.shape[0]
+        K = self.value.shape[1]
+        inbox: dict[int, list] = {0: [(np.arange(n), np.ones(n))]}
+        out_rows, out_contrib = [], []
+        for node in range(self.n_nodes):
+            parts = inbox.pop(node, None)
+            if not parts:
+                continue
+            rows = np.concatenate([p[0] for p in parts])
+            wts = np.concatenate([p[1] for p in parts])
+            if self.feature[node] < 0:
+                out_rows.append(rows)
+                out_contrib.append(wts[:, None] * self._probs(node))
+                continue
+            kids = self.child_ids(node)
+            x = X[rows, self.feature[node]]
+            known = ~np.isnan(x)
+            b = np.full(rows.size, -1, dtype=np.int64)
+            b[known] = branch_of(x[known], self.categorical[node], self.threshold[node])
+            totals = self.value[kids].sum(axis=1)
+            node_total = self.value[node].sum()
+            share = totals / node_total if node_total > 0 else np.zeros_like(totals)
+            miss = np.flatnonzero(~known)
+            for k, child in enumerate(kids):
+                sel = np.flatnonzero(b == k)
+                if self.empty[child]:
+                    if sel.size:
+                        out_rows.append(rows[sel])
+                        out_contrib.append(wts[sel, None] * self._probs(node))
+                    continue
+                if miss.size and share[k] > 0:
+                    sel = np.concatenate([sel, miss])
+                    w_child = wts[sel].copy()
+                    w_child[sel.size - miss.size :] *= share[k]
+                else:
+                    w_child = wts[sel]
+                if sel.size:
+                    inbox.setdefault(int(child), []).append((rows[sel], w_child))
+        proba = np.zeros((n, K))
+        if out_rows:
+            rows = np.concatenate(out_rows)
+            contrib = np.concatenate(out_contrib)
+            for k in range(K):
+                proba[:, k] = np.bincount(rows, weights=contrib[:, k], minlength=n)
+        return proba
+
+    @staticmethod
+    def decide(proba: np.ndarray) -> np.ndarray:
+        """Class index per row: the first class within 1e-6 of the row's maximum (J48's rule)."""
+        top = proba.max(axis=1, keepdims=True)
+        return np.argmax(proba >= top - SMALL, axis=1)

@@ -1,0 +1,279 @@
+"""``ppdm bn`` commands: the full flow, and clear failures on bad input."""
+
+import json
+
+import numpy as np
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from ppdm.bayesnet import read_network, write_network
+from ppdm.bayesnet.networks import fig2_network
+from ppdm.cli import app
+
+runner = CliRunner()
+pytestmark = pytest.mark.filterwarnings("ignore::ppdm.exceptions.SeededReleaseWarning")
+
+
+def _ok(args):
+    result = runner.invoke(app, [str(a) for a in args])
+    assert result.exit_code == 0, result.output
+    return result
+
+
+def _fails(args, match):
+    result = runner.invoke(app, [str(a) for a in args])
+    assert result.exit_code != 0
+    assert match in result.output, result.output
+    return result
+
+
+@pytest.fixture(scope="module")
+def flow(tmp_path_factory):
+    d = tmp_path_factory.mktemp("bn")
+    net = d / "fig2.yaml"
+    write_network(fig2_network(), net)
+    _ok(["bn", "sample", net, "--n", 20000, "--out", d / "data.parquet", "--seed", 1])
+    schemes = {
+        "site1": {
+            "party": "site1",
+            "variables": {"A": 2, "S": 2, "T": 2, "L": 3},
+            "randomize": [
+                {"variables": ["A"], "matrix": {"kind": "symmetric-binary", "p": 0.25}},
+                {"variables": ["L"], "matrix": {"kind": "symmetric-ternary", "p": 0.3}},
+            ],
+        },
+        "site2": {
+            "party": "site2",
+            "variables": {"B": 3, "E": 2, "X": 2, "D": 2},
+            "randomize": [{"variables": ["E", "X"], "matrix": {"kind": "symmetric", "p": 0.2}}],
+        },
+        "site3": {
+            "party": "site3",
+            "variables": {"C": 2, "F": 2, "G": 2},
+            "randomize": [
+                {"variables": ["C"], "matrix": {"kind": "binary", "p1": 0.1, "p2": 0.25}}
+            ],
+        },
+        "own3": {"party": "site3", "variables": {"C": 2, "F": 2, "G": 2}},
+    }
+    for name, spec in schemes.items():
+        (d / f"{name}.yaml").write_text(yaml.safe_dump(spec))
+        _ok(
+            [
+                "bn",
+                "randomize",
+                d / "data.parquet",
+                "--scheme",
+                d / f"{name}.yaml",
+                "--out",
+                d / name,
+                "--seed",
+                2,
+            ]
+        )
+    return d
+
+
+def test_help():
+    for cmd in ("sample", "randomize", "learn", "compare", "reproduce"):
+        assert runner.invoke(app, ["bn", cmd, "--help"]).exit_code == 0
+
+
+def test_model2_flow(flow):
+    d = flow
+    spec = json.loads((d / "site2" / "release.json").read_text())
+    assert spec["format"] == "ppdm-bn-release/1" and "seed" not in json.dumps(spec)
+    assert {p["variable"]: p["K"] for p in spec["privacy"]}["E"] == 4
+    out = _ok(
+        [
+            "bn",
+            "learn",
+            d / "fig2.yaml",
+            "--release",
+            d / "site1",
+            "--release",
+            d / "site2",
+            "--release",
+            d / "site3",
+            "--out",
+            d / "learnt.json",
+            "--stderr",
+            d / "se.csv",
+        ]
+    )
+    assert "learnt 11 CPDs" in out.output
+    learnt = read_network(d / "learnt.json")
+    truth = fig2_network()
+    for v in truth.names:
+        assert np.abs(learnt.cpd(v) - truth.cpd(v)).max() < 0.1, v
+    res = _ok(
+        [
+            "bn",
+            "compare",
+            d / "fig2.yaml",
+            d / "learnt.json",
+            "--data",
+            d / "data.parquet",
+            "--out",
+            d / "ckl.csv",
+        ]
+    )
+    assert res.output.count("\n") == 11 and (d / "ckl.csv").exists()
+    _ok(
+        [
+            "bn",
+            "learn",
+            d / "fig2.yaml",
+            "--release",
+            d / "site1",
+            "--release",
+            d / "site2",
+            "--release",
+            d / "site3",
+            "--prior",
+            "dirichlet:1",
+            "--out",
+            d / "map.yaml",
+        ]
+    )
+
+
+def test_model1_flow(flow):
+    d = flow
+    out = _ok(
+        [
+            "bn",
+            "learn",
+            d / "fig2.yaml",
+            "--model",
+            "1",
+            "--party",
+            "site3",
+            "--release",
+            d / "own3",
+            "--release",
+            d / "site2",
+            "--out",
+            d / "m1.json",
+        ]
+    )
+    assert "learnt 3 CPDs" in out.output
+    _fails(
+        [
+            "bn",
+            "learn",
+            d / "fig2.yaml",
+            "--model",
+            "1",
+            "--party",
+            "site3",
+            "--release",
+            d / "site3",
+            "--release",
+            d / "site2",
+            "--out",
+            d / "m1.json",
+        ],
+        "must be unrandomized",
+    )
+    _fails(
+        [
+            "bn",
+            "learn",
+            d / "fig2.yaml",
+            "--model",
+            "1",
+            "--release",
+            d / "own3",
+            "--out",
+            d / "m1.json",
+        ],
+        "needs --party",
+    )
+
+
+def test_bad_inputs(flow, tmp_path):
+    d = flow
+    _fails(
+        ["bn", "sample", d / "missing.yaml", "--n", 5, "--out", tmp_path / "x.csv"],
+        "does not exist",
+    )
+    _fails(
+        ["bn", "sample", d / "fig2.yaml", "--n", 0, "--out", tmp_path / "x.csv"], "--n must be >= 1"
+    )
+    _fails(["bn", "sample", d / "fig2.yaml", "--n", 5, "--out", tmp_path / "x.txt"], "--out")
+    (tmp_path / "bad.yaml").write_text("nodes: [{name: A, states: 2, cpd: [0.2, 0.2]}]")
+    _fails(
+        ["bn", "sample", tmp_path / "bad.yaml", "--n", 5, "--out", tmp_path / "x.csv"], "sums to"
+    )
+    _fails(
+        [
+            "bn",
+            "randomize",
+            d / "data.parquet",
+            "--scheme",
+            d / "nope.yaml",
+            "--out",
+            tmp_path / "r",
+        ],
+        "does not exist",
+    )
+    (tmp_path / "s.yaml").write_text(yaml.safe_dump({"variables": {"L": 2}}))
+    _fails(
+        [
+            "bn",
+            "randomize",
+            d / "data.parquet",
+            "--scheme",
+            tmp_path / "s.yaml",
+            "--out",
+            tmp_path / "r",
+        ],
+        "codes 0..1",
+    )
+    assert not (tmp_path / "r").exists()
+    _fails(
+        ["bn", "learn", d / "fig2.yaml", "--release", d / "site1", "--out", tmp_path / "o.json"],
+        "releases lack",
+    )
+    _fails(
+        [
+            "bn",
+            "learn",
+            d / "fig2.yaml",
+            "--release",
+            d / "site1",
+            "--prior",
+            "beta:2",
+            "--out",
+            tmp_path / "o.json",
+        ],
+        "dirichlet:ALPHA",
+    )
+    _fails(
+        ["bn", "learn", d / "fig2.yaml", "--release", tmp_path, "--out", tmp_path / "o.json"],
+        "not a release directory",
+    )
+    _fails(
+        [
+            "bn",
+            "learn",
+            d / "fig2.yaml",
+            "--release",
+            d / "site1",
+            "--model",
+            "3",
+            "--out",
+            tmp_path / "o.json",
+        ],
+        "--model must be 1 or 2",
+    )
+    _fails(["bn", "reproduce", "bn-nothing", "--out", tmp_path / "rep"], "unknown reproduction")
+    assert not (tmp_path / "o.json").exists()
+
+
+def test_reproduce_quick(tmp_path):
+    out = _ok(["bn", "reproduce", "bn-table2", "--quick", "--out", tmp_path / "rep"])
+    assert "bn-table2.csv" in out.output
+    assert (tmp_path / "rep" / "bn-table2.png").stat().st_size > 0
