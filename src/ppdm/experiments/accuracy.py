@@ -135,12 +135,17 @@ def accuracy_grid(
     bad = [m for m in modes if m not in MODES]
     if bad:
         raise ValueError(f"modes must be among {MODES} (got {bad})")
-    # repetition-major, so a run stopped early still covers the whole grid with fewer
-    # repetitions; within a repetition, large N first (slowest), so the pool ends evenly
+
+    # Order for a run stopped early (--max-minutes): repetition-major, and within a
+    # repetition a coarse sub-grid (gamma 3, 9, 15, 21 x N 10, 30, 60, 100) first, so
+    # finished cells cover the whole surface before they fill it in.
+    def coarse(c: tuple[int, int]) -> int:
+        return 0 if c[0] in (3, 9, 15, 21) and c[1] in (10, 30, 60, 100) else 1
+
     cells = [
         (d, g, n, r)
         for r in range(reps)
-        for g, n in sorted(tree_grid(quick), key=lambda c: (-c[1], c[0]))
+        for g, n in sorted(tree_grid(quick), key=lambda c: (coarse(c), -c[1], c[0]))
         for d in datasets
     ]
     fn = functools.partial(accuracy_cell, seed=seed, quick=quick, learner=learner, modes=modes)
