@@ -9,12 +9,14 @@ from __future__ import annotations
 import typer
 
 from . import (  # one command family per module
+    _advise,
     _audit,
     _bn,
     _datasets,
     _demo,
     _mine,
     _release,
+    _reproduce,
     _tree,
 )
 
@@ -32,6 +34,8 @@ COMMAND_MODULES = (
     _demo,
     _tree,
     _audit,
+    _advise,
+    _reproduce,
     _bn,
     _datasets,
 )

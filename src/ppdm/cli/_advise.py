@@ -1,0 +1,166 @@
+"""``ppdm advise DATA --class C``: the Sec. 7 parameter advisor on the owner's data."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+
+from ._common import atomic_path, fail
+
+
+def _parse_gammas(text: str) -> list[float]:
+    """``5..12`` (integers), ``5,7,9`` or ``9``."""
+    try:
+        if ".." in text:
+            lo, hi = (int(x) for x in text.split("..", 1))
+            if lo > hi:
+                raise ValueError
+            return [float(g) for g in range(lo, hi + 1)]
+        return [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        fail(f"--gamma must look like 5..12, 5,7,9 or 9 (got {text!r})")
+    return []
+
+
+def _parse_ns(text: str) -> list[int]:
+    try:
+        return [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        fail(f"--ns must be a comma-separated list of integers (got {text!r})")
+    return []
+
+
+def _accuracy(value: float | None) -> float | None:
+    if value is None:
+        return None
+    if 1.0 < value <= 100.0:  # given in percent
+        return value / 100.0
+    if not 0.0 < value <= 1.0:
+        fail(f"--min-accuracy must be a fraction in (0, 1] or a percentage (got {value})")
+    return value
+
+
+def advise(
+    data: Path = typer.Argument(..., help="The owner's table: .csv or .parquet."),
+    class_: str = typer.Option(..., "--class", help="Class column (never perturbed)."),
+    gamma: str = typer.Option("5..12", "--gamma", help="gamma values: 5..12, 5,7,9 or 9."),
+    ns: str = typer.Option(
+        "5,10,15,20,30,40,50,60,70,80,90,100", "--ns", help="N values, comma-separated."
+    ),
+    min_accuracy: float | None = typer.Option(
+        None, "--min-accuracy", help="Target accuracy (0.85 or 85): applies rule 7.2."
+    ),
+    sample: int | None = typer.Option(None, "--sample", help="Run the grid on a sample of n rows."),
+    reps: int = typer.Option(3, "--reps", help="Repetitions per cell."),
+    jobs: int = typer.Option(1, "--jobs", "-j", help="Worker processes."),
+    out: Path = typer.Option(Path("advice"), "--out", help="Directory for the table and plot."),
+    spec_out: Path | None = typer.Option(
+        None, "--spec-out", help="Write a spec for `ppdm perturb --spec` (.json or .yaml)."
+    ),
+    mode: str = typer.Option("global", "--mode", help="Reconstruction: global or by-class."),
+    learner: str = typer.Option("c45", "--learner", help="c45 or cart-entropy."),
+    skip: bool = typer.Option(
+        True,
+        "--skip/--no-skip",
+        help="Skip cells Kang's bound ordering says cannot meet the target.",
+    ),
+    tie_tolerance: float = typer.Option(
+        0.0, "--tie-tolerance", help="7.1: accuracies this close tie."
+    ),
+    seed: int = typer.Option(0, "--seed", help="Seed of the split and the grid."),
+    progress: bool = typer.Option(True, "--progress/--no-progress"),
+) -> None:
+    """Recommend (gamma, N) for your data (Dowd, Xu & Zhang Sec. 7) and show its privacy."""
+    from ..experiments import advisor, plotting
+    from ..experiments.runner import write_csv_atomic, write_json_atomic
+    from ..io import read_table
+
+    if jobs < 1:
+        fail(f"--jobs must be >= 1 (got {jobs})")
+    if reps < 1:
+        fail(f"--reps must be >= 1 (got {reps})")
+    if not data.exists():
+        fail(f"data file {str(data)!r} does not exist")
+    gammas, n_list = _parse_gammas(gamma), _parse_ns(ns)
+    target = _accuracy(min_accuracy)
+    frame = read_table(data)
+    train, test = advisor.split_owner_data(frame, class_, sample=sample, seed=seed)
+    table = advisor.advisor_grid(
+        train,
+        test,
+        class_,
+        gammas=gammas,
+        ns=n_list,
+        reps=reps,
+        min_accuracy=target,
+        skip=skip,
+        learner=learner,
+        mode=mode,
+        seed=seed,
+        jobs=jobs,
+        progress=progress,
+    )
+    rec = advisor.recommend(
+        table,
+        n_records=len(frame),
+        min_accuracy=target,
+        max_gamma=max(gammas),
+        tolerance=tie_tolerance,
+    )
+    write_csv_atomic(table, out / "advice_table.csv")
+    plotting.plot_advice(table, out / "advice.png", chosen=(rec.gamma, rec.N))
+    summary = {
+        "rule": rec.rule,
+        "gamma": rec.gamma,
+        "N": rec.N,
+        "accuracy": rec.accuracy,
+        "target_met": rec.met,
+        "min_accuracy": target,
+        "cells_evaluated": int((table["status"] == "evaluated").sum()),
+        "cells_skipped": int((table["status"] == "skipped").sum()),
+        "privacy": rec.privacy,
+    }
+    write_json_atomic(summary, out / "advice.json")
+    n_eval = summary["cells_evaluated"]
+    typer.echo(f"grid: {n_eval} cells evaluated, {summary['cells_skipped']} skipped (Kang's bound)")
+    if rec.candidates is not None:
+        typer.echo("rule 7.1, best N for each gamma:")
+        for _, r in rec.candidates.iterrows():
+            typer.echo(
+                f"  gamma={r['gamma']:g}  N={int(r['N'])}  accuracy={100 * r['accuracy']:.2f}%"
+            )
+    verdict = "" if rec.met else f"  (no cell reaches {100 * target:.1f}%: the most accurate one)"
+    typer.echo(
+        f"recommended (rule {rec.rule}): gamma={rec.gamma:g}, N={rec.N}, "
+        f"accuracy {100 * rec.accuracy:.2f}%{verdict}"
+    )
+    p = rec.privacy
+    typer.echo(
+        f"privacy: epsilon=ln(gamma)={p['epsilon']:.3f}, rho1=0.05 -> rho2={p['rho2']['0.05']:.3f}, "
+        f"entropy={p['entropy_bits']:.3f} of {p['max_entropy_bits']:.3f} bits, K={p['K']}, "
+        f"Kang's bound on relative estimation error={p.get('kang_bound', float('nan')):.4f}"
+    )
+    typer.echo(f"wrote {out / 'advice_table.csv'}, {out / 'advice.png'}, {out / 'advice.json'}")
+    if spec_out is not None:
+        spec = advisor.recommended_spec(frame, class_, rec)
+        with atomic_path(spec_out) as tmp:
+            if spec_out.suffix.lower() in (".yaml", ".yml"):
+                import yaml
+
+                tmp.write_text(
+                    yaml.safe_dump(
+                        json.loads(spec.model_dump_json(exclude_none=True)), sort_keys=False
+                    )
+                )
+            else:
+                tmp.write_text(spec.model_dump_json(indent=2, exclude_none=True) + "\n")
+        typer.echo(f"wrote spec {spec_out} (use: ppdm perturb {data} --spec {spec_out} --out DIR)")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("advise")(advise)
+
+
+__all__ = ["register", "advise"]

@@ -1,0 +1,123 @@
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from ppdm.cli import app
+from ppdm.experiments.advisor import (
+    advisor_grid,
+    recommend,
+    rule_best_n_per_gamma,
+    rule_min_accuracy,
+    split_owner_data,
+)
+from ppdm.release import read_spec
+
+# hand-made Fig. 6-style table: gamma in {5, 7, 9}, N in {5, 10, 20}
+TABLE = pd.DataFrame(
+    [
+        (5, 5, 0.70),
+        (5, 10, 0.74),
+        (5, 20, 0.74),
+        (7, 5, 0.72),
+        (7, 10, 0.78),
+        (7, 20, 0.80),
+        (9, 5, 0.73),
+        (9, 10, 0.81),
+        (9, 20, 0.83),
+    ],
+    columns=["gamma", "N", "accuracy"],
+)
+
+
+def test_rule_7_1_best_n_per_gamma_smallest_n_among_ties():
+    best = rule_best_n_per_gamma(TABLE)
+    assert best[["gamma", "N"]].values.tolist() == [[5, 10], [7, 20], [9, 20]]
+    rec = recommend(TABLE, n_records=1000)
+    assert (rec.rule, rec.gamma, rec.N) == ("7.1", 5, 10)
+    # a tolerance widens the ties: gamma 7 -> N 10 (0.78 within 0.02 of 0.80)
+    assert rule_best_n_per_gamma(TABLE, tolerance=0.02)["N"].tolist() == [10, 10, 10]
+
+
+def test_rule_7_2_smallest_n_then_smallest_gamma():
+    row, met = rule_min_accuracy(TABLE, 0.78)
+    assert (row["gamma"], row["N"], met) == (7, 10, True)
+    row, met = rule_min_accuracy(TABLE, 0.80, max_gamma=7)
+    assert (row["gamma"], row["N"], met) == (7, 20, True)
+    # nothing reaches 0.9: settle for the most accurate cell
+    row, met = rule_min_accuracy(TABLE, 0.9)
+    assert (row["gamma"], row["N"], met) == (9, 20, False)
+    rec = recommend(TABLE, n_records=1000, min_accuracy=0.78)
+    assert rec.rule == "7.2" and rec.privacy["gamma"] == 7 and rec.privacy["N"] == 10
+
+
+def test_rules_reject_bad_tables():
+    with pytest.raises(ValueError, match="needs columns"):
+        rule_best_n_per_gamma(TABLE.drop(columns=["accuracy"]))
+    with pytest.raises(ValueError, match="min_accuracy"):
+        rule_min_accuracy(TABLE, 1.5)
+    skipped = TABLE.assign(status="skipped")
+    with pytest.raises(ValueError, match="no evaluated"):
+        rule_best_n_per_gamma(skipped)
+
+
+def _owner_table(n=600, seed=0):
+    rng = np.random.default_rng(seed)
+    x1 = rng.uniform(0, 100, n)
+    x2 = rng.integers(0, 4, n)
+    y = np.where(x1 + 10 * x2 > 60, "yes", "no")
+    return pd.DataFrame({"x1": x1, "x2": x2, "y": y})
+
+
+def test_grid_skips_with_kang_ordering_and_is_seeded():
+    train, test = split_owner_data(_owner_table(), "y", seed=1)
+    kw = dict(gammas=[3, 9], ns=[5, 50], reps=1, learner="cart-entropy", seed=2)
+    full = advisor_grid(train, test, "y", **kw)
+    assert (full["status"] == "evaluated").all() and len(full) == 4
+    again = advisor_grid(train, test, "y", **kw)
+    pd.testing.assert_frame_equal(full, again)
+    # a target no cell can reach: after the gamma=9 wave every N fails, gamma=3 is skipped
+    pruned = advisor_grid(train, test, "y", min_accuracy=0.999, **kw)
+    assert pruned.loc[pruned["gamma"] == 3, "status"].eq("skipped").all()
+    assert pruned.loc[pruned["gamma"] == 9, "status"].eq("evaluated").all()
+    assert (
+        "Kang" in pruned.loc[pruned["gamma"] == 3, "reason"].iloc[0]
+        or "smaller Kang" in (pruned.loc[pruned["gamma"] == 3, "reason"].iloc[0])
+    )
+
+
+def test_advise_cli_writes_table_plot_and_spec(tmp_path):
+    data = tmp_path / "owner.csv"
+    _owner_table().to_csv(data, index=False)
+    spec = tmp_path / "spec.yaml"
+    res = CliRunner().invoke(
+        app,
+        ["advise", str(data), "--class", "y", "--gamma", "5..6", "--ns", "5,10", "--reps", "1"]
+        + ["--learner", "cart-entropy", "--out", str(tmp_path / "adv"), "--spec-out", str(spec)]
+        + ["--no-progress", "--min-accuracy", "60"],
+    )
+    assert res.exit_code == 0, res.output
+    assert "recommended (rule 7.2)" in res.output and "epsilon" in res.output
+    assert (tmp_path / "adv" / "advice.png").exists()
+    table = pd.read_csv(tmp_path / "adv" / "advice_table.csv")
+    assert len(table) == 4
+    s = read_spec(spec)
+    assert s.class_attribute == "y" and not s.attribute("y").perturbed
+    m = s.attribute("x1").matrix
+    assert m["kind"] == "gamma-diagonal" and m["gamma"] in (5.0, 6.0)
+
+
+def test_advise_cli_bad_inputs(tmp_path):
+    data = tmp_path / "owner.csv"
+    _owner_table().to_csv(data, index=False)
+    r = CliRunner()
+    res = r.invoke(app, ["advise", str(data), "--class", "nope", "--no-progress"])
+    assert res.exit_code != 0
+    res = r.invoke(app, ["advise", str(data), "--class", "y", "--gamma", "x..y"])
+    assert res.exit_code != 0 and "--gamma" in res.output
+    res = r.invoke(app, ["advise", str(data), "--class", "y", "--min-accuracy", "150"])
+    assert res.exit_code != 0 and "--min-accuracy" in res.output
+    res = r.invoke(app, ["advise", str(tmp_path / "missing.csv"), "--class", "y"])
+    assert res.exit_code != 0 and "does not exist" in res.output
+    with pytest.raises(ValueError, match="class column 'nope'"):
+        split_owner_data(_owner_table(), "nope")

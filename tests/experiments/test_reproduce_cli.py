@@ -1,0 +1,110 @@
+"""End to end: ``ppdm reproduce all --quick`` and the sanity of what it writes."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from ppdm.cli import app
+from ppdm.experiments.accuracy import accuracy_cell
+from ppdm.experiments.data import TABLE1_DATASETS
+
+LEARNER = "cart-entropy"  # fast stand-in; the committed results use ppdm's C4.5
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory):
+    out = tmp_path_factory.mktemp("quick")
+    res = CliRunner().invoke(
+        app,
+        ["reproduce", "all", "--quick", "--jobs", "2", "--out", str(out), "--no-progress"]
+        + ["--learner", LEARNER],
+    )
+    assert res.exit_code == 0, res.output
+    return out
+
+
+def test_outputs_exist(quick):
+    for name in [
+        "fig2.csv",
+        "fig2_summary.csv",
+        "fig2.png",
+        "fig2_kang.png",
+        "fig3.csv",
+        "fig3.png",
+        "table1.csv",
+        "fig4.csv",
+        "fig4_mean.csv",
+        "fig6_bands.csv",
+        "fig4.png",
+        "fig5.png",
+        "fig6.png",
+        "kang.csv",
+        "kang.png",
+    ]:
+        assert (quick / name).stat().st_size > 0, name
+    stamp = json.loads((quick / "timings" / "reproduce-all-quick.json").read_text())
+    assert set(stamp["seconds"]) == {"fig2", "fig3", "kang", "table1", "fig4"}
+
+
+def test_fig2_shape_and_fix_never_hurts_on_average(quick):
+    t = pd.read_csv(quick / "fig2.csv")
+    assert len(t) == 2 * 16 * 2 * 4  # distributions x cells x reps x methods
+    s = pd.read_csv(quick / "fig2_summary.csv")
+    assert (s["E_set-scale"] <= s["E_inverse"] + 1e-12).all()
+    assert s["E_set-scale"].mean() < s["E_inverse"].mean()
+    # the exact expected error never exceeds Kang's bound
+    assert (s["exact_rel_l2"] <= s["kang_bound"] + 1e-12).all()
+
+
+def test_fig3_entropy_monotone(quick):
+    t = pd.read_csv(quick / "fig3.csv")
+    assert len(t) == 240
+    for _, part in t.groupby("gamma"):
+        assert np.all(np.diff(part.sort_values("N")["entropy"]) > 0)
+    for _, part in t.groupby("N"):
+        assert np.all(np.diff(part.sort_values("gamma")["entropy"]) < 0)
+
+
+def test_fig4_shape_and_original_beats_reconstructed(quick):
+    t = pd.read_csv(quick / "fig4.csv")
+    assert len(t) == 7 * 4 * 2  # data sets x cells x modes (one repetition)
+    assert set(t["dataset"]) == set(TABLE1_DATASETS)
+    assert t["accuracy"].between(0, 1).all()
+    orig = pd.read_csv(quick / "table1.csv").set_index("dataset")["accuracy"] / 100
+    mean = t.groupby("dataset")["accuracy"].mean()
+    assert (orig[mean.index] >= mean).mean() >= 6 / 7
+    assert orig.mean() >= mean.mean()
+    bands = pd.read_csv(quick / "fig6_bands.csv")
+    assert len(bands) == 4 * 2 and (bands["n_datasets"] == 7).all()
+
+
+def test_fig4_cells_independent_of_jobs(quick):
+    """Rows written by 2 workers equal the same cells recomputed in this process."""
+    t = pd.read_csv(quick / "fig4.csv")
+    for key in [("spambase", 15, 10, 0), ("synth3", 3, 60, 0)]:
+        rows = accuracy_cell(key, seed=0, quick=True, learner=LEARNER)
+        got = t[(t["dataset"] == key[0]) & (t["gamma"] == key[1]) & (t["N"] == key[2])]
+        assert got.sort_values("mode")["accuracy"].tolist() == [
+            r["accuracy"] for r in sorted(rows, key=lambda r: r["mode"])
+        ]
+
+
+def test_kang_error_falls_with_copies(quick):
+    s = pd.read_csv(quick / "kang_summary.csv")
+    cp = s[(s["scheme"] == "copies") & (s["method"] == "inverse")]
+    for _, part in cp.groupby(["gamma", "N"]):
+        part = part.sort_values("m")
+        assert part["rms_rel_l2"].iloc[-1] < part["rms_rel_l2"].iloc[0]
+
+
+def test_bad_inputs():
+    r = CliRunner()
+    res = r.invoke(app, ["reproduce", "fig99", "--quick"])
+    assert res.exit_code != 0 and "unknown experiment 'fig99'" in res.output
+    res = r.invoke(app, ["reproduce", "fig3", "--jobs", "0"])
+    assert res.exit_code != 0 and "--jobs must be >= 1" in res.output
+    res = r.invoke(app, ["reproduce", "fig3", "--learner", "id3"])
+    assert res.exit_code != 0 and "--learner" in res.output

@@ -1,0 +1,85 @@
+import functools
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ppdm.experiments.registry import RunContext, get, names, register
+from ppdm.experiments.runner import Checkpoint, cell_rng, cell_seed_sequence, run_cells
+
+
+def _cell(cell, *, seed, log=None):
+    rng = cell_rng(seed, cell)
+    return [{"a": cell[0], "b": cell[1], "x": float(rng.random())}]
+
+
+CELLS = [(a, b) for a in ("p", "q") for b in range(4)]
+
+
+def test_seed_depends_on_key_not_order():
+    a = cell_seed_sequence(3, ("p", 1)).generate_state(2)
+    b = cell_seed_sequence(3, ("p", 1)).generate_state(2)
+    c = cell_seed_sequence(3, ("p", 2)).generate_state(2)
+    d = cell_seed_sequence(4, ("p", 1)).generate_state(2)
+    assert (a == b).all() and not (a == c).all() and not (a == d).all()
+    # a string key and an int key with the same text differ
+    assert not (
+        cell_seed_sequence(0, ("1",)).generate_state(1)
+        == cell_seed_sequence(0, (1,)).generate_state(1)
+    ).all()
+
+
+def test_results_independent_of_jobs_and_order():
+    fn = functools.partial(_cell, seed=5)
+    one = run_cells(fn, CELLS, jobs=1, progress=False)
+    two = run_cells(fn, CELLS, jobs=2, progress=False)
+    rev = run_cells(fn, CELLS[::-1], jobs=1, progress=False)
+    pd.testing.assert_frame_equal(one, two)
+    pd.testing.assert_frame_equal(one, rev)
+
+
+def test_resume_skips_finished_cells(tmp_path):
+    ck = Checkpoint(tmp_path / "c.csv", ["a", "b"])
+    fn = functools.partial(_cell, seed=5)
+    first = run_cells(fn, CELLS[:3], checkpoint=ck, progress=False)
+    assert len(first) == 3
+    calls = []
+
+    def mapper(f, cells):
+        calls.extend(cells)
+        return (f(c) for c in cells)
+
+    full = run_cells(fn, CELLS, checkpoint=ck, mapper=mapper, progress=False)
+    assert sorted(calls) == sorted(CELLS[3:])  # finished cells were not run again
+    pd.testing.assert_frame_equal(full, run_cells(fn, CELLS, progress=False))
+
+
+def test_checkpoint_drops_a_partial_last_line(tmp_path):
+    ck = Checkpoint(tmp_path / "c.csv", ["a", "b"])
+    ck.append([{"a": "p", "b": 0, "x": 0.5}])
+    ck.append([{"a": "p", "b": 1, "x": 0.25}])
+    with open(ck.path, "a") as fh:
+        fh.write("q,3,0.1")  # interrupted before the newline
+    assert ck.done() == {("p", 0), ("p", 1)}
+
+
+def test_deadline_stops_early_and_keeps_finished(tmp_path):
+    ck = Checkpoint(tmp_path / "c.csv", ["a", "b"])
+    fn = functools.partial(_cell, seed=5)
+    part = run_cells(fn, CELLS, checkpoint=ck, progress=False, deadline=0.0)
+    assert len(part) == 1 and len(ck.done()) == 1
+
+
+def test_registry_lists_and_extends():
+    for n in ("fig2", "fig3", "table1", "fig4", "kang"):
+        assert n in names()
+    register("dummy-test", lambda ctx: [], "a test entry")
+    assert get("dummy-test")(RunContext(out=None)) == []
+    with pytest.raises(KeyError, match="unknown experiment"):
+        get("nope")
+
+
+def test_bad_seed_is_rejected():
+    with pytest.raises(ValueError, match="seed"):
+        cell_seed_sequence(-1, ("a",))
+    assert np.isfinite(cell_rng(0, ("a",)).random())
