@@ -116,8 +116,8 @@ def iterative_bayesian_update(
     y: np.ndarray,
     matrix: PerturbationMatrix,
     *,
-    tol: float = 1e-9,
-    max_iter: int = 10_000,
+    tol: float = 1e-7,
+    max_iter: int = 5_000,
     init: np.ndarray | None = None,
 ) -> np.ndarray:
     """EM estimate of the original counts: ``x <- x * M^T (y / (M x))``.

@@ -110,3 +110,18 @@ register_lazy(
     "fig4", "ppdm.experiments.accuracy:run", "C4.5 accuracy from reconstructed data (Figs. 4-6)"
 )
 register_lazy("kang", "ppdm.experiments.kang:run", "Kang's multiple random substitutions")
+register_lazy(
+    "beyond",
+    "ppdm.experiments.beyond:run",
+    "release tree vs Algorithm 2, ByClass and Local over gamma 5..12 (beyond the papers)",
+)
+register_lazy(
+    "attacks", "ppdm.experiments.families:attacks", "attacks on additive noise vs substitution"
+)
+register_lazy(
+    "bn-table2", "ppdm.experiments.families:bn_table2", "Ma & Sivakumar Table 2 (Fig. 2 network)"
+)
+register_lazy(
+    "bn-privacy-accuracy", "ppdm.experiments.families:bn_privacy_accuracy", "Ma & Sivakumar Fig. 4"
+)
+register_lazy("bn-sample-size", "ppdm.experiments.families:bn_sample_size", "Ma & Sivakumar Fig. 5")

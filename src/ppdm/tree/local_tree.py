@@ -73,8 +73,20 @@ class LocalReconstructionClassifier(ClassifierMixin, BaseEstimator):
         self.classes_, y_codes = np.unique(np.asarray(y), return_inverse=True)
         if len(self.classes_) < 2:
             raise DataError(f"the class has a single value {self.classes_[0]!r}: nothing to learn")
-        data = _Data(spec, X, y_codes)
-        min_leaf = helper._check_params(len(X))
+        return self._grow(_Data.from_release(spec, X, y_codes), helper._check_params(len(X)))
+
+    def fit_codes(self, codes, y, domains, matrices, names=None) -> LocalReconstructionClassifier:
+        """Learn from perturbed codes directly (see :meth:`ReleaseTreeClassifier.fit_codes`)."""
+        self.classes_, y_codes = np.unique(np.asarray(y), return_inverse=True)
+        if len(self.classes_) < 2:
+            raise DataError(f"the class has a single value {self.classes_[0]!r}: nothing to learn")
+        names = list(names) if names is not None else [f"a{j}" for j in range(len(domains))]
+        data = _Data(names, domains, matrices, codes, y_codes)
+        helper = ReleaseTreeClassifier(min_leaf=self.min_leaf)
+        return self._grow(data, helper._check_params(len(y_codes)))
+
+    def _grow(self, data: _Data, min_leaf: float) -> LocalReconstructionClassifier:
+        y_codes = data.y
         self.feature_names_in_ = data.names
         self.domains_ = data.domains
         rng = check_random_state(self.random_state)
@@ -155,6 +167,16 @@ class LocalReconstructionClassifier(ClassifierMixin, BaseEstimator):
         return self.classes_[np.argmax(proba, axis=1)]
 
     _codes = ReleaseTreeClassifier._codes
+    _apply_codes = ReleaseTreeClassifier._apply_codes
+
+    def predict_codes(self, codes) -> np.ndarray:
+        """Predicted classes for rows already encoded into original codes."""
+        if not hasattr(self, "tree_"):
+            raise NotFittedError(
+                "this LocalReconstructionClassifier is not fitted yet; call fit first"
+            )
+        leaves = self._apply_codes(np.asarray(codes, dtype=np.int64))
+        return self.classes_[np.argmax(self.tree_["value"][leaves], axis=1)]
 
 
 def _to_arrays(nodes: list[dict], max_n: int, n_classes: int) -> dict:

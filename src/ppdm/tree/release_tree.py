@@ -64,19 +64,27 @@ _LN2 = np.log(2.0)
 class _Data:
     """Codes and matrices of a release, ready for split search."""
 
-    def __init__(self, spec, frame: pd.DataFrame, y: np.ndarray):
-        self.names = [a.name for a in spec.perturbed_attributes() if a.name != spec.class_attribute]
-        if not self.names:
+    def __init__(self, names, domains, matrices, codes: np.ndarray, y: np.ndarray):
+        if not names:
             raise SpecError("the release has no perturbed attribute to learn from")
-        self.domains = [spec.attribute(n).get_domain() for n in self.names]
-        self.matrices = [spec.attribute(n).get_matrix() for n in self.names]
-        self.codes = np.column_stack(
-            [d.encode(frame[n], column=n) for n, d in zip(self.names, self.domains)]
-        ).astype(np.int64)
+        self.names = list(names)
+        self.domains = list(domains)
+        self.matrices = list(matrices)
+        self.codes = np.asarray(codes, dtype=np.int64)
         self.n_values = [d.n_values for d in self.domains]
         self.inv_t = [m.inverse_transpose_apply(np.eye(m.n_values)) for m in self.matrices]
         self.ordered = [isinstance(d, BinnedDomain) or _numeric_values(d) for d in self.domains]
         self.y = y
+
+    @classmethod
+    def from_release(cls, spec, frame: pd.DataFrame, y: np.ndarray) -> _Data:
+        names = [a.name for a in spec.perturbed_attributes() if a.name != spec.class_attribute]
+        if not names:
+            raise SpecError("the release has no perturbed attribute to learn from")
+        domains = [spec.attribute(n).get_domain() for n in names]
+        matrices = [spec.attribute(n).get_matrix() for n in names]
+        codes = np.column_stack([d.encode(frame[n], column=n) for n, d in zip(names, domains)])
+        return cls(names, domains, matrices, codes, y)
 
 
 def _numeric_values(domain) -> bool:
@@ -107,6 +115,15 @@ class ReleaseTreeClassifier(ClassifierMixin, BaseEstimator):
         estimate of the true decrease's numerator, so noise does not look like purity).
         ``"gain_ratio"``: C4.5's gain ratio on clipped estimated counts, with the
         average-gain filter. The significance test uses the entropy gain either way.
+    leaf_model : {"auto", "majority", "naive-bayes"}, default="auto"
+        ``"naive-bayes"`` makes every leaf a naive Bayes classifier (as in Kohavi's
+        NBTree) whose class-conditional distributions of each attribute are estimated,
+        without bias, from the release inside the leaf's box (clipped at 0 and smoothed
+        towards the leaf's pooled distribution). It needs only one matrix inverse per
+        attribute, so it stays accurate where deep boxes are too noisy, notably with
+        many classes. ``"auto"`` uses naive Bayes leaves with more than two classes and
+        majority leaves otherwise (what worked best on Table 1's data sets, see
+        REPRODUCTION.md).
 
     Attributes
     ----------
@@ -148,9 +165,11 @@ class ReleaseTreeClassifier(ClassifierMixin, BaseEstimator):
         prune: bool = True,
         prior_strength: float = 1.0,
         criterion: str = "gini",
+        leaf_model: str = "auto",
     ) -> None:
         self.spec = spec
         self.criterion = criterion
+        self.leaf_model = leaf_model
         self.max_depth = max_depth
         self.min_leaf = min_leaf
         self.alpha = alpha
@@ -177,6 +196,10 @@ class ReleaseTreeClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"alpha must be in (0, 0.5) (got {self.alpha!r})")
         if not 0 < self.confidence <= 0.5:
             raise ValueError(f"confidence must be in (0, 0.5] (got {self.confidence!r})")
+        if self.leaf_model not in ("auto", "majority", "naive-bayes"):
+            raise ValueError(
+                f"leaf_model must be 'auto', 'majority' or 'naive-bayes' (got {self.leaf_model!r})"
+            )
         if self.criterion not in ("gini", "gain_ratio"):
             raise ValueError(f"criterion must be 'gini' or 'gain_ratio' (got {self.criterion!r})")
         if self.prior_strength < 0:
@@ -220,7 +243,7 @@ class ReleaseTreeClassifier(ClassifierMixin, BaseEstimator):
         self.classes_, y_codes = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
             raise DataError(f"the class has a single value {self.classes_[0]!r}: nothing to learn")
-        data = _Data(spec, X, y_codes)
+        data = _Data.from_release(spec, X, y_codes)
         min_leaf = self._check_params(len(X))
         self.feature_names_in_ = data.names
         self.n_features_in_ = len(data.names)
@@ -228,6 +251,40 @@ class ReleaseTreeClassifier(ClassifierMixin, BaseEstimator):
         self.spec_ = spec
         self.tree_ = _Builder(data, len(self.classes_), min_leaf, self).build()
         return self
+
+    def fit_codes(self, codes, y, domains, matrices, names=None) -> ReleaseTreeClassifier:
+        """Learn from perturbed codes directly (experiments work at the code level).
+
+        Parameters
+        ----------
+        codes : int array (n, d)
+            Perturbed codes of the d attributes.
+        y : array (n,)
+            Unperturbed class labels.
+        domains, matrices : sequences of length d
+            Each attribute's domain and perturbation matrix.
+        names : list of str, optional
+        """
+        y = np.asarray(y)
+        self.classes_, y_codes = np.unique(y, return_inverse=True)
+        if len(self.classes_) < 2:
+            raise DataError(f"the class has a single value {self.classes_[0]!r}: nothing to learn")
+        names = list(names) if names is not None else [f"a{j}" for j in range(len(domains))]
+        data = _Data(names, domains, matrices, codes, y_codes)
+        min_leaf = self._check_params(len(y))
+        self.feature_names_in_ = data.names
+        self.n_features_in_ = len(data.names)
+        self.domains_ = data.domains
+        self.spec_ = None
+        self.tree_ = _Builder(data, len(self.classes_), min_leaf, self).build()
+        return self
+
+    def predict_codes(self, codes) -> np.ndarray:
+        """Predicted classes for rows already encoded into original codes."""
+        if not hasattr(self, "tree_"):
+            raise NotFittedError("this ReleaseTreeClassifier is not fitted yet; call fit first")
+        proba = self._proba_codes(np.asarray(codes, dtype=np.int64))
+        return self.classes_[np.argmax(proba, axis=1)]
 
     def fit_release(self, release) -> ReleaseTreeClassifier:
         """Learn from a release directory (or :class:`ppdm.pipeline.Release`)."""
@@ -253,7 +310,9 @@ class ReleaseTreeClassifier(ClassifierMixin, BaseEstimator):
 
     def apply(self, X) -> np.ndarray:
         """Index of the leaf every row of ``X`` (original domain) lands in."""
-        codes = self._codes(X)
+        return self._apply_codes(self._codes(X))
+
+    def _apply_codes(self, codes: np.ndarray) -> np.ndarray:
         t = self.tree_
         node = np.zeros(len(codes), dtype=np.int64)
         rows = np.arange(len(codes))
@@ -269,8 +328,22 @@ class ReleaseTreeClassifier(ClassifierMixin, BaseEstimator):
 
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities of the leaves reached by ``X`` (original domain)."""
-        leaves = self.apply(X)
-        return self.tree_["value"][leaves]
+        return self._proba_codes(self._codes(X))
+
+    def _proba_codes(self, codes: np.ndarray) -> np.ndarray:
+        leaves = self._apply_codes(codes)
+        value = self.tree_["value"][leaves]
+        nb = self.tree_.get("nb_logp")
+        if nb is None:
+            return value
+        slot = self.tree_["nb_slot"][leaves]
+        d = codes.shape[1]
+        # log P(x_j | c, leaf), gathered per record: (n, d, C)
+        logp = nb[slot[:, None], np.arange(d)[None, :], :, codes]
+        score = np.log(np.maximum(value, 1e-12)) + logp.sum(axis=1)
+        score -= score.max(axis=1, keepdims=True)
+        p = np.exp(score)
+        return p / p.sum(axis=1, keepdims=True)
 
     def predict(self, X) -> np.ndarray:
         """Predicted classes for rows of ``X`` in the original domain."""
@@ -379,7 +452,42 @@ class _Builder:
             stack.extend(kids)
         if self.p.prune:
             self._prune(0)
-        return self._arrays()
+        out = self._arrays()
+        lm = self.p.leaf_model
+        if lm == "naive-bayes" or (lm == "auto" and self.C > 2):
+            self._naive_bayes_leaves(out)
+        del out["_order"]
+        return out
+
+    def _naive_bayes_leaves(self, out: dict) -> None:
+        """Per leaf, attribute and class: log P(code | class, leaf box), estimated from the
+        release (``H M^-T`` restricted to the box), clipped at 0 and smoothed with an
+        m-estimate (m = N_j) towards the leaf's pooled distribution."""
+        d, C = self.d, self.C
+        position = {old: new for new, old in enumerate(out["_order"])}
+        leaves = [i for i in out["_order"] if self.nodes[i]["feature"] < 0]
+        nb = np.zeros((len(leaves), len(d.names), C, self.max_n))
+        slot = np.zeros(len(out["feature"]), dtype=np.int64)
+        for k, old in enumerate(leaves):
+            node = self.nodes[old]
+            slot[position[old]] = k
+            for j in range(len(d.names)):
+                n_j = d.n_values[j]
+                w_minus = self._others(node, j)
+                key = d.y * n_j + d.codes[:, j]
+                H = np.bincount(key, weights=w_minus, minlength=C * n_j).reshape(C, n_j)
+                est = np.clip(H @ d.inv_t[j], 0, None)
+                allowed = node["masks"].get(j)
+                if allowed is not None:
+                    est = est * allowed
+                pooled = est.sum(axis=0) + 1e-9
+                if allowed is not None:
+                    pooled = pooled * allowed + 1e-12
+                pooled = pooled / pooled.sum()
+                probs = (est + n_j * pooled) / (est.sum(axis=1, keepdims=True) + n_j)
+                nb[k, j, :, :n_j] = np.log(np.maximum(probs, 1e-12))
+        out["nb_logp"] = nb
+        out["nb_slot"] = slot
 
     def _node(self, masks, factors, w, parent_dist, depth) -> int:
         y = self.d.y
@@ -542,6 +650,7 @@ class _Builder:
                 stack.extend([nd["right"], nd["left"]])
         m = len(keep)
         out = {
+            "_order": keep,
             "feature": np.full(m, -1, dtype=np.int64),
             "left": np.full(m, -1, dtype=np.int64),
             "right": np.full(m, -1, dtype=np.int64),

@@ -1,0 +1,42 @@
+"""Adapters that run other experiment families under ``ppdm reproduce``.
+
+Each family keeps its own runner (attacks, Bayesian networks); these functions give them
+the registry's signature ``runner(ctx) -> list[Path]``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .registry import RunContext
+
+__all__ = ["attacks", "bn_table2", "bn_privacy_accuracy", "bn_sample_size"]
+
+
+def attacks(ctx: RunContext) -> list[Path]:
+    """Dowd, Xu & Zhang Sec. 3.3: data-recovery attacks, additive noise vs substitution."""
+    from ..attacks.experiment import run
+
+    run(ctx.out, quick=ctx.quick, seed=ctx.seed, jobs=ctx.jobs)
+    return [ctx.out / "attacks.csv", ctx.out / "attacks.png"]
+
+
+def _bn(name: str, ctx: RunContext) -> list[Path]:
+    from ..bayesnet.experiments import run
+
+    return list(run(name, ctx.out, seed=ctx.seed, quick=ctx.quick))
+
+
+def bn_table2(ctx: RunContext) -> list[Path]:
+    """Ma & Sivakumar, Table 2."""
+    return _bn("bn-table2", ctx)
+
+
+def bn_privacy_accuracy(ctx: RunContext) -> list[Path]:
+    """Ma & Sivakumar, Fig. 4."""
+    return _bn("bn-privacy-accuracy", ctx)
+
+
+def bn_sample_size(ctx: RunContext) -> list[Path]:
+    """Ma & Sivakumar, Fig. 5."""
+    return _bn("bn-sample-size", ctx)
