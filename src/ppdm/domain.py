@@ -353,8 +353,10 @@ class DomainSketch:
             self.high = max(self.high, float(x.max()))
             self.integer = self.integer and bool(np.all(x == np.round(x)))
             if not self.overflow:
-                self.values.update(np.unique(x).tolist())
-                if len(self.values) > self.cap:
+                uniq = np.unique(x)
+                if len(uniq) <= self.cap:  # never build a set of a continuous column
+                    self.values.update(uniq.tolist())
+                if len(uniq) > self.cap or len(self.values) > self.cap:
                     self.overflow = True
                     self.values = set()
         else:
