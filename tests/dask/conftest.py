@@ -41,7 +41,7 @@ def cluster():
     """A LocalCluster of 2 worker processes, one thread each, shared by the session."""
     distributed = pytest.importorskip("distributed")
     with distributed.Client(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
     ) as c:
         yield c
 

@@ -75,7 +75,7 @@ def _run_with_kill(client, frames, out):
 
 def _new_cluster():
     return distributed.Client(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
     )
 
 

@@ -113,7 +113,8 @@ class DaskExecutor:
     def _compute(self, tasks: list, stage: str) -> list:
         dask, distributed = _require_dask()
         kwargs = {"scheduler": self.client.get} if self.client is not None else {}
-        lost = (distributed.KilledWorker, distributed.comm.CommClosedError, OSError, TimeoutError)
+        # the cluster's failures, not the tasks' own errors (which keep their type)
+        lost = (distributed.KilledWorker, distributed.comm.CommClosedError)
         try:
             return list(dask.compute(*tasks, **kwargs))
         except PpdmError:
@@ -192,7 +193,7 @@ def client(scheduler=None, *, n_workers: int | None = None, processes: bool = Tr
     if n < 1:
         raise ValueError(f"n_workers must be >= 1 (got {n_workers})")
     return distributed.Client(
-        n_workers=n, threads_per_worker=1, processes=processes, dashboard_address=None
+        n_workers=n, threads_per_worker=1, processes=processes, dashboard_address=":0"
     )
 
 
