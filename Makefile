@@ -2,7 +2,7 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
-EXTRAS ?= test
+EXTRAS ?= test,dask
 
 .PHONY: demo test venv weka lint format bench clean
 

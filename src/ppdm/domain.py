@@ -353,13 +353,48 @@ class DomainSketch:
             self.high = max(self.high, float(x.max()))
             self.integer = self.integer and bool(np.all(x == np.round(x)))
             if not self.overflow:
-                self.values.update(np.unique(x).tolist())
-                if len(self.values) > self.cap:
+                uniq = np.unique(x)
+                if len(uniq) <= self.cap:  # never build a set of a continuous column
+                    self.values.update(uniq.tolist())
+                if len(uniq) > self.cap or len(self.values) > self.cap:
                     self.overflow = True
                     self.values = set()
         else:
             self.values.update(pd.unique(present.to_numpy()).tolist())
         return self
+
+    def merge(self, other: DomainSketch) -> DomainSketch:
+        """Fold in the sketch of the rows that follow (partition by partition, in order).
+
+        Merging the sketches of consecutive partitions gives the sketch of their
+        concatenation (row numbers of missing values are shifted by ``self.rows``), so
+        summaries can be computed in parallel and combined by a tree reduction.
+
+        Examples
+        --------
+        >>> a = DomainSketch("x").update(pd.Series([1, 2]))
+        >>> b = DomainSketch("x").update(pd.Series([None, 5.0]))
+        >>> m = a.merge(b)
+        >>> (m.rows, m.low, m.high, m.first_missing)
+        (4, 1.0, 5.0, 2)
+        """
+        out = DomainSketch(self.column, cap=self.cap)
+        out.rows = self.rows + other.rows
+        if self.first_missing is not None:
+            out.first_missing = self.first_missing
+        elif other.first_missing is not None:
+            out.first_missing = other.first_missing + self.rows
+        kinds = [k for k in (self.numeric, other.numeric) if k is not None]
+        out.numeric = None if not kinds else all(kinds)
+        out.low = min(self.low, other.low)
+        out.high = max(self.high, other.high)
+        out.integer = self.integer and other.integer
+        out.overflow = self.overflow or other.overflow
+        out.values = set() if out.overflow and out.numeric else self.values | other.values
+        if out.numeric and len(out.values) > out.cap:
+            out.overflow = True
+            out.values = set()
+        return out
 
     def to_domain(
         self,

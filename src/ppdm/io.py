@@ -17,6 +17,7 @@ from .exceptions import DataError
 
 __all__ = [
     "table_format",
+    "partition_files",
     "read_table",
     "iter_batches",
     "write_table",
@@ -40,18 +41,67 @@ def table_format(path: str | os.PathLike) -> str:
     return _FORMATS[suffix]
 
 
+def partition_files(path: str | os.PathLike) -> list[Path]:
+    """The data files of a partitioned table, in partition order.
+
+    Parameters
+    ----------
+    path : path-like
+        A directory of CSV or Parquet files (hidden files are skipped), a glob pattern
+        such as ``"data/part-*.parquet"``, or a single file.
+
+    Returns
+    -------
+    list of Path
+        Sorted by name; one partition per file. All files share one format.
+
+    Examples
+    --------
+    >>> partition_files("does-not-exist/*.parquet")
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: 'does-not-exist/*.parquet' matches no CSV or Parquet file
+    """
+    text = os.fspath(path)
+    p = Path(text)
+    if p.is_dir():
+        files = [f for f in p.iterdir() if f.is_file() and not f.name.startswith((".", "_"))]
+        files = [f for f in files if f.suffix.lower() in (".csv", ".parquet", ".pq")]
+    elif any(ch in text for ch in "*?["):
+        import glob
+
+        files = [Path(f) for f in glob.glob(text) if Path(f).is_file()]
+    elif p.is_file():
+        files = [p]
+    else:
+        files = []
+    if not files:
+        raise FileNotFoundError(f"{text!r} matches no CSV or Parquet file")
+    files.sort(key=lambda f: f.name if p.is_dir() else str(f))
+    kinds = {table_format(f) for f in files}
+    if len(kinds) > 1 or kinds & {"arff"}:
+        raise DataError(
+            f"the partitions of {text!r} must all be CSV or all Parquet (got {sorted(kinds)})"
+        )
+    return files
+
+
 def read_table(path: str | os.PathLike, columns: list[str] | None = None) -> pd.DataFrame:
     """Read a whole CSV, Parquet or ARFF file into a DataFrame.
 
     Parameters
     ----------
     path : path-like
+        A file, or a directory of partitions (see :func:`partition_files`).
     columns : list of str, optional
         Columns to read (all by default).
     """
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"input file {str(path)!r} does not exist")
+    if path.is_dir():
+        parts = [read_table(f, columns) for f in partition_files(path)]
+        return pd.concat(parts, ignore_index=True)
     fmt = table_format(path)
     if fmt == "csv":
         try:
@@ -72,11 +122,16 @@ def iter_batches(
 ) -> Iterator[pd.DataFrame]:
     """Yield a CSV or Parquet file in batches of at most ``batch_size`` rows.
 
-    Memory stays bounded by the batch, whatever the file size.
+    Memory stays bounded by the batch, whatever the file size. A directory is read as
+    a partitioned table (see :func:`partition_files`), partition after partition.
     """
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"input file {str(path)!r} does not exist")
+    if path.is_dir():
+        for f in partition_files(path):
+            yield from iter_batches(f, batch_size, columns)
+        return
     fmt = table_format(path)
     if fmt == "csv":
         try:

@@ -34,6 +34,7 @@ __all__ = [
     "additive_noise_for_level",
     "additive_privacy",
     "plan_release",
+    "plan_from_sketches",
     "attribute_privacy",
     "perturb_codes",
     "perturb_frame",
@@ -172,7 +173,7 @@ def plan_release(
     ----------
     Dowd, Xu & Zhang, Sec. 3 and 7 (choice of N).
     """
-    gamma = check_gamma(gamma)
+    check_gamma(gamma)  # fail before reading the data
     if method not in ("substitution", "additive"):
         raise SpecError(f"method must be 'substitution' or 'additive' (got {method!r})")
     if method == "additive":
@@ -180,20 +181,82 @@ def plan_release(
         if int(copies) != 1:
             raise SpecError(f"copies > 1 is for substitution releases only (got {copies})")
     batches = [data] if isinstance(data, pd.DataFrame) else data
+    cap = int(n_bins) if n_bins is not None else int(max_bins)
+    sketches: dict[str, DomainSketch] | None = None
+    for batch in batches:
+        if sketches is None:
+            columns = [str(c) for c in batch.columns]
+            user = _parse_user_spec(spec)
+            _check_names(columns, class_attribute, attributes, dict(bounds or {}), user)
+            sketches = {c: DomainSketch(c, cap=cap) for c in columns}
+        for c, sketch in sketches.items():
+            sketch.update(batch[c])
+    return plan_from_sketches(
+        sketches or {},
+        class_attribute=class_attribute,
+        gamma=gamma,
+        n_bins=n_bins,
+        max_bins=max_bins,
+        bounds=bounds,
+        spec=spec,
+        attributes=attributes,
+        perturb_class=perturb_class,
+        missing=missing,
+        out_of_bounds=out_of_bounds,
+        representative=representative,
+        copies=copies,
+        method=method,
+        noise=noise,
+        noise_scale=noise_scale,
+    )
+
+
+def plan_from_sketches(
+    sketches: dict[str, DomainSketch],
+    *,
+    class_attribute: str | None = None,
+    gamma: float = DEFAULT_GAMMA,
+    n_bins: int | None = None,
+    max_bins: int = DEFAULT_MAX_BINS,
+    bounds: dict[str, tuple[float, float]] | None = None,
+    spec: ReleaseSpec | None = None,
+    attributes: list[str] | None = None,
+    perturb_class: bool = False,
+    missing: Literal["error", "category"] = "error",
+    out_of_bounds: Literal["error", "clip"] = "error",
+    representative: Literal["center", "left", "right", "random"] = "center",
+    copies: int = 1,
+    method: Literal["substitution", "additive"] = "substitution",
+    noise: Literal["uniform", "gaussian"] = "gaussian",
+    noise_scale: float = DEFAULT_NOISE_LEVEL,
+) -> ReleaseSpec:
+    """:func:`plan_release` from one-pass column summaries (merged across partitions).
+
+    Parameters
+    ----------
+    sketches : dict of column -> DomainSketch
+        One sketch per column, in column order (see :meth:`DomainSketch.merge` for
+        summaries computed partition by partition).
+    class_attribute, gamma, n_bins, max_bins, bounds, spec, attributes, perturb_class
+        As in :func:`plan_release`.
+    missing, out_of_bounds, representative, copies, method, noise, noise_scale
+        As in :func:`plan_release`.
+
+    Returns
+    -------
+    ReleaseSpec
+
+    References
+    ----------
+    Dowd, Xu & Zhang, Sec. 3 and 7 (choice of N).
+    """
+    gamma = check_gamma(gamma)
     user = _parse_user_spec(spec)
     bounds = dict(bounds or {})
-    sketches: dict[str, DomainSketch] | None = None
-    columns: list[str] | None = None
-    cap = int(n_bins) if n_bins is not None else int(max_bins)
-    for batch in batches:
-        if columns is None:
-            columns = [str(c) for c in batch.columns]
-            _check_names(columns, class_attribute, attributes, bounds, user)
-            sketches = {c: DomainSketch(c, cap=cap) for c in columns}
-        for c in columns:
-            sketches[c].update(batch[c])
-    if columns is None or sketches is None or sketches[columns[0]].rows == 0:
+    columns = list(sketches)
+    if not columns or sketches[columns[0]].rows == 0:
         raise DataError("the input table is empty: nothing to perturb")
+    _check_names(columns, class_attribute, attributes, bounds, user)
     if class_attribute is None and spec is not None:
         class_attribute = spec.class_attribute
     to_perturb = set(attributes) if attributes is not None else set(columns) - {class_attribute}

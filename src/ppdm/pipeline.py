@@ -38,6 +38,8 @@ __all__ = [
     "make_release",
     "load_release",
     "estimate_release",
+    "estimates_from_counts",
+    "reconstruction_multisets",
     "reconstruct_batches",
     "reconstruct_release",
     "reconstruct_frame",
@@ -286,16 +288,45 @@ def estimate_release(
     if rel.spec.method == "additive":
         return _estimate_additive(rel, by_class, batch_size)
     counts, classes = _count_pass(rel.spec, lambda: rel.batches(batch_size), by_class)
+    return estimates_from_counts(rel.spec, counts, classes, method)
+
+
+def estimates_from_counts(
+    spec: ReleaseSpec,
+    counts: dict[str, np.ndarray],
+    classes: list | None,
+    method: str = "set-scale",
+) -> list[AttributeEstimate]:
+    """Estimates of every perturbed attribute from its perturbed counts (the count pass).
+
+    Parameters
+    ----------
+    spec : ReleaseSpec
+    counts : dict of attribute -> array (C, N)
+        Perturbed counts, one row per class (a single row when not by class).
+    classes : list, optional
+        Class values of the rows; ``None`` for overall counts only.
+    method : str, default="set-scale"
+        See :func:`ppdm.estimate.estimate_counts`.
+
+    Returns
+    -------
+    list of AttributeEstimate
+
+    References
+    ----------
+    Dowd, Xu & Zhang, Eq. (1) and Sec. 4.3.
+    """
     out = []
-    for a in rel.spec.perturbed_attributes():
+    for a in spec.perturbed_attributes():
         m = a.get_matrix()
         # m copies: pooled counts estimate m X; divide by m (stderr shrinks like 1/sqrt(m))
-        table = counts[a.name]
-        overall = _pooled(estimate_counts(table.sum(axis=0), m, method), rel.spec.copies)
+        table = np.asarray(counts[a.name], dtype=np.float64)
+        overall = _pooled(estimate_counts(table.sum(axis=0), m, method), spec.copies)
         per = None
         if classes is not None:
             per = {
-                str(c): _pooled(estimate_counts(table[i], m, method), rel.spec.copies)
+                str(c): _pooled(estimate_counts(table[i], m, method), spec.copies)
                 for i, c in enumerate(classes)
             }
         out.append(AttributeEstimate(a.name, a.get_domain().labels(), overall, per))
@@ -365,6 +396,43 @@ def _estimate_additive(rel: Release, by_class: bool, batch_size: int) -> list[At
     return out
 
 
+def reconstruction_multisets(
+    spec: ReleaseSpec, counts: dict[str, np.ndarray], method: str = "set-scale"
+) -> dict[str, np.ndarray]:
+    """Every tie group's multiset of reconstructed codes, from the global count pass.
+
+    Each class row of the perturbed counts is estimated with ``method``, rounded by
+    largest remainder to integers summing to the row's records, and cut into the tie
+    groups' multisets (:func:`ppdm.reconstruct.tie_group_multisets`).
+
+    Parameters
+    ----------
+    spec : ReleaseSpec
+    counts : dict of attribute -> array (C, N)
+        Perturbed counts, one row per class.
+    method : str, default="set-scale"
+
+    Returns
+    -------
+    dict of attribute -> int array (C * N, N)
+        Row ``c * N + v`` is the multiset of tie group ``v`` of class ``c``.
+
+    References
+    ----------
+    Dowd, Xu & Zhang, Algorithm 2.
+    """
+    out = {}
+    for a in spec.perturbed_attributes():
+        m = a.get_matrix()
+        multisets = []
+        for row in np.asarray(counts[a.name]):
+            est = estimate_counts(row, m, method)
+            dist = largest_remainder(est.counts, int(round(float(row.sum()))))
+            multisets.append(tie_group_multisets(np.asarray(row).astype(np.int64), dist))
+        out[a.name] = np.concatenate(multisets)
+    return out
+
+
 def reconstruct_batches(
     spec: ReleaseSpec,
     batches: Batches,
@@ -407,15 +475,10 @@ def reconstruct_batches(
     counts, classes = _count_pass(spec, batches, by_class)
     attrs = spec.perturbed_attributes()
     gens = check_random_state(random_state).spawn(2 * len(attrs))
-    states = {}
-    for a in attrs:
-        m = a.get_matrix()
-        multisets = []
-        for row in counts[a.name]:
-            est = estimate_counts(row, m, method)
-            dist = largest_remainder(est.counts, int(round(row.sum())))
-            multisets.append(tie_group_multisets(row.astype(np.int64), dist))
-        states[a.name] = AssignmentState(np.concatenate(multisets))
+    states = {
+        name: AssignmentState(m)
+        for name, m in reconstruction_multisets(spec, counts, method).items()
+    }
     doms = {a.name: a.get_domain() for a in attrs}
     offset = 0
     for batch in batches():

@@ -1,0 +1,285 @@
+"""Where partition tasks run: in this process, one after another, or on a Dask cluster.
+
+Both executors offer the same two operations, ``map`` (one task per partition,
+results in partition order) and ``reduce`` (a tree reduction of per-partition
+results with an exact, associative ``combine``). The partitioned workflows are
+written once against them, so the local engine is the reference the Dask engine is
+tested against, bit for bit.
+
+Dask is imported only when a Dask executor or client is asked for.
+
+References
+----------
+Dask documentation, "dask.distributed: LocalCluster, Client" and "Tree reductions".
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, Literal
+
+from ..exceptions import PpdmError
+from .kernels import combine_all
+
+__all__ = [
+    "EngineError",
+    "ENGINES",
+    "LocalExecutor",
+    "DaskExecutor",
+    "client",
+    "open_executor",
+    "map_cells",
+]
+
+ENGINES = ("local", "dask")
+Engine = Literal["local", "dask"]
+
+
+class EngineError(PpdmError, RuntimeError):
+    """The execution engine failed (a lost worker, an unreachable scheduler, ...)."""
+
+
+def _require_dask():
+    try:
+        import dask
+        import distributed
+    except ImportError:  # pragma: no cover - depends on the installation
+        raise ImportError(
+            "the Dask engine needs the optional dependencies: pip install 'ppdm[dask]'"
+        ) from None
+    return dask, distributed
+
+
+def check_engine(engine: str) -> str:
+    """Validate an engine name."""
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {', '.join(ENGINES)} (got {engine!r})")
+    return engine
+
+
+class LocalExecutor:
+    """Run partition tasks in this process, in partition order.
+
+    Examples
+    --------
+    >>> LocalExecutor().reduce(lambda x: x * x, [1, 2, 3], lambda a, b: a + b)
+    14
+    """
+
+    name = "local"
+
+    def map(self, fn: Callable, items: Sequence, *, stage: str = "running") -> list:
+        """``[fn(x) for x in items]``."""
+        return [fn(x) for x in items]
+
+    def reduce(
+        self,
+        fn: Callable,
+        items: Sequence,
+        combine: Callable,
+        *,
+        stage: str = "running",
+        split_every: int = 8,
+    ) -> Any:
+        """Left fold of ``fn(x)`` over ``items`` with ``combine``."""
+        if not items:
+            raise ValueError("reduce needs at least one item")
+        return combine_all(combine, *(fn(x) for x in items))
+
+
+class DaskExecutor:
+    """Run partition tasks on a Dask cluster, one task per partition.
+
+    Parameters
+    ----------
+    client : distributed.Client, optional
+        Default: the current client if there is one, else Dask's default scheduler.
+
+    Notes
+    -----
+    Items may be Dask delayed objects (the partitions of a Dask DataFrame): they are
+    computed on the workers, never gathered on the client. A lost worker is handled
+    by Dask (its tasks are re-run elsewhere); if Dask gives up, the failure is raised
+    as :class:`EngineError` naming the stage, after the remaining tasks are cancelled.
+    """
+
+    name = "dask"
+
+    def __init__(self, client=None) -> None:
+        self.client = client
+
+    def _compute(self, tasks: list, stage: str) -> list:
+        dask, distributed = _require_dask()
+        kwargs = {"scheduler": self.client.get} if self.client is not None else {}
+        # the cluster's failures, not the tasks' own errors (which keep their type)
+        lost = (distributed.KilledWorker, distributed.comm.CommClosedError)
+        try:
+            return list(dask.compute(*tasks, **kwargs))
+        except PpdmError:
+            raise
+        except lost as exc:
+            raise EngineError(
+                f"the Dask cluster failed while {stage}: {type(exc).__name__}: {exc}. "
+                "No output was written; check the workers' memory and logs, then run again"
+            ) from exc
+
+    def map(self, fn: Callable, items: Sequence, *, stage: str = "running") -> list:
+        """``fn(x)`` for every item, as parallel tasks; results in item order."""
+        dask, _ = _require_dask()
+        task = dask.delayed(fn, pure=False)
+        return self._compute([task(x) for x in items], stage)
+
+    def reduce(
+        self,
+        fn: Callable,
+        items: Sequence,
+        combine: Callable,
+        *,
+        stage: str = "running",
+        split_every: int = 8,
+    ) -> Any:
+        """Tree reduction: ``fn`` per item, then ``combine`` over ordered groups of ``split_every``."""
+        dask, _ = _require_dask()
+        if not items:
+            raise ValueError("reduce needs at least one item")
+        if split_every < 2:
+            raise ValueError(f"split_every must be >= 2 (got {split_every})")
+        level = [dask.delayed(fn, pure=False)(x) for x in items]
+        node = dask.delayed(combine_all, pure=True)
+        while len(level) > 1:
+            level = [
+                node(combine, *level[i : i + split_every])
+                for i in range(0, len(level), split_every)
+            ]
+        return self._compute(level, stage)[0]
+
+
+def client(scheduler=None, *, n_workers: int | None = None, processes: bool = True):
+    """A Dask client: to ``scheduler``, or to a new LocalCluster with one worker per core.
+
+    Parameters
+    ----------
+    scheduler : str or distributed.Client, optional
+        Scheduler address (``"tcp://host:8786"``) or an existing client (returned
+        as is). ``None`` starts a LocalCluster owned by the client: closing the
+        client shuts it down.
+    n_workers : int, optional
+        Workers of the LocalCluster (default: the number of cores); one thread each.
+    processes : bool, default=True
+        Workers as separate processes (a worker that dies does not take the client).
+
+    Returns
+    -------
+    distributed.Client
+
+    Examples
+    --------
+    >>> c = client(n_workers=1)  # doctest: +SKIP
+    >>> c.close()  # doctest: +SKIP
+    """
+    _, distributed = _require_dask()
+    if isinstance(scheduler, distributed.Client):
+        return scheduler
+    if scheduler is not None:
+        try:
+            return distributed.Client(scheduler, timeout="20s")
+        except (OSError, TimeoutError) as exc:
+            raise EngineError(
+                f"cannot reach the Dask scheduler at {scheduler!r}: {exc}; check --scheduler"
+            ) from None
+    n = int(n_workers) if n_workers is not None else (os.cpu_count() or 1)
+    if n < 1:
+        raise ValueError(f"n_workers must be >= 1 (got {n_workers})")
+    return distributed.Client(
+        n_workers=n, threads_per_worker=1, processes=processes, dashboard_address=":0"
+    )
+
+
+@contextmanager
+def open_executor(
+    engine: Engine = "local", scheduler=None, *, n_workers: int | None = None
+) -> Iterator[LocalExecutor | DaskExecutor]:
+    """An executor for ``engine``; a client this opens is closed on exit.
+
+    Parameters
+    ----------
+    engine : {"local", "dask"}, default="local"
+    scheduler : str or distributed.Client, optional
+        For ``engine="dask"``: see :func:`client`. ``None`` uses the client already
+        open in this process, if any, else starts a LocalCluster.
+    n_workers : int, optional
+        Workers of a LocalCluster started here.
+    """
+    check_engine(engine)
+    if engine == "local":
+        if scheduler is not None:
+            raise ValueError(
+                f"scheduler is only for engine='dask' (got scheduler={scheduler!r} with engine='local')"
+            )
+        yield LocalExecutor()
+        return
+    _, distributed = _require_dask()
+    if scheduler is None:
+        try:  # a client already open in this process is the user's cluster
+            scheduler = distributed.default_client()
+        except ValueError:
+            pass
+    owned = not isinstance(scheduler, distributed.Client)
+    c = client(scheduler, n_workers=n_workers)
+    try:
+        yield DaskExecutor(c)
+    finally:
+        if owned:
+            c.close()
+
+
+def map_cells(
+    fn: Callable[[Any], Any],
+    cells: Sequence,
+    engine: Engine = "local",
+    jobs: int | None = None,
+    scheduler=None,
+) -> list:
+    """Run ``fn`` on every cell of an experiment grid; results in cell order.
+
+    Parameters
+    ----------
+    fn : callable
+        A picklable (module-level) function of one cell, e.g. a
+        ``(gamma, N, data set, repetition)`` tuple that carries its own seed, so the
+        result does not depend on where the cell runs.
+    cells : sequence
+    engine : {"local", "dask"}, default="local"
+    jobs : int, optional
+        ``local``: worker processes (``None`` or 1 runs in this process).
+        ``dask``: workers of the LocalCluster started when no ``scheduler`` is given.
+    scheduler : str or distributed.Client, optional
+        Dask scheduler address or client.
+
+    Returns
+    -------
+    list
+        ``[fn(c) for c in cells]``.
+
+    Examples
+    --------
+    >>> map_cells(abs, [-1, 2, -3])
+    [1, 2, 3]
+    """
+    check_engine(engine)
+    cells = list(cells)
+    if jobs is not None and int(jobs) < 1:
+        raise ValueError(f"jobs must be >= 1 (got {jobs})")
+    if engine == "local":
+        if scheduler is not None:
+            raise ValueError("scheduler is only for engine='dask'")
+        if jobs is None or int(jobs) == 1 or len(cells) < 2:
+            return [fn(c) for c in cells]
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(max_workers=int(jobs)) as pool:
+            return list(pool.map(fn, cells))
+    with open_executor("dask", scheduler, n_workers=jobs) as ex:
+        return ex.map(fn, cells, stage="running the grid cells")

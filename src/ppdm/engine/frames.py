@@ -1,0 +1,259 @@
+"""In-memory API: Dask DataFrames, and lists of pandas partitions for the local engine.
+
+``*_dask`` functions take a :class:`dask.dataframe.DataFrame` where the core API takes
+a pandas one; perturbation and reconstruction return lazy Dask DataFrames with the
+same partitioning. The ``*_partitions`` functions do the same work on a list of
+pandas DataFrames, one after another: for the same seed and the same partitions,
+their results are bit-identical to the Dask ones.
+
+Results depend on the partitioning (each partition has its own streams), and are
+drawn from the same distribution as the single-stream core functions
+(:func:`ppdm.perturb.perturb_frame`, :func:`ppdm.pipeline.reconstruct_frame`).
+
+References
+----------
+Dowd, Xu & Zhang, Algorithms 1 and 2, Sec. 4.2-4.3.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..perturb import DEFAULT_GAMMA, DEFAULT_MAX_BINS
+from ..pipeline import AttributeEstimate, estimates_from_counts
+from ..random import RandomState
+from ..release import ReleaseSpec
+from .executors import DaskExecutor, LocalExecutor, _require_dask
+from .kernels import perturb_partition, reconstruct_partition
+from .streams import resolve_root
+from .workflows import count_partitions, partitions_of, plan_partitions, reconstruction_plan
+
+__all__ = [
+    "plan_release_dask",
+    "perturb_dask",
+    "count_dask",
+    "estimate_dask",
+    "reconstruct_dask",
+    "plan_release_partitions",
+    "perturb_partitions",
+    "count_partitions_local",
+    "estimate_partitions",
+    "reconstruct_partitions",
+]
+
+
+def _check_ddf(ddf: Any) -> None:
+    dask, _ = _require_dask()
+    import dask.dataframe as dd
+
+    if not isinstance(ddf, dd.DataFrame):
+        raise TypeError(f"ddf must be a dask.dataframe.DataFrame (got {type(ddf).__name__})")
+
+
+def _check_parts(parts: Any) -> list[pd.DataFrame]:
+    if not isinstance(parts, (list, tuple)) or not parts:
+        raise TypeError("parts must be a non-empty list of pandas DataFrames")
+    return partitions_of(list(parts))
+
+
+def _plan(executor, handles, options: dict):
+    options = dict(options)
+    n_bins = options.pop("n_bins", None)
+    max_bins = options.pop("max_bins", DEFAULT_MAX_BINS)
+    options.setdefault("gamma", DEFAULT_GAMMA)
+    return plan_partitions(executor, handles, n_bins=n_bins, max_bins=max_bins, **options)
+
+
+def _meta(ddf, spec: ReleaseSpec) -> pd.DataFrame:
+    """Empty frame with the dtypes of a perturbed (or reconstructed) partition of ``ddf``."""
+    sample = ddf._meta_nonempty.iloc[:1].copy()
+    for a in spec.perturbed_attributes():
+        value = a.get_domain().decode(np.zeros(1, dtype=np.int64))
+        sample[a.name] = pd.Series(value, index=sample.index)
+    return sample.iloc[:0]
+
+
+def _lazy(ddf, spec: ReleaseSpec, fn, per_partition: list | None = None):
+    """``fn(frame, partition=i[, shares=...])`` on every partition, lazily, same partitioning."""
+    dask, _ = _require_dask()
+    import dask.dataframe as dd
+
+    task = dask.delayed(fn, pure=True)
+    extra = per_partition or [None] * ddf.npartitions
+    out = [
+        task(part, partition=i) if x is None else task(part, shares=x, partition=i)
+        for i, (part, x) in enumerate(zip(ddf.to_delayed(), extra))
+    ]
+    return dd.from_delayed(out, meta=_meta(ddf, spec), verify_meta=False)
+
+
+# -- Dask DataFrames ------------------------------------------------------------------
+
+
+def plan_release_dask(ddf, **plan_options) -> ReleaseSpec:
+    """:func:`ppdm.perturb.plan_release` of a Dask DataFrame (sketches tree-reduced).
+
+    Parameters
+    ----------
+    ddf : dask.dataframe.DataFrame
+    **plan_options
+        As in :func:`ppdm.perturb.plan_release`.
+
+    Returns
+    -------
+    ReleaseSpec
+
+    References
+    ----------
+    Dowd, Xu & Zhang, Sec. 3 and 7.
+    """
+    _check_ddf(ddf)
+    return _plan(DaskExecutor(), partitions_of(ddf), plan_options)
+
+
+def perturb_dask(ddf, spec: ReleaseSpec, random_state: RandomState = None, *, warn: bool = True):
+    """Algorithm 1 on a Dask DataFrame, partition by partition (lazy).
+
+    Parameters
+    ----------
+    ddf : dask.dataframe.DataFrame
+    spec : ReleaseSpec
+    random_state : None or int
+        ``None``: 256 bits of OS entropy drawn now, on the client; partition ``i``
+        uses AES-counter streams derived from it and ``i``.
+    warn : bool, default=True
+        Warn when a seeded release is made.
+
+    Returns
+    -------
+    dask.dataframe.DataFrame
+        Same partitions, perturbed.
+
+    Examples
+    --------
+    >>> import dask.dataframe as dd  # doctest: +SKIP
+    >>> out = perturb_dask(dd.from_pandas(df, npartitions=4), spec)  # doctest: +SKIP
+
+    References
+    ----------
+    Dowd, Xu & Zhang, Algorithm 1.
+    """
+    _check_ddf(ddf)
+    root = resolve_root(random_state, warn=warn and random_state is not None)
+    return _lazy(ddf, spec, functools.partial(perturb_partition, spec=spec, root=root))
+
+
+def count_dask(
+    ddf, spec: ReleaseSpec, *, by_class: bool = False
+) -> tuple[dict[str, np.ndarray], list | None]:
+    """Perturbed counts of a Dask DataFrame by a tree reduction of per-partition counts.
+
+    Returns
+    -------
+    counts : dict of attribute -> int64 array (C, N)
+    classes : list or None
+        Class values of the rows (``by_class``).
+    """
+    _check_ddf(ddf)
+    return count_partitions(DaskExecutor(), partitions_of(ddf), spec, by_class)
+
+
+def estimate_dask(
+    ddf, spec: ReleaseSpec, method: str = "set-scale", *, by_class: bool = False
+) -> list[AttributeEstimate]:
+    """Estimates from a perturbed Dask DataFrame (counts on the cluster, estimate here).
+
+    References
+    ----------
+    Dowd, Xu & Zhang, Eq. (1) and Sec. 4.3.
+    """
+    counts, classes = count_dask(ddf, spec, by_class=by_class)
+    return estimates_from_counts(spec, counts, classes, method)
+
+
+def reconstruct_dask(
+    ddf,
+    spec: ReleaseSpec,
+    *,
+    method: str = "set-scale",
+    by_class: bool = False,
+    random_state: RandomState = None,
+):
+    """Algorithm 2 on a perturbed Dask DataFrame in two passes.
+
+    The count pass runs now (partition by partition); the assignment pass is
+    returned lazily, one task per partition, each with its share of the multisets.
+
+    Returns
+    -------
+    dask.dataframe.DataFrame
+
+    References
+    ----------
+    Dowd, Xu & Zhang, Algorithm 2; DESIGN.md (streaming reconstruction).
+    """
+    _check_ddf(ddf)
+    root = resolve_root(random_state)
+    shares, classes = reconstruction_plan(
+        DaskExecutor(), partitions_of(ddf), spec, method, by_class, root
+    )
+    fn = functools.partial(reconstruct_partition, spec=spec, classes=classes, root=root)
+    return _lazy(ddf, spec, fn, shares)
+
+
+# -- local engine on pandas partitions ---------------------------------------------------
+
+
+def plan_release_partitions(parts: list[pd.DataFrame], **plan_options) -> ReleaseSpec:
+    """:func:`plan_release_dask` on a list of pandas partitions, sequentially."""
+    return _plan(LocalExecutor(), _check_parts(parts), plan_options)
+
+
+def perturb_partitions(
+    parts: list[pd.DataFrame],
+    spec: ReleaseSpec,
+    random_state: RandomState = None,
+    *,
+    warn: bool = True,
+) -> list[pd.DataFrame]:
+    """:func:`perturb_dask` on a list of pandas partitions, sequentially."""
+    parts = _check_parts(parts)
+    root = resolve_root(random_state, warn=warn and random_state is not None)
+    return [perturb_partition(p, spec, root, i) for i, p in enumerate(parts)]
+
+
+def count_partitions_local(
+    parts: list[pd.DataFrame], spec: ReleaseSpec, *, by_class: bool = False
+) -> tuple[dict[str, np.ndarray], list | None]:
+    """:func:`count_dask` on a list of pandas partitions, sequentially."""
+    return count_partitions(LocalExecutor(), _check_parts(parts), spec, by_class)
+
+
+def estimate_partitions(
+    parts: list[pd.DataFrame], spec: ReleaseSpec, method: str = "set-scale", *, by_class=False
+) -> list[AttributeEstimate]:
+    """:func:`estimate_dask` on a list of pandas partitions, sequentially."""
+    counts, classes = count_partitions_local(parts, spec, by_class=by_class)
+    return estimates_from_counts(spec, counts, classes, method)
+
+
+def reconstruct_partitions(
+    parts: list[pd.DataFrame],
+    spec: ReleaseSpec,
+    *,
+    method: str = "set-scale",
+    by_class: bool = False,
+    random_state: RandomState = None,
+) -> list[pd.DataFrame]:
+    """:func:`reconstruct_dask` on a list of pandas partitions, sequentially."""
+    parts = _check_parts(parts)
+    root = resolve_root(random_state)
+    shares, classes = reconstruction_plan(LocalExecutor(), parts, spec, method, by_class, root)
+    return [
+        reconstruct_partition(p, spec, s, classes, root, i)
+        for i, (p, s) in enumerate(zip(parts, shares))
+    ]

@@ -1,0 +1,349 @@
+"""What one partition does, and how the client combines the partitions' results.
+
+Every partitioned engine (sequential or on a cluster) runs these same functions on
+the same partitions with the same derived streams, which is why their outputs are
+bit-identical. A partition's work never depends on another partition's data: only on
+small client-side summaries (domain sketches, perturbed counts, multiset shares).
+
+Reconstruction follows the two-pass streaming design: the count pass returns each
+partition's tie-group sizes; the client estimates, rounds and cuts the global
+multisets (as :func:`ppdm.pipeline.reconstruct_batches` does), then deals every tie
+group's multiset out to the partitions with a sequential multivariate hypergeometric
+split (:func:`split_multisets`); each partition hands its records its own share.
+
+References
+----------
+Dowd, Xu & Zhang, Algorithm 1, Algorithm 2 and Sec. 4.2-4.3; DESIGN.md, "Matrix-based
+reconstruction without a full sort".
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..domain import DomainSketch
+from ..exceptions import DataError, PpdmError, SpecError
+from ..perturb import perturb_batches
+from ..pipeline import _class_codes, reconstruction_multisets
+from ..reconstruct import AssignmentState
+from ..release import ReleaseSpec
+from .streams import PERTURB, RECONSTRUCT, SPLIT, partition_generators, partition_seed
+
+__all__ = [
+    "PartitionCounts",
+    "sketch_partition",
+    "merge_sketches",
+    "perturb_partition",
+    "count_partition",
+    "add_counts",
+    "sorted_classes",
+    "align_counts",
+    "split_multisets",
+    "reconstruction_shares",
+    "reconstruct_partition",
+]
+
+
+@contextmanager
+def _in_partition(partition: int) -> Iterator[None]:
+    """Prefix ppdm's errors with the partition they come from (same exception type)."""
+    try:
+        yield
+    except PpdmError as exc:
+        if len(exc.args) == 1 and isinstance(exc.args[0], str):
+            raise type(exc)(f"partition {partition}: {exc.args[0]}") from None
+        raise
+
+
+def sketch_partition(frame: pd.DataFrame, partition: int, cap: int) -> dict[str, DomainSketch]:
+    """One :class:`~ppdm.domain.DomainSketch` per column of one partition.
+
+    Examples
+    --------
+    >>> s = sketch_partition(pd.DataFrame({"x": [1.0, 3.0]}), 0, cap=20)
+    >>> (s["x"].low, s["x"].high)
+    (1.0, 3.0)
+    """
+    columns = [str(c) for c in frame.columns]
+    with _in_partition(partition):
+        if len(set(columns)) != len(columns):
+            raise DataError(f"the input has repeated column names: {columns}")
+        return {c: DomainSketch(c, cap=cap).update(frame[c]) for c in columns}
+
+
+def merge_sketches(
+    first: dict[str, DomainSketch], then: dict[str, DomainSketch]
+) -> dict[str, DomainSketch]:
+    """Sketches of two consecutive runs of partitions, merged column by column."""
+    if list(first) != list(then):
+        raise DataError(
+            f"partitions have different columns: {list(first)} and then {list(then)}; "
+            "every partition must have the same columns in the same order"
+        )
+    return {c: first[c].merge(then[c]) for c in first}
+
+
+def perturb_partition(
+    frame: pd.DataFrame, spec: ReleaseSpec, root: np.random.SeedSequence, partition: int
+) -> pd.DataFrame:
+    """Algorithm 1 on one partition, with the partition's own AES-counter streams.
+
+    The streams are those of :func:`ppdm.perturb.perturb_batches` keyed from
+    ``partition_seed(root, PERTURB, partition)``: one per attribute and role.
+
+    Returns
+    -------
+    DataFrame
+        The perturbed partition (same index and columns).
+    """
+    seed = partition_seed(root, PERTURB, partition)
+    with _in_partition(partition):
+        spec.check_columns([str(c) for c in frame.columns])
+        return next(iter(perturb_batches([frame], spec, seed, warn=False)))
+
+
+@dataclass(frozen=True)
+class PartitionCounts:
+    """Perturbed counts of some partitions.
+
+    Attributes
+    ----------
+    rows : int
+    classes : tuple or None
+        Class values of the table rows, in order of first appearance; ``None`` when
+        counts are overall.
+    tables : dict of attribute -> int64 array (C, N)
+    """
+
+    rows: int
+    classes: tuple | None
+    tables: dict[str, np.ndarray]
+
+
+def count_partition(
+    frame: pd.DataFrame, spec: ReleaseSpec, partition: int, by_class: bool = False
+) -> PartitionCounts:
+    """Pass 1 on one partition: perturbed code counts, per class value if ``by_class``.
+
+    Class values are those found in the partition (so no earlier pass over the data
+    is needed); :func:`add_counts` unites them.
+    """
+    attrs = spec.perturbed_attributes()
+    with _in_partition(partition):
+        spec.check_columns([str(c) for c in frame.columns])
+        if by_class:
+            name = spec.class_attribute
+            if name is None:
+                raise SpecError("the release has no class attribute; by-class work needs one")
+            ccodes, uniques = pd.factorize(frame[name], use_na_sentinel=True)
+            if (ccodes < 0).any():
+                row = int(np.flatnonzero(ccodes < 0)[0])
+                raise DataError(f"class column {name!r} row {row} has a missing value")
+            classes: tuple | None = tuple(pd.Index(uniques).tolist())
+            n_c = len(uniques)
+        else:
+            ccodes, classes, n_c = np.zeros(len(frame), dtype=np.int64), None, 1
+        ccodes = np.asarray(ccodes, dtype=np.int64)
+        tables = {}
+        for a in attrs:
+            n = a.get_domain().n_values
+            codes = a.get_domain().encode(frame[a.name], column=a.name)
+            flat = np.bincount(ccodes * n + codes, minlength=n_c * n)
+            tables[a.name] = flat.reshape(n_c, n).astype(np.int64)
+    return PartitionCounts(len(frame), classes, tables)
+
+
+def add_counts(first: PartitionCounts, then: PartitionCounts) -> PartitionCounts:
+    """Sum of two counts (exact integers, so any reduction tree gives the same sums).
+
+    Examples
+    --------
+    >>> a = PartitionCounts(2, ("x",), {"v": np.array([[1, 1]])})
+    >>> b = PartitionCounts(1, ("y",), {"v": np.array([[0, 1]])})
+    >>> s = add_counts(a, b)
+    >>> s.classes, s.tables["v"].tolist()
+    (('x', 'y'), [[1, 1], [0, 1]])
+    """
+    if first.classes is None:
+        tables = {k: first.tables[k] + then.tables[k] for k in first.tables}
+        return PartitionCounts(first.rows + then.rows, None, tables)
+    classes = first.classes + tuple(c for c in then.classes if c not in set(first.classes))
+    tables = {
+        k: align_counts(first, classes, k) + align_counts(then, classes, k) for k in first.tables
+    }
+    return PartitionCounts(first.rows + then.rows, classes, tables)
+
+
+def sorted_classes(classes: tuple) -> list:
+    """Class values in the order :func:`ppdm.pipeline.class_values` gives them."""
+    try:
+        return sorted(classes)
+    except TypeError:
+        return sorted(classes, key=str)
+
+
+def align_counts(counts: PartitionCounts, classes: list | tuple | None, name: str) -> np.ndarray:
+    """The (C, N) table of attribute ``name`` with rows in the order of ``classes``."""
+    table = counts.tables[name]
+    if classes is None:
+        return table
+    out = np.zeros((len(classes), table.shape[1]), dtype=np.int64)
+    if counts.classes:
+        rows = pd.Index(list(classes)).get_indexer(list(counts.classes))
+        if (rows < 0).any():
+            raise DataError(f"class values {list(counts.classes)} are not all in {list(classes)}")
+        out[rows] = table
+    return out
+
+
+def split_multisets(
+    multisets: np.ndarray, sizes: np.ndarray, rng: np.random.Generator
+) -> np.ndarray:
+    """Deal every tie group's multiset out to the partitions, without replacement.
+
+    Partition ``p`` gets a uniformly random sub-multiset of size ``sizes[p, g]`` of
+    what is left of group ``g``: a multivariate hypergeometric draw, made code by
+    code as a chain of univariate hypergeometric draws vectorised over the groups.
+    The shares are distributed exactly as the codes a global sort-and-assign would
+    give the records of each partition.
+
+    Parameters
+    ----------
+    multisets : int array (G, N)
+        ``R[g, i]``, from :func:`ppdm.reconstruct.tie_group_multisets`.
+    sizes : int array (P, G)
+        Records of group ``g`` in partition ``p``; ``sizes.sum(0)`` must equal
+        ``multisets.sum(1)``.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    int array (P, G, N)
+        Shares: ``shares[p].sum(1) == sizes[p]`` and ``shares.sum(0) == multisets``.
+
+    Examples
+    --------
+    >>> R = np.array([[2, 1], [0, 3]])
+    >>> s = split_multisets(R, np.array([[1, 2], [2, 1]]), np.random.default_rng(0))
+    >>> s.sum(0).tolist(), s.sum(2).tolist()
+    ([[2, 1], [0, 3]], [[1, 2], [2, 1]])
+
+    References
+    ----------
+    Dowd, Xu & Zhang, Algorithm 2; DESIGN.md (streaming reconstruction).
+    """
+    rem = np.array(multisets, dtype=np.int64)
+    sizes = np.asarray(sizes, dtype=np.int64)
+    n_parts = sizes.shape[0]
+    if sizes.ndim != 2 or sizes.shape[1] != rem.shape[0]:
+        raise ValueError(f"sizes must have shape (partitions, {rem.shape[0]}) (got {sizes.shape})")
+    if not np.array_equal(sizes.sum(axis=0), rem.sum(axis=1)):
+        raise DataError(
+            "the partitions' tie-group sizes do not add up to the global counts; "
+            "the data changed between the count pass and the assignment pass"
+        )
+    out = np.zeros((n_parts,) + rem.shape, dtype=np.int64)
+    n_codes = rem.shape[1]
+    for p in range(n_parts - 1):  # O(P * N) vectorised calls, never per record
+        left = sizes[p].copy()
+        tail = np.cumsum(rem[:, ::-1], axis=1)[:, ::-1]
+        for i in range(n_codes - 1):
+            x = rng.hypergeometric(rem[:, i], tail[:, i + 1], left) if left.any() else 0
+            out[p, :, i] = x
+            left -= out[p, :, i]
+        out[p, :, -1] = left
+        rem -= out[p]
+    if n_parts:
+        out[-1] = rem
+    return out
+
+
+def reconstruction_shares(
+    spec: ReleaseSpec,
+    part_counts: list[PartitionCounts],
+    classes: list | None,
+    method: str,
+    root: np.random.SeedSequence,
+) -> list[dict[str, np.ndarray]]:
+    """Client side of the reconstruction: every partition's share of every multiset.
+
+    Parameters
+    ----------
+    spec : ReleaseSpec
+    part_counts : list of PartitionCounts
+        The count pass, one per partition, in partition order.
+    classes : list, optional
+        Global class order (by-class reconstruction) or ``None``.
+    method : str
+        Estimation method (see :func:`ppdm.estimate.estimate_counts`).
+    root : SeedSequence
+        Root of the run; the split uses the streams of ``(SPLIT, 0)``.
+
+    Returns
+    -------
+    list of dict of attribute -> int array (C * N, N)
+    """
+    attrs = spec.perturbed_attributes()
+    tables = {
+        a.name: np.stack([align_counts(pc, classes, a.name) for pc in part_counts]) for a in attrs
+    }
+    totals = {name: t.sum(axis=0) for name, t in tables.items()}
+    multisets = reconstruction_multisets(spec, totals, method)
+    rngs = partition_generators(root, SPLIT, 0, len(attrs))
+    shares = [{} for _ in part_counts]
+    for rng, a in zip(rngs, attrs):
+        sizes = tables[a.name].reshape(len(part_counts), -1)
+        split = split_multisets(multisets[a.name], sizes, rng)
+        for p, share in enumerate(split):
+            shares[p][a.name] = share
+    return shares
+
+
+def reconstruct_partition(
+    frame: pd.DataFrame,
+    spec: ReleaseSpec,
+    shares: dict[str, np.ndarray],
+    classes: list | None,
+    root: np.random.SeedSequence,
+    partition: int,
+) -> pd.DataFrame:
+    """Pass 2 on one partition: hand every record a code from its share, then decode.
+
+    Records of a tie group get the share's codes in a uniformly random order (the
+    partition's own streams); the decoded values follow the domain's representative.
+
+    Returns
+    -------
+    DataFrame
+        The reconstructed partition (same index and columns).
+    """
+    attrs = spec.perturbed_attributes()
+    gens = partition_generators(root, RECONSTRUCT, partition, 2 * len(attrs))
+    with _in_partition(partition):
+        spec.check_columns([str(c) for c in frame.columns])
+        ccodes = _class_codes(frame, spec, classes, 0)
+        rec = frame.copy()
+        for i, a in enumerate(attrs):
+            d = a.get_domain()
+            groups = ccodes * d.n_values + d.encode(frame[a.name], column=a.name)
+            share = shares[a.name]
+            found = np.bincount(groups, minlength=share.shape[0])
+            if not np.array_equal(found, share.sum(axis=1)):
+                raise DataError(
+                    f"attribute {a.name!r}: the records differ from the count pass; "
+                    "the data changed between the two passes"
+                )
+            new = AssignmentState(share).draw(groups, gens[2 * i])
+            rec[a.name] = d.decode(new, random_state=gens[2 * i + 1])
+    return rec
+
+
+def combine_all(combine, *parts):
+    """Left fold of ``parts`` with ``combine`` (one node of a reduction tree)."""
+    return functools.reduce(combine, parts)
