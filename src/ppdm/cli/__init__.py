@@ -13,6 +13,7 @@ from . import (  # one command family per module
     _bn,
     _datasets,
     _demo,
+    _noise,
     _release,
     _tree,
 )
@@ -32,6 +33,7 @@ COMMAND_MODULES = (
     _audit,
     _bn,
     _datasets,
+    _noise,
 )
 
 for _module in COMMAND_MODULES:
