@@ -298,7 +298,7 @@ def _check_labels(y) -> np.ndarray:
         raise DataError("the class column has missing values; drop or fill them first")
     values = pd.unique(pd.Series(y))
     if values.size < 2:
-        found = "no rows" if values.size == 0 else f"the single value {values[0]!r}"
+        found = "no rows" if values.size == 0 else f"the single value {_plain(values[0])!r}"
         raise DataError(
             f"the class column has {found}; class noise needs at least two classes "
             "(and a tree with heterogeneous leaves)"
