@@ -14,6 +14,8 @@ from ppdm.datasets import load_boston, load_wisconsin
 
 runner = CliRunner()
 
+pytestmark = pytest.mark.filterwarnings("ignore::ppdm.exceptions.SeededReleaseWarning")
+
 
 @pytest.fixture
 def boston(tmp_path):
