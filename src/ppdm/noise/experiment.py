@@ -148,6 +148,9 @@ def _one_run(task) -> dict:
             sorted(set(q.original_attributes) - set(q.kept_attributes))
         ),
         new_attributes=";".join(sorted(set(cmp.attributes_b) - set(cmp.attributes_a))),
+        new_attribute_min_depth=_first_depth(
+            perturbed, set(cmp.attributes_b) - set(cmp.attributes_a)
+        ),
         n_original_rules=q.n_original_rules,
         rules_kept=q.rules_kept,
         n_perturbed_rules=q.n_perturbed_rules,
@@ -159,6 +162,19 @@ def _one_run(task) -> dict:
         accuracy_perturbed=q.accuracy_perturbed,
     )
     return row
+
+
+def _first_depth(clf, names: set) -> float:
+    """Smallest depth (root = 0) of a node testing one of ``names``; NaN if none does."""
+    t = clf.tree_
+    depth = np.zeros(t.n_nodes, dtype=np.int64)
+    best = np.inf
+    for i in range(t.n_nodes):
+        if t.feature[i] >= 0:
+            depth[t.child_ids(i)] = depth[i] + 1
+            if clf.feature_names_[t.feature[i]] in names:
+                best = min(best, depth[i])
+    return float(best) if np.isfinite(best) else float("nan")
 
 
 def _index(name: str) -> int:
