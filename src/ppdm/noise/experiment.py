@@ -125,6 +125,7 @@ def _one_run(task) -> dict:
                 n_values_changed=int(res.changed.sum()),
                 reid_mean_posterior_true=rep["mean_posterior_true"],
                 reid_median_candidates=rep["median_candidates"],
+                reid_share_unique=rep["share_unique"],
                 reid_mean_class_posterior=rep["mean_class_posterior"],
             )
     perturbed = C45Classifier().fit(X_rel, y_rel)
