@@ -69,7 +69,7 @@ def test_class_json(boston, tmp_path):
     out = tmp_path / "rel.arff"
     r = _run("class", boston, "--class", "high_value", "--out", out, "--seed", 2, "--json")
     assert r.exit_code == 0, r.output
-    report = json.loads(r.stdout)
+    report = json.loads(r.stdout, parse_constant=lambda c: pytest.fail(f"non-JSON {c}"))
     assert report["technique"] == "random"
     assert report["n_changed"] > 0
     assert report["class_counts_released"] == report["class_counts_original"]

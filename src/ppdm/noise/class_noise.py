@@ -280,8 +280,9 @@ class ClassNoiseResult:
 
 
 def _plain(v):
-    """numpy scalars -> Python scalars (for JSON)."""
-    return v.item() if isinstance(v, np.generic) else v
+    """numpy scalars -> Python scalars, NaN -> None (for strict JSON)."""
+    v = v.item() if isinstance(v, np.generic) else v
+    return None if isinstance(v, float) and v != v else v
 
 
 def _fit_tree(X, y):
