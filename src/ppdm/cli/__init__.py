@@ -15,6 +15,7 @@ from . import (  # one command family per module
     _datasets,
     _demo,
     _mine,
+    _noise,
     _release,
     _reproduce,
     _tree,
@@ -36,6 +37,7 @@ COMMAND_MODULES = (
     _audit,
     _advise,
     _reproduce,
+    _noise,
     _bn,
     _datasets,
 )

@@ -1,0 +1,533 @@
+"""Attribute noise on the attributes a leaf does not test (LIA and TIA), leaf by leaf.
+
+For every leaf of the tree built on the original data (or only its heterogeneous
+leaves), the records of the leaf get zero-mean discrete noise ``A* = A + epsilon``
+on their Leaf Innocent Attributes (tested elsewhere in the tree, not on the leaf's
+path), their Total Innocent Attributes (tested nowhere), or both.  Since no tested
+attribute of a record's path changes, every record stays in its leaf.
+
+**The noise.**  Any :class:`DiscreteNoise`: a finite set of offsets with their
+probabilities and mean zero, either absolute or *relative* (a fraction of the
+record's value, as in the paper's Fig. 3, whose horizontal axis is "noise as a
+percentage of the attribute value").  The paper's setting is :func:`paper_noise`:
+standard deviation 27.6 % of the attribute value.  Fig. 3 is only a picture, so
+ppdm uses a discretised normal on a grid of 1 % steps from -100 % to +100 %, its
+spread solved so that the standard deviation is exactly 27.6 % (the text of
+Sec. 3.2 says the noise is drawn from the normal distribution and is discrete
+with mean zero).
+
+**Staying in the domain.**  Integer attributes are rounded to the nearest integer
+after the noise is added and keep their integer dtype.  The domain of an attribute
+is ``[min, max]`` of its original values (or the owner's bounds).  A value pushed
+outside is *reflected* back at the bound (``lo - d`` becomes ``lo + d``), the
+default, or the noise is *resampled* until the value falls inside (the noise
+distribution truncated to the domain).  Both keep the released values in the
+domain; reflection keeps the noise law's spread, resampling keeps its shape.  The
+re-identification figures of :mod:`ppdm.noise.security` use the exact law of the
+released value, rounding and boundary rule included.
+
+References
+----------
+Islam, M. Z. & Brankovic, L. Noise addition for protecting privacy in data mining,
+Sec. 3.2 and Sec. 4 (Fig. 3: noise with standard deviation 27.6 % of the value).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from scipy import optimize
+
+from ..exceptions import DataError
+from ..random import RandomState, release_generator
+from .class_noise import original_tree
+from .leaves import LeafInfo, innocent_attributes
+
+__all__ = [
+    "ATTRIBUTE_TARGETS",
+    "AttributeNoiseResult",
+    "DiscreteNoise",
+    "add_attribute_noise",
+    "discrete_gaussian",
+    "paper_noise",
+]
+
+#: Which innocent attributes receive noise.
+ATTRIBUTE_TARGETS = ("lia", "tia", "both")
+_SCOPES = ("all", "heterogeneous")
+_BOUNDARIES = ("reflect", "resample")
+
+#: The paper's standard deviation, as a fraction of the attribute value.
+PAPER_SD_FRACTION = 0.276
+
+
+@dataclass(frozen=True, eq=False)
+class DiscreteNoise:
+    """A zero-mean discrete noise law: offsets and their probabilities.
+
+    Parameters
+    ----------
+    offsets : array-like of float
+        Distinct noise values.  With ``relative=True`` they are fractions of the
+        record's value (``A* = A + A * offset``).
+    probabilities : array-like of float
+        Their probabilities (non-negative, summing to 1).
+    relative : bool, default=False
+    name : str, default="discrete"
+        A label for reports.
+
+    References
+    ----------
+    Islam & Brankovic, Sec. 3.2 (``epsilon`` discrete with mean zero).
+
+    Examples
+    --------
+    >>> noise = DiscreteNoise([-1.0, 0.0, 1.0], [0.25, 0.5, 0.25])
+    >>> noise.sd
+    0.7071067811865476
+    """
+
+    offsets: np.ndarray
+    probabilities: np.ndarray
+    relative: bool = False
+    name: str = "discrete"
+
+    def __post_init__(self) -> None:
+        off = np.asarray(self.offsets, dtype=float)
+        p = np.asarray(self.probabilities, dtype=float)
+        if off.ndim != 1 or off.shape != p.shape or off.size == 0:
+            raise ValueError(
+                "offsets and probabilities must be 1-D arrays of the same non-zero length "
+                f"(got shapes {off.shape} and {p.shape})"
+            )
+        if not np.isfinite(off).all() or np.unique(off).size != off.size:
+            raise ValueError("offsets must be distinct finite numbers")
+        if not np.isfinite(p).all() or (p < 0).any() or abs(p.sum() - 1.0) > 1e-9:
+            raise ValueError(f"probabilities must be >= 0 and sum to 1 (got sum {p.sum()!r})")
+        scale = max(float(np.abs(off).max()), 1.0)
+        mean = float(off @ p)
+        if abs(mean) > 1e-9 * scale:
+            raise ValueError(f"the noise must have mean zero (got mean {mean:g})")
+        object.__setattr__(self, "offsets", off)
+        object.__setattr__(self, "probabilities", p / p.sum())
+
+    @property
+    def sd(self) -> float:
+        """Standard deviation (a fraction of the value when ``relative``)."""
+        return float(np.sqrt(self.probabilities @ self.offsets**2))
+
+    def sample(self, size, random_state: RandomState = None) -> np.ndarray:
+        """Draw offsets (fractions of the value when ``relative``)."""
+        rng = release_generator(random_state, warn=False)
+        return rng.choice(self.offsets, size=size, p=self.probabilities)
+
+    def describe(self) -> dict:
+        """A JSON-ready description."""
+        return {
+            "name": self.name,
+            "relative": self.relative,
+            "sd": self.sd,
+            "min_offset": float(self.offsets.min()),
+            "max_offset": float(self.offsets.max()),
+            "n_offsets": int(self.offsets.size),
+        }
+
+
+def _normal_on_grid(grid: np.ndarray, sd: float, what: str) -> np.ndarray:
+    """Probabilities proportional to ``exp(-g^2 / (2 s^2))`` with ``s`` solved for the given sd."""
+
+    def spread(log_s: float) -> float:
+        w = np.exp(-0.5 * (grid / np.exp(log_s)) ** 2)
+        w /= w.sum()
+        return float(np.sqrt(w @ grid**2)) - sd
+
+    widest = float(np.sqrt((grid**2).mean()))  # the uniform law on the grid
+    if not (np.isfinite(sd) and 0 < sd < widest * (1 - 1e-6)):
+        raise ValueError(
+            f"{what} must be in (0, {widest:.4g}) for a normal shape on this grid (got {sd})"
+        )
+    step = float(np.min(np.diff(grid)))
+    lo, hi = np.log(step * 1e-3), np.log(float(np.abs(grid).max()) * 1e3)
+    log_s = optimize.brentq(spread, lo, hi, xtol=1e-13, rtol=1e-13)
+    w = np.exp(-0.5 * (grid / np.exp(log_s)) ** 2)
+    return w / w.sum()
+
+
+def paper_noise(
+    sd_fraction: float = PAPER_SD_FRACTION, *, step: float = 0.01, limit: float = 1.0
+) -> DiscreteNoise:
+    """The paper's noise: relative, zero mean, standard deviation 27.6 % of the value.
+
+    A discretised normal on the grid ``-limit, ..., -step, 0, step, ..., limit``
+    (fractions of the value: 1 % steps from -100 % to +100 % by default), with its
+    spread solved so that the standard deviation is exactly ``sd_fraction``.
+
+    Parameters
+    ----------
+    sd_fraction : float, default=0.276
+        Standard deviation as a fraction of the attribute value.
+    step : float, default=0.01
+    limit : float, default=1.0
+        Largest relative offset (1.0 keeps positive values non-negative).
+
+    Returns
+    -------
+    DiscreteNoise
+
+    References
+    ----------
+    Islam & Brankovic, Sec. 4 and Fig. 3 (sd 27.6 % of the attribute value).
+
+    Examples
+    --------
+    >>> round(paper_noise().sd, 6)
+    0.276
+    """
+    if not (np.isfinite(step) and step > 0 and np.isfinite(limit) and limit >= step):
+        raise ValueError(f"need 0 < step <= limit (got step={step}, limit={limit})")
+    k = int(round(limit / step))
+    grid = np.arange(-k, k + 1) * step
+    p = _normal_on_grid(grid, float(sd_fraction), "sd_fraction")
+    return DiscreteNoise(grid, p, relative=True, name=f"paper: relative, sd {sd_fraction:.1%}")
+
+
+def discrete_gaussian(sd: float, *, step: float = 1.0, limit: float | None = None) -> DiscreteNoise:
+    """Absolute zero-mean noise: a discretised normal on multiples of ``step`` with sd ``sd``.
+
+    Parameters
+    ----------
+    sd : float
+        Standard deviation, in the attribute's units.
+    step : float, default=1.0
+    limit : float, optional
+        Largest offset (default: about 4 sd, at least 2 steps).
+
+    Returns
+    -------
+    DiscreteNoise
+
+    References
+    ----------
+    Islam & Brankovic, Sec. 3.2 (noise of the owner's choice).
+
+    Examples
+    --------
+    >>> round(discrete_gaussian(1.5).sd, 6)
+    1.5
+    """
+    if not (np.isfinite(step) and step > 0):
+        raise ValueError(f"step must be > 0 (got {step})")
+    if limit is None:
+        limit = max(2.0, np.ceil(4 * sd / step)) * step if np.isfinite(sd) else step
+    k = int(round(limit / step))
+    grid = np.arange(-k, k + 1) * step
+    p = _normal_on_grid(grid, float(sd), "sd")
+    return DiscreteNoise(grid, p, relative=False, name=f"discretised normal, sd {sd:g}")
+
+
+def _as_float(column: pd.Series) -> np.ndarray:
+    return column.to_numpy(dtype=float, na_value=np.nan)
+
+
+def _reflect(v: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    width = hi - lo
+    if width <= 0:
+        return np.full_like(v, lo)
+    z = np.mod(v - lo, 2 * width)
+    return lo + np.where(z > width, 2 * width - z, z)
+
+
+def _noisy(x: np.ndarray, off: np.ndarray, relative: bool, integer: bool) -> np.ndarray:
+    # the same expression for sampling and for the transition tables, so values match exactly
+    v = x + x * off if relative else x + off
+    return np.rint(v) if integer else v
+
+
+@dataclass
+class AttributeNoiseResult:
+    """An attribute-noise release and what was perturbed.
+
+    Attributes
+    ----------
+    X : DataFrame
+        Released attributes (same columns, dtypes and row order as the input).
+    original : DataFrame
+        The original attributes.
+    y : ndarray
+        The class (unchanged).
+    columns : list of str
+    eligible : ndarray of bool, shape (n_samples, n_features)
+        Cells that received noise (it may have been zero).
+    changed : ndarray of bool, shape (n_samples, n_features)
+        Cells whose released value differs from the original.
+    noise : DiscreteNoise
+    target : {"lia", "tia", "both"}
+    scope : {"all", "heterogeneous"}
+    boundary : {"reflect", "resample"}
+    bounds : dict
+        Attribute -> (low, high) domain.
+    integer : dict
+        Attribute -> whether it is rounded to integers.
+    tree : C45Classifier
+    info : LeafInfo
+    innocent : DataFrame
+        Per leaf: path attributes, LIA, TIA and the attributes perturbed there.
+
+    References
+    ----------
+    Islam & Brankovic, Sec. 3.2.
+    """
+
+    X: pd.DataFrame
+    original: pd.DataFrame
+    y: np.ndarray
+    columns: list
+    eligible: np.ndarray
+    changed: np.ndarray
+    noise: DiscreteNoise
+    target: str
+    scope: str
+    boundary: str
+    bounds: dict
+    integer: dict
+    tree: object = field(repr=False)
+    info: LeafInfo = field(repr=False)
+    innocent: pd.DataFrame = field(repr=False)
+
+    def transition(self, name: str, from_values, to_values) -> np.ndarray:
+        """``P(A* = to | A = from)`` on attribute ``name`` for a record whose leaf got noise on it.
+
+        Parameters
+        ----------
+        name : str
+        from_values, to_values : array-like of float
+            ``to_values`` must be sorted and distinct.
+
+        Returns
+        -------
+        ndarray of shape (len(from_values), len(to_values))
+        """
+        lo, hi = self.bounds[name]
+        x = np.asarray(from_values, dtype=float)[:, None]
+        to = np.asarray(to_values, dtype=float)
+        v = _noisy(x, self.noise.offsets[None, :], self.noise.relative, self.integer[name])
+        w = np.broadcast_to(self.noise.probabilities, v.shape).copy()
+        if self.boundary == "reflect":
+            v = _reflect(v, lo, hi)
+        else:
+            w *= (v >= lo) & (v <= hi)
+            w /= w.sum(axis=1, keepdims=True)
+        idx = np.clip(np.searchsorted(to, v), 0, max(to.size - 1, 0))
+        hit = (to.size > 0) & (to[idx] == v) & (w > 0)
+        rows = np.broadcast_to(np.arange(x.shape[0])[:, None], v.shape)
+        flat = np.bincount(
+            rows[hit] * to.size + idx[hit], weights=w[hit], minlength=x.shape[0] * to.size
+        )
+        return flat.reshape(x.shape[0], to.size)
+
+    def to_dict(self) -> dict:
+        """A JSON-ready summary: noise, cells perturbed and changed, per-leaf attributes."""
+        per_attr = {
+            c: {
+                "perturbed": int(self.eligible[:, j].sum()),
+                "changed": int(self.changed[:, j].sum()),
+            }
+            for j, c in enumerate(self.columns)
+            if self.eligible[:, j].any()
+        }
+        return {
+            "target": self.target,
+            "scope": self.scope,
+            "boundary": self.boundary,
+            "noise": self.noise.describe(),
+            "n_records": int(len(self.X)),
+            "n_cells_perturbed": int(self.eligible.sum()),
+            "n_cells_changed": int(self.changed.sum()),
+            "attributes": per_attr,
+            "bounds": {k: [float(v[0]), float(v[1])] for k, v in self.bounds.items()},
+            "leaves": self.innocent.to_dict(orient="records"),
+        }
+
+
+def _check_choice(name: str, value: str, choices: tuple) -> str:
+    v = str(value).strip().lower()
+    if v not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(choices)} (got {value!r})")
+    return v
+
+
+def add_attribute_noise(
+    X,
+    y,
+    target: str = "tia",
+    *,
+    noise: DiscreteNoise | None = None,
+    scope: str = "all",
+    attributes=None,
+    bounds: dict | None = None,
+    boundary: str = "reflect",
+    tree=None,
+    random_state: RandomState = None,
+) -> AttributeNoiseResult:
+    """Add zero-mean discrete noise to the innocent attributes of each leaf's records.
+
+    Parameters
+    ----------
+    X : DataFrame or array-like of shape (n_samples, n_features)
+        Original attributes.
+    y : array-like of shape (n_samples,)
+        Original class (not changed).
+    target : {"lia", "tia", "both"}, default="tia"
+        Leaf Innocent Attributes, Total Innocent Attributes, or both.
+    noise : DiscreteNoise, optional
+        Default :func:`paper_noise` (relative, sd 27.6 % of the value).
+    scope : {"all", "heterogeneous"}, default="all"
+        Perturb the records of every leaf, or only of heterogeneous leaves.
+    attributes : list of str, optional
+        Only these attributes may receive noise (default: every attribute).
+    bounds : dict, optional
+        Attribute -> (low, high) domain (default: min and max of the original values).
+    boundary : {"reflect", "resample"}, default="reflect"
+        How values are kept in the domain (see the module docstring).
+    tree : C45Classifier, optional
+        The tree built on ``X, y`` (default: ppdm's C4.5 with J48's defaults).
+    random_state : None, int, SeedSequence or Generator, default=None
+        None: a cryptographically strong generator; a seed (experiments only) warns.
+
+    Returns
+    -------
+    AttributeNoiseResult
+
+    Raises
+    ------
+    DataError
+        A class with a single value, an attribute to perturb that is not numeric,
+        or nothing to perturb (no such innocent attribute, or no heterogeneous leaf).
+
+    References
+    ----------
+    Islam & Brankovic, Sec. 3.2 (LIA, TIA; ``A* = A + epsilon``) and Sec. 4.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from ppdm.datasets import load_wisconsin
+    >>> d = load_wisconsin()
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     r = add_attribute_noise(d.X, d.y, "tia", random_state=0)
+    >>> r.X.dtypes.eq("int64").all(), bool((r.X >= 1).all().all() and (r.X <= 10).all().all())
+    (np.True_, True)
+    """
+    target = _check_choice("target", target, ATTRIBUTE_TARGETS)
+    scope = _check_choice("scope", scope, _SCOPES)
+    boundary = _check_choice("boundary", boundary, _BOUNDARIES)
+    noise = paper_noise() if noise is None else noise
+    if not isinstance(noise, DiscreteNoise):
+        raise TypeError(f"noise must be a DiscreteNoise (got {type(noise).__name__})")
+    tree, info = original_tree(X, y, tree)
+    names = list(tree.feature_names_)
+    frame = X.copy() if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X), columns=names)
+    frame = frame.reset_index(drop=True)
+    allowed = set(names) if attributes is None else set(attributes)
+    unknown = sorted(allowed - set(names))
+    if unknown:
+        raise DataError(f"attributes names columns not in X: {unknown}; columns: {names}")
+    inn = innocent_attributes(tree)
+    leaf_rows = {int(leaf): k for k, leaf in enumerate(info.leaves)}
+    het = info.heterogeneous
+    col = {c: j for j, c in enumerate(names)}
+    eligible = np.zeros(frame.shape, dtype=bool)
+    perturbed_lists = []
+    pos = info.row_position
+    for leaf, lia, tia in zip(inn["leaf"], inn["lia"], inn["tia"]):
+        chosen = (lia if target in ("lia", "both") else []) + (
+            tia if target in ("tia", "both") else []
+        )
+        chosen = [a for a in names if a in set(chosen) and a in allowed]
+        k = leaf_rows.get(int(leaf))
+        in_scope = k is not None and (scope == "all" or het[k])
+        perturbed_lists.append(chosen if in_scope else [])
+        if in_scope and chosen:
+            rows = np.flatnonzero(pos == k)
+            eligible[np.ix_(rows, [col[a] for a in chosen])] = True
+    inn = inn.assign(perturbed=perturbed_lists)
+    if not eligible.any():
+        where = "heterogeneous leaves" if scope == "heterogeneous" else "leaves"
+        if scope == "heterogeneous" and not het.any():
+            why = "the tree built on the original data has no heterogeneous leaves"
+        else:
+            why = f"no {where} have a {target.upper() if target != 'both' else 'LIA or TIA'}"
+        raise DataError(f"nothing to perturb: {why}")
+    used = [names[j] for j in np.flatnonzero(eligible.any(axis=0))]
+    for name in used:
+        dt = frame[name].dtype
+        if not pd.api.types.is_numeric_dtype(dt) or pd.api.types.is_bool_dtype(dt):
+            raise DataError(
+                f"attribute {name!r} is not numeric (dtype {dt}); numeric noise needs numbers: "
+                "leave it out with attributes=[...] (--attribute on the command line)"
+            )
+    dom, integer = {}, {}
+    for name in used:
+        values = _as_float(frame[name])
+        lo, hi = (
+            (np.nanmin(values), np.nanmax(values))
+            if bounds is None or name not in bounds
+            else bounds[name]
+        )
+        if not (np.isfinite(lo) and np.isfinite(hi) and lo <= hi):
+            raise ValueError(
+                f"bounds for {name!r} must be finite with low <= high (got {(lo, hi)})"
+            )
+        known = values[~np.isnan(values)]
+        if known.size and (known.min() < lo or known.max() > hi):
+            raise DataError(f"values of {name!r} fall outside its bounds {(lo, hi)}")
+        dom[name] = (float(lo), float(hi))
+        integer[name] = bool(pd.api.types.is_integer_dtype(frame[name].dtype))
+    rng = release_generator(random_state)
+    released = frame.copy()
+    changed = np.zeros(frame.shape, dtype=bool)
+    for name in used:
+        j = col[name]
+        rows = np.flatnonzero(eligible[:, j])
+        x = _as_float(frame[name])[rows]
+        lo, hi = dom[name]
+        off = noise.sample(rows.size, rng)
+        v = _noisy(x, off, noise.relative, integer[name])
+        if boundary == "reflect":
+            v = _reflect(v, lo, hi)
+        else:
+            out = np.flatnonzero((v < lo) | (v > hi))
+            # rejection sampling draws from the noise law truncated to the domain; the
+            # zero offset always lands inside, so after 200 rounds the few values left
+            # (only where almost every offset leaves the domain) keep their original value
+            for _ in range(200):
+                if out.size == 0:
+                    break
+                redo = _noisy(x[out], noise.sample(out.size, rng), noise.relative, integer[name])
+                v[out] = redo
+                out = out[(redo < lo) | (redo > hi)]
+            v[out] = x[out]
+        new_col = _as_float(frame[name]).copy()
+        new_col[rows] = v
+        released[name] = pd.Series(new_col, index=frame.index).astype(frame[name].dtype)
+        changed[rows, j] = v != x
+    return AttributeNoiseResult(
+        X=released,
+        original=frame,
+        y=np.asarray(y.to_numpy() if isinstance(y, pd.Series) else y),
+        columns=names,
+        eligible=eligible,
+        changed=changed,
+        noise=noise,
+        target=target,
+        scope=scope,
+        boundary=boundary,
+        bounds=dom,
+        integer=integer,
+        tree=tree,
+        info=info,
+        innocent=inn,
+    )

@@ -1,0 +1,418 @@
+"""Class noise in the heterogeneous leaves of a decision tree (Random, Probabilistic,
+All Leaves Probabilistic), with the expected number of changed classes E(N).
+
+A tree is built on the original data.  Records in homogeneous leaves keep their
+class: it agrees with a strong pattern.  In each heterogeneous leaf ``k`` with
+``m_k`` records of the leaf's class and ``n_k`` of another class:
+
+* **Random** turns the ``n_k`` minority records into the majority class and then
+  gives the minority class to ``n_k`` records chosen at random.  That is a random
+  shuffle of the leaf's class labels: every class keeps its count, in the leaf and
+  in the data set.  With more than two classes, ppdm shuffles the leaf's labels,
+  which is the same rule.
+* **Probabilistic** turns every record of the leaf into the majority class and then
+  into the minority class with probability ``p_k = n_k / (m_k + n_k)``, independently.
+  With more than two classes each record draws its class from the leaf's class
+  distribution.  Class counts change from release to release.
+* **All Leaves Probabilistic** changes the class of every record of the data set
+  with one probability ``p = E(N) / N_Total``, so that the expected number of
+  changes is the same as above.  A changed record takes another class uniformly
+  at random (the other class, with two classes).
+
+In all three, ``E(N) = sum_k 2 m_k n_k / (m_k + n_k)`` (with more classes,
+``sum_k (N_k - sum_c n_kc^2 / N_k)``, which is the same for two classes).
+
+The paper prints the All Leaves probability as ``p = N_Total * sum_k 2 m_k n_k / (m_k + n_k)``,
+which is larger than 1; its own statement that ``E(N)`` is unchanged needs the ratio
+``p = sum_k 2 m_k n_k / (m_k + n_k) / N_Total``, and that is what ppdm uses.
+
+References
+----------
+Islam, M. Z. & Brankovic, L. Noise addition for protecting privacy in data mining,
+Sec. 3.1.  Estivill-Castro, V. & Brankovic, L. (1999), Data swapping: balancing
+privacy against precision in mining for logic rules, DaWaK'99 (shuffling classes
+in heterogeneous leaves).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ..exceptions import DataError
+from ..random import RandomState, release_generator
+from .leaves import LeafInfo, leaf_info
+
+__all__ = [
+    "CLASS_TECHNIQUES",
+    "ClassNoiseResult",
+    "add_class_noise",
+    "all_leaves_probability",
+    "check_technique",
+    "expected_changes",
+    "variance_of_changes",
+]
+
+#: The three techniques of Sec. 3.1, by their command-line names.
+CLASS_TECHNIQUES = ("random", "probabilistic", "all-leaves")
+
+
+def check_technique(technique: str) -> str:
+    """Validate a class-noise technique name; ``all_leaves`` is accepted for ``all-leaves``.
+
+    Examples
+    --------
+    >>> check_technique("all_leaves")
+    'all-leaves'
+    """
+    name = str(technique).strip().lower().replace("_", "-")
+    if name not in CLASS_TECHNIQUES:
+        raise ValueError(
+            f"technique must be one of {', '.join(CLASS_TECHNIQUES)} (got {technique!r})"
+        )
+    return name
+
+
+def _counts(counts) -> np.ndarray:
+    c = np.asarray(counts, dtype=float)
+    if c.ndim == 1:
+        c = c[None, :]
+    if c.ndim != 2 or (c < 0).any() or not np.isfinite(c).all():
+        raise ValueError(
+            "counts must be a (leaves x classes) array of non-negative class counts "
+            f"(got shape {np.shape(counts)})"
+        )
+    return c
+
+
+def _leaf_changes(c: np.ndarray) -> np.ndarray:
+    """Expected changes per leaf: ``N_k - sum_c n_kc^2 / N_k`` (``2 m n / (m + n)``)."""
+    size = c.sum(axis=1)
+    safe = np.where(size > 0, size, 1.0)
+    return np.where(size > 0, size - (c**2).sum(axis=1) / safe, 0.0)
+
+
+def expected_changes(counts) -> float:
+    """Expected number of changed classes ``E(N)``, the same for all three techniques.
+
+    Parameters
+    ----------
+    counts : array-like of shape (n_leaves, n_classes)
+        Class counts per leaf of the original tree; homogeneous leaves add nothing.
+
+    Returns
+    -------
+    float
+        ``sum_k 2 m_k n_k / (m_k + n_k)`` for two classes; in general
+        ``sum_k (N_k - sum_c n_kc^2 / N_k)``.
+
+    References
+    ----------
+    Islam & Brankovic, Sec. 3.1 (E(N) of the Random technique).
+
+    Examples
+    --------
+    >>> expected_changes([[32, 1], [248, 8], [10, 0]])  # 2*32/33 + 2*248*8/256
+    17.439393939393938
+    """
+    return float(_leaf_changes(_counts(counts)).sum())
+
+
+def all_leaves_probability(counts, n_total: int) -> float:
+    """Probability ``p = E(N) / N_Total`` with which All Leaves changes every class.
+
+    The paper prints ``p = N_Total * sum_k 2 m_k n_k / (m_k + n_k)``; a probability that
+    keeps ``E(N) = p * N_Total`` equal to the other techniques' must be the ratio.
+
+    Parameters
+    ----------
+    counts : array-like of shape (n_leaves, n_classes)
+    n_total : int
+        Records in the data set, ``N_Total``.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    Islam & Brankovic, Sec. 3.1 (All Leaves Probabilistic technique; corrected).
+
+    Examples
+    --------
+    >>> all_leaves_probability([[3, 1], [10, 0]], 14)  # E(N) = 1.5
+    0.10714285714285714
+    """
+    n_total = int(n_total)
+    c = _counts(counts)
+    if n_total < c.sum() or n_total <= 0:
+        raise ValueError(
+            f"n_total must be >= the records in counts ({int(c.sum())}) and > 0 (got {n_total})"
+        )
+    return expected_changes(c) / n_total
+
+
+def variance_of_changes(counts, technique: str, n_total: int | None = None) -> float:
+    """Variance of the number of changed classes ``N``, in closed form.
+
+    * Random: per leaf, the unchanged records are a sum of hypergeometric counts
+      (one per class); for two classes ``Var = 4 m^2 n^2 / (N^2 (N - 1))``.
+    * Probabilistic: a sum of independent Bernoulli changes; for two classes
+      ``Var = m n / N`` per leaf.
+    * All Leaves: ``Binomial(N_Total, p)``, ``Var = N_Total p (1 - p)``.
+
+    Parameters
+    ----------
+    counts : array-like of shape (n_leaves, n_classes)
+    technique : {"random", "probabilistic", "all-leaves"}
+    n_total : int, optional
+        Records in the data set (All Leaves only; default: the records in ``counts``).
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    Islam & Brankovic, Sec. 3.1 (``p_k^i``: the hypergeometric law of the Random technique).
+
+    Examples
+    --------
+    >>> variance_of_changes([[3, 1]], "probabilistic")
+    0.75
+    """
+    technique = check_technique(technique)
+    c = _counts(counts)
+    size = c.sum(axis=1)
+    if technique == "all-leaves":
+        n = int(c.sum()) if n_total is None else int(n_total)
+        p = all_leaves_probability(c, n)
+        return float(n * p * (1.0 - p))
+    het = (c > 0).sum(axis=1) > 1
+    c, size = c[het], size[het]
+    if technique == "probabilistic":
+        # record of class c changes with probability 1 - n_c / N
+        q = 1.0 - c / size[:, None]
+        return float((c * q * (1.0 - q)).sum())
+    # random: U = sum_c X_c, X_c ~ Hypergeometric; Cov(X_c, X_d) = n_c^2 n_d^2 / (N^2 (N-1))
+    s2 = (c**2).sum(axis=1, keepdims=True)
+    N = size[:, None]
+    num = (c**2 * ((N - c) ** 2 + s2 - c**2)).sum(axis=1)
+    return float((num / (size**2 * (size - 1))).sum())
+
+
+@dataclass
+class ClassNoiseResult:
+    """A class-noise release and its figures.
+
+    Attributes
+    ----------
+    y : ndarray
+        Released class labels (same order as the input rows).
+    technique : str
+    tree : C45Classifier
+        The tree built on the original data.
+    info : LeafInfo
+        Records and class counts per leaf of that tree.
+    changed : ndarray of bool
+        Records whose class was changed.
+    expected_changes : float
+        ``E(N)``.
+    variance : float
+        Variance of the number of changes.
+    probability : float or None
+        All Leaves' change probability ``p`` (None for the other techniques).
+    security : DataFrame
+        Per leaf: the probability that a released class equals the original one
+        (see :func:`ppdm.noise.security.class_security`).
+    p_same : ndarray of float
+        That probability for each record.
+
+    References
+    ----------
+    Islam & Brankovic, Sec. 3.1.
+    """
+
+    y: np.ndarray
+    technique: str
+    tree: object
+    info: LeafInfo
+    changed: np.ndarray
+    expected_changes: float
+    variance: float
+    probability: float | None
+    security: pd.DataFrame = field(repr=False)
+    p_same: np.ndarray = field(repr=False)
+
+    @property
+    def n_changed(self) -> int:
+        """Records whose class was changed, ``N``."""
+        return int(self.changed.sum())
+
+    def class_counts(self) -> dict:
+        """Released count of each class."""
+        labels, counts = np.unique(self.y, return_counts=True)
+        return {_plain(k): int(v) for k, v in zip(labels, counts)}
+
+    def to_dict(self) -> dict:
+        """A JSON-ready summary: E(N), N, counts and the per-leaf security table."""
+        info = self.info
+        original = np.unique(info.classes[info.codes], return_counts=True)
+        return {
+            "technique": self.technique,
+            "n_records": int(info.codes.size),
+            "n_leaves": int(info.leaves.size),
+            "n_heterogeneous_leaves": int(info.heterogeneous.sum()),
+            "expected_changes": self.expected_changes,
+            "sd_changes": float(np.sqrt(self.variance)),
+            "n_changed": self.n_changed,
+            "all_leaves_probability": self.probability,
+            "class_counts_original": {_plain(k): int(v) for k, v in zip(original[0], original[1])},
+            "class_counts_released": self.class_counts(),
+            "mean_p_same": float(self.p_same.mean()),
+            "leaves": [
+                {k: _plain(v) for k, v in row.items()}
+                for row in self.security.to_dict(orient="records")
+            ],
+        }
+
+
+def _plain(v):
+    """numpy scalars -> Python scalars, NaN -> None (for strict JSON)."""
+    v = v.item() if isinstance(v, np.generic) else v
+    return None if isinstance(v, float) and v != v else v
+
+
+def _fit_tree(X, y):
+    from ..tree import C45Classifier
+
+    return C45Classifier().fit(X, y)
+
+
+def _check_labels(y) -> np.ndarray:
+    y = np.asarray(y.to_numpy() if isinstance(y, pd.Series) else y)
+    if y.ndim != 1:
+        raise DataError(f"y must be 1-D (one label per row); got shape {y.shape}")
+    if pd.isna(pd.Series(y)).any():
+        raise DataError("the class column has missing values; drop or fill them first")
+    values = pd.unique(pd.Series(y))
+    if values.size < 2:
+        found = "no rows" if values.size == 0 else f"the single value {_plain(values[0])!r}"
+        raise DataError(
+            f"the class column has {found}; class noise needs at least two classes "
+            "(and a tree with heterogeneous leaves)"
+        )
+    return y
+
+
+def original_tree(X, y, tree=None):
+    """The tree built on the original data (ppdm's C4.5 with J48's defaults) and its leaves."""
+    y = _check_labels(y)
+    if tree is None:
+        tree = _fit_tree(X, y)
+    return tree, leaf_info(tree, X, y)
+
+
+def add_class_noise(
+    X,
+    y,
+    technique: str = "random",
+    *,
+    tree=None,
+    random_state: RandomState = None,
+) -> ClassNoiseResult:
+    """Perturb the class of the records in the heterogeneous leaves of the original tree.
+
+    Parameters
+    ----------
+    X : DataFrame or array-like of shape (n_samples, n_features)
+        The original attributes (they are not changed).
+    y : array-like of shape (n_samples,)
+        The original class.
+    technique : {"random", "probabilistic", "all-leaves"}, default="random"
+        See the module docstring.
+    tree : C45Classifier, optional
+        The tree built on ``X, y``; by default ppdm's C4.5 with J48's defaults
+        (``-C 0.25 -M 2``) is fitted here.  The paper used C5.
+    random_state : None, int, SeedSequence or Generator, default=None
+        None draws the release from a cryptographically strong generator; a seed
+        (experiments and tests only) gives a :class:`~ppdm.exceptions.SeededReleaseWarning`.
+
+    Returns
+    -------
+    ClassNoiseResult
+
+    Raises
+    ------
+    DataError
+        A class with a single value, or a tree without heterogeneous leaves
+        ("nothing to perturb").
+
+    References
+    ----------
+    Islam & Brankovic, Sec. 3.1 (Random, Probabilistic, All Leaves Probabilistic).
+
+    Examples
+    --------
+    >>> import numpy as np, warnings
+    >>> X = np.arange(12.0).reshape(-1, 1)
+    >>> y = np.array([0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 0])
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     r = add_class_noise(X, y, "random", random_state=0)
+    >>> round(r.expected_changes, 4), np.bincount(r.y).tolist()
+    (1.7143, [6, 6])
+    """
+    technique = check_technique(technique)
+    tree, info = original_tree(X, y, tree)
+    het = info.heterogeneous
+    if not het.any():
+        raise DataError(
+            "nothing to perturb: every leaf of the tree built on the original data is "
+            "homogeneous (its records all have the leaf's class)"
+        )
+    rng = release_generator(random_state)
+    codes = info.codes
+    new = codes.copy()
+    pos = info.row_position
+    n_classes = info.classes.size
+    if technique == "random":
+        rows = np.flatnonzero(het[pos])
+        by_leaf = rows[np.argsort(pos[rows], kind="stable")]
+        # rows grouped by leaf in random order receive the leaf's labels in fixed order:
+        # a uniform shuffle of the labels inside every leaf
+        shuffled = rows[np.lexsort((rng.random(rows.size), pos[rows]))]
+        new[shuffled] = codes[by_leaf]
+    elif technique == "probabilistic":
+        rows = np.flatnonzero(het[pos])
+        dist = info.counts / info.sizes[:, None]
+        cum = np.cumsum(dist, axis=1)
+        u = rng.random(rows.size)
+        new[rows] = np.minimum((u[:, None] >= cum[pos[rows]]).sum(axis=1), n_classes - 1)
+    else:
+        p = all_leaves_probability(info.counts, codes.size)
+        flip = rng.random(codes.size) < p
+        shift = rng.integers(1, n_classes, size=codes.size) if n_classes > 2 else 1
+        new = np.where(flip, (codes + shift) % n_classes, codes)
+    from .security import class_security, record_p_same
+
+    y_out = info.classes[new]
+    y_in = np.asarray(y.to_numpy() if isinstance(y, pd.Series) else y)
+    if y_in.dtype != object and y_out.dtype != y_in.dtype:
+        y_out = y_out.astype(y_in.dtype)
+    return ClassNoiseResult(
+        y=y_out,
+        technique=technique,
+        tree=tree,
+        info=info,
+        changed=new != codes,
+        expected_changes=expected_changes(info.counts),
+        variance=variance_of_changes(info.counts, technique, codes.size),
+        probability=(
+            all_leaves_probability(info.counts, codes.size) if technique == "all-leaves" else None
+        ),
+        security=class_security(info, technique),
+        p_same=record_p_same(info, technique),
+    )
