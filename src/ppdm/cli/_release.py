@@ -51,6 +51,18 @@ def _progress(total: int | None, label: str):
     )
 
 
+def _check_engine(engine: str, scheduler: str | None) -> None:
+    if engine not in ("local", "dask"):
+        fail(f"--engine must be 'local' or 'dask' (got {engine!r})")
+    if scheduler is not None and engine != "dask":
+        fail("--scheduler needs --engine dask")
+    if engine == "dask":
+        try:
+            import dask.distributed  # noqa: F401
+        except ImportError:
+            fail("--engine dask needs the dask extra: pip install 'ppdm[dask]'")
+
+
 def _count_rows(path: Path) -> int | None:
     if path.suffix.lower() in (".parquet", ".pq"):
         import pyarrow.parquet as pq
@@ -95,6 +107,12 @@ def perturb(
         1,
         "--copies",
         help="Independent perturbed copies per record (Kang); gamma compounds to gamma^copies.",
+    ),
+    engine: str = typer.Option(
+        "local", "--engine", help="local | dask (partitioned, bit-identical to local)."
+    ),
+    scheduler: str | None = typer.Option(
+        None, "--scheduler", help="Dask scheduler address; none starts a LocalCluster."
     ),
     batch_size: int = typer.Option(500_000, "--batch-size", help="Rows per batch (bounds memory)."),
     method: str = typer.Option(
@@ -156,9 +174,34 @@ def perturb(
         fail(f"--copies must be >= 1 (got {copies})")
     if batch_size < 1:
         fail(f"--batch-size must be >= 1 (got {batch_size})")
+    _check_engine(engine, scheduler)
+    user_spec = read_spec(spec) if spec is not None else None
+    plan = dict(
+        class_attribute=class_,
+        gamma=g,
+        n_bins=bins,
+        bounds=_parse_bounds(bounds),
+        spec=user_spec,
+        attributes=[a.strip() for a in attributes.split(",")] if attributes else None,
+        perturb_class=perturb_class,
+        missing=missing,
+        out_of_bounds=out_of_bounds,
+        representative=representative,
+        copies=copies,
+        method=method,
+        noise=noise,
+        noise_scale=level,
+    )
+    if engine == "dask":
+        from ..engine import make_release_partitioned
+
+        result = make_release_partitioned(
+            str(input), out, engine="dask", scheduler=scheduler, random_state=seed, **plan
+        )
+        typer.echo(f"released {result.n_records} records to {out}/ (partitioned Parquet)")
+        return
     if not input.exists():
         fail(f"input file {str(input)!r} does not exist")
-    user_spec = read_spec(spec) if spec is not None else None
     total = _count_rows(input)
     with _progress(total, "perturbing") as bar:
         task = bar.add_task("perturb", total=total)
@@ -169,20 +212,7 @@ def perturb(
             random_state=seed,
             batch_size=batch_size,
             progress=lambda k: bar.advance(task, k),
-            class_attribute=class_,
-            gamma=g,
-            n_bins=bins,
-            bounds=_parse_bounds(bounds),
-            spec=user_spec,
-            attributes=[a.strip() for a in attributes.split(",")] if attributes else None,
-            perturb_class=perturb_class,
-            missing=missing,
-            out_of_bounds=out_of_bounds,
-            representative=representative,
-            copies=copies,
-            method=method,
-            noise=noise,
-            noise_scale=level,
+            **plan,
         )
     typer.echo(
         f"released {result.n_records} records ({len(result.perturbed_attributes())} perturbed "
@@ -198,13 +228,27 @@ def estimate(
     by_class: bool = typer.Option(False, "--by-class", help="Also estimate per class."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
     plot: Path | None = typer.Option(None, "--plot", help="Directory for one PNG per attribute."),
+    engine: str = typer.Option(
+        "local", "--engine", help="local | dask (partitioned, bit-identical to local)."
+    ),
+    scheduler: str | None = typer.Option(
+        None, "--scheduler", help="Dask scheduler address; none starts a LocalCluster."
+    ),
 ) -> None:
     """Estimate the original distribution of every perturbed attribute, with standard errors."""
     from ..pipeline import estimate_release
 
     if method not in ESTIMATION_METHODS:
         fail(f"--method must be one of {', '.join(ESTIMATION_METHODS)} (got {method!r})")
-    results = estimate_release(release, method, by_class=by_class)
+    _check_engine(engine, scheduler)
+    if engine == "dask":
+        from ..engine import estimate_release_partitioned
+
+        results = estimate_release_partitioned(
+            release, method, by_class=by_class, engine="dask", scheduler=scheduler
+        )
+    else:
+        results = estimate_release(release, method, by_class=by_class)
     if plot is not None:
         _plot_estimates(results, plot)
     if as_json:
@@ -280,14 +324,38 @@ def reconstruct(
     seed: int | None = typer.Option(
         None, "--seed", help="Seed for tie breaking (reproducible runs)."
     ),
+    engine: str = typer.Option(
+        "local", "--engine", help="local | dask (partitioned, bit-identical to local)."
+    ),
+    scheduler: str | None = typer.Option(
+        None, "--scheduler", help="Dask scheduler address; none starts a LocalCluster."
+    ),
     batch_size: int = typer.Option(500_000, "--batch-size", help="Rows per batch."),
 ) -> None:
-    """Rebuild a table from a release (Algorithm 2, global or by class)."""
+    """Rebuild a table from a release (Algorithm 2, global or by class).
+
+    With --engine dask, --out is a directory of Parquet parts.
+    """
     from ..io import table_format
     from ..pipeline import load_release, reconstruct_release
 
     if method not in ESTIMATION_METHODS:
         fail(f"--method must be one of {', '.join(ESTIMATION_METHODS)} (got {method!r})")
+    _check_engine(engine, scheduler)
+    if engine == "dask":
+        from ..engine import reconstruct_release_partitioned
+
+        path = reconstruct_release_partitioned(
+            release,
+            out,
+            method=method,
+            by_class=by_class,
+            random_state=seed,
+            engine="dask",
+            scheduler=scheduler,
+        )
+        typer.echo(f"wrote the reconstructed table to {path}/ (partitioned Parquet)")
+        return
     table_format(out)
     rel = load_release(release)
     with _progress(

@@ -13,8 +13,20 @@ import typer
 
 from ._common import fail
 
-#: ``reproduce all`` runs these, in this order (others registered later run by name).
-ALL = ("fig3", "fig2", "kang", "table1", "fig4")
+#: ``reproduce all`` runs these, in this order.
+ALL = (
+    "fig3",
+    "fig2",
+    "kang",
+    "table1",
+    "fig4",
+    "beyond",
+    "attacks",
+    "islam-brankovic",
+    "bn-table2",
+    "bn-privacy-accuracy",
+    "bn-sample-size",
+)
 
 
 def reproduce(
@@ -31,6 +43,10 @@ def reproduce(
         "c45", "--learner", help="Tree learner of table1/fig4: c45 (the paper's) or cart-entropy."
     ),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
+    engine: str = typer.Option("local", "--engine", help="local | dask: where the grid cells run."),
+    scheduler: str | None = typer.Option(
+        None, "--scheduler", help="Dask scheduler address; none starts a LocalCluster."
+    ),
     max_minutes: float | None = typer.Option(
         None,
         "--max-minutes",
@@ -52,11 +68,22 @@ def reproduce(
     if name != "all" and name not in known:
         fail(f"unknown experiment {name!r}; choose one of {', '.join([*known, 'all'])}")
     names = list(ALL) if name == "all" else [name]
+    from ._release import _check_engine
+
+    _check_engine(engine, scheduler)
+    mapper = None
+    if engine == "dask":
+        from ..engine import map_cells
+
+        def mapper(fn, cells):
+            return map_cells(fn, cells, engine="dask", jobs=jobs, scheduler=scheduler)
+
     ctx = registry.RunContext(
         out=out,
         quick=quick,
         jobs=jobs,
         seed=seed,
+        mapper=mapper,
         progress=progress,
         options={"learner": learner, "max_minutes": max_minutes},
     )

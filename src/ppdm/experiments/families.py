@@ -10,7 +10,7 @@ from pathlib import Path
 
 from .registry import RunContext
 
-__all__ = ["attacks", "bn_table2", "bn_privacy_accuracy", "bn_sample_size"]
+__all__ = ["attacks", "bn_table2", "bn_privacy_accuracy", "bn_sample_size", "islam_brankovic"]
 
 
 def attacks(ctx: RunContext) -> list[Path]:
@@ -40,3 +40,11 @@ def bn_privacy_accuracy(ctx: RunContext) -> list[Path]:
 def bn_sample_size(ctx: RunContext) -> list[Path]:
     """Ma & Sivakumar, Fig. 5."""
     return _bn("bn-sample-size", ctx)
+
+
+def islam_brankovic(ctx: RunContext) -> list[Path]:
+    """Islam & Brankovic, Sec. 4: class noise and attribute noise on Boston and WBC."""
+    from ..noise.experiment import run
+
+    run(ctx.out / "noise", quick=ctx.quick, seed=ctx.seed, jobs=ctx.jobs)
+    return sorted((ctx.out / "noise").glob("*"))

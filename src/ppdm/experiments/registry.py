@@ -125,3 +125,8 @@ register_lazy(
     "bn-privacy-accuracy", "ppdm.experiments.families:bn_privacy_accuracy", "Ma & Sivakumar Fig. 4"
 )
 register_lazy("bn-sample-size", "ppdm.experiments.families:bn_sample_size", "Ma & Sivakumar Fig. 5")
+register_lazy(
+    "islam-brankovic",
+    "ppdm.experiments.families:islam_brankovic",
+    "Islam & Brankovic: class and attribute noise, tree similarity (Boston, WBC)",
+)

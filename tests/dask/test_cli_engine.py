@@ -1,0 +1,40 @@
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+pytest.importorskip("dask.distributed")
+
+
+def test_cli_runs_the_pipeline_on_the_dask_engine(run_cli, tmp_path):
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame(
+        {"x": rng.integers(0, 8, 3000), "y": rng.normal(size=3000), "c": rng.integers(0, 2, 3000)}
+    )
+    src = tmp_path / "in.parquet"
+    df.to_parquet(src, index=False)
+    code, _, err = run_cli(
+        "perturb", src, "--out", tmp_path / "rel", "--class", "c", "--seed", "1", "--engine", "dask"
+    )
+    assert code == 0, err
+    assert (tmp_path / "rel" / "spec.json").exists()
+    code, out, err = run_cli("estimate", tmp_path / "rel", "--engine", "dask", "--json")
+    assert code == 0, err
+    for a in json.loads(out)["attributes"]:
+        assert sum(a["estimated_counts"]) == pytest.approx(3000)
+    code, _, err = run_cli(
+        "reconstruct",
+        tmp_path / "rel",
+        "--out",
+        tmp_path / "rec",
+        "--engine",
+        "dask",
+        "--seed",
+        "2",
+    )
+    assert code == 0, err
+    rec = pd.read_parquet(tmp_path / "rec")
+    assert len(rec) == 3000 and rec["c"].tolist() == df["c"].tolist()
+    code, _, err = run_cli("estimate", tmp_path / "rel", "--engine", "spark")
+    assert code != 0 and "--engine must be 'local' or 'dask'" in err
