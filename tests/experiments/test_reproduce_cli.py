@@ -43,10 +43,18 @@ def test_outputs_exist(quick):
         "fig6.png",
         "kang.csv",
         "kang.png",
+        "beyond.csv",
+        "beyond_summary.csv",
+        "beyond.png",
+        "attacks.csv",
+        "attacks.png",
     ]:
         assert (quick / name).stat().st_size > 0, name
     stamp = json.loads((quick / "timings" / "reproduce-all-quick.json").read_text())
-    assert set(stamp["seconds"]) == {"fig2", "fig3", "kang", "table1", "fig4"}
+    from ppdm.cli._reproduce import ALL
+    from ppdm.experiments.registry import names
+
+    assert set(stamp["seconds"]) == set(ALL) == set(names())
 
 
 def test_fig2_shape_and_fix_never_hurts_on_average(quick):
