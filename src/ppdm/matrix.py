@@ -346,6 +346,29 @@ class GammaDiagonal(PerturbationMatrix):
         other = np.minimum(((u - lam) * (n / (1.0 - lam))).astype(np.int64), n - 1)
         return np.where(u < lam, codes, other).astype(np.int32)
 
+    def draw(self, codes: np.ndarray, rng: np.random.Generator, chunk: int = 1 << 16) -> np.ndarray:
+        """Keep-or-uniform sampling of ``codes`` in cache-sized chunks, in place in
+        preallocated buffers (the same values as :meth:`sample` on the same uniforms)."""
+        codes = np.asarray(codes)
+        lam, n = self.keep_probability, self._n
+        scale = n / (1.0 - lam)
+        out = np.empty(codes.shape, dtype=np.int32)
+        src, dst = codes.reshape(-1), out.reshape(-1)
+        size = min(chunk, max(src.size, 1))
+        u, x, keep = np.empty(size), np.empty(size), np.empty(size, dtype=bool)
+        for start in range(0, src.size, chunk):
+            m = min(chunk, src.size - start)
+            uu, xx, kk = u[:m], x[:m], keep[:m]
+            rng.random(out=uu)
+            np.subtract(uu, lam, out=xx)
+            np.multiply(xx, scale, out=xx)
+            np.minimum(xx, n - 1, out=xx)
+            part = dst[start : start + m]
+            part[...] = xx  # truncation towards zero, as in sample()
+            np.less(uu, lam, out=kk)
+            np.copyto(part, src[start : start + m], where=kk, casting="unsafe")
+        return out
+
     def amplification(self) -> float:
         return self.gamma
 
