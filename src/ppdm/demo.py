@@ -28,7 +28,7 @@ from .exceptions import SeededReleaseWarning
 from .pipeline import estimate_release, load_release, make_release, reconstruct_release
 from .report import format_privacy_report, privacy_report
 
-__all__ = ["AGRAWAL_BOUNDS", "DemoResult", "run_demo"]
+__all__ = ["AGRAWAL_BOUNDS", "DemoResult", "agrawal_spec", "run_demo"]
 
 #: Public bounds of the Agrawal attributes (from the generator's definition, not the data).
 AGRAWAL_BOUNDS: dict[str, tuple[float, float]] = {
@@ -59,7 +59,8 @@ class DemoResult:
     seconds: float = 0.0
 
 
-def _spec_for(frame: pd.DataFrame, gamma: float, n_bins: int):
+def agrawal_spec(frame: pd.DataFrame, gamma: float, n_bins: int):
+    """A release spec for Agrawal data with the generator's public bounds (nothing leaks)."""
     from .domain import BinnedDomain
     from .matrix import GammaDiagonal
     from .release import AttributeSpec, ReleaseSpec
@@ -111,7 +112,7 @@ def run_demo(
     data = agrawal(n_train + n_test, function=function, random_state=seed)
     train = data.iloc[:n_train].reset_index(drop=True)
     test = data.iloc[n_train:].reset_index(drop=True)
-    spec = _spec_for(train, gamma, n_bins)
+    spec = agrawal_spec(train, gamma, n_bins)
     tmp = tempfile.TemporaryDirectory(prefix="ppdm-demo-") if workdir is None else None
     root = Path(tmp.name if tmp else workdir)
     try:

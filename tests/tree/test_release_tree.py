@@ -7,7 +7,7 @@ import pytest
 from sklearn.base import clone
 
 from ppdm.datasets import agrawal
-from ppdm.demo import _spec_for
+from ppdm.demo import agrawal_spec
 from ppdm.exceptions import NotFittedError, SeededReleaseWarning
 from ppdm.matrix import identity
 from ppdm.perturb import perturb_frame
@@ -25,7 +25,7 @@ def _quiet():
 def _release(function, n, gamma=9.0, n_bins=10, seed=0):
     data = agrawal(n + 5000, function=function, random_state=seed)
     train, test = data.iloc[:n].reset_index(drop=True), data.iloc[n:].reset_index(drop=True)
-    spec = _spec_for(train, gamma, n_bins)
+    spec = agrawal_spec(train, gamma, n_bins)
     return train, test, spec, perturb_frame(train, spec, random_state=seed + 1)
 
 
