@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pandas as pd
@@ -22,6 +23,7 @@ __all__ = [
     "iter_batches",
     "write_table",
     "write_table_atomic",
+    "atomic_path",
     "write_arff",
     "read_arff",
     "BatchWriter",
@@ -227,18 +229,40 @@ def write_table(
         raise DataError(f"unknown output format {fmt!r}; use csv, parquet or arff")
 
 
+@contextmanager
+def atomic_path(path: str | os.PathLike, suffix: str = ".tmp") -> Iterator[Path]:
+    """Yield a temporary path beside ``path``; rename it into place only on success.
+
+    A failure (any exception) removes the temporary file and leaves ``path`` as it was,
+    so no partial output is ever seen under the final name.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> target = Path(tempfile.mkdtemp()) / "out.txt"
+    >>> with atomic_path(target) as tmp:
+    ...     _ = tmp.write_text("done")
+    >>> target.read_text()
+    'done'
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=suffix, dir=target.parent)
+    os.close(fd)
+    tmp_path = Path(tmp)
+    try:
+        yield tmp_path
+        os.replace(tmp_path, target)
+    finally:
+        if tmp_path.exists():
+            tmp_path.unlink()
+
+
 def write_table_atomic(frame: pd.DataFrame, path: str | os.PathLike, **kwargs) -> None:
     """:func:`write_table` through a temporary file renamed into place on success."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        write_table(frame, tmp, fmt=kwargs.pop("fmt", None) or table_format(path), **kwargs)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    fmt = kwargs.pop("fmt", None) or table_format(path)
+    with atomic_path(path) as tmp:
+        write_table(frame, tmp, fmt=fmt, **kwargs)
 
 
 class BatchWriter:

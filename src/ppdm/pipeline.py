@@ -24,7 +24,7 @@ import pandas as pd
 
 from .estimate import Estimate, count_codes, estimate_counts
 from .exceptions import DataError, SpecError
-from .io import BatchWriter, iter_batches, read_table, table_format, write_table
+from .io import BatchWriter, atomic_path, iter_batches, read_table, table_format, write_table
 from .perturb import perturb_batches, plan_release
 from .random import RandomState, check_random_state
 from .reconstruct import AssignmentState, largest_remainder, tie_group_multisets
@@ -532,13 +532,8 @@ def reconstruct_release(
     if out is None:
         parts = list(stream)
         return pd.concat(parts, ignore_index=True)
-    out = Path(out)
     fmt = table_format(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
-    os.close(fd)
-    tmp = Path(tmp_name)
-    try:
+    with atomic_path(out) as tmp:
         if fmt == "arff":
             frame = pd.concat(list(stream), ignore_index=True)
             write_table(frame, tmp, fmt="arff", relation="ppdm-reconstructed")
@@ -548,10 +543,6 @@ def reconstruct_release(
                     writer.write(rec)
                     if progress:
                         progress(len(rec))
-        os.replace(tmp, out)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
     return None
 
 

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from ..exceptions import DataError
+from ..io import atomic_path
 
 __all__ = ["AttackResult", "atomic_file", "noise_covariance"]
 
@@ -136,17 +132,4 @@ def eigh_desc(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return vals[::-1], vecs[:, ::-1]
 
 
-@contextmanager
-def atomic_file(path) -> Iterator[Path]:
-    """Yield a temporary path beside ``path``; rename it into place only on success."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    os.close(fd)
-    tmp_path = Path(tmp)
-    try:
-        yield tmp_path
-        os.replace(tmp_path, target)
-    finally:
-        if tmp_path.exists():
-            tmp_path.unlink()
+atomic_file = atomic_path  # one atomic-write helper for the whole package

@@ -13,6 +13,7 @@ from pathlib import Path
 import typer
 
 from ..exceptions import PpdmError, PrivacyWarning
+from ..io import atomic_path
 
 __all__ = ["run_app", "fail", "atomic_path", "atomic_dir"]
 
@@ -37,22 +38,6 @@ def run_app(app: typer.Typer) -> None:
         msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"error: {msg}", file=sys.stderr)
         sys.exit(2)
-
-
-@contextmanager
-def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
-    """Yield a temporary path beside ``path``; rename it into place only on success."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    os.close(fd)
-    tmp_path = Path(tmp)
-    try:
-        yield tmp_path
-        os.replace(tmp_path, target)
-    finally:
-        if tmp_path.exists():
-            tmp_path.unlink()
 
 
 @contextmanager

@@ -11,7 +11,6 @@ Dowd, Xu & Zhang, Figs. 2-6; Kang, Theorem 1.
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -39,16 +38,13 @@ def _plt():
 
 
 def _save(fig, path: str | os.PathLike) -> Path:
+    from ..io import atomic_path
+
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".png", dir=path.parent)
-    os.close(fd)
     try:
-        fig.savefig(tmp, dpi=110, bbox_inches="tight")
-        os.replace(tmp, path)
+        with atomic_path(path, suffix=".png") as tmp:
+            fig.savefig(tmp, dpi=110, bbox_inches="tight")
     finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
         _plt().close(fig)
     return path
 

@@ -293,14 +293,12 @@ def write_csv_atomic(frame: pd.DataFrame, path: str | os.PathLike) -> Path:
 def write_json_atomic(obj, path: str | os.PathLike) -> Path:
     """Write ``obj`` as indented JSON through a temporary file renamed into place."""
     import json
-    import tempfile
+
+    from ..io import atomic_path
 
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(json.dumps(obj, indent=2, default=str) + "\n")
-    os.replace(tmp, path)
+    with atomic_path(path) as tmp:
+        tmp.write_text(json.dumps(obj, indent=2, default=str) + "\n", encoding="utf-8")
     return path
 
 
