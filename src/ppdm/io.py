@@ -145,8 +145,13 @@ def iter_batches(
         import pyarrow.parquet as pq
 
         pf = pq.ParquetFile(path)
-        for batch in pf.iter_batches(batch_size=batch_size, columns=columns):
-            yield batch.to_pandas()
+        # one reader per row group: a single iter_batches over the whole file keeps the
+        # buffers of the row groups it has passed, so memory would grow with the file
+        for group in range(pf.metadata.num_row_groups):
+            for batch in pf.iter_batches(
+                batch_size=batch_size, row_groups=[group], columns=columns
+            ):
+                yield batch.to_pandas()
     else:
         yield read_table(path, columns)
 

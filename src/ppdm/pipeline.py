@@ -46,7 +46,7 @@ __all__ = [
     "class_values",
 ]
 
-DEFAULT_BATCH = 500_000
+DEFAULT_BATCH = 250_000
 Progress = Callable[[int], None] | None
 
 

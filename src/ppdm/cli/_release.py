@@ -114,7 +114,7 @@ def perturb(
     scheduler: str | None = typer.Option(
         None, "--scheduler", help="Dask scheduler address; none starts a LocalCluster."
     ),
-    batch_size: int = typer.Option(500_000, "--batch-size", help="Rows per batch (bounds memory)."),
+    batch_size: int = typer.Option(250_000, "--batch-size", help="Rows per batch (bounds memory)."),
     method: str = typer.Option(
         "substitution",
         "--method",
@@ -330,7 +330,7 @@ def reconstruct(
     scheduler: str | None = typer.Option(
         None, "--scheduler", help="Dask scheduler address; none starts a LocalCluster."
     ),
-    batch_size: int = typer.Option(500_000, "--batch-size", help="Rows per batch."),
+    batch_size: int = typer.Option(250_000, "--batch-size", help="Rows per batch."),
 ) -> None:
     """Rebuild a table from a release (Algorithm 2, global or by class).
 
