@@ -16,7 +16,9 @@ Variance control (the estimate's variance grows with every constrained attribute
 
 - **Significance.** A split is taken only if its G statistic ``2 ln2 n_eff gain`` exceeds
   the chi-square quantile at level ``alpha`` with ``C - 1`` degrees of freedom, where
-  ``n_eff = (sum w)^2 / sum w^2`` is Kish's effective sample size of the node.
+  ``n_eff`` is the sum of the two sides' Kish effective sample sizes
+  ``(sum w)^2 / sum w^2`` (a split on a noisy attribute shrinks them at once), and
+  each side must keep at least ``min_effective_leaf`` effective records.
 - **Support.** Both sides must hold at least ``min_leaf`` estimated records, and their
   estimated totals must exceed ``z_alpha`` standard errors (they are really non-empty).
 - **Negative estimates** are clipped at 0 before any entropy or class choice (the
@@ -115,6 +117,9 @@ class ReleaseTreeClassifier(ClassifierMixin, BaseEstimator):
         estimate of the true decrease's numerator, so noise does not look like purity).
         ``"gain_ratio"``: C4.5's gain ratio on clipped estimated counts, with the
         average-gain filter. The significance test uses the entropy gain either way.
+    min_effective_leaf : float, default=30
+        Least Kish effective sample size ``(sum w)^2 / sum w^2`` of each side of a split:
+        a side whose estimated counts rest on fewer effective records is noise.
     leaf_model : {"auto", "majority", "naive-bayes"}, default="auto"
         ``"naive-bayes"`` makes every leaf a naive Bayes classifier (as in Kohavi's
         NBTree) whose class-conditional distributions of each attribute are estimated,
@@ -166,10 +171,12 @@ class ReleaseTreeClassifier(ClassifierMixin, BaseEstimator):
         prior_strength: float = 1.0,
         criterion: str = "gini",
         leaf_model: str = "auto",
+        min_effective_leaf: float = 30.0,
     ) -> None:
         self.spec = spec
         self.criterion = criterion
         self.leaf_model = leaf_model
+        self.min_effective_leaf = min_effective_leaf
         self.max_depth = max_depth
         self.min_leaf = min_leaf
         self.alpha = alpha
@@ -590,6 +597,13 @@ class _Builder:
             return None
         bags = np.stack([Lp.T, Rp.T], axis=1)  # (k-1, 2, C)
         gain = np.asarray(info_gain(bags))
+        # Kish effective sizes of the two sides: (sum w)^2 / sum w^2, with sum w^2 from the
+        # squared-weight histograms (var + count, see ppdm.boxcounts)
+        sq_l = (var_l + L).sum(axis=0)
+        sq_r = (var_r + R).sum(axis=0)
+        neff_l = np.where(sq_l > 0, L.sum(axis=0) ** 2 / np.maximum(sq_l, 1e-300), 0.0)
+        neff_r = np.where(sq_r > 0, R.sum(axis=0) ** 2 / np.maximum(sq_r, 1e-300), 0.0)
+        ok &= (neff_l >= self.p.min_effective_leaf) & (neff_r >= self.p.min_effective_leaf)
         g_stat = 2 * _LN2 * node["n_eff"] * gain
         ok &= g_stat > self.g_crit
         if not ok.any():
