@@ -31,9 +31,12 @@ class Node:
         True for a leaf that received no training weight (J48's ``m_isEmpty``).
     idx, w : ndarray or None
         The node's training rows and weights, kept for subtree raising.
+    errors : float
+        Training errors of the subtree, or its estimated errors once pruned
+        (cached by :mod:`ppdm.tree.pruning`).
     """
 
-    __slots__ = ("split", "children", "dist", "empty", "idx", "w")
+    __slots__ = ("split", "children", "dist", "empty", "idx", "w", "errors")
 
     def __init__(self, idx, w, dist):
         self.split: Split | None = None
@@ -42,6 +45,7 @@ class Node:
         self.empty = False
         self.idx = idx
         self.w = w
+        self.errors = 0.0
 
     @property
     def is_leaf(self) -> bool:
@@ -67,11 +71,21 @@ def grow(ts: TrainingSet, w: np.ndarray, keep_data: bool) -> Node:
     keep_data : bool
         Keep each node's rows (needed by subtree raising).
 
+    Notes
+    -----
+    Numeric data without missing values and with integral weights is grown a
+    depth at a time (:mod:`ppdm.tree.level`), which gives the same tree faster;
+    anything else node by node.
+
     Returns
     -------
     Node
         The root.
     """
+    from .level import grow_level_wise, level_wise_ok
+
+    if level_wise_ok(ts, w):
+        return grow_level_wise(ts, w, keep_data, Node)
     idx = np.arange(ts.X.shape[0])
     root = Node(idx, w, class_counts(ts, idx, w))
     stack = [root]

@@ -22,6 +22,7 @@ from sklearn.utils.validation import column_or_1d
 from ..exceptions import DataError, NotFittedError
 from ._encoding import fit_encoding
 from .builder import grow
+from .level import level_wise_ok
 from .pruning import collapse, prune
 from .splitter import TrainingSet
 from .storage import Tree
@@ -290,7 +291,7 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
             if self.collapse_tree:
                 collapse(root)
             if prune_it:
-                prune(ts, root, cf, bool(self.subtree_raising))
+                prune(ts, root, cf, bool(self.subtree_raising), level_wise_ok(ts, w))
         self.tree_ = Tree.from_root(root)
         self.classes_ = classes
         self.n_classes_ = int(classes.size)

@@ -37,7 +37,7 @@ import numpy as np
 from ._compare import SMALL, eq, first_best, gr, gr_or_eq, sm, sm_or_eq
 from .criterion import gain_ratio, info_gain, total_entropy, xlog2x
 
-__all__ = ["Split", "TrainingSet", "find_split", "partition"]
+__all__ = ["Split", "TrainingSet", "find_split", "partition", "score_candidates"]
 
 #: Attributes with fewer distinct values than this fraction of the node's rows
 #: take the histogram path.
@@ -185,15 +185,41 @@ def _best_per_group(values, group, n_groups):
 
 
 def _score_numeric(ts, cols, group, left, lval, rval, known, n_known, total_weight):
-    """Best threshold per numeric column from its boundary candidates.
-
-    ``group`` gives each candidate's column (position in ``cols``), ``left`` its
-    left class counts; ``known``/``n_known`` are each column's known class counts
-    and row counts.  Returns gains, gain ratios and split midpoints (NaN = no
-    split); the midpoint is moved onto a training value only for the chosen
-    attribute.
-    """
+    """Best threshold per numeric column of one node (see :func:`score_candidates`)."""
     g = cols.size
+    return score_candidates(
+        ts, g, group, left, lval, rval, known, n_known, np.full(g, float(total_weight))
+    )
+
+
+def score_candidates(ts, g, group, left, lval, rval, known, n_known, total_weight):
+    """Best threshold per group (a numeric column at a node) from its boundary candidates.
+
+    Parameters
+    ----------
+    ts : TrainingSet
+    g : int
+        Number of groups.
+    group : ndarray of int
+        Each candidate's group, sorted (candidates in scan order within a group).
+    left : ndarray of shape (n_candidates, n_classes)
+        Known class counts left of each boundary.
+    lval, rval : ndarray
+        Values on both sides of each boundary.
+    known : ndarray of shape (g, n_classes)
+        Known class counts per group.
+    n_known : ndarray of int, shape (g,)
+        Rows with a known value per group.
+    total_weight : ndarray of shape (g,)
+        Weight of all rows of the group's node, unknowns included.
+
+    Returns
+    -------
+    gains, ratios, mids : ndarray of shape (g,)
+        Gains (after the MDL correction), gain ratios and split midpoints; NaN
+        where the group has no valid split. Midpoints are moved onto a training
+        value only for the chosen attribute.
+    """
     K = ts.n_classes
     gains = np.full(g, np.nan)
     ratios = np.full(g, np.nan)
@@ -220,7 +246,8 @@ def _score_numeric(ts, cols, group, left, lval, rval, known, n_known, total_weig
     right = known[group] - left
     new_ent = xlog2x(lw) + xlog2x(kwg - lw) - xlog2x(left).sum(axis=1) - xlog2x(right).sum(axis=1)
     old_ent = total_entropy(known)[group]
-    numerator = (old_ent - new_ent) * (1 - (total_weight - kwg) / total_weight)
+    twg = total_weight[group]
+    numerator = (old_ent - new_ent) * (1 - (twg - kwg) / twg)
     cand_gain = np.where(eq(numerator, 0), 0.0, numerator / kwg)
     best = _best_per_group(cand_gain, group, g)
     c = np.flatnonzero(best >= 0)
@@ -229,12 +256,12 @@ def _score_numeric(ts, cols, group, left, lval, rval, known, n_known, total_weig
     b = best[c]
     gain = cand_gain[b]
     if ts.use_mdl:
-        gain = gain - np.log2(n_cand[c]) / total_weight
+        gain = gain - np.log2(n_cand[c]) / total_weight[c]
     keep = ~sm_or_eq(gain, 0.0)
     c, b, gain = c[keep], b[keep], gain[keep]
     bags = np.stack([left[b], known[c] - left[b]], axis=1)
     gains[c] = gain
-    ratios[c] = gain_ratio(bags, total_weight, gain)
+    ratios[c] = gain_ratio(bags, total_weight[c], gain)
     mid = (lval[b] + rval[b]) / 2
     mids[c] = np.where(mid == rval[b], lval[b], mid)
     return gains, ratios, mids
