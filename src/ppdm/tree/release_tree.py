@@ -119,7 +119,9 @@ class ReleaseTreeClassifier(ClassifierMixin, BaseEstimator):
         average-gain filter. The significance test uses the entropy gain either way.
     min_effective_leaf : float, default=30
         Least Kish effective sample size ``(sum w)^2 / sum w^2`` of each side of a split:
-        a side whose estimated counts rest on fewer effective records is noise.
+        a side whose estimated counts rest on fewer effective records is noise. With
+        naive Bayes leaves, which estimate C x N probabilities per attribute, the
+        requirement is scaled by ``C * mean(N) / 10``.
     leaf_model : {"auto", "majority", "naive-bayes"}, default="auto"
         ``"naive-bayes"`` makes every leaf a naive Bayes classifier (as in Kohavi's
         NBTree) whose class-conditional distributions of each attribute are estimated,
@@ -433,6 +435,12 @@ class _Builder:
         self.g_crit = float(stats.chi2.ppf(1 - params.alpha, df=n_classes - 1))
         self.max_n = max(data.n_values)
         self.nodes: list[dict] = []
+        lm = params.leaf_model
+        self.naive_bayes = lm == "naive-bayes" or (lm == "auto" and n_classes > 2)
+        # a naive Bayes leaf estimates C x N probabilities per attribute: ask for
+        # min_effective_leaf effective records per class and per 10 codes
+        scale = n_classes * float(np.mean(data.n_values)) / 10.0 if self.naive_bayes else 1.0
+        self.min_neff = params.min_effective_leaf * max(scale, 1.0)
 
     # each node: factors = {j: per-record factor}, masks = {j: allowed codes}
     def build(self) -> dict:
@@ -460,8 +468,7 @@ class _Builder:
         if self.p.prune:
             self._prune(0)
         out = self._arrays()
-        lm = self.p.leaf_model
-        if lm == "naive-bayes" or (lm == "auto" and self.C > 2):
+        if self.naive_bayes:
             self._naive_bayes_leaves(out)
         del out["_order"]
         return out
@@ -603,7 +610,7 @@ class _Builder:
         sq_r = (var_r + R).sum(axis=0)
         neff_l = np.where(sq_l > 0, L.sum(axis=0) ** 2 / np.maximum(sq_l, 1e-300), 0.0)
         neff_r = np.where(sq_r > 0, R.sum(axis=0) ** 2 / np.maximum(sq_r, 1e-300), 0.0)
-        ok &= (neff_l >= self.p.min_effective_leaf) & (neff_r >= self.p.min_effective_leaf)
+        ok &= (neff_l >= self.min_neff) & (neff_r >= self.min_neff)
         g_stat = 2 * _LN2 * node["n_eff"] * gain
         ok &= g_stat > self.g_crit
         if not ok.any():
