@@ -274,16 +274,14 @@ def grow_level_wise(ts: TrainingSet, w: np.ndarray, keep_data: bool, node_cls):
         order = np.argsort(child, kind="stable")
         idx, w, pos = idx[order], w[order], child[order]
         n_children = 2 * split_nodes.size
-        sizes = np.bincount(pos, minlength=n_children)
-        ends = np.cumsum(sizes)[:-1]
-        c_idx = np.split(idx, ends)
-        c_w = np.split(w, ends)
+        bounds = np.concatenate(([0], np.cumsum(np.bincount(pos, minlength=n_children))))
         c_dist = np.bincount(pos * K + ts.y[idx], weights=w, minlength=n_children * K).reshape(
             n_children, K
         )
-        new_nodes = []
-        for c in range(n_children):
-            new_nodes.append(node_cls(c_idx[c], c_w[c], c_dist[c]))
+        b = bounds.tolist()
+        new_nodes = [
+            node_cls(idx[b[c] : b[c + 1]], w[b[c] : b[c + 1]], c_dist[c]) for c in range(n_children)
+        ]
         for s, i in enumerate(split_nodes.tolist()):
             nodes[i].children = new_nodes[2 * s : 2 * s + 2]
             if not keep_data:

@@ -116,9 +116,11 @@ def _largest_estimated_exact(ts, node: Node, largest: int, confidence) -> float:
     """:func:`_branch_estimated` of the largest branch on all of ``node``'s rows, vectorised.
 
     Only for numeric binary splits, no missing values and integral weights
-    (``exact_counts``): a leaf's counts are then its own rows' counts (``dist``)
-    plus those of the other branch's rows routed down to it, exactly, so only
-    the other branch's rows are routed, all of them at once, a level at a time.
+    (``exact_counts``). A leaf's counts are then its own rows' counts (``dist``)
+    plus those of the other branch's rows routed down to it, exactly. So only
+    the other branch's rows are routed, all at once, a level at a time, and only
+    the nodes they reach are visited; every other subtree keeps the estimated
+    errors its pruning cached (the same sums in the same order).
     """
     child = node.children[largest]
     s = node.split
@@ -126,49 +128,50 @@ def _largest_estimated_exact(ts, node: Node, largest: int, confidence) -> float:
     right = ~((x - s.threshold < SMALL) | (x <= s.threshold))
     other = right if largest == 0 else ~right
     rows, wts = node.idx[other], node.w[other]
-    # the branch's subtree as arrays, breadth first: children of i at kid[i], kid[i] + 1
-    order = [child]
-    feat: list[int] = []
-    thr: list[float] = []
-    kid: list[int] = []
-    i = 0
-    while i < len(order):
-        nd = order[i]
-        if nd.split is None:
-            feat.append(-1)
-            thr.append(0.0)
-            kid.append(-1)
-        else:
-            feat.append(nd.split.feature)
-            thr.append(nd.split.threshold)
-            kid.append(len(order))
-            order.extend(nd.children)
-        i += 1
-    f = np.asarray(feat, dtype=np.int64)
-    t = np.asarray(thr)
-    k = np.asarray(kid, dtype=np.int64)
+    order = [child]  # visited nodes; the children of order[j] are at kid[j], kid[j] + 1
+    cap = 64
+    feat = np.full(cap, -1, dtype=np.int64)
+    thr = np.zeros(cap)
+    kid = np.full(cap, -1, dtype=np.int64)
     final = np.empty(rows.size, dtype=np.int64)
     pos = np.arange(rows.size)
     slot = np.zeros(rows.size, dtype=np.int64)
     cur = rows
     while pos.size:
-        fs = f[slot]
+        reached = np.flatnonzero(np.bincount(slot, minlength=len(order)))
+        for j in reached.tolist():  # per reached node, never per row
+            nd = order[j]
+            if nd.split is not None and kid[j] < 0:
+                if len(order) + 2 > cap:
+                    cap *= 2
+                    feat = np.concatenate([feat, np.full(cap - feat.size, -1, dtype=np.int64)])
+                    thr = np.concatenate([thr, np.zeros(cap - thr.size)])
+                    kid = np.concatenate([kid, np.full(cap - kid.size, -1, dtype=np.int64)])
+                kid[j] = len(order)
+                feat[j] = nd.split.feature
+                thr[j] = nd.split.threshold
+                order.extend(nd.children)
+        fs = feat[slot]
         leaf = fs < 0
         final[pos[leaf]] = slot[leaf]
         go = ~leaf
-        pos, slot, cur, fs = pos[go], slot[go], cur[go], fs[go]
+        pos, cur, fs, slot = pos[go], cur[go], fs[go], slot[go]
         xv = ts.X[cur, fs]
-        tv = t[slot]
-        slot = k[slot] + ~((xv - tv < SMALL) | (xv <= tv))
+        tv = thr[slot]
+        slot = kid[slot] + ~((xv - tv < SMALL) | (xv <= tv))
     K = ts.n_classes
     extra = np.bincount(final * K + ts.y[rows], weights=wts, minlength=len(order) * K)
     extra = extra.reshape(len(order), K)
+    hit = np.bincount(final, minlength=len(order)) > 0
     value = [0.0] * len(order)
+    kid = kid.tolist()
     for j in range(len(order) - 1, -1, -1):
-        if kid[j] < 0:
+        if kid[j] >= 0:
+            value[j] = sum(value[kid[j] : kid[j] + 2])
+        elif hit[j]:
             value[j] = _estimated(order[j].dist + extra[j], confidence)
         else:
-            value[j] = sum(value[kid[j] : kid[j] + 2])
+            value[j] = order[j].errors
     return value[0]
 
 
