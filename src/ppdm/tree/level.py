@@ -112,7 +112,9 @@ def _search(ts, idx, pos, counts, dist, totals, y, w):
     """Best numeric split of every node of a level.
 
     Parameters are the level's rows ``idx`` grouped by node ``pos`` (0 .. L-1),
-    each node's row count, class counts and total weight.
+    each node's row count, class counts and total weight. Nodes come in
+    non-increasing order of row count, so for every attribute the binned nodes
+    (many rows per distinct value) are a prefix and the sorted ones the rest.
 
     Returns
     -------
@@ -121,43 +123,27 @@ def _search(ts, idx, pos, counts, dist, totals, y, w):
     """
     L = counts.size
     d = ts.num_cols.size
-    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    bounds = np.concatenate(([0], np.cumsum(counts)))
     parts = []
-    for a, k in enumerate(range(d)):
-        codes = ts.num_codes_t[k][idx].astype(np.int64)
-        binned = counts >= ROWS_PER_VALUE * ts.num_U[k]
-        for use_hist in (True, False):
-            nodes = np.flatnonzero(binned if use_hist else ~binned)
-            if nodes.size == 0:
-                continue
-            if nodes.size == L:
-                sel = slice(None)
-                local = pos
-                nstarts = starts
-            else:
-                local_of = np.full(L, -1, dtype=np.int64)
-                local_of[nodes] = np.arange(nodes.size)
-                lp = local_of[pos]
-                mask = lp >= 0
-                sel = mask
-                local = lp[mask]
-                sizes = counts[nodes]
-                nstarts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
-            if use_hist:
-                gi, left, lval, rval = _histogram_candidates(
-                    ts, k, codes[sel], local, nodes.size, y[sel], w[sel]
-                )
-            else:
-                gi, left, lval, rval = _sorted_candidates(
-                    ts, k, codes[sel], local, nstarts, y[sel], w[sel]
-                )
-            parts.append((a * L + nodes[gi], left, lval, rval))
+    for k in range(d):
+        codes = ts.num_codes_t[k][idx]
+        n_hist = int(np.count_nonzero(counts >= ROWS_PER_VALUE * ts.num_U[k]))
+        cut = int(bounds[n_hist])
+        if n_hist:
+            gi, left, lval, rval = _histogram_candidates(
+                ts, k, codes[:cut], pos[:cut], n_hist, y[:cut], w[:cut]
+            )
+            parts.append((k * L + gi, left, lval, rval))
+        if n_hist < L:
+            gi, left, lval, rval = _sorted_candidates(
+                ts, k, codes[cut:], pos[cut:] - n_hist, bounds[n_hist:-1] - cut, y[cut:], w[cut:]
+            )
+            parts.append((k * L + n_hist + gi, left, lval, rval))
+    # candidates are already grouped by (attribute, node), in scan order
     group = np.concatenate([p[0] for p in parts])
-    order = np.argsort(group, kind="stable")
-    group = group[order]
-    left = np.concatenate([p[1] for p in parts])[order]
-    lval = np.concatenate([p[2] for p in parts])[order]
-    rval = np.concatenate([p[3] for p in parts])[order]
+    left = np.concatenate([p[1] for p in parts])
+    lval = np.concatenate([p[2] for p in parts])
+    rval = np.concatenate([p[3] for p in parts])
     G = d * L
     known = np.tile(dist, (d, 1))
     n_known = np.tile(counts, d)
@@ -271,10 +257,16 @@ def grow_level_wise(ts: TrainingSet, w: np.ndarray, keep_data: bool, node_cls):
         t = thr[r]
         left = (x - t < SMALL) | (x <= t)
         child = 2 * r + (~left)
-        order = np.argsort(child, kind="stable")
-        idx, w, pos = idx[order], w[order], child[order]
         n_children = 2 * split_nodes.size
-        bounds = np.concatenate(([0], np.cumsum(np.bincount(pos, minlength=n_children))))
+        # children in non-increasing order of row count (see _search), rows stay in order
+        sizes = np.bincount(child, minlength=n_children)
+        by_size = np.argsort(-sizes, kind="stable")
+        new_pos = np.empty(n_children, dtype=np.int64)
+        new_pos[by_size] = np.arange(n_children)
+        key = new_pos[child]
+        order = np.argsort(key, kind="stable")
+        idx, w, pos = idx[order], w[order], key[order]
+        bounds = np.concatenate(([0], np.cumsum(sizes[by_size])))
         c_dist = np.bincount(pos * K + ts.y[idx], weights=w, minlength=n_children * K).reshape(
             n_children, K
         )
@@ -282,8 +274,9 @@ def grow_level_wise(ts: TrainingSet, w: np.ndarray, keep_data: bool, node_cls):
         new_nodes = [
             node_cls(idx[b[c] : b[c + 1]], w[b[c] : b[c + 1]], c_dist[c]) for c in range(n_children)
         ]
+        np_ = new_pos.tolist()
         for s, i in enumerate(split_nodes.tolist()):
-            nodes[i].children = new_nodes[2 * s : 2 * s + 2]
+            nodes[i].children = [new_nodes[np_[2 * s]], new_nodes[np_[2 * s + 1]]]
             if not keep_data:
                 nodes[i].idx = nodes[i].w = None
         nodes = new_nodes
