@@ -12,12 +12,13 @@ searched together:
   the splitter's vectorised scorer (J48's rules, see :mod:`ppdm.tree.splitter`);
 * J48's choice among attributes (average-gain filter, then the largest gain
   ratio) is taken for all nodes at once;
-* the rows of all split nodes are partitioned with one stable sort.
+* the rows of all split nodes are partitioned with one stable sort, and the
+  children are ordered by size, so each attribute's binned nodes are a prefix.
 
 The result is the same tree as :func:`ppdm.tree.builder.grow`, number for
 number, because class counts are sums of *integral* weights, which are exact
 in any order. This path is therefore taken only when every weight is an
-integer, every attribute is numeric and no value is missing (the reconstructed
+positive integer, every attribute is numeric and no value is missing (the reconstructed
 tables of the Figs. 4-6 grid, and most plain data sets); anything else is grown
 node by node.
 
@@ -45,12 +46,13 @@ def level_wise_ok(ts: TrainingSet, w: np.ndarray) -> bool:
     """Whether :func:`grow_level_wise` grows the same tree as the node-by-node path.
 
     True when every attribute is numeric, no value is missing and every weight is
-    an integer (with a total small enough for exact float sums).
+    a positive integer (with a total small enough for exact float sums).
     """
     return (
         ts.cat_cols.size == 0
         and not np.isnan(ts.X).any()
         and bool(np.all(w == np.round(w)))
+        and bool(np.all(w > 0))
         and float(w.sum()) < 2.0**52
     )
 
@@ -76,7 +78,7 @@ def _histogram_candidates(ts, k, codes, pos, n_nodes, y, w):
     U = int(ts.num_U[k])
     slot = pos * U + codes
     hist = np.bincount(slot * K + y, weights=w, minlength=n_nodes * U * K).reshape(n_nodes, U, K)
-    present = np.bincount(slot, minlength=n_nodes * U).reshape(n_nodes, U) > 0
+    present = hist.sum(axis=2) > 0  # weights are positive integers
     table = ts.uniques[k]
     at = np.where(present, np.arange(U), U)
     nxt = np.minimum.accumulate(at[:, ::-1], axis=1)[:, ::-1]
