@@ -124,16 +124,11 @@ def _largest_estimated_exact(ts, nodes: list[Node], largest: list[int], confiden
     (the same sums in the same order).
     """
     b = len(nodes)
-    owner = np.repeat(np.arange(b), [nd.idx.size for nd in nodes])
-    idx = np.concatenate([nd.idx for nd in nodes])
-    w = np.concatenate([nd.w for nd in nodes])
-    f0 = np.array([nd.split.feature for nd in nodes], dtype=np.int64)
-    t0 = np.array([nd.split.threshold for nd in nodes])
-    x = ts.X[idx, f0[owner]]
-    t = t0[owner]
-    branch = (~((x - t < SMALL) | (x <= t))).astype(np.int64)
-    other = branch != np.asarray(largest, dtype=np.int64)[owner]
-    rows, wts, slot = idx[other], w[other], owner[other]
+    # the other branch's rows are that child's rows (binary splits, no missing values)
+    others = [nd.children[1 - lg] for nd, lg in zip(nodes, largest)]
+    rows = np.concatenate([o.idx for o in others])
+    wts = np.concatenate([o.w for o in others])
+    slot = np.repeat(np.arange(b), [o.idx.size for o in others])
     # visited nodes; the children of order[j] are at kid[j], kid[j] + 1
     order = [nd.children[lg] for nd, lg in zip(nodes, largest)]
     cap = 2 * b + 64
