@@ -4,6 +4,7 @@ as the node-by-node path they replace (on numeric data with integral weights).""
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from ppdm.tree import C45Classifier, builder, classifier, level
@@ -62,3 +63,27 @@ def test_level_wise_only_where_exact():
     ts2 = classifier.TrainingSet(X2, y, np.zeros(4, bool), np.zeros(4, int), 3, 2, True)
     assert not level.level_wise_ok(ts2, np.ones(200))
     assert builder.grow(ts, np.ones(200), keep_data=False).split is not None
+
+
+def test_predict_without_missing_values_matches_the_general_routing():
+    rng = np.random.default_rng(0)
+    n = 3000
+    a = rng.choice(list("abcdefgh"), n)
+    b = rng.choice(list("xyz"), n)
+    c = rng.normal(size=n).round(2)
+    a = np.where((a == "h") & (b != "z"), "g", a)  # "h" is seen only with "z": empty leaves
+    y = np.where(((a < "d") & (b == "x")) | (c > 1) | (rng.random(n) < 0.1), "p", "q")
+    clf = C45Classifier(min_leaf=1).fit(pd.DataFrame({"a": a, "b": b, "c": c}), y)
+    assert clf.tree_.empty.any()
+    test = pd.DataFrame(
+        {
+            "a": rng.choice(list("abcdefgh"), n),
+            "b": rng.choice(list("xyz"), n),
+            "c": rng.normal(size=n).round(2),
+        }
+    )
+    Xe = clf._encoding.transform(test)
+    np.testing.assert_array_equal(clf.tree_._predict_known(Xe), clf.tree_._predict_general(Xe))
+    X, y2 = _noisy_table(2000, 5, 30)
+    clf = C45Classifier().fit(X, y2)
+    np.testing.assert_array_equal(clf.tree_._predict_known(X), clf.tree_._predict_general(X))
