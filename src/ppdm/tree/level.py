@@ -17,10 +17,10 @@ searched together:
 
 The result is the same tree as :func:`ppdm.tree.builder.grow`, number for
 number, because class counts are sums of *integral* weights, which are exact
-in any order. This path is therefore taken only when every weight is an
-positive integer, every attribute is numeric and no value is missing (the reconstructed
-tables of the Figs. 4-6 grid, and most plain data sets); anything else is grown
-node by node.
+in any order. This path is therefore taken only when every weight is a
+positive integer, every attribute is numeric and no value is missing (the
+reconstructed tables of the Figs. 4-6 grid, and most plain data sets); anything
+else is grown node by node.
 
 References
 ----------
@@ -68,7 +68,15 @@ def _max_class_rows(dist: np.ndarray) -> np.ndarray:
     return best
 
 
-def _histogram_candidates(ts, k, codes, pos, n_nodes, y, w):
+def _histogram_candidates(
+    ts: TrainingSet,
+    k: int,
+    codes: np.ndarray,
+    pos: np.ndarray,
+    n_nodes: int,
+    y: np.ndarray,
+    w: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Boundary candidates of numeric attribute ``k`` for nodes binned by value rank.
 
     ``pos`` gives each row's node (0 .. n_nodes-1). Returns node, left class
@@ -90,7 +98,15 @@ def _histogram_candidates(ts, k, codes, pos, n_nodes, y, w):
     return gi, cum[gi, ui], table[ui], table[nxt[gi, ui]]
 
 
-def _sorted_candidates(ts, k, codes, pos, starts, y, w):
+def _sorted_candidates(
+    ts: TrainingSet,
+    k: int,
+    codes: np.ndarray,
+    pos: np.ndarray,
+    starts: np.ndarray,
+    y: np.ndarray,
+    w: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Boundary candidates of numeric attribute ``k`` for nodes whose rows are sorted.
 
     Rows are grouped by node (``pos`` non-decreasing, node ``i`` starting at
@@ -110,7 +126,16 @@ def _sorted_candidates(ts, k, codes, pos, starts, y, w):
     return node, cum[i] - base[node], sv[i], sv[i + 1]
 
 
-def _search(ts, idx, pos, counts, dist, totals, y, w):
+def _search(
+    ts: TrainingSet,
+    idx: np.ndarray,
+    pos: np.ndarray,
+    counts: np.ndarray,
+    dist: np.ndarray,
+    totals: np.ndarray,
+    y: np.ndarray,
+    w: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Best numeric split of every node of a level.
 
     Parameters are the level's rows ``idx`` grouped by node ``pos`` (0 .. L-1),
@@ -154,7 +179,9 @@ def _search(ts, idx, pos, counts, dist, totals, y, w):
     return gains.reshape(d, L).T, ratios.reshape(d, L).T, mids.reshape(d, L).T
 
 
-def _choose(ts, gains, ratios):
+def _choose(
+    ts: TrainingSet, gains: np.ndarray, ratios: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """J48's choice per node: the largest gain ratio among gains >= average - 1e-3.
 
     Returns the chosen column per node (-1 for none) and its gain ratio.
@@ -176,7 +203,7 @@ def _choose(ts, gains, ratios):
     return best, best_ratio
 
 
-def grow_level_wise(ts: TrainingSet, w: np.ndarray, keep_data: bool, node_cls):
+def grow_level_wise(ts: TrainingSet, w: np.ndarray, keep_data: bool, node_cls: type):
     """Grow the unpruned tree on all rows of ``ts``, one depth at a time.
 
     Parameters

@@ -81,7 +81,7 @@ def _estimated(dist, confidence) -> float:
     return e + added_errors(total, e, confidence)
 
 
-def _subtree_estimated(node: Node, confidence) -> float:
+def _subtree_estimated(node: Node, confidence: float) -> float:
     """Estimated errors of a subtree whose children are pruned (their ``errors`` cached)."""
     if node.is_leaf:
         return _estimated(node.dist, confidence)
@@ -112,7 +112,9 @@ def _branch_estimated(ts, node: Node, idx, w, confidence) -> float:
     )
 
 
-def _largest_estimated_exact(ts, nodes: list[Node], largest: list[int], confidence) -> list[float]:
+def _largest_estimated_exact(
+    ts: TrainingSet, nodes: list[Node], largest: list[int], confidence: float
+) -> list[float]:
     """:func:`_branch_estimated` of each node's largest branch on all its rows, vectorised.
 
     Only for numeric binary splits, no missing values and integral weights
@@ -259,7 +261,14 @@ def prune(
         _prune(ts, node, confidence, subtree_raising, exact_counts)
 
 
-def _decide(ts, node: Node, largest: int, err_largest: float, confidence, exact_counts) -> None:
+def _decide(
+    ts: TrainingSet,
+    node: Node,
+    largest: int,
+    err_largest: float,
+    confidence: float,
+    exact_counts: bool,
+) -> None:
     """Leaf, raise or keep ``node`` whose children are pruned (the end of J48's ``prune``)."""
     err_leaf = _estimated(node.dist, confidence)
     err_tree = _subtree_estimated(node, confidence)
@@ -279,7 +288,9 @@ def _decide(ts, node: Node, largest: int, err_largest: float, confidence, exact_
     node.errors = err_tree
 
 
-def _prune(ts, node: Node, confidence, subtree_raising: bool, exact_counts: bool) -> None:
+def _prune(
+    ts: TrainingSet, node: Node, confidence: float, subtree_raising: bool, exact_counts: bool
+) -> None:
     """J48's recursive ``prune`` of one subtree."""
     if node.is_leaf:
         node.errors = _estimated(node.dist, confidence)
@@ -296,7 +307,7 @@ def _prune(ts, node: Node, confidence, subtree_raising: bool, exact_counts: bool
     _decide(ts, node, largest, err_largest, confidence, exact_counts)
 
 
-def _prune_by_height(ts, root: Node, confidence) -> None:
+def _prune_by_height(ts: TrainingSet, root: Node, confidence: float) -> None:
     """:func:`_prune` with subtree raising and exact counts, all nodes of a height at once."""
     nodes: list[Node] = []
     stack = [root]

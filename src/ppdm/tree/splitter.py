@@ -210,7 +210,17 @@ def _score_numeric(ts, cols, group, left, lval, rval, known, n_known, total_weig
     )
 
 
-def score_candidates(ts, g, group, left, lval, rval, known, n_known, total_weight):
+def score_candidates(
+    ts: TrainingSet,
+    g: int,
+    group: np.ndarray,
+    left: np.ndarray,
+    lval: np.ndarray,
+    rval: np.ndarray,
+    known: np.ndarray,
+    n_known: np.ndarray,
+    total_weight: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Best threshold per group (a numeric column at a node) from its boundary candidates.
 
     Parameters
