@@ -12,14 +12,15 @@ searched together:
   the splitter's vectorised scorer (J48's rules, see :mod:`ppdm.tree.splitter`);
 * J48's choice among attributes (average-gain filter, then the largest gain
   ratio) is taken for all nodes at once;
-* the rows of all split nodes are partitioned with one stable sort.
+* the rows of all split nodes are partitioned with one stable sort, and the
+  children are ordered by size, so each attribute's binned nodes are a prefix.
 
 The result is the same tree as :func:`ppdm.tree.builder.grow`, number for
 number, because class counts are sums of *integral* weights, which are exact
-in any order. This path is therefore taken only when every weight is an
-integer, every attribute is numeric and no value is missing (the reconstructed
-tables of the Figs. 4-6 grid, and most plain data sets); anything else is grown
-node by node.
+in any order. This path is therefore taken only when every weight is a
+positive integer, every attribute is numeric and no value is missing (the
+reconstructed tables of the Figs. 4-6 grid, and most plain data sets); anything
+else is grown node by node.
 
 References
 ----------
@@ -45,12 +46,13 @@ def level_wise_ok(ts: TrainingSet, w: np.ndarray) -> bool:
     """Whether :func:`grow_level_wise` grows the same tree as the node-by-node path.
 
     True when every attribute is numeric, no value is missing and every weight is
-    an integer (with a total small enough for exact float sums).
+    a positive integer (with a total small enough for exact float sums).
     """
     return (
         ts.cat_cols.size == 0
         and not np.isnan(ts.X).any()
         and bool(np.all(w == np.round(w)))
+        and bool(np.all(w > 0))
         and float(w.sum()) < 2.0**52
     )
 
@@ -66,7 +68,15 @@ def _max_class_rows(dist: np.ndarray) -> np.ndarray:
     return best
 
 
-def _histogram_candidates(ts, k, codes, pos, n_nodes, y, w):
+def _histogram_candidates(
+    ts: TrainingSet,
+    k: int,
+    codes: np.ndarray,
+    pos: np.ndarray,
+    n_nodes: int,
+    y: np.ndarray,
+    w: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Boundary candidates of numeric attribute ``k`` for nodes binned by value rank.
 
     ``pos`` gives each row's node (0 .. n_nodes-1). Returns node, left class
@@ -76,7 +86,7 @@ def _histogram_candidates(ts, k, codes, pos, n_nodes, y, w):
     U = int(ts.num_U[k])
     slot = pos * U + codes
     hist = np.bincount(slot * K + y, weights=w, minlength=n_nodes * U * K).reshape(n_nodes, U, K)
-    present = np.bincount(slot, minlength=n_nodes * U).reshape(n_nodes, U) > 0
+    present = hist.sum(axis=2) > 0  # weights are positive integers
     table = ts.uniques[k]
     at = np.where(present, np.arange(U), U)
     nxt = np.minimum.accumulate(at[:, ::-1], axis=1)[:, ::-1]
@@ -88,7 +98,15 @@ def _histogram_candidates(ts, k, codes, pos, n_nodes, y, w):
     return gi, cum[gi, ui], table[ui], table[nxt[gi, ui]]
 
 
-def _sorted_candidates(ts, k, codes, pos, starts, y, w):
+def _sorted_candidates(
+    ts: TrainingSet,
+    k: int,
+    codes: np.ndarray,
+    pos: np.ndarray,
+    starts: np.ndarray,
+    y: np.ndarray,
+    w: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Boundary candidates of numeric attribute ``k`` for nodes whose rows are sorted.
 
     Rows are grouped by node (``pos`` non-decreasing, node ``i`` starting at
@@ -108,11 +126,22 @@ def _sorted_candidates(ts, k, codes, pos, starts, y, w):
     return node, cum[i] - base[node], sv[i], sv[i + 1]
 
 
-def _search(ts, idx, pos, counts, dist, totals, y, w):
+def _search(
+    ts: TrainingSet,
+    idx: np.ndarray,
+    pos: np.ndarray,
+    counts: np.ndarray,
+    dist: np.ndarray,
+    totals: np.ndarray,
+    y: np.ndarray,
+    w: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Best numeric split of every node of a level.
 
     Parameters are the level's rows ``idx`` grouped by node ``pos`` (0 .. L-1),
-    each node's row count, class counts and total weight.
+    each node's row count, class counts and total weight. Nodes come in
+    non-increasing order of row count, so for every attribute the binned nodes
+    (many rows per distinct value) are a prefix and the sorted ones the rest.
 
     Returns
     -------
@@ -121,43 +150,27 @@ def _search(ts, idx, pos, counts, dist, totals, y, w):
     """
     L = counts.size
     d = ts.num_cols.size
-    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    bounds = np.concatenate(([0], np.cumsum(counts)))
     parts = []
-    for a, k in enumerate(range(d)):
-        codes = ts.num_codes_t[k][idx].astype(np.int64)
-        binned = counts >= ROWS_PER_VALUE * ts.num_U[k]
-        for use_hist in (True, False):
-            nodes = np.flatnonzero(binned if use_hist else ~binned)
-            if nodes.size == 0:
-                continue
-            if nodes.size == L:
-                sel = slice(None)
-                local = pos
-                nstarts = starts
-            else:
-                local_of = np.full(L, -1, dtype=np.int64)
-                local_of[nodes] = np.arange(nodes.size)
-                lp = local_of[pos]
-                mask = lp >= 0
-                sel = mask
-                local = lp[mask]
-                sizes = counts[nodes]
-                nstarts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
-            if use_hist:
-                gi, left, lval, rval = _histogram_candidates(
-                    ts, k, codes[sel], local, nodes.size, y[sel], w[sel]
-                )
-            else:
-                gi, left, lval, rval = _sorted_candidates(
-                    ts, k, codes[sel], local, nstarts, y[sel], w[sel]
-                )
-            parts.append((a * L + nodes[gi], left, lval, rval))
+    for k in range(d):
+        codes = ts.num_codes_t[k][idx]
+        n_hist = int(np.count_nonzero(counts >= ROWS_PER_VALUE * ts.num_U[k]))
+        cut = int(bounds[n_hist])
+        if n_hist:
+            gi, left, lval, rval = _histogram_candidates(
+                ts, k, codes[:cut], pos[:cut], n_hist, y[:cut], w[:cut]
+            )
+            parts.append((k * L + gi, left, lval, rval))
+        if n_hist < L:
+            gi, left, lval, rval = _sorted_candidates(
+                ts, k, codes[cut:], pos[cut:] - n_hist, bounds[n_hist:-1] - cut, y[cut:], w[cut:]
+            )
+            parts.append((k * L + n_hist + gi, left, lval, rval))
+    # candidates are already grouped by (attribute, node), in scan order
     group = np.concatenate([p[0] for p in parts])
-    order = np.argsort(group, kind="stable")
-    group = group[order]
-    left = np.concatenate([p[1] for p in parts])[order]
-    lval = np.concatenate([p[2] for p in parts])[order]
-    rval = np.concatenate([p[3] for p in parts])[order]
+    left = np.concatenate([p[1] for p in parts])
+    lval = np.concatenate([p[2] for p in parts])
+    rval = np.concatenate([p[3] for p in parts])
     G = d * L
     known = np.tile(dist, (d, 1))
     n_known = np.tile(counts, d)
@@ -166,7 +179,9 @@ def _search(ts, idx, pos, counts, dist, totals, y, w):
     return gains.reshape(d, L).T, ratios.reshape(d, L).T, mids.reshape(d, L).T
 
 
-def _choose(ts, gains, ratios):
+def _choose(
+    ts: TrainingSet, gains: np.ndarray, ratios: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """J48's choice per node: the largest gain ratio among gains >= average - 1e-3.
 
     Returns the chosen column per node (-1 for none) and its gain ratio.
@@ -188,7 +203,7 @@ def _choose(ts, gains, ratios):
     return best, best_ratio
 
 
-def grow_level_wise(ts: TrainingSet, w: np.ndarray, keep_data: bool, node_cls):
+def grow_level_wise(ts: TrainingSet, w: np.ndarray, keep_data: bool, node_cls: type):
     """Grow the unpruned tree on all rows of ``ts``, one depth at a time.
 
     Parameters
@@ -271,21 +286,26 @@ def grow_level_wise(ts: TrainingSet, w: np.ndarray, keep_data: bool, node_cls):
         t = thr[r]
         left = (x - t < SMALL) | (x <= t)
         child = 2 * r + (~left)
-        order = np.argsort(child, kind="stable")
-        idx, w, pos = idx[order], w[order], child[order]
         n_children = 2 * split_nodes.size
-        sizes = np.bincount(pos, minlength=n_children)
-        ends = np.cumsum(sizes)[:-1]
-        c_idx = np.split(idx, ends)
-        c_w = np.split(w, ends)
+        # children in non-increasing order of row count (see _search), rows stay in order
+        sizes = np.bincount(child, minlength=n_children)
+        by_size = np.argsort(-sizes, kind="stable")
+        new_pos = np.empty(n_children, dtype=np.int64)
+        new_pos[by_size] = np.arange(n_children)
+        key = new_pos[child]
+        order = np.argsort(key, kind="stable")
+        idx, w, pos = idx[order], w[order], key[order]
+        bounds = np.concatenate(([0], np.cumsum(sizes[by_size])))
         c_dist = np.bincount(pos * K + ts.y[idx], weights=w, minlength=n_children * K).reshape(
             n_children, K
         )
-        new_nodes = []
-        for c in range(n_children):
-            new_nodes.append(node_cls(c_idx[c], c_w[c], c_dist[c]))
+        b = bounds.tolist()
+        new_nodes = [
+            node_cls(idx[b[c] : b[c + 1]], w[b[c] : b[c + 1]], c_dist[c]) for c in range(n_children)
+        ]
+        np_ = new_pos.tolist()
         for s, i in enumerate(split_nodes.tolist()):
-            nodes[i].children = new_nodes[2 * s : 2 * s + 2]
+            nodes[i].children = [new_nodes[np_[2 * s]], new_nodes[np_[2 * s + 1]]]
             if not keep_data:
                 nodes[i].idx = nodes[i].w = None
         nodes = new_nodes

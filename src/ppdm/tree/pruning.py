@@ -81,7 +81,7 @@ def _estimated(dist, confidence) -> float:
     return e + added_errors(total, e, confidence)
 
 
-def _subtree_estimated(node: Node, confidence) -> float:
+def _subtree_estimated(node: Node, confidence: float) -> float:
     """Estimated errors of a subtree whose children are pruned (their ``errors`` cached)."""
     if node.is_leaf:
         return _estimated(node.dist, confidence)
@@ -112,64 +112,70 @@ def _branch_estimated(ts, node: Node, idx, w, confidence) -> float:
     )
 
 
-def _largest_estimated_exact(ts, node: Node, largest: int, confidence) -> float:
-    """:func:`_branch_estimated` of the largest branch on all of ``node``'s rows, vectorised.
+def _largest_estimated_exact(
+    ts: TrainingSet, nodes: list[Node], largest: list[int], confidence: float
+) -> list[float]:
+    """:func:`_branch_estimated` of each node's largest branch on all its rows, vectorised.
 
     Only for numeric binary splits, no missing values and integral weights
-    (``exact_counts``): a leaf's counts are then its own rows' counts (``dist``)
-    plus those of the other branch's rows routed down to it, exactly, so only
-    the other branch's rows are routed, all of them at once, a level at a time.
+    (``exact_counts``). A leaf's counts are then its own rows' counts (``dist``)
+    plus those of the other branch's rows routed down to it, exactly. So only
+    the other branches' rows are routed, those of all ``nodes`` at once (their
+    subtrees are disjoint), a level at a time, and only the nodes they reach are
+    visited; every other subtree keeps the estimated errors its pruning cached
+    (the same sums in the same order).
     """
-    child = node.children[largest]
-    s = node.split
-    x = ts.X[node.idx, s.feature]
-    right = ~((x - s.threshold < SMALL) | (x <= s.threshold))
-    other = right if largest == 0 else ~right
-    rows, wts = node.idx[other], node.w[other]
-    # the branch's subtree as arrays, breadth first: children of i at kid[i], kid[i] + 1
-    order = [child]
-    feat: list[int] = []
-    thr: list[float] = []
-    kid: list[int] = []
-    i = 0
-    while i < len(order):
-        nd = order[i]
-        if nd.split is None:
-            feat.append(-1)
-            thr.append(0.0)
-            kid.append(-1)
-        else:
-            feat.append(nd.split.feature)
-            thr.append(nd.split.threshold)
-            kid.append(len(order))
-            order.extend(nd.children)
-        i += 1
-    f = np.asarray(feat, dtype=np.int64)
-    t = np.asarray(thr)
-    k = np.asarray(kid, dtype=np.int64)
+    b = len(nodes)
+    # the other branch's rows are that child's rows (binary splits, no missing values)
+    others = [nd.children[1 - lg] for nd, lg in zip(nodes, largest)]
+    rows = np.concatenate([o.idx for o in others])
+    wts = np.concatenate([o.w for o in others])
+    slot = np.repeat(np.arange(b), [o.idx.size for o in others])
+    # visited nodes; the children of order[j] are at kid[j], kid[j] + 1
+    order = [nd.children[lg] for nd, lg in zip(nodes, largest)]
+    cap = 2 * b + 64
+    feat = np.full(cap, -1, dtype=np.int64)
+    thr = np.zeros(cap)
+    kid = np.full(cap, -1, dtype=np.int64)
     final = np.empty(rows.size, dtype=np.int64)
     pos = np.arange(rows.size)
-    slot = np.zeros(rows.size, dtype=np.int64)
     cur = rows
     while pos.size:
-        fs = f[slot]
+        reached = np.flatnonzero(np.bincount(slot, minlength=len(order)))
+        for j in reached.tolist():  # per reached node, never per row
+            nd = order[j]
+            if nd.split is not None and kid[j] < 0:
+                if len(order) + 2 > cap:
+                    cap *= 2
+                    feat = np.concatenate([feat, np.full(cap - feat.size, -1, dtype=np.int64)])
+                    thr = np.concatenate([thr, np.zeros(cap - thr.size)])
+                    kid = np.concatenate([kid, np.full(cap - kid.size, -1, dtype=np.int64)])
+                kid[j] = len(order)
+                feat[j] = nd.split.feature
+                thr[j] = nd.split.threshold
+                order.extend(nd.children)
+        fs = feat[slot]
         leaf = fs < 0
         final[pos[leaf]] = slot[leaf]
         go = ~leaf
-        pos, slot, cur, fs = pos[go], slot[go], cur[go], fs[go]
+        pos, cur, fs, slot = pos[go], cur[go], fs[go], slot[go]
         xv = ts.X[cur, fs]
-        tv = t[slot]
-        slot = k[slot] + ~((xv - tv < SMALL) | (xv <= tv))
+        tv = thr[slot]
+        slot = kid[slot] + ~((xv - tv < SMALL) | (xv <= tv))
     K = ts.n_classes
     extra = np.bincount(final * K + ts.y[rows], weights=wts, minlength=len(order) * K)
     extra = extra.reshape(len(order), K)
+    hit = (np.bincount(final, minlength=len(order)) > 0).tolist()
     value = [0.0] * len(order)
+    kids = kid.tolist()
     for j in range(len(order) - 1, -1, -1):
-        if kid[j] < 0:
+        if kids[j] >= 0:
+            value[j] = sum(value[kids[j] : kids[j] + 2])
+        elif hit[j]:
             value[j] = _estimated(order[j].dist + extra[j], confidence)
         else:
-            value[j] = sum(value[kid[j] : kid[j] + 2])
-    return value[0]
+            value[j] = order[j].errors
+    return value[:b]
 
 
 def _redistribute(ts, node: Node, idx, w) -> None:
@@ -239,26 +245,31 @@ def prune(
     subtree_raising : bool
     exact_counts : bool, default=False
         The data are numeric without missing values and the weights integral
-        (:func:`ppdm.tree.level.level_wise_ok`), so class counts add exactly
-        and the largest branch's errors are found by a vectorised routing of
-        the other branch's rows; the result is the same.
+        (:func:`ppdm.tree.level.level_wise_ok`), so class counts add exactly.
+        The nodes are then pruned a height at a time (children before parents,
+        like J48's recursion; disjoint subtrees do not interact), and the
+        largest branches' errors of all nodes of a height are found by one
+        vectorised routing. The result is the same.
 
     References
     ----------
     Quinlan (1993), C4.5, sec. 4.2; Weka J48 ``C45PruneableClassifierTree.prune``.
     """
-    if node.is_leaf:
-        node.errors = _estimated(node.dist, confidence)
-        return
-    for child in node.children:
-        prune(ts, child, confidence, subtree_raising, exact_counts)
-    largest = _largest_branch(node)
-    if not subtree_raising:
-        err_largest = np.inf
-    elif exact_counts:
-        err_largest = _largest_estimated_exact(ts, node, largest, confidence)
+    if exact_counts and subtree_raising:
+        _prune_by_height(ts, node, confidence)
     else:
-        err_largest = _branch_estimated(ts, node.children[largest], node.idx, node.w, confidence)
+        _prune(ts, node, confidence, subtree_raising, exact_counts)
+
+
+def _decide(
+    ts: TrainingSet,
+    node: Node,
+    largest: int,
+    err_largest: float,
+    confidence: float,
+    exact_counts: bool,
+) -> None:
+    """Leaf, raise or keep ``node`` whose children are pruned (the end of J48's ``prune``)."""
     err_leaf = _estimated(node.dist, confidence)
     err_tree = _subtree_estimated(node, confidence)
     if sm_or_eq(err_leaf, err_tree + 0.1) and sm_or_eq(err_leaf, err_largest + 0.1):
@@ -269,6 +280,55 @@ def prune(
         branch = node.children[largest]
         node.split, node.children = branch.split, branch.children
         _redistribute(ts, node, node.idx, node.w)
-        prune(ts, node, confidence, subtree_raising, exact_counts)
+        if exact_counts:
+            _prune_by_height(ts, node, confidence)
+        else:
+            _prune(ts, node, confidence, True, False)
         return
     node.errors = err_tree
+
+
+def _prune(
+    ts: TrainingSet, node: Node, confidence: float, subtree_raising: bool, exact_counts: bool
+) -> None:
+    """J48's recursive ``prune`` of one subtree."""
+    if node.is_leaf:
+        node.errors = _estimated(node.dist, confidence)
+        return
+    for child in node.children:
+        _prune(ts, child, confidence, subtree_raising, exact_counts)
+    largest = _largest_branch(node)
+    if not subtree_raising:
+        err_largest = np.inf
+    elif exact_counts:
+        err_largest = _largest_estimated_exact(ts, [node], [largest], confidence)[0]
+    else:
+        err_largest = _branch_estimated(ts, node.children[largest], node.idx, node.w, confidence)
+    _decide(ts, node, largest, err_largest, confidence, exact_counts)
+
+
+def _prune_by_height(ts: TrainingSet, root: Node, confidence: float) -> None:
+    """:func:`_prune` with subtree raising and exact counts, all nodes of a height at once."""
+    nodes: list[Node] = []
+    stack = [root]
+    while stack:
+        nd = stack.pop()
+        nodes.append(nd)
+        stack.extend(nd.children)
+    height: dict[int, int] = {}
+    by_height: list[list[Node]] = []
+    for nd in reversed(nodes):  # children before parents
+        if nd.is_leaf:
+            nd.errors = _estimated(nd.dist, confidence)
+            height[id(nd)] = 0
+            continue
+        h = 1 + max(height[id(c)] for c in nd.children)
+        height[id(nd)] = h
+        if len(by_height) < h:
+            by_height.append([])
+        by_height[h - 1].append(nd)
+    for batch in by_height:
+        largest = [_largest_branch(nd) for nd in batch]
+        errs = _largest_estimated_exact(ts, batch, largest, confidence)
+        for nd, lg, err in zip(batch, largest, errs):
+            _decide(ts, nd, lg, err, confidence, True)

@@ -33,6 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 from ._compare import SMALL, eq, first_best, gr, gr_or_eq, sm, sm_or_eq
 from .criterion import gain_ratio, info_gain, total_entropy, xlog2x
@@ -106,7 +107,7 @@ class TrainingSet:
         for k, j in enumerate(self.num_cols):
             col = X[:, j]
             known = ~np.isnan(col)
-            u, inv = np.unique(col[known], return_inverse=True)
+            u, inv = _rank_codes(col[known])
             self.uniques.append(u)
             codes[:, k] = u.size
             codes[known, k] = inv
@@ -147,6 +148,23 @@ class TrainingSet:
         u = self.uniques[int(np.searchsorted(self.num_cols, feature))]
         pos = int(np.searchsorted(u, midpoint + SMALL, side="left")) - 1
         return float(u[max(pos, 0)])
+
+
+def _rank_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(values, return_inverse=True)``, by hashing when there are few values.
+
+    Reconstructed columns hold at most N distinct values, and hashing them is
+    much faster than sorting all rows; the sorted distinct values and each
+    row's rank among them are the same. Many-valued columns, and columns with
+    both -0.0 and 0.0, are sorted as before.
+    """
+    codes, uniques = pd.factorize(values, sort=False)
+    if uniques.size > values.size // 4 or np.signbit(values[values == 0]).any():
+        return np.unique(values, return_inverse=True)
+    order = np.argsort(uniques)
+    rank = np.empty(order.size, dtype=np.int64)
+    rank[order] = np.arange(order.size)
+    return np.asarray(uniques)[order], rank[codes]
 
 
 def _min_split(known_weight, n_classes, min_leaf):
@@ -192,7 +210,17 @@ def _score_numeric(ts, cols, group, left, lval, rval, known, n_known, total_weig
     )
 
 
-def score_candidates(ts, g, group, left, lval, rval, known, n_known, total_weight):
+def score_candidates(
+    ts: TrainingSet,
+    g: int,
+    group: np.ndarray,
+    left: np.ndarray,
+    lval: np.ndarray,
+    rval: np.ndarray,
+    known: np.ndarray,
+    n_known: np.ndarray,
+    total_weight: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Best threshold per group (a numeric column at a node) from its boundary candidates.
 
     Parameters
