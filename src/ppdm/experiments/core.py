@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ..domain import BinnedDomain, CategoricalDomain, infer_domain
-from ..estimate import iterative_bayesian_update, project_simplex
+from ..estimate import point_estimate
 from ..matrix import GammaDiagonal
 from ..reconstruct import largest_remainder, matrix_reconstruct
 
@@ -127,41 +127,6 @@ def encode_table(
     )
 
 
-def point_estimate(y: np.ndarray, matrix: GammaDiagonal, method: str = "set-scale") -> np.ndarray:
-    """Estimated counts only, without standard errors.
-
-    The same numbers as ``estimate_counts(y, matrix, method).counts``; it skips the
-    covariance (a dense N x N inverse per call), which would dominate the grids' run time.
-
-    Examples
-    --------
-    >>> point_estimate(np.array([60.0, 20.0, 20.0]), GammaDiagonal(3, 5.0), "inverse").tolist()
-    [80.0, 10.0, 10.0]
-
-    References
-    ----------
-    Dowd, Xu & Zhang, Eq. (1) and Sec. 4.3 (the set-scale fix).
-    """
-    y = np.asarray(y, dtype=np.float64)
-    n = float(y.sum())
-    if method == "ibu":
-        return iterative_bayesian_update(y, matrix)
-    raw = matrix.inverse_apply(y)
-    if method == "inverse":
-        return raw
-    if method == "norm-sub":
-        return project_simplex(raw, n)
-    z = np.clip(raw, 0, None)
-    if method == "zero":
-        return z
-    if method == "set-scale":
-        s = z.sum()
-        return z * (n / s) if s > 0 else np.full_like(z, n / len(z))
-    raise ValueError(
-        f"method must be one of inverse, zero, set-scale, norm-sub, ibu (got {method!r})"
-    )
-
-
 def perturb_table(table: EncodedTable, gamma: float, rng: np.random.Generator) -> np.ndarray:
     """Algorithm 1 on every attribute with a gamma-diagonal matrix; one uniform per value."""
     u = rng.random(table.codes.shape)
@@ -202,21 +167,36 @@ def reconstruct_table(
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES} (got {mode!r})")
-    n = perturbed.shape[0]
     out = np.empty_like(perturbed)
-    cls = table.classes
-    for j, n_values in enumerate(table.n_values):
-        m = GammaDiagonal(int(n_values), gamma)
-        p = perturbed[:, j]
-        if mode == "global":
-            y = np.bincount(p, minlength=m.n_values)
-            dist = largest_remainder(point_estimate(y, m, method), n)
-            out[:, j] = matrix_reconstruct(p, dist, rng)
-        else:
-            ys = np.bincount(cls * m.n_values + p, minlength=table.n_classes * m.n_values)
-            ys = ys.reshape(table.n_classes, m.n_values)
-            dist = np.stack(
-                [largest_remainder(point_estimate(yc, m, method), yc.sum()) for yc in ys]
-            )
-            out[:, j] = matrix_reconstruct(p, dist, rng, classes=cls)
+    cls = table.classes if mode == "by-class" else np.zeros(perturbed.shape[0], dtype=np.int64)
+    n_groups = table.n_classes if mode == "by-class" else 1
+    dists = _estimated_counts(table.n_values, perturbed, cls, n_groups, gamma, method)
+    for j, dist in enumerate(dists):
+        classes = cls if mode == "by-class" else None
+        out[:, j] = matrix_reconstruct(
+            perturbed[:, j], dist if classes is not None else dist[0], rng, classes=classes
+        )
+    return out
+
+
+def _estimated_counts(n_values, perturbed, groups, n_groups, gamma, method) -> list[np.ndarray]:
+    """Integer estimated counts (n_groups, N_j) of every attribute, per group of records.
+
+    Attributes with the same N are estimated in one vectorised call (all their groups'
+    histograms as columns), which matters for the iterative Bayesian update.
+    """
+    hists = [
+        np.bincount(groups * int(k) + perturbed[:, j], minlength=n_groups * int(k)).reshape(
+            n_groups, int(k)
+        )
+        for j, k in enumerate(n_values)
+    ]
+    out: list[np.ndarray] = [np.empty(0)] * len(hists)
+    for k in sorted({int(v) for v in n_values}):
+        same = [j for j, v in enumerate(n_values) if int(v) == k]
+        stacked = np.concatenate([hists[j] for j in same]).T  # (N, n_groups * len(same))
+        est = point_estimate(stacked, GammaDiagonal(k, gamma), method).T
+        for i, j in enumerate(same):
+            rows = est[i * n_groups : (i + 1) * n_groups]
+            out[j] = np.stack([largest_remainder(e, int(h.sum())) for e, h in zip(rows, hists[j])])
     return out

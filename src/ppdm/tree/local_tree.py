@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from ..estimate import estimate_counts
+from ..estimate import point_estimate
 from ..exceptions import DataError, NotFittedError
 from ..random import check_random_state
 from ..reconstruct import largest_remainder, matrix_reconstruct
@@ -127,12 +127,10 @@ class LocalReconstructionClassifier(ClassifierMixin, BaseEstimator):
             if allowed.sum() < 2:
                 continue
             n_j = data.n_values[j]
-            dist = np.zeros((C, n_j), dtype=np.int64)
             p = data.codes[idx, j]
-            for c in range(C):
-                y_c = np.bincount(p[y == c], minlength=n_j).astype(float)
-                est = estimate_counts(y_c, m, self.method).counts * allowed
-                dist[c] = largest_remainder(est, int(y_c.sum()))
+            ys = np.bincount(y * n_j + p, minlength=C * n_j).reshape(C, n_j)
+            est = point_estimate(ys.T.astype(float), m, self.method).T * allowed
+            dist = np.stack([largest_remainder(e, int(h.sum())) for e, h in zip(est, ys)])
             recon = matrix_reconstruct(p, dist, rng, classes=y)
             hist = np.stack([np.bincount(recon[y == c], minlength=n_j) for c in range(C)], axis=1)
             codes_in = np.flatnonzero(allowed)

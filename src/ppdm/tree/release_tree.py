@@ -57,10 +57,13 @@ from ..domain import BinnedDomain
 from ..exceptions import DataError, NotFittedError, SpecError
 from .criterion import info_gain, split_info
 from .pruning import added_errors
+from .release_nb import class_conditionals, coarsen
 
 __all__ = ["ReleaseTreeClassifier"]
 
 _LN2 = np.log(2.0)
+#: Pseudo-records (per code of the attribute) of the root distribution in a deeper leaf.
+NB_PRIOR_WEIGHT = 20.0
 
 
 class _Data:
@@ -123,20 +126,23 @@ class ReleaseTreeClassifier(ClassifierMixin, BaseEstimator):
         naive Bayes leaves, which estimate C x N probabilities per attribute, the
         requirement is scaled by ``C * mean(N) / 10``.
     leaf_model : {"auto", "majority", "naive-bayes"}, default="auto"
+        ``"majority"``: every leaf predicts its estimated class distribution.
         ``"naive-bayes"`` makes every leaf a naive Bayes classifier (as in Kohavi's
-        NBTree) whose class-conditional distributions of each attribute are estimated,
-        without bias, from the release inside the leaf's box (clipped at 0 and smoothed
-        towards the leaf's pooled distribution). It needs only one matrix inverse per
-        attribute, so it stays accurate where deep boxes are too noisy, notably with
-        many classes. ``"auto"`` uses naive Bayes leaves with more than two classes and
-        majority leaves otherwise (what worked best on Table 1's data sets, see
-        REPRODUCTION.md).
+        NBTree). The root's class-conditional distributions are the iterative Bayesian
+        update's, with adjacent codes of ordered attributes merged as a cross-validation
+        on the release chooses (:mod:`ppdm.tree.release_nb`); a deeper leaf's are
+        estimated without bias inside its box and shrunk towards the root's. With
+        ``max_depth=0`` this is a plain naive Bayes classifier learnt from the release.
+        ``"auto"`` uses naive Bayes leaves with more than two classes and majority
+        leaves otherwise (see REPRODUCTION.md, "Beyond the papers").
 
     Attributes
     ----------
     classes_ : ndarray
     feature_names_in_ : list of str
         The perturbed attributes used, in spec order.
+    leaf_model_ : str
+        The leaf model used (``"auto"`` resolved).
     tree_ : dict of ndarray
         ``feature``, ``left``, ``right``, ``mask`` (codes going left), ``value``
         (class distribution), ``n_eff`` per node; leaves have ``feature == -1``.
@@ -258,7 +264,7 @@ class ReleaseTreeClassifier(ClassifierMixin, BaseEstimator):
         self.n_features_in_ = len(data.names)
         self.domains_ = data.domains
         self.spec_ = spec
-        self.tree_ = _Builder(data, len(self.classes_), min_leaf, self).build()
+        self.tree_ = self._grow(data, min_leaf)
         return self
 
     def fit_codes(self, codes, y, domains, matrices, names=None) -> ReleaseTreeClassifier:
@@ -285,8 +291,15 @@ class ReleaseTreeClassifier(ClassifierMixin, BaseEstimator):
         self.n_features_in_ = len(data.names)
         self.domains_ = data.domains
         self.spec_ = None
-        self.tree_ = _Builder(data, len(self.classes_), min_leaf, self).build()
+        self.tree_ = self._grow(data, min_leaf)
         return self
+
+    def _grow(self, data: _Data, min_leaf: float) -> dict:
+        auto = "naive-bayes" if len(self.classes_) > 2 else "majority"
+        self.leaf_model_ = auto if self.leaf_model == "auto" else self.leaf_model
+        return _Builder(
+            data, len(self.classes_), min_leaf, self, self.leaf_model_, self.max_depth
+        ).build()
 
     def predict_codes(self, codes) -> np.ndarray:
         """Predicted classes for rows already encoded into original codes."""
@@ -322,37 +335,14 @@ class ReleaseTreeClassifier(ClassifierMixin, BaseEstimator):
         return self._apply_codes(self._codes(X))
 
     def _apply_codes(self, codes: np.ndarray) -> np.ndarray:
-        t = self.tree_
-        node = np.zeros(len(codes), dtype=np.int64)
-        rows = np.arange(len(codes))
-        while True:
-            feat = t["feature"][node]
-            inner = feat >= 0
-            if not inner.any():
-                return node
-            code = codes[rows, np.where(inner, feat, 0)]
-            go_left = t["mask"][node, code]
-            nxt = np.where(go_left, t["left"][node], t["right"][node])
-            node = np.where(inner, nxt, node)
+        return _tree_apply(self.tree_, codes)
 
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities of the leaves reached by ``X`` (original domain)."""
         return self._proba_codes(self._codes(X))
 
     def _proba_codes(self, codes: np.ndarray) -> np.ndarray:
-        leaves = self._apply_codes(codes)
-        value = self.tree_["value"][leaves]
-        nb = self.tree_.get("nb_logp")
-        if nb is None:
-            return value
-        slot = self.tree_["nb_slot"][leaves]
-        d = codes.shape[1]
-        # log P(x_j | c, leaf), gathered per record: (n, d, C)
-        logp = nb[slot[:, None], np.arange(d)[None, :], :, codes]
-        score = np.log(np.maximum(value, 1e-12)) + logp.sum(axis=1)
-        score -= score.max(axis=1, keepdims=True)
-        p = np.exp(score)
-        return p / p.sum(axis=1, keepdims=True)
+        return _tree_proba(self.tree_, codes)
 
     def predict(self, X) -> np.ndarray:
         """Predicted classes for rows of ``X`` in the original domain."""
@@ -425,9 +415,50 @@ class ReleaseTreeClassifier(ClassifierMixin, BaseEstimator):
         return "\n".join(lines)
 
 
+def _tree_apply(t: dict, codes: np.ndarray) -> np.ndarray:
+    """Leaf reached by every row of original ``codes``."""
+    node = np.zeros(len(codes), dtype=np.int64)
+    rows = np.arange(len(codes))
+    while True:
+        feat = t["feature"][node]
+        inner = feat >= 0
+        if not inner.any():
+            return node
+        code = codes[rows, np.where(inner, feat, 0)]
+        go_left = t["mask"][node, code]
+        nxt = np.where(go_left, t["left"][node], t["right"][node])
+        node = np.where(inner, nxt, node)
+
+
+def _tree_proba(t: dict, codes: np.ndarray) -> np.ndarray:
+    """Class probabilities: the leaf's distribution, times its naive Bayes likelihoods."""
+    leaves = _tree_apply(t, codes)
+    value = t["value"][leaves]
+    nb = t.get("nb_logp")
+    if nb is None:
+        return value
+    slot = t["nb_slot"][leaves]
+    d = codes.shape[1]
+    # log P(x_j | c, leaf), gathered per record: (n, d, C)
+    logp = nb[slot[:, None], np.arange(d)[None, :], :, codes]
+    score = np.log(np.maximum(value, 1e-12)) + logp.sum(axis=1)
+    score -= score.max(axis=1, keepdims=True)
+    p = np.exp(score)
+    return p / p.sum(axis=1, keepdims=True)
+
+
 class _Builder:
-    def __init__(self, data: _Data, n_classes: int, min_leaf: float, params: ReleaseTreeClassifier):
+    def __init__(
+        self,
+        data: _Data,
+        n_classes: int,
+        min_leaf: float,
+        params: ReleaseTreeClassifier,
+        leaf_model: str,
+        max_depth: int,
+    ):
         self.d = data
+        self.max_depth = max_depth
         self.C = n_classes
         self.min_leaf = min_leaf
         self.p = params
@@ -435,8 +466,7 @@ class _Builder:
         self.g_crit = float(stats.chi2.ppf(1 - params.alpha, df=n_classes - 1))
         self.max_n = max(data.n_values)
         self.nodes: list[dict] = []
-        lm = params.leaf_model
-        self.naive_bayes = lm == "naive-bayes" or (lm == "auto" and n_classes > 2)
+        self.naive_bayes = leaf_model == "naive-bayes"
         # a naive Bayes leaf estimates C x N probabilities per attribute: ask for
         # min_effective_leaf effective records per class and per 10 codes
         scale = n_classes * float(np.mean(data.n_values)) / 10.0 if self.naive_bayes else 1.0
@@ -450,7 +480,7 @@ class _Builder:
         while stack:
             idx = stack.pop()
             node = self.nodes[idx]
-            split = self._best_split(node) if node["depth"] < self.p.max_depth else None
+            split = self._best_split(node) if node["depth"] < self.max_depth else None
             if split is None:
                 continue
             j, left_mask, right_mask, f_left, f_right, w_minus = split
@@ -474,34 +504,45 @@ class _Builder:
         return out
 
     def _naive_bayes_leaves(self, out: dict) -> None:
-        """Per leaf, attribute and class: log P(code | class, leaf box), estimated from the
-        release (``H M^-T`` restricted to the box), clipped at 0 and smoothed with an
-        m-estimate (m = N_j) towards the leaf's pooled distribution."""
+        """Per leaf, attribute and class: log P(code | class, leaf box).
+
+        The root's class-conditional distributions come from the iterative Bayesian
+        update with adjacent codes merged as the release's own cross-validation chooses
+        (:func:`ppdm.tree.release_nb.class_conditionals`). A deeper leaf estimates its
+        own from the release inside its box (``H M^-T`` restricted to the box, clipped at
+        0, merged the same way), shrunk towards the root's distribution restricted to the
+        box with the weight of ``N_j`` pseudo-records.
+        """
         d, C = self.d, self.C
         position = {old: new for new, old in enumerate(out["_order"])}
         leaves = [i for i in out["_order"] if self.nodes[i]["feature"] < 0]
         nb = np.zeros((len(leaves), len(d.names), C, self.max_n))
         slot = np.zeros(len(out["feature"]), dtype=np.int64)
+        root = class_conditionals(d.codes, d.y, C, d.matrices, d.ordered)
         for k, old in enumerate(leaves):
             node = self.nodes[old]
             slot[position[old]] = k
             for j in range(len(d.names)):
-                n_j = d.n_values[j]
-                w_minus = self._others(node, j)
-                key = d.y * n_j + d.codes[:, j]
-                H = np.bincount(key, weights=w_minus, minlength=C * n_j).reshape(C, n_j)
-                est = np.clip(H @ d.inv_t[j], 0, None)
-                allowed = node["masks"].get(j)
-                if allowed is not None:
-                    est = est * allowed
-                pooled = est.sum(axis=0) + 1e-9
-                if allowed is not None:
-                    pooled = pooled * allowed + 1e-12
-                pooled = pooled / pooled.sum()
-                probs = (est + n_j * pooled) / (est.sum(axis=1, keepdims=True) + n_j)
-                nb[k, j, :, :n_j] = np.log(np.maximum(probs, 1e-12))
+                probs, ids = root[j]
+                if node["factors"] or node["masks"]:
+                    probs = self._leaf_conditionals(node, j, probs, ids)
+                nb[k, j, :, : d.n_values[j]] = np.log(np.maximum(probs, 1e-12))
         out["nb_logp"] = nb
         out["nb_slot"] = slot
+
+    def _leaf_conditionals(self, node, j, root_probs, ids) -> np.ndarray:
+        d, C = self.d, self.C
+        n_j = d.n_values[j]
+        allowed = node["masks"].get(j)
+        live = np.ones(n_j, bool) if allowed is None else allowed
+        key = d.y * n_j + d.codes[:, j]
+        H = np.bincount(key, weights=self._others(node, j), minlength=C * n_j).reshape(C, n_j)
+        est = coarsen(np.clip(H @ d.inv_t[j], 0, None) * live, ids, live)
+        prior = root_probs * live
+        prior /= np.maximum(prior.sum(axis=1, keepdims=True), 1e-300)
+        m = NB_PRIOR_WEIGHT * n_j
+        probs = (est + m * prior) / (est.sum(axis=1, keepdims=True) + m)
+        return np.where(live, probs, 0.0)
 
     def _node(self, masks, factors, w, parent_dist, depth) -> int:
         y = self.d.y
