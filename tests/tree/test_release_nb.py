@@ -59,7 +59,5 @@ def test_smooth_distribution_under_heavy_noise_is_merged():
     [(p, ids)] = class_conditionals(codes[:, None], np.zeros(len(codes), int), 1, [m], [True])
     assert len(np.unique(ids)) < n_values
     # merged estimate of a flat distribution is closer to it than the code-by-code one
-    [(p_raw, _)] = class_conditionals(
-        codes[:, None], np.zeros(len(codes), int), 1, [m], [False]
-    )
+    [(p_raw, _)] = class_conditionals(codes[:, None], np.zeros(len(codes), int), 1, [m], [False])
     assert np.abs(p - probs).sum() < np.abs(p_raw - probs).sum()
