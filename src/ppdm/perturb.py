@@ -24,7 +24,7 @@ from .exceptions import DataError, SpecError
 from .matrix import GammaDiagonal, PerturbationMatrix, check_gamma, matrix_from_spec
 from .noise.additive import AdditiveNoise, privacy_interval_width
 from .privacy import RHO1_LEVELS, anonymity_k, kang_bound, rho2_from_gamma
-from .random import RandomState, release_streams
+from .random import RandomState, WordStream, release_streams
 from .release import AttributeSpec, ReleaseSpec
 
 __all__ = [
@@ -98,6 +98,10 @@ def attribute_privacy(matrix: PerturbationMatrix, n_records: int | None, copies:
         "condition_number": matrix.condition_number(),
         "K": anonymity_k(matrix),
     }
+    realised = getattr(matrix, "realised_gamma", None)
+    if realised is not None:
+        # the integer sampler's exact channel: never above gamma (see GammaDiagonal.draw)
+        out["gamma_realised"] = realised**copies
     if copies > 1:
         out["copies"] = copies
         out["gamma_per_copy"] = matrix.amplification()
@@ -419,9 +423,16 @@ def _attribute_streams(spec: ReleaseSpec, random_state: RandomState, warn: bool)
     attrs = spec.perturbed_attributes()
     k = 2 * len(attrs)
     gens = release_streams(random_state, k * spec.copies, warn=warn)
+    # the substitution stream is read as raw words, kept across batches
     return [
         [
-            (a.name, a.get_domain(), a.get_matrix(), gens[c * k + 2 * i], gens[c * k + 2 * i + 1])
+            (
+                a.name,
+                a.get_domain(),
+                a.get_matrix(),
+                WordStream(gens[c * k + 2 * i]),
+                gens[c * k + 2 * i + 1],
+            )
             for i, a in enumerate(attrs)
         ]
         for c in range(spec.copies)

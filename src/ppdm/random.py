@@ -14,7 +14,14 @@ import numpy as np
 
 from .exceptions import SeededReleaseWarning
 
-__all__ = ["RandomState", "check_random_state", "release_generator", "release_streams", "spawn"]
+__all__ = [
+    "RandomState",
+    "WordStream",
+    "check_random_state",
+    "release_generator",
+    "release_streams",
+    "spawn",
+]
 
 RandomState = Union[None, int, np.random.SeedSequence, np.random.Generator]
 
@@ -161,3 +168,50 @@ def release_streams(
             stacklevel=2,
         )
     return [_aes_generator(child) for child in root.spawn(n_streams)]
+
+
+class WordStream:
+    """Raw 32- and 64-bit words of a generator's bit stream, consumed strictly in order.
+
+    Each 64-bit word of the underlying bit generator gives two 32-bit words (its two
+    halves, in memory order). A half left over at the end of a call is kept for the
+    next call, so the words a consumer sees do not depend on how it splits its
+    requests, e.g. into a file's batches.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Its bit generator supplies the words.
+
+    Examples
+    --------
+    >>> a = WordStream(np.random.default_rng(1))
+    >>> b = WordStream(np.random.default_rng(1))
+    >>> whole = a.uint32(5)
+    >>> parts = np.concatenate([b.uint32(3), b.uint32(2)])
+    >>> bool((whole == parts).all())
+    True
+    """
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.generator = rng
+        self._bits = rng.bit_generator
+        self._spare: np.ndarray | None = None
+
+    def uint32(self, k: int) -> np.ndarray:
+        """The next ``k`` 32-bit words."""
+        head = 0 if self._spare is None or k == 0 else 1
+        rest = k - head
+        words = (rest + 1) // 2
+        halves = self._bits.random_raw(words).view(np.uint32) if words else np.empty(0, np.uint32)
+        tail = halves[rest:]
+        if head:
+            out = np.concatenate([self._spare, halves[:rest]])
+            self._spare = tail if len(tail) else None
+            return out
+        self._spare = tail if len(tail) else None
+        return halves[:rest]
+
+    def uint64(self, k: int) -> np.ndarray:
+        """The next ``k`` 64-bit words (a kept 32-bit half is left for :meth:`uint32`)."""
+        return self._bits.random_raw(k)

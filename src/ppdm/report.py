@@ -159,6 +159,12 @@ def format_privacy_report(report: dict) -> str:
         )
     else:
         lines.append("guarantee: NONE for at least one attribute (a matrix with zero entries).")
+    realised = [a["gamma_realised"] for a in report["attributes"] if a.get("gamma_realised")]
+    if realised:
+        lines.append(
+            "sampling: each gamma-diagonal channel is realised exactly by integer thresholds "
+            f"on raw random words, with amplification at most gamma (lowest: {min(realised):.10g})."
+        )
     if report["unperturbed"]:
         lines.append(f"released as is (no protection): {', '.join(report['unperturbed'])}")
     if report["leaks"]:

@@ -121,3 +121,39 @@ def test_sampler_empirical_transitions_match_matrix_chi_square():
             expected = m.dense()[:, k] * n_per
             chi2 = ((table[:, k] - expected) ** 2 / expected).sum()
             assert chi2 < stats.chi2.ppf(1 - 0.01 / n, df=n - 1), (k, chi2)
+
+
+@pytest.mark.parametrize("n_values, gamma", [(6, 5.0), (20, 9.5), (5000, 9.0)])
+def test_release_draw_transitions_match_the_realised_channel(n_values, gamma):
+    """The release sampler (integer division on raw words, 32- or 64-bit) against the
+    gamma-diagonal channel it realises: Pearson chi-square of the perturbed codes of
+    code 0, codes grouped into at most 50 cells, alpha = 0.001."""
+    from scipy import stats
+
+    from ppdm.random import WordStream
+
+    m = GammaDiagonal(n_values, gamma)
+    assert m.realised_gamma <= gamma
+    assert (gamma - m.realised_gamma) / (gamma - 1) < 1e-6
+    realised = GammaDiagonal(n_values, m.realised_gamma).dense()[:, 0]
+    stream = WordStream(np.random.default_rng(7))
+    n = 400_000
+    out = np.concatenate([m.draw(np.zeros(k, int), stream) for k in (1, 99_999, 300_000)])
+    cells = np.minimum(np.arange(n_values), 1 + (np.arange(n_values) * 49) // n_values)
+    observed = np.bincount(cells[out], minlength=cells.max() + 1)
+    expected = np.bincount(cells, weights=realised) * n
+    chi2 = ((observed - expected) ** 2 / expected).sum()
+    assert chi2 < stats.chi2.ppf(1 - 0.001, df=len(expected) - 1), chi2
+
+
+@given(sizes=st.lists(st.integers(0, 9), min_size=1, max_size=6), seed=st.integers(0, 99))
+def test_draw_in_pieces_equals_one_draw(sizes, seed):
+    from ppdm.random import WordStream
+
+    m = GammaDiagonal(7, 3.0)
+    codes = np.random.default_rng(seed).integers(0, 7, sum(sizes))
+    whole = m.draw(codes, WordStream(np.random.default_rng(seed)))
+    stream = WordStream(np.random.default_rng(seed))
+    bounds = np.cumsum([0, *sizes])
+    parts = [m.draw(codes[a:b], stream) for a, b in zip(bounds[:-1], bounds[1:])]
+    np.testing.assert_array_equal(whole, np.concatenate(parts))
