@@ -115,6 +115,8 @@ class TrainingSet:
         # attribute-major copy for the sort path; 16-bit codes let numpy radix-sort
         small = codes.size == 0 or int(codes.max(initial=0)) < np.iinfo(np.int16).max
         self.num_codes_t = np.ascontiguousarray(codes.T, dtype=np.int16 if small else np.int32)
+        # attribute-major values for the level-wise grower
+        self.num_values_t = np.ascontiguousarray(X[:, self.num_cols].T)
         self.num_U = np.array([u.size for u in self.uniques], dtype=np.int64)
         self.num_off = np.concatenate(([0], np.cumsum(self.num_U + 1)[:-1])).astype(np.int64)
         self.num_table = (
@@ -142,6 +144,15 @@ class TrainingSet:
             int((p < v).sum() > 1) for p, v in zip(cat_present, self.cat_V)
         )
         self.all_many_valued = bool(many.all())
+
+    def num_order(self) -> np.ndarray:
+        """Per numeric attribute, the rows sorted by value (stable; missing last).
+
+        Returns
+        -------
+        ndarray of int, shape (n_numeric, n_samples)
+        """
+        return np.argsort(self.num_codes_t, axis=1, kind="stable")
 
     def snap_threshold(self, feature: int, midpoint: float) -> float:
         """Largest training value of ``feature`` not above ``midpoint`` (J48's split point)."""
@@ -202,6 +213,22 @@ def _best_per_group(values, group, n_groups):
     return out
 
 
+def _class_sum(counts_t: np.ndarray) -> np.ndarray:
+    """Sum over classes of class-major ``counts_t`` (n_classes, n), in NumPy's order.
+
+    ``counts_t.T.sum(axis=1)`` on a C-ordered array adds up to seven classes one
+    after the other (and more pairwise); the same sums are formed here without
+    a reduction along a short axis.
+    """
+    K = counts_t.shape[0]
+    if K > 7:
+        return np.ascontiguousarray(counts_t.T).sum(axis=1)
+    out = counts_t[0] + counts_t[1] if K > 1 else counts_t[0].copy()
+    for k in range(2, K):
+        out += counts_t[k]
+    return out
+
+
 def _score_numeric(ts, cols, group, left, lval, rval, known, n_known, total_weight):
     """Best threshold per numeric column of one node (see :func:`score_candidates`)."""
     g = cols.size
@@ -231,7 +258,8 @@ def score_candidates(
     group : ndarray of int
         Each candidate's group, sorted (candidates in scan order within a group).
     left : ndarray of shape (n_candidates, n_classes)
-        Known class counts left of each boundary.
+        Known class counts left of each boundary (fastest as the transpose of
+        a C-ordered (n_classes, n_candidates) array).
     lval, rval : ndarray
         Values on both sides of each boundary.
     known : ndarray of shape (g, n_classes)
@@ -255,14 +283,15 @@ def score_candidates(
     known_w = known.sum(axis=1)
     min_split = _min_split(known_w, K, ts.min_leaf)
     enough = ~sm(n_known, 2 * min_split)
-    lw = left.sum(axis=1)
+    lt = left.T  # class-major: one contiguous row per class when built so
+    lw = _class_sum(lt)
     ms = min_split[group]
     kwg = known_w[group]
     valid = enough[group] & gr_or_eq(lw, ms) & gr_or_eq(kwg - lw, ms)
     if not valid.all():
-        group, left, lval, rval, lw, kwg = (
+        group, lt, lval, rval, lw, kwg = (
             group[valid],
-            left[valid],
+            lt[:, valid],
             lval[valid],
             rval[valid],
             lw[valid],
@@ -271,8 +300,8 @@ def score_candidates(
     if group.size == 0:
         return gains, ratios, mids
     n_cand = np.bincount(group, minlength=g)
-    right = known[group] - left
-    new_ent = xlog2x(lw) + xlog2x(kwg - lw) - xlog2x(left).sum(axis=1) - xlog2x(right).sum(axis=1)
+    rt = known.T[:, group] - lt
+    new_ent = xlog2x(lw) + xlog2x(kwg - lw) - _class_sum(xlog2x(lt)) - _class_sum(xlog2x(rt))
     old_ent = total_entropy(known)[group]
     twg = total_weight[group]
     numerator = (old_ent - new_ent) * (1 - (twg - kwg) / twg)
@@ -287,7 +316,8 @@ def score_candidates(
         gain = gain - np.log2(n_cand[c]) / total_weight[c]
     keep = ~sm_or_eq(gain, 0.0)
     c, b, gain = c[keep], b[keep], gain[keep]
-    bags = np.stack([left[b], known[c] - left[b]], axis=1)
+    left_b = np.ascontiguousarray(lt[:, b].T)
+    bags = np.stack([left_b, known[c] - left_b], axis=1)
     gains[c] = gain
     ratios[c] = gain_ratio(bags, total_weight[c], gain)
     mid = (lval[b] + rval[b]) / 2
