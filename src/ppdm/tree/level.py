@@ -35,9 +35,13 @@ from __future__ import annotations
 import numpy as np
 
 from ._compare import SMALL, eq, sm
+from .criterion import xlog2x
 from .splitter import Split, TrainingSet, _best_per_group, score_candidates
 
 __all__ = ["level_wise_ok", "grow_level_wise"]
+
+#: Largest total weight for which ``x log2 x`` of class counts is looked up.
+LOG_TABLE_MAX = 2**21
 
 
 def level_wise_ok(ts: TrainingSet, w: np.ndarray) -> bool:
@@ -66,26 +70,51 @@ def _max_class_rows(dist: np.ndarray) -> np.ndarray:
     return best
 
 
+class _Rows:
+    """Per-fit arrays of the level-wise grower.
+
+    Attributes
+    ----------
+    n : int
+        Number of rows.
+    y : ndarray of shape (n,)
+        Class codes in the smallest integer type.
+    w : ndarray of shape (n,) or None
+        Integral weights as integers (None when all are 1).
+    dtype : type
+        Integer type of class counts (exact for the total weight).
+    log_table : ndarray or None
+        ``xlog2x(0 .. total weight)`` when the total is small enough.
+    """
+
+    def __init__(self, ts: TrainingSet, w: np.ndarray) -> None:
+        self.n = ts.X.shape[0]
+        self.y = ts.y.astype(np.min_scalar_type(max(ts.n_classes - 1, 0)))
+        total = float(w.sum())
+        self.dtype = np.int32 if total < 2.0**31 else np.int64
+        self.w = None if bool(np.all(w == 1.0)) else w.astype(self.dtype)
+        self.log_table = xlog2x(np.arange(total + 1)) if total <= LOG_TABLE_MAX else None
+
+
 def _search(
     ts: TrainingSet,
+    rows: _Rows,
     lists: np.ndarray,
     bounds: np.ndarray,
     dist: np.ndarray,
-    w: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Best numeric split of every node of a level.
 
     Parameters
     ----------
     ts : TrainingSet
+    rows : _Rows
     lists : ndarray of int, shape (n_features, m)
         Per attribute, the level's rows grouped by node (node ``i`` in columns
         ``bounds[i]:bounds[i + 1]``) and sorted by value within each node.
     bounds : ndarray of int, shape (L + 1,)
     dist : ndarray of shape (L, n_classes)
         Class counts per node.
-    w : ndarray of shape (n_samples,)
-        Weights of all rows.
 
     Returns
     -------
@@ -96,53 +125,84 @@ def _search(
     L, K = dist.shape
     counts = np.diff(bounds)
     pos = np.repeat(np.arange(L), counts)
-    values = ts.num_values_t[np.arange(d)[:, None], lists]
-    cum = _class_cumsums(ts.y[lists], w, lists, K)
-    # class counts before each node's first column, per attribute
-    starts = bounds[:-1]
-    before = np.zeros((K, d, L), dtype=cum.dtype)
-    inner = starts > 0
-    before[:, :, inner] = cum[:, :, starts[inner] - 1]
-    same_node = pos[1:] == pos[:-1]
-    boundary = same_node & (values[:, :-1] + 1e-5 < values[:, 1:])
-    gi, j = np.nonzero(boundary)  # by attribute, then node, then value: scan order
+    codes = np.take(ts.num_codes_t.ravel(), lists + (np.arange(d) * rows.n)[:, None])
+    # boundaries: consecutive rows of a node with values more than 1e-5 apart
+    change = (codes[:, :-1] != codes[:, 1:]) & (pos[1:] == pos[:-1])
+    gi, j = np.divmod(np.flatnonzero(change), m - 1)  # by attribute, node, value: scan order
+    at = gi * m + j  # flat position in lists
+    offset = ts.num_off[gi]
+    flat_codes = codes.ravel()
+    lval = ts.num_table[offset + flat_codes[at]]
+    rval = ts.num_table[offset + flat_codes[at + 1]]
+    apart = lval + 1e-5 < rval
+    gi, j, at, lval, rval = gi[apart], j[apart], at[apart], lval[apart], rval[apart]
     node = pos[j]
-    left = (cum[:, gi, j] - before[:, gi, node]).astype(float).T
     group = gi * L + node
-    totals = dist.sum(axis=1)
+    left = _left_counts(rows, lists, bounds, at, group, K)
+    known = dist
+    if rows.log_table is None:
+        left = left.astype(float)
+    else:
+        known = dist.astype(left.dtype)
     gains, ratios, mids = score_candidates(
         ts,
         d * L,
         group,
-        left,
-        values[gi, j],
-        values[gi, j + 1],
-        np.tile(dist, (d, 1)),
+        left.T,
+        lval,
+        rval,
+        np.tile(known, (d, 1)),
         np.tile(counts, d),
-        np.tile(totals, d),
+        np.tile(dist.sum(axis=1), d),
+        rows.log_table,
     )
     return gains.reshape(d, L).T, ratios.reshape(d, L).T, mids.reshape(d, L).T
 
 
-def _class_cumsums(y_lists: np.ndarray, w: np.ndarray, lists: np.ndarray, K: int) -> np.ndarray:
-    """Per class, the cumulative weight of that class along each row of ``lists``.
+def _left_counts(
+    rows: _Rows, lists: np.ndarray, bounds: np.ndarray, at: np.ndarray, group: np.ndarray, K: int
+) -> np.ndarray:
+    """Class counts left of each boundary, in integers (weights are integral, sums exact).
 
-    Weights are integral, so the sums are taken in integers (exact, and much
-    faster than floating point).
+    Parameters
+    ----------
+    rows : _Rows
+    lists : ndarray of int, shape (d, m)
+    bounds : ndarray of int, shape (L + 1,)
+    at : ndarray of int
+        Each boundary's flat position in ``lists`` (its last row on the left).
+    group : ndarray of int
+        Each boundary's (attribute, node) as ``attribute * L + node``.
+    K : int
 
     Returns
     -------
-    ndarray of int, shape (n_classes,) + lists.shape
+    ndarray of int, shape (n_classes, n_boundaries)
+        Class 0 is the total less the other classes.
     """
-    total = float(w.sum())
-    dtype = np.int32 if total < 2.0**31 else np.int64
-    unit = bool(np.all(w == 1.0))
-    w_lists = None if unit else w.astype(dtype)[lists]
-    cum = np.empty((K,) + lists.shape, dtype=dtype)
-    for k in range(K):  # per class, vectorised over attributes and rows
-        hit = y_lists == k
-        np.cumsum(hit if unit else hit * w_lists, axis=1, out=cum[k])
-    return cum
+    d, m = lists.shape
+    starts = bounds[:-1]
+    inner = starts > 0
+
+    def upto(cum):  # cumulative sums at each boundary, from its node's first row
+        before = np.zeros((d, starts.size), dtype=cum.dtype)
+        before[:, inner] = cum[:, starts[inner] - 1]
+        return cum.ravel()[at] - before.ravel()[group]
+
+    y = rows.y.take(lists)
+    w = None if rows.w is None else rows.w.take(lists)
+    if w is None:
+        node_start = np.repeat(starts, np.diff(bounds))
+        total = (at % m + 1 - node_start[at % m]).astype(rows.dtype)
+    else:
+        total = upto(np.cumsum(w, axis=1, dtype=rows.dtype))
+    left = np.empty((K, at.size), dtype=rows.dtype)
+    left[0] = total
+    for k in range(1, K):  # per class, vectorised over attributes and rows
+        hit = y == k
+        left[k] = upto(np.cumsum(hit if w is None else hit * w, axis=1, dtype=rows.dtype))
+        left[0] -= left[k]
+    return left
 
 
 def _choose(gains: np.ndarray, ratios: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -200,16 +260,22 @@ def _partition(
     r, m = lists.shape
     counts = np.diff(bounds)
     pos = np.repeat(np.arange(counts.size), counts)
-    is_left = goes_left[lists]
+    is_left = goes_left.take(lists)
     lefts = np.cumsum(is_left, axis=1, dtype=np.int32)  # inclusive
     # the same rows sit in every row of lists, so per-node totals agree
-    n_left_before = np.concatenate(([0], lefts[0, bounds[1:] - 1]))
-    n_left = np.diff(n_left_before)
-    lb = lefts - n_left_before[:-1][pos]
-    start = bounds[:-1][pos]
-    col = np.arange(m)
-    target = np.where(is_left, start + lb - 1, n_left[pos] + col - lb)
+    before = np.concatenate(([0], lefts[0, bounds[1:] - 1]))
+    n_left = np.diff(before)
+    before = before[:-1]
+    # a left row goes to start + (lefts - before) - 1, a right one to
+    # start + n_left + (col - start) - (lefts - before); blended without a branch
+    to_left = (bounds[:-1] - 1 - before)[pos]
+    to_right = (n_left + before)[pos] + np.arange(m)
+    target = to_right - lefts
     target += (np.arange(r) * m)[:, None]
+    delta = lefts * 2
+    delta += to_left - to_right
+    delta *= is_left
+    target += delta
     out = np.empty(lists.shape, dtype=lists.dtype)
     out.ravel()[target.ravel()] = lists.ravel()
     b = np.empty(2 * counts.size + 1, dtype=np.int64)
@@ -249,6 +315,7 @@ def grow_level_wise(ts: TrainingSet, w: np.ndarray, keep_data: bool, node_cls: t
     root = node_cls(lists[d], w, dist[0])
     nodes = [root]
     goes_left = np.zeros(n, dtype=bool)
+    data = _Rows(ts, w)
     while nodes:
         L = len(nodes)
         totals = dist.sum(axis=1)
@@ -262,7 +329,7 @@ def grow_level_wise(ts: TrainingSet, w: np.ndarray, keep_data: bool, node_cls: t
                 a_lists = lists[:d].compress(cols, axis=1)
             else:
                 a_bounds, a_lists = bounds, lists[:d]
-            gains, ratios, mids = _search(ts, a_lists, a_bounds, dist[act], w)
+            gains, ratios, mids = _search(ts, data, a_lists, a_bounds, dist[act])
             best, best_ratio = _choose(gains, ratios)
             chosen[act] = best
             _attach_splits(ts, nodes, act, best, best_ratio, gains, mids)

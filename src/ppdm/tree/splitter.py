@@ -247,6 +247,7 @@ def score_candidates(
     known: np.ndarray,
     n_known: np.ndarray,
     total_weight: np.ndarray,
+    log_table: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Best threshold per group (a numeric column at a node) from its boundary candidates.
 
@@ -268,6 +269,9 @@ def score_candidates(
         Rows with a known value per group.
     total_weight : ndarray of shape (g,)
         Weight of all rows of the group's node, unknowns included.
+    log_table : ndarray, optional
+        ``xlog2x(arange(N + 1))`` for integer ``left`` and ``known`` (N their
+        largest total): ``x log2 x`` is then looked up, with the same values.
 
     Returns
     -------
@@ -301,7 +305,8 @@ def score_candidates(
         return gains, ratios, mids
     n_cand = np.bincount(group, minlength=g)
     rt = known.T[:, group] - lt
-    new_ent = xlog2x(lw) + xlog2x(kwg - lw) - _class_sum(xlog2x(lt)) - _class_sum(xlog2x(rt))
+    xl = xlog2x if log_table is None else log_table.__getitem__
+    new_ent = xl(lw) + xl(kwg - lw) - _class_sum(xl(lt)) - _class_sum(xl(rt))
     old_ent = total_entropy(known)[group]
     twg = total_weight[group]
     numerator = (old_ent - new_ent) * (1 - (twg - kwg) / twg)
