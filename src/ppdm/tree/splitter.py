@@ -115,8 +115,6 @@ class TrainingSet:
         # attribute-major copy for the sort path; 16-bit codes let numpy radix-sort
         small = codes.size == 0 or int(codes.max(initial=0)) < np.iinfo(np.int16).max
         self.num_codes_t = np.ascontiguousarray(codes.T, dtype=np.int16 if small else np.int32)
-        # attribute-major values for the level-wise grower
-        self.num_values_t = np.ascontiguousarray(X[:, self.num_cols].T)
         self.num_U = np.array([u.size for u in self.uniques], dtype=np.int64)
         self.num_off = np.concatenate(([0], np.cumsum(self.num_U + 1)[:-1])).astype(np.int64)
         self.num_table = (
