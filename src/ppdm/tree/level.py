@@ -34,9 +34,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._compare import SMALL, eq, sm
+from ._compare import SMALL, eq, gr_or_eq, sm
 from .criterion import xlog2x
-from .splitter import Split, TrainingSet, _best_per_group, score_candidates
+from .splitter import Split, TrainingSet, _best_per_group, _min_split, score_candidates
 
 __all__ = ["level_wise_ok", "grow_level_wise"]
 
@@ -138,7 +138,18 @@ def _search(
     gi, j, at, lval, rval = gi[apart], j[apart], at[apart], lval[apart], rval[apart]
     node = pos[j]
     group = gi * L + node
-    left = _left_counts(rows, lists, bounds, at, group, K)
+    y, w, total = _left_totals(rows, lists, bounds, at, group)
+    # J48's minimum split on both sides (checked again, identically, by the scorer)
+    node_w = dist.sum(axis=1)
+    min_split = _min_split(node_w, K, ts.min_leaf)
+    enough = ~sm(counts, 2 * min_split)
+    ok = (
+        enough[node]
+        & gr_or_eq(total, min_split[node])
+        & gr_or_eq(node_w[node] - total, min_split[node])
+    )
+    at, group, total, lval, rval = at[ok], group[ok], total[ok], lval[ok], rval[ok]
+    left = _left_counts(rows, y, w, bounds, at, group, total, K)
     known = dist
     if rows.log_table is None:
         left = left.astype(float)
@@ -159,10 +170,20 @@ def _search(
     return gains.reshape(d, L).T, ratios.reshape(d, L).T, mids.reshape(d, L).T
 
 
-def _left_counts(
-    rows: _Rows, lists: np.ndarray, bounds: np.ndarray, at: np.ndarray, group: np.ndarray, K: int
-) -> np.ndarray:
-    """Class counts left of each boundary, in integers (weights are integral, sums exact).
+def _upto(cum: np.ndarray, bounds: np.ndarray, at: np.ndarray, group: np.ndarray) -> np.ndarray:
+    """Cumulative sums ``cum`` (d, m) at flat positions ``at``, from each node's first row."""
+    d = cum.shape[0]
+    starts = bounds[:-1]
+    inner = starts > 0
+    before = np.zeros((d, starts.size), dtype=cum.dtype)
+    before[:, inner] = cum[:, starts[inner] - 1]
+    return cum.ravel()[at] - before.ravel()[group]
+
+
+def _left_totals(
+    rows: _Rows, lists: np.ndarray, bounds: np.ndarray, at: np.ndarray, group: np.ndarray
+) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+    """Weight left of each boundary, in integers (weights are integral, sums exact).
 
     Parameters
     ----------
@@ -173,34 +194,46 @@ def _left_counts(
         Each boundary's flat position in ``lists`` (its last row on the left).
     group : ndarray of int
         Each boundary's (attribute, node) as ``attribute * L + node``.
-    K : int
+
+    Returns
+    -------
+    y, w : ndarray of shape (d, m)
+        Class codes and integer weights along ``lists`` (``w`` None for unit weights).
+    total : ndarray of int
+    """
+    m = lists.shape[1]
+    y = rows.y.take(lists)
+    if rows.w is None:
+        col = at % m
+        node_start = np.repeat(bounds[:-1], np.diff(bounds))
+        return y, None, (col + 1 - node_start[col]).astype(rows.dtype)
+    w = rows.w.take(lists)
+    return y, w, _upto(np.cumsum(w, axis=1, dtype=rows.dtype), bounds, at, group)
+
+
+def _left_counts(
+    rows: _Rows,
+    y: np.ndarray,
+    w: np.ndarray | None,
+    bounds: np.ndarray,
+    at: np.ndarray,
+    group: np.ndarray,
+    total: np.ndarray,
+    K: int,
+) -> np.ndarray:
+    """Class counts left of each boundary (see :func:`_left_totals`).
 
     Returns
     -------
     ndarray of int, shape (n_classes, n_boundaries)
         Class 0 is the total less the other classes.
     """
-    d, m = lists.shape
-    starts = bounds[:-1]
-    inner = starts > 0
-
-    def upto(cum):  # cumulative sums at each boundary, from its node's first row
-        before = np.zeros((d, starts.size), dtype=cum.dtype)
-        before[:, inner] = cum[:, starts[inner] - 1]
-        return cum.ravel()[at] - before.ravel()[group]
-
-    y = rows.y.take(lists)
-    w = None if rows.w is None else rows.w.take(lists)
-    if w is None:
-        node_start = np.repeat(starts, np.diff(bounds))
-        total = (at % m + 1 - node_start[at % m]).astype(rows.dtype)
-    else:
-        total = upto(np.cumsum(w, axis=1, dtype=rows.dtype))
     left = np.empty((K, at.size), dtype=rows.dtype)
     left[0] = total
     for k in range(1, K):  # per class, vectorised over attributes and rows
         hit = y == k
-        left[k] = upto(np.cumsum(hit if w is None else hit * w, axis=1, dtype=rows.dtype))
+        cum = np.cumsum(hit if w is None else hit * w, axis=1, dtype=rows.dtype)
+        left[k] = _upto(cum, bounds, at, group)
         left[0] -= left[k]
     return left
 

@@ -302,7 +302,7 @@ def score_candidates(
     if group.size == 0:
         return gains, ratios, mids
     n_cand = np.bincount(group, minlength=g)
-    rt = known.T[:, group] - lt
+    rt = np.take(np.ascontiguousarray(known.T), group, axis=1) - lt
     xl = xlog2x if log_table is None else log_table.__getitem__
     new_ent = xl(lw) + xl(kwg - lw) - _class_sum(xl(lt)) - _class_sum(xl(rt))
     old_ent = total_entropy(known)[group]
