@@ -256,36 +256,34 @@ def prune(
     Quinlan (1993), C4.5, sec. 4.2; Weka J48 ``C45PruneableClassifierTree.prune``.
     """
     if exact_counts and subtree_raising:
-        _prune_by_height(ts, node, confidence)
+        _prune_by_height(ts, [node], confidence)
     else:
         _prune(ts, node, confidence, subtree_raising, exact_counts)
 
 
 def _decide(
-    ts: TrainingSet,
     node: Node,
     largest: int,
     err_largest: float,
     confidence: float,
-    exact_counts: bool,
-) -> None:
-    """Leaf, raise or keep ``node`` whose children are pruned (the end of J48's ``prune``)."""
+) -> bool:
+    """Leaf, raise or keep ``node`` whose children are pruned (the end of J48's ``prune``).
+
+    Returns True when the largest branch replaced the subtree; the caller then
+    sends the node's rows down it (:func:`_redistribute`) and prunes it again.
+    """
     err_leaf = _estimated(node.dist, confidence)
     err_tree = _subtree_estimated(node, confidence)
     if sm_or_eq(err_leaf, err_tree + 0.1) and sm_or_eq(err_leaf, err_largest + 0.1):
         node.make_leaf()
         node.errors = err_leaf
-        return
+        return False
     if sm_or_eq(err_largest, err_tree + 0.1):
         branch = node.children[largest]
         node.split, node.children = branch.split, branch.children
-        _redistribute(ts, node, node.idx, node.w)
-        if exact_counts:
-            _prune_by_height(ts, node, confidence)
-        else:
-            _prune(ts, node, confidence, True, False)
-        return
+        return True
     node.errors = err_tree
+    return False
 
 
 def _prune(
@@ -304,13 +302,20 @@ def _prune(
         err_largest = _largest_estimated_exact(ts, [node], [largest], confidence)[0]
     else:
         err_largest = _branch_estimated(ts, node.children[largest], node.idx, node.w, confidence)
-    _decide(ts, node, largest, err_largest, confidence, exact_counts)
+    if _decide(node, largest, err_largest, confidence):
+        _redistribute(ts, node, node.idx, node.w)
+        _prune(ts, node, confidence, True, exact_counts)
 
 
-def _prune_by_height(ts: TrainingSet, root: Node, confidence: float) -> None:
-    """:func:`_prune` with subtree raising and exact counts, all nodes of a height at once."""
+def _prune_by_height(ts: TrainingSet, roots: list[Node], confidence: float) -> None:
+    """:func:`_prune` of disjoint subtrees with subtree raising and exact counts, all
+    nodes of a height at once.
+
+    Nodes of one height are disjoint subtrees, so pruning them (and pruning
+    again the subtrees raised among them) in any order gives J48's result.
+    """
     nodes: list[Node] = []
-    stack = [root]
+    stack = list(roots)
     while stack:
         nd = stack.pop()
         nodes.append(nd)
@@ -325,10 +330,15 @@ def _prune_by_height(ts: TrainingSet, root: Node, confidence: float) -> None:
         h = 1 + max(height[id(c)] for c in nd.children)
         height[id(nd)] = h
         if len(by_height) < h:
-            by_height.append([])
+            by_height.extend([] for _ in range(h - len(by_height)))
         by_height[h - 1].append(nd)
     for batch in by_height:
         largest = [_largest_branch(nd) for nd in batch]
         errs = _largest_estimated_exact(ts, batch, largest, confidence)
-        for nd, lg, err in zip(batch, largest, errs):
-            _decide(ts, nd, lg, err, confidence, True)
+        raised = [
+            nd for nd, lg, err in zip(batch, largest, errs) if _decide(nd, lg, err, confidence)
+        ]
+        for nd in raised:
+            _redistribute(ts, nd, nd.idx, nd.w)
+        if raised:
+            _prune_by_height(ts, raised, confidence)
