@@ -350,22 +350,8 @@ def grow_level_wise(ts: TrainingSet, w: np.ndarray, keep_data: bool, node_cls: t
     goes_left = np.zeros(n, dtype=bool)
     data = _Rows(ts, w)
     while nodes:
-        L = len(nodes)
         totals = dist.sum(axis=1)
-        top = dist[np.arange(L), _max_class_rows(dist)]
-        active = ~(sm(totals, 2 * ts.min_leaf) | eq(totals, top))
-        chosen = np.full(L, -1, dtype=np.int64)
-        if active.any():
-            act = np.flatnonzero(active)
-            if act.size < L:
-                cols, a_bounds = _columns_of(bounds, active)
-                a_lists = lists[:d].compress(cols, axis=1)
-            else:
-                a_bounds, a_lists = bounds, lists[:d]
-            gains, ratios, mids = _search(ts, data, a_lists, a_bounds, dist[act])
-            best, best_ratio = _choose(gains, ratios)
-            chosen[act] = best
-            _attach_splits(ts, nodes, act, best, best_ratio, gains, mids)
+        chosen = _choose_level(ts, data, nodes, lists[:d], bounds, dist)
         split = chosen >= 0
         for i in np.flatnonzero(~split).tolist():
             nodes[i].empty = bool(eq(totals[i], 0.0))
@@ -373,35 +359,91 @@ def grow_level_wise(ts: TrainingSet, w: np.ndarray, keep_data: bool, node_cls: t
                 nodes[i].idx = nodes[i].w = None
         if not split.any():
             break
-        split_nodes = np.flatnonzero(split)
-        if split_nodes.size < L:
-            cols, bounds = _columns_of(bounds, split)
-            lists = lists.compress(cols, axis=1)
-        rows = lists[d]
-        pos = np.repeat(np.arange(split_nodes.size), np.diff(bounds))
-        feat = np.array([nodes[i].split.feature for i in split_nodes.tolist()], dtype=np.int64)
-        thr = np.array([nodes[i].split.threshold for i in split_nodes.tolist()])
-        x = ts.X[rows, feat[pos]]
-        t = thr[pos]
-        goes_left[rows] = (x - t < SMALL) | (x <= t)
-        lists, bounds = _partition(lists, bounds, goes_left)
-        n_children = 2 * split_nodes.size
-        rows = lists[d]
-        row_w = w[rows]
-        child_pos = np.repeat(np.arange(n_children), np.diff(bounds))
-        dist = np.bincount(child_pos * K + ts.y[rows], weights=row_w, minlength=n_children * K)
-        dist = dist.reshape(n_children, K)
-        b = bounds.tolist()
-        new_nodes = [
-            node_cls(rows[b[c] : b[c + 1]], row_w[b[c] : b[c + 1]], dist[c])
-            for c in range(n_children)
-        ]
-        for s, i in enumerate(split_nodes.tolist()):
+        lists, bounds, dist, children = _split_level(ts, w, nodes, lists, bounds, split, goes_left)
+        new_nodes = [node_cls(idx, cw, cd) for idx, cw, cd in children]
+        for s, i in enumerate(np.flatnonzero(split).tolist()):
             nodes[i].children = new_nodes[2 * s : 2 * s + 2]
             if not keep_data:
                 nodes[i].idx = nodes[i].w = None
         nodes = new_nodes
     return root
+
+
+def _choose_level(
+    ts: TrainingSet,
+    data: _Rows,
+    nodes: list,
+    lists: np.ndarray,
+    bounds: np.ndarray,
+    dist: np.ndarray,
+) -> np.ndarray:
+    """Find and attach the split of every node of a level that J48 would split.
+
+    Returns
+    -------
+    ndarray of int, shape (L,)
+        The chosen numeric column per node, -1 for a leaf.
+    """
+    L = len(nodes)
+    totals = dist.sum(axis=1)
+    top = dist[np.arange(L), _max_class_rows(dist)]
+    active = ~(sm(totals, 2 * ts.min_leaf) | eq(totals, top))
+    chosen = np.full(L, -1, dtype=np.int64)
+    if not active.any():
+        return chosen
+    act = np.flatnonzero(active)
+    if act.size < L:
+        cols, bounds = _columns_of(bounds, active)
+        lists = lists.compress(cols, axis=1)
+    gains, ratios, mids = _search(ts, data, lists, bounds, dist[act])
+    best, best_ratio = _choose(gains, ratios)
+    chosen[act] = best
+    _attach_splits(ts, nodes, act, best, best_ratio, gains, mids)
+    return chosen
+
+
+def _split_level(
+    ts: TrainingSet,
+    w: np.ndarray,
+    nodes: list,
+    lists: np.ndarray,
+    bounds: np.ndarray,
+    split: np.ndarray,
+    goes_left: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, list]:
+    """Send the rows of the ``split`` nodes of a level to their children.
+
+    Returns
+    -------
+    lists, bounds, dist
+        The next level: node ``2 s`` and ``2 s + 1`` are the left and right
+        child of the ``s``-th split node.
+    children : list of (idx, w, dist)
+        Each child's rows, weights and class counts.
+    """
+    K = ts.n_classes
+    d = lists.shape[0] - 1
+    split_nodes = np.flatnonzero(split).tolist()
+    if len(split_nodes) < len(nodes):
+        cols, bounds = _columns_of(bounds, split)
+        lists = lists.compress(cols, axis=1)
+    rows = lists[d]
+    pos = np.repeat(np.arange(len(split_nodes)), np.diff(bounds))
+    feat = np.array([nodes[i].split.feature for i in split_nodes], dtype=np.int64)
+    thr = np.array([nodes[i].split.threshold for i in split_nodes])
+    x = ts.X[rows, feat[pos]]
+    t = thr[pos]
+    goes_left[rows] = (x - t < SMALL) | (x <= t)
+    lists, bounds = _partition(lists, bounds, goes_left)
+    n_children = 2 * len(split_nodes)
+    rows = lists[d]
+    row_w = w[rows]
+    child_pos = np.repeat(np.arange(n_children), np.diff(bounds))
+    dist = np.bincount(child_pos * K + ts.y[rows], weights=row_w, minlength=n_children * K)
+    dist = dist.reshape(n_children, K)
+    b = bounds.tolist()
+    children = [(rows[b[c] : b[c + 1]], row_w[b[c] : b[c + 1]], dist[c]) for c in range(n_children)]
+    return lists, bounds, dist, children
 
 
 def _attach_splits(ts, nodes, act, best, best_ratio, gains, mids) -> None:
