@@ -150,7 +150,14 @@ class TrainingSet:
         -------
         ndarray of int, shape (n_numeric, n_samples)
         """
-        return np.argsort(self.num_codes_t, axis=1, kind="stable")
+        codes = self.num_codes_t
+        if codes.dtype.itemsize <= 2:  # NumPy radix-sorts 16-bit keys
+            return np.argsort(codes, axis=1, kind="stable")
+        # wider codes: sort (code, row) keys, unique, so any sort is stable
+        n = codes.shape[1]
+        keys = codes.astype(np.int64) * n + np.arange(n)
+        keys.sort(axis=1)
+        return keys % n
 
     def snap_threshold(self, feature: int, midpoint: float) -> float:
         """Largest training value of ``feature`` not above ``midpoint`` (J48's split point)."""
