@@ -40,6 +40,10 @@ from .splitter import Split, TrainingSet, _best_per_group, _min_split, score_can
 
 __all__ = ["level_wise_ok", "grow_level_wise"]
 
+#: Attribute lists are searched and partitioned in blocks of about this many
+#: entries (attributes times rows), which bounds the memory of a level.
+CHUNK_ENTRIES = 2**22
+
 #: Largest total weight for which ``x log2 x`` of class counts is looked up.
 LOG_TABLE_MAX = 2**21
 
@@ -124,32 +128,13 @@ def _search(
     d, m = lists.shape
     L, K = dist.shape
     counts = np.diff(bounds)
-    pos = np.repeat(np.arange(L), counts)
-    codes = np.take(ts.num_codes_t.ravel(), lists + (np.arange(d) * rows.n)[:, None])
-    # boundaries: consecutive rows of a node with values more than 1e-5 apart
-    change = (codes[:, :-1] != codes[:, 1:]) & (pos[1:] == pos[:-1])
-    gi, j = np.divmod(np.flatnonzero(change), m - 1)  # by attribute, node, value: scan order
-    at = gi * m + j  # flat position in lists
-    offset = ts.num_off[gi]
-    flat_codes = codes.ravel()
-    lval = ts.num_table[offset + flat_codes[at]]
-    rval = ts.num_table[offset + flat_codes[at + 1]]
-    apart = lval + 1e-5 < rval
-    gi, j, at, lval, rval = gi[apart], j[apart], at[apart], lval[apart], rval[apart]
-    node = pos[j]
-    group = gi * L + node
-    y, w, total = _left_totals(rows, lists, bounds, at, group)
-    # J48's minimum split on both sides (checked again, identically, by the scorer)
-    node_w = dist.sum(axis=1)
-    min_split = _min_split(node_w, K, ts.min_leaf)
-    enough = ~sm(counts, 2 * min_split)
-    ok = (
-        enough[node]
-        & gr_or_eq(total, min_split[node])
-        & gr_or_eq(node_w[node] - total, min_split[node])
-    )
-    at, group, total, lval, rval = at[ok], group[ok], total[ok], lval[ok], rval[ok]
-    left = _left_counts(rows, y, w, bounds, at, group, total, K)
+    parts = [
+        _candidates(ts, rows, lists[a : a + step], a, bounds, dist) for a, step in _chunks(d, m)
+    ]
+    group = np.concatenate([p[0] for p in parts])
+    left = np.concatenate([p[1] for p in parts], axis=1)
+    lval = np.concatenate([p[2] for p in parts])
+    rval = np.concatenate([p[3] for p in parts])
     known = dist
     if rows.log_table is None:
         left = left.astype(float)
@@ -168,6 +153,65 @@ def _search(
         rows.log_table,
     )
     return gains.reshape(d, L).T, ratios.reshape(d, L).T, mids.reshape(d, L).T
+
+
+def _chunks(n_lists: int, m: int):
+    """``(first, size)`` of consecutive blocks of attribute lists of about
+    ``CHUNK_ENTRIES`` entries, which bounds the temporaries of a level."""
+    step = max(1, CHUNK_ENTRIES // max(m, 1))
+    return [(a, min(step, n_lists - a)) for a in range(0, n_lists, step)]
+
+
+def _candidates(
+    ts: TrainingSet,
+    rows: _Rows,
+    lists: np.ndarray,
+    first: int,
+    bounds: np.ndarray,
+    dist: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Boundary candidates of the attributes ``first, first + 1, ...`` of ``lists``.
+
+    Returns
+    -------
+    group : ndarray of int
+        Each candidate's (attribute, node) as ``attribute * L + node``, in scan order.
+    left : ndarray of int, shape (n_classes, n_candidates)
+        Class counts left of the boundary.
+    lval, rval : ndarray
+        The values on both sides of the boundary.
+    """
+    d, m = lists.shape
+    L, K = dist.shape
+    counts = np.diff(bounds)
+    pos = np.repeat(np.arange(L), counts)
+    attrs = np.arange(first, first + d)
+    codes = np.take(ts.num_codes_t.ravel(), lists + (attrs * rows.n)[:, None])
+    # boundaries: consecutive rows of a node with values more than 1e-5 apart
+    change = (codes[:, :-1] != codes[:, 1:]) & (pos[1:] == pos[:-1])
+    gi, j = np.divmod(np.flatnonzero(change), m - 1)  # by attribute, node, value: scan order
+    at = gi * m + j  # flat position in lists
+    offset = ts.num_off[first + gi]
+    flat_codes = codes.ravel()
+    lval = ts.num_table[offset + flat_codes[at]]
+    rval = ts.num_table[offset + flat_codes[at + 1]]
+    apart = lval + 1e-5 < rval
+    gi, j, at, lval, rval = gi[apart], j[apart], at[apart], lval[apart], rval[apart]
+    node = pos[j]
+    group = gi * L + node  # within this block
+    y, w, total = _left_totals(rows, lists, bounds, at, group)
+    # J48's minimum split on both sides (checked again, identically, by the scorer)
+    node_w = dist.sum(axis=1)
+    min_split = _min_split(node_w, K, ts.min_leaf)
+    enough = ~sm(counts, 2 * min_split)
+    ok = (
+        enough[node]
+        & gr_or_eq(total, min_split[node])
+        & gr_or_eq(node_w[node] - total, min_split[node])
+    )
+    at, group, total, lval, rval = at[ok], group[ok], total[ok], lval[ok], rval[ok]
+    left = _left_counts(rows, y, w, bounds, at, group, total, K)
+    return group + first * L, left, lval, rval
 
 
 def _upto(cum: np.ndarray, bounds: np.ndarray, at: np.ndarray, group: np.ndarray) -> np.ndarray:
@@ -278,7 +322,8 @@ def _partition(
     Parameters
     ----------
     lists : ndarray of int, shape (r, m)
-        Rows grouped by node (columns ``bounds[i]:bounds[i + 1]``).
+        Rows grouped by node (columns ``bounds[i]:bounds[i + 1]``); the same
+        rows sit in every row of ``lists`` within a node.
     bounds : ndarray of int, shape (L + 1,)
     goes_left : ndarray of bool, shape (n_samples,)
         Whether each row goes to the left child of its node.
@@ -293,24 +338,26 @@ def _partition(
     r, m = lists.shape
     counts = np.diff(bounds)
     pos = np.repeat(np.arange(counts.size), counts)
-    is_left = goes_left.take(lists)
-    lefts = np.cumsum(is_left, axis=1, dtype=np.int32)  # inclusive
-    # the same rows sit in every row of lists, so per-node totals agree
-    before = np.concatenate(([0], lefts[0, bounds[1:] - 1]))
+    lefts = np.cumsum(goes_left.take(lists[0]), dtype=np.int64)
+    before = np.concatenate(([0], lefts[bounds[1:] - 1]))
     n_left = np.diff(before)
     before = before[:-1]
     # a left row goes to start + (lefts - before) - 1, a right one to
     # start + n_left + (col - start) - (lefts - before); blended without a branch
     to_left = (bounds[:-1] - 1 - before)[pos]
     to_right = (n_left + before)[pos] + np.arange(m)
-    target = to_right - lefts
-    target += (np.arange(r) * m)[:, None]
-    delta = lefts * 2
-    delta += to_left - to_right
-    delta *= is_left
-    target += delta
     out = np.empty(lists.shape, dtype=lists.dtype)
-    out.ravel()[target.ravel()] = lists.ravel()
+    for a, step in _chunks(r, m):
+        block = lists[a : a + step]
+        is_left = goes_left.take(block)
+        lefts = np.cumsum(is_left, axis=1, dtype=np.int32)  # inclusive
+        target = to_right - lefts
+        target += (np.arange(step) * m)[:, None]
+        delta = lefts * 2
+        delta += to_left - to_right
+        delta *= is_left
+        target += delta
+        out[a : a + step].ravel()[target.ravel()] = block.ravel()
     b = np.empty(2 * counts.size + 1, dtype=np.int64)
     b[0::2] = bounds
     b[1::2] = bounds[:-1] + n_left
