@@ -392,7 +392,7 @@ def grow_level_wise(ts: TrainingSet, w: np.ndarray, keep_data: bool, node_cls: t
     lists[d] = np.arange(n)
     bounds = np.array([0, n])
     dist = np.bincount(ts.y, weights=w, minlength=K)[None, :]
-    root = node_cls(lists[d], w, dist[0])
+    root = node_cls(np.arange(n), w, dist[0])
     nodes = [root]
     goes_left = np.zeros(n, dtype=bool)
     data = _Rows(ts, w)
@@ -483,7 +483,7 @@ def _split_level(
     goes_left[rows] = (x - t < SMALL) | (x <= t)
     lists, bounds = _partition(lists, bounds, goes_left)
     n_children = 2 * len(split_nodes)
-    rows = lists[d]
+    rows = lists[d].copy()  # nodes keep views of it, not of all lists
     row_w = w[rows]
     child_pos = np.repeat(np.arange(n_children), np.diff(bounds))
     dist = np.bincount(child_pos * K + ts.y[rows], weights=row_w, minlength=n_children * K)
