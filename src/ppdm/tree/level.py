@@ -44,6 +44,17 @@ __all__ = ["level_wise_ok", "grow_level_wise"]
 #: entries (attributes times rows), which bounds the memory of a level.
 CHUNK_ENTRIES = 2**22
 
+#: On tables of at least ``BINNED_MIN_ROWS`` rows, attributes with at most
+#: ``BINNED_MAX_VALUES`` distinct values (reconstructed ones) are binned at every
+#: level (class counts per value code) rather than kept in sorted attribute
+#: lists: that saves moving their lists, at a fixed cost per attribute and level.
+BINNED_MAX_VALUES = 64
+BINNED_MIN_ROWS = 16384
+
+#: A node's rows are binned when it has at least this many rows per distinct
+#: value of the attribute; otherwise they are sorted by value code.
+ROWS_PER_VALUE = 4
+
 #: Largest total weight for which ``x log2 x`` of class counts is looked up.
 LOG_TABLE_MAX = 2**21
 
@@ -89,6 +100,8 @@ class _Rows:
         Integer type of class counts (exact for the total weight).
     log_table : ndarray or None
         ``xlog2x(0 .. total weight)`` when the total is small enough.
+    listed, list_row : ndarray
+        Which attributes have sorted lists, and their row in the lists.
     """
 
     def __init__(self, ts: TrainingSet, w: np.ndarray) -> None:
@@ -98,6 +111,10 @@ class _Rows:
         self.dtype = np.int32 if total < 2.0**31 else np.int64
         self.w = None if bool(np.all(w == 1.0)) else w.astype(self.dtype)
         self.log_table = xlog2x(np.arange(total + 1)) if total <= LOG_TABLE_MAX else None
+        #: attributes kept in sorted lists (the others are binned at every level)
+        self.listed = (ts.num_U > BINNED_MAX_VALUES) | (self.n < BINNED_MIN_ROWS)
+        #: row of each listed attribute in the attribute lists
+        self.list_row = np.cumsum(self.listed) - 1
 
 
 def _search(
@@ -113,9 +130,10 @@ def _search(
     ----------
     ts : TrainingSet
     rows : _Rows
-    lists : ndarray of int, shape (n_features, m)
-        Per attribute, the level's rows grouped by node (node ``i`` in columns
-        ``bounds[i]:bounds[i + 1]``) and sorted by value within each node.
+    lists : ndarray of int, shape (n_listed + 1, m)
+        Per listed attribute, the level's rows grouped by node (node ``i`` in
+        columns ``bounds[i]:bounds[i + 1]``) and sorted by value within each
+        node; the last row holds them grouped by node only.
     bounds : ndarray of int, shape (L + 1,)
     dist : ndarray of shape (L, n_classes)
         Class counts per node.
@@ -125,12 +143,25 @@ def _search(
     gains, ratios, mids : ndarray of shape (L, n_features)
         NaN where an attribute offers no valid split.
     """
-    d, m = lists.shape
+    d = ts.num_cols.size
+    m = lists.shape[1]
     L, K = dist.shape
     counts = np.diff(bounds)
-    parts = [
-        _candidates(ts, rows, lists[a : a + step], a, bounds, dist) for a, step in _chunks(d, m)
-    ]
+    parts = []  # candidates of every attribute in order: groups stay sorted
+    k = 0
+    while k < d:
+        if not rows.listed[k]:
+            parts.append(_binned_candidates(ts, rows, k, lists[-1], bounds, dist))
+            k += 1
+            continue
+        end = k
+        while end < d and rows.listed[end]:
+            end += 1
+        first = rows.list_row[k]
+        for a, step in _chunks(end - k, m):
+            block = lists[first + a : first + a + step]
+            parts.append(_candidates(ts, rows, block, k + a, bounds, dist))
+        k = end
     group = np.concatenate([p[0] for p in parts])
     left = np.concatenate([p[1] for p in parts], axis=1)
     lval = np.concatenate([p[2] for p in parts])
@@ -153,6 +184,110 @@ def _search(
         rows.log_table,
     )
     return gains.reshape(d, L).T, ratios.reshape(d, L).T, mids.reshape(d, L).T
+
+
+def _binned_candidates(
+    ts: TrainingSet,
+    rows: _Rows,
+    k: int,
+    idx: np.ndarray,
+    bounds: np.ndarray,
+    dist: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Boundary candidates of a few-valued attribute ``k`` (as :func:`_candidates`).
+
+    Nodes with at least ``ROWS_PER_VALUE`` rows per distinct value of the
+    attribute are binned (one ``bincount`` over node, value code and class);
+    the rows of the others are sorted by (node, value code).
+    """
+    L, K = dist.shape
+    U = int(ts.num_U[k])
+    counts = np.diff(bounds)
+    pos = np.repeat(np.arange(L), counts)
+    codes = ts.num_codes_t[k].take(idx)
+    y = rows.y.take(idx)
+    w = None if rows.w is None else rows.w.take(idx)
+    table = ts.uniques[k]
+    big = counts >= ROWS_PER_VALUE * U
+    parts = []
+    for sel, finder in ((big, _histogram_bins), (~big, _sorted_bins)):
+        if not sel.any():
+            continue
+        if sel.all():
+            parts.append(finder(codes, pos, np.arange(L), U, y, w, K, rows.dtype, table))
+            continue
+        keep = sel[pos]
+        local = np.cumsum(sel) - 1
+        parts.append(
+            finder(
+                codes[keep],
+                local[pos[keep]],
+                np.flatnonzero(sel),
+                U,
+                y[keep],
+                None if w is None else w[keep],
+                K,
+                rows.dtype,
+                table,
+            )
+        )
+    if len(parts) == 1:
+        node, left, lval, rval = parts[0]
+    else:  # nodes of both kinds: back to node order
+        node = np.concatenate([p[0] for p in parts])
+        order = np.argsort(node, kind="stable")
+        node = node[order]
+        left = np.concatenate([p[1] for p in parts], axis=1)[:, order]
+        lval = np.concatenate([p[2] for p in parts])[order]
+        rval = np.concatenate([p[3] for p in parts])[order]
+    return k * L + node, left, lval, rval
+
+
+def _histogram_bins(codes, pos, nodes, U, y, w, K, dtype, table):
+    """Boundaries of rows binned by (node, value code, class); ``pos`` indexes ``nodes``.
+
+    Returns node, left class counts (n_classes, n), and the values on both sides.
+    """
+    G = nodes.size
+    hist = np.bincount((pos * U + codes) * K + y, weights=w, minlength=G * U * K)
+    hist = hist.astype(dtype, copy=False).reshape(G, U, K)
+    present = hist.any(axis=2)  # weights are positive
+    at = np.where(present, np.arange(U), U)
+    nxt = np.minimum.accumulate(at[:, ::-1], axis=1)[:, ::-1]
+    nxt = np.concatenate([nxt[:, 1:], np.full((G, 1), U)], axis=1)
+    beyond = np.append(table, np.inf)
+    boundary = present & (nxt < U) & (table + 1e-5 < beyond[nxt])
+    gi, ui = np.nonzero(boundary)
+    left = np.cumsum(hist, axis=1)[gi, ui].T
+    return nodes[gi], np.ascontiguousarray(left), table[ui], table[nxt[gi, ui]]
+
+
+def _sorted_bins(codes, pos, nodes, U, y, w, K, dtype, table):
+    """Boundaries of rows sorted by (node, value code); ``pos`` (non-decreasing) indexes
+    ``nodes``. Returns the same as :func:`_histogram_bins`."""
+    order = np.argsort(pos * (U + 1) + codes, kind="stable")
+    sc, sp = codes[order], pos[order]
+    i = np.flatnonzero((sp[1:] == sp[:-1]) & (sc[1:] != sc[:-1]))
+    lval, rval = table[sc[i]], table[sc[i + 1]]
+    apart = lval + 1e-5 < rval
+    i, lval, rval = i[apart], lval[apart], rval[apart]
+    node = sp[i]
+    counts = np.bincount(pos, minlength=nodes.size)
+    start = np.concatenate(([0], np.cumsum(counts)[:-1]))[node]
+    ys = y[order]
+    ws = None if w is None else w[order]
+
+    def upto(values):  # sums from each node's first row up to each boundary
+        cum = np.concatenate(([0], np.cumsum(values, dtype=dtype)))
+        return cum[i + 1] - cum[start]
+
+    left = np.empty((K, i.size), dtype=dtype)
+    left[0] = (i + 1 - start) if ws is None else upto(ws)
+    for k in range(1, K):
+        hit = ys == k
+        left[k] = upto(hit if ws is None else hit * ws)
+        left[0] -= left[k]
+    return nodes[node], left, lval, rval
 
 
 def _chunks(n_lists: int, m: int):
@@ -385,20 +520,20 @@ def grow_level_wise(ts: TrainingSet, w: np.ndarray, keep_data: bool, node_cls: t
     """
     K = ts.n_classes
     n = ts.X.shape[0]
-    d = ts.num_cols.size
-    # per attribute the rows sorted by value; the last row keeps them in index order
-    lists = np.empty((d + 1, n), dtype=np.intp)
-    lists[:d] = ts.num_order()
-    lists[d] = np.arange(n)
+    data = _Rows(ts, w)
+    listed = np.flatnonzero(data.listed)
+    # per listed attribute the rows sorted by value; the last row keeps them in index order
+    lists = np.empty((listed.size + 1, n), dtype=np.intp)
+    lists[:-1] = ts.num_order(listed)
+    lists[-1] = np.arange(n)
     bounds = np.array([0, n])
     dist = np.bincount(ts.y, weights=w, minlength=K)[None, :]
     root = node_cls(np.arange(n), w, dist[0])
     nodes = [root]
     goes_left = np.zeros(n, dtype=bool)
-    data = _Rows(ts, w)
     while nodes:
         totals = dist.sum(axis=1)
-        chosen = _choose_level(ts, data, nodes, lists[:d], bounds, dist)
+        chosen = _choose_level(ts, data, nodes, lists, bounds, dist)
         split = chosen >= 0
         for i in np.flatnonzero(~split).tolist():
             nodes[i].empty = bool(eq(totals[i], 0.0))

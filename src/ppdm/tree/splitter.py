@@ -143,14 +143,19 @@ class TrainingSet:
         )
         self.all_many_valued = bool(many.all())
 
-    def num_order(self) -> np.ndarray:
+    def num_order(self, cols: np.ndarray | None = None) -> np.ndarray:
         """Per numeric attribute, the rows sorted by value (stable; missing last).
+
+        Parameters
+        ----------
+        cols : ndarray of int, optional
+            Which numeric attributes (positions in ``num_cols``); all by default.
 
         Returns
         -------
-        ndarray of int, shape (n_numeric, n_samples)
+        ndarray of int, shape (n_attributes, n_samples)
         """
-        codes = self.num_codes_t
+        codes = self.num_codes_t if cols is None else self.num_codes_t[cols]
         if codes.dtype.itemsize <= 2:  # NumPy radix-sorts 16-bit keys
             return np.argsort(codes, axis=1, kind="stable")
         # wider codes: sort (code, row) keys, unique, so any sort is stable
