@@ -10,8 +10,14 @@ Here all nodes of one depth, and all attributes, are searched together:
   value within each node, and a split moves them to the children with a
   stable partition (a cumulative count, no sort);
 * the class counts left of every boundary of every (attribute, node) pair come
-  from one cumulative sum, and all candidates are scored in one call of the
-  splitter's vectorised scorer (J48's rules, see :mod:`ppdm.tree.splitter`);
+  from integer cumulative sums along these lists, for blocks of attributes at
+  once;
+* on large tables, few-valued attributes (reconstructed ones) are instead
+  binned at every level: one ``bincount`` over (node, value code, class) for
+  the nodes with many rows per value, a sort by (node, value code) for the
+  others;
+* all candidates are scored in one call of the splitter's vectorised scorer
+  (J48's rules, see :mod:`ppdm.tree.splitter`);
 * J48's choice among attributes (average-gain filter, then the largest gain
   ratio) is taken for all nodes at once.
 
