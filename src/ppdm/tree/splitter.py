@@ -465,7 +465,7 @@ def find_split(ts: TrainingSet, idx: np.ndarray, w: np.ndarray) -> Split | None:
     counted = valid & (~ts.many_valued | ts.all_many_valued)
     if not counted.any():
         return None
-    average = gains[counted].mean()
+    average = np.cumsum(gains[counted])[-1] / np.count_nonzero(counted)  # summed in order, as J48
     best, best_ratio = -1, 0.0
     for j in np.flatnonzero(valid & (gains >= average - 1e-3)):
         if ratios[j] - best_ratio > SMALL:
