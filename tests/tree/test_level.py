@@ -87,3 +87,25 @@ def test_predict_without_missing_values_matches_the_general_routing():
     X, y2 = _noisy_table(2000, 5, 30)
     clf = C45Classifier().fit(X, y2)
     np.testing.assert_array_equal(clf.tree_._predict_known(X), clf.tree_._predict_general(X))
+
+
+def test_blocks_of_attribute_lists_give_the_same_tree(monkeypatch):
+    X, y = _noisy_table(3000, 6, 40)
+    whole = C45Classifier().fit(X, y)
+    monkeypatch.setattr(level, "CHUNK_ENTRIES", 5000)  # one attribute per block
+    blocks = C45Classifier().fit(X, y)
+    assert blocks.tree_.n_nodes > 20
+    for a, b in zip(_arrays(whole), _arrays(blocks)):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("weights", [False, True])
+def test_binned_attributes_give_the_same_tree(monkeypatch, weights):
+    X, y = _noisy_table(3000, 7, 40)
+    w = np.random.default_rng(7).integers(1, 4, y.size).astype(float) if weights else None
+    listed = C45Classifier().fit(X, y, sample_weight=w)
+    monkeypatch.setattr(level, "BINNED_MIN_ROWS", 0)  # few-valued attributes binned
+    binned = C45Classifier().fit(X, y, sample_weight=w)
+    assert binned.tree_.n_nodes > 20
+    for a, b in zip(_arrays(listed), _arrays(binned)):
+        np.testing.assert_array_equal(a, b)

@@ -18,12 +18,21 @@ from ..exceptions import DataError
 __all__ = ["FeatureEncoding", "fit_encoding"]
 
 
-def _is_categorical_dtype(s: pd.Series) -> bool:
+def _is_categorical_dtype(dtype) -> bool:
     return (
-        isinstance(s.dtype, pd.CategoricalDtype)
-        or pd.api.types.is_bool_dtype(s)
-        or not pd.api.types.is_numeric_dtype(s)
+        isinstance(dtype, pd.CategoricalDtype)
+        or pd.api.types.is_bool_dtype(dtype)
+        or not pd.api.types.is_numeric_dtype(dtype)
     )
+
+
+def _plain_numeric(frame: pd.DataFrame) -> np.ndarray | None:
+    """``frame`` as floats in one conversion when every column has a NumPy int or
+    float dtype and no value is infinite; None otherwise (encode column by column)."""
+    if not all(isinstance(dt, np.dtype) and dt.kind in "fiu" for dt in frame.dtypes):
+        return None
+    out = frame.to_numpy(dtype=float)
+    return None if np.isinf(out).any() else out
 
 
 def _as_frame(X) -> tuple[pd.DataFrame, bool]:
@@ -88,7 +97,9 @@ class FeatureEncoding:
                 raise DataError(
                     f"X has different columns than at fit: missing {missing}, unexpected {extra}"
                 )
-            frame = frame.set_axis(given, axis=1)[self.names]
+            frame = frame.set_axis(given, axis=1)
+            if given != self.names:
+                frame = frame[self.names]
         elif frame.shape[1] != len(self.names):
             raise DataError(
                 f"X has {frame.shape[1]} features, but C45Classifier is expecting "
@@ -96,6 +107,10 @@ class FeatureEncoding:
             )
         else:
             frame = frame.set_axis(self.names, axis=1)
+        if not self.categorical.any():
+            plain = _plain_numeric(frame)
+            if plain is not None:
+                return plain
         out = np.empty(frame.shape, dtype=float)
         for j, name in enumerate(self.names):
             col = frame[name]
@@ -155,7 +170,7 @@ def _resolve_categorical(frame: pd.DataFrame, spec, is_frame: bool) -> np.ndarra
     d = frame.shape[1]
     names = [str(c) for c in frame.columns]
     if spec is None or (isinstance(spec, str) and spec == "auto"):
-        return np.array([_is_categorical_dtype(frame.iloc[:, j]) for j in range(d)], dtype=bool)
+        return np.array([_is_categorical_dtype(dt) for dt in frame.dtypes], dtype=bool)
     spec = list(spec)
     if spec and all(isinstance(s, (bool, np.bool_)) for s in spec):
         if len(spec) != d:

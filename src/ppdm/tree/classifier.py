@@ -60,6 +60,16 @@ _PARAMETER_CONSTRAINTS = {
 }
 
 
+def _sorted_labels(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(y, return_inverse=True)``; labels of object or string dtype are
+    hashed first, so that only their distinct values are sorted."""
+    if y.dtype.kind not in "OUS":
+        return np.unique(y, return_inverse=True)
+    codes, distinct = pd.factorize(y, sort=False)
+    classes, rank = np.unique(np.asarray(distinct, dtype=y.dtype), return_inverse=True)
+    return classes, rank[codes]
+
+
 class _NotFitted(NotFittedError, _SklearnNotFittedError):
     """ppdm's and scikit-learn's not-fitted error at once."""
 
@@ -206,7 +216,7 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
                     "not a continuous target"
                 )
         try:
-            classes, codes = np.unique(y[known], return_inverse=True)
+            classes, codes = _sorted_labels(y[known])
         except TypeError as exc:
             raise DataError(f"y mixes label types that cannot be sorted: {exc}") from None
         if classes.size < 2:
@@ -268,7 +278,7 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         if not keep.any():
             raise DataError("all sample weights are zero; there is nothing to learn from")
         Xe, codes, w = Xe[keep], codes[keep], w[keep]
-        if np.unique(codes).size < 2:
+        if np.count_nonzero(np.bincount(codes, minlength=classes.size)) < 2:
             raise DataError("y has a single class among rows of positive weight; need at least two")
         ts = TrainingSet(
             Xe,

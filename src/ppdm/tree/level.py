@@ -1,19 +1,25 @@
 """Growing a C4.5 tree level by level: one split search for all nodes of a depth.
 
 The node-by-node search of :mod:`ppdm.tree.splitter` pays NumPy's per-call
-overhead at every node, which dominates on the large, noisy trees learned from
-reconstructed data (thousands of nodes). Here all nodes of one depth are
-searched together:
+overhead at every node (and for every attribute), which dominates on data with
+many attributes and on the large, noisy trees learned from reconstructed data.
+Here all nodes of one depth, and all attributes, are searched together:
 
-* numeric attributes are binned by value rank once per level with one
-  ``bincount`` over (node, value, class) for the nodes with many rows, and
-  sorted by (node, value) for the nodes with few rows;
-* every (node, attribute) pair's boundary candidates are scored in one call of
-  the splitter's vectorised scorer (J48's rules, see :mod:`ppdm.tree.splitter`);
+* each attribute's rows are sorted by value once, at the root; every level
+  keeps, per attribute, the rows of its nodes grouped by node and sorted by
+  value within each node, and a split moves them to the children with a
+  stable partition (a cumulative count, no sort);
+* the class counts left of every boundary of every (attribute, node) pair come
+  from integer cumulative sums along these lists, for blocks of attributes at
+  once;
+* on large tables, few-valued attributes (reconstructed ones) are instead
+  binned at every level: one ``bincount`` over (node, value code, class) for
+  the nodes with many rows per value, a sort by (node, value code) for the
+  others;
+* all candidates are scored in one call of the splitter's vectorised scorer
+  (J48's rules, see :mod:`ppdm.tree.splitter`);
 * J48's choice among attributes (average-gain filter, then the largest gain
-  ratio) is taken for all nodes at once;
-* the rows of all split nodes are partitioned with one stable sort, and the
-  children are ordered by size, so each attribute's binned nodes are a prefix.
+  ratio) is taken for all nodes at once.
 
 The result is the same tree as :func:`ppdm.tree.builder.grow`, number for
 number, because class counts are sums of *integral* weights, which are exact
@@ -25,6 +31,8 @@ else is grown node by node.
 References
 ----------
 Quinlan, J. R. (1993). C4.5: Programs for Machine Learning, ch. 2.
+Shafer, J., Agrawal, R., Mehta, M. (1996). SPRINT: a scalable parallel
+classifier for data mining. VLDB (attribute lists sorted once, kept sorted).
 Weka J48 (``C45ModelSelection``, ``C45Split``), Weka 3.6.
 """
 
@@ -32,14 +40,29 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._compare import SMALL, eq, sm
-from .splitter import Split, TrainingSet, score_candidates
+from ._compare import SMALL, eq, gr_or_eq, sm
+from .criterion import xlog2x
+from .splitter import Split, TrainingSet, _best_per_group, _min_split, score_candidates
 
 __all__ = ["level_wise_ok", "grow_level_wise"]
 
-#: A node's attribute is binned (histogram) when it has at least this many rows
-#: per distinct value of the attribute; otherwise its rows are sorted.
+#: Attribute lists are searched and partitioned in blocks of about this many
+#: entries (attributes times rows), which bounds the memory of a level.
+CHUNK_ENTRIES = 2**22
+
+#: On tables of at least ``BINNED_MIN_ROWS`` rows, attributes with at most
+#: ``BINNED_MAX_VALUES`` distinct values (reconstructed ones) are binned at every
+#: level (class counts per value code) rather than kept in sorted attribute
+#: lists: that saves moving their lists, at a fixed cost per attribute and level.
+BINNED_MAX_VALUES = 64
+BINNED_MIN_ROWS = 16384
+
+#: A node's rows are binned when it has at least this many rows per distinct
+#: value of the attribute; otherwise they are sorted by value code.
 ROWS_PER_VALUE = 4
+
+#: Largest total weight for which ``x log2 x`` of class counts is looked up.
+LOG_TABLE_MAX = 2**21
 
 
 def level_wise_ok(ts: TrainingSet, w: np.ndarray) -> bool:
@@ -68,139 +91,418 @@ def _max_class_rows(dist: np.ndarray) -> np.ndarray:
     return best
 
 
-def _histogram_candidates(
-    ts: TrainingSet,
-    k: int,
-    codes: np.ndarray,
-    pos: np.ndarray,
-    n_nodes: int,
-    y: np.ndarray,
-    w: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Boundary candidates of numeric attribute ``k`` for nodes binned by value rank.
+class _Rows:
+    """Per-fit arrays of the level-wise grower.
 
-    ``pos`` gives each row's node (0 .. n_nodes-1). Returns node, left class
-    counts, and the values on both sides of each boundary, in (node, value) order.
+    Attributes
+    ----------
+    n : int
+        Number of rows.
+    y : ndarray of shape (n,)
+        Class codes in the smallest integer type.
+    w : ndarray of shape (n,) or None
+        Integral weights as integers (None when all are 1).
+    dtype : type
+        Integer type of class counts (exact for the total weight).
+    log_table : ndarray or None
+        ``xlog2x(0 .. total weight)`` when the total is small enough.
+    listed, list_row : ndarray
+        Which attributes have sorted lists, and their row in the lists.
     """
-    K = ts.n_classes
-    U = int(ts.num_U[k])
-    slot = pos * U + codes
-    hist = np.bincount(slot * K + y, weights=w, minlength=n_nodes * U * K).reshape(n_nodes, U, K)
-    present = hist.sum(axis=2) > 0  # weights are positive integers
-    table = ts.uniques[k]
-    at = np.where(present, np.arange(U), U)
-    nxt = np.minimum.accumulate(at[:, ::-1], axis=1)[:, ::-1]
-    nxt = np.concatenate([nxt[:, 1:], np.full((n_nodes, 1), U)], axis=1)
-    table_ext = np.append(table, np.inf)
-    boundary = present & (nxt < U) & (table + 1e-5 < table_ext[nxt])
-    gi, ui = np.nonzero(boundary)
-    cum = np.cumsum(hist, axis=1)
-    return gi, cum[gi, ui], table[ui], table[nxt[gi, ui]]
 
-
-def _sorted_candidates(
-    ts: TrainingSet,
-    k: int,
-    codes: np.ndarray,
-    pos: np.ndarray,
-    starts: np.ndarray,
-    y: np.ndarray,
-    w: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Boundary candidates of numeric attribute ``k`` for nodes whose rows are sorted.
-
-    Rows are grouped by node (``pos`` non-decreasing, node ``i`` starting at
-    ``starts[i]``). Returns the same as :func:`_histogram_candidates`.
-    """
-    K = ts.n_classes
-    U = int(ts.num_U[k])
-    order = np.argsort(pos * (U + 1) + codes, kind="stable")
-    sv = ts.uniques[k][codes[order]]
-    onehot = np.zeros((order.size, K))
-    onehot[np.arange(order.size), y[order]] = w[order]
-    cum = np.cumsum(onehot, axis=0)
-    base = np.vstack([np.zeros((1, K)), cum])[starts]  # counts before each node
-    boundary = (pos[1:] == pos[:-1]) & (sv[:-1] + 1e-5 < sv[1:])
-    i = np.flatnonzero(boundary)
-    node = pos[i]
-    return node, cum[i] - base[node], sv[i], sv[i + 1]
+    def __init__(self, ts: TrainingSet, w: np.ndarray) -> None:
+        self.n = ts.X.shape[0]
+        self.y = ts.y.astype(np.min_scalar_type(max(ts.n_classes - 1, 0)))
+        total = float(w.sum())
+        self.dtype = np.int32 if total < 2.0**31 else np.int64
+        self.w = None if bool(np.all(w == 1.0)) else w.astype(self.dtype)
+        self.log_table = xlog2x(np.arange(total + 1)) if total <= LOG_TABLE_MAX else None
+        #: attributes kept in sorted lists (the others are binned at every level)
+        self.listed = (ts.num_U > BINNED_MAX_VALUES) | (self.n < BINNED_MIN_ROWS)
+        #: row of each listed attribute in the attribute lists
+        self.list_row = np.cumsum(self.listed) - 1
 
 
 def _search(
     ts: TrainingSet,
-    idx: np.ndarray,
-    pos: np.ndarray,
-    counts: np.ndarray,
+    rows: _Rows,
+    lists: np.ndarray,
+    bounds: np.ndarray,
     dist: np.ndarray,
-    totals: np.ndarray,
-    y: np.ndarray,
-    w: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Best numeric split of every node of a level.
 
-    Parameters are the level's rows ``idx`` grouped by node ``pos`` (0 .. L-1),
-    each node's row count, class counts and total weight. Nodes come in
-    non-increasing order of row count, so for every attribute the binned nodes
-    (many rows per distinct value) are a prefix and the sorted ones the rest.
+    Parameters
+    ----------
+    ts : TrainingSet
+    rows : _Rows
+    lists : ndarray of int, shape (n_listed + 1, m)
+        Per listed attribute, the level's rows grouped by node (node ``i`` in
+        columns ``bounds[i]:bounds[i + 1]``) and sorted by value within each
+        node; the last row holds them grouped by node only.
+    bounds : ndarray of int, shape (L + 1,)
+    dist : ndarray of shape (L, n_classes)
+        Class counts per node.
 
     Returns
     -------
     gains, ratios, mids : ndarray of shape (L, n_features)
         NaN where an attribute offers no valid split.
     """
-    L = counts.size
     d = ts.num_cols.size
-    bounds = np.concatenate(([0], np.cumsum(counts)))
-    parts = []
-    for k in range(d):
-        codes = ts.num_codes_t[k][idx]
-        n_hist = int(np.count_nonzero(counts >= ROWS_PER_VALUE * ts.num_U[k]))
-        cut = int(bounds[n_hist])
-        if n_hist:
-            gi, left, lval, rval = _histogram_candidates(
-                ts, k, codes[:cut], pos[:cut], n_hist, y[:cut], w[:cut]
-            )
-            parts.append((k * L + gi, left, lval, rval))
-        if n_hist < L:
-            gi, left, lval, rval = _sorted_candidates(
-                ts, k, codes[cut:], pos[cut:] - n_hist, bounds[n_hist:-1] - cut, y[cut:], w[cut:]
-            )
-            parts.append((k * L + n_hist + gi, left, lval, rval))
-    # candidates are already grouped by (attribute, node), in scan order
+    m = lists.shape[1]
+    L, K = dist.shape
+    counts = np.diff(bounds)
+    parts = []  # candidates of every attribute in order: groups stay sorted
+    k = 0
+    while k < d:
+        if not rows.listed[k]:
+            parts.append(_binned_candidates(ts, rows, k, lists[-1], bounds, dist))
+            k += 1
+            continue
+        end = k
+        while end < d and rows.listed[end]:
+            end += 1
+        first = rows.list_row[k]
+        for a, step in _chunks(end - k, m):
+            block = lists[first + a : first + a + step]
+            parts.append(_candidates(ts, rows, block, k + a, bounds, dist))
+        k = end
     group = np.concatenate([p[0] for p in parts])
-    left = np.concatenate([p[1] for p in parts])
+    left = np.concatenate([p[1] for p in parts], axis=1)
     lval = np.concatenate([p[2] for p in parts])
     rval = np.concatenate([p[3] for p in parts])
-    G = d * L
-    known = np.tile(dist, (d, 1))
-    n_known = np.tile(counts, d)
-    total = np.tile(totals, d)
-    gains, ratios, mids = score_candidates(ts, G, group, left, lval, rval, known, n_known, total)
+    known = dist
+    if rows.log_table is None:
+        left = left.astype(float)
+    else:
+        known = dist.astype(left.dtype)
+    gains, ratios, mids = score_candidates(
+        ts,
+        d * L,
+        group,
+        left.T,
+        lval,
+        rval,
+        np.tile(known, (d, 1)),
+        np.tile(counts, d),
+        np.tile(dist.sum(axis=1), d),
+        rows.log_table,
+    )
     return gains.reshape(d, L).T, ratios.reshape(d, L).T, mids.reshape(d, L).T
 
 
-def _choose(
-    ts: TrainingSet, gains: np.ndarray, ratios: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
+def _binned_candidates(
+    ts: TrainingSet,
+    rows: _Rows,
+    k: int,
+    idx: np.ndarray,
+    bounds: np.ndarray,
+    dist: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Boundary candidates of a few-valued attribute ``k`` (as :func:`_candidates`).
+
+    Nodes with at least ``ROWS_PER_VALUE`` rows per distinct value of the
+    attribute are binned (one ``bincount`` over node, value code and class);
+    the rows of the others are sorted by (node, value code).
+    """
+    L, K = dist.shape
+    U = int(ts.num_U[k])
+    counts = np.diff(bounds)
+    pos = np.repeat(np.arange(L), counts)
+    codes = ts.num_codes_t[k].take(idx)
+    y = rows.y.take(idx)
+    w = None if rows.w is None else rows.w.take(idx)
+    table = ts.uniques[k]
+    big = counts >= ROWS_PER_VALUE * U
+    parts = []
+    for sel, finder in ((big, _histogram_bins), (~big, _sorted_bins)):
+        if not sel.any():
+            continue
+        if sel.all():
+            parts.append(finder(codes, pos, np.arange(L), U, y, w, K, rows.dtype, table))
+            continue
+        keep = sel[pos]
+        local = np.cumsum(sel) - 1
+        parts.append(
+            finder(
+                codes[keep],
+                local[pos[keep]],
+                np.flatnonzero(sel),
+                U,
+                y[keep],
+                None if w is None else w[keep],
+                K,
+                rows.dtype,
+                table,
+            )
+        )
+    if len(parts) == 1:
+        node, left, lval, rval = parts[0]
+    else:  # nodes of both kinds: back to node order
+        node = np.concatenate([p[0] for p in parts])
+        order = np.argsort(node, kind="stable")
+        node = node[order]
+        left = np.concatenate([p[1] for p in parts], axis=1)[:, order]
+        lval = np.concatenate([p[2] for p in parts])[order]
+        rval = np.concatenate([p[3] for p in parts])[order]
+    return k * L + node, left, lval, rval
+
+
+def _histogram_bins(codes, pos, nodes, U, y, w, K, dtype, table):
+    """Boundaries of rows binned by (node, value code, class); ``pos`` indexes ``nodes``.
+
+    Returns node, left class counts (n_classes, n), and the values on both sides.
+    """
+    G = nodes.size
+    hist = np.bincount((pos * U + codes) * K + y, weights=w, minlength=G * U * K)
+    hist = hist.astype(dtype, copy=False).reshape(G, U, K)
+    present = hist.any(axis=2)  # weights are positive
+    at = np.where(present, np.arange(U), U)
+    nxt = np.minimum.accumulate(at[:, ::-1], axis=1)[:, ::-1]
+    nxt = np.concatenate([nxt[:, 1:], np.full((G, 1), U)], axis=1)
+    beyond = np.append(table, np.inf)
+    boundary = present & (nxt < U) & (table + 1e-5 < beyond[nxt])
+    gi, ui = np.nonzero(boundary)
+    left = np.cumsum(hist, axis=1)[gi, ui].T
+    return nodes[gi], np.ascontiguousarray(left), table[ui], table[nxt[gi, ui]]
+
+
+def _sorted_bins(codes, pos, nodes, U, y, w, K, dtype, table):
+    """Boundaries of rows sorted by (node, value code); ``pos`` (non-decreasing) indexes
+    ``nodes``. Returns the same as :func:`_histogram_bins`."""
+    order = np.argsort(pos * (U + 1) + codes, kind="stable")
+    sc, sp = codes[order], pos[order]
+    i = np.flatnonzero((sp[1:] == sp[:-1]) & (sc[1:] != sc[:-1]))
+    lval, rval = table[sc[i]], table[sc[i + 1]]
+    apart = lval + 1e-5 < rval
+    i, lval, rval = i[apart], lval[apart], rval[apart]
+    node = sp[i]
+    counts = np.bincount(pos, minlength=nodes.size)
+    start = np.concatenate(([0], np.cumsum(counts)[:-1]))[node]
+    ys = y[order]
+    ws = None if w is None else w[order]
+
+    def upto(values):  # sums from each node's first row up to each boundary
+        cum = np.concatenate(([0], np.cumsum(values, dtype=dtype)))
+        return cum[i + 1] - cum[start]
+
+    left = np.empty((K, i.size), dtype=dtype)
+    left[0] = (i + 1 - start) if ws is None else upto(ws)
+    for k in range(1, K):
+        hit = ys == k
+        left[k] = upto(hit if ws is None else hit * ws)
+        left[0] -= left[k]
+    return nodes[node], left, lval, rval
+
+
+def _chunks(n_lists: int, m: int):
+    """``(first, size)`` of consecutive blocks of attribute lists of about
+    ``CHUNK_ENTRIES`` entries, which bounds the temporaries of a level."""
+    step = max(1, CHUNK_ENTRIES // max(m, 1))
+    return [(a, min(step, n_lists - a)) for a in range(0, n_lists, step)]
+
+
+def _candidates(
+    ts: TrainingSet,
+    rows: _Rows,
+    lists: np.ndarray,
+    first: int,
+    bounds: np.ndarray,
+    dist: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Boundary candidates of the attributes ``first, first + 1, ...`` of ``lists``.
+
+    Returns
+    -------
+    group : ndarray of int
+        Each candidate's (attribute, node) as ``attribute * L + node``, in scan order.
+    left : ndarray of int, shape (n_classes, n_candidates)
+        Class counts left of the boundary.
+    lval, rval : ndarray
+        The values on both sides of the boundary.
+    """
+    d, m = lists.shape
+    L, K = dist.shape
+    counts = np.diff(bounds)
+    pos = np.repeat(np.arange(L), counts)
+    attrs = np.arange(first, first + d)
+    codes = np.take(ts.num_codes_t.ravel(), lists + (attrs * rows.n)[:, None])
+    # boundaries: consecutive rows of a node with values more than 1e-5 apart
+    change = (codes[:, :-1] != codes[:, 1:]) & (pos[1:] == pos[:-1])
+    gi, j = np.divmod(np.flatnonzero(change), m - 1)  # by attribute, node, value: scan order
+    at = gi * m + j  # flat position in lists
+    offset = ts.num_off[first + gi]
+    flat_codes = codes.ravel()
+    lval = ts.num_table[offset + flat_codes[at]]
+    rval = ts.num_table[offset + flat_codes[at + 1]]
+    apart = lval + 1e-5 < rval
+    gi, j, at, lval, rval = gi[apart], j[apart], at[apart], lval[apart], rval[apart]
+    node = pos[j]
+    group = gi * L + node  # within this block
+    y, w, total = _left_totals(rows, lists, bounds, at, group)
+    # J48's minimum split on both sides (checked again, identically, by the scorer)
+    node_w = dist.sum(axis=1)
+    min_split = _min_split(node_w, K, ts.min_leaf)
+    enough = ~sm(counts, 2 * min_split)
+    ok = (
+        enough[node]
+        & gr_or_eq(total, min_split[node])
+        & gr_or_eq(node_w[node] - total, min_split[node])
+    )
+    at, group, total, lval, rval = at[ok], group[ok], total[ok], lval[ok], rval[ok]
+    left = _left_counts(rows, y, w, bounds, at, group, total, K)
+    return group + first * L, left, lval, rval
+
+
+def _upto(cum: np.ndarray, bounds: np.ndarray, at: np.ndarray, group: np.ndarray) -> np.ndarray:
+    """Cumulative sums ``cum`` (d, m) at flat positions ``at``, from each node's first row."""
+    d = cum.shape[0]
+    starts = bounds[:-1]
+    inner = starts > 0
+    before = np.zeros((d, starts.size), dtype=cum.dtype)
+    before[:, inner] = cum[:, starts[inner] - 1]
+    return cum.ravel()[at] - before.ravel()[group]
+
+
+def _left_totals(
+    rows: _Rows, lists: np.ndarray, bounds: np.ndarray, at: np.ndarray, group: np.ndarray
+) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+    """Weight left of each boundary, in integers (weights are integral, sums exact).
+
+    Parameters
+    ----------
+    rows : _Rows
+    lists : ndarray of int, shape (d, m)
+    bounds : ndarray of int, shape (L + 1,)
+    at : ndarray of int
+        Each boundary's flat position in ``lists`` (its last row on the left).
+    group : ndarray of int
+        Each boundary's (attribute, node) as ``attribute * L + node``.
+
+    Returns
+    -------
+    y, w : ndarray of shape (d, m)
+        Class codes and integer weights along ``lists`` (``w`` None for unit weights).
+    total : ndarray of int
+    """
+    m = lists.shape[1]
+    y = rows.y.take(lists)
+    if rows.w is None:
+        col = at % m
+        node_start = np.repeat(bounds[:-1], np.diff(bounds))
+        return y, None, (col + 1 - node_start[col]).astype(rows.dtype)
+    w = rows.w.take(lists)
+    return y, w, _upto(np.cumsum(w, axis=1, dtype=rows.dtype), bounds, at, group)
+
+
+def _left_counts(
+    rows: _Rows,
+    y: np.ndarray,
+    w: np.ndarray | None,
+    bounds: np.ndarray,
+    at: np.ndarray,
+    group: np.ndarray,
+    total: np.ndarray,
+    K: int,
+) -> np.ndarray:
+    """Class counts left of each boundary (see :func:`_left_totals`).
+
+    Returns
+    -------
+    ndarray of int, shape (n_classes, n_boundaries)
+        Class 0 is the total less the other classes.
+    """
+    left = np.empty((K, at.size), dtype=rows.dtype)
+    left[0] = total
+    for k in range(1, K):  # per class, vectorised over attributes and rows
+        hit = y == k
+        cum = np.cumsum(hit if w is None else hit * w, axis=1, dtype=rows.dtype)
+        left[k] = _upto(cum, bounds, at, group)
+        left[0] -= left[k]
+    return left
+
+
+def _choose(gains: np.ndarray, ratios: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """J48's choice per node: the largest gain ratio among gains >= average - 1e-3.
 
+    The average gain is summed attribute by attribute, as J48 does (a cumulative
+    sum is sequential), and ties within 1e-6 go to the first attribute.
     Returns the chosen column per node (-1 for none) and its gain ratio.
     """
     L, d = gains.shape
     valid = ~np.isnan(gains)
-    average = np.full(L, np.nan)
-    for i in np.flatnonzero(valid.any(axis=1)):  # per node, as J48 sums (same float order)
-        average[i] = gains[i][valid[i]].mean()
-    with np.errstate(invalid="ignore"):
+    total = np.cumsum(np.where(valid, gains, 0.0), axis=1)[:, -1]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        average = total / valid.sum(axis=1)
         cand = valid & (gains >= (average - 1e-3)[:, None])
+    node, col = np.nonzero(cand)
+    pick = _best_per_group(ratios[node, col], node, L)
+    ok = np.flatnonzero(pick >= 0)
     best = np.full(L, -1, dtype=np.int64)
     best_ratio = np.zeros(L)
-    for j in range(d):  # per attribute, vectorised over nodes
-        upd = cand[:, j] & (ratios[:, j] - best_ratio > SMALL)
-        best = np.where(upd, j, best)
-        best_ratio = np.where(upd, ratios[:, j], best_ratio)
+    best[ok] = col[pick[ok]]
+    best_ratio[ok] = ratios[ok, best[ok]]
     best[eq(best_ratio, 0.0)] = -1
     return best, best_ratio
+
+
+def _columns_of(bounds: np.ndarray, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Columns of the nodes ``keep`` (bool per node) and the bounds of the kept nodes."""
+    counts = np.diff(bounds)
+    cols = np.repeat(keep, counts)
+    new_bounds = np.concatenate(([0], np.cumsum(counts[keep])))
+    return cols, new_bounds
+
+
+def _partition(
+    lists: np.ndarray, bounds: np.ndarray, goes_left: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Stable two-way partition of every node's columns, in every row of ``lists``.
+
+    Parameters
+    ----------
+    lists : ndarray of int, shape (r, m)
+        Rows grouped by node (columns ``bounds[i]:bounds[i + 1]``); the same
+        rows sit in every row of ``lists`` within a node.
+    bounds : ndarray of int, shape (L + 1,)
+    goes_left : ndarray of bool, shape (n_samples,)
+        Whether each row goes to the left child of its node.
+
+    Returns
+    -------
+    lists : ndarray of shape (r, m)
+        Node ``i``'s left child in columns ``b[2i]:b[2i + 1]``, its right child
+        in ``b[2i + 1]:b[2i + 2]``; each row keeps its order within a child.
+    b : ndarray of int, shape (2 L + 1,)
+    """
+    r, m = lists.shape
+    counts = np.diff(bounds)
+    pos = np.repeat(np.arange(counts.size), counts)
+    lefts = np.cumsum(goes_left.take(lists[0]), dtype=np.int64)
+    before = np.concatenate(([0], lefts[bounds[1:] - 1]))
+    n_left = np.diff(before)
+    before = before[:-1]
+    # a left row goes to start + (lefts - before) - 1, a right one to
+    # start + n_left + (col - start) - (lefts - before); blended without a branch
+    to_left = (bounds[:-1] - 1 - before)[pos]
+    to_right = (n_left + before)[pos] + np.arange(m)
+    out = np.empty(lists.shape, dtype=lists.dtype)
+    for a, step in _chunks(r, m):
+        block = lists[a : a + step]
+        is_left = goes_left.take(block)
+        lefts = np.cumsum(is_left, axis=1, dtype=np.int32)  # inclusive
+        target = to_right - lefts
+        target += (np.arange(step) * m)[:, None]
+        delta = lefts * 2
+        delta += to_left - to_right
+        delta *= is_left
+        target += delta
+        out[a : a + step].ravel()[target.ravel()] = block.ravel()
+    b = np.empty(2 * counts.size + 1, dtype=np.int64)
+    b[0::2] = bounds
+    b[1::2] = bounds[:-1] + n_left
+    return out, b
 
 
 def grow_level_wise(ts: TrainingSet, w: np.ndarray, keep_data: bool, node_cls: type):
@@ -224,48 +526,20 @@ def grow_level_wise(ts: TrainingSet, w: np.ndarray, keep_data: bool, node_cls: t
     """
     K = ts.n_classes
     n = ts.X.shape[0]
-    idx = np.arange(n)
-    pos = np.zeros(n, dtype=np.int64)
-    root = node_cls(idx, w, np.bincount(ts.y, weights=w, minlength=K))
+    data = _Rows(ts, w)
+    listed = np.flatnonzero(data.listed)
+    # per listed attribute the rows sorted by value; the last row keeps them in index order
+    lists = np.empty((listed.size + 1, n), dtype=np.intp)
+    lists[:-1] = ts.num_order(listed)
+    lists[-1] = np.arange(n)
+    bounds = np.array([0, n])
+    dist = np.bincount(ts.y, weights=w, minlength=K)[None, :]
+    root = node_cls(np.arange(n), w, dist[0])
     nodes = [root]
-    ycodes = ts.y
+    goes_left = np.zeros(n, dtype=bool)
     while nodes:
-        L = len(nodes)
-        y = ycodes[idx]
-        counts = np.bincount(pos, minlength=L)
-        dist = np.bincount(pos * K + y, weights=w, minlength=L * K).reshape(L, K)
         totals = dist.sum(axis=1)
-        top = dist[np.arange(L), _max_class_rows(dist)]
-        active = ~(sm(totals, 2 * ts.min_leaf) | eq(totals, top))
-        chosen = np.full(L, -1, dtype=np.int64)
-        if active.any():
-            act = np.flatnonzero(active)
-            if act.size == L:
-                a_idx, a_pos, a_y, a_w = idx, pos, y, w
-            else:
-                local_of = np.full(L, -1, dtype=np.int64)
-                local_of[act] = np.arange(act.size)
-                lp = local_of[pos]
-                mask = lp >= 0
-                a_idx, a_pos, a_y, a_w = idx[mask], lp[mask], y[mask], w[mask]
-            gains, ratios, mids = _search(
-                ts, a_idx, a_pos, counts[act], dist[act], totals[act], a_y, a_w
-            )
-            best, best_ratio = _choose(ts, gains, ratios)
-            chosen[act] = best
-            a_rows = np.arange(act.size)
-            picked = best >= 0
-            for i, j, g, r, mid in zip(
-                act[picked].tolist(),
-                best[picked].tolist(),
-                gains[a_rows[picked], best[picked]].tolist(),
-                best_ratio[picked].tolist(),
-                mids[a_rows[picked], best[picked]].tolist(),
-            ):
-                feature = int(ts.num_cols[j])
-                nodes[i].split = Split(
-                    feature, False, ts.snap_threshold(feature, mid), 2, float(g), float(r)
-                )
+        chosen = _choose_level(ts, data, nodes, lists, bounds, dist)
         split = chosen >= 0
         for i in np.flatnonzero(~split).tolist():
             nodes[i].empty = bool(eq(totals[i], 0.0))
@@ -273,40 +547,105 @@ def grow_level_wise(ts: TrainingSet, w: np.ndarray, keep_data: bool, node_cls: t
                 nodes[i].idx = nodes[i].w = None
         if not split.any():
             break
-        # partition the rows of split nodes: child 2c (left, x <= t) and 2c + 1
-        split_nodes = np.flatnonzero(split)
-        rank = np.full(L, -1, dtype=np.int64)
-        rank[split_nodes] = np.arange(split_nodes.size)
-        r = rank[pos]
-        keep = r >= 0
-        idx, w, r = idx[keep], w[keep], r[keep]
-        feat = np.array([nodes[i].split.feature for i in split_nodes.tolist()], dtype=np.int64)
-        thr = np.array([nodes[i].split.threshold for i in split_nodes.tolist()])
-        x = ts.X[idx, feat[r]]
-        t = thr[r]
-        left = (x - t < SMALL) | (x <= t)
-        child = 2 * r + (~left)
-        n_children = 2 * split_nodes.size
-        # children in non-increasing order of row count (see _search), rows stay in order
-        sizes = np.bincount(child, minlength=n_children)
-        by_size = np.argsort(-sizes, kind="stable")
-        new_pos = np.empty(n_children, dtype=np.int64)
-        new_pos[by_size] = np.arange(n_children)
-        key = new_pos[child]
-        order = np.argsort(key, kind="stable")
-        idx, w, pos = idx[order], w[order], key[order]
-        bounds = np.concatenate(([0], np.cumsum(sizes[by_size])))
-        c_dist = np.bincount(pos * K + ts.y[idx], weights=w, minlength=n_children * K).reshape(
-            n_children, K
-        )
-        b = bounds.tolist()
-        new_nodes = [
-            node_cls(idx[b[c] : b[c + 1]], w[b[c] : b[c + 1]], c_dist[c]) for c in range(n_children)
-        ]
-        np_ = new_pos.tolist()
-        for s, i in enumerate(split_nodes.tolist()):
-            nodes[i].children = [new_nodes[np_[2 * s]], new_nodes[np_[2 * s + 1]]]
+        lists, bounds, dist, children = _split_level(ts, w, nodes, lists, bounds, split, goes_left)
+        new_nodes = [node_cls(idx, cw, cd) for idx, cw, cd in children]
+        for s, i in enumerate(np.flatnonzero(split).tolist()):
+            nodes[i].children = new_nodes[2 * s : 2 * s + 2]
             if not keep_data:
                 nodes[i].idx = nodes[i].w = None
         nodes = new_nodes
     return root
+
+
+def _choose_level(
+    ts: TrainingSet,
+    data: _Rows,
+    nodes: list,
+    lists: np.ndarray,
+    bounds: np.ndarray,
+    dist: np.ndarray,
+) -> np.ndarray:
+    """Find and attach the split of every node of a level that J48 would split.
+
+    Returns
+    -------
+    ndarray of int, shape (L,)
+        The chosen numeric column per node, -1 for a leaf.
+    """
+    L = len(nodes)
+    totals = dist.sum(axis=1)
+    top = dist[np.arange(L), _max_class_rows(dist)]
+    active = ~(sm(totals, 2 * ts.min_leaf) | eq(totals, top))
+    chosen = np.full(L, -1, dtype=np.int64)
+    if not active.any():
+        return chosen
+    act = np.flatnonzero(active)
+    if act.size < L:
+        cols, bounds = _columns_of(bounds, active)
+        lists = lists.compress(cols, axis=1)
+    gains, ratios, mids = _search(ts, data, lists, bounds, dist[act])
+    best, best_ratio = _choose(gains, ratios)
+    chosen[act] = best
+    _attach_splits(ts, nodes, act, best, best_ratio, gains, mids)
+    return chosen
+
+
+def _split_level(
+    ts: TrainingSet,
+    w: np.ndarray,
+    nodes: list,
+    lists: np.ndarray,
+    bounds: np.ndarray,
+    split: np.ndarray,
+    goes_left: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, list]:
+    """Send the rows of the ``split`` nodes of a level to their children.
+
+    Returns
+    -------
+    lists, bounds, dist
+        The next level: node ``2 s`` and ``2 s + 1`` are the left and right
+        child of the ``s``-th split node.
+    children : list of (idx, w, dist)
+        Each child's rows, weights and class counts.
+    """
+    K = ts.n_classes
+    d = lists.shape[0] - 1
+    split_nodes = np.flatnonzero(split).tolist()
+    if len(split_nodes) < len(nodes):
+        cols, bounds = _columns_of(bounds, split)
+        lists = lists.compress(cols, axis=1)
+    rows = lists[d]
+    pos = np.repeat(np.arange(len(split_nodes)), np.diff(bounds))
+    feat = np.array([nodes[i].split.feature for i in split_nodes], dtype=np.int64)
+    thr = np.array([nodes[i].split.threshold for i in split_nodes])
+    x = ts.X[rows, feat[pos]]
+    t = thr[pos]
+    goes_left[rows] = (x - t < SMALL) | (x <= t)
+    lists, bounds = _partition(lists, bounds, goes_left)
+    n_children = 2 * len(split_nodes)
+    rows = lists[d].copy()  # nodes keep views of it, not of all lists
+    row_w = w[rows]
+    child_pos = np.repeat(np.arange(n_children), np.diff(bounds))
+    dist = np.bincount(child_pos * K + ts.y[rows], weights=row_w, minlength=n_children * K)
+    dist = dist.reshape(n_children, K)
+    b = bounds.tolist()
+    children = [(rows[b[c] : b[c + 1]], row_w[b[c] : b[c + 1]], dist[c]) for c in range(n_children)]
+    return lists, bounds, dist, children
+
+
+def _attach_splits(ts, nodes, act, best, best_ratio, gains, mids) -> None:
+    """Give each node of ``act`` whose ``best`` attribute is not -1 its :class:`Split`."""
+    a_rows = np.arange(act.size)
+    picked = best >= 0
+    for i, j, g, r, mid in zip(
+        act[picked].tolist(),
+        best[picked].tolist(),
+        gains[a_rows[picked], best[picked]].tolist(),
+        best_ratio[picked].tolist(),
+        mids[a_rows[picked], best[picked]].tolist(),
+    ):
+        feature = int(ts.num_cols[j])
+        nodes[i].split = Split(
+            feature, False, ts.snap_threshold(feature, mid), 2, float(g), float(r)
+        )

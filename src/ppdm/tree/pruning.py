@@ -112,8 +112,49 @@ def _branch_estimated(ts, node: Node, idx, w, confidence) -> float:
     )
 
 
+class _Forest:
+    """The tree being pruned as flat arrays, for routing many rows at once.
+
+    Every node gets an index once, siblings consecutive; ``feat`` holds the
+    split attribute (-1 for a leaf), ``thr`` the threshold and ``kid`` the
+    index of the first child. Pruning updates them as it turns subtrees into
+    leaves or raises branches.
+    """
+
+    def __init__(self, root: Node) -> None:
+        self.nodes = [root]
+        self.index = {id(root): 0}
+        feat, thr, kid = [], [], []
+        j = 0
+        while j < len(self.nodes):  # breadth first: siblings get consecutive indices
+            nd = self.nodes[j]
+            if nd.is_leaf:
+                feat.append(-1)
+                thr.append(0.0)
+                kid.append(-1)
+            else:
+                feat.append(nd.split.feature)
+                thr.append(nd.split.threshold)
+                kid.append(len(self.nodes))
+                for c in nd.children:
+                    self.index[id(c)] = len(self.nodes)
+                    self.nodes.append(c)
+            j += 1
+        self.feat = np.array(feat, dtype=np.int64)
+        self.thr = np.array(thr)
+        self.kid = np.array(kid, dtype=np.int64)
+
+    def make_leaf(self, node: Node) -> None:
+        self.feat[self.index[id(node)]] = -1
+
+    def raise_branch(self, node: Node, branch: Node) -> None:
+        """``node`` now holds ``branch``'s split and children."""
+        i, b = self.index[id(node)], self.index[id(branch)]
+        self.feat[i], self.thr[i], self.kid[i] = self.feat[b], self.thr[b], self.kid[b]
+
+
 def _largest_estimated_exact(
-    ts: TrainingSet, nodes: list[Node], largest: list[int], confidence: float
+    ts: TrainingSet, forest: _Forest, nodes: list[Node], largest: list[int], confidence: float
 ) -> list[float]:
     """:func:`_branch_estimated` of each node's largest branch on all its rows, vectorised.
 
@@ -121,61 +162,46 @@ def _largest_estimated_exact(
     (``exact_counts``). A leaf's counts are then its own rows' counts (``dist``)
     plus those of the other branch's rows routed down to it, exactly. So only
     the other branches' rows are routed, those of all ``nodes`` at once (their
-    subtrees are disjoint), a level at a time, and only the nodes they reach are
-    visited; every other subtree keeps the estimated errors its pruning cached
-    (the same sums in the same order).
+    subtrees are disjoint), a level at a time through the flat ``forest``, and
+    only the nodes they reach are visited; every other subtree keeps the
+    estimated errors its pruning cached (the same sums in the same order).
     """
-    b = len(nodes)
     # the other branch's rows are that child's rows (binary splits, no missing values)
     others = [nd.children[1 - lg] for nd, lg in zip(nodes, largest)]
+    starts = [forest.index[id(nd.children[lg])] for nd, lg in zip(nodes, largest)]
     rows = np.concatenate([o.idx for o in others])
     wts = np.concatenate([o.w for o in others])
-    slot = np.repeat(np.arange(b), [o.idx.size for o in others])
-    # visited nodes; the children of order[j] are at kid[j], kid[j] + 1
-    order = [nd.children[lg] for nd, lg in zip(nodes, largest)]
-    cap = 2 * b + 64
-    feat = np.full(cap, -1, dtype=np.int64)
-    thr = np.zeros(cap)
-    kid = np.full(cap, -1, dtype=np.int64)
+    slot = np.repeat(np.array(starts, dtype=np.int64), [o.idx.size for o in others])
     final = np.empty(rows.size, dtype=np.int64)
     pos = np.arange(rows.size)
     cur = rows
+    passed = []  # internal nodes the rows went through
+    feat, thr, kid = forest.feat, forest.thr, forest.kid
     while pos.size:
-        reached = np.flatnonzero(np.bincount(slot, minlength=len(order)))
-        for j in reached.tolist():  # per reached node, never per row
-            nd = order[j]
-            if nd.split is not None and kid[j] < 0:
-                if len(order) + 2 > cap:
-                    cap *= 2
-                    feat = np.concatenate([feat, np.full(cap - feat.size, -1, dtype=np.int64)])
-                    thr = np.concatenate([thr, np.zeros(cap - thr.size)])
-                    kid = np.concatenate([kid, np.full(cap - kid.size, -1, dtype=np.int64)])
-                kid[j] = len(order)
-                feat[j] = nd.split.feature
-                thr[j] = nd.split.threshold
-                order.extend(nd.children)
         fs = feat[slot]
         leaf = fs < 0
         final[pos[leaf]] = slot[leaf]
         go = ~leaf
         pos, cur, fs, slot = pos[go], cur[go], fs[go], slot[go]
+        passed.append(slot)
         xv = ts.X[cur, fs]
         tv = thr[slot]
         slot = kid[slot] + ~((xv - tv < SMALL) | (xv <= tv))
+    N = len(forest.nodes)
     K = ts.n_classes
-    extra = np.bincount(final * K + ts.y[rows], weights=wts, minlength=len(order) * K)
-    extra = extra.reshape(len(order), K)
-    hit = (np.bincount(final, minlength=len(order)) > 0).tolist()
-    value = [0.0] * len(order)
-    kids = kid.tolist()
-    for j in range(len(order) - 1, -1, -1):
-        if kids[j] >= 0:
-            value[j] = sum(value[kids[j] : kids[j] + 2])
-        elif hit[j]:
-            value[j] = _estimated(order[j].dist + extra[j], confidence)
-        else:
-            value[j] = order[j].errors
-    return value[:b]
+    extra = np.bincount(final * K + ts.y[rows], weights=wts, minlength=N * K).reshape(N, K)
+    reached = np.bincount(np.concatenate([final, *passed]), minlength=N) > 0
+    reached, kids, tree_nodes = reached.tolist(), kid.tolist(), forest.nodes
+
+    def value(j: int) -> float:
+        if not reached[j]:
+            return tree_nodes[j].errors
+        k = kids[j] if feat[j] >= 0 else -1
+        if k < 0:
+            return _estimated(tree_nodes[j].dist + extra[j], confidence)
+        return value(k) + value(k + 1)
+
+    return [value(j) for j in starts]
 
 
 def _redistribute(ts, node: Node, idx, w) -> None:
@@ -256,61 +282,64 @@ def prune(
     Quinlan (1993), C4.5, sec. 4.2; Weka J48 ``C45PruneableClassifierTree.prune``.
     """
     if exact_counts and subtree_raising:
-        _prune_by_height(ts, node, confidence)
+        _prune_by_height(ts, _Forest(node), [node], confidence)
     else:
-        _prune(ts, node, confidence, subtree_raising, exact_counts)
+        _prune(ts, node, confidence, subtree_raising)
 
 
 def _decide(
-    ts: TrainingSet,
     node: Node,
     largest: int,
     err_largest: float,
     confidence: float,
-    exact_counts: bool,
-) -> None:
-    """Leaf, raise or keep ``node`` whose children are pruned (the end of J48's ``prune``)."""
+) -> bool:
+    """Leaf, raise or keep ``node`` whose children are pruned (the end of J48's ``prune``).
+
+    Returns True when the largest branch replaced the subtree; the caller then
+    sends the node's rows down it (:func:`_redistribute`) and prunes it again.
+    """
     err_leaf = _estimated(node.dist, confidence)
     err_tree = _subtree_estimated(node, confidence)
     if sm_or_eq(err_leaf, err_tree + 0.1) and sm_or_eq(err_leaf, err_largest + 0.1):
         node.make_leaf()
         node.errors = err_leaf
-        return
+        return False
     if sm_or_eq(err_largest, err_tree + 0.1):
         branch = node.children[largest]
         node.split, node.children = branch.split, branch.children
-        _redistribute(ts, node, node.idx, node.w)
-        if exact_counts:
-            _prune_by_height(ts, node, confidence)
-        else:
-            _prune(ts, node, confidence, True, False)
-        return
+        return True
     node.errors = err_tree
+    return False
 
 
-def _prune(
-    ts: TrainingSet, node: Node, confidence: float, subtree_raising: bool, exact_counts: bool
-) -> None:
+def _prune(ts: TrainingSet, node: Node, confidence: float, subtree_raising: bool) -> None:
     """J48's recursive ``prune`` of one subtree."""
     if node.is_leaf:
         node.errors = _estimated(node.dist, confidence)
         return
     for child in node.children:
-        _prune(ts, child, confidence, subtree_raising, exact_counts)
+        _prune(ts, child, confidence, subtree_raising)
     largest = _largest_branch(node)
     if not subtree_raising:
         err_largest = np.inf
-    elif exact_counts:
-        err_largest = _largest_estimated_exact(ts, [node], [largest], confidence)[0]
     else:
         err_largest = _branch_estimated(ts, node.children[largest], node.idx, node.w, confidence)
-    _decide(ts, node, largest, err_largest, confidence, exact_counts)
+    if _decide(node, largest, err_largest, confidence):
+        _redistribute(ts, node, node.idx, node.w)
+        _prune(ts, node, confidence, True)
 
 
-def _prune_by_height(ts: TrainingSet, root: Node, confidence: float) -> None:
-    """:func:`_prune` with subtree raising and exact counts, all nodes of a height at once."""
+def _prune_by_height(
+    ts: TrainingSet, forest: _Forest, roots: list[Node], confidence: float
+) -> None:
+    """:func:`_prune` of disjoint subtrees with subtree raising and exact counts, all
+    nodes of a height at once.
+
+    Nodes of one height are disjoint subtrees, so pruning them (and pruning
+    again the subtrees raised among them) in any order gives J48's result.
+    """
     nodes: list[Node] = []
-    stack = [root]
+    stack = list(roots)
     while stack:
         nd = stack.pop()
         nodes.append(nd)
@@ -325,10 +354,20 @@ def _prune_by_height(ts: TrainingSet, root: Node, confidence: float) -> None:
         h = 1 + max(height[id(c)] for c in nd.children)
         height[id(nd)] = h
         if len(by_height) < h:
-            by_height.append([])
+            by_height.extend([] for _ in range(h - len(by_height)))
         by_height[h - 1].append(nd)
     for batch in by_height:
         largest = [_largest_branch(nd) for nd in batch]
-        errs = _largest_estimated_exact(ts, batch, largest, confidence)
+        errs = _largest_estimated_exact(ts, forest, batch, largest, confidence)
+        raised = []
         for nd, lg, err in zip(batch, largest, errs):
-            _decide(ts, nd, lg, err, confidence, True)
+            branch = nd.children[lg]
+            if _decide(nd, lg, err, confidence):
+                forest.raise_branch(nd, branch)
+                raised.append(nd)
+            elif nd.is_leaf:
+                forest.make_leaf(nd)
+        for nd in raised:
+            _redistribute(ts, nd, nd.idx, nd.w)
+        if raised:
+            _prune_by_height(ts, forest, raised, confidence)

@@ -143,6 +143,27 @@ class TrainingSet:
         )
         self.all_many_valued = bool(many.all())
 
+    def num_order(self, cols: np.ndarray | None = None) -> np.ndarray:
+        """Per numeric attribute, the rows sorted by value (stable; missing last).
+
+        Parameters
+        ----------
+        cols : ndarray of int, optional
+            Which numeric attributes (positions in ``num_cols``); all by default.
+
+        Returns
+        -------
+        ndarray of int, shape (n_attributes, n_samples)
+        """
+        codes = self.num_codes_t if cols is None else self.num_codes_t[cols]
+        if codes.dtype.itemsize <= 2:  # NumPy radix-sorts 16-bit keys
+            return np.argsort(codes, axis=1, kind="stable")
+        # wider codes: sort (code, row) keys, unique, so any sort is stable
+        n = codes.shape[1]
+        keys = codes.astype(np.int64) * n + np.arange(n)
+        keys.sort(axis=1)
+        return keys % n
+
     def snap_threshold(self, feature: int, midpoint: float) -> float:
         """Largest training value of ``feature`` not above ``midpoint`` (J48's split point)."""
         u = self.uniques[int(np.searchsorted(self.num_cols, feature))]
@@ -151,15 +172,16 @@ class TrainingSet:
 
 
 def _rank_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``np.unique(values, return_inverse=True)``, by hashing when there are few values.
+    """``np.unique(values, return_inverse=True)``, by hashing and sorting the distinct values.
 
-    Reconstructed columns hold at most N distinct values, and hashing them is
-    much faster than sorting all rows; the sorted distinct values and each
-    row's rank among them are the same. Many-valued columns, and columns with
-    both -0.0 and 0.0, are sorted as before.
+    Hashing the rows and sorting only the distinct values is faster than
+    sorting all rows (much faster for reconstructed columns, which hold at
+    most N distinct values); the sorted distinct values and each row's rank
+    among them are the same. Columns with both -0.0 and 0.0 are sorted as
+    ``np.unique`` does.
     """
     codes, uniques = pd.factorize(values, sort=False)
-    if uniques.size > values.size // 4 or np.signbit(values[values == 0]).any():
+    if np.signbit(values[values == 0]).any():
         return np.unique(values, return_inverse=True)
     order = np.argsort(uniques)
     rank = np.empty(order.size, dtype=np.int64)
@@ -202,6 +224,22 @@ def _best_per_group(values, group, n_groups):
     return out
 
 
+def _class_sum(counts_t: np.ndarray) -> np.ndarray:
+    """Sum over classes of class-major ``counts_t`` (n_classes, n), in NumPy's order.
+
+    ``counts_t.T.sum(axis=1)`` on a C-ordered array adds up to seven classes one
+    after the other (and more pairwise); the same sums are formed here without
+    a reduction along a short axis.
+    """
+    K = counts_t.shape[0]
+    if K > 7:
+        return np.ascontiguousarray(counts_t.T).sum(axis=1)
+    out = counts_t[0] + counts_t[1] if K > 1 else counts_t[0].copy()
+    for k in range(2, K):
+        out += counts_t[k]
+    return out
+
+
 def _score_numeric(ts, cols, group, left, lval, rval, known, n_known, total_weight):
     """Best threshold per numeric column of one node (see :func:`score_candidates`)."""
     g = cols.size
@@ -220,6 +258,7 @@ def score_candidates(
     known: np.ndarray,
     n_known: np.ndarray,
     total_weight: np.ndarray,
+    log_table: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Best threshold per group (a numeric column at a node) from its boundary candidates.
 
@@ -231,7 +270,8 @@ def score_candidates(
     group : ndarray of int
         Each candidate's group, sorted (candidates in scan order within a group).
     left : ndarray of shape (n_candidates, n_classes)
-        Known class counts left of each boundary.
+        Known class counts left of each boundary (fastest as the transpose of
+        a C-ordered (n_classes, n_candidates) array).
     lval, rval : ndarray
         Values on both sides of each boundary.
     known : ndarray of shape (g, n_classes)
@@ -240,6 +280,9 @@ def score_candidates(
         Rows with a known value per group.
     total_weight : ndarray of shape (g,)
         Weight of all rows of the group's node, unknowns included.
+    log_table : ndarray, optional
+        ``xlog2x(arange(N + 1))`` for integer ``left`` and ``known`` (N their
+        largest total): ``x log2 x`` is then looked up, with the same values.
 
     Returns
     -------
@@ -255,14 +298,15 @@ def score_candidates(
     known_w = known.sum(axis=1)
     min_split = _min_split(known_w, K, ts.min_leaf)
     enough = ~sm(n_known, 2 * min_split)
-    lw = left.sum(axis=1)
+    lt = left.T  # class-major: one contiguous row per class when built so
+    lw = _class_sum(lt)
     ms = min_split[group]
     kwg = known_w[group]
     valid = enough[group] & gr_or_eq(lw, ms) & gr_or_eq(kwg - lw, ms)
     if not valid.all():
-        group, left, lval, rval, lw, kwg = (
+        group, lt, lval, rval, lw, kwg = (
             group[valid],
-            left[valid],
+            lt[:, valid],
             lval[valid],
             rval[valid],
             lw[valid],
@@ -271,8 +315,9 @@ def score_candidates(
     if group.size == 0:
         return gains, ratios, mids
     n_cand = np.bincount(group, minlength=g)
-    right = known[group] - left
-    new_ent = xlog2x(lw) + xlog2x(kwg - lw) - xlog2x(left).sum(axis=1) - xlog2x(right).sum(axis=1)
+    rt = np.take(np.ascontiguousarray(known.T), group, axis=1) - lt
+    xl = xlog2x if log_table is None else log_table.__getitem__
+    new_ent = xl(lw) + xl(kwg - lw) - _class_sum(xl(lt)) - _class_sum(xl(rt))
     old_ent = total_entropy(known)[group]
     twg = total_weight[group]
     numerator = (old_ent - new_ent) * (1 - (twg - kwg) / twg)
@@ -287,7 +332,8 @@ def score_candidates(
         gain = gain - np.log2(n_cand[c]) / total_weight[c]
     keep = ~sm_or_eq(gain, 0.0)
     c, b, gain = c[keep], b[keep], gain[keep]
-    bags = np.stack([left[b], known[c] - left[b]], axis=1)
+    left_b = np.ascontiguousarray(lt[:, b].T)
+    bags = np.stack([left_b, known[c] - left_b], axis=1)
     gains[c] = gain
     ratios[c] = gain_ratio(bags, total_weight[c], gain)
     mid = (lval[b] + rval[b]) / 2
@@ -419,7 +465,7 @@ def find_split(ts: TrainingSet, idx: np.ndarray, w: np.ndarray) -> Split | None:
     counted = valid & (~ts.many_valued | ts.all_many_valued)
     if not counted.any():
         return None
-    average = gains[counted].mean()
+    average = np.cumsum(gains[counted])[-1] / np.count_nonzero(counted)  # summed in order, as J48
     best, best_ratio = -1, 0.0
     for j in np.flatnonzero(valid & (gains >= average - 1e-3)):
         if ratios[j] - best_ratio > SMALL:
