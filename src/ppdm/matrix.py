@@ -378,7 +378,7 @@ class GammaDiagonal(PerturbationMatrix):
         bits, q = self._integer_sampler
         return float(Fraction(1 << bits, q) - (self._n - 1))
 
-    def draw(self, codes: np.ndarray, rng, chunk: int = 1 << 16) -> np.ndarray:
+    def draw(self, codes: np.ndarray, rng, chunk: int = 1 << 17) -> np.ndarray:
         """Keep-or-uniform sampling of ``codes`` with one raw word per value.
 
         A word ``r`` uniform on ``[0, 2^b)`` gives ``h = r // q`` with
