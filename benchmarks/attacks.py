@@ -18,11 +18,11 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import time
 import warnings
 
 import numpy as np
 import pandas as pd
+from _timing import best_time
 
 from ppdm.attacks import (
     NUMERIC_ATTACKS,
@@ -38,15 +38,6 @@ from ppdm.attacks import (
 from ppdm.attacks.audit import audit_release
 from ppdm.noise import additive_perturb, reconstruct_distribution
 from ppdm.perturb import perturb_frame, plan_release
-
-
-def best_time(fn, repeats: int):
-    best, out = np.inf, None
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
 
 
 def main() -> None:

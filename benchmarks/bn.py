@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _timing import best_seconds
 
 from ppdm.bayesnet import BayesNet, Node, estimate_parameters, forward_sample
 from ppdm.bayesnet.experiments import clean_ml
@@ -38,15 +39,6 @@ def random_network(n_nodes: int = 20, max_parents: int = 4, seed: int = 0) -> Ba
         j = int(np.prod([cards[int(p[1:])] for p in parents])) if parents else 1
         cpds[f"V{i}"] = rng.dirichlet(np.ones(cards[i]) * 2.0, size=j).T
     return BayesNet(nodes, cpds, name="random-20")
-
-
-def best_of(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def main() -> None:
@@ -74,8 +66,8 @@ def main() -> None:
         nonlocal fit
         fit = estimate_parameters(structure, released, scheme)
 
-    t_ours = best_of(ours, args.repeat)
-    t_clean = best_of(lambda: clean_ml(structure, data), args.repeat)
+    t_ours = best_seconds(ours, args.repeat)
+    t_clean = best_seconds(lambda: clean_ml(structure, data), args.repeat)
     rows = [
         (f"ppdm: randomize {args.n:.0e} x 20 (AES-counter streams)", t_rand),
         ("ppdm: estimate_parameters on randomized data", t_ours),
@@ -93,7 +85,7 @@ def main() -> None:
             est = MaximumLikelihoodEstimator(model, frame)
             return [est.estimate_cpd(v) for v in structure.names]
 
-        t_pg = best_of(pgmpy_fit, max(1, args.repeat - 1))
+        t_pg = best_seconds(pgmpy_fit, max(1, args.repeat - 1))
         rows.append(("pgmpy: MaximumLikelihoodEstimator on clean data", t_pg))
     except ImportError:
         t_pg = None

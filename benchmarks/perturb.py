@@ -20,18 +20,10 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _timing import best_seconds
 
 K = 100
 EPSILON = float(np.log(9.0))  # gamma = 9: the same channel in every library
-
-
-def best_of(fn, repeat: int = 3) -> float:
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
 
 
 def ppdm_rates(n: int) -> list[tuple[str, float]]:
@@ -47,12 +39,12 @@ def ppdm_rates(n: int) -> list[tuple[str, float]]:
         ("AES-counter (release default)", np.random.Generator(AESCounter(1))),
         ("PCG64 (seeded experiments)", np.random.default_rng(1)),
     ):
-        t = best_of(lambda g=gen: m.draw(codes, g))
+        t = best_seconds(lambda g=gen: m.draw(codes, g))
         out.append((f"ppdm gamma-diagonal, {label}", n / t))
     gen = np.random.default_rng(1)
-    t = best_of(lambda: general.draw(codes, gen))
+    t = best_seconds(lambda: general.draw(codes, gen))
     out.append(("ppdm general matrix (alias method), PCG64", n / t))
-    t = best_of(lambda: np.copy(codes))
+    t = best_seconds(lambda: np.copy(codes))
     out.append(("np.copy of the same int32 array", n / t))
     return out
 
@@ -64,14 +56,14 @@ def peer_rates(n: int) -> list[tuple[str, float]]:
         from pure_ldp.frequency_oracles.direct_encoding import DEClient
 
         client = DEClient(epsilon=EPSILON, d=K)
-        t = best_of(lambda: [client.privatise(int(v) + 1) for v in values], repeat=1)
+        t = best_seconds(lambda: [client.privatise(int(v) + 1) for v in values], repeat=1)
         out.append(("pure-LDP DEClient.privatise (per value)", n / t))
     except ImportError:
         out.append(("pure-LDP (not installed: pip install -e .[bench])", float("nan")))
     try:
         from multi_freq_ldpy.pure_frequency_oracles.GRR import GRR_Client
 
-        t = best_of(lambda: [GRR_Client(int(v), K, EPSILON) for v in values], repeat=1)
+        t = best_seconds(lambda: [GRR_Client(int(v), K, EPSILON) for v in values], repeat=1)
         out.append(("multi-freq-ldpy GRR_Client (per value)", n / t))
     except ImportError:
         out.append(("multi-freq-ldpy (not installed: pip install -e .[bench])", float("nan")))

@@ -14,17 +14,9 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import time
 import warnings
 
-
-def best_of(fn, repeat):
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t)
-    return best, out
+from _timing import best_time
 
 
 def main() -> None:
@@ -57,17 +49,17 @@ def main() -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             rel = perturb_frame(train, spec, random_state=1)
-        t_rec, rec = best_of(
+        t_rec, rec = best_time(
             lambda rel=rel, spec=spec: reconstruct_frame(rel, spec, by_class=True, random_state=0),
             a.repeat,
         )
-        t_c45, c45 = best_of(
+        t_c45, c45 = best_time(
             lambda rec=rec: C45Classifier().fit(rec.drop(columns="group"), rec["group"]), a.repeat
         )
-        t_rt, rt = best_of(
+        t_rt, rt = best_time(
             lambda rel=rel, spec=spec: ReleaseTreeClassifier(spec=spec).fit(rel), a.repeat
         )
-        t_loc, loc = best_of(
+        t_loc, loc = best_time(
             lambda rel=rel, spec=spec: LocalReconstructionClassifier(spec=spec).fit(rel), a.repeat
         )
         accs = [m.score(X_test, y_test) for m in (c45, rt, loc)]

@@ -17,10 +17,10 @@ J48's is the best of its own "Time taken to build model" over as many runs
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
 import pandas as pd
+from _timing import best_time
 from sklearn.tree import DecisionTreeClassifier
 
 from ppdm.datasets import load_pendigits, load_spambase, train_test_split_fixed
@@ -70,15 +70,6 @@ def reconstructed(frame: pd.DataFrame, target: str, gamma: float, n_bins: int, s
     return out
 
 
-def _best_time(fn, repeat: int) -> tuple[float, object]:
-    best, out = np.inf, None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t)
-    return best, out
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
@@ -111,8 +102,8 @@ def main() -> None:
     for name, (train, test, target) in sets.items():
         X, y = train.drop(columns=target), train[target]
         Xt, yt = test.drop(columns=target), test[target]
-        t_ppdm, clf = _best_time(lambda X=X, y=y: C45Classifier().fit(X, y), args.repeat)
-        t_skl, skl = _best_time(
+        t_ppdm, clf = best_time(lambda X=X, y=y: C45Classifier().fit(X, y), args.repeat)
+        t_skl, skl = best_time(
             lambda X=X, y=y: DecisionTreeClassifier(criterion="entropy", random_state=0).fit(X, y),
             args.repeat,
         )

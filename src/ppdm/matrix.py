@@ -19,6 +19,7 @@ from functools import cached_property
 import numpy as np
 
 from .exceptions import MatrixError
+from .random import WordStream
 
 __all__ = [
     "PerturbationMatrix",
@@ -136,8 +137,6 @@ class PerturbationMatrix:
         Works through cache-sized chunks (the temporaries stay in cache); the stream is
         consumed in order, so the result does not depend on ``chunk``.
         """
-        from .random import WordStream
-
         if isinstance(rng, WordStream):
             rng = rng.generator
         codes = np.asarray(codes)
@@ -354,14 +353,12 @@ class GammaDiagonal(PerturbationMatrix):
     @cached_property
     def _integer_sampler(self) -> tuple[int, int]:
         """``(bits, q)`` of the integer sampler (see :meth:`draw`)."""
-        total = Fraction(self.gamma) + (self._n - 1)
-        for bits in (32, 64):
-            q = math.ceil(Fraction(1 << bits) / total)
-            realised_gamma = Fraction(1 << bits, q) - (self._n - 1)
-            shortfall = (Fraction(self.gamma) - realised_gamma) / (Fraction(self.gamma) - 1)
-            if shortfall < Fraction(1, 10**6) or bits == 64:
-                return bits, q
-        raise AssertionError("unreachable")
+        gamma = Fraction(self.gamma)
+        q32 = math.ceil(Fraction(1 << 32) / (gamma + self._n - 1))
+        shortfall = (gamma - (Fraction(1 << 32, q32) - (self._n - 1))) / (gamma - 1)
+        if shortfall < Fraction(1, 10**6):
+            return 32, q32
+        return 64, math.ceil(Fraction(1 << 64) / (gamma + self._n - 1))
 
     @property
     def realised_gamma(self) -> float:
@@ -397,8 +394,6 @@ class GammaDiagonal(PerturbationMatrix):
         chunk : int
             Values per chunk (the result does not depend on it).
         """
-        from .random import WordStream
-
         stream = rng if isinstance(rng, WordStream) else WordStream(rng)
         bits, q = self._integer_sampler
         take = stream.uint32 if bits == 32 else stream.uint64

@@ -168,14 +168,16 @@ def reconstruct_table(
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES} (got {mode!r})")
     out = np.empty_like(perturbed)
-    cls = table.classes if mode == "by-class" else np.zeros(perturbed.shape[0], dtype=np.int64)
-    n_groups = table.n_classes if mode == "by-class" else 1
-    dists = _estimated_counts(table.n_values, perturbed, cls, n_groups, gamma, method)
+    if mode == "by-class":
+        groups, n_groups = table.classes, table.n_classes
+    else:
+        groups, n_groups = np.zeros(perturbed.shape[0], dtype=np.int64), 1
+    dists = _estimated_counts(table.n_values, perturbed, groups, n_groups, gamma, method)
     for j, dist in enumerate(dists):
-        classes = cls if mode == "by-class" else None
-        out[:, j] = matrix_reconstruct(
-            perturbed[:, j], dist if classes is not None else dist[0], rng, classes=classes
-        )
+        if mode == "by-class":
+            out[:, j] = matrix_reconstruct(perturbed[:, j], dist, rng, classes=groups)
+        else:
+            out[:, j] = matrix_reconstruct(perturbed[:, j], dist[0], rng)
     return out
 
 
