@@ -11,6 +11,7 @@ __all__ = [
     "MatrixError",
     "SpecError",
     "DataError",
+    "OutputError",
     "NotFittedError",
     "PrivacyWarning",
     "BoundsLeakWarning",
@@ -36,6 +37,10 @@ class SpecError(PpdmError, ValueError):
 
 class DataError(PpdmError, ValueError):
     """An input table is unusable (empty, unknown column, wrong shape)."""
+
+
+class OutputError(PpdmError, ValueError):
+    """An output path would lose or leak data (an input, the root, a non-empty directory)."""
 
 
 class PrivacyWarning(UserWarning):

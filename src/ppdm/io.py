@@ -7,14 +7,14 @@ temporary path (see :func:`ppdm.cli._common.atomic_path`) or use :func:`write_ta
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pandas as pd
 
 from .exceptions import DataError
+from .publish import register_input
 
 __all__ = [
     "table_format",
@@ -101,6 +101,7 @@ def read_table(path: str | os.PathLike, columns: list[str] | None = None) -> pd.
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"input file {str(path)!r} does not exist")
+    register_input(path)
     if path.is_dir():
         parts = [read_table(f, columns) for f in partition_files(path)]
         return pd.concat(parts, ignore_index=True)
@@ -130,6 +131,7 @@ def iter_batches(
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"input file {str(path)!r} does not exist")
+    register_input(path)
     if path.is_dir():
         for f in partition_files(path):
             yield from iter_batches(f, batch_size, columns)
@@ -234,12 +236,11 @@ def write_table(
         raise DataError(f"unknown output format {fmt!r}; use csv, parquet or arff")
 
 
-@contextmanager
-def atomic_path(path: str | os.PathLike, suffix: str = ".tmp") -> Iterator[Path]:
-    """Yield a temporary path beside ``path``; rename it into place only on success.
+def atomic_path(path: str | os.PathLike, suffix: str = ".tmp") -> AbstractContextManager[Path]:
+    """Yield a hidden path beside ``path``; rename it into place only on success.
 
-    A failure (any exception) removes the temporary file and leaves ``path`` as it was,
-    so no partial output is ever seen under the final name.
+    See :func:`ppdm.publish.publish_file`: a failure leaves ``path`` as it was, and
+    ``path`` may not be or lie inside an input the process has read.
 
     Examples
     --------
@@ -250,17 +251,9 @@ def atomic_path(path: str | os.PathLike, suffix: str = ".tmp") -> Iterator[Path]
     >>> target.read_text()
     'done'
     """
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=suffix, dir=target.parent)
-    os.close(fd)
-    tmp_path = Path(tmp)
-    try:
-        yield tmp_path
-        os.replace(tmp_path, target)
-    finally:
-        if tmp_path.exists():
-            tmp_path.unlink()
+    from .publish import publish_file
+
+    return publish_file(path, suffix=suffix)
 
 
 def write_table_atomic(frame: pd.DataFrame, path: str | os.PathLike, **kwargs) -> None:

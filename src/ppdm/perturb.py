@@ -132,6 +132,7 @@ def plan_release(
     method: Literal["substitution", "additive"] = "substitution",
     noise: Literal["uniform", "gaussian"] = "gaussian",
     noise_scale: float = DEFAULT_NOISE_LEVEL,
+    allow_unprotected: bool = False,
 ) -> ReleaseSpec:
     """Choose the domain and matrix (or additive noise) of every attribute.
 
@@ -212,6 +213,7 @@ def plan_release(
         method=method,
         noise=noise,
         noise_scale=noise_scale,
+        allow_unprotected=allow_unprotected,
     )
 
 
@@ -233,6 +235,7 @@ def plan_from_sketches(
     method: Literal["substitution", "additive"] = "substitution",
     noise: Literal["uniform", "gaussian"] = "gaussian",
     noise_scale: float = DEFAULT_NOISE_LEVEL,
+    allow_unprotected: bool = False,
 ) -> ReleaseSpec:
     """:func:`plan_release` from one-pass column summaries (merged across partitions).
 
@@ -244,6 +247,8 @@ def plan_from_sketches(
     class_attribute, gamma, n_bins, max_bins, bounds, spec, attributes, perturb_class
         As in :func:`plan_release`.
     missing, out_of_bounds, representative, copies, method, noise, noise_scale
+        As in :func:`plan_release`.
+    allow_unprotected : bool, default=False
         As in :func:`plan_release`.
 
     Returns
@@ -263,6 +268,16 @@ def plan_from_sketches(
     _check_names(columns, class_attribute, attributes, bounds, user)
     if class_attribute is None and spec is not None:
         class_attribute = spec.class_attribute
+    if (
+        attributes is not None
+        and class_attribute is not None
+        and class_attribute in attributes
+        and not perturb_class
+    ):
+        raise DataError(
+            f"--attributes names the class column {class_attribute!r}, which is released as is; "
+            "add --perturb-class (perturb_class=True) to perturb it, or leave it out"
+        )
     to_perturb = set(attributes) if attributes is not None else set(columns) - {class_attribute}
     if perturb_class and class_attribute is not None:
         to_perturb.add(class_attribute)
@@ -301,11 +316,25 @@ def plan_from_sketches(
                 raise SpecError(f"attribute {c!r}: {exc}") from None
         else:
             matrix = GammaDiagonal(domain.n_values, gamma)
+        if not np.isfinite(matrix.amplification()) and not allow_unprotected:
+            raise SpecError(
+                f"attribute {c!r}: its {matrix.to_spec().get('kind', 'explicit')} matrix has "
+                "infinite amplification (a zero entry lets some released values reveal the "
+                "original exactly); use a matrix with positive entries, or pass "
+                "--allow-unprotected (allow_unprotected=True) to release it knowingly"
+            )
+        domain, matrix = _canonical_order(domain, matrix)
         out.append(
             AttributeSpec(name=c, perturbed=True, domain=domain.to_spec(), matrix=matrix.to_spec())
         )
     if int(copies) < 1:
         raise DataError(f"copies must be >= 1 (got {copies})")
+    if not any(a.perturbed for a in out) and not allow_unprotected:
+        raise DataError(
+            "no attribute would be perturbed: the release would be the input as is; choose "
+            "attributes to perturb (--attributes), or pass --allow-unprotected "
+            "(allow_unprotected=True) to publish it unprotected knowingly"
+        )
     return ReleaseSpec(
         method=method,
         copies=int(copies),
@@ -313,6 +342,34 @@ def plan_from_sketches(
         class_perturbed=bool(class_attribute and perturb_class),
         attributes=out,
     )
+
+
+def canonical_values(values: list) -> list:
+    """Categorical values in the order a release lists them: sorted (by text if mixed)."""
+    try:
+        return sorted(values)
+    except TypeError:
+        return sorted(values, key=str)
+
+
+def _canonical_order(
+    domain: Domain, matrix: PerturbationMatrix
+) -> tuple[Domain, PerturbationMatrix]:
+    """List a categorical domain's values in canonical order, permuting the matrix alike."""
+    if not isinstance(domain, CategoricalDomain):
+        return domain, matrix
+    values = list(domain.values)
+    order = canonical_values(values)
+    if order == values:
+        return domain, matrix
+    perm = np.array([values.index(v) for v in order] + list(range(len(values), matrix.n_values)))
+    spec = matrix.to_spec()
+    if "matrix" in spec:
+        dense = np.asarray(spec["matrix"], dtype=np.float64)[np.ix_(perm, perm)]
+        matrix = matrix_from_spec({**spec, "matrix": dense.tolist()}, matrix.n_values)
+    import dataclasses
+
+    return dataclasses.replace(domain, values=tuple(order)), matrix
 
 
 def additive_noise_for_level(kind: str, level: float, value_range: float) -> AdditiveNoise:

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import tempfile
+import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +25,7 @@ from .estimate import Estimate, count_codes, estimate_counts
 from .exceptions import DataError, SpecError
 from .io import BatchWriter, atomic_path, iter_batches, read_table, table_format, write_table
 from .perturb import perturb_batches, plan_release
+from .publish import check_output, publish_dir, register_input
 from .random import RandomState, check_random_state
 from .reconstruct import AssignmentState, largest_remainder, tie_group_multisets
 from .release import ReleaseSpec, read_spec, write_spec
@@ -37,6 +37,8 @@ __all__ = [
     "AttributeEstimate",
     "make_release",
     "load_release",
+    "check_release_spec",
+    "verify_release",
     "estimate_release",
     "estimates_from_counts",
     "reconstruction_multisets",
@@ -66,16 +68,21 @@ def make_release(
     random_state: RandomState = None,
     batch_size: int = DEFAULT_BATCH,
     progress: Progress = None,
+    overwrite: bool = False,
     **plan_options,
 ) -> ReleaseSpec:
     """Perturb a table and write a release: ``data.<ext>``, ``spec.json``, ``privacy.*``.
+
+    The release is built in a hidden directory beside ``out_dir``, read back and
+    checked against its spec (every record encodes, the record count matches), and
+    published with one rename: ``out_dir`` never holds files of two runs.
 
     Parameters
     ----------
     data : DataFrame or path
         The original table (CSV or Parquet file, or in memory). Never modified.
     out_dir : path
-        Release directory (created; files in it are replaced only on success).
+        Release directory. It may not be, contain or lie inside the input.
     fmt : {"csv", "parquet"}, optional
         Output format; default the input's (CSV for a DataFrame).
     random_state : None or int
@@ -84,6 +91,8 @@ def make_release(
         Rows per batch in both passes.
     progress : callable, optional
         Called with the number of rows done after every batch.
+    overwrite : bool, default=False
+        Replace an existing non-empty ``out_dir`` (whole). Without it that is an error.
     **plan_options
         Passed to :func:`ppdm.perturb.plan_release`.
 
@@ -91,15 +100,14 @@ def make_release(
     -------
     ReleaseSpec
     """
+    inputs = () if isinstance(data, pd.DataFrame) else (data,)
+    out_dir = check_output(out_dir, inputs=inputs, directory=True, overwrite=overwrite)
     if fmt is None:
         fmt = "csv" if isinstance(data, pd.DataFrame) else table_format(data)
     if fmt not in ("csv", "parquet"):
         raise DataError(f"release data format must be csv or parquet (got {fmt!r})")
     spec = plan_release(_batches(data, batch_size), **plan_options)
-    out_dir = Path(out_dir)
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
-    try:
+    with publish_dir(out_dir) as tmp:
         data_name = f"data.{fmt}"
         n = 0
         with BatchWriter(tmp / data_name, fmt) as writer:
@@ -112,12 +120,33 @@ def make_release(
             raise DataError("the input table is empty: nothing to perturb")
         spec = spec.model_copy(update={"data_file": data_name, "n_records": n // spec.copies})
         _write_spec_and_report(spec, tmp)
-        out_dir.mkdir(parents=True, exist_ok=True)
-        for item in tmp.iterdir():
-            os.replace(item, out_dir / item.name)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        verify_release(tmp, batch_size)
     return spec
+
+
+def verify_release(directory: str | os.PathLike, batch_size: int = DEFAULT_BATCH) -> int:
+    """Read a release back whole and check it against its spec; return its row count.
+
+    Every perturbed value must encode in its attribute's domain and the data must hold
+    ``n_records * copies`` rows (see :meth:`Release.batches`).
+
+    Raises
+    ------
+    SpecError, DomainError
+        The release is not self-consistent.
+    """
+    rel = load_release(directory)
+    rows = 0
+    offset = 0
+    attrs = rel.spec.perturbed_attributes()
+    doms = {a.name: a.get_domain() for a in attrs}
+    for batch in rel.batches(batch_size):
+        if rel.spec.method == "substitution":
+            for a in attrs:
+                doms[a.name].encode(batch[a.name], column=a.name, row_offset=offset)
+        offset += len(batch)
+        rows += len(batch)
+    return rows
 
 
 def _write_spec_and_report(spec: ReleaseSpec, directory: Path) -> None:
@@ -147,34 +176,143 @@ class Release:
     data_path: Path
 
     def batches(self, batch_size: int = DEFAULT_BATCH) -> Iterator[pd.DataFrame]:
-        first = True
+        """The release data in batches, checked against the spec.
+
+        Raises :class:`SpecError` if the columns differ from the spec's attributes or,
+        once the data is read to the end, if it does not hold ``n_records * copies`` rows.
+        """
+        rows = 0
         for batch in iter_batches(self.data_path, batch_size):
-            if first:
+            if rows == 0:
                 self.spec.check_columns([str(c) for c in batch.columns])
-                first = False
+            rows += len(batch)
             yield batch
+        self._check_rows(rows)
 
     def frame(self) -> pd.DataFrame:
         frame = read_table(self.data_path)
         self.spec.check_columns([str(c) for c in frame.columns])
+        self._check_rows(len(frame))
         return frame
+
+    def _check_rows(self, rows: int) -> None:
+        spec = self.spec
+        if spec.n_records is None:
+            return
+        expected = spec.n_records * spec.copies
+        if rows != expected:
+            copies = f" x {spec.copies} copies" if spec.copies > 1 else ""
+            raise SpecError(
+                f"release data {str(self.data_path)!r} holds {rows} rows but its spec says "
+                f"n_records {spec.n_records}{copies} = {expected}; the release is not consistent"
+            )
 
     def class_values(self, batch_size: int = DEFAULT_BATCH) -> list:
         """Class values: the spec's domain if the class is perturbed, else those in the data."""
         return class_values(self.spec, lambda: self.batches(batch_size))
 
 
+def _check_data_file(directory: Path, name: str | None) -> Path:
+    spec_path = str(directory / "spec.json")
+    if name is None:
+        raise SpecError(f"{spec_path!r} names no data_file")
+    bare = (
+        name not in ("", ".", "..")
+        and "/" not in name
+        and "\\" not in name
+        and "\x00" not in name
+        and not name.startswith(".")
+        and os.path.basename(name) == name
+    )
+    if not bare:
+        raise SpecError(
+            f"{spec_path!r}: data_file must be the bare name of a file inside the release "
+            f"directory (got {name[:80]!r})"
+        )
+    path = directory / name
+    if path.is_symlink():
+        raise SpecError(
+            f"{spec_path!r}: data_file {name!r} is a symbolic link; ppdm reads no links"
+        )
+    if not path.exists():
+        raise FileNotFoundError(f"release data file {str(path)!r} does not exist")
+    mode = path.lstat().st_mode
+    if stat.S_ISDIR(mode):
+        for part in path.iterdir():
+            if part.is_symlink() or not (part.is_file() or part.name.startswith((".", "_"))):
+                raise SpecError(
+                    f"release data directory {str(path)!r} holds {part.name!r}, which is not a "
+                    "regular file"
+                )
+    elif not stat.S_ISREG(mode):
+        raise SpecError(f"release data file {str(path)!r} is not a regular file")
+    return path
+
+
+def check_release_spec(spec: ReleaseSpec, where: str = "spec") -> None:
+    """Check that a release spec agrees with itself; raise :class:`SpecError` if not.
+
+    A release spec (one with ``data_file``) must state ``n_records``; every perturbed
+    attribute must carry the privacy figures its matrix gives (gamma, N, entropy,
+    copies), and list categorical values in canonical order (sorted), as ppdm writes
+    them. A spec edited after release (a different gamma in the privacy block than in
+    the matrix, reordered values, ``copies`` changed) is refused.
+
+    References
+    ----------
+    Dowd, Xu & Zhang, Sec. 5 (the figures a release states); Kang, Sec. 3 (copies).
+    """
+    from .perturb import additive_privacy, attribute_privacy, canonical_values
+
+    if spec.n_records is None:
+        raise SpecError(f"{where}: a release must state n_records")
+    for a in spec.perturbed_attributes():
+        dom = a.get_domain()
+        if dom.kind == "categorical":
+            vals = list(dom.values)
+            if vals != canonical_values(vals):
+                raise SpecError(
+                    f"{where}: attribute {a.name!r} lists its values out of order; a release "
+                    "lists them sorted (the spec was edited)"
+                )
+        if a.privacy is None:
+            raise SpecError(f"{where}: attribute {a.name!r} has no privacy figures")
+        if spec.method == "additive":
+            expected = additive_privacy(a)
+            keys = ("noise", "scale")
+        else:
+            expected = attribute_privacy(a.get_matrix(), spec.n_records, spec.copies)
+            keys = ("N", "gamma", "epsilon", "entropy_bits", "copies", "gamma_per_copy")
+        for key in keys:
+            want, got = expected.get(key), a.privacy.get(key)
+            same = want == got or (
+                isinstance(want, float)
+                and isinstance(got, (int, float))
+                and abs(want - got) <= 1e-9 * max(1.0, abs(want))
+            )
+            if not same:
+                raise SpecError(
+                    f"{where}: attribute {a.name!r} states {key} = {got!r} but its matrix and "
+                    f"copies give {want!r}; the spec was edited after release"
+                )
+
+
 def load_release(path: str | os.PathLike) -> Release:
-    """Open a release directory (its ``spec.json`` and data file)."""
+    """Open a release directory (its ``spec.json`` and data file), checking the spec.
+
+    The data file must be a bare name of a regular file (or a directory of Parquet
+    parts) inside the release directory; the spec must agree with itself
+    (:func:`check_release_spec`). The record count is checked when the data is read.
+    """
     path = Path(path)
     if not path.is_dir():
+        if path.exists():
+            raise SpecError(f"{str(path)!r} is not a release directory (a release is a directory)")
         raise FileNotFoundError(f"release directory {str(path)!r} does not exist")
+    register_input(path)
     spec = read_spec(path / "spec.json")
-    if spec.data_file is None:
-        raise SpecError(f"{str(path / 'spec.json')!r} names no data_file")
-    data_path = path / spec.data_file
-    if not data_path.exists():
-        raise FileNotFoundError(f"release data file {str(data_path)!r} does not exist")
+    data_path = _check_data_file(path, spec.data_file)
+    check_release_spec(spec, str(path / "spec.json"))
     return Release(spec, data_path)
 
 

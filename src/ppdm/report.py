@@ -54,6 +54,8 @@ def privacy_report(spec: ReleaseSpec) -> dict:
     gammas = [a.get("gamma") for a in perturbed]
     worst = None if not gammas or any(g is None for g in gammas) else max(gammas)
     unperturbed = [a["name"] for a in attrs if not a["perturbed"]]
+    # released as is, or through a channel that can reveal values exactly
+    unbounded = [a["name"] for a in perturbed if spec.method != "additive" and a["gamma"] is None]
     return {
         "method": spec.method,
         "n_records": spec.n_records,
@@ -62,6 +64,7 @@ def privacy_report(spec: ReleaseSpec) -> dict:
         "copies": spec.copies,
         "worst_gamma": worst,
         "unperturbed": unperturbed,
+        "unprotected": unperturbed + unbounded,
         "leaks": leaks,
         "attributes": attrs,
     }
@@ -158,7 +161,10 @@ def format_privacy_report(report: dict) -> str:
             f"has posterior below {rho2_from_gamma(worst, 0.1):.3f}."
         )
     else:
-        lines.append("guarantee: NONE for at least one attribute (a matrix with zero entries).")
+        lines.append(
+            "guarantee: NONE for at least one attribute (a matrix with zero entries has "
+            "infinite amplification)."
+        )
     realised = [a["gamma_realised"] for a in report["attributes"] if a.get("gamma_realised")]
     if realised:
         lines.append(
@@ -167,6 +173,12 @@ def format_privacy_report(report: dict) -> str:
         )
     if report["unperturbed"]:
         lines.append(f"released as is (no protection): {', '.join(report['unperturbed'])}")
+    bare = [n for n in report.get("unprotected", []) if n not in report["unperturbed"]]
+    if bare:
+        lines.append(
+            "UNPROTECTED (a matrix with infinite amplification can reveal values exactly): "
+            + ", ".join(bare)
+        )
     if report["leaks"]:
         lines.append("LEAKS: the spec reveals values read off the data:")
         lines += [f"  - {x}" for x in report["leaks"]]

@@ -23,6 +23,7 @@ from ppdm.engine import (
     reconstruct_partitions,
     reconstruct_release_partitioned,
 )
+from ppdm.exceptions import OutputError
 from ppdm.pipeline import estimate_release, load_release, reconstruction_multisets
 
 dd = pytest.importorskip("dask.dataframe")
@@ -153,6 +154,10 @@ def test_rerun_replaces_release_atomically(tmp_path, parquet_dir):
     out = tmp_path / "rel"
     make_release_partitioned(parquet_dir, out, class_attribute="label", random_state=1)
     first = _digest(out)
-    make_release_partitioned(parquet_dir, out, class_attribute="label", random_state=1)
+    with pytest.raises(OutputError, match="not empty"):
+        make_release_partitioned(parquet_dir, out, class_attribute="label", random_state=1)
+    make_release_partitioned(
+        parquet_dir, out, class_attribute="label", random_state=1, overwrite=True
+    )
     assert _digest(out) == first
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in", "rel"]

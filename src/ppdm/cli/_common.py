@@ -4,18 +4,17 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 import warnings
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import typer
 
 from ..exceptions import PpdmError, PrivacyWarning
 from ..io import atomic_path
+from ..publish import install_signal_handlers, publish_dir
 
-__all__ = ["run_app", "fail", "atomic_path", "atomic_dir"]
+__all__ = ["run_app", "fail", "atomic_path", "atomic_dir", "output_path"]
 
 
 def fail(message: str, code: int = 2) -> None:
@@ -32,6 +31,7 @@ def _show_warning(message, category, filename, lineno, file=None, line=None):
 def run_app(app: typer.Typer) -> None:
     """Run ``app``, turning ppdm's errors into one clear line and a non-zero exit."""
     warnings.showwarning = _show_warning
+    install_signal_handlers()
     try:
         app(standalone_mode=True)
     except (PpdmError, ValueError, FileNotFoundError, KeyError) as exc:
@@ -40,23 +40,16 @@ def run_app(app: typer.Typer) -> None:
         sys.exit(2)
 
 
-@contextmanager
-def atomic_dir(path: str | os.PathLike) -> Iterator[Path]:
-    """Yield a temporary directory beside ``path``; move its files in only on success.
+def atomic_dir(path: str | os.PathLike) -> AbstractContextManager[Path]:
+    """Yield a hidden directory beside ``path``; publish it whole on success.
 
-    Files already in ``path`` that the command does not write are left alone; a
-    failure leaves ``path`` exactly as it was.
+    See :func:`ppdm.publish.publish_dir`: a failure leaves ``path`` as it was.
     """
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
-    try:
-        yield tmp
-        target.mkdir(parents=True, exist_ok=True)
-        for item in tmp.iterdir():
-            os.replace(item, target / item.name)
-    finally:
-        if tmp.exists():
-            for item in tmp.iterdir():
-                item.unlink()
-            tmp.rmdir()
+    return publish_dir(path)
+
+
+def output_path(value: str) -> Path:
+    """Parser of output flags: an empty path is refused before it can mean ``.``."""
+    if value.strip() == "":
+        raise typer.BadParameter("is empty; name a file or directory to write")
+    return Path(value)

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import typer
 
-from ._common import atomic_dir, fail
+from ..publish import check_output
+from ._common import atomic_dir, fail, output_path
 
 ESTIMATION_METHODS = ("inverse", "zero", "set-scale", "norm-sub", "ibu")
 
@@ -73,7 +74,7 @@ def _count_rows(path: Path) -> int | None:
 
 def perturb(
     input: Path = typer.Argument(..., help="Original table: .csv or .parquet (never modified)."),
-    out: Path = typer.Option(..., "--out", help="Release directory to write."),
+    out: Path = typer.Option(..., "--out", parser=output_path, help="Release directory to write."),
     class_: str | None = typer.Option(
         None, "--class", help="Class column (kept unless --perturb-class)."
     ),
@@ -127,6 +128,15 @@ def perturb(
         help="Additive privacy level: the 95 % confidence interval width as a fraction of "
         "each attribute's range (AS2000's metric; default 1.0 = 100 %).",
     ),
+    overwrite: bool = typer.Option(
+        False, "--overwrite", help="Replace an existing non-empty release directory (whole)."
+    ),
+    allow_unprotected: bool = typer.Option(
+        False,
+        "--allow-unprotected",
+        help="Publish even if no attribute is protected, or a matrix has infinite "
+        "amplification (identity, permutation, zero entries).",
+    ),
 ) -> None:
     """Perturb a table with random substitution (Algorithm 1) and write a release.
 
@@ -175,6 +185,9 @@ def perturb(
     if batch_size < 1:
         fail(f"--batch-size must be >= 1 (got {batch_size})")
     _check_engine(engine, scheduler)
+    check_output(
+        out, inputs=(input,) + ((spec,) if spec else ()), overwrite=overwrite, directory=True
+    )
     user_spec = read_spec(spec) if spec is not None else None
     plan = dict(
         class_attribute=class_,
@@ -191,13 +204,21 @@ def perturb(
         method=method,
         noise=noise,
         noise_scale=level,
+        allow_unprotected=allow_unprotected,
     )
     if engine == "dask":
         from ..engine import make_release_partitioned
 
         result = make_release_partitioned(
-            str(input), out, engine="dask", scheduler=scheduler, random_state=seed, **plan
+            str(input),
+            out,
+            engine="dask",
+            scheduler=scheduler,
+            random_state=seed,
+            overwrite=overwrite,
+            **plan,
         )
+        _warn_unprotected(result)
         typer.echo(f"released {result.n_records} records to {out}/ (partitioned Parquet)")
         return
     if not input.exists():
@@ -212,12 +233,24 @@ def perturb(
             random_state=seed,
             batch_size=batch_size,
             progress=lambda k: bar.advance(task, k),
+            overwrite=overwrite,
             **plan,
         )
+    _warn_unprotected(result)
     typer.echo(
         f"released {result.n_records} records ({len(result.perturbed_attributes())} perturbed "
         f"attributes) to {out}/ ; privacy report: {out}/privacy.txt"
     )
+
+
+def _warn_unprotected(spec) -> None:
+    from ..report import privacy_report
+
+    names = privacy_report(spec)["unprotected"]
+    if names:
+        typer.echo(
+            f"note: released without protection: {', '.join(names)} (see privacy.txt)", err=True
+        )
 
 
 def estimate(
@@ -227,16 +260,24 @@ def estimate(
     ),
     by_class: bool = typer.Option(False, "--by-class", help="Also estimate per class."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
-    plot: Path | None = typer.Option(None, "--plot", help="Directory for one PNG per attribute."),
+    plot: Path | None = typer.Option(
+        None, "--plot", parser=output_path, help="Directory for one PNG per attribute."
+    ),
     engine: str = typer.Option(
         "local", "--engine", help="local | dask (partitioned, bit-identical to local)."
     ),
     scheduler: str | None = typer.Option(
         None, "--scheduler", help="Dask scheduler address; none starts a LocalCluster."
     ),
+    overwrite: bool = typer.Option(
+        False, "--overwrite", help="Replace an existing non-empty --plot directory (whole)."
+    ),
 ) -> None:
     """Estimate the original distribution of every perturbed attribute, with standard errors."""
     from ..pipeline import estimate_release
+
+    if plot is not None:
+        check_output(plot, inputs=(release,), flag="--plot", directory=True, overwrite=overwrite)
 
     if method not in ESTIMATION_METHODS:
         fail(f"--method must be one of {', '.join(ESTIMATION_METHODS)} (got {method!r})")
@@ -318,7 +359,9 @@ def _plot_estimates(results, directory: Path) -> None:
 
 def reconstruct(
     release: Path = typer.Argument(..., help="Release directory."),
-    out: Path = typer.Option(..., "--out", help="Output file: .csv, .parquet or .arff."),
+    out: Path = typer.Option(
+        ..., "--out", parser=output_path, help="Output file: .csv, .parquet or .arff."
+    ),
     method: str = typer.Option("set-scale", "--method", help="Estimation method for Dist."),
     by_class: bool = typer.Option(False, "--by-class", help="Reconstruct per class partition."),
     seed: int | None = typer.Option(
@@ -331,6 +374,9 @@ def reconstruct(
         None, "--scheduler", help="Dask scheduler address; none starts a LocalCluster."
     ),
     batch_size: int = typer.Option(250_000, "--batch-size", help="Rows per batch."),
+    overwrite: bool = typer.Option(
+        False, "--overwrite", help="With --engine dask: replace a non-empty output directory."
+    ),
 ) -> None:
     """Rebuild a table from a release (Algorithm 2, global or by class).
 
@@ -345,6 +391,8 @@ def reconstruct(
     if engine == "dask":
         from ..engine import reconstruct_release_partitioned
 
+        check_output(out, inputs=(release,), directory=True, overwrite=overwrite)
+
         path = reconstruct_release_partitioned(
             release,
             out,
@@ -353,10 +401,12 @@ def reconstruct(
             random_state=seed,
             engine="dask",
             scheduler=scheduler,
+            overwrite=overwrite,
         )
         typer.echo(f"wrote the reconstructed table to {path}/ (partitioned Parquet)")
         return
     table_format(out)
+    check_output(out, inputs=(release,))
     rel = load_release(release)
     with _progress(
         rel.spec.n_records and rel.spec.n_records * rel.spec.copies, "reconstructing"

@@ -21,7 +21,6 @@ from __future__ import annotations
 import functools
 import os
 import shutil
-import tempfile
 import time
 import uuid
 from collections.abc import Iterator, Sequence
@@ -42,7 +41,9 @@ from ..pipeline import (
     _write_spec_and_report,
     estimates_from_counts,
     load_release,
+    verify_release,
 )
+from ..publish import check_output, publish_dir
 from ..random import RandomState
 from ..release import ReleaseSpec
 from .executors import DaskExecutor, Engine, LocalExecutor, open_executor
@@ -244,29 +245,21 @@ def reconstruction_plan(
 
 @contextmanager
 def _staging(target: Path) -> Iterator[Path]:
-    """A temporary directory beside ``target``, removed whatever happens."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
+    """A hidden directory beside ``target``, published onto it whole on success.
+
+    See :func:`ppdm.publish.publish_dir`. After a failure, tasks still running
+    elsewhere may add a file while the directory is removed, so removal is retried.
+    """
     try:
-        yield tmp
+        with publish_dir(target) as tmp:
+            yield tmp
     finally:
-        # after a failure, tasks still running elsewhere may add a file while we remove
-        for _ in range(5):
-            shutil.rmtree(tmp, ignore_errors=True)
-            if not tmp.exists():
-                break
-            time.sleep(0.2)
-
-
-def _move_into(src: Path, dst: Path) -> None:
-    """Move ``src`` to ``dst``, replacing a file or directory already there."""
-    if dst.is_dir() and not dst.is_symlink():
-        trash = dst.with_name(f".{dst.name}.{uuid.uuid4().hex}.old")
-        os.replace(dst, trash)
-        os.replace(src, dst)
-        shutil.rmtree(trash, ignore_errors=True)
-    else:
-        os.replace(src, dst)
+        for leftover in target.parent.glob(f".{target.name}.ppdm-new-{os.getpid()}-*"):
+            for _ in range(5):
+                shutil.rmtree(leftover, ignore_errors=True)
+                if not leftover.exists():
+                    break
+                time.sleep(0.2)
 
 
 # -- file-level workflows ---------------------------------------------------------------
@@ -283,6 +276,7 @@ def make_release_partitioned(
     gamma: float = DEFAULT_GAMMA,
     n_bins: int | None = None,
     max_bins: int = DEFAULT_MAX_BINS,
+    overwrite: bool = False,
     **plan_options,
 ) -> ReleaseSpec:
     """Perturb a partitioned table into a release of partitioned Parquet.
@@ -296,7 +290,8 @@ def make_release_partitioned(
     source : path, glob, DataFrame, list of DataFrame or dask DataFrame
         See :func:`partitions_of`. Never modified.
     out_dir : path
-        Release directory; its files are replaced only on success.
+        Release directory, published whole on success; an existing non-empty one
+        only with ``overwrite``.
     engine : {"local", "dask"}, default="local"
     scheduler : str or distributed.Client, optional
         Dask scheduler address; ``None`` uses the current client or starts a
@@ -316,7 +311,8 @@ def make_release_partitioned(
     Dowd, Xu & Zhang, Algorithm 1.
     """
     handles = partitions_of(source)
-    out_dir = Path(out_dir)
+    inputs = (source,) if isinstance(source, (str, os.PathLike)) else ()
+    out_dir = check_output(out_dir, inputs=inputs, directory=True, overwrite=overwrite)
     root = resolve_root(random_state, warn=random_state is not None)
     with open_executor(engine, scheduler) as ex, _staging(out_dir) as tmp:
         spec = plan_partitions(
@@ -339,9 +335,7 @@ def make_release_partitioned(
             raise DataError("the input table is empty: nothing to perturb")
         spec = spec.model_copy(update={"data_file": DATA_DIR, "n_records": n})
         _write_spec_and_report(spec, tmp)
-        out_dir.mkdir(parents=True, exist_ok=True)
-        for item in sorted(tmp.iterdir(), key=lambda p: p.name != DATA_DIR):
-            _move_into(item, out_dir / item.name)
+        verify_release(tmp)
     return spec
 
 
@@ -395,6 +389,7 @@ def reconstruct_release_partitioned(
     random_state: RandomState = None,
     engine: Engine = "local",
     scheduler=None,
+    overwrite: bool = False,
 ) -> Path:
     """Algorithm 2 on a release, in two passes over the partitions, to partitioned Parquet.
 
@@ -406,7 +401,8 @@ def reconstruct_release_partitioned(
     ----------
     release : Release or path
     out : path
-        Output directory, replaced only on success.
+        Output directory, published whole on success; an existing non-empty one
+        only with ``overwrite``.
     method : str, default="set-scale"
     by_class : bool, default=False
     random_state : None or int
@@ -424,12 +420,10 @@ def reconstruct_release_partitioned(
     Dowd, Xu & Zhang, Algorithm 2; DESIGN.md (streaming reconstruction).
     """
     rel, handles = _release_handles(release)
-    out = Path(out)
+    out = check_output(out, directory=True, overwrite=overwrite)
     root = resolve_root(random_state)
-    with open_executor(engine, scheduler) as ex, _staging(out) as tmp:
+    with open_executor(engine, scheduler) as ex, _staging(out) as parts:
         shares, classes = reconstruction_plan(ex, handles, rel.spec, method, by_class, root)
-        parts = tmp / out.name
-        parts.mkdir()
         ex.map(
             functools.partial(
                 _reconstruct_write_task, rel.spec, classes, root, str(parts), len(handles)
@@ -437,7 +431,6 @@ def reconstruct_release_partitioned(
             [(i, h, s) for i, (h, s) in enumerate(zip(handles, shares))],
             stage="reconstructing the partitions",
         )
-        _move_into(parts, out)
     return out
 
 

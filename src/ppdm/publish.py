@@ -1,0 +1,274 @@
+"""Publishing outputs: whole or not at all, and never over an input.
+
+Every file or directory ppdm writes is built completely beside its destination under a
+hidden name and published with one ``rename``: a reader sees the old output or the new
+one, never a mixture. A directory that already exists is moved aside first and removed
+after the new one is in place. Leftovers of runs killed before they could clean up
+(``SIGKILL``, a power cut) carry the writer's process id in their name and are removed
+by the next run that publishes beside them.
+
+Outputs never touch inputs: :func:`register_input` records every file or directory the
+process reads (the readers in :mod:`ppdm.io`, :mod:`ppdm.release` and the release
+loader call it), and :func:`check_output` refuses an output that is, contains or lies
+inside one of them, the empty path, or the file-system root.
+
+Files are created with the mode any other new file gets (``0o666`` less the umask).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from .exceptions import OutputError
+
+__all__ = [
+    "register_input",
+    "registered_inputs",
+    "check_output",
+    "publish_file",
+    "publish_dir",
+    "clean_leftovers",
+    "install_signal_handlers",
+]
+
+_MARK = ".ppdm-"
+_INPUTS: set[Path] = set()
+
+
+def _real(path: str | os.PathLike) -> Path:
+    return Path(os.path.realpath(os.fspath(path)))
+
+
+def register_input(path: str | os.PathLike) -> None:
+    """Record ``path`` as an input of this process: no output may touch it."""
+    if os.fspath(path) == "":
+        return
+    _INPUTS.add(_real(path))
+
+
+def registered_inputs() -> frozenset[Path]:
+    """The inputs recorded so far (real paths)."""
+    return frozenset(_INPUTS)
+
+
+def _inside(child: Path, parent: Path) -> bool:
+    return child == parent or parent in child.parents
+
+
+def check_output(
+    path: str | os.PathLike,
+    *,
+    inputs: tuple[str | os.PathLike, ...] = (),
+    flag: str = "--out",
+    directory: bool = False,
+    overwrite: bool = False,
+) -> Path:
+    """Refuse an output path that would lose or leak data; return it as a Path.
+
+    Parameters
+    ----------
+    path : path-like
+        The output (file or directory).
+    inputs : tuple of path-like
+        Inputs of the command besides those already read (see :func:`register_input`).
+    flag : str, default="--out"
+        How the user named the output, for the message.
+    directory : bool, default=False
+        The output is a directory: an existing non-empty one is refused unless
+        ``overwrite``; an existing file in its place is refused.
+    overwrite : bool, default=False
+        Allow replacing a non-empty output directory.
+
+    Returns
+    -------
+    Path
+
+    Raises
+    ------
+    OutputError
+        The path is empty or the root, is, contains or lies inside an input, is a
+        directory where a file is expected (or the reverse), or is a non-empty
+        directory without ``overwrite``.
+
+    Examples
+    --------
+    >>> check_output("")
+    Traceback (most recent call last):
+    ...
+    ppdm.exceptions.OutputError: --out is empty; name a file or directory to write
+    """
+    text = os.fspath(path)
+    if text.strip() == "":
+        raise OutputError(f"{flag} is empty; name a file or directory to write")
+    real = _real(text)
+    if real == Path(real.anchor):
+        raise OutputError(f"{flag} {text!r} is the file-system root; name a new directory")
+    for item in (*(_real(i) for i in inputs if os.fspath(i) != ""), *_INPUTS):
+        if _inside(real, item) or _inside(item, real):
+            how = "is" if real == item else ("lies inside" if _inside(real, item) else "contains")
+            raise OutputError(
+                f"{flag} {text!r} {how} the input {str(item)!r}; write somewhere else "
+                "(ppdm never writes over or into its inputs)"
+            )
+    p = Path(text)
+    if directory:
+        if p.exists() and not p.is_dir():
+            raise OutputError(f"{flag} {text!r} exists and is not a directory")
+        if p.is_dir() and not overwrite and any(p.iterdir()):
+            raise OutputError(
+                f"{flag} {text!r} is a directory that is not empty; pass --overwrite to "
+                "replace it whole, or name a new directory"
+            )
+    elif p.is_dir():
+        raise OutputError(f"{flag} {text!r} is a directory; name a file")
+    return p
+
+
+def _mode(base: int) -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return base & ~mask
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def clean_leftovers(parent: str | os.PathLike, name: str) -> int:
+    """Remove what killed runs left beside ``parent/name``; return how many.
+
+    Leftovers are named ``.NAME.ppdm-KIND-PID-RANDOM``; only those whose process is
+    gone are removed, so a concurrent run's work in progress is left alone.
+    """
+    parent = Path(parent)
+    prefix = f".{name}{_MARK}"
+    removed = 0
+    try:
+        entries = list(parent.iterdir())
+    except OSError:
+        return 0
+    for entry in entries:
+        if not entry.name.startswith(prefix):
+            continue
+        parts = entry.name[len(prefix) :].split("-")
+        if len(parts) != 3 or not parts[1].isdigit() or _alive(int(parts[1])):
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            entry.unlink(missing_ok=True)
+        removed += 1
+    return removed
+
+
+def _hidden(target: Path, kind: str) -> Path:
+    return target.with_name(f".{target.name}{_MARK}{kind}-{os.getpid()}-{secrets.token_hex(4)}")
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    elif path.exists() or path.is_symlink():
+        path.unlink(missing_ok=True)
+
+
+def _prepare(target: str | os.PathLike, directory: bool) -> Path:
+    target = check_output(target, flag="output", directory=directory, overwrite=True)
+    target = Path(os.path.abspath(target))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    clean_leftovers(target.parent, target.name)
+    return target
+
+
+@contextmanager
+def publish_file(target: str | os.PathLike, suffix: str = "") -> Iterator[Path]:
+    """Yield a hidden path beside ``target``; rename it onto ``target`` on success.
+
+    A failure (any exception, ``SIGTERM``/``SIGHUP`` with :func:`install_signal_handlers`)
+    removes the hidden file and leaves ``target`` as it was. The published file gets
+    the usual mode (``0o666`` less the umask).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> target = Path(tempfile.mkdtemp()) / "out.txt"
+    >>> with publish_file(target) as tmp:
+    ...     _ = tmp.write_text("done")
+    >>> target.read_text()
+    'done'
+    """
+    target = _prepare(target, directory=False)
+    tmp = _hidden(target, "new")
+    tmp = tmp.with_name(tmp.name + suffix)
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        os.close(fd)
+        yield tmp
+        if tmp.exists():
+            os.chmod(tmp, _mode(0o666))
+        check_output(target, flag="output", overwrite=True)
+        os.replace(tmp, target)
+    finally:
+        _remove(tmp)
+
+
+@contextmanager
+def publish_dir(target: str | os.PathLike) -> Iterator[Path]:
+    """Yield a hidden directory beside ``target``; publish it whole on success.
+
+    On success an existing ``target`` is renamed aside, the new directory renamed
+    onto ``target`` and the old one removed: ``target`` never holds files of two runs.
+    On failure the hidden directory is removed and ``target`` is left as it was.
+    Callers decide beforehand (:func:`check_output`) whether replacing is allowed.
+    """
+    target = _prepare(target, directory=True)
+    tmp = _hidden(target, "new")
+    tmp.mkdir(mode=0o777)
+    old = None
+    try:
+        yield tmp
+        os.chmod(tmp, _mode(0o777))
+        check_output(target, flag="output", directory=True, overwrite=True)
+        if target.exists() or target.is_symlink():
+            old = _hidden(target, "old")
+            os.replace(target, old)
+        os.replace(tmp, target)
+    finally:
+        _remove(tmp)
+        if old is not None:
+            _remove(old)
+
+
+class _Terminated(SystemExit):
+    pass
+
+
+def _raise_exit(signum, frame) -> None:
+    raise _Terminated(128 + signum)
+
+
+def install_signal_handlers() -> None:
+    """Turn ``SIGTERM`` and ``SIGHUP`` into ``SystemExit(128 + signal)``.
+
+    The exception unwinds through :func:`publish_file` and :func:`publish_dir`, which
+    then remove their hidden work; nothing half-written is left behind. Call it once
+    from a program's entry point (the ``ppdm`` command does).
+    """
+    for name in ("SIGTERM", "SIGHUP"):
+        sig = getattr(signal, name, None)
+        if sig is not None:
+            signal.signal(sig, _raise_exit)

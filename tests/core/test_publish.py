@@ -1,0 +1,398 @@
+"""Outputs never touch inputs, are published whole, and releases are self-consistent."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ppdm.exceptions import OutputError, SpecError
+from ppdm.pipeline import estimate_release, load_release, make_release
+from ppdm.publish import check_output, clean_leftovers, publish_dir, publish_file
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _tree(path: Path) -> dict[str, str]:
+    return {str(p.relative_to(path)): _digest(p) for p in sorted(path.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture
+def table(tmp_path):
+    rng = np.random.default_rng(3)
+    df = pd.DataFrame(
+        {
+            "x": rng.uniform(0, 10, 300).round(3),
+            "k": rng.choice(["a", "b", "c"], 300),
+            "c": rng.choice(["yes", "no"], 300),
+        }
+    )
+    d = tmp_path / "data"
+    d.mkdir()
+    path = d / "data.csv"
+    df.to_csv(path, index=False)
+    return path
+
+
+@pytest.fixture
+def release(tmp_path, table):
+    out = tmp_path / "rel"
+    make_release(table, out, class_attribute="c", bounds={"x": (0, 10)}, random_state=1)
+    return out
+
+
+# -- outputs never touch inputs ---------------------------------------------------------
+
+
+def test_out_dot_next_to_the_input_is_refused(run_cli, table, monkeypatch):
+    monkeypatch.chdir(table.parent)
+    before = _tree(table.parent)
+    code, _, err = run_cli("perturb", "data.csv", "--out", ".", "--class", "c", "--seed", "1")
+    assert code != 0
+    assert "contains the input" in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+    assert _tree(table.parent) == before
+
+
+@pytest.mark.parametrize("out", ["", "/"])
+def test_empty_and_root_outputs_are_refused(run_cli, table, out):
+    code, _, err = run_cli("perturb", table, "--out", out, "--class", "c", "--seed", "1")
+    assert code != 0
+    assert ("is empty" in err) or ("file-system root" in err)
+
+
+def test_output_inside_the_input_directory_of_a_release(run_cli, release, tmp_path):
+    before = _tree(release)
+    code, _, err = run_cli("reconstruct", release, "--out", release / "data.csv", "--seed", "1")
+    assert code != 0 and "lies inside the input" in err
+    assert _tree(release) == before
+
+
+def test_output_is_the_input(table):
+    with pytest.raises(OutputError, match="is the input"):
+        check_output(table, inputs=(table,))
+
+
+def test_symlinked_output_to_the_input_is_refused(tmp_path, table):
+    link = tmp_path / "link.csv"
+    link.symlink_to(table)
+    with pytest.raises(OutputError, match="is the input"):
+        check_output(link, inputs=(table,))
+
+
+def test_non_empty_output_directory_needs_overwrite(run_cli, table, tmp_path):
+    out = tmp_path / "rel"
+    args = ["perturb", table, "--out", out, "--class", "c", "--bounds", "x=0:10", "--seed", "1"]
+    assert run_cli(*args)[0] == 0
+    first = _tree(out)
+    code, _, err = run_cli(*args)
+    assert code != 0 and "--overwrite" in err
+    assert _tree(out) == first
+
+
+def test_overwrite_replaces_the_whole_release(run_cli, table, tmp_path):
+    out = tmp_path / "rel"
+    base = ["perturb", table, "--out", out, "--class", "c", "--bounds", "x=0:10", "--seed", "1"]
+    assert run_cli(*base, "--format", "parquet")[0] == 0
+    assert (out / "data.parquet").exists()
+    assert run_cli(*base, "--format", "csv", "--overwrite")[0] == 0
+    # a stale data.parquet beside the new CSV would be a second, independent draw
+    assert sorted(p.name for p in out.iterdir()) == [
+        "data.csv",
+        "privacy.json",
+        "privacy.txt",
+        "spec.json",
+    ]
+    assert not [p for p in tmp_path.iterdir() if ".ppdm-" in p.name]
+
+
+def test_published_files_get_the_umask_mode(tmp_path):
+    old = os.umask(0o022)
+    try:
+        with publish_file(tmp_path / "f.txt") as tmp:
+            tmp.write_text("x")
+        with publish_dir(tmp_path / "d") as tmp:
+            (tmp / "a").write_text("y")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "f.txt").stat().st_mode & 0o777 == 0o644
+    assert (tmp_path / "d").stat().st_mode & 0o777 == 0o755
+
+
+def test_a_failure_leaves_the_old_directory_whole(tmp_path):
+    target = tmp_path / "out"
+    with publish_dir(target) as tmp:
+        (tmp / "a.txt").write_text("old")
+    with pytest.raises(RuntimeError), publish_dir(target) as tmp:
+        (tmp / "a.txt").write_text("new")
+        (tmp / "b.txt").write_text("new")
+        raise RuntimeError("boom")
+    assert sorted(p.name for p in target.iterdir()) == ["a.txt"]
+    assert (target / "a.txt").read_text() == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+def test_leftovers_of_killed_runs_are_cleaned(tmp_path):
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    pid = int(dead.stdout)
+    stale = tmp_path / f".out.ppdm-new-{pid}-0a0b0c0d"
+    stale.mkdir()
+    (stale / "data.csv").write_text("half")
+    mine = tmp_path / f".out.ppdm-new-{os.getpid()}-01020304"
+    mine.mkdir()
+    assert clean_leftovers(tmp_path, "out") == 1
+    assert not stale.exists() and mine.exists()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_terminated_release_leaves_nothing(tmp_path, sig):
+    rng = np.random.default_rng(0)
+    src = tmp_path / "big.csv"
+    pd.DataFrame({"x": rng.uniform(0, 1, 2_000_000), "c": rng.integers(0, 2, 2_000_000)}).to_csv(
+        src, index=False
+    )
+    out = tmp_path / "rel"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "ppdm",
+            "perturb",
+            str(src),
+            "--out",
+            str(out),
+            "--class",
+            "c",
+            "--bounds",
+            "x=0:1",
+            "--batch-size",
+            "20000",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.time() + 60
+    while time.time() < deadline and not [p for p in tmp_path.iterdir() if ".ppdm-new" in p.name]:
+        time.sleep(0.05)
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode != 0
+    assert "Traceback" not in err
+    assert not out.exists()
+    assert not [p.name for p in tmp_path.iterdir() if ".ppdm-" in p.name]
+
+
+# -- no unprotected release without saying so -----------------------------------------
+
+
+@pytest.mark.parametrize("attrs", ["c", "k"])
+def test_class_or_nothing_in_attributes(run_cli, table, tmp_path, attrs):
+    out = tmp_path / "rel"
+    args = ["perturb", table, "--out", out, "--class", attrs if attrs == "c" else "k"]
+    code, _, err = run_cli(*args, "--attributes", attrs, "--seed", "1")
+    assert code != 0 and not out.exists()
+    assert "released as is" in err and "--perturb-class" in err
+
+
+def test_zero_perturbed_attributes_need_opt_in(run_cli, tmp_path):
+    src = tmp_path / "one.csv"
+    pd.DataFrame({"c": ["a", "b"] * 10}).to_csv(src, index=False)
+    out = tmp_path / "rel"
+    code, _, err = run_cli("perturb", src, "--out", out, "--class", "c", "--seed", "1")
+    assert code != 0 and "no attribute would be perturbed" in err and not out.exists()
+    code, _, err = run_cli(
+        "perturb", src, "--out", out, "--class", "c", "--seed", "1", "--allow-unprotected"
+    )
+    assert code == 0 and "released without protection: c" in err
+
+
+@pytest.mark.parametrize(
+    "matrix",
+    [
+        {"kind": "identity"},
+        {"kind": "explicit", "matrix": [[0, 1, 0], [0, 0, 1], [1, 0, 0]]},
+    ],
+)
+def test_infinite_amplification_needs_opt_in(run_cli, table, tmp_path, matrix):
+    spec = tmp_path / "spec.json"
+    spec.write_text(
+        json.dumps(
+            {
+                "attributes": [
+                    {
+                        "name": "k",
+                        "domain": {"kind": "categorical", "values": ["a", "b", "c"]},
+                        "matrix": matrix,
+                    }
+                ]
+            }
+        )
+    )
+    out = tmp_path / "rel"
+    base = ["perturb", table, "--out", out, "--class", "c", "--spec", spec, "--bounds", "x=0:10"]
+    code, _, err = run_cli(*base, "--seed", "1")
+    assert code != 0 and "infinite amplification" in err and not out.exists()
+    code, _, err = run_cli(*base, "--seed", "1", "--allow-unprotected")
+    assert code == 0 and "k" in err.split("without protection:")[1]
+    text = (out / "privacy.txt").read_text()
+    assert "UNPROTECTED" in text and "k" in text.split("UNPROTECTED")[1]
+    assert "k" in json.loads((out / "privacy.json").read_text())["unprotected"]
+
+
+def test_reordered_user_values_are_canonicalised(tmp_path, table):
+    from ppdm.release import ReleaseSpec
+
+    m = [[0.6, 0.3, 0.1], [0.2, 0.5, 0.3], [0.2, 0.2, 0.6]]
+    user = ReleaseSpec.model_validate(
+        {
+            "attributes": [
+                {
+                    "name": "k",
+                    "domain": {"kind": "categorical", "values": ["c", "a", "b"]},
+                    "matrix": {"kind": "explicit", "matrix": m},
+                }
+            ]
+        }
+    )
+    spec = make_release(
+        table,
+        tmp_path / "r",
+        class_attribute="c",
+        spec=user,
+        bounds={"x": (0, 10)},
+        random_state=2,
+    )
+    k = spec.attribute("k")
+    assert k.domain["values"] == ["a", "b", "c"]
+    # P(out = a | in = a) was m[1][1] when 'a' had code 1
+    assert k.matrix["matrix"][0][0] == m[1][1]
+    assert k.matrix["matrix"][2][0] == m[0][1]  # P(out = c | in = a)
+
+
+# -- a release is self-consistent or refused --------------------------------------------
+
+
+def _edit_spec(release: Path, edit) -> None:
+    path = release / "spec.json"
+    spec = json.loads(path.read_text())
+    edit(spec)
+    path.write_text(json.dumps(spec))
+
+
+@pytest.mark.parametrize(
+    "bad",
+    ["../data/data.csv", "/etc/passwd", "sub/data.csv", "..", ".hidden", ""],
+)
+def test_data_file_must_be_a_bare_name(release, table, bad):
+    _edit_spec(release, lambda s: s.update(data_file=bad))
+    with pytest.raises((SpecError, FileNotFoundError)) as exc:
+        load_release(release)
+    assert "bare name" in str(exc.value) or "names no data_file" in str(exc.value)
+
+
+def test_outside_file_is_never_echoed(run_cli, release, tmp_path):
+    secret = tmp_path / "secret.csv"
+    secret.write_text("x,k,c\nSECRET_VALUE,a,yes\n")
+    _edit_spec(release, lambda s: s.update(data_file="../secret.csv"))
+    for cmd in (["estimate", release], ["reconstruct", release, "--out", tmp_path / "o.csv"]):
+        code, out, err = run_cli(*cmd)
+        assert code != 0 and "SECRET" not in out + err
+    assert not (tmp_path / "o.csv").exists()
+
+
+@pytest.mark.parametrize("kind", ["symlink", "fifo", "devzero"])
+def test_data_file_must_be_a_regular_file(release, tmp_path, kind):
+    data = release / "data.csv"
+    data.unlink()
+    if kind == "symlink":
+        target = tmp_path / "outside.csv"
+        target.write_text("x,k,c\n1,a,yes\n")
+        data.symlink_to(target)
+    elif kind == "devzero":
+        data.symlink_to("/dev/zero")
+    else:
+        os.mkfifo(data)
+    with pytest.raises(SpecError, match="symbolic link|not a regular file"):
+        load_release(release)
+
+
+def test_n_records_must_match_the_data(run_cli, release):
+    _edit_spec(release, lambda s: s.update(n_records=s["n_records"] - 1))
+    # the privacy block is recomputed from n_records: fix it up as a careful forger would
+    spec = json.loads((release / "spec.json").read_text())
+    from ppdm.perturb import attribute_privacy
+    from ppdm.release import ReleaseSpec
+
+    rs = ReleaseSpec.model_validate(spec)
+    for a in spec["attributes"]:
+        if a.get("perturbed", True) and "matrix" in a:
+            a["privacy"] = attribute_privacy(rs.attribute(a["name"]).get_matrix(), rs.n_records)
+    (release / "spec.json").write_text(json.dumps(spec))
+    with pytest.raises(SpecError, match="holds 300 rows but its spec says n_records 299"):
+        estimate_release(release)
+    code, _, err = run_cli("estimate", release)
+    assert code != 0 and "n_records 299" in err
+
+
+def test_copies_must_match(release):
+    _edit_spec(release, lambda s: s.update(copies=3))
+    with pytest.raises(SpecError, match="copies"):
+        estimate_release(release)
+
+
+def test_gamma_must_agree_with_the_privacy_block(release):
+    def edit(s):
+        for a in s["attributes"]:
+            if a.get("matrix", {}).get("kind") == "gamma-diagonal":
+                a["matrix"]["gamma"] = 3.0
+
+    _edit_spec(release, edit)
+    with pytest.raises(SpecError, match="states gamma"):
+        load_release(release)
+
+
+def test_reordered_domain_values_are_refused(release):
+    def edit(s):
+        for a in s["attributes"]:
+            if a.get("domain", {}).get("kind") == "categorical":
+                a["domain"]["values"] = list(reversed(a["domain"]["values"]))
+
+    _edit_spec(release, edit)
+    with pytest.raises(SpecError, match="out of order"):
+        load_release(release)
+
+
+def test_the_writer_checks_what_it_wrote(tmp_path, table, monkeypatch):
+    import ppdm.pipeline as pp
+
+    real = pp.perturb_batches
+
+    def corrupt(*args, **kwargs):
+        for batch in real(*args, **kwargs):
+            batch = batch.copy()
+            batch.loc[batch.index[-1], "k"] = "zz"
+            yield batch
+
+    monkeypatch.setattr(pp, "perturb_batches", corrupt)
+    out = tmp_path / "rel"
+    with pytest.raises(ValueError, match="zz"):
+        make_release(table, out, class_attribute="c", bounds={"x": (0, 10)}, random_state=1)
+    assert not out.exists()
+    assert not [p for p in tmp_path.iterdir() if ".ppdm-" in p.name]
