@@ -28,6 +28,7 @@ weka:
 
 test: venv weka
 	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -q -n 2 -p no:cacheprovider
 
 lint: venv

@@ -19,11 +19,10 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from .additive import AdditiveNoise, privacy_interval_width
 from .domain import BinnedDomain, CategoricalDomain, Domain, DomainSketch
 from .exceptions import DataError, SpecError
 from .matrix import GammaDiagonal, PerturbationMatrix, check_gamma, matrix_from_spec
-from .noise.additive import AdditiveNoise, privacy_interval_width
-from .privacy import RHO1_LEVELS, anonymity_k, kang_bound, rho2_from_gamma
 from .random import RandomState, WordStream, release_streams
 from .release import AttributeSpec, ReleaseSpec
 
@@ -32,10 +31,8 @@ __all__ = [
     "DEFAULT_MAX_BINS",
     "DEFAULT_NOISE_LEVEL",
     "additive_noise_for_level",
-    "additive_privacy",
     "plan_release",
     "plan_from_sketches",
-    "attribute_privacy",
     "perturb_codes",
     "perturb_frame",
     "perturb_batches",
@@ -80,34 +77,6 @@ def perturb_codes(
         raise DataError(f"codes must lie in 0..{matrix.n_values - 1}")
     rng = check_random_state(random_state)
     return matrix.draw(codes, rng)
-
-
-def attribute_privacy(matrix: PerturbationMatrix, n_records: int | None, copies: int = 1) -> dict:
-    """Privacy figures of one attribute: gamma, epsilon, rho2 per rho1, entropy, N, K, Kang."""
-    gamma = matrix.amplification()
-    if copies > 1:
-        gamma = gamma**copies
-    finite = np.isfinite(gamma)
-    out = {
-        "N": matrix.n_values,
-        "gamma": float(gamma) if finite else None,
-        "epsilon": float(np.log(gamma)) if finite else None,
-        "rho2": {str(r): (rho2_from_gamma(gamma, r) if finite else 1.0) for r in RHO1_LEVELS},
-        "entropy_bits": matrix.entropy(),
-        "max_entropy_bits": float(np.log2(matrix.n_values)),
-        "condition_number": matrix.condition_number(),
-        "K": anonymity_k(matrix),
-    }
-    realised = getattr(matrix, "realised_gamma", None)
-    if realised is not None:
-        # the integer sampler's exact channel: never above gamma (see GammaDiagonal.draw)
-        out["gamma_realised"] = realised**copies
-    if copies > 1:
-        out["copies"] = copies
-        out["gamma_per_copy"] = matrix.amplification()
-    if n_records and finite and gamma > 1:
-        out["kang_bound"] = kang_bound(matrix.amplification(), matrix.n_values, n_records * copies)
-    return out
 
 
 def _parse_user_spec(spec: ReleaseSpec | None) -> dict[str, AttributeSpec]:
@@ -423,20 +392,6 @@ def _numeric_values_of(domain: CategoricalDomain) -> np.ndarray | None:
     ):
         return None
     return np.asarray(vals, dtype=np.float64)
-
-
-def additive_privacy(a: AttributeSpec) -> dict:
-    """Privacy figures of an additive attribute: noise, variance, 95 % interval width."""
-    nz = a.get_noise()
-    dom = a.get_domain()
-    width = nz.interval_width(0.95)
-    return {
-        "noise": nz.kind,
-        "scale": nz.scale,
-        "variance": nz.variance,
-        "interval_width_95": width,
-        "relative_interval_width_95": width / (dom.high - dom.low),
-    }
 
 
 def _check_names(columns, class_attribute, attributes, bounds, user) -> None:

@@ -119,7 +119,7 @@ def make_release(
         if n == 0:
             raise DataError("the input table is empty: nothing to perturb")
         spec = spec.model_copy(update={"data_file": data_name, "n_records": n // spec.copies})
-        _write_spec_and_report(spec, tmp)
+        write_spec_and_report(spec, tmp)
         verify_release(tmp, batch_size)
     return spec
 
@@ -149,13 +149,20 @@ def verify_release(directory: str | os.PathLike, batch_size: int = DEFAULT_BATCH
     return rows
 
 
-def _write_spec_and_report(spec: ReleaseSpec, directory: Path) -> None:
+def write_spec_and_report(spec: ReleaseSpec, directory: Path) -> None:
+    """Write ``spec.json`` (with every attribute's privacy figures) and ``privacy.*``."""
     attrs = []
-    from .perturb import additive_privacy, attribute_privacy
+    from .privacy import additive_privacy, attribute_privacy
 
     for a in spec.attributes:
         if a.perturbed and spec.method == "additive":
-            a = a.model_copy(update={"privacy": additive_privacy(a)})
+            a = a.model_copy(
+                update={
+                    "privacy": additive_privacy(
+                        a.get_noise(), a.get_domain().low, a.get_domain().high
+                    )
+                }
+            )
         elif a.perturbed:
             a = a.model_copy(
                 update={"privacy": attribute_privacy(a.get_matrix(), spec.n_records, spec.copies)}
@@ -262,7 +269,8 @@ def check_release_spec(spec: ReleaseSpec, where: str = "spec") -> None:
     ----------
     Dowd, Xu & Zhang, Sec. 5 (the figures a release states); Kang, Sec. 3 (copies).
     """
-    from .perturb import additive_privacy, attribute_privacy, canonical_values
+    from .perturb import canonical_values
+    from .privacy import additive_privacy, attribute_privacy
 
     if spec.n_records is None:
         raise SpecError(f"{where}: a release must state n_records")
@@ -278,7 +286,7 @@ def check_release_spec(spec: ReleaseSpec, where: str = "spec") -> None:
         if a.privacy is None:
             raise SpecError(f"{where}: attribute {a.name!r} has no privacy figures")
         if spec.method == "additive":
-            expected = additive_privacy(a)
+            expected = additive_privacy(a.get_noise(), a.get_domain().low, a.get_domain().high)
             keys = ("noise", "scale")
         else:
             expected = attribute_privacy(a.get_matrix(), spec.n_records, spec.copies)
@@ -346,7 +354,11 @@ def class_values(spec: ReleaseSpec, batches: Batches) -> list:
         return sorted(values, key=str)
 
 
-def _class_codes(batch: pd.DataFrame, spec: ReleaseSpec, classes: list | None, offset: int):
+def class_codes(batch: pd.DataFrame, spec: ReleaseSpec, classes: list | None, offset: int):
+    """Codes of the class values of ``batch`` in ``classes`` (zeros when ``classes`` is None).
+
+    ``offset`` is the batch's first row in the whole table, for the error message.
+    """
     if classes is None:
         return np.zeros(len(batch), dtype=np.int64)
     name = spec.class_attribute
@@ -377,7 +389,7 @@ def _count_pass(
     counts = {a.name: np.zeros((n_c, doms[a.name].n_values)) for a in attrs}
     offset = 0
     for batch in batches():
-        ccodes = _class_codes(batch, spec, classes, offset)
+        ccodes = class_codes(batch, spec, classes, offset)
         for a in attrs:
             d = doms[a.name]
             codes = d.encode(batch[a.name], column=a.name, row_offset=offset)
@@ -482,7 +494,7 @@ def as2000_estimate(values: np.ndarray, noise, domain) -> Estimate:
     ----------
     Agrawal & Srikant (2000), Sec. 3 (:func:`ppdm.noise.reconstruct_distribution`).
     """
-    from .noise.additive import reconstruct_distribution, transition_masses
+    from .additive import reconstruct_distribution, transition_masses
 
     w = np.asarray(values, dtype=np.float64)
     lo, hi, bins = float(domain.low), float(domain.high), int(domain.n_bins)
@@ -517,7 +529,7 @@ def _estimate_additive(rel: Release, by_class: bool, batch_size: int) -> list[At
     classes = None
     if by_class:
         classes = class_values(spec, lambda: iter([frame]))
-        ccodes = _class_codes(frame, spec, classes, 0)
+        ccodes = class_codes(frame, spec, classes, 0)
     out = []
     for a in attrs:
         dom, nz = a.get_domain(), a.get_noise()
@@ -621,7 +633,7 @@ def reconstruct_batches(
     offset = 0
     for batch in batches():
         rec = batch.copy()
-        ccodes = _class_codes(batch, spec, classes, offset)
+        ccodes = class_codes(batch, spec, classes, offset)
         for i, a in enumerate(attrs):
             d = doms[a.name]
             codes = d.encode(batch[a.name], column=a.name, row_offset=offset)

@@ -22,10 +22,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from .additive import AdditiveNoise
 from .domain import Domain, domain_from_spec
 from .exceptions import DomainError, MatrixError, SpecError
 from .matrix import PerturbationMatrix, matrix_from_spec
-from .noise.additive import AdditiveNoise
 
 __all__ = [
     "AttributeSpec",

@@ -337,7 +337,7 @@ def test_n_records_must_match_the_data(run_cli, release):
     _edit_spec(release, lambda s: s.update(n_records=s["n_records"] - 1))
     # the privacy block is recomputed from n_records: fix it up as a careful forger would
     spec = json.loads((release / "spec.json").read_text())
-    from ppdm.perturb import attribute_privacy
+    from ppdm.privacy import attribute_privacy
     from ppdm.release import ReleaseSpec
 
     rs = ReleaseSpec.model_validate(spec)

@@ -30,7 +30,7 @@ import pandas as pd
 from ..domain import DomainSketch
 from ..exceptions import DataError, PpdmError, SpecError
 from ..perturb import perturb_batches
-from ..pipeline import _class_codes, reconstruction_multisets
+from ..pipeline import class_codes, reconstruction_multisets
 from ..reconstruct import AssignmentState
 from ..release import ReleaseSpec
 from .streams import PERTURB, RECONSTRUCT, SPLIT, partition_generators, partition_seed
@@ -327,7 +327,7 @@ def reconstruct_partition(
     gens = partition_generators(root, RECONSTRUCT, partition, 2 * len(attrs))
     with _in_partition(partition):
         spec.check_columns([str(c) for c in frame.columns])
-        ccodes = _class_codes(frame, spec, classes, 0)
+        ccodes = class_codes(frame, spec, classes, 0)
         rec = frame.copy()
         for i, a in enumerate(attrs):
             d = a.get_domain()

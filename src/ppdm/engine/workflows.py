@@ -31,17 +31,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..estimate import _check_method
+from ..estimate import check_method
 from ..exceptions import DataError, SpecError
 from ..io import partition_files, read_table
 from ..perturb import DEFAULT_GAMMA, DEFAULT_MAX_BINS, plan_from_sketches
 from ..pipeline import (
     AttributeEstimate,
     Release,
-    _write_spec_and_report,
     estimates_from_counts,
     load_release,
     verify_release,
+    write_spec_and_report,
 )
 from ..publish import check_output, publish_dir
 from ..random import RandomState
@@ -67,9 +67,6 @@ __all__ = [
     "make_release_partitioned",
     "estimate_release_partitioned",
     "reconstruct_release_partitioned",
-    "make_release_dask",
-    "estimate_release_dask",
-    "reconstruct_release_dask",
 ]
 
 #: Name of a partitioned release's data directory (its ``data_file`` in the spec).
@@ -224,7 +221,7 @@ def reconstruction_plan(
     root: np.random.SeedSequence,
 ) -> tuple[list[dict[str, np.ndarray]], list | None]:
     """Pass 1 of the reconstruction, partition by partition, then the client's split."""
-    _check_method(method)
+    check_method(method)
     _check_by_class(spec, by_class)
     part_counts = executor.map(
         functools.partial(_count_task, spec, by_class),
@@ -334,7 +331,7 @@ def make_release_partitioned(
         if n == 0:
             raise DataError("the input table is empty: nothing to perturb")
         spec = spec.model_copy(update={"data_file": DATA_DIR, "n_records": n})
-        _write_spec_and_report(spec, tmp)
+        write_spec_and_report(spec, tmp)
         verify_release(tmp)
     return spec
 
@@ -373,7 +370,7 @@ def estimate_release_partitioned(
     ----------
     Dowd, Xu & Zhang, Eq. (1) and Sec. 4.3.
     """
-    _check_method(method)
+    check_method(method)
     rel, handles = _release_handles(release)
     with open_executor(engine, scheduler) as ex:
         counts, classes = count_partitions(ex, handles, rel.spec, by_class)
@@ -432,32 +429,3 @@ def reconstruct_release_partitioned(
             stage="reconstructing the partitions",
         )
     return out
-
-
-def make_release_dask(
-    source: Any, out_dir: str | os.PathLike, *, scheduler=None, **options
-) -> ReleaseSpec:
-    """:func:`make_release_partitioned` with ``engine="dask"``."""
-    return make_release_partitioned(source, out_dir, engine="dask", scheduler=scheduler, **options)
-
-
-def estimate_release_dask(
-    release: Release | str | os.PathLike,
-    method: str = "set-scale",
-    *,
-    by_class: bool = False,
-    scheduler=None,
-) -> list[AttributeEstimate]:
-    """:func:`estimate_release_partitioned` with ``engine="dask"``."""
-    return estimate_release_partitioned(
-        release, method, by_class=by_class, engine="dask", scheduler=scheduler
-    )
-
-
-def reconstruct_release_dask(
-    release: Release | str | os.PathLike, out: str | os.PathLike, *, scheduler=None, **options
-) -> Path:
-    """:func:`reconstruct_release_partitioned` with ``engine="dask"``."""
-    return reconstruct_release_partitioned(
-        release, out, engine="dask", scheduler=scheduler, **options
-    )

@@ -41,8 +41,7 @@ import numpy as np
 import pandas as pd
 
 from ..matrix import GammaDiagonal
-from ..perturb import attribute_privacy
-from ..privacy import kang_bound
+from ..privacy import attribute_privacy, kang_bound
 from .core import MODES, EncodedTable, encode_table, perturb_table, reconstruct_table
 from .grid import ADVISOR_GAMMAS, PAPER_NS
 from .learners import make_learner
@@ -356,7 +355,7 @@ class Recommendation:
     accuracy : its average accuracy on the owner's data
     rule : "7.1" or "7.2"
     met : whether the accuracy target was met (always True for 7.1)
-    privacy : dict of privacy figures (:func:`ppdm.perturb.attribute_privacy`)
+    privacy : dict of privacy figures (:func:`ppdm.privacy.attribute_privacy`)
     candidates : DataFrame of the rule's candidates
     """
 
