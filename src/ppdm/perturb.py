@@ -512,7 +512,8 @@ def perturb_batches(
     ``a``'s streams. The output is therefore a function of the root, the data and
     the spec only: not of the batch sizes, the partitioning or the engine, nor of the
     other columns; copy ``c`` of an m-copy release equals copy ``c`` of any other
-    release with the same seed and spec.
+    release with the same seed and spec (every yielded frame holds its batch's copies
+    in turn, so with m > 1 the row order follows the batches).
 
     Parameters
     ----------
