@@ -420,7 +420,7 @@ SUBSTITUTE, REPRESENTATIVE, ADDITIVE = "substitute", "representative", "additive
 def _release_root(random_state: RandomState, warn: bool) -> np.random.SeedSequence:
     root = resolve_seed(random_state)
     if random_state is not None and warn:
-        warn_seeded_release(stacklevel=4)
+        warn_seeded_release(stacklevel=3)
     return root
 
 

@@ -156,3 +156,19 @@ def test_rerun_replaces_release_atomically(tmp_path, parquet_dir):
     make_release_partitioned(parquet_dir, out, class_attribute="label", random_state=1)
     assert _digest(out) == first
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in", "rel"]
+
+
+def test_cluster_release_equals_the_single_file_release(cluster, tmp_path, parquet_dir, table):
+    from ppdm.io import read_table
+    from ppdm.pipeline import make_release
+
+    opts = dict(class_attribute="label", random_state=3, representative="random")
+    table.to_parquet(tmp_path / "whole.parquet", index=False)
+    make_release(tmp_path / "whole.parquet", tmp_path / "single", batch_size=1000, **opts)
+    make_release_partitioned(
+        parquet_dir, tmp_path / "parted", engine="dask", scheduler=cluster, **opts
+    )
+    single = read_table(tmp_path / "single" / "data.parquet")
+    parts = sorted((tmp_path / "parted" / "data").glob("part-*.parquet"))
+    parted = pd.concat([read_table(p) for p in parts], ignore_index=True)
+    pd.testing.assert_frame_equal(parted, single, check_dtype=False)

@@ -3,8 +3,9 @@
 Every partitioned engine (sequential or on a cluster) runs these same functions on
 the same partitions with the same derived streams, which is why their outputs are
 bit-identical. Perturbation streams are addressed by row (each partition is told its
-first row), so a perturbed release does not even depend on the partitioning. A partition's work never depends on another partition's data: only on
-small client-side summaries (domain sketches, perturbed counts, multiset shares).
+first row), so a perturbed release does not even depend on the partitioning. A
+partition's work never depends on another partition's data: only on small
+client-side summaries (domain sketches, row counts, perturbed counts, multiset shares).
 
 Reconstruction follows the two-pass streaming design: the count pass returns each
 partition's tie-group sizes; the client estimates, rounds and cuts the global
