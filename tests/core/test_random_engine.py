@@ -123,3 +123,14 @@ def test_the_seed_is_in_no_output(tmp_path):
     write_release(Party("s1", codes, scheme).release(random_state=SEED), tmp_path / "bn")
     for name in ("single", "parted", "cli", "bn"):
         _assert_no_seed(tmp_path / name)
+
+
+def test_partitioned_copies_equal_the_single_file_copies(tmp_path):
+    df = _table(900)
+    opts = dict(class_attribute="label", random_state=SEED, copies=3)
+    single = make_release(df, tmp_path / "single", batch_size=300, **opts)
+    parted = make_release_partitioned(_split(df, [300, 600]), tmp_path / "parted", **opts)
+    assert parted.n_records == single.n_records == len(df)
+    a, b = _release_data(tmp_path / "single"), _release_data(tmp_path / "parted")
+    assert len(a) == 3 * len(df)
+    pd.testing.assert_frame_equal(a, b, check_dtype=False)

@@ -348,12 +348,13 @@ def make_release_partitioned(
             [(i, h, o) for i, (h, o) in enumerate(zip(handles, row_offsets(counted)))],
             stage="perturbing the partitions",
         )
-        if [int(r) for r in rows] != [int(r) for r in counted]:
+        # every partition's output holds its spec.copies copies in turn
+        if [int(r) for r in rows] != [int(r) * spec.copies for r in counted]:
             raise DataError(
                 "the partitions' row counts changed between the planning pass and the "
                 "perturbation pass; the input must not change during a release"
             )
-        n = int(sum(rows))
+        n = int(sum(counted))  # records of the table, as in ppdm.pipeline.make_release
         if n == 0:
             raise DataError("the input table is empty: nothing to perturb")
         spec = spec.model_copy(update={"data_file": DATA_DIR, "n_records": n})
