@@ -425,7 +425,7 @@ def _release_root(random_state: RandomState, warn: bool) -> np.random.SeedSequen
 
 
 def _unit_uniforms(stream: WordStream, k: int) -> np.ndarray:
-    """``k`` uniforms in (0, 1), one 64-bit word each: ``(w >> 11 + 1/2) / 2^53``."""
+    """``k`` uniforms in (0, 1), one 64-bit word ``w`` each: ``((w >> 11) + 1/2) / 2^53``."""
     words = stream.uint64(k) >> np.uint64(11)
     return (words.astype(np.float64) + 0.5) * 2.0**-53
 
@@ -466,12 +466,13 @@ def _additive_batches(batches, spec, root, row_offset) -> Iterator[pd.DataFrame]
         yield out
 
 
-def _attribute_streams(spec: ReleaseSpec, root: np.random.SeedSequence):
-    """Per copy, per perturbed attribute: name, domain, matrix and its two generators.
+def _attribute_streams(spec: ReleaseSpec, root: np.random.SeedSequence, row_offset: int):
+    """Per copy, per perturbed attribute: name, domain, matrix and its two word streams.
 
     The substitution stream of attribute ``a`` in copy ``c`` is keyed by
     ``(SUBSTITUTE, a, c)``, the random-representative stream by
-    ``(REPRESENTATIVE, a, c)``: keyed by name, never by position.
+    ``(REPRESENTATIVE, a, c)``: keyed by name, never by position. Both start at row
+    ``row_offset`` and are then read in record order across batches.
     """
     return [
         [
@@ -479,8 +480,8 @@ def _attribute_streams(spec: ReleaseSpec, root: np.random.SeedSequence):
                 a.name,
                 a.get_domain(),
                 a.get_matrix(),
-                stream_generator(root, SUBSTITUTE, a.name, c),
-                stream_generator(root, REPRESENTATIVE, a.name, c),
+                WordStream(stream_generator(root, SUBSTITUTE, a.name, c), row=row_offset),
+                WordStream(stream_generator(root, REPRESENTATIVE, a.name, c), row=row_offset),
             )
             for a in spec.perturbed_attributes()
         ]
@@ -544,24 +545,21 @@ def perturb_batches(
     if spec.method == "additive":
         yield from _additive_batches(batches, spec, root, int(row_offset))
         return
-    copies = _attribute_streams(spec, root)
-    # one stream object per attribute and copy, positioned once and read in order
-    words = [[WordStream(u_gen, row=int(row_offset)) for *_, u_gen, _ in plans] for plans in copies]
-    reps = [[WordStream(rep_gen, row=int(row_offset)) for *_, rep_gen in plans] for plans in copies]
+    copies = _attribute_streams(spec, root, int(row_offset))
     offset = 0
     for batch in batches:
         if offset == 0:
             spec.check_columns([str(c) for c in batch.columns])
         outs = []
         codes_cache: dict[str, np.ndarray] = {}
-        for c, plans in enumerate(copies):
+        for plans in copies:
             out = batch.copy()
-            for i, (name, domain, matrix, _, _) in enumerate(plans):
+            for name, domain, matrix, words, reps in plans:
                 if name not in codes_cache:
                     codes_cache[name] = domain.encode(batch[name], column=name, row_offset=offset)
                 codes = codes_cache[name]
-                perturbed = matrix.draw(codes, words[c][i])
-                out[name] = domain.decode(perturbed, random_state=reps[c][i].generator)
+                perturbed = matrix.draw(codes, words)
+                out[name] = domain.decode(perturbed, random_state=reps.generator)
             outs.append(out)
         offset += len(batch)
         yield outs[0] if len(outs) == 1 else pd.concat(outs, ignore_index=True)
