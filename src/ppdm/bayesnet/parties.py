@@ -34,7 +34,7 @@ import pandas as pd
 
 from ..exceptions import SpecError
 from ..io import read_table, table_format, write_table
-from ..random import RandomState, spawn
+from ..random import RandomState, resolve_seed
 from .estimation import ParameterEstimate, estimate_parameters
 from .network import BayesNet
 from .pram import PramScheme
@@ -211,10 +211,14 @@ class Party:
     ) -> Release:
         """Randomize and release ``variables`` (all by default, plus whole groups).
 
-        ``random_state=None`` draws from CSPRNG streams, as a real release must.
+        ``random_state=None`` draws from CSPRNG streams, as a real release must. The
+        streams are keyed by the party's name and each group's variables (see
+        :meth:`PramScheme.randomize`): parties never share a stream, even under one
+        seed, and the same root gives a group the same randomized values in every
+        release of it.
         """
         sub = self.scheme if variables is None else self.scheme.subset(variables)
-        data = sub.randomize(self.data[list(sub.variables)], random_state)
+        data = sub.randomize(self.data[list(sub.variables)], random_state, party=self.name)
         return Release(self.name, data, sub, recipient)
 
     def own_release(self) -> Release:
@@ -302,7 +306,10 @@ def learn_model1(
     prior, fix
         As in :func:`~ppdm.bayesnet.estimation.estimate_parameters`.
     random_state : None, int or Generator
-        ``None`` for CSPRNG releases; a seed for experiments.
+        ``None`` for CSPRNG releases; a seed for experiments. One root is resolved
+        for the whole run: a sender's group is randomized once and every receiver
+        of it gets the same randomized values (two receivers who pool what they
+        received learn nothing more than one).
 
     Returns
     -------
@@ -316,11 +323,10 @@ def learn_model1(
     owner = _owner(parties)
     needs = cross_parents(structure, owner)
     by_name = {p.name: p for p in parties}
-    streams = spawn(random_state, max(len(needs), 1)) if random_state is not None else None
+    root = resolve_seed(random_state)
     inbox: dict[str, list[Release]] = {p.name: [] for p in parties}
-    for i, ((sender, receiver), variables) in enumerate(sorted(needs.items())):
-        rs = None if streams is None else streams[i]
-        inbox[receiver].append(by_name[sender].release(variables, receiver, rs))
+    for (sender, receiver), variables in sorted(needs.items()):
+        inbox[receiver].append(by_name[sender].release(variables, receiver, root))
     parts = []
     for p in parties:
         nodes = [v for v in structure.topological_order if owner[v] == p.name]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 
 import typer
@@ -84,8 +83,8 @@ def randomize(
     from ..bayesnet.network import read_mapping
     from ..bayesnet.parties import Release, write_release
     from ..bayesnet.pram import PramScheme
-    from ..exceptions import SeededReleaseWarning
     from ..io import read_table
+    from ..random import warn_seeded_release
 
     if fmt not in ("parquet", "csv"):
         fail(f"--format must be parquet or csv (got {fmt!r})")
@@ -102,14 +101,9 @@ def randomize(
     except (ValueError, FileNotFoundError) as exc:
         fail(f"DATA {str(data)!r}: {exc}")
     if seed is not None:
-        warnings.warn(
-            "this release is drawn from a seeded generator: anyone who knows the seed can "
-            "reproduce the randomization; use seeds for experiments only",
-            SeededReleaseWarning,
-            stacklevel=1,
-        )
-    released = pram.randomize(frame[list(pram.variables)], random_state=seed)
+        warn_seeded_release(stacklevel=1)
     party = str(spec.get("party") or data.stem)
+    released = pram.randomize(frame[list(pram.variables)], random_state=seed, party=party)
     rel = Release(party, released, pram, spec.get("recipient"))
     with atomic_dir(out) as tmp:
         write_release(rel, tmp, fmt=fmt)
