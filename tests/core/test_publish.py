@@ -396,3 +396,13 @@ def test_the_writer_checks_what_it_wrote(tmp_path, table, monkeypatch):
         make_release(table, out, class_attribute="c", bounds={"x": (0, 10)}, random_state=1)
     assert not out.exists()
     assert not [p for p in tmp_path.iterdir() if ".ppdm-" in p.name]
+
+
+def test_version_and_short_help(run_cli):
+    code, out, _ = run_cli("--version")
+    assert code == 0 and out.startswith("ppdm ")
+    code, out, _ = run_cli("perturb", "-h")
+    assert code == 0 and "--overwrite" in out
+    # a flag takes no value: its help row shows no "<bool>" metavar
+    row = next(line for line in out.splitlines() if "--overwrite" in line)
+    assert "<bool>" not in row
