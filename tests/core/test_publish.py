@@ -396,3 +396,27 @@ def test_the_writer_checks_what_it_wrote(tmp_path, table, monkeypatch):
         make_release(table, out, class_attribute="c", bounds={"x": (0, 10)}, random_state=1)
     assert not out.exists()
     assert not [p for p in tmp_path.iterdir() if ".ppdm-" in p.name]
+
+
+def test_version_and_short_help(run_cli):
+    code, out, _ = run_cli("--version")
+    assert code == 0 and out.startswith("ppdm ")
+    code, out, _ = run_cli("perturb", "-h")
+    assert code == 0 and "--overwrite" in out
+    # a flag takes no value: its help row shows no "<bool>" metavar
+    row = next(line for line in out.splitlines() if "--overwrite" in line)
+    assert "<bool>" not in row
+
+
+def test_estimate_plot_has_a_panel_per_class(run_cli, release, tmp_path):
+    import matplotlib.image as mpimg
+
+    heights = {}
+    for flag in ([], ["--by-class"]):
+        out = tmp_path / f"plot{len(flag)}"
+        code, _, err = run_cli("estimate", release, *flag, "--plot", out)
+        assert code == 0, err
+        assert sorted(p.name for p in out.iterdir()) == ["k.png", "x.png"]
+        heights[len(flag)] = mpimg.imread(out / "x.png").shape[0]
+    # overall + two classes: three panels instead of one
+    assert heights[1] > 2 * heights[0]

@@ -25,9 +25,32 @@ app = typer.Typer(
     name="ppdm",
     help="Privacy-preserving data mining by randomized perturbation.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        typer.echo(f"ppdm {version('ppdm')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False,
+        "--version",
+        "-V",
+        callback=_version,
+        is_eager=True,
+        help="Print the version and exit.",
+    ),
+) -> None:
+    """Privacy-preserving data mining by randomized perturbation."""
 
 COMMAND_MODULES = (
     _release,

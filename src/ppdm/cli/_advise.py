@@ -110,7 +110,8 @@ def advise(
         tolerance=tie_tolerance,
     )
     write_csv_atomic(table, out / "advice_table.csv")
-    plotting.plot_advice(table, out / "advice.png", chosen=(rec.gamma, rec.N))
+    chosen = (rec.gamma, rec.N) if rec.recommended else None
+    plotting.plot_advice(table, out / "advice.png", chosen=chosen, target=target)
     summary = {
         "rule": rec.rule,
         "gamma": rec.gamma,
@@ -121,6 +122,10 @@ def advise(
         "cells_evaluated": int((table["status"] == "evaluated").sum()),
         "cells_skipped": int((table["status"] == "skipped").sum()),
         "privacy": rec.privacy,
+        "majority_rate": rec.majority,
+        "original_accuracy": rec.original_accuracy,
+        "recommended": rec.recommended,
+        "reason": rec.reason,
     }
     write_json_atomic(summary, out / "advice.json")
     n_eval = summary["cells_evaluated"]
@@ -131,6 +136,16 @@ def advise(
             typer.echo(
                 f"  gamma={r['gamma']:g}  N={int(r['N'])}  accuracy={100 * r['accuracy']:.2f}%"
             )
+    typer.echo(
+        f"baselines on the same test set: majority class {100 * rec.majority:.2f}%, "
+        f"the learner on the original data {100 * rec.original_accuracy:.2f}%"
+    )
+    if not rec.recommended:
+        typer.echo(f"no recommendation: {rec.reason}")
+        typer.echo(f"wrote {out / 'advice_table.csv'}, {out / 'advice.png'}, {out / 'advice.json'}")
+        if spec_out is not None:
+            typer.echo(f"no spec written to {spec_out}")
+        return
     verdict = "" if rec.met else f"  (no cell reaches {100 * target:.1f}%: the most accurate one)"
     typer.echo(
         f"recommended (rule {rec.rule}): gamma={rec.gamma:g}, N={rec.N}, "

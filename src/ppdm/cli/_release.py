@@ -335,6 +335,7 @@ def _estimate_json(r, method: str) -> dict:
 
 
 def _plot_estimates(results, directory: Path) -> None:
+    """One PNG per attribute: perturbed and estimated counts with error bars (by class)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -343,14 +344,36 @@ def _plot_estimates(results, directory: Path) -> None:
 
     with atomic_dir(directory) as tmp:
         for r in results:
-            e = r.overall
+            panels = [("all records", r.overall)]
+            if r.by_class:
+                panels += [(f"class {c}", e) for c, e in r.by_class.items()]
             x = np.arange(len(r.labels))
-            fig, ax = plt.subplots(figsize=(max(5, 0.35 * len(x) + 2), 3.5))
-            ax.bar(x - 0.2, e.perturbed, width=0.4, label="perturbed counts")
-            ax.bar(x + 0.2, e.counts, width=0.4, yerr=e.stderr, label=f"estimated ({e.method})")
-            ax.set_xticks(x, r.labels, rotation=60 if len(x) > 6 else 0, fontsize=7)
-            ax.set_title(r.name)
-            ax.legend(fontsize=8)
+            width = max(5.5, 0.35 * len(x) + 2)
+            fig, axes = plt.subplots(
+                len(panels), 1, figsize=(width, 2.6 * len(panels) + 0.8), squeeze=False
+            )
+            for ax, (title, e) in zip(axes[:, 0], panels):
+                counts = np.asarray(e.counts, dtype=float)
+                err = np.asarray(e.stderr, dtype=float)
+                # counts cannot be negative: the lower whisker stops at 0
+                yerr = np.vstack([np.minimum(err, np.clip(counts, 0, None)), err])
+                ax.bar(x - 0.2, e.perturbed, width=0.4, color="0.7", label="released (perturbed)")
+                ax.bar(
+                    x + 0.2,
+                    counts,
+                    width=0.4,
+                    yerr=yerr,
+                    capsize=2,
+                    color="tab:blue",
+                    label=f"estimated original ({e.method}) ± 1 s.e.",
+                )
+                ax.set_title(f"{r.name}: {title}", fontsize=9)
+                ax.set_ylabel("records")
+                ax.set_ylim(bottom=0)
+                ax.set_xticks(x, r.labels, rotation=60 if len(x) > 6 else 0, fontsize=7)
+                ax.legend(fontsize=7)
+            kind = "bin" if any(lab.startswith("[") for lab in r.labels) else "value"
+            axes[-1, 0].set_xlabel(f"{r.name} ({kind})")
             fig.tight_layout()
             safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in r.name)
             fig.savefig(tmp / f"{safe}.png", dpi=110)
