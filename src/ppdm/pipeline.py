@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +24,7 @@ from .estimate import Estimate, count_codes, estimate_counts
 from .exceptions import DataError, SpecError
 from .io import BatchWriter, atomic_path, iter_batches, read_table, table_format, write_table
 from .perturb import perturb_batches, plan_release
-from .publish import check_output, publish_dir, register_input
+from .publish import check_output, publish_dir, register_input, release_member
 from .random import RandomState, check_random_state
 from .reconstruct import AssignmentState, largest_remainder, tie_group_multisets
 from .release import ReleaseSpec, read_spec, write_spec
@@ -219,43 +218,6 @@ class Release:
         return class_values(self.spec, lambda: self.batches(batch_size))
 
 
-def _check_data_file(directory: Path, name: str | None) -> Path:
-    spec_path = str(directory / "spec.json")
-    if name is None:
-        raise SpecError(f"{spec_path!r} names no data_file")
-    bare = (
-        name not in ("", ".", "..")
-        and "/" not in name
-        and "\\" not in name
-        and "\x00" not in name
-        and not name.startswith(".")
-        and os.path.basename(name) == name
-    )
-    if not bare:
-        raise SpecError(
-            f"{spec_path!r}: data_file must be the bare name of a file inside the release "
-            f"directory (got {name[:80]!r})"
-        )
-    path = directory / name
-    if path.is_symlink():
-        raise SpecError(
-            f"{spec_path!r}: data_file {name!r} is a symbolic link; ppdm reads no links"
-        )
-    if not path.exists():
-        raise FileNotFoundError(f"release data file {str(path)!r} does not exist")
-    mode = path.lstat().st_mode
-    if stat.S_ISDIR(mode):
-        for part in path.iterdir():
-            if part.is_symlink() or not (part.is_file() or part.name.startswith((".", "_"))):
-                raise SpecError(
-                    f"release data directory {str(path)!r} holds {part.name!r}, which is not a "
-                    "regular file"
-                )
-    elif not stat.S_ISREG(mode):
-        raise SpecError(f"release data file {str(path)!r} is not a regular file")
-    return path
-
-
 def check_release_spec(spec: ReleaseSpec, where: str = "spec") -> None:
     """Check that a release spec agrees with itself; raise :class:`SpecError` if not.
 
@@ -319,7 +281,7 @@ def load_release(path: str | os.PathLike) -> Release:
         raise FileNotFoundError(f"release directory {str(path)!r} does not exist")
     register_input(path)
     spec = read_spec(path / "spec.json")
-    data_path = _check_data_file(path, spec.data_file)
+    data_path = release_member(path, spec.data_file, spec_name="spec.json")
     check_release_spec(spec, str(path / "spec.json"))
     return Release(spec, data_path)
 

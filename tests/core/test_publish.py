@@ -420,3 +420,26 @@ def test_estimate_plot_has_a_panel_per_class(run_cli, release, tmp_path):
         heights[len(flag)] = mpimg.imread(out / "x.png").shape[0]
     # overall + two classes: three panels instead of one
     assert heights[1] > 2 * heights[0]
+
+
+@pytest.mark.parametrize("bad", ["../secret.csv", "/etc/passwd", None])
+def test_bn_release_data_file_must_be_a_bare_name(tmp_path, bad):
+    from ppdm.bayesnet.parties import read_release
+
+    rel = tmp_path / "rel"
+    rel.mkdir()
+    (tmp_path / "secret.csv").write_text("A\n0\n1\n")
+    spec = {
+        "format": "ppdm-bn-release/1",
+        "party": "p",
+        "variables": {"A": 2},
+        "randomize": [],
+        "data_file": bad,
+        "n_records": 2,
+    }
+    (rel / "release.json").write_text(json.dumps(spec))
+    with pytest.raises(SpecError, match="bare name|names no data_file"):
+        read_release(rel)
+    (rel / "release.json").write_text("null")
+    with pytest.raises(SpecError, match="JSON object"):
+        read_release(rel)

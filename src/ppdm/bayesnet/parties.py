@@ -34,6 +34,7 @@ import pandas as pd
 
 from ..exceptions import SpecError
 from ..io import read_table, table_format, write_table
+from ..publish import release_member
 from ..random import RandomState, resolve_seed
 from .estimation import ParameterEstimate, estimate_parameters
 from .network import BayesNet
@@ -133,16 +134,16 @@ def read_release(directory: str | os.PathLike) -> Release:
         spec = json.loads(spec_path.read_text())
     except json.JSONDecodeError as exc:
         raise SpecError(f"cannot parse {str(spec_path)!r}: {exc}") from None
+    if not isinstance(spec, dict):
+        raise SpecError(f"{str(spec_path)!r} must hold a JSON object (got {type(spec).__name__})")
     if spec.get("format") != RELEASE_FORMAT:
         raise SpecError(
             f"{str(spec_path)!r}: format must be {RELEASE_FORMAT!r} (got {spec.get('format')!r})"
         )
     scheme = PramScheme.from_spec(spec)
-    data_file = spec.get("data_file")
-    if not data_file:
-        raise SpecError(f"{str(spec_path)!r} names no data_file")
-    table_format(data_file)
-    data = read_table(directory / data_file)
+    data_path = release_member(directory, spec.get("data_file"), spec_name=_SPEC_NAME)
+    table_format(data_path)
+    data = read_table(data_path)
     scheme.check_frame(data)
     n = spec.get("n_records")
     if n is not None and n != len(data):
