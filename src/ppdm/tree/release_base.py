@@ -19,14 +19,12 @@ from __future__ import annotations
 
 import numbers
 import os
-import warnings
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import validate_data
+from sklearn.utils.validation import column_or_1d, validate_data
 
 from ..exceptions import DataError, SpecError
 from .classifier import _NotFitted
@@ -149,12 +147,7 @@ class ReleaseLearner(ClassifierMixin, BaseEstimator):
             raise ValueError("requires y to be passed, but the target y is None")
         y = np.asarray(y.to_numpy() if isinstance(y, (pd.Series, pd.DataFrame)) else y)
         if y.ndim == 2 and y.shape[1] == 1:
-            warnings.warn(
-                "a column-vector y was passed when a 1d array was expected",
-                DataConversionWarning,
-                stacklevel=3,
-            )
-            y = y.ravel()
+            y = column_or_1d(y, warn=True)
         if y.ndim != 1:
             raise DataError(f"y must be 1-D (one label per row); got shape {y.shape}")
         if len(y) != n_rows:
@@ -235,9 +228,9 @@ class ReleaseLearner(ClassifierMixin, BaseEstimator):
             raise DataError(f"X must be 2-D (rows by columns); got shape {arr.shape}")
         every = [a.name for a in spec.attributes]
         if arr.shape[1] == len(names):
-            return pd.DataFrame(arr, columns=names)
+            return pd.DataFrame(arr, columns=names).infer_objects()
         if arr.shape[1] == len(every):
-            return pd.DataFrame(arr, columns=every)
+            return pd.DataFrame(arr, columns=every).infer_objects()
         raise DataError(
             f"X has {arr.shape[1]} columns; an array needs the spec's {len(names)} learnt "
             f"attributes {names} or all its {len(every)} attributes, in the spec's order"
@@ -274,9 +267,9 @@ class ReleaseLearner(ClassifierMixin, BaseEstimator):
                 raise DataError(f"X must be 2-D (rows by columns); got shape {arr.shape}")
             every = [a.name for a in self.spec_.attributes] if self.spec_ is not None else []
             if arr.shape[1] == self.n_features_in_:
-                X = pd.DataFrame(arr, columns=self._names)
+                X = pd.DataFrame(arr, columns=self._names).infer_objects()
             elif arr.shape[1] == len(every):
-                X = pd.DataFrame(arr, columns=every)
+                X = pd.DataFrame(arr, columns=every).infer_objects()
             else:
                 raise ValueError(
                     f"X has {arr.shape[1]} features, but {type(self).__name__} is expecting "
@@ -290,11 +283,13 @@ class ReleaseLearner(ClassifierMixin, BaseEstimator):
 
     def apply(self, X) -> np.ndarray:
         """Index of the leaf every row of ``X`` (original domain) lands in."""
-        return self.tree_.apply(self._encode(X))
+        codes = self._encode(X)
+        return self.tree_.apply(codes)
 
     def decision_path(self, X):
         """Sparse indicator (n_samples, n_nodes) of the nodes every row passes through."""
-        return self.tree_.decision_path(self._encode(X))
+        codes = self._encode(X)
+        return self.tree_.decision_path(codes)
 
     def _proba_codes(self, codes: np.ndarray) -> np.ndarray:
         return self.tree_.proba(codes)

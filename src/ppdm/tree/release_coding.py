@@ -14,6 +14,7 @@ Dowd, Xu & Zhang, Sec. 3 (domains and perturbation matrices).
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -159,6 +160,12 @@ def fit_coder(values: np.ndarray, max_bins: int):
         else:
             cuts = (distinct[:-1] + distinct[1:]) / 2
         return ThresholdCoder(np.asarray(cuts, dtype=np.float64))
+    for row, v in enumerate(values):
+        if not (v is None or isinstance(v, (str, bytes, bool, numbers.Real, np.generic))):
+            raise TypeError(
+                f"row {row + 1} has value {_short(v)}: an argument must be a string or a number, "
+                f"not {type(v).__name__}"
+            )
     distinct = pd.unique(pd.Series(values, dtype=object))
     try:
         distinct = sorted(distinct)
