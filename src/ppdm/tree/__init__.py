@@ -22,6 +22,7 @@ from .criterion import entropy, gain_ratio, info_gain, split_info
 from .export import Condition, Rule, export_text, extract_rules, format_rules
 from .local_tree import LocalReconstructionClassifier
 from .plot import plot_tree
+from .release_scoring import release_accuracy, release_accuracy_score, release_accuracy_se
 from .release_storage import CodeTree
 from .release_tree import ReleaseTreeClassifier
 from .storage import Tree
@@ -43,5 +44,8 @@ __all__ = [
     "gain_ratio",
     "info_gain",
     "plot_tree",
+    "release_accuracy",
+    "release_accuracy_score",
+    "release_accuracy_se",
     "split_info",
 ]
