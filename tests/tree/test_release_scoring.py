@@ -132,3 +132,57 @@ def test_grid_search_on_wisconsin_picks_a_best_depth():
     )
     assert test_acc.max() - test_acc.min() > 0.1
     _within_one_se(test_acc, chosen, len(test))
+
+
+def test_chooses_between_majority_and_naive_bayes_leaves():
+    """Ten classes named by one attribute (20 codes) and a noise attribute: majority
+    leaves of a depth-2 tree cannot name ten classes, naive Bayes leaves can. Each naive
+    Bayes leaf is scored cell by cell (20 x 20 codes at most)."""
+    import pandas as pd
+
+    from ppdm.domain import CategoricalDomain
+    from ppdm.matrix import GammaDiagonal
+    from ppdm.release import AttributeSpec, ReleaseSpec
+
+    rng = np.random.default_rng(0)
+    n = 24000
+    cls = rng.integers(0, 10, n)
+    frame = pd.DataFrame(
+        {
+            "x": np.clip(cls * 2 + rng.integers(0, 2, n), 0, 19),
+            "z": rng.integers(0, 20, n),
+            "c": cls,
+        }
+    )
+    dom = CategoricalDomain(tuple(range(20))).to_spec()
+    mat = GammaDiagonal(20, 9.0).to_spec()
+    spec = ReleaseSpec(
+        class_attribute="c",
+        attributes=[AttributeSpec(name=a, domain=dom, matrix=mat) for a in ("x", "z")]
+        + [AttributeSpec(name="c", perturbed=False)],
+    )
+    train, test = frame.iloc[:20000].reset_index(drop=True), frame.iloc[20000:]
+    rel = perturb_frame(train, spec, random_state=1)
+    gs = GridSearchCV(
+        ReleaseTreeClassifier(spec=spec, max_depth=2),
+        {"leaf_model": ["majority", "naive-bayes"]},
+        cv=KFold(3, shuffle=True, random_state=0),
+        scoring=release_accuracy,
+    ).fit(rel, rel["c"])
+    assert gs.best_params_ == {"leaf_model": "naive-bayes"}
+    assert gs.best_estimator_.score(test[["x", "z"]], test["c"]) > 0.9
+    # the naive Bayes model's estimate agrees with its accuracy on original records
+    model = ReleaseTreeClassifier(spec=spec, max_depth=2, leaf_model="naive-bayes")
+    model.fit(rel.iloc[:16000])
+    acc, se = release_accuracy_score(model, rel.iloc[16000:])
+    truth = model.score(train.iloc[16000:][["x", "z"]], train["c"].iloc[16000:])
+    assert abs(acc - truth) < 4 * se
+
+
+def test_a_naive_bayes_leaf_over_a_large_grid_is_refused():
+    df = agrawal(3000, function=1, random_state=4)
+    spec = agrawal_spec(df, 9.0, 10)
+    rel = perturb_frame(df, spec, random_state=5)
+    model = ReleaseTreeClassifier(spec=spec, max_depth=0, leaf_model="naive-bayes").fit(rel)
+    with pytest.raises(DataError, match=r"spans \d+ cells of the code grid \(at most 4096\)"):
+        release_accuracy(model, rel)
