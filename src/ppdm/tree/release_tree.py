@@ -36,6 +36,11 @@ that order (optimal for two classes, Breiman et al. 1984). A multiway split woul
 the signal among N children while each child's estimate keeps the variance of the whole
 matrix inverse; binary subsets keep the children large.
 
+The estimator is here; the split search is :mod:`~ppdm.tree.release_split`, growing and
+pruning :mod:`~ppdm.tree.release_builder`, the naive Bayes leaves
+:mod:`~ppdm.tree.release_nb`, the fitted tree :class:`~ppdm.tree.CodeTree`, and the
+inputs and predictions are the common base's (:mod:`~ppdm.tree.release_base`).
+
 References
 ----------
 Dowd, Xu & Zhang, Eq. (1) and Sec. 4.3 (estimation and the zero fix); Ma & Sivakumar,
@@ -60,9 +65,12 @@ _PARAMETER_CONSTRAINTS = {
     "confidence": (lambda v: is_number(v) and 0 < v <= 0.5, "a number in (0, 0.5]"),
     "prune": (is_bool, "True or False"),
     "prior_strength": (lambda v: is_number(v) and v >= 0, "a number >= 0"),
-    "criterion": (lambda v: v in ("gini", "gain_ratio"), "'gini' or 'gain_ratio'"),
+    "criterion": (
+        lambda v: isinstance(v, str) and v in ("gini", "gain_ratio"),
+        "'gini' or 'gain_ratio'",
+    ),
     "leaf_model": (
-        lambda v: v in ("auto", "majority", "naive-bayes"),
+        lambda v: isinstance(v, str) and v in ("auto", "majority", "naive-bayes"),
         "'auto', 'majority' or 'naive-bayes'",
     ),
     "min_effective_leaf": (lambda v: is_number(v) and v >= 0, "a number >= 0"),
