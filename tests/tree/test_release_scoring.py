@@ -186,3 +186,30 @@ def test_a_naive_bayes_leaf_over_a_large_grid_is_refused():
     model = ReleaseTreeClassifier(spec=spec, max_depth=0, leaf_model="naive-bayes").fit(rel)
     with pytest.raises(DataError, match=r"spans \d+ cells of the code grid \(at most 4096\)"):
         release_accuracy(model, rel)
+
+
+def test_local_trees_and_pipelines_are_scored_too():
+    """The Local baseline's leaves are boxes as well; a Pipeline is scored through its
+    last step, with X transformed by the steps before it."""
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import FunctionTransformer
+
+    from ppdm.tree import LocalReconstructionClassifier
+
+    df = agrawal(6000, function=1, random_state=6)[["age", "salary", "group"]]
+    spec = agrawal_spec(df, 19.0, 10)
+    rel = perturb_frame(df, spec, random_state=7)
+    fit, fold = rel.iloc[:4000], rel.iloc[4000:]
+    original = df.iloc[4000:]
+    local = LocalReconstructionClassifier(spec=spec).fit(fit)
+    acc, se = release_accuracy_score(local, fold)
+    truth = local.score(original[["age", "salary"]], original["group"])
+    assert abs(acc - truth) < 4 * se
+    pipe = make_pipeline(
+        FunctionTransformer(lambda f: f[["age", "salary"]].to_numpy()),
+        ReleaseTreeClassifier(spec=spec),
+    ).fit(fit, fit["group"])
+    direct = ReleaseTreeClassifier(spec=spec).fit(fit)
+    assert release_accuracy(pipe, fold, fold["group"]) == pytest.approx(
+        release_accuracy(direct, fold)
+    )
