@@ -88,7 +88,16 @@ def read_upload(upload: dict, workspace: Workspace) -> tuple[pd.DataFrame, str]:
     _check_suffix(name)
     target = workspace.fresh("upload") / name
     shutil.move(upload["datapath"], target)
+    _drop_upload_dir(upload["datapath"])
     return _read(target, name), name
+
+
+def _drop_upload_dir(datapath: str) -> None:
+    """Remove the web server's (now empty) folder of an upload: no copy stays behind."""
+    try:
+        Path(datapath).parent.rmdir()
+    except OSError:
+        pass
 
 
 def read_path(text: str) -> tuple[pd.DataFrame, str]:
@@ -116,6 +125,7 @@ def extract_release(upload: dict, workspace: Workspace) -> Path:
         raise ValueError(f"{name!r} is not a zip file (a release is a zip or a folder)") from None
     finally:
         Path(upload["datapath"]).unlink(missing_ok=True)
+        _drop_upload_dir(upload["datapath"])
     specs = sorted(target.rglob("spec.json"), key=lambda p: len(p.parts))
     if not specs:
         raise ValueError(f"{name!r} holds no spec.json: it is not a ppdm release")

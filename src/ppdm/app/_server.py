@@ -124,6 +124,7 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
     key_risk = reactive.value(None)
     miner_dir = reactive.value(None)
     miner_est = reactive.value(None)
+    miner_test = reactive.value(None)
     poll_tick = reactive.value(0)
 
     def _val(key: str, default):
@@ -457,7 +458,7 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
                 zf.writestr("release/audit.json", json.dumps(audit["report"], indent=2))
         return buf.getvalue()
 
-    @render.download(filename="release.zip", media_type="application/zip")
+    @render.download_button(filename="release.zip", media_type="application/zip")
     def o_download():
         yield _zip_bytes()
 
@@ -760,7 +761,7 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
     def _recon_name() -> str:
         return f"reconstructed.{input.m_fmt()}"
 
-    @render.download(filename=_recon_name)
+    @render.download_button(filename=_recon_name)
     def m_download():
         from ..pipeline import reconstruct_release
 
@@ -776,10 +777,9 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
         try:
             if d is None:
                 raise ValueError("open a release first")
-            files = input.m_test()
-            if not files:
+            test = miner_test.get()
+            if test is None:
                 raise ValueError("upload a test table with the original values and the class")
-            test, _ = read_upload(files[0], ws)
             slots["training"].start(
                 ws, "train", release=str(d), test=test, learner=input.m_learner()
             )
@@ -787,6 +787,21 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
             _miner_error(exc, "training")
             return
         poll_tick.set(poll_tick.get() + 1)
+
+    @reactive.effect
+    @reactive.event(input.m_test)
+    def _m_test():
+        files = input.m_test()
+        if not files:
+            return
+        try:
+            test, name = read_upload(files[0], ws)
+        except Exception as exc:
+            miner_test.set(None)
+            _miner_error(exc, "test table")
+            return
+        miner_test.set(test)
+        miner_msg.set(("ok", f"test table {name!r}: {len(test)} records"))
 
     @reactive.effect
     @reactive.event(input.m_train_cancel)
