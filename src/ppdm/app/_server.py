@@ -232,6 +232,8 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
         cls = input.o_class()
         return [(i, c) for i, c in enumerate(df.columns) if c != cls]
 
+    rendered: list = [None]  # the table the attribute controls were last drawn for
+
     @render.ui
     def o_attrs():
         df = frame.get()
@@ -240,18 +242,25 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
         rows = []
         for i, c in attr_columns():
             numeric = pd.api.types.is_numeric_dtype(df[c])
+            perturb, n, bounds = True, DEFAULT_MAX_BINS, ""
+            if rendered[0] is df:  # a re-render (new class) keeps the owner's choices
+                with reactive.isolate():
+                    perturb = _val(f"perturb_{i}", True)
+                    n = _val(f"n_{i}", DEFAULT_MAX_BINS)
+                    bounds = _val(f"bounds_{i}", "")
             controls = [
                 ui.div(c, class_="ppdm-attr-name"),
-                ui.input_checkbox(f"perturb_{i}", "perturb", value=True),
+                ui.input_checkbox(f"perturb_{i}", "perturb", value=bool(perturb)),
             ]
             if numeric:
                 lo, hi = plain(df[c].min()), plain(df[c].max())
                 controls += [
-                    ui.input_numeric(
-                        f"n_{i}", "N", value=DEFAULT_MAX_BINS, min=2, step=1, width="7em"
-                    ),
+                    ui.input_numeric(f"n_{i}", "N", value=n, min=2, step=1, width="7em"),
                     ui.input_text(
-                        f"bounds_{i}", "your bounds low:high", "", placeholder=f"data: {lo}:{hi}"
+                        f"bounds_{i}",
+                        "your bounds low:high",
+                        bounds or "",
+                        placeholder=f"data: {lo}:{hi}",
                     ),
                 ]
             else:
@@ -259,6 +268,7 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
                     ui.span(f"categorical: {df[c].nunique()} values", class_="ppdm-note")
                 )
             rows.append(ui.div(*controls, class_="ppdm-attr-row"))
+        rendered[0] = df
         return ui.TagList(*rows)
 
     @reactive.calc
