@@ -147,16 +147,21 @@ def page(browser, server):
 
 @pytest.fixture
 def shot():
-    """``shot(page, name)`` saves a full-page PNG when PPDM_APP_SCREENSHOTS is set."""
+    """``shot(page, name[, selector])``: a PNG of the window (or of the card holding
+    ``selector``) when PPDM_APP_SCREENSHOTS is set."""
     target = os.environ.get("PPDM_APP_SCREENSHOTS")
 
     def take(pg, name: str, selector: str | None = None) -> None:
         if not target:
             return
         Path(target).mkdir(parents=True, exist_ok=True)
-        if selector:
-            pg.locator(selector).screenshot(path=str(Path(target) / f"{name}.png"))
+        path = str(Path(target) / f"{name}.png")
+        pg.wait_for_timeout(300)
+        if selector:  # the card holding this element
+            card = pg.locator(selector).locator("xpath=ancestor::div[contains(@class, 'card')][1]")
+            card.screenshot(path=path)
         else:
-            pg.screenshot(path=str(Path(target) / f"{name}.png"), full_page=True)
+            pg.evaluate("window.scrollTo(0, 0)")
+            pg.screenshot(path=path)
 
     return take

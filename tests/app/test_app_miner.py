@@ -33,10 +33,11 @@ def test_miner_flow_to_a_tree(page, tables, tmp_path, shot):
     page.set_input_files("#m_zip", str(zpath))
     page.wait_for_selector("#m_report")
     assert "records: 600" in page.inner_text("#m_report")
+    shot(page, "miner-release")
     page.click("#m_estimate")
     page.wait_for_selector("#m_est_plot img")
     assert "estimated 4 attributes" in page.inner_text("#m_msg")
-    shot(page, "miner-estimates")
+    shot(page, "miner-estimates", "#m_estimate")
     # the reconstructed table, by class as the checkbox says (seeded the same way: not,
     # so compare what does not depend on the draw)
     page.select_option("#m_fmt", "parquet")
@@ -64,7 +65,7 @@ def test_miner_flow_to_a_tree(page, tables, tmp_path, shot):
     majority = test["group"].value_counts(normalize=True).max()
     assert f"most frequent class: {100 * majority:.1f}%" in text
     assert page.inner_text("#m_tree").strip()
-    shot(page, "miner-tree")
+    shot(page, "miner-tree", "#m_download_box")
     # the release tree from the same page
     page.select_option("#m_learner", "release-tree")
     page.click("#m_train")

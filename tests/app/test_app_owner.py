@@ -6,10 +6,12 @@ import math
 import zipfile
 
 import numpy as np
+import pandas as pd
 from typer.testing import CliRunner
 
+from ppdm.attacks import linkage_report
 from ppdm.cli import app as cli
-from ppdm.pipeline import estimate_release
+from ppdm.pipeline import estimate_release, load_release
 
 
 def _privacy_row(page, name: str) -> dict[str, str]:
@@ -44,18 +46,19 @@ def test_owner_flow_matches_cli_release(page, tables, tmp_path, shot):
     page.wait_for_function("document.querySelector('#o_privacy').innerText.includes('2.197')")
     page.check("input[name='o_gmode'][value='gamma']")
     page.wait_for_function("document.querySelector('#o_privacy').innerText.includes('2.944')")
-    page.check("#o_keys input[value='elevel']")
-    page.check("#o_keys input[value='car']")
+    keys = ["age", "salary", "elevel"]
+    for k in keys:
+        page.check(f"#o_keys input[value='{k}']")
     page.check("#o_experiment")
     page.fill("#o_seed", "7")
     shot(page, "owner-data")
+    shot(page, "owner-attributes", "#o_attrs")
     # nothing is written before the owner asks
     assert "Nothing is written" in page.inner_text("#o_release_info")
     page.click("#o_make")
     page.wait_for_selector("#o_report")
-    assert "k = " in page.inner_text("#o_kanon")
-    assert "re-identifies" in page.inner_text("#o_linkage")
-    shot(page, "owner-release")
+    kanon, linkage = page.inner_text("#o_kanon"), page.inner_text("#o_linkage")
+    shot(page, "owner-release", "#o_release_info")
     with page.expect_download() as dl:
         page.click("#o_download")
     zpath = tmp_path / "release.zip"
@@ -93,6 +96,13 @@ def test_owner_flow_matches_cli_release(page, tables, tmp_path, shot):
         for a, b in zip(ours, theirs):
             np.testing.assert_array_equal(a.overall.counts, b.overall.counts)
             np.testing.assert_array_equal(a.overall.stderr, b.overall.stderr)
+    # the key risk on the page is the library's, on this release
+    rel = load_release(tmp_path / "app" / "release")
+    risk = linkage_report(pd.read_csv(tables["train"]), rel.frame(), keys, rel.spec)
+    assert f"k = {risk['released']['k']} ({risk['released']['sample_uniques']} records" in kanon
+    link = risk["linkage"]
+    assert f"re-identifies {link['reidentified']} of 600 records" in linkage
+    assert 0 < link["reidentified"] < 600
     assert (tmp_path / "app/release/data.csv").read_bytes() == (
         tmp_path / "cli/data.csv"
     ).read_bytes()
@@ -105,7 +115,7 @@ def test_owner_flow_matches_cli_release(page, tables, tmp_path, shot):
     assert verdict.startswith("FAILED") and "do not publish" in verdict
     assert "the policy allows" in page.inner_text("#o_audit_verdict")
     assert "re-identified by exact matching" in page.inner_text("#o_audit_verdict")
-    shot(page, "owner-audit")
+    shot(page, "owner-audit", "#o_audit_status")
     with page.expect_download() as dl:
         page.click("#o_download")
     dl.value.save_as(tmp_path / "release2.zip")
@@ -145,7 +155,7 @@ def test_advisor_cancel_then_recommend(page, tables, shot):
     n = text.split("N = ")[1].split(",")[0]
     page.wait_for_function(f"document.querySelector('#o_gamma').value == '{gamma}'")
     assert page.input_value("#n_0") == n
-    shot(page, "owner-advisor")
+    shot(page, "owner-advisor", "#o_adv_gammas")
 
 
 BAD_CONTROLS = [

@@ -333,7 +333,7 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
                     {
                         "kind": d.kind,
                         "N": d.n_values,
-                        "gamma realised": _fmt(fig.get("gamma_realised", fig["gamma"]), ".6g"),
+                        "gamma realised": _fmt(fig.get("gamma_realised", fig["gamma"]), ".10g"),
                         "epsilon": _fmt(fig["epsilon"], ".3f"),
                         "rho2 at rho1=0.1": f"{fig['rho2']['0.1']:.3f}",
                         "H(M) bits": f"{fig['entropy_bits']:.2f} of {fig['max_entropy_bits']:.2f}",
