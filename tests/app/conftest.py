@@ -158,7 +158,9 @@ def shot():
         path = str(Path(target) / f"{name}.png")
         pg.wait_for_timeout(300)
         if selector:  # the card holding this element
-            card = pg.locator(selector).locator("xpath=ancestor::div[contains(@class, 'card')][1]")
+            card = pg.locator(selector).locator(
+                "xpath=ancestor::div[contains(concat(' ', normalize-space(@class), ' '), ' card ')][1]"
+            )
             card.screenshot(path=path)
         else:
             pg.evaluate("window.scrollTo(0, 0)")

@@ -65,7 +65,7 @@ def test_miner_flow_to_a_tree(page, tables, tmp_path, shot):
     majority = test["group"].value_counts(normalize=True).max()
     assert f"most frequent class: {100 * majority:.1f}%" in text
     assert page.inner_text("#m_tree").strip()
-    shot(page, "miner-tree", "#m_download_box")
+    shot(page, "miner-tree", "#m_tree")
     # the release tree from the same page
     page.select_option("#m_learner", "release-tree")
     page.click("#m_train")
