@@ -84,3 +84,21 @@ def test_job_runs_in_a_child_and_cancels(tmp_path):
     time.sleep(0.5)
     job.cancel()
     assert not job.running() and job.outcome() == (None, "advisor cancelled")
+
+
+def test_app_command_checks_port_and_extra(monkeypatch):
+    import importlib.util
+
+    from typer.testing import CliRunner
+
+    from ppdm.cli import app
+
+    runner = CliRunner()
+    r = runner.invoke(app, ["app", "--port", "70000", "--no-browser"])
+    assert r.exit_code == 2 and "--port must be in 1..65535 (got 70000)" in r.output
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "shiny" else real(name, *a)
+    )
+    r = runner.invoke(app, ["app", "--no-browser"])
+    assert r.exit_code == 2 and "pip install 'ppdm[app]'" in r.output

@@ -44,9 +44,8 @@ def message(exc: BaseException, context: str | None = None) -> str:
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     if isinstance(exc, KeyError) and exc.args:
         text = str(exc.args[0])
-    if not hasattr(exc, "__module__") or not type(exc).__module__.startswith("ppdm"):
-        if isinstance(exc, (UnicodeDecodeError,)):
-            text = "not a text table (cannot decode it as UTF-8)"
+    if isinstance(exc, UnicodeDecodeError):
+        text = "not a text table (cannot decode it as UTF-8)"
     if len(text) > 400:
         text = text[:397] + "..."
     return f"{context}: {text}" if context else text

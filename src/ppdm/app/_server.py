@@ -764,8 +764,17 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
 
     @render.ui
     def m_download_box():
-        if miner_dir.get() is None:
+        from ..pipeline import load_release
+
+        d = miner_dir.get()
+        if d is None:
             return ui.p("Open a release first.", class_="ppdm-note")
+        if load_release(d).spec.method != "substitution":
+            return ui.p(
+                "An additive-noise release is already numeric: there is nothing to "
+                "reconstruct (its estimated distributions are above).",
+                class_="ppdm-note",
+            )
         return ui.download_button("m_download", "Download the reconstructed table")
 
     def _recon_name() -> str:
