@@ -176,6 +176,17 @@ BAD_CONTROLS = [
 def test_bad_controls_name_column_and_value(page, tables):
     page.set_input_files("#o_file", str(tables["train"]))
     page.wait_for_selector("#o_privacy table")
+    page.wait_for_selector("#perturb_4", state="detached")
+    # changing the class redraws the controls but keeps what the owner typed
+    page.fill("#bounds_0", "20:80")
+    page.wait_for_function("document.querySelector('#o_privacy').innerText.includes('yours')")
+    page.select_option("#o_class", "")
+    page.wait_for_selector("#perturb_4")
+    assert page.input_value("#bounds_0") == "20:80"
+    page.select_option("#o_class", "group")
+    page.wait_for_selector("#perturb_4", state="detached")
+    assert page.input_value("#bounds_0") == "20:80"
+    page.fill("#bounds_0", "")
     for field, value, expected, live in BAD_CONTROLS:
         good = page.input_value(field)
         page.fill(field, value)
