@@ -135,11 +135,16 @@ def test_advisor_cancel_then_recommend(page, tables, shot):
     page.wait_for_function(
         "document.querySelector('#o_advise_text')?.innerText.includes('running')"
     )
+    # the page answers while the grid runs in its child process
+    page.fill("#o_gamma", "12")
+    page.locator("#o_gamma").blur()
+    page.wait_for_function("document.querySelector('#o_privacy').innerText.includes('2.485')")
+    assert "running" in page.inner_text("#o_advise_status")
     page.click("#o_advise_cancel")
     page.wait_for_function(
         "document.querySelector('#o_advise_text')?.innerText.includes('cancelled')"
     )
-    # the page still answers while nothing runs, and a small grid finishes
+    # a small grid finishes
     page.fill("#o_adv_gammas", "5,12")
     page.fill("#o_adv_ns", "5,10")
     page.fill("#o_adv_reps", "1")
