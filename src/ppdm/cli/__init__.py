@@ -10,6 +10,7 @@ import typer
 
 from . import (  # one command family per module
     _advise,
+    _app,
     _audit,
     _bn,
     _datasets,
@@ -63,6 +64,7 @@ COMMAND_MODULES = (
     _noise,
     _bn,
     _datasets,
+    _app,
 )
 
 for _module in COMMAND_MODULES:

@@ -29,6 +29,9 @@ def audit(
         0.001, "--alpha", help="False-alarm probability shared by all counted figures."
     ),
     seed: int = typer.Option(0, "--seed", help="Seed of the repeated-perturbation attack."),
+    keys: str | None = typer.Option(
+        None, "--keys", help="Key columns a,b: k-anonymity and linkage re-identification share."
+    ),
 ) -> None:
     """Attack a release, compare with the prior-only guess and the rho1-to-rho2 bound.
 
@@ -51,7 +54,13 @@ def audit(
         fail(f"--plot must name a .png file (got {str(plot)!r})")
     try:
         report = audit_release(
-            release, original, tolerance=tolerance, rho=rho, alpha=alpha, random_state=seed
+            release,
+            original,
+            tolerance=tolerance,
+            rho=rho,
+            alpha=alpha,
+            random_state=seed,
+            keys=None if keys is None else keys.split(","),
         )
     except (ValueError, FileNotFoundError) as exc:
         fail(str(exc))
