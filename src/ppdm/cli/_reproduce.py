@@ -20,6 +20,8 @@ ALL = (
     "kang",
     "table1",
     "fig4",
+    "fig4-readings",
+    "table1-mdl",
     "beyond",
     "attacks",
     "islam-brankovic",
