@@ -28,6 +28,7 @@ ALL = (
     "bn-table2",
     "bn-privacy-accuracy",
     "bn-sample-size",
+    "claims",
 )
 
 

@@ -33,7 +33,7 @@ the accuracy of each reading:
 ``weka-j48``
     The ``paper`` reconstruction, learned with Weka's J48 (``-C 0.25 -M 2``) instead of
     ppdm's C4.5, as a cross-check of the learner (only when Weka is available, and only
-    on the first ``weka_reps`` repetitions: each call starts a JVM).
+    on the first ``weka_reps`` repetitions of the ``weka_cells``: each call starts a JVM).
 ``by-class+test-reconstructed``
     The two readings that raise accuracy, together.
 
@@ -198,6 +198,7 @@ def reading_cell(
     learner: str = "c45",
     readings: tuple[str, ...] = READINGS,
     weka_reps: int = 1,
+    weka_cells: tuple[tuple[int, int], ...] = READING_CELLS[:1],
 ) -> list[dict]:
     """One (dataset, gamma, N, rep) cell: every reading's test accuracy.
 
@@ -209,8 +210,8 @@ def reading_cell(
     Returns
     -------
     list of dict
-        One row per reading: ``accuracy`` (NaN for ``weka-j48`` when Weka is missing or
-        ``rep >= weka_reps``), ``seconds``.
+        One row per reading: ``accuracy`` (NaN for ``weka-j48`` when Weka is missing,
+        ``rep >= weka_reps`` or (gamma, N) is not in ``weka_cells``), ``seconds``.
     """
     name, gamma, n_bins, rep = cell
     gamma, n_bins = float(gamma), int(n_bins)
@@ -282,7 +283,8 @@ def reading_cell(
             y_rec = _reconstruct_class(base.classes, base.n_classes, gamma, stream("class"))
             acc = score(base.decode(paper_codes()), y=labels[y_rec])
         elif reading == "weka-j48":
-            if int(rep) < weka_reps and shutil.which("java") and Path(WEKA_JAR).is_file():
+            run_weka = int(rep) < weka_reps and (int(gamma), n_bins) in set(weka_cells)
+            if run_weka and shutil.which("java") and Path(WEKA_JAR).is_file():
                 train = base.decode(paper_codes())
                 train[data.target] = y_train
                 acc = weka_j48(train, data.test, data.target)
@@ -312,6 +314,7 @@ def readings_grid(
     learner: str = "c45",
     readings: tuple[str, ...] = READINGS,
     weka_reps: int = 1,
+    weka_cells: tuple[tuple[int, int], ...] = READING_CELLS[:1],
     jobs: int = 1,
     mapper=None,
     checkpoint: Checkpoint | None = None,
@@ -332,6 +335,9 @@ def readings_grid(
     readings : tuple of str, default=:data:`READINGS`
     weka_reps : int, default=1
         Repetitions (from 0) on which Weka's J48 runs.
+    weka_cells : tuple of (gamma, N), default=the first of :data:`READING_CELLS`
+        Cells on which Weka's J48 runs (each call starts a JVM and takes about half a
+        minute on 100K records).
     jobs, mapper, checkpoint, progress, deadline
         See :func:`ppdm.experiments.runner.run_cells`.
 
@@ -354,6 +360,7 @@ def readings_grid(
         learner=learner,
         readings=tuple(readings),
         weka_reps=weka_reps,
+        weka_cells=tuple(weka_cells),
     )
     return run_cells(
         fn,
