@@ -89,3 +89,37 @@ def test_weka_j48_separates_a_separable_set():
     x = rng.random((300, 2))
     frame = pd.DataFrame({"a": x[:, 0], "b": x[:, 1], "y": np.where(x[:, 0] > 0.5, "p", "q")})
     assert weka_j48(frame.iloc[:200], frame.iloc[200:], "y") > 0.95
+
+
+def test_claims_best_cell_is_a_five_run_mean_not_a_single_run():
+    from ppdm.experiments.claims import fig4_claims
+
+    rows = []
+    for rep, (a, b) in enumerate([(0.9, 0.7), (0.5, 0.7), (0.5, 0.7)]):
+        rows.append(("synth2", "global", 21, 15, rep, a, 1.0))
+        rows.append(("synth2", "global", 20, 15, rep, b, 1.2))
+    fig4 = pd.DataFrame(
+        rows, columns=["dataset", "mode", "gamma", "N", "rep", "accuracy", "entropy"]
+    )
+    table1 = pd.DataFrame({"dataset": ["synth2"], "accuracy": [65.0]})
+    c = fig4_claims(fig4, table1).set_index("claim")
+    assert c.loc["synth2 best 5-run mean", "value"] == pytest.approx(70.0)
+    assert "gamma 20" in c.loc["synth2 best 5-run mean", "note"]
+    assert c.loc["synth2 best single run", "value"] == pytest.approx(90.0)
+    assert c.loc["synth2 best 5-run mean minus Table 1", "value"] == pytest.approx(5.0)
+
+
+def test_claims_table2_names_the_largest_gap():
+    from ppdm.experiments.claims import table2_claims
+
+    t = pd.DataFrame(
+        {
+            "parameter": ["a", "b"],
+            "true": [0.35, 0.5],
+            "paper_mean": [0.39, 0.5],
+            "model2_mean": [0.346, 0.52],
+        }
+    )
+    c = table2_claims(t)
+    assert c.iloc[0]["claim"].endswith(" a") and c.iloc[0]["value"] == pytest.approx(0.044)
+    assert c.set_index("claim").loc["params within 0.03 of paper", "value"] == 1
