@@ -20,12 +20,15 @@ ALL = (
     "kang",
     "table1",
     "fig4",
+    "fig4-readings",
+    "table1-mdl",
     "beyond",
     "attacks",
     "islam-brankovic",
     "bn-table2",
     "bn-privacy-accuracy",
     "bn-sample-size",
+    "claims",
 )
 
 
