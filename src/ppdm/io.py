@@ -127,7 +127,7 @@ _NA_VALUES = [
     "null",
 ]
 # bytes per CSV block: a record longer than this is refused with one line
-_CSV_BLOCK = 1 << 22
+_CSV_BLOCK = 1 << 20
 
 
 def check_regular_file(path: str | os.PathLike) -> Path:

@@ -71,7 +71,7 @@ def test_huge_line_is_one_line(tmp_path):
         fh.write("a,b\n1,")
         fh.write("x" * (9 << 20))
         fh.write("\n2,3\n")
-    with pytest.raises(DataError, match=r"has a row longer than 4 MiB"):
+    with pytest.raises(DataError, match=r"has a row longer than 1 MiB"):
         list(iter_batches(src, 10))
 
 
