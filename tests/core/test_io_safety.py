@@ -108,6 +108,25 @@ def test_fifo_is_refused_without_hanging(tmp_path):
         check_regular_file(src)
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_cli_refuses_a_parquet_fifo_without_hanging(tmp_path):
+    src = tmp_path / "pipe.parquet"
+    os.mkfifo(src)
+    code = (
+        "import sys\n"
+        "from ppdm.cli import main\n"
+        f"sys.argv = ['ppdm', 'perturb', {str(src)!r}, '--out', {str(tmp_path / 'rel')!r}]\n"
+        "main()\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env
+    )
+    assert done.returncode != 0
+    assert f"input file '{src}' is not a regular file (it is a FIFO)" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
 def test_overflowing_bounds_are_refused(run_cli, tmp_path):
     src = tmp_path / "in.csv"
     rng = np.random.default_rng(0)
