@@ -257,7 +257,10 @@ def _csv_error(path: Path, exc: Exception) -> DataError:
 
 
 def _csv_names(path: Path) -> list[str]:
-    """The header of a CSV file, refusing repeated column names."""
+    """The header of a CSV file, refusing repeated column names.
+
+    An empty name (a saved index) is named ``Unnamed: i`` as pandas does.
+    """
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
@@ -270,7 +273,7 @@ def _csv_names(path: Path) -> list[str]:
         )
     except (pa.ArrowInvalid, UnicodeDecodeError) as exc:
         raise _csv_error(path, exc) from None
-    names = [str(n) for n in reader.schema.names]
+    names = [str(n) or f"Unnamed: {i}" for i, n in enumerate(reader.schema.names)]
     reader.close()
     seen: set[str] = set()
     for n in names:
@@ -300,7 +303,10 @@ def _csv_plan(path: Path, columns, kinds):
         quoted_strings_can_be_null=True,
         include_columns=wanted,
     )
-    read = pcsv.ReadOptions(block_size=_CSV_BLOCK)
+    if any(n.startswith("Unnamed: ") for n in names):
+        read = pcsv.ReadOptions(block_size=_CSV_BLOCK, column_names=names, skip_rows=1)
+    else:
+        read = pcsv.ReadOptions(block_size=_CSV_BLOCK)
     parse = pcsv.ParseOptions(newlines_in_values=True)
     return wanted, given, read, parse, convert
 

@@ -185,3 +185,11 @@ def test_release_data_read_with_the_spec_kinds(tmp_path):
     batches = list(load_release(out).batches(7))
     assert all(b["s"].map(type).eq(str).all() for b in batches)
     assert read_table(out / "data.csv", kinds={"s": "str"})["s"].map(type).eq(str).all()
+
+
+def test_saved_index_column_is_named_as_pandas_names_it(tmp_path):
+    src = tmp_path / "in.csv"
+    pd.DataFrame({"a": [1, 2], "b": ["x", "y"]}).to_csv(src)  # with its index
+    frame = read_table(src)
+    assert frame.columns.tolist() == pd.read_csv(src).columns.tolist() == ["Unnamed: 0", "a", "b"]
+    assert frame["a"].tolist() == [1, 2]
