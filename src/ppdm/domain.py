@@ -46,6 +46,18 @@ def _first_bad_row(mask: np.ndarray, offset: int) -> int:
     return int(np.flatnonzero(mask)[0]) + offset
 
 
+def _plain(value: Any, limit: int = 60) -> str:
+    """``repr`` of a value as a plain Python value (never ``np.int64(3)``), truncated."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _py(value: Any) -> Any:
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def _missing_mask(values: pd.Series | np.ndarray) -> np.ndarray:
     return np.asarray(pd.isna(values), dtype=bool)
 
@@ -115,8 +127,8 @@ class CategoricalDomain:
         if bad.any():
             row = _first_bad_row(bad, row_offset)
             raise DomainError(
-                f"column {column!r} row {row} has value {series.iloc[row - row_offset]!r}, "
-                f"which is not in its domain {list(self.values)}"
+                f"column {column!r} row {row} has value {_plain(series.iloc[row - row_offset])}, "
+                f"which is not in its domain {_plain([_py(v) for v in self.values], 200)}"
             )
         return codes.astype(np.int32)
 
@@ -242,7 +254,7 @@ class BinnedDomain:
             row = _first_bad_row(bad.to_numpy(), row_offset)
             raise DomainError(
                 f"column {column!r} row {row} has non-numeric value "
-                f"{series.iloc[row - row_offset]!r}; a binned domain needs numbers"
+                f"{_plain(series.iloc[row - row_offset])}; a binned domain needs numbers"
             ) from None
         missing = np.isnan(x)
         if missing.any() and not self.missing_category:

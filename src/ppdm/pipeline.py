@@ -126,6 +126,7 @@ def make_release(
         raise DataError(f"release data format must be csv or parquet (got {fmt!r})")
     kinds: dict[str, str] = {}
     spec = plan_release(_batches(data, batch_size, "text"), kinds=kinds, **plan_options)
+    kinds.update(spec_kinds(spec))  # a domain from the owner's spec decides how to read
     out_dir = Path(out_dir)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))

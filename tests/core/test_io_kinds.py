@@ -193,3 +193,23 @@ def test_saved_index_column_is_named_as_pandas_names_it(tmp_path):
     frame = read_table(src)
     assert frame.columns.tolist() == pd.read_csv(src).columns.tolist() == ["Unnamed: 0", "a", "b"]
     assert frame["a"].tolist() == [1, 2]
+
+
+def test_owner_spec_of_string_values_reads_the_column_as_strings(tmp_path):
+    from ppdm.release import AttributeSpec, ReleaseSpec
+
+    src = tmp_path / "in.csv"
+    pd.DataFrame({"g": [1, 2, 3] * 40, "c": ["u", "v"] * 60}).to_csv(src, index=False)
+    domain = {"kind": "categorical", "values": ["1", "2", "3"]}
+    user = ReleaseSpec(attributes=[AttributeSpec(name="g", domain=domain)])
+    out = tmp_path / "rel"
+    make_release(src, out, random_state=1, class_attribute="c", spec=user)
+    assert _domain(out, "g")["values"] == ["1", "2", "3"]
+    assert set(load_release(out).frame()["g"]) <= {"1", "2", "3"}
+
+
+def test_domain_errors_show_plain_values():
+    d = CategoricalDomain(("1", "2"))
+    with pytest.raises(DomainError) as err:
+        d.encode(pd.Series(np.array([1, 2], dtype=np.int64)), column="g")
+    assert str(err.value) == "column 'g' row 0 has value 1, which is not in its domain ['1', '2']"
