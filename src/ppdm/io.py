@@ -325,7 +325,9 @@ def _csv_frame(table, wanted: list[str], given: dict, kinds) -> pd.DataFrame:
     return frame
 
 
-def _iter_csv(path: Path, batch_size: int, columns, kinds) -> Iterator[pd.DataFrame]:
+def _iter_csv(
+    path: Path, batch_size: int, columns, kinds, allow_empty: bool = False
+) -> Iterator[pd.DataFrame]:
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
@@ -360,11 +362,12 @@ def _iter_csv(path: Path, batch_size: int, columns, kinds) -> Iterator[pd.DataFr
             yield _csv_frame(pa.Table.from_batches(buf), wanted, given, kinds)
     finally:
         reader.close()
-    if rows == 0:
+    if rows == 0 and not allow_empty:
         raise DataError(f"input file {str(path)!r} has a header but no rows")
 
 
-def _read_csv(path: Path, columns, kinds) -> pd.DataFrame:
+def _read_csv_table(path: Path, columns, kinds):
+    """The whole file as an Arrow table: text, except the columns with a given kind."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
@@ -373,9 +376,33 @@ def _read_csv(path: Path, columns, kinds) -> pd.DataFrame:
         table = pcsv.read_csv(path, read_options=read, parse_options=parse, convert_options=convert)
     except (pa.ArrowInvalid, UnicodeDecodeError) as exc:
         raise _csv_error(path, exc) from None
+    return table, wanted, given
+
+
+def _read_csv(path: Path, columns, kinds) -> pd.DataFrame:
+    table, wanted, given = _read_csv_table(path, columns, kinds)
     if table.num_rows == 0:
         raise DataError(f"input file {str(path)!r} has a header but no rows")
     return _csv_frame(table, wanted, given, kinds)
+
+
+def _read_csv_parts(path: Path, files: list[Path], columns, kinds) -> pd.DataFrame:
+    """CSV partitions as one table, each column's kind decided over all of them."""
+    import pyarrow as pa
+
+    tables = []
+    for f in files:
+        table, wanted, given = _read_csv_table(f, columns, kinds)
+        if tables and table.column_names != tables[0].column_names:
+            raise DataError(
+                f"partition {str(f)!r} has columns {table.column_names}; the first partition "
+                f"of {str(path)!r} has {tables[0].column_names}"
+            )
+        if table.num_rows:  # an empty partition adds nothing
+            tables.append(table)
+    if not tables:
+        raise DataError(f"every partition of {str(path)!r} is empty")
+    return _csv_frame(pa.concat_tables(tables), wanted, given, kinds)
 
 
 def _unsupported(t) -> str | None:
@@ -453,8 +480,10 @@ def read_table(
     """
     path = check_regular_file(path)
     if path.is_dir():
-        parts = [read_table(f, columns, kinds) for f in partition_files(path)]
-        return pd.concat(parts, ignore_index=True)
+        files = partition_files(path)
+        if table_format(files[0]) == "csv":
+            return _read_csv_parts(path, files, columns, kinds)
+        return pd.concat([read_table(f, columns, kinds) for f in files], ignore_index=True)
     fmt = table_format(path)
     if fmt == "csv":
         frame = _read_csv(path, columns, kinds)
@@ -493,8 +522,18 @@ def iter_batches(
     """
     path = check_regular_file(path)
     if path.is_dir():
+        rows = 0
         for f in partition_files(path):
-            yield from iter_batches(f, batch_size, columns, kinds)
+            if table_format(f) == "csv":  # an empty partition is skipped
+                for batch in _iter_csv(f, int(batch_size), columns, kinds, allow_empty=True):
+                    rows += len(batch)
+                    yield batch
+            else:
+                for batch in iter_batches(f, batch_size, columns, kinds):
+                    rows += len(batch)
+                    yield batch
+        if rows == 0:
+            raise DataError(f"every partition of {str(path)!r} is empty")
         return
     fmt = table_format(path)
     if fmt == "csv":

@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from ppdm.domain import CategoricalDomain, DomainSketch
-from ppdm.exceptions import DomainError
+from ppdm.exceptions import DataError, DomainError
 from ppdm.io import iter_batches, read_table
 from ppdm.perturb import plan_release
 from ppdm.pipeline import estimate_release, load_release, make_release, reconstruct_release
@@ -213,3 +213,24 @@ def test_domain_errors_show_plain_values():
     with pytest.raises(DomainError) as err:
         d.encode(pd.Series(np.array([1, 2], dtype=np.int64)), column="g")
     assert str(err.value) == "column 'g' row 0 has value 1, which is not in its domain ['1', '2']"
+
+
+def test_partitions_share_kinds_and_empty_ones_are_skipped(tmp_path):
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    (parts / "p0.csv").write_text("a,c\n")
+    (parts / "p1.csv").write_text("a,c\n1,u\n2,v\n")
+    (parts / "p2.csv").write_text("a,c\nx,u\n")
+    frame = read_table(parts)
+    assert frame["a"].tolist() == ["1", "2", "x"]
+    assert sum(len(b) for b in iter_batches(parts, 2)) == 3
+    out = tmp_path / "rel"
+    make_release(parts, out, fmt="csv", random_state=1, class_attribute="c")
+    assert _domain(out, "a")["values"] == ["1", "2", "x"]
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "p0.csv").write_text("a,c\n")
+    with pytest.raises(DataError, match="every partition of .* is empty"):
+        read_table(empty)
+    with pytest.raises(DataError, match="every partition of .* is empty"):
+        list(iter_batches(empty))
