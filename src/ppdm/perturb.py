@@ -25,6 +25,7 @@ import pandas as pd
 from .additive import AdditiveNoise, privacy_interval_width
 from .domain import BinnedDomain, CategoricalDomain, Domain, DomainSketch
 from .exceptions import DataError, SpecError
+from .io import TEXT_ATTR
 from .matrix import GammaDiagonal, PerturbationMatrix, check_gamma, matrix_from_spec
 from .random import (
     RandomState,
@@ -115,6 +116,7 @@ def plan_release(
     noise: Literal["uniform", "gaussian"] = "gaussian",
     noise_scale: float = DEFAULT_NOISE_LEVEL,
     allow_unprotected: bool = False,
+    kinds: dict[str, str] | None = None,
 ) -> ReleaseSpec:
     """Choose the domain and matrix (or additive noise) of every attribute.
 
@@ -150,6 +152,11 @@ def plan_release(
         95 % confidence given the released value, as a fraction of the attribute's
         range (Agrawal & Srikant's privacy metric; their "100 % privacy" is 1.0). The
         noise scale is set per attribute from it (:func:`additive_noise_for_level`).
+    kinds : dict, optional
+        Filled with every column's kind (``"int"``, ``"float"``, ``"str"``, ``"bool"``),
+        decided over all batches: read the second pass with them
+        (:func:`ppdm.io.iter_batches`). Batches of raw CSV text (``kinds="text"``) are
+        numeric only if every batch is.
 
     Returns
     -------
@@ -176,8 +183,11 @@ def plan_release(
             user = _parse_user_spec(spec)
             _check_names(columns, class_attribute, attributes, dict(bounds or {}), user)
             sketches = {c: DomainSketch(c, cap=cap) for c in columns}
+        text = bool(batch.attrs.get(TEXT_ATTR))
         for c, sketch in sketches.items():
-            sketch.update(batch[c])
+            sketch.update(batch[c], text=text)
+    if kinds is not None and sketches is not None:
+        kinds.update({c: s.kind or "str" for c, s in sketches.items()})
     return plan_from_sketches(
         sketches or {},
         class_attribute=class_attribute,

@@ -51,12 +51,41 @@ DEFAULT_BATCH = 250_000
 Progress = Callable[[int], None] | None
 
 
-def _batches(data: pd.DataFrame | str | os.PathLike, batch_size: int) -> Iterator[pd.DataFrame]:
+def _batches(
+    data: pd.DataFrame | str | os.PathLike,
+    batch_size: int,
+    kinds: dict[str, str] | str | None = None,
+) -> Iterator[pd.DataFrame]:
     if isinstance(data, pd.DataFrame):
         for i in range(0, len(data), batch_size):
             yield data.iloc[i : i + batch_size]
     else:
-        yield from iter_batches(data, batch_size)
+        yield from iter_batches(data, batch_size, kinds=kinds)
+
+
+def spec_kinds(spec: ReleaseSpec) -> dict[str, str]:
+    """How to read the perturbed columns of a release's CSV data, from their domains.
+
+    A categorical domain of strings reads its column as strings (``'00501'`` stays
+    ``'00501'``), of integers as exact integers, of booleans as booleans; binned and
+    additive columns are floats. Unperturbed columns are not listed.
+    """
+    kinds = {}
+    for a in spec.perturbed_attributes():
+        d = a.get_domain()
+        if spec.method == "additive" or d.kind == "binned":
+            kinds[a.name] = "float"
+            continue
+        vals = list(d.values)  # type: ignore[union-attr]
+        if all(isinstance(v, bool) for v in vals):
+            kinds[a.name] = "bool"
+        elif all(isinstance(v, int) and not isinstance(v, bool) for v in vals):
+            kinds[a.name] = "int"
+        elif all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals):
+            kinds[a.name] = "float"
+        else:
+            kinds[a.name] = "str"
+    return kinds
 
 
 def make_release(
@@ -105,12 +134,15 @@ def make_release(
         fmt = "csv" if isinstance(data, pd.DataFrame) else table_format(data)
     if fmt not in ("csv", "parquet"):
         raise DataError(f"release data format must be csv or parquet (got {fmt!r})")
-    spec = plan_release(_batches(data, batch_size), **plan_options)
+    kinds: dict[str, str] = {}
+    spec = plan_release(_batches(data, batch_size, "text"), kinds=kinds, **plan_options)
+    kinds.update(spec_kinds(spec))  # a domain from the owner's spec decides how to read
     with publish_dir(out_dir) as tmp:
         data_name = f"data.{fmt}"
         n = 0
         with BatchWriter(tmp / data_name, fmt) as writer:
-            for batch in perturb_batches(_batches(data, batch_size), spec, random_state):
+            batches = _batches(data, batch_size, kinds)
+            for batch in perturb_batches(batches, spec, random_state):
                 writer.write(batch)
                 n += len(batch)
                 if progress:
@@ -188,7 +220,7 @@ class Release:
         once the data is read to the end, if it does not hold ``n_records * copies`` rows.
         """
         rows = 0
-        for batch in iter_batches(self.data_path, batch_size):
+        for batch in iter_batches(self.data_path, batch_size, kinds=spec_kinds(self.spec)):
             if rows == 0:
                 self.spec.check_columns([str(c) for c in batch.columns])
             rows += len(batch)
@@ -196,7 +228,7 @@ class Release:
         self._check_rows(rows)
 
     def frame(self) -> pd.DataFrame:
-        frame = read_table(self.data_path)
+        frame = read_table(self.data_path, kinds=spec_kinds(self.spec))
         self.spec.check_columns([str(c) for c in frame.columns])
         self._check_rows(len(frame))
         return frame
@@ -648,7 +680,9 @@ def reconstruct_release(
     with atomic_path(out) as tmp:
         if fmt == "arff":
             frame = pd.concat(list(stream), ignore_index=True)
-            write_table(frame, tmp, fmt="arff", relation="ppdm-reconstructed")
+            write_table(
+                frame, tmp, fmt="arff", relation="ppdm-reconstructed", nominal=_nominal(rel.spec)
+            )
         else:
             with BatchWriter(tmp, fmt) as writer:
                 for rec in stream:
@@ -656,6 +690,14 @@ def reconstruct_release(
                     if progress:
                         progress(len(rec))
     return None
+
+
+def _nominal(spec: ReleaseSpec) -> list[str]:
+    """Columns an ARFF copy of a release declares nominal: the class and categorical ones."""
+    out = [a.name for a in spec.perturbed_attributes() if a.get_domain().kind == "categorical"]
+    if spec.class_attribute is not None and spec.class_attribute not in out:
+        out.append(spec.class_attribute)
+    return out
 
 
 def reconstruct_frame(

@@ -65,7 +65,10 @@ def _check_engine(engine: str, scheduler: str | None) -> None:
 
 
 def _count_rows(path: Path) -> int | None:
-    if path.suffix.lower() in (".parquet", ".pq"):
+    from ..io import check_regular_file
+
+    check_regular_file(path)  # a FIFO or device must not be opened
+    if path.suffix.lower() in (".parquet", ".pq") and path.is_file():
         import pyarrow.parquet as pq
 
         return pq.ParquetFile(path).metadata.num_rows
