@@ -167,6 +167,10 @@ class Release:
 def load_release(path: str | os.PathLike) -> Release:
     """Open a release directory (its ``spec.json`` and data file)."""
     path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise DataError(
+            f"{str(path)!r} is not a release directory (one holding spec.json and a data file)"
+        )
     if not path.is_dir():
         raise FileNotFoundError(f"release directory {str(path)!r} does not exist")
     spec = read_spec(path / "spec.json")

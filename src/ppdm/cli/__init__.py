@@ -20,6 +20,7 @@ from . import (  # one command family per module
     _reproduce,
     _tree,
 )
+from ._common import EXIT_CODES_HELP, BoundaryGroup
 
 app = typer.Typer(
     name="ppdm",
@@ -27,6 +28,8 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    cls=BoundaryGroup,
+    epilog=EXIT_CODES_HELP,
 )
 
 COMMAND_MODULES = (

@@ -36,9 +36,9 @@ def mine(
     from ..mining import mine_release
 
     if method not in METHODS:
-        fail(f"--method must be one of {', '.join(METHODS)} (got {method!r})")
+        fail(f"--method must be one of {', '.join(METHODS)} (got {method!r})", usage=True)
     if reconstruct not in ("global", "by-class"):
-        fail(f"--reconstruct must be 'global' or 'by-class' (got {reconstruct!r})")
+        fail(f"--reconstruct must be 'global' or 'by-class' (got {reconstruct!r})", usage=True)
     result = mine_release(
         release,
         read_table(test),
