@@ -155,6 +155,15 @@ def _with_file(exc: BaseException, reason: str) -> str:
     return reason
 
 
+def _file_in_the_way(name: str) -> str | None:
+    """The existing non-directory on the way to ``name`` (``name`` itself included), if any."""
+    p = Path(name)
+    for part in [*reversed(p.parents), p]:
+        if str(part) not in ("", ".") and part.exists() and not part.is_dir():
+            return str(part)
+    return None
+
+
 def _os_error(exc: OSError) -> str:
     reason = exc.strerror or (str(exc.args[0]) if exc.args else type(exc).__name__)
     if exc.filename is None:
@@ -162,6 +171,12 @@ def _os_error(exc: OSError) -> str:
             return str(exc.args[0])  # ppdm's own "file ... does not exist" messages
         return f"I/O error: {reason}"
     name, temporary = _target_of(os.fsdecode(exc.filename))
+    if isinstance(exc, (FileExistsError, NotADirectoryError)):
+        blocker = _file_in_the_way(name)
+        if blocker == name:
+            return f"cannot write into {name!r}: it is a file, not a directory"
+        if blocker is not None:
+            return f"cannot write {name!r}: {blocker!r} is a file, not a directory"
     verb = "cannot write " if temporary else ""
     text = f"{verb}{name!r}: {reason}"
     if exc.filename2 is not None:

@@ -368,7 +368,10 @@ def reconstruct(
         )
         typer.echo(f"wrote the reconstructed table to {path}/ (partitioned Parquet)")
         return
-    table_format(out)
+    try:
+        table_format(out)
+    except ValueError as exc:
+        fail(f"--out: {exc}", usage=True)
     rel = load_release(release)
     with _progress(
         rel.spec.n_records and rel.spec.n_records * rel.spec.copies, "reconstructing"
