@@ -141,7 +141,7 @@ def _file_from_traceback(exc: BaseException) -> str | None:
                 value = frame.f_locals.get(name)
                 if isinstance(value, (str, os.PathLike)) and not isinstance(value, bytes):
                     text = os.fspath(value)
-                    if 0 < len(text) < 4096 and "\n" not in text:
+                    if 0 < len(text) < 4096 and "\n" not in text and os.path.exists(text):
                         found = text
                     break
         tb = tb.tb_next
