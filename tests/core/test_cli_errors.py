@@ -243,3 +243,19 @@ def test_help_documents_exit_codes():
     assert r.exit_code == 0
     text = " ".join(r.output.split())
     assert "Exit codes" in text and "130" in text and "PPDM_DEBUG" in text
+
+
+def test_trusted_old_pickle_still_loads(run_cli, table, tmp_path):
+    from ppdm.tree import C45Classifier
+
+    frame = pd.read_csv(table)
+    clf = C45Classifier().fit(frame.drop(columns=["class"]), frame["class"])
+    old = tmp_path / "old.pkl"
+    old.write_bytes(
+        pickle.dumps({"format": "ppdm-c45-model", "version": 1, "target": "class", "model": clf})
+    )
+    code, _, err = run_cli("tree", "show", old)
+    assert code == EXIT_FAILURE and "--trust-pickle" in _one_error_line(err)
+    code, out, err = run_cli("tree", "show", old, "--trust-pickle")
+    assert code == 0, err
+    assert out.startswith("J48 pruned tree")
