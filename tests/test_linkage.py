@@ -138,4 +138,4 @@ def test_audit_with_keys(tmp_path):
     r = runner.invoke(
         app, ["audit", str(tmp_path / "r"), "--original", str(orig), "--keys", "x,nope"]
     )
-    assert r.exit_code == 2 and "key column 'nope'" in r.output
+    assert r.exit_code == 1 and "key column 'nope'" in r.output

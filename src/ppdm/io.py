@@ -253,6 +253,12 @@ def _csv_error(path: Path, exc: Exception) -> DataError:
         return DataError(
             f"input file {name!r}{where} has value {m[2][:40]}, which is not of type {m[1]}"
         )
+    if "invalid UTF8" in text:
+        col = re.search(r"column #(\d+)", text)
+        where = f" (column #{int(col[1]) + 1})" if col else ""
+        return DataError(
+            f"input file {name!r} is not UTF-8 text{where}; save it as UTF-8 and try again"
+        )
     return DataError(f"input file {name!r} cannot be read as CSV: {text[:200]}")
 
 

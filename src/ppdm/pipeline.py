@@ -307,6 +307,10 @@ def load_release(path: str | os.PathLike) -> Release:
     (:func:`check_release_spec`). The record count is checked when the data is read.
     """
     path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise DataError(
+            f"{str(path)!r} is not a release directory (one holding spec.json and a data file)"
+        )
     if not path.is_dir():
         if path.exists():
             raise SpecError(f"{str(path)!r} is not a release directory (a release is a directory)")

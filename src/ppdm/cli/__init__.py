@@ -21,6 +21,7 @@ from . import (  # one command family per module
     _reproduce,
     _tree,
 )
+from ._common import EXIT_CODES_HELP, BoundaryGroup
 
 app = typer.Typer(
     name="ppdm",
@@ -29,6 +30,8 @@ app = typer.Typer(
     add_completion=True,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
+    cls=BoundaryGroup,
+    epilog=EXIT_CODES_HELP,
 )
 
 

@@ -20,7 +20,7 @@ def _parse_gammas(text: str) -> list[float]:
             return [float(g) for g in range(lo, hi + 1)]
         return [float(x) for x in text.split(",") if x.strip()]
     except ValueError:
-        fail(f"--gamma must look like 5..12, 5,7,9 or 9 (got {text!r})")
+        fail(f"--gamma must look like 5..12, 5,7,9 or 9 (got {text!r})", usage=True)
     return []
 
 
@@ -28,7 +28,7 @@ def _parse_ns(text: str) -> list[int]:
     try:
         return [int(x) for x in text.split(",") if x.strip()]
     except ValueError:
-        fail(f"--ns must be a comma-separated list of integers (got {text!r})")
+        fail(f"--ns must be a comma-separated list of integers (got {text!r})", usage=True)
     return []
 
 
@@ -38,7 +38,9 @@ def _accuracy(value: float | None) -> float | None:
     if 1.0 < value <= 100.0:  # given in percent
         return value / 100.0
     if not 0.0 < value <= 1.0:
-        fail(f"--min-accuracy must be a fraction in (0, 1] or a percentage (got {value})")
+        fail(
+            f"--min-accuracy must be a fraction in (0, 1] or a percentage (got {value})", usage=True
+        )
     return value
 
 
@@ -78,9 +80,9 @@ def advise(
     from ..io import read_table
 
     if jobs < 1:
-        fail(f"--jobs must be >= 1 (got {jobs})")
+        fail(f"--jobs must be >= 1 (got {jobs})", usage=True)
     if reps < 1:
-        fail(f"--reps must be >= 1 (got {reps})")
+        fail(f"--reps must be >= 1 (got {reps})", usage=True)
     if not data.exists():
         fail(f"data file {str(data)!r} does not exist")
     gammas, n_list = _parse_gammas(gamma), _parse_ns(ns)

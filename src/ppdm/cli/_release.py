@@ -24,9 +24,9 @@ def _parse_bounds(items: list[str]) -> dict[str, tuple[float, float]]:
                 raise ValueError
             bounds = (float(lo), float(hi))
         except ValueError:
-            fail(f"--bounds must look like COL=LO:HI (got {item!r})")
+            fail(f"--bounds must look like COL=LO:HI (got {item!r})", usage=True)
         if not bounds[0] < bounds[1]:
-            fail(f"--bounds {item!r}: LO must be smaller than HI")
+            fail(f"--bounds {item!r}: LO must be smaller than HI", usage=True)
         out[name] = bounds
     return out
 
@@ -54,9 +54,9 @@ def _progress(total: int | None, label: str):
 
 def _check_engine(engine: str, scheduler: str | None) -> None:
     if engine not in ("local", "dask"):
-        fail(f"--engine must be 'local' or 'dask' (got {engine!r})")
+        fail(f"--engine must be 'local' or 'dask' (got {engine!r})", usage=True)
     if scheduler is not None and engine != "dask":
-        fail("--scheduler needs --engine dask")
+        fail("--scheduler needs --engine dask", usage=True)
     if engine == "dask":
         try:
             import dask.distributed  # noqa: F401
@@ -156,37 +156,43 @@ def perturb(
     from ..release import read_spec
 
     if method not in ("substitution", "additive"):
-        fail(f"--method must be 'substitution' or 'additive' (got {method!r})")
+        fail(f"--method must be 'substitution' or 'additive' (got {method!r})", usage=True)
     if method == "additive":
         for flag, given in (("--gamma", gamma), ("--rho", rho), ("--spec", spec)):
             if given is not None:
-                fail(f"{flag} is for substitution releases; --method additive takes --noise-scale")
+                fail(
+                    f"{flag} is for substitution releases; --method additive takes --noise-scale",
+                    usage=True,
+                )
         if copies != 1:
-            fail(f"--copies is for substitution releases (got {copies})")
+            fail(f"--copies is for substitution releases (got {copies})", usage=True)
     elif noise_scale is not None or noise != "gaussian":
-        fail("--noise and --noise-scale are for --method additive")
+        fail("--noise and --noise-scale are for --method additive", usage=True)
     if noise not in ("uniform", "gaussian"):
-        fail(f"--noise must be 'uniform' or 'gaussian' (got {noise!r})")
+        fail(f"--noise must be 'uniform' or 'gaussian' (got {noise!r})", usage=True)
     level = DEFAULT_NOISE_LEVEL if noise_scale is None else noise_scale
     if not level > 0:
-        fail(f"--noise-scale must be > 0 (got {level})")
+        fail(f"--noise-scale must be > 0 (got {level})", usage=True)
     if gamma is not None and rho is not None:
-        fail("give either --gamma or --rho, not both")
+        fail("give either --gamma or --rho, not both", usage=True)
     if rho is not None:
         g = gamma_from_rho(*rho)
     else:
         g = DEFAULT_GAMMA if gamma is None else gamma
-    check_gamma(g)
+    try:
+        check_gamma(g)
+    except ValueError as exc:
+        fail(f"{'--rho' if rho is not None else '--gamma'}: {exc}", usage=True)
     if bins is not None and bins < 2:
-        fail(f"--bins (N) must be >= 2 (got {bins})")
+        fail(f"--bins (N) must be >= 2 (got {bins})", usage=True)
     if missing not in ("error", "category"):
-        fail(f"--missing must be 'error' or 'category' (got {missing!r})")
+        fail(f"--missing must be 'error' or 'category' (got {missing!r})", usage=True)
     if out_of_bounds not in ("error", "clip"):
-        fail(f"--out-of-bounds must be 'error' or 'clip' (got {out_of_bounds!r})")
+        fail(f"--out-of-bounds must be 'error' or 'clip' (got {out_of_bounds!r})", usage=True)
     if copies < 1:
-        fail(f"--copies must be >= 1 (got {copies})")
+        fail(f"--copies must be >= 1 (got {copies})", usage=True)
     if batch_size < 1:
-        fail(f"--batch-size must be >= 1 (got {batch_size})")
+        fail(f"--batch-size must be >= 1 (got {batch_size})", usage=True)
     _check_engine(engine, scheduler)
     check_output(
         out, inputs=(input,) + ((spec,) if spec else ()), overwrite=overwrite, directory=True
@@ -283,7 +289,9 @@ def estimate(
         check_output(plot, inputs=(release,), flag="--plot", directory=True, overwrite=overwrite)
 
     if method not in ESTIMATION_METHODS:
-        fail(f"--method must be one of {', '.join(ESTIMATION_METHODS)} (got {method!r})")
+        fail(
+            f"--method must be one of {', '.join(ESTIMATION_METHODS)} (got {method!r})", usage=True
+        )
     _check_engine(engine, scheduler)
     if engine == "dask":
         from ..engine import estimate_release_partitioned
@@ -412,7 +420,11 @@ def reconstruct(
     from ..pipeline import load_release, reconstruct_release
 
     if method not in ESTIMATION_METHODS:
-        fail(f"--method must be one of {', '.join(ESTIMATION_METHODS)} (got {method!r})")
+        fail(
+            f"--method must be one of {', '.join(ESTIMATION_METHODS)} (got {method!r})", usage=True
+        )
+    if batch_size < 1:
+        fail(f"--batch-size must be >= 1 (got {batch_size})", usage=True)
     _check_engine(engine, scheduler)
     if engine == "dask":
         from ..engine import reconstruct_release_partitioned
@@ -431,7 +443,10 @@ def reconstruct(
         )
         typer.echo(f"wrote the reconstructed table to {path}/ (partitioned Parquet)")
         return
-    table_format(out)
+    try:
+        table_format(out)
+    except ValueError as exc:
+        fail(f"--out: {exc}", usage=True)
     check_output(out, inputs=(release,))
     rel = load_release(release)
     with _progress(
