@@ -48,6 +48,18 @@ class MiningResult:
     original_accuracy: float | None = None
     model_text: str = ""
     extra: dict = field(default_factory=dict)
+    majority_class: object = None
+    majority_rate: float | None = None
+    n_test: int = 0
+
+    @property
+    def beats_majority(self) -> bool | None:
+        """Whether the accuracy is above the majority rate by two binomial standard errors."""
+        if self.majority_rate is None or self.n_test == 0:
+            return None
+        a = self.accuracy
+        se = max((a * (1 - a) / self.n_test) ** 0.5, 1e-12)
+        return a - self.majority_rate > 2 * se
 
     def to_dict(self) -> dict:
         return {
@@ -56,6 +68,10 @@ class MiningResult:
             "method": self.method,
             "test_accuracy": self.accuracy,
             "original_accuracy": self.original_accuracy,
+            "majority_class": _plain(self.majority_class),
+            "majority_rate": self.majority_rate,
+            "beats_majority": self.beats_majority,
+            "n_test": self.n_test,
             "model": self.model_text,
             **self.extra,
         }
@@ -261,4 +277,45 @@ def mine_release(
             base.fit(_features(original, spec, target, key), original[target])
             orig_pred = base.predict(_features(test, spec, target, key))
         orig_acc = float(np.mean(orig_pred == y_test.to_numpy()))
-    return MiningResult(learner, recon_kind, used_method, acc, orig_acc, _model_text(model))
+    majority, rate = _majority(rel, y_test)
+    return MiningResult(
+        learner,
+        recon_kind,
+        used_method,
+        acc,
+        orig_acc,
+        _model_text(model),
+        majority_class=majority,
+        majority_rate=rate,
+        n_test=len(y_test),
+    )
+
+
+def _plain(value):
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _majority(rel: Release, y_test: pd.Series) -> tuple[object, float]:
+    """The release's commonest class and the share of test records that have it.
+
+    The class counts come from the release: exact when the class is released as is,
+    estimated through its matrix (set-scale) when it was perturbed.
+    """
+    from .estimate import estimate_counts
+
+    spec = rel.spec
+    name = spec.class_attribute
+    counts: dict = {}
+    for batch in rel.batches():
+        for value, k in batch[name].value_counts(dropna=True).items():
+            counts[value] = counts.get(value, 0) + int(k)
+    a = spec.attribute(name)
+    if a.perturbed:
+        dom = a.get_domain()
+        y = np.array([counts.get(v, 0) for v in dom.values], dtype=float)
+        est = estimate_counts(y, a.get_matrix(), "set-scale").counts
+        majority = dom.values[int(np.argmax(est))]
+    else:
+        majority = max(counts, key=lambda v: (counts[v], str(v)))
+    test = y_test.to_numpy()
+    return majority, float(np.mean(test == majority)) if len(test) else 0.0

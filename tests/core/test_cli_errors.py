@@ -259,3 +259,32 @@ def test_trusted_old_pickle_still_loads(run_cli, table, tmp_path):
     code, out, err = run_cli("tree", "show", old, "--trust-pickle")
     assert code == 0, err
     assert out.startswith("J48 pruned tree")
+
+
+def test_mine_shows_the_majority_rate(run_cli, tmp_path):
+    import json as _json
+
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(1)
+    n = 600
+    frame = pd.DataFrame(
+        {
+            "a": rng.normal(size=n).round(4),
+            "b": rng.integers(0, 4, n),
+            "y": np.where(rng.random(n) < 0.7, "no", "yes"),  # independent of a and b
+        }
+    )
+    data = tmp_path / "t.csv"
+    frame.to_csv(data, index=False)
+    rel = tmp_path / "rel"
+    assert run_cli("perturb", data, "--out", rel, "--class", "y", "--seed", "1")[0] == 0
+    code, out, err = run_cli("mine", rel, "--test", data)
+    assert code == 0, err
+    rate = float(np.mean(frame["y"] == "no"))
+    assert "majority-class rate (always predicting 'no'" in out and f"{rate:.4f}" in out
+    code, out, _ = run_cli("mine", rel, "--test", data, "--json")
+    payload = _json.loads(out)
+    assert payload["majority_class"] == "no" and payload["majority_rate"] == rate
+    assert payload["n_test"] == n

@@ -75,6 +75,15 @@ def mine(
     typer.echo(f"test accuracy (learnt from the release): {result.accuracy:.4f}")
     if result.original_accuracy is not None:
         typer.echo(f"test accuracy (learnt from the original): {result.original_accuracy:.4f}")
+    typer.echo(
+        f"majority-class rate (always predicting {result.majority_class!r}, the release's "
+        f"commonest class): {result.majority_rate:.4f}"
+    )
+    if result.beats_majority is False:
+        typer.echo(
+            "note: the model is not clearly better than always predicting the majority class "
+            f"(by two standard errors on {result.n_test} test records)"
+        )
     typer.echo("")
     typer.echo(result.model_text)
 
