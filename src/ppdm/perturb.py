@@ -20,7 +20,8 @@ import numpy as np
 import pandas as pd
 
 from .domain import BinnedDomain, CategoricalDomain, Domain, DomainSketch
-from .exceptions import DataError, SpecError
+from .exceptions import DataError, MatrixError, SpecError
+from .limits import check_n_values
 from .matrix import GammaDiagonal, PerturbationMatrix, check_gamma, matrix_from_spec
 from .noise.additive import AdditiveNoise, privacy_interval_width
 from .privacy import RHO1_LEVELS, anonymity_k, kang_bound, rho2_from_gamma
@@ -178,6 +179,8 @@ def plan_release(
     Dowd, Xu & Zhang, Sec. 3 and 7 (choice of N).
     """
     check_gamma(gamma)  # fail before reading the data
+    if n_bins is not None:
+        check_n_values(n_bins, "n_bins", error=SpecError)
     if method not in ("substitution", "additive"):
         raise SpecError(f"method must be 'substitution' or 'additive' (got {method!r})")
     if method == "additive":
@@ -255,6 +258,8 @@ def plan_from_sketches(
     Dowd, Xu & Zhang, Sec. 3 and 7 (choice of N).
     """
     gamma = check_gamma(gamma)
+    if n_bins is not None:
+        check_n_values(n_bins, "n_bins", error=SpecError)
     user = _parse_user_spec(spec)
     bounds = dict(bounds or {})
     columns = list(sketches)
@@ -300,7 +305,10 @@ def plan_from_sketches(
             except ValueError as exc:
                 raise SpecError(f"attribute {c!r}: {exc}") from None
         else:
-            matrix = GammaDiagonal(domain.n_values, gamma)
+            try:
+                matrix = GammaDiagonal(domain.n_values, gamma)
+            except MatrixError as exc:
+                raise SpecError(f"attribute {c!r}: {exc}") from None
         out.append(
             AttributeSpec(name=c, perturbed=True, domain=domain.to_spec(), matrix=matrix.to_spec())
         )

@@ -136,7 +136,7 @@ def anonymity_k(matrix: PerturbationMatrix) -> int:
 
     ``K = min_h #{k : P(h | k) > 0}``.
     """
-    return int((matrix.dense() > 0).sum(axis=1).min())
+    return matrix.min_row_support()
 
 
 def repeated_amplification(gamma: float, m: int) -> float:

@@ -51,7 +51,8 @@ def largest_remainder(counts: np.ndarray, total: int) -> np.ndarray:
     s = c.sum()
     if total == 0:
         return np.zeros(len(c), dtype=np.int64)
-    scaled = c * (total / s) if s > 0 else np.full(len(c), total / len(c))
+    # divide first: total / s overflows for subnormal sums
+    scaled = (c / s) * total if s > 0 else np.full(len(c), total / len(c))
     base = np.floor(scaled).astype(np.int64)
     short = total - int(base.sum())
     if short > 0:

@@ -136,6 +136,7 @@ def perturb(
 
     Writes DIR/data.<ext>, DIR/spec.json, DIR/privacy.json and DIR/privacy.txt.
     """
+    from ..limits import check_n_values
     from ..matrix import check_gamma
     from ..perturb import DEFAULT_GAMMA, DEFAULT_NOISE_LEVEL
     from ..pipeline import make_release
@@ -166,6 +167,8 @@ def perturb(
     check_gamma(g)
     if bins is not None and bins < 2:
         fail(f"--bins (N) must be >= 2 (got {bins})")
+    if bins is not None:
+        check_n_values(bins, "--bins")
     if missing not in ("error", "category"):
         fail(f"--missing must be 'error' or 'category' (got {missing!r})")
     if out_of_bounds not in ("error", "clip"):
