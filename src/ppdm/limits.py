@@ -6,13 +6,18 @@ value and the cap, instead of allocating for minutes and dying with a ``MemoryEr
 
 The caps are checked where sizes come from the outside: domains and matrices built
 from options or specs (:func:`check_n_values`), record counts asked of samplers
-(:func:`check_n_records`) and spec files read from disk (:data:`MAX_SPEC_BYTES`).
+(:func:`check_n_records`) and spec files read from disk (:func:`load_structured`:
+size, YAML aliases, nesting depth, absurd numbers).
 """
 
 from __future__ import annotations
 
+import json
 import math
 import numbers
+import os
+from pathlib import Path
+from typing import Any
 
 __all__ = [
     "MAX_VALUES",
@@ -23,6 +28,8 @@ __all__ = [
     "check_n_values",
     "check_n_records",
     "format_bytes",
+    "load_structured",
+    "check_numbers",
 ]
 
 MAX_VALUES: int = 65_536
@@ -142,7 +149,7 @@ def check_n_values(
     value = _as_count(n, what, error)
     cap, name = (MAX_DENSE_VALUES, "MAX_DENSE_VALUES") if dense else (MAX_VALUES, "MAX_VALUES")
     if value > cap:
-        kind = " for an explicit matrix" if dense else ""
+        kind = " with dense N x N matrices" if dense else ""
         raise error(
             f"{what} is {value}, above the cap of {cap} values per attribute{kind} "
             f"(ppdm.limits.{name})"
@@ -170,3 +177,153 @@ def check_n_records(n, what: str = "n", *, error: type[Exception] = ValueError) 
             f"{what} is {value}, above the cap of {MAX_RECORDS} records (ppdm.limits.MAX_RECORDS)"
         )
     return value
+
+
+def _yaml_loader():
+    """A safe YAML loader that refuses aliases and nesting deeper than :data:`MAX_NESTING`.
+
+    An alias re-uses an anchored node, so a few lines of aliases of aliases expand to
+    billions of nodes (the "billion laughs" bomb); a spec never needs them.
+    """
+    import yaml
+
+    class _Loader(yaml.SafeLoader):
+        _depth = 0
+
+        def compose_node(self, parent, index):
+            if self.check_event(yaml.AliasEvent):
+                mark = self.peek_event().start_mark
+                raise yaml.YAMLError(
+                    f"aliases (*name) are not allowed (line {mark.line + 1}, column "
+                    f"{mark.column + 1})"
+                )
+            self._depth += 1
+            try:
+                if self._depth > MAX_NESTING:
+                    mark = self.peek_event().start_mark
+                    raise yaml.YAMLError(
+                        f"nested deeper than {MAX_NESTING} levels (line {mark.line + 1})"
+                    )
+                return super().compose_node(parent, index)
+            finally:
+                self._depth -= 1
+
+    return _Loader
+
+
+def _depth_of(data: Any, limit: int) -> int:
+    """Nesting depth of lists and mappings, without recursion (stops past ``limit``)."""
+    deepest = 0
+    stack = [(data, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        deepest = max(deepest, depth)
+        if deepest > limit:
+            return deepest
+        stack.extend((c, depth + 1) for c in children)
+    return deepest
+
+
+def check_numbers(data: Any, where: str, error: type[Exception] = ValueError) -> None:
+    """Refuse non-finite floats and integers beyond 64 bits anywhere in parsed ``data``.
+
+    Such numbers (``1e400``, ``.inf``, ``1`` followed by 400 zeros) make no sense in any
+    spec field and would otherwise surface as ``OverflowError`` or ``TypeError`` deep
+    inside validation; the message names the field's path, e.g.
+    ``attributes.0.matrix.gamma``.
+
+    Examples
+    --------
+    >>> check_numbers({"a": [1, {"g": float("inf")}]}, "spec 'x.json'")
+    Traceback (most recent call last):
+    ...
+    ValueError: spec 'x.json' field a.1.g: inf is not a finite number
+    """
+    stack: list[tuple[Any, tuple]] = [(data, ())]
+    while stack:
+        item, path = stack.pop()
+        if isinstance(item, dict):
+            stack.extend((v, (*path, k)) for k, v in item.items())
+        elif isinstance(item, list):
+            stack.extend((v, (*path, i)) for i, v in enumerate(item))
+        elif isinstance(item, bool):
+            continue
+        elif isinstance(item, float) and not math.isfinite(item):
+            field = ".".join(map(str, path)) or "(top level)"
+            raise error(f"{where} field {field}: {item!r} is not a finite number")
+        elif isinstance(item, int) and not -(2**63) <= item < 2**63:
+            field = ".".join(map(str, path)) or "(top level)"
+            raise error(f"{where} field {field}: {_show(item)} is too large (beyond 64 bits)")
+
+
+def load_structured(
+    path: str | os.PathLike,
+    what: str = "spec",
+    *,
+    error: type[Exception] = ValueError,
+    fmt: str | None = None,
+) -> Any:
+    """Parse a JSON or YAML file (by extension, or ``fmt``) within the caps.
+
+    Refuses, with one line naming ``what`` and the file: files above
+    :data:`MAX_SPEC_BYTES`, text that is not UTF-8, YAML aliases, nesting deeper than
+    :data:`MAX_NESTING` (instead of a ``RecursionError``), non-finite numbers and
+    integers beyond 64 bits (:func:`check_numbers`), and malformed JSON or YAML.
+
+    Parameters
+    ----------
+    path : path-like
+    what : str, default="spec"
+        How messages name the file, e.g. ``"spec"`` or ``"network"``.
+    error : exception class, default=ValueError
+    fmt : {"json", "yaml"}, optional
+        The format, when not given by the extension (``.yaml``/``.yml`` is YAML, anything
+        else JSON).
+
+    Returns
+    -------
+    The parsed object (any JSON type, or ``None`` for an empty YAML file).
+    """
+    path = Path(path)
+    label = f"{what} {str(path)!r}"
+    size = path.stat().st_size
+    if size > MAX_SPEC_BYTES:
+        raise error(
+            f"{label} is {format_bytes(size)}, above the cap of {format_bytes(MAX_SPEC_BYTES)} "
+            "for a spec file (ppdm.limits.MAX_SPEC_BYTES)"
+        )
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise error(f"{label} is not UTF-8 text (byte {exc.start + 1})") from None
+    is_yaml = (fmt or path.suffix.lower().lstrip(".")) in ("yaml", "yml")
+    try:
+        if is_yaml:
+            import yaml
+
+            try:
+                data = yaml.load(text, Loader=_yaml_loader())  # noqa: S506 - a SafeLoader
+            except yaml.YAMLError as exc:
+                detail = " ".join(str(exc).split())
+                raise error(f"{label} is not valid YAML: {_clip(detail)}") from None
+        else:
+            try:
+                data = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise error(f"{label} is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise error(f"{label} is nested too deeply (more than {MAX_NESTING} levels)") from None
+    if _depth_of(data, MAX_NESTING) > MAX_NESTING:
+        raise error(f"{label} is nested too deeply (more than {MAX_NESTING} levels)")
+    check_numbers(data, label, error)
+    return data
+
+
+def _clip(text: str, width: int = 200) -> str:
+    return text if len(text) <= width else text[: width - 3] + "..."

@@ -551,7 +551,8 @@ def _validate_matrix(m: np.ndarray) -> None:
         raise MatrixError(
             f"matrix entries must be non-negative (got {m[h, k]} at row {h}, column {k})"
         )
-    sums = m.sum(axis=0)
+    with np.errstate(over="ignore"):
+        sums = m.sum(axis=0)
     bad = np.flatnonzero(np.abs(sums - 1.0) > 1e-8)
     if bad.size:
         raise MatrixError(

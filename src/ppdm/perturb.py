@@ -179,8 +179,8 @@ def plan_release(
     Dowd, Xu & Zhang, Sec. 3 and 7 (choice of N).
     """
     check_gamma(gamma)  # fail before reading the data
-    if n_bins is not None:
-        check_n_values(n_bins, "n_bins", error=SpecError)
+    if n_bins is not None:  # additive releases are estimated with dense N x N matrices
+        check_n_values(n_bins, "n_bins", dense=method == "additive", error=SpecError)
     if method not in ("substitution", "additive"):
         raise SpecError(f"method must be 'substitution' or 'additive' (got {method!r})")
     if method == "additive":
@@ -259,7 +259,7 @@ def plan_from_sketches(
     """
     gamma = check_gamma(gamma)
     if n_bins is not None:
-        check_n_values(n_bins, "n_bins", error=SpecError)
+        check_n_values(n_bins, "n_bins", dense=method == "additive", error=SpecError)
     user = _parse_user_spec(spec)
     bounds = dict(bounds or {})
     columns = list(sketches)

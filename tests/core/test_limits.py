@@ -1,6 +1,7 @@
 """Limits on work and input size, and closed forms instead of dense N x N arrays."""
 
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -80,7 +81,7 @@ def test_gamma_diagonal_cap():
 
 def test_explicit_matrix_cap_checked_before_building_it():
     rows = [[]] * (limits.MAX_DENSE_VALUES + 1)
-    with pytest.raises(MatrixError, match="above the cap of 4096 values per attribute for an"):
+    with pytest.raises(MatrixError, match="above the cap of 4096 values per attribute with dense"):
         matrix_from_spec({"kind": "explicit", "matrix": rows})
     with pytest.raises(MatrixError, match="above the cap"):
         symmetric_channel(limits.MAX_DENSE_VALUES + 1, 0.1)
@@ -135,3 +136,163 @@ def test_largest_remainder_with_a_subnormal_total():
     est = np.zeros(10)
     est[-1] = 5e-324  # total / sum overflows to inf
     assert largest_remainder(est, 3).tolist() == [0] * 9 + [3]
+
+
+# -- spec files: size, YAML aliases, nesting, absurd numbers --------------------------
+
+_BOMB = """\
+a: &a ["x", "x", "x", "x", "x", "x", "x", "x", "x"]
+b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]
+c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]
+attributes: *c
+"""
+
+
+def _spec_error(path, match):
+    from ppdm.release import read_spec
+
+    with pytest.raises(SpecError, match=match) as info:
+        read_spec(path)
+    assert "\n" not in str(info.value)
+    return str(info.value)
+
+
+def test_spec_above_size_cap(tmp_path, monkeypatch):
+    path = tmp_path / "spec.json"
+    path.write_text(json.dumps({"attributes": [], "pad": "x" * 2000}))
+    monkeypatch.setattr(limits, "MAX_SPEC_BYTES", 1024)
+    msg = _spec_error(path, "above the cap of 1.0 KiB for a spec file")
+    assert str(path) in msg and "2.0 KiB" in msg
+
+
+def test_yaml_alias_bomb_refused(tmp_path):
+    path = tmp_path / "spec.yaml"
+    path.write_text(_BOMB)
+    _spec_error(path, r"spec '.*spec\.yaml' is not valid YAML: aliases .* not allowed \(line 2")
+
+
+@pytest.mark.parametrize("suffix", [".json", ".yaml"])
+@pytest.mark.parametrize("depth", [150, 100_000])
+def test_deep_nesting_is_one_line(tmp_path, suffix, depth):
+    path = tmp_path / f"spec{suffix}"
+    path.write_text('{"attributes": ' + "[" * depth + "]" * depth + "}")
+    _spec_error(path, "nested")
+
+
+@pytest.mark.parametrize(
+    ("field", "text", "shown"),
+    [
+        ("domain.n_bins", "1e400", "inf is not a finite number"),
+        ("matrix.gamma", "1" + "0" * 400, "is too large (beyond 64 bits)"),
+        ("domain.low", "-1e400", "-inf is not a finite number"),
+        ("matrix.gamma", "NaN", "nan is not a finite number"),
+    ],
+)
+def test_absurd_numbers_name_the_field(tmp_path, field, text, shown):
+    spec = {
+        "attributes": [
+            {
+                "name": "x",
+                "domain": {"kind": "binned", "low": 0, "high": 1, "n_bins": 10},
+                "matrix": {"kind": "gamma-diagonal", "gamma": 9},
+            }
+        ]
+    }
+    where, key = field.split(".")
+    spec["attributes"][0][where][key] = "@@"
+    path = tmp_path / "spec.json"
+    path.write_text(json.dumps(spec).replace('"@@"', text))
+    _spec_error(path, rf"field attributes\.0\.{field}: .*{re.escape(shown)}")
+
+
+def test_yaml_infinite_gamma_names_the_field(tmp_path):
+    path = tmp_path / "spec.yaml"
+    path.write_text(
+        "attributes:\n  - name: x\n    domain: {kind: binned, low: 0, high: 1, n_bins: 10}\n"
+        "    matrix: {kind: gamma-diagonal, gamma: .inf}\n"
+    )
+    _spec_error(path, r"field attributes\.0\.matrix\.gamma: inf is not a finite number")
+
+
+def test_huge_gamma_in_code_is_a_matrix_error():
+    with pytest.raises(MatrixError, match="gamma must be a number > 1"):
+        GammaDiagonal(4, 10**400)
+
+
+def test_spec_not_utf8(tmp_path):
+    path = tmp_path / "spec.json"
+    path.write_bytes(b'{"attributes": "\xff"}')
+    _spec_error(path, "is not UTF-8 text")
+
+
+def test_unperturbed_domain_above_cap_names_the_attribute(tmp_path):
+    path = tmp_path / "spec.json"
+    dom = {"kind": "binned", "low": 0, "high": 1, "n_bins": 10**12}
+    path.write_text(json.dumps({"attributes": [{"name": "w", "perturbed": False, "domain": dom}]}))
+    _spec_error(path, r"attribute 1 \('w'\): N is 1000000000000, above the cap of 65536")
+
+
+# -- Bayesian networks -----------------------------------------------------------------
+
+
+def test_network_loader_refuses_aliases_nesting_and_inf(tmp_path):
+    from ppdm.bayesnet.network import read_network
+
+    bomb = tmp_path / "net.yaml"
+    bomb.write_text(_BOMB)
+    with pytest.raises(SpecError, match="aliases"):
+        read_network(bomb)
+    deep = tmp_path / "net.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(SpecError, match="nested too deeply"):
+        read_network(deep)
+    inf = tmp_path / "inf.yaml"
+    inf.write_text("nodes:\n  - {name: A, states: 2, cpd: [.inf, 0.5]}\n")
+    with pytest.raises(SpecError, match=r"field nodes\.0\.cpd\.0: inf"):
+        read_network(inf)
+    many = tmp_path / "many.yaml"
+    many.write_text("nodes:\n  - {name: A, states: 1000000000}\n")
+    with pytest.raises(SpecError, match="node 'A': states is 1000000000, above the cap"):
+        read_network(many)
+
+
+@pytest.mark.parametrize(("text", "got"), [("null", "null"), ("[1]", "list")])
+def test_bn_release_json_not_an_object(tmp_path, text, got):
+    from ppdm.bayesnet.parties import read_release
+
+    (tmp_path / "release.json").write_text(text)
+    with pytest.raises(SpecError, match=f"must be a JSON object \\(got {got}\\)"):
+        read_release(tmp_path)
+
+
+def test_forward_sample_record_cap():
+    from ppdm.bayesnet.network import BayesNet, Node
+    from ppdm.bayesnet.sampling import forward_sample
+
+    net = BayesNet([Node("A", ("0", "1"))], {"A": [0.5, 0.5]})
+    with pytest.raises(ValueError, match="n is 10000000000000, above the cap of 1000000000"):
+        forward_sample(net, 10**13)
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("1e13", "--n is 10000000000000, above the cap of 1000000000 records (ppdm.limits."),
+        ("10000000000000", "--n is 10000000000000, above the cap of 1000000000 records (ppdm."),
+        ("1e400", "--n must be a whole number (got inf)"),
+        ("0", "--n must be >= 1 (got 0)"),
+        ("many", "--n must be a whole number (got 'many')"),
+    ],
+)
+def test_bn_sample_n_cap(run_cli, tmp_path, value, message):
+    from ppdm.bayesnet.network import BayesNet, Node, write_network
+
+    net = tmp_path / "net.yaml"
+    write_network(BayesNet([Node("A", ("0", "1"))], {"A": [0.5, 0.5]}), net)
+    out = tmp_path / "s.csv"
+    code, _, err = run_cli("bn", "sample", net, "--n", value, "--out", out)
+    assert code == 2
+    assert err.strip().startswith(f"error: {message}") and "\n" not in err.strip()
+    assert not out.exists()
+    code, stdout, _ = run_cli("bn", "sample", net, "--n", "1e3", "--out", out)
+    assert code == 0 and "wrote 1000 records" in stdout

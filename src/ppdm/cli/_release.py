@@ -168,7 +168,7 @@ def perturb(
     if bins is not None and bins < 2:
         fail(f"--bins (N) must be >= 2 (got {bins})")
     if bins is not None:
-        check_n_values(bins, "--bins")
+        check_n_values(bins, "--bins", dense=method == "additive")
     if missing not in ("error", "category"):
         fail(f"--missing must be 'error' or 'category' (got {missing!r})")
     if out_of_bounds not in ("error", "clip"):
