@@ -23,10 +23,12 @@ __all__ = [
     "MAX_VALUES",
     "MAX_DENSE_VALUES",
     "MAX_RECORDS",
+    "MAX_COPIES",
     "MAX_SPEC_BYTES",
     "MAX_NESTING",
     "check_n_values",
     "check_n_records",
+    "check_copies",
     "format_bytes",
     "load_structured",
     "check_numbers",
@@ -59,6 +61,15 @@ MAX_RECORDS: int = 1_000_000_000
 Sampling holds one uniform (8 bytes) and one code per record and node at a time, so
 10^9 records of even a single node need about 9 GB; beyond that a request is a typo
 (``--n 1e13``) rather than a plan.
+"""
+
+MAX_COPIES: int = 1_000
+"""Largest number of independently perturbed copies of every record in one release.
+
+A release with m copies holds m times the records and amplifies gamma to gamma^m
+(Kang, Sec. 3): at gamma = 9 already 10 copies give gamma^m ~ 3.5e9, no privacy left,
+and gamma^m overflows a float beyond about 320 copies. 1,000 leaves room for
+experiments on repeated perturbation; more is a typo.
 """
 
 MAX_SPEC_BYTES: int = 16 * 1024 * 1024
@@ -153,6 +164,26 @@ def check_n_values(
         raise error(
             f"{what} is {value}, above the cap of {cap} values per attribute{kind} "
             f"(ppdm.limits.{name})"
+        )
+    return value
+
+
+def check_copies(n, what: str = "copies", *, error: type[Exception] = ValueError) -> int:
+    """Check a number of perturbed copies: a whole number in ``1..MAX_COPIES``.
+
+    Examples
+    --------
+    >>> check_copies(10**30, "--copies")
+    Traceback (most recent call last):
+    ...
+    ValueError: --copies is 1000000000000000000000000000000, above the cap of 1000 copies (ppdm.limits.MAX_COPIES)
+    """
+    value = _as_count(n, what, error)
+    if value < 1:
+        raise error(f"{what} must be >= 1 (got {value})")
+    if value > MAX_COPIES:
+        raise error(
+            f"{what} is {value}, above the cap of {MAX_COPIES} copies (ppdm.limits.MAX_COPIES)"
         )
     return value
 

@@ -13,6 +13,7 @@ Dowd, Xu & Zhang, Sec. 3 (Algorithm 1, RRP) and Sec. 3.2 (continuous attributes)
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Iterator
 from typing import Literal
 
@@ -21,7 +22,7 @@ import pandas as pd
 
 from .domain import BinnedDomain, CategoricalDomain, Domain, DomainSketch
 from .exceptions import DataError, MatrixError, SpecError
-from .limits import check_n_values
+from .limits import check_copies, check_n_values
 from .matrix import GammaDiagonal, PerturbationMatrix, check_gamma, matrix_from_spec
 from .noise.additive import AdditiveNoise, privacy_interval_width
 from .privacy import RHO1_LEVELS, anonymity_k, kang_bound, rho2_from_gamma
@@ -87,7 +88,7 @@ def attribute_privacy(matrix: PerturbationMatrix, n_records: int | None, copies:
     """Privacy figures of one attribute: gamma, epsilon, rho2 per rho1, entropy, N, K, Kang."""
     gamma = matrix.amplification()
     if copies > 1:
-        gamma = gamma**copies
+        gamma = _power(gamma, copies)
     finite = np.isfinite(gamma)
     out = {
         "N": matrix.n_values,
@@ -102,13 +103,21 @@ def attribute_privacy(matrix: PerturbationMatrix, n_records: int | None, copies:
     realised = getattr(matrix, "realised_gamma", None)
     if realised is not None:
         # the integer sampler's exact channel: never above gamma (see GammaDiagonal.draw)
-        out["gamma_realised"] = realised**copies
+        out["gamma_realised"] = _power(realised, copies)
     if copies > 1:
         out["copies"] = copies
         out["gamma_per_copy"] = matrix.amplification()
     if n_records and finite and gamma > 1:
         out["kang_bound"] = kang_bound(matrix.amplification(), matrix.n_values, n_records * copies)
     return out
+
+
+def _power(base: float, exponent: int) -> float:
+    """``base ** exponent``, ``inf`` where a float overflows."""
+    try:
+        return float(base) ** int(exponent)
+    except OverflowError:
+        return math.inf
 
 
 def _parse_user_spec(spec: ReleaseSpec | None) -> dict[str, AttributeSpec]:
@@ -312,8 +321,7 @@ def plan_from_sketches(
         out.append(
             AttributeSpec(name=c, perturbed=True, domain=domain.to_spec(), matrix=matrix.to_spec())
         )
-    if int(copies) < 1:
-        raise DataError(f"copies must be >= 1 (got {copies})")
+    check_copies(copies, "copies", error=DataError)
     return ReleaseSpec(
         method=method,
         copies=int(copies),

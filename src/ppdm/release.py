@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from .domain import Domain, domain_from_spec
 from .exceptions import DomainError, MatrixError, SpecError
-from .limits import check_n_values, load_structured
+from .limits import check_copies, check_n_values, load_structured
 from .matrix import PerturbationMatrix, matrix_from_spec
 from .noise.additive import AdditiveNoise
 
@@ -205,11 +205,12 @@ def read_spec(path: str | os.PathLike) -> ReleaseSpec:
 
 
 def _check_sizes(spec: ReleaseSpec, path: Path) -> None:
-    """Every domain within :data:`ppdm.limits.MAX_VALUES` codes.
+    """Copies within :data:`ppdm.limits.MAX_COPIES`, domains within :data:`~ppdm.limits.MAX_VALUES`.
 
     Additive releases are estimated with dense N x N transition matrices, so their
     domains get the dense cap, :data:`ppdm.limits.MAX_DENSE_VALUES`.
     """
+    check_copies(spec.copies, f"spec {str(path)!r} copies", error=SpecError)
     for i, a in enumerate(spec.attributes, start=1):
         if a.domain is None:
             continue

@@ -296,3 +296,32 @@ def test_bn_sample_n_cap(run_cli, tmp_path, value, message):
     assert not out.exists()
     code, stdout, _ = run_cli("bn", "sample", net, "--n", "1e3", "--out", out)
     assert code == 0 and "wrote 1000 records" in stdout
+
+
+# -- options ---------------------------------------------------------------------------
+
+
+def test_copies_cap_on_the_command_line(run_cli, tmp_path):
+    data = tmp_path / "in.csv"
+    pd.DataFrame({"x": np.linspace(0, 1, 50)}).to_csv(data, index=False)
+    out = tmp_path / "rel"
+    code, _, err = run_cli("perturb", data, "--out", out, "--copies", str(10**30))
+    assert code == 2
+    assert err.strip() == (
+        f"error: --copies is {10**30}, above the cap of 1000 copies (ppdm.limits.MAX_COPIES)"
+    )
+    assert not out.exists()
+
+
+def test_copies_cap_in_a_spec(tmp_path):
+    path = tmp_path / "spec.json"
+    path.write_text(json.dumps({"copies": 5000, "attributes": [{"name": "x", "perturbed": False}]}))
+    _spec_error(path, "copies is 5000, above the cap of 1000 copies")
+
+
+def test_privacy_figures_of_many_copies_do_not_overflow():
+    from ppdm.perturb import attribute_privacy
+
+    figures = attribute_privacy(GammaDiagonal(4, 1e10), 100, copies=400)  # 1e4000
+    assert figures["gamma"] is None and figures["epsilon"] is None
+    assert figures["gamma_realised"] == float("inf")

@@ -136,7 +136,7 @@ def perturb(
 
     Writes DIR/data.<ext>, DIR/spec.json, DIR/privacy.json and DIR/privacy.txt.
     """
-    from ..limits import check_n_values
+    from ..limits import check_copies, check_n_values
     from ..matrix import check_gamma
     from ..perturb import DEFAULT_GAMMA, DEFAULT_NOISE_LEVEL
     from ..pipeline import make_release
@@ -175,6 +175,7 @@ def perturb(
         fail(f"--out-of-bounds must be 'error' or 'clip' (got {out_of_bounds!r})")
     if copies < 1:
         fail(f"--copies must be >= 1 (got {copies})")
+    check_copies(copies, "--copies")
     if batch_size < 1:
         fail(f"--batch-size must be >= 1 (got {batch_size})")
     _check_engine(engine, scheduler)
