@@ -325,3 +325,62 @@ def test_privacy_figures_of_many_copies_do_not_overflow():
     figures = attribute_privacy(GammaDiagonal(4, 1e10), 100, copies=400)  # 1e4000
     assert figures["gamma"] is None and figures["epsilon"] is None
     assert figures["gamma_realised"] == float("inf")
+
+
+# -- matrix-based reconstruction -------------------------------------------------------
+
+
+def _old_multisets(y, d):
+    gy, gd = np.concatenate([[0], np.cumsum(y)]), np.concatenate([[0], np.cumsum(d)])
+    lo = np.maximum(gy[:-1, None], gd[None, :-1])
+    hi = np.minimum(gy[1:, None], gd[None, 1:])
+    return np.clip(hi - lo, 0, None)
+
+
+def test_tie_group_multisets_in_linear_work_equal_the_rank_overlaps():
+    from ppdm.reconstruct import tie_group_multisets
+
+    rng = np.random.default_rng(3)
+    for _ in range(300):
+        n = int(rng.integers(1, 12))
+        y = rng.integers(0, 5, n) * (rng.random(n) < 0.6)
+        d = np.bincount(rng.integers(0, n, int(y.sum())), minlength=n)
+        np.testing.assert_array_equal(tie_group_multisets(y, d), _old_multisets(y, d))
+
+
+def test_tie_group_table_cap(monkeypatch):
+    from ppdm.exceptions import DataError
+    from ppdm.reconstruct import matrix_reconstruct
+
+    monkeypatch.setattr(limits, "MAX_TIE_GROUP_CELLS", 2 * 3 * 3 - 1)
+    rng = np.random.default_rng(0)
+    codes, classes = np.array([0, 1, 2, 0]), np.array([0, 0, 1, 1])
+    dist = np.array([[1, 1, 0], [1, 0, 1]])
+    with pytest.raises(DataError, match=r"dist: N = 3 with 2 class\(es\) .* 18 cells, above"):
+        matrix_reconstruct(codes, dist, rng, classes=classes)
+    assert np.bincount(matrix_reconstruct(codes, dist.sum(0), rng), minlength=3).tolist() == [
+        2,
+        1,
+        1,
+    ]
+
+
+def test_reconstruct_by_class_above_the_table_cap_names_the_attribute(
+    run_cli, tmp_path, monkeypatch
+):
+    rng = np.random.default_rng(0)
+    data = tmp_path / "in.csv"
+    pd.DataFrame({"x": rng.integers(0, 10, 300), "c": rng.integers(0, 2, 300)}).to_csv(
+        data, index=False
+    )
+    rel = tmp_path / "rel"
+    code, _, err = run_cli("perturb", data, "--out", rel, "--class", "c", "--seed", "1")
+    assert code == 0, err
+    monkeypatch.setattr(limits, "MAX_TIE_GROUP_CELLS", 2 * 10 * 10 - 1)
+    out = tmp_path / "rec.csv"
+    code, _, err = run_cli("reconstruct", rel, "--out", out, "--by-class", "--seed", "1")
+    assert code == 2
+    assert err.startswith("error: attribute 'x': N = 10 with 2 class(es)")
+    assert "\n" not in err.strip() and not out.exists()
+    code, _, err = run_cli("reconstruct", rel, "--out", out, "--seed", "1")
+    assert code == 0, err
