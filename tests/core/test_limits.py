@@ -384,3 +384,23 @@ def test_reconstruct_by_class_above_the_table_cap_names_the_attribute(
     assert "\n" not in err.strip() and not out.exists()
     code, _, err = run_cli("reconstruct", rel, "--out", out, "--seed", "1")
     assert code == 0, err
+
+
+def test_agrawal_generator_record_cap():
+    from ppdm.datasets.agrawal import agrawal
+
+    with pytest.raises(ValueError, match="n is 10000000000000, above the cap of 1000000000"):
+        agrawal(10**13)
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "message"),
+    [
+        ("--bins", "10000000", "--bins is 10000000, above the cap of 65536 values"),
+        ("--n", "10000000000000", "--n is 10000000000000, above the cap of 1000000000 records"),
+    ],
+)
+def test_demo_caps(run_cli, flag, value, message):
+    code, _, err = run_cli("demo", flag, value)
+    assert code == 2
+    assert err.startswith(f"error: {message}") and "\n" not in err.strip()

@@ -13,6 +13,7 @@ def demo(
 ) -> None:
     """Perturb, estimate, reconstruct and learn on synthetic Agrawal data; print the figures."""
     from ..demo import format_demo, run_demo
+    from ..limits import check_n_records, check_n_values
     from ..matrix import check_gamma
 
     check_gamma(gamma)
@@ -20,6 +21,8 @@ def demo(
         raise ValueError(f"--n must be at least 100 (got {n})")
     if bins < 2:
         raise ValueError(f"--bins (N) must be >= 2 (got {bins})")
+    check_n_values(bins, "--bins")
+    check_n_records(n, "--n")
     typer.echo(format_demo(run_demo(n, 5_000, gamma=gamma, n_bins=bins, seed=seed)))
 
 
