@@ -81,7 +81,10 @@ def test_gamma_diagonal_cap():
 
 def test_explicit_matrix_cap_checked_before_building_it():
     rows = [[]] * (limits.MAX_DENSE_VALUES + 1)
-    with pytest.raises(MatrixError, match="above the cap of 4096 values per attribute with dense"):
+    with pytest.raises(
+        MatrixError,
+        match=f"above the cap of {limits.MAX_DENSE_VALUES} values per attribute with dense",
+    ):
         matrix_from_spec({"kind": "explicit", "matrix": rows})
     with pytest.raises(MatrixError, match="above the cap"):
         symmetric_channel(limits.MAX_DENSE_VALUES + 1, 0.1)
