@@ -194,6 +194,10 @@ class BinnedDomain:
             raise DomainError(
                 f"bounds must be finite with low < high (got low={self.low}, high={self.high})"
             )
+        if not math.isfinite(self.high - self.low):
+            raise DomainError(
+                f"bounds are too far apart: high - low overflows (got low={self.low}, high={self.high})"
+            )
         if self.representative not in _REPRESENTATIVES:
             raise DomainError(
                 f"representative must be one of {_REPRESENTATIVES} (got {self.representative!r})"

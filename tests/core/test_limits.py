@@ -407,3 +407,27 @@ def test_demo_caps(run_cli, flag, value, message):
     code, _, err = run_cli("demo", flag, value)
     assert code == 2
     assert err.startswith(f"error: {message}") and "\n" not in err.strip()
+
+
+@pytest.mark.parametrize("suffix", [".json", ".yaml"])
+def test_number_with_too_many_digits(tmp_path, suffix):
+    path = tmp_path / f"spec{suffix}"
+    digits = "1" + "0" * 5000
+    path.write_text(
+        f'{{"attributes": [], "n_records": {digits}}}'
+        if suffix == ".json"
+        else f"attributes: []\nn_records: {digits}\n"
+    )
+    _spec_error(path, "holds a number that cannot be read")
+
+
+def test_bounds_whose_width_overflows(tmp_path):
+    from ppdm.domain import BinnedDomain
+    from ppdm.exceptions import DomainError
+
+    with pytest.raises(DomainError, match="high - low overflows"):
+        BinnedDomain(-1e308, 1e308, 10)
+    path = tmp_path / "spec.json"
+    dom = {"kind": "binned", "low": -1e308, "high": 1e308, "n_bins": 10}
+    path.write_text(json.dumps({"attributes": [{"name": "x", "domain": dom}]}))
+    _spec_error(path, r"attributes\.0.*'x': bad domain: bounds are too far apart")
