@@ -111,6 +111,8 @@ class PerturbationMatrix:
         """
         m = self.dense()
         n = m.shape[0]
+        if m.ndim != 2 or n < 2 or m.shape[1] != n:
+            return None
         d, o = float(m[0, 0]), float(m[1, 0])
         diag = np.eye(n, dtype=bool)
         if np.ptp(m[diag]) > 1e-15 or np.ptp(m[~diag]) > 1e-15:
