@@ -366,6 +366,8 @@ def load_structured(
                 raise error(f"{label} is not valid JSON: {exc}") from None
     except RecursionError:
         raise error(f"{label} is nested too deeply (more than {MAX_NESTING} levels)") from None
+    except error:
+        raise
     except ValueError as exc:  # e.g. an integer of more than 4300 digits
         raise error(f"{label} holds a number that cannot be read: {_clip(str(exc), 80)}") from None
     if _depth_of(data, MAX_NESTING) > MAX_NESTING:

@@ -156,8 +156,10 @@ def _spec_error(path, match):
 
     with pytest.raises(SpecError, match=match) as info:
         read_spec(path)
-    assert "\n" not in str(info.value)
-    return str(info.value)
+    msg = str(info.value)
+    assert "\n" not in msg
+    assert msg.count(str(path)) == 1, msg  # named once, never wrapped twice
+    return msg
 
 
 def test_spec_above_size_cap(tmp_path, monkeypatch):
