@@ -55,10 +55,11 @@ def check_tie_group_table(n_classes: int, n_values: int, what: str = "attribute"
     """
     cells = int(n_classes) * int(n_values) ** 2
     if cells > limits.MAX_TIE_GROUP_CELLS:
+        hint = "reconstruct globally or with fewer values" if n_classes > 1 else "use fewer values"
         raise DataError(
             f"{what}: N = {n_values} with {n_classes} class(es) needs a tie-group table of "
             f"{cells} cells, above the cap of {limits.MAX_TIE_GROUP_CELLS} "
-            "(ppdm.limits.MAX_TIE_GROUP_CELLS); reconstruct globally or with fewer values"
+            f"(ppdm.limits.MAX_TIE_GROUP_CELLS); {hint}"
         )
 
 
