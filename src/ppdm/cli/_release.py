@@ -149,6 +149,7 @@ def perturb(
 
     Writes DIR/data.<ext>, DIR/spec.json, DIR/privacy.json and DIR/privacy.txt.
     """
+    from ..limits import check_copies, check_n_values
     from ..matrix import check_gamma
     from ..perturb import DEFAULT_GAMMA, DEFAULT_NOISE_LEVEL
     from ..pipeline import make_release
@@ -185,12 +186,21 @@ def perturb(
         fail(f"{'--rho' if rho is not None else '--gamma'}: {exc}", usage=True)
     if bins is not None and bins < 2:
         fail(f"--bins (N) must be >= 2 (got {bins})", usage=True)
+    if bins is not None:
+        try:
+            check_n_values(bins, "--bins", dense=method == "additive")
+        except ValueError as exc:
+            fail(str(exc), usage=True)
     if missing not in ("error", "category"):
         fail(f"--missing must be 'error' or 'category' (got {missing!r})", usage=True)
     if out_of_bounds not in ("error", "clip"):
         fail(f"--out-of-bounds must be 'error' or 'clip' (got {out_of_bounds!r})", usage=True)
     if copies < 1:
         fail(f"--copies must be >= 1 (got {copies})", usage=True)
+    try:
+        check_copies(copies, "--copies")
+    except ValueError as exc:
+        fail(str(exc), usage=True)
     if batch_size < 1:
         fail(f"--batch-size must be >= 1 (got {batch_size})", usage=True)
     _check_engine(engine, scheduler)
