@@ -1032,6 +1032,10 @@ def _title(rep: AuditReport) -> str:
 def plot_audit(report: AuditReport | Mapping, path: str | os.PathLike) -> None:
     """Two panels: each figure with its interval against its bound; failures in red.
 
+    A figure is blue when it is within its bound, orange when it lies above the bound
+    but its interval still holds it (not significant), red when the whole interval lies
+    above the bound (the test fails); a model posterior above its bound is a red x.
+
     Left, per attribute, the attack closest to (or furthest above) its bound: the share
     recovered with its interval, the bound (black tick) and the prior-only guess (grey
     bar). Right, per rho1, the attribute whose counted worst posterior comes closest to
@@ -1055,10 +1059,11 @@ def plot_audit(report: AuditReport | Mapping, path: str | os.PathLike) -> None:
         width_ratios=[max(1.2, len(names) / 8), 1],
     )
     ok, bad = "tab:blue", "tab:red"
+    colour = {"within": ok, "not significant": "tab:orange", "exceeds": bad}
     ax1.bar(idx, [a.prior_only for a in attrs], 0.6, color="0.85", label="prior-only guess")
     crit = [a.attacks[a.critical_attack] for a in attrs]
     for i, t in enumerate(crit):
-        c = bad if t.violated else ok
+        c = colour[t.verdict]
         ax1.errorbar(
             i,
             t.recovered,
@@ -1070,10 +1075,12 @@ def plot_audit(report: AuditReport | Mapping, path: str | os.PathLike) -> None:
         )
         ax1.plot([i - 0.35, i + 0.35], [t.bound] * 2, color="k", lw=1.5)
     ax1.plot([], [], "o", color=ok, label="recovered, with interval")
+    ax1.plot([], [], "o", color="tab:orange", label="above bound, not significant")
     ax1.plot([], [], "o", color=bad, label="interval above bound")
     ax1.plot([], [], "k-", label="bound rho2(gamma, q*)")
+    ax1.set_xlim(-0.6, len(names) - 0.4)
     ax1.set_xticks(idx, names, rotation=60 if len(names) > 5 else 0, fontsize=7)
-    ax1.set_ylim(0, 1.3)
+    ax1.set_ylim(0, 1.4)
     ax1.set_yticks(np.linspace(0, 1, 6))
     ax1.set_ylabel("share of records recovered")
     ax1.set_title("recovery: attack closest to its bound, per attribute", fontsize=9)
@@ -1084,7 +1091,7 @@ def plot_audit(report: AuditReport | Mapping, path: str | os.PathLike) -> None:
     for j in range(len(levels)):
         tests = [(a.name, a.breach[j]) for a in attrs]
         name, b = max(tests, key=lambda nb: (nb[1].lower - nb[1].bound, nb[1].counted_posterior))
-        c = bad if (b.counted_violated or b.spec_violated) else ok
+        c = colour[b.counted_verdict]
         ax2.errorbar(
             pos[j],
             b.counted_posterior,
@@ -1106,13 +1113,15 @@ def plot_audit(report: AuditReport | Mapping, path: str | os.PathLike) -> None:
         )
     ax2.plot(pos, [attrs[0].breach[j].bound for j in range(len(levels))], "k--")
     ax2.plot([], [], "o", color=ok, label="counted, with interval")
+    ax2.plot([], [], "o", color="tab:orange", label="above bound, not significant")
     ax2.plot([], [], "o", color=bad, label="interval above bound")
     ax2.plot([], [], "kx", label="model (worst attribute)")
     ax2.plot([], [], "k--", label="policy bound rho2")
     ax2.set_xticks(pos, [f"{r:g}" for r in levels])
+    ax2.set_xlim(-0.5, len(levels) - 0.5)
     ax2.set_xlabel("rho1 (prior of the property)")
     ax2.set_ylabel("worst posterior")
-    ax2.set_ylim(0, 1.45)
+    ax2.set_ylim(0, 1.6)
     ax2.set_yticks(np.linspace(0, 1, 6))
     ax2.set_title("posterior: attribute closest to the bound", fontsize=9)
     ax2.legend(fontsize=7, loc="upper center", ncol=2)
