@@ -265,7 +265,7 @@ class PosteriorTest:
             f"released as {self.released_value} (interval {self.lower:.3f}-{self.upper:.3f}) "
             f"{self.counted_verdict}"
             if self.records
-            else "counted: no property fits"
+            else "counted 0: no record released in a property of prior <= rho1"
         )
         return (
             f"rho1 {self.rho1:g}, bound {self.bound:.3f}: model {self.model_posterior:.3f} "

@@ -56,7 +56,8 @@ class BreachLevel:
         ``worst_posterior`` for model breaches.
     records : int
         For empirical breaches, the number of records released as ``observed_value``
-        (the posterior is ``hits / records``); 0 for model breaches.
+        (the posterior is ``hits / records``); 0 for model breaches and when no record
+        falls in a property within the budget.
     hits : int
         Of those, the records whose original lies in the property.
     alpha : float
@@ -284,8 +285,8 @@ def empirical_breach(
                 prior=float(prior[list(ks)].sum()) if ks else 0.0,
                 lower_confidence=max(float(lower[h]), 0.0),
                 upper_confidence=float(binomial_upper(hits[h], n_h[h], a_each)) if seen[h] else 1.0,
-                records=int(n_h[h]),
-                hits=int(hits[h]) if seen[h] else 0,
+                records=int(n_h[h]) if worst > 0 else 0,
+                hits=int(hits[h]) if worst > 0 else 0,
                 alpha=a_each,
             )
         )
