@@ -247,9 +247,9 @@ def error_line(exc: BaseException) -> tuple[str, int]:
     except ImportError:  # pragma: no cover - pydantic is a dependency
         ValidationError = ()  # type: ignore[assignment]  # noqa: N806
     if ValidationError and isinstance(exc, ValidationError):
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first.get("loc", ())) or "top level"
-        return _one_line(f"invalid at {where}: {first.get('msg', exc)}"), EXIT_FAILURE
+        from ..release import validation_message
+
+        return _one_line(validation_message(exc)), EXIT_FAILURE
     if isinstance(exc, UnicodeDecodeError):
         reason = (
             f"not UTF-8 text ({exc.encoding} cannot decode byte(s) "

@@ -473,14 +473,57 @@ def report(
     from ..release import read_spec
     from ..report import format_privacy_report, privacy_report
 
-    rep = privacy_report(read_spec(target))
+    rep = privacy_report(_reportable(read_spec(target)))
     if as_json:
         typer.echo(json.dumps(rep, indent=2, default=lambda x: None if math.isinf(x) else x))
     else:
         typer.echo(format_privacy_report(rep), nl=False)
 
 
+def _reportable(spec):
+    """A hand-written spec as ``perturb --spec`` would complete it, for its privacy report.
+
+    An attribute without a matrix gets the default gamma-diagonal matrix; one without
+    a domain takes it from the data, so its figures are known only once released: it
+    is left out of the report, with a note.
+    """
+    from ..perturb import DEFAULT_GAMMA
+
+    if spec.data_file is not None or spec.method != "substitution":
+        return spec
+    attributes = []
+    for a in spec.attributes:
+        if a.perturbed and a.domain is None:
+            typer.echo(
+                f"note: attribute {a.name!r} has no domain in the spec: it comes from the "
+                "data, so its figures are in the release's privacy.txt",
+                err=True,
+            )
+            continue
+        if a.perturbed and a.matrix is None:
+            n = a.get_domain().n_values
+            a = a.model_copy(
+                update={"matrix": {"kind": "gamma-diagonal", "n_values": n, "gamma": DEFAULT_GAMMA}}
+            )
+        attributes.append(a)
+    return spec.model_copy(update={"attributes": attributes})
+
+
+def spec_schema() -> None:
+    """Print the JSON Schema of a release spec (spec.json, or a hand-written --spec)."""
+    from ..release import spec_json_schema
+
+    typer.echo(json.dumps(spec_json_schema(), indent=2))
+
+
 def register(app: typer.Typer) -> None:
+    spec_app = typer.Typer(
+        name="spec",
+        help="The release spec: its JSON Schema.",
+        no_args_is_help=True,
+    )
+    spec_app.command("schema")(spec_schema)
+    app.add_typer(spec_app, name="spec")
     app.command("perturb")(perturb)
     app.command("estimate")(estimate)
     app.command("reconstruct")(reconstruct)
