@@ -167,6 +167,12 @@ def make_release(
     return spec
 
 
+def _plain_value(value) -> str:
+    """``repr`` of a cell as a plain Python value (never ``np.int64(3)``)."""
+    item = getattr(value, "item", None)
+    return repr(item() if callable(item) else value)[:60]
+
+
 def _reporting(batches: Iterator[pd.DataFrame], progress: Progress) -> Iterator[pd.DataFrame]:
     """``batches``, calling ``progress`` with each batch's rows once it is used."""
     for batch in batches:
@@ -388,7 +394,8 @@ def class_codes(batch: pd.DataFrame, spec: ReleaseSpec, classes: list | None, of
     if (codes < 0).any():
         row = int(np.flatnonzero(codes < 0)[0])
         raise DataError(
-            f"class column {name!r} row {offset + row} has value {batch[name].iloc[row]!r}, "
+            f"class column {name!r} data row {offset + row + 1} has value "
+            f"{_plain_value(batch[name].iloc[row])}, "
             "which is missing or unknown"
         )
     return codes.astype(np.int64)

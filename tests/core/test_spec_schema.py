@@ -76,7 +76,9 @@ def test_every_matrix_kind_perturbs_and_round_trips(run_cli, tmp_path, kind):
     assert code == 0, err
     assert "records: not yet released" in out and "None" not in out
     args = ["perturb", data, "--out", tmp_path / "rel", "--spec", spec, "--seed", "3"]
-    code, out, err = run_cli(*args, *(["--allow-unprotected"] if kind in ("identity", "block-diagonal") else []))
+    code, out, err = run_cli(
+        *args, *(["--allow-unprotected"] if kind in ("identity", "block-diagonal") else [])
+    )
     assert code == 0, err
     released = read_spec(tmp_path / "rel")
     m = released.attribute("v").get_matrix()

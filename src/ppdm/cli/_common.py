@@ -19,6 +19,7 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import NoReturn
 
+import click
 import typer
 from typer.core import TyperGroup
 from typer.exceptions import TyperException
@@ -57,6 +58,8 @@ __all__ = [
     "NoiseBoundary",
     "NegativeFix",
     "progress_bar",
+    "PATH_ARGUMENT",
+    "TEXT_ARGUMENT",
 ]
 
 #: A command could not do its work: bad input file, bad spec, I/O error, ...
@@ -550,3 +553,31 @@ def progress_bar(label: str, total: int | None = None):
 
         advance.reset = reset  # type: ignore[attr-defined]
         yield advance
+
+
+# --- positional arguments: shown by their metavar (FILE, DIR) alone ------------------
+
+
+class _PathArgument(click.Path):
+    """A path argument whose help shows its metavar only (no ``<path>`` type column)."""
+
+    def get_metavar(self, param, ctx=None) -> str:  # noqa: ARG002 - click's signature
+        return ""
+
+
+class _TextArgument(click.ParamType):
+    """A text argument whose help shows its metavar only (no ``<str>`` type column)."""
+
+    name = "text"
+
+    def convert(self, value, param, ctx):
+        return value if isinstance(value, str) else str(value)
+
+    def get_metavar(self, param, ctx=None) -> str:  # noqa: ARG002 - click's signature
+        return ""
+
+
+#: ``click_type`` of a positional file or directory argument.
+PATH_ARGUMENT = _PathArgument(path_type=Path)
+#: ``click_type`` of a positional text argument.
+TEXT_ARGUMENT = _TextArgument()

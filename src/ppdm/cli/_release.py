@@ -10,6 +10,7 @@ import typer
 
 from ..publish import check_output
 from ._common import (
+    PATH_ARGUMENT,
     Engine,
     EstimationMethod,
     Missing,
@@ -108,7 +109,10 @@ def _count_rows(path: Path) -> int | None:
 
 def perturb(
     input: Path = typer.Argument(
-        ..., metavar="FILE", help="Original table: .csv or .parquet (never modified)."
+        ...,
+        click_type=PATH_ARGUMENT,
+        metavar="FILE",
+        help="Original table: .csv or .parquet (never modified).",
     ),
     out: Path = typer.Option(
         ..., "--out", parser=output_path, metavar="DIR", help="Release directory to write."
@@ -117,7 +121,7 @@ def perturb(
         None, "--class", metavar="COL", help="Class column (kept unless --perturb-class)."
     ),
     gamma: float | None = typer.Option(
-        None, "--gamma", metavar="GAMMA", help="Amplification gamma > 1. [default: 9]"
+        None, "--gamma", metavar="GAMMA", show_default="9", help="Amplification gamma > 1."
     ),
     rho: tuple[float, float] | None = typer.Option(
         None,
@@ -126,7 +130,7 @@ def perturb(
         help="Privacy target instead of --gamma: gamma = rho2(1-rho1)/(rho1(1-rho2)).",
     ),
     bins: int | None = typer.Option(
-        None, "--bins", metavar="N", help="N for continuous attributes. [default: 20]"
+        None, "--bins", metavar="N", show_default="20", help="N for continuous attributes."
     ),
     bounds: list[str] = typer.Option(
         [], "--bounds", metavar="COL=LO:HI", help="Owner bounds of a column (repeatable)."
@@ -142,7 +146,8 @@ def perturb(
         None,
         "--attributes",
         metavar="COL,COL,...",
-        help="Attributes to perturb. [default: all but the class]",
+        show_default="all but the class",
+        help="Attributes to perturb.",
     ),
     missing: Missing = typer.Option(
         Missing.ERROR, "--missing", help="A missing value is an error, or one more category."
@@ -156,7 +161,10 @@ def perturb(
         Representative.CENTER, "--representative", help="The value a bin decodes to."
     ),
     fmt: TableFormat | None = typer.Option(
-        None, "--format", help="Format of the released data file. [default: the input's]"
+        None,
+        "--format",
+        show_default="the input's",
+        help="Format of the released data file.",
     ),
     copies: int = typer.Option(
         1,
@@ -187,7 +195,8 @@ def perturb(
         "--noise-scale",
         metavar="FRACTION",
         help="Additive privacy level: the 95 % confidence interval width as a fraction of "
-        "each attribute's range (AS2000's metric). [default: 1.0]",
+        "each attribute's range (AS2000's metric).",
+        show_default="1.0",
     ),
     overwrite: bool = typer.Option(
         False, "--overwrite", help="Replace an existing non-empty release directory (whole)."
@@ -318,7 +327,9 @@ def _warn_unprotected(spec) -> None:
 
 
 def estimate(
-    release: Path = typer.Argument(..., metavar="DIR", help="Release directory."),
+    release: Path = typer.Argument(
+        ..., click_type=PATH_ARGUMENT, metavar="DIR", help="Release directory."
+    ),
     method: EstimationMethod = typer.Option(
         EstimationMethod.SET_SCALE, "--method", help="Estimation method."
     ),
@@ -456,7 +467,9 @@ def _plot_estimates(results, directory: Path) -> None:
 
 
 def reconstruct(
-    release: Path = typer.Argument(..., metavar="DIR", help="Release directory."),
+    release: Path = typer.Argument(
+        ..., click_type=PATH_ARGUMENT, metavar="DIR", help="Release directory."
+    ),
     out: Path = typer.Option(
         ...,
         "--out",
@@ -534,9 +547,7 @@ def reconstruct(
 
 
 def report(
-    target: Path = typer.Argument(
-        ..., metavar="DIR|FILE", help="Release directory or spec file (JSON/YAML)."
-    ),
+    target: Path = typer.Argument(..., help="Release directory or spec file (JSON/YAML)."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
     """Print the privacy report of a release or spec."""
