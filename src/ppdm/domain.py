@@ -226,7 +226,7 @@ class BinnedDomain:
 
     def __post_init__(self) -> None:
         if not (isinstance(self.n_bins, (int, np.integer)) and self.n_bins >= 2):
-            raise DomainError(f"n_bins (N) must be an integer >= 2 (got {self.n_bins!r})")
+            raise DomainError(f"n_bins (N) must be an integer >= 2 (got {_plain(self.n_bins)})")
         if not (math.isfinite(self.low) and math.isfinite(self.high) and self.low < self.high):
             raise DomainError(
                 f"bounds must be finite with low < high (got low={self.low}, high={self.high})"
@@ -314,7 +314,17 @@ class BinnedDomain:
         shift = {"left": 0.0, "center": 0.5, "right": 1.0}[self.representative]
         values = self.low + (np.arange(self.n_bins) + shift) * self.width
         places = max(_places(self.low), _places(self.width)) + (shift == 0.5)
-        return np.array([_at_precision(v, places) for v in values], dtype=np.float64)
+        short = np.array([_at_precision(v, places) for v in values], dtype=np.float64)
+        # rounding must never move a value into another bin, or out of the bounds:
+        # keep those values whole
+        moved = (self._bins_of(short) != self._bins_of(values)) | (short < self.low)
+        moved |= short > self.high
+        short[moved] = values[moved]
+        return short
+
+    def _bins_of(self, x: np.ndarray) -> np.ndarray:
+        """Bin of in-bound values, as :meth:`encode` computes it."""
+        return np.clip(np.floor((x - self.low) / self.width), 0, self.n_bins - 1)
 
     def decode(self, codes: np.ndarray, random_state: RandomState = None) -> np.ndarray:
         """Representative value of every code (NaN for the missing category)."""

@@ -200,11 +200,7 @@ def test_representatives_are_written_at_the_precision_of_the_domain():
     d = BinnedDomain(30.0, 31.5, 10)
     assert d.representatives()[4] == 30.675  # not 30.674999999999997
     assert repr(float(d.decode(np.array([4]))[0])) == "30.675"
-    assert BinnedDomain(0.1, 0.4, 3, representative="left").representatives().tolist() == [
-        0.1,
-        0.2,
-        0.3,
-    ]
+    assert BinnedDomain(0.0, 0.3, 3).representatives().tolist() == [0.05, 0.15, 0.25]
     assert BinnedDomain(0.1, 0.4, 3).labels() == ["[0.1, 0.2)", "[0.2, 0.3)", "[0.3, 0.4]"]
     # a width without a short decimal form: 12 significant digits
     reps = BinnedDomain(20.01, 80.97, 7).representatives()
@@ -212,6 +208,25 @@ def test_representatives_are_written_at_the_precision_of_the_domain():
     # the value is still inside its bin, within the rounding
     edges = BinnedDomain(20.01, 80.97, 7).edges
     assert np.all((reps > edges[:-1]) & (reps < edges[1:]))
+
+
+@pytest.mark.parametrize("representative", ["left", "center", "right"])
+def test_short_representatives_stay_in_their_bins(representative):
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        low = float(np.round(rng.uniform(-1e4, 1e4), rng.integers(0, 6)))
+        high = low + float(np.round(rng.uniform(1e-3, 1e4), rng.integers(0, 6)))
+        if not high > low:
+            continue
+        d = BinnedDomain(low, high, int(rng.integers(2, 60)), representative=representative)
+        codes = np.arange(d.n_bins)
+        exact = d.low + (codes + {"left": 0, "center": 0.5, "right": 1}[representative]) * d.width
+        # the short values encode to the bins the exact ones do
+        np.testing.assert_array_equal(
+            d.encode(d.decode(codes)), d.encode(np.clip(exact, d.low, d.high))
+        )
+        # 12 significant digits of the width and of the value
+        np.testing.assert_allclose(d.decode(codes), exact, rtol=1e-11, atol=1e-10 * d.width)
 
 
 def test_released_data_holds_short_numbers(run_cli, tmp_path):
