@@ -37,4 +37,4 @@ def test_cli_runs_the_pipeline_on_the_dask_engine(run_cli, tmp_path):
     rec = pd.read_parquet(tmp_path / "rec")
     assert len(rec) == 3000 and rec["c"].tolist() == df["c"].tolist()
     code, _, err = run_cli("estimate", tmp_path / "rel", "--engine", "spark")
-    assert code != 0 and "--engine must be 'local' or 'dask'" in err
+    assert code == 2 and "Invalid value for '--engine'" in err and "'dask'" in err

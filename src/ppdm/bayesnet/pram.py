@@ -45,11 +45,12 @@ import pandas as pd
 
 from ..exceptions import MatrixError, SpecError
 from ..matrix import (
+    MATRIX_KINDS,
     ExplicitMatrix,
     PerturbationMatrix,
     block_diagonal,
     matrix_from_spec,
-    symmetric_binary,
+    symmetric_binary,  # noqa: F401 - the examples use it
     symmetric_channel,
 )
 from ..privacy import RHO1_LEVELS, anonymity_k, rho2_from_gamma
@@ -127,7 +128,8 @@ def grouped_symmetric(n_values: int, groups: Sequence[Sequence[int]], p: float) 
 def scheme_matrix(spec: Mapping, n_values: int) -> PerturbationMatrix:
     """A matrix from a scheme entry, with the shorthand kinds of the scheme file.
 
-    Kinds: ``symmetric-binary`` (``p``), ``symmetric-ternary`` / ``symmetric`` (``p``, the
+    Kinds: those of :data:`ppdm.matrix.MATRIX_KINDS`, the one table shared with release
+    specs: ``symmetric-binary`` (``p``), ``symmetric-ternary`` / ``symmetric`` (``p``, the
     total probability of changing), ``binary`` (``p1``, ``p2``), ``gamma-diagonal``
     (``gamma``), ``block-diagonal`` (``groups`` and ``p``), ``identity``, or any entry with
     an explicit ``matrix``.
@@ -139,36 +141,12 @@ def scheme_matrix(spec: Mapping, n_values: int) -> PerturbationMatrix:
     """
     if not isinstance(spec, Mapping):
         raise SpecError(f"a matrix entry must be a mapping (got {spec!r})")
-    kind = spec.get("kind")
-    try:
-        if "matrix" in spec or kind in ("gamma-diagonal", "identity"):
-            return matrix_from_spec(dict(spec), n_values)
-        if kind == "symmetric-binary":
-            _need_n(kind, 2, n_values)
-            return symmetric_binary(float(spec["p"]))
-        if kind == "symmetric-ternary":
-            _need_n(kind, 3, n_values)
-            return symmetric_channel(3, float(spec["p"]))
-        if kind == "symmetric":
-            return symmetric_channel(n_values, float(spec["p"]))
-        if kind == "binary":
-            _need_n(kind, 2, n_values)
-            return binary_randomization(float(spec["p1"]), float(spec["p2"]))
-        if kind == "block-diagonal":
-            return grouped_symmetric(n_values, spec["groups"], float(spec["p"]))
-    except KeyError as exc:
+    if "matrix" not in spec and spec.get("kind") not in MATRIX_KINDS:
         raise SpecError(
-            f"matrix kind {kind!r} needs the key {exc.args[0]!r} (got {dict(spec)})"
-        ) from None
-    raise SpecError(
-        f"matrix kind must be one of symmetric-binary, symmetric-ternary, symmetric, binary, "
-        f"gamma-diagonal, block-diagonal, identity, or carry an explicit 'matrix' (got {kind!r})"
-    )
-
-
-def _need_n(kind: str, n: int, n_values: int) -> None:
-    if n_values != n:
-        raise SpecError(f"a {kind} matrix needs {n} values but the variable has {n_values}")
+            f"matrix kind must be one of {', '.join(MATRIX_KINDS)}, or carry an explicit "
+            f"'matrix' (got {spec.get('kind')!r})"
+        )
+    return matrix_from_spec(dict(spec), n_values)
 
 
 def marginal_matrix(
