@@ -7,6 +7,19 @@ the number of workers or on resuming. A cell function returns a list of row dict
 finished cells are appended to a CSV checkpoint, and a restart skips every key found
 there.
 
+The contract every experiment family follows (``ppdm reproduce NAME``):
+
+* **cells** -- the family lists its cell keys and a picklable cell function
+  ``fn(key) -> list of row dicts`` whose random stream depends on ``(seed, key)`` only;
+* **mapper** -- :func:`run_cells` sends the cells to the mapper of the run: in process,
+  the one local process pool of :func:`local_mapper`, or Dask
+  (:func:`ppdm.engine.map_cells`); no family starts processes of its own;
+* **checkpoint** -- grids that run for minutes pass a :class:`Checkpoint` (under
+  ``OUT/checkpoints/``) so an interrupted run resumes; short ones run without;
+* **progress** -- one progress bar with ETA per grid;
+* **outputs** -- tidy CSVs (:func:`write_csv_atomic`), JSON (:func:`write_json_atomic`)
+  and PNGs written atomically into ``OUT``; the runner returns their paths.
+
 References
 ----------
 Dowd, Xu & Zhang, Sec. 6 (the grids these runners evaluate).
@@ -14,6 +27,7 @@ Dowd, Xu & Zhang, Sec. 6 (the grids these runners evaluate).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import time
@@ -176,6 +190,7 @@ def run_cells(
     progress: bool = True,
     description: str = "cells",
     deadline: float | None = None,
+    order: str = "keys",
 ) -> pd.DataFrame:
     """Evaluate ``fn`` on every cell not yet in ``checkpoint``; return all rows, sorted by key.
 
@@ -199,31 +214,41 @@ def run_cells(
     deadline : float, optional
         A ``time.monotonic()`` instant after which no new cell is waited for: the run
         stops early, keeping every finished cell in the checkpoint (resume later).
+    order : {"keys", "cells"}, default="keys"
+        Row order of the result: sorted by the key columns (the checkpoint's, else the
+        first ``len(key)`` columns), or cell by cell in the order of ``cells`` (without
+        a checkpoint only), each cell's rows as ``fn`` returned them.
 
     Returns
     -------
     pandas.DataFrame
-        Rows of all cells (checkpointed and new), sorted by the key columns, so the
-        result does not depend on the mapper, ``jobs`` or the order of completion.
+        Rows of all cells (checkpointed and new), in ``order``, so the result does not
+        depend on the mapper, ``jobs`` or the order of completion.
     """
+    if order not in ("keys", "cells"):
+        raise ValueError(f"order must be 'keys' or 'cells' (got {order!r})")
+    if order == "cells" and checkpoint is not None:
+        raise ValueError("order='cells' is for runs without a checkpoint")
     cells = [tuple(_plain(v) for v in c) for c in cells]
     done = checkpoint.done() if checkpoint is not None else set()
     todo = [c for c in cells if c not in done]
     mapper = mapper if mapper is not None else local_mapper(jobs)
-    rows: list[dict] = []
-    results = mapper(fn, todo) if todo else iter(())
+    by_cell: dict[tuple, list[dict]] = {}
+    results = mapper(functools.partial(_tagged, fn), todo) if todo else iter(())
     with _progress_bar(progress, description, len(cells), len(cells) - len(todo)) as advance:
-        for result in results:
+        for cell, result in results:
             if checkpoint is not None:
                 checkpoint.append(result)
-            rows.extend(result)
+            by_cell[cell] = result
             advance()
             if deadline is not None and time.monotonic() > deadline:
                 close = getattr(results, "close", None)
                 if close is not None:  # a generator mapper: cancel the cells not started
                     close()
                 break
-    frame = pd.DataFrame(rows)
+    if order == "cells":
+        return pd.DataFrame([r for c in cells if c in by_cell for r in by_cell[c]])
+    frame = pd.DataFrame([r for result in by_cell.values() for r in result])
     if checkpoint is not None:
         frame = checkpoint.load()
         wanted = set(cells)
@@ -236,6 +261,11 @@ def run_cells(
         checkpoint.key_columns if checkpoint is not None else list(frame.columns[: len(cells[0])])
     )
     return frame.sort_values(keys, kind="stable").reset_index(drop=True)
+
+
+def _tagged(fn: Callable[[tuple], list[dict]], cell: tuple) -> tuple[tuple, list[dict]]:
+    """``(cell, fn(cell))``: a result that names its cell, whatever order it arrives in."""
+    return cell, fn(cell)
 
 
 class _progress_bar:  # noqa: N801 - used as a context manager, reads like a function
