@@ -232,6 +232,7 @@ def reproduce(
         seed=seed,
         progress=progress,
         choices=_REPRODUCTIONS,
+        options={"bn_out": out},
     )
 
 

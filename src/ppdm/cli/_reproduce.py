@@ -3,8 +3,8 @@
 NAME is any experiment in :mod:`ppdm.experiments.registry` (``fig2``, ``fig3``,
 ``table1``, ``fig4`` which also writes Figs. 5 and 6, ``kang``, ``attacks``,
 ``islam-brankovic``, ``bn-table2``, ...) or ``all``; ``ppdm reproduce --list`` (or
-``ppdm experiments``) lists them. ``ppdm bn reproduce NAME`` is the same command with
-``--out results/bn``.
+``ppdm experiments``) lists them. The Bayesian-network ones write into ``OUT/bn``;
+``ppdm bn reproduce NAME --out DIR`` is the same command writing into ``DIR``.
 """
 
 from __future__ import annotations
@@ -95,11 +95,13 @@ def run_reproduce(
     scheduler: str | None = None,
     max_minutes: float | None = None,
     choices: tuple[str, ...] | None = None,
+    options: dict | None = None,
 ) -> None:
     """Run experiment ``name`` (or ``all``) into ``out``: the one code path of reproduce.
 
     ``choices`` narrows the accepted names (``ppdm bn reproduce`` takes only the
-    Bayesian-network ones); a bad value exits with a one-line message.
+    Bayesian-network ones); a bad value exits with a one-line message. ``options`` are
+    added to the family options of :class:`ppdm.experiments.registry.RunContext`.
     """
     from ..experiments import registry
     from ..experiments.learners import LEARNERS
@@ -134,7 +136,7 @@ def run_reproduce(
         seed=seed,
         mapper=mapper,
         progress=progress,
-        options={"learner": learner, "max_minutes": max_minutes},
+        options={"learner": learner, "max_minutes": max_minutes, **(options or {})},
     )
     out.mkdir(parents=True, exist_ok=True)
     timings = {}

@@ -29,9 +29,11 @@ def attacks(ctx: RunContext) -> list[Path]:
 
 
 def _bn(name: str, ctx: RunContext) -> list[Path]:
+    """Into ``OUT/bn`` (as ``results/bn``), or ``options["bn_out"]`` (``ppdm bn reproduce``)."""
     from ..bayesnet.experiments import run
 
-    return list(run(name, ctx.out, seed=ctx.seed, quick=ctx.quick, **_cells(ctx)))
+    out = ctx.options.get("bn_out") or ctx.out / "bn"
+    return list(run(name, out, seed=ctx.seed, quick=ctx.quick, **_cells(ctx)))
 
 
 def bn_table2(ctx: RunContext) -> list[Path]:
