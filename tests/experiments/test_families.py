@@ -5,7 +5,7 @@ import functools
 import pandas as pd
 import pytest
 
-from ppdm.experiments import runner
+from ppdm import cells as runner
 
 
 def _backwards(f, cells):

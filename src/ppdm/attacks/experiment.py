@@ -258,7 +258,7 @@ def run(
     jobs : int, default=1
         Worker processes of the default mapper.
     mapper : callable, optional
-        Where the cells run (see :func:`ppdm.experiments.runner.run_cells`).
+        Where the cells run (see :func:`ppdm.cells.run_cells`).
     progress : bool, default=False
         Show a progress bar.
 
@@ -281,7 +281,7 @@ def run(
     >>> sorted(df.experiment.unique())
     ['entropy', 'recovery']
     """
-    from ..experiments.runner import run_cells
+    from ..cells import run_cells
 
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"jobs must be an int >= 1 (got {jobs!r})")

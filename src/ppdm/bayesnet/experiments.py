@@ -87,7 +87,7 @@ def table2_table(
 
     One data set D is drawn; each run re-randomizes it (the paper's S, never randomized
     and a root, has s.d. 0, so its runs share D). Rows are the parameters Table 2 lists.
-    Each run is one cell of :func:`ppdm.experiments.runner.run_cells` (``jobs``,
+    Each run is one cell of :func:`ppdm.cells.run_cells` (``jobs``,
     ``mapper`` and ``progress`` as there); its stream is child ``1 + run`` of ``seed``.
 
     Returns
@@ -100,7 +100,7 @@ def table2_table(
     ----------
     Ma & Sivakumar, Sec. 6.1, Tables 1-2.
     """
-    from ..experiments.runner import run_cells
+    from ..cells import run_cells
 
     runs = 2 if quick else 5
     net = fig2_network()
@@ -235,7 +235,7 @@ def privacy_accuracy_table(
     randomizes it at every p; P0 is ML on the clean data, P(p) the estimate from the
     randomized data: MAP with a Dirichlet(:data:`MAP_ALPHA`) prior (the paper's
     estimator, Sec. 5) and ML, both from the Norm-Sub-fixed counts N^. Each run is one
-    cell of :func:`ppdm.experiments.runner.run_cells` (``jobs``, ``mapper`` and
+    cell of :func:`ppdm.cells.run_cells` (``jobs``, ``mapper`` and
     ``progress`` as there); its stream is child ``run`` of ``seed``.
 
     Returns
@@ -247,7 +247,7 @@ def privacy_accuracy_table(
     ----------
     Ma & Sivakumar, Sec. 6.2, Fig. 4.
     """
-    from ..experiments.runner import run_cells
+    from ..cells import run_cells
 
     runs = 3 if quick else 10
     ps = (0.1, 0.3) if quick and ps is None else ps
@@ -293,7 +293,7 @@ def sample_size_table(
     Each of 10 runs draws 2500 * 2^8 records from the Fig. 3 network and randomizes them
     once per p; the first n records are used for each n (records are randomized
     independently, so a prefix of the release is a release of the prefix). Each run is
-    one cell of :func:`ppdm.experiments.runner.run_cells` (``jobs``, ``mapper`` and
+    one cell of :func:`ppdm.cells.run_cells` (``jobs``, ``mapper`` and
     ``progress`` as there); its stream is child ``run`` of ``seed``.
 
     Returns
@@ -306,7 +306,7 @@ def sample_size_table(
     ----------
     Ma & Sivakumar, Sec. 6.3, Fig. 5.
     """
-    from ..experiments.runner import run_cells
+    from ..cells import run_cells
 
     runs = 2 if quick else 10
     ks = tuple(range(1, 5) if quick else range(1, 9))
@@ -431,24 +431,24 @@ def _plot_ckl(
 
 
 def _run_table2(out: Path, seed: int, quick: bool, **cells) -> list[Path]:
-    from ..experiments.runner import write_csv_atomic
+    from ..io import write_table_atomic
 
     table = table2_table(seed, quick, **cells)
     csv, png = out / "bn-table2.csv", out / "bn-table2.png"
-    write_csv_atomic(table, csv)
+    write_table_atomic(table, csv)
     _plot_table2(table, png)
     return [csv, png]
 
 
 def _run_privacy_accuracy(out: Path, seed: int, quick: bool, **cells) -> list[Path]:
-    from ..experiments.runner import write_csv_atomic
+    from ..io import write_table_atomic
 
     raw = privacy_accuracy_table(seed, quick, **cells)
     summary = _summary(raw, ["estimator", "node", "p"])
     csv, png = out / "bn-privacy-accuracy.csv", out / "bn-privacy-accuracy.png"
     raw_csv = out / "bn-privacy-accuracy-runs.csv"
-    write_csv_atomic(summary, csv)
-    write_csv_atomic(raw, raw_csv)
+    write_table_atomic(summary, csv)
+    write_table_atomic(raw, raw_csv)
     _plot_ckl(
         summary, "p", "estimator", "node", png, "Fig. 4: CKL vs p (Fig. 3 network, 10,000 records)"
     )
@@ -456,15 +456,15 @@ def _run_privacy_accuracy(out: Path, seed: int, quick: bool, **cells) -> list[Pa
 
 
 def _run_sample_size(out: Path, seed: int, quick: bool, **cells) -> list[Path]:
-    from ..experiments.runner import write_csv_atomic
+    from ..io import write_table_atomic
 
     raw = sample_size_table(seed, quick, **cells)
     summary = _summary(raw, ["estimator", "node", "p", "n"])
     csv, png = out / "bn-sample-size.csv", out / "bn-sample-size.png"
     png_ml = out / "bn-sample-size-ml.png"
     raw_csv = out / "bn-sample-size-runs.csv"
-    write_csv_atomic(summary, csv)
-    write_csv_atomic(raw, raw_csv)
+    write_table_atomic(summary, csv)
+    write_table_atomic(raw, raw_csv)
     title = "Fig. 5: CKL vs sample size (Fig. 3 network)"
     _plot_ckl(
         summary[summary["estimator"] == "map"],
@@ -512,7 +512,7 @@ def run(
     seed : int, default=0
     quick : bool, default=False
     jobs, mapper, progress
-        Where the runs (cells) go; see :func:`ppdm.experiments.runner.run_cells`.
+        Where the runs (cells) go; see :func:`ppdm.cells.run_cells`.
 
     Returns
     -------

@@ -300,7 +300,7 @@ def run(
     jobs : int, default=1
         Worker processes of the default mapper; results do not depend on it.
     mapper : callable, optional
-        Where the runs go (see :func:`ppdm.experiments.runner.run_cells`).
+        Where the runs go (see :func:`ppdm.cells.run_cells`).
     progress : bool, default=False
         Show a progress bar.
 
@@ -318,7 +318,7 @@ def run(
     >>> import tempfile
     >>> runs = run(tempfile.mkdtemp(), quick=True)  # doctest: +SKIP
     """
-    from ..experiments.runner import run_cells
+    from ..cells import run_cells
     from ..io import write_table_atomic
     from ..tree import C45Classifier, export_text, extract_rules, format_rules
 
