@@ -1,3 +1,5 @@
+import contextlib
+import shutil
 import sys
 
 import pytest
@@ -5,18 +7,6 @@ import pytest
 #: Learner of the shared ``ppdm reproduce all --quick`` run: a fast stand-in; the
 #: committed results use ppdm's C4.5.
 QUICK_LEARNER = "cart-entropy"
-
-#: Session fixtures whose tests must share one xdist worker, so that the fixture is
-#: built once per test run (``--dist loadgroup`` in pyproject.toml).
-_GROUPS = {"reproduce_quick": "reproduce-quick", "cluster": "dask-cluster"}
-
-
-def pytest_collection_modifyitems(config, items):
-    for item in items:
-        for fixture, group in _GROUPS.items():
-            if fixture in getattr(item, "fixturenames", ()):
-                item.add_marker(pytest.mark.xdist_group(group))
-                break
 
 
 @pytest.fixture
@@ -41,18 +31,44 @@ def run_cli(monkeypatch, capsys):
 def reproduce_quick(tmp_path_factory):
     """The output directory of one ``ppdm reproduce all --quick --jobs 2`` run.
 
-    Built once per test run and shared read-only by every test that checks what it
-    wrote; a test that needs to change files copies them first.
+    Built once per test run, also under pytest-xdist: the workers share the directory
+    beside their own temporary roots, and the first one to get the lock builds it while
+    the others wait. Tests only read it; a test that needs to change files copies them.
     """
+    import os
+
     from typer.testing import CliRunner
 
     from ppdm.cli import app
 
-    out = tmp_path_factory.mktemp("quick")
-    res = CliRunner().invoke(
-        app,
-        ["reproduce", "all", "--quick", "--jobs", "2", "--out", str(out), "--no-progress"]
-        + ["--learner", QUICK_LEARNER],
-    )
-    assert res.exit_code == 0, res.output
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # shared by the workers of this run
+    out, done = root / "reproduce-quick", root / "reproduce-quick.done"
+    with _exclusive(root / "reproduce-quick.lock"):
+        if not done.exists():
+            shutil.rmtree(out, ignore_errors=True)  # left half-written by a failed build
+            res = CliRunner().invoke(
+                app,
+                ["reproduce", "all", "--quick", "--jobs", "2", "--out", str(out)]
+                + ["--no-progress", "--learner", QUICK_LEARNER],
+            )
+            assert res.exit_code == 0, res.output
+            done.touch()
     return out
+
+
+@contextlib.contextmanager
+def _exclusive(path):
+    """Hold an exclusive lock on ``path`` (a no-op where ``fcntl`` does not exist)."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: each worker builds its own copy
+        yield
+        return
+    with open(path, "a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
