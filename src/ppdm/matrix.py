@@ -13,7 +13,7 @@ Dowd, Xu & Zhang, Sec. 3.1 (Algorithm 1), Sec. 5.1 (gamma-diagonal matrix), Sec.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from functools import cached_property
 from typing import Any
@@ -33,6 +33,8 @@ __all__ = [
     "symmetric_binary",
     "symmetric_ternary",
     "symmetric_channel",
+    "binary_randomization",
+    "grouped_symmetric",
     "block_diagonal",
     "identity",
     "check_gamma",
@@ -729,6 +731,63 @@ def _need_values(kind: str, n: int, n_values: int | None) -> None:
         raise MatrixError(f"a {kind} matrix needs {n} values but the domain has N = {n_values}")
 
 
+def binary_randomization(p1: float, p2: float) -> ExplicitMatrix:
+    """The general binary channel of Fig. 1(a): ``0 -> 1`` w.p. ``p1``, ``1 -> 0`` w.p. ``p2``.
+
+    Parameters
+    ----------
+    p1, p2 : float
+        In [0, 1], with ``p1 + p2 != 1`` (else the matrix is singular).
+
+    Examples
+    --------
+    >>> binary_randomization(0.1, 0.25).dense().tolist()
+    [[0.9, 0.25], [0.1, 0.75]]
+
+    References
+    ----------
+    Ma & Sivakumar, Sec. 3, Fig. 1(a); Table 1 (C and F).
+    """
+    for name, v in (("p1", p1), ("p2", p2)):
+        if not 0.0 <= float(v) <= 1.0:
+            raise MatrixError(f"{name} must be in [0, 1] (got {v!r})")
+    if abs(p1 + p2 - 1.0) < 1e-12:
+        raise MatrixError(f"p1 + p2 must not be 1 (got {p1} + {p2}): the matrix would be singular")
+    m = np.array([[1.0 - p1, p2], [p1, 1.0 - p2]])
+    return ExplicitMatrix(m, kind="binary", meta={"p1": float(p1), "p2": float(p2)})
+
+
+def grouped_symmetric(n_values: int, groups: Sequence[Sequence[int]], p: float) -> ExplicitMatrix:
+    """Grouped categories: a symmetric channel of level ``p`` inside each group of codes.
+
+    Groups of one code are left unchanged. The matrix is block-diagonal up to a
+    permutation of the codes.
+
+    Examples
+    --------
+    >>> grouped_symmetric(3, [[0, 2], [1]], 0.2).dense().round(2).tolist()
+    [[0.8, 0.0, 0.2], [0.0, 1.0, 0.0], [0.2, 0.0, 0.8]]
+
+    References
+    ----------
+    Ma & Sivakumar, Sec. 3 (partitioning the K_i categories into groups).
+    """
+    order = [int(c) for g in groups for c in g]
+    if sorted(order) != list(range(n_values)):
+        raise MatrixError(
+            f"groups must partition the codes 0..{n_values - 1} (got {[list(g) for g in groups]})"
+        )
+    blocks = [
+        np.ones((1, 1)) if len(g) == 1 else symmetric_channel(len(g), p).dense() for g in groups
+    ]
+    m = block_diagonal(blocks, order=order)
+    return ExplicitMatrix(
+        m.dense(),
+        kind="block-diagonal",
+        meta={"groups": [[int(c) for c in g] for g in groups], "p": float(p)},
+    )
+
+
 def _build_gamma_diagonal(spec: dict, n_values: int | None) -> PerturbationMatrix:
     return GammaDiagonal(_spec_n("gamma-diagonal", spec, n_values), spec["gamma"])
 
@@ -752,15 +811,11 @@ def _build_symmetric_ternary(spec: dict, n_values: int | None) -> PerturbationMa
 
 
 def _build_binary(spec: dict, n_values: int | None) -> PerturbationMatrix:
-    from .bayesnet.pram import binary_randomization
-
     _need_values("binary", 2, n_values)
     return binary_randomization(float(spec["p1"]), float(spec["p2"]))
 
 
 def _build_block_diagonal(spec: dict, n_values: int | None) -> PerturbationMatrix:
-    from .bayesnet.pram import grouped_symmetric
-
     groups = spec["groups"]
     n = sum(len(g) for g in groups) if n_values is None else n_values
     return grouped_symmetric(n, groups, float(spec["p"]))

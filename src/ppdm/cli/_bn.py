@@ -286,18 +286,24 @@ def reproduce(
     out: Path = typer.Option(Path("results/bn"), "--out", help="Output directory (CSV + PNG)."),
     seed: int = typer.Option(0, "--seed", help="Seed of the whole run."),
     quick: bool = typer.Option(False, "--quick", help="Reduced run (CI)."),
+    jobs: int = typer.Option(
+        1, "--jobs", "-j", help="Worker processes (results do not depend on it)."
+    ),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
 ) -> None:
-    """Reproduce Table 2, Fig. 4 or Fig. 5 of Ma & Sivakumar."""
-    from ..bayesnet.experiments import run
+    """Reproduce Table 2, Fig. 4 or Fig. 5 of Ma & Sivakumar (= ppdm reproduce NAME)."""
+    from ._reproduce import run_reproduce
 
-    if name not in _REPRODUCTIONS:
-        fail(
-            f"unknown reproduction {name!r}; choose one of {', '.join(_REPRODUCTIONS)}", usage=True
-        )
-    with atomic_dir(out) as tmp:
-        paths = run(name, tmp, seed=seed, quick=quick)
-    for p in paths:
-        typer.echo(f"wrote {out / Path(p).name}")
+    run_reproduce(
+        name,
+        out=out,
+        quick=quick,
+        jobs=jobs,
+        seed=seed,
+        progress=progress,
+        choices=_REPRODUCTIONS,
+        options={"bn_out": out},
+    )
 
 
 def register(app: typer.Typer) -> None:
