@@ -125,11 +125,26 @@ class AssignmentState:
         self.remaining -= drawn
         # records in random order inside each group, then the group's codes in code order
         perm = rng.permutation(len(groups))
-        order = perm[np.argsort(groups[perm], kind="stable")]
-        codes = np.repeat(np.tile(np.arange(n_codes), n_groups), drawn.ravel())
+        order = perm[_stable_group_order(groups, n_groups, perm)]
+        codes = np.repeat(np.tile(np.arange(n_codes, dtype=np.int32), n_groups), drawn.ravel())
         out = np.empty(len(groups), dtype=np.int32)
         out[order] = codes
         return out
+
+
+def _stable_group_order(groups: np.ndarray, n_groups: int, perm: np.ndarray) -> np.ndarray:
+    """``argsort(groups[perm], kind="stable")``, as a counting sort when it can be one.
+
+    Group labels are small integers: held in 8 or 16 bits, NumPy's stable sort is a
+    radix (counting) sort, O(n) instead of O(n log n), with the same result.
+    """
+    if n_groups <= 1 << 8:
+        small = groups.astype(np.uint8)
+    elif n_groups <= 1 << 16:
+        small = groups.astype(np.uint16)
+    else:
+        small = groups
+    return np.argsort(small[perm], kind="stable")
 
 
 def assign_codes(

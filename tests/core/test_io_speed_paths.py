@@ -96,3 +96,73 @@ def test_mixed_table_takes_the_arrow_path():
     frame = _mixed(100, 0)
     assert all(_csv_text(frame[c]) is not None for c in frame.columns)
     assert _csv_text(pd.Series(["a,b"])) is None
+
+
+# -- Algorithm 2: the counting-sort assignment hands out the same codes ------------------
+
+
+class _SortingState:
+    """The assignment before the counting sort (a comparison sort), kept as the reference."""
+
+    def __init__(self, multisets):
+        self.remaining = np.array(multisets, dtype=np.int64)
+
+    def draw(self, groups, rng):
+        groups = np.asarray(groups, dtype=np.int64)
+        n_groups, n_codes = self.remaining.shape
+        sizes = np.bincount(groups, minlength=n_groups)
+        drawn = np.zeros_like(self.remaining)
+        for g in np.flatnonzero(sizes):
+            left = self.remaining[g]
+            if sizes[g] == left.sum():
+                drawn[g] = left
+            else:
+                drawn[g] = rng.multivariate_hypergeometric(left, int(sizes[g]))
+        self.remaining -= drawn
+        perm = rng.permutation(len(groups))
+        order = perm[np.argsort(groups[perm], kind="stable")]
+        codes = np.repeat(np.tile(np.arange(n_codes), n_groups), drawn.ravel())
+        out = np.empty(len(groups), dtype=np.int32)
+        out[order] = codes
+        return out
+
+
+@pytest.mark.parametrize(
+    ("n_classes", "n_codes", "batch"),
+    [(1, 2, 7), (1, 20, 1000), (3, 100, 333), (2, 200, 5000), (1, 300, 4000), (40, 300, 10_000)],
+)
+def test_counting_sort_draw_equals_sorting_draw(n_classes, n_codes, batch):
+    from ppdm.reconstruct import AssignmentState, tie_group_multisets
+
+    rng = np.random.default_rng(n_codes)
+    n = 20_000
+    classes = rng.integers(0, n_classes, n)
+    codes = rng.integers(0, n_codes, n)
+    groups = classes * n_codes + codes
+    rows = []
+    for c in range(n_classes):
+        y = np.bincount(codes[classes == c], minlength=n_codes)
+        dist = np.bincount(rng.integers(0, n_codes, int(y.sum())), minlength=n_codes)
+        rows.append(tie_group_multisets(y, dist))
+    multisets = np.concatenate(rows)
+    new, old = AssignmentState(multisets), _SortingState(multisets)
+    g_new, g_old = np.random.default_rng(7), np.random.default_rng(7)
+    for i in range(0, n, batch):
+        a = new.draw(groups[i : i + batch], g_new)
+        b = old.draw(groups[i : i + batch], g_old)
+        assert a.dtype == b.dtype
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(new.remaining, 0)
+    assert g_new.integers(1 << 62) == g_old.integers(1 << 62)  # same draws consumed
+
+
+@pytest.mark.parametrize("n_groups", [1, 2, 256, 257, 65536, 65537, 200_000])
+def test_group_order_equals_stable_argsort(n_groups):
+    from ppdm.reconstruct import _stable_group_order
+
+    rng = np.random.default_rng(n_groups)
+    groups = rng.integers(0, n_groups, 50_000)
+    groups[:2] = [0, n_groups - 1]
+    perm = rng.permutation(len(groups))
+    expected = np.argsort(groups[perm], kind="stable")
+    np.testing.assert_array_equal(_stable_group_order(groups, n_groups, perm), expected)
