@@ -166,3 +166,49 @@ def test_group_order_equals_stable_argsort(n_groups):
     perm = rng.permutation(len(groups))
     expected = np.argsort(groups[perm], kind="stable")
     np.testing.assert_array_equal(_stable_group_order(groups, n_groups, perm), expected)
+
+
+# -- the partitioned engine perturbs Parquet partitions batch by batch ------------------
+
+
+@pytest.mark.filterwarnings("ignore::ppdm.exceptions.SeededReleaseWarning")
+def test_streamed_parquet_partitions_release_the_same_values(tmp_path, monkeypatch):
+    from ppdm.engine import make_release_partitioned, workflows
+    from ppdm.pipeline import make_release
+
+    rng = np.random.default_rng(4)
+    n = 2_300
+    table = pd.DataFrame(
+        {
+            "x": rng.normal(50, 15, n).clip(0, 100),
+            "k": rng.integers(0, 7, n),
+            "label": np.where(rng.random(n) < 0.4, "yes", "no"),
+        }
+    )
+    src = tmp_path / "in"
+    src.mkdir()
+    for i, lo in enumerate(range(0, n, 1000)):
+        table.iloc[lo : lo + 1000].to_parquet(src / f"p{i}.parquet", index=False)
+    table.iloc[:0].to_parquet(src / "p9.parquet", index=False)  # an empty partition
+    opts = dict(class_attribute="label", random_state=3, bounds={"x": (0, 100), "k": (0, 6)})
+
+    whole_calls = []
+    real = workflows.perturb_partition
+    monkeypatch.setattr(
+        workflows, "perturb_partition", lambda *a, **k: whole_calls.append(1) or real(*a, **k)
+    )
+    monkeypatch.setattr(workflows, "PART_BATCH", 300)  # several batches per partition
+    make_release_partitioned(src, tmp_path / "streamed", **opts)
+    assert len(whole_calls) <= 1  # only the empty partition, if any, is read whole
+    monkeypatch.setattr(workflows, "_streamable", lambda handle, spec: False)
+    make_release_partitioned(src, tmp_path / "whole", **opts)
+    make_release(table, tmp_path / "single", fmt="parquet", **opts)
+
+    def data(release):
+        return pd.read_parquet(release / "data").reset_index(drop=True)
+
+    streamed = data(tmp_path / "streamed")
+    pd.testing.assert_frame_equal(streamed, data(tmp_path / "whole"))
+    single = pd.read_parquet(tmp_path / "single" / "data.parquet")
+    pd.testing.assert_frame_equal(streamed, single, check_dtype=False)
+    assert not streamed["x"].equals(table["x"])  # perturbed

@@ -22,7 +22,7 @@ reconstruction without a full sort".
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -42,6 +42,7 @@ __all__ = [
     "sketch_partition",
     "merge_sketches",
     "perturb_partition",
+    "perturb_partition_batches",
     "sketch_rows_partition",
     "merge_sketch_rows",
     "row_offsets",
@@ -115,6 +116,23 @@ def perturb_partition(
     with _in_partition(partition):
         spec.check_columns([str(c) for c in frame.columns])
         return next(iter(perturb_batches([frame], spec, root, warn=False, row_offset=row_offset)))
+
+
+def perturb_partition_batches(
+    batches: Iterable[pd.DataFrame],
+    spec: ReleaseSpec,
+    root: np.random.SeedSequence,
+    partition: int,
+    row_offset: int,
+) -> Iterator[pd.DataFrame]:
+    """:func:`perturb_partition` on a partition read batch by batch (memory bounded by
+    the batch): the same streams, addressed by row, so the same perturbed values.
+
+    With ``spec.copies > 1`` every batch is followed by its copies, so the rows come in
+    another order than :func:`perturb_partition`'s; callers stream only single copies.
+    """
+    with _in_partition(partition):
+        yield from perturb_batches(batches, spec, root, warn=False, row_offset=row_offset)
 
 
 def sketch_rows_partition(
