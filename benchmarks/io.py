@@ -5,6 +5,7 @@ Usage::
     python benchmarks/io.py                  # 4 M rows (about 104 MB of CSV)
     python benchmarks/io.py --rows 200000    # a smoke run
     python benchmarks/io.py --rows 4000000 --repeat 3
+    python benchmarks/io.py --formats parquet --partitions 8   # + the partitioned engine
 
 Generates one table (six numeric columns: the table of ``benchmarks/perturb.py``) as CSV
 and as Parquet (row groups of 500,000 rows), then times, each as a whole process
@@ -14,6 +15,10 @@ and as Parquet (row groups of 500,000 rows), then times, each as a whole process
   ``CSVWriter``; Parquet: row group by row group into a ``ParquetWriter``);
 - ``ppdm perturb`` (owner bounds, seed fixed), ``ppdm estimate --by-class --plot`` and
   ``ppdm reconstruct`` of the release, in the input's format.
+
+With ``--partitions P`` the Parquet table is also split in P files and perturbed by the
+local partitioned engine, beside ``make_release`` on the single file (in-process calls,
+interpreter start included in both).
 
 Prints the median wall seconds, the ratio to the round trip (median of the per-pair
 ratios), rows/s and the peak RSS of each, and the load average before and after: the
@@ -50,6 +55,22 @@ else:
     with pq.ParquetWriter(dst, pf.schema_arrow) as writer:
         for group in range(pf.metadata.num_row_groups):
             writer.write_table(pf.read_row_group(group))
+"""
+
+PARTITIONED = r"""
+import sys, warnings
+warnings.simplefilter("ignore")
+from ppdm.engine import make_release_partitioned
+from ppdm.pipeline import make_release
+
+how, src, out = sys.argv[1:4]
+opts = dict(class_attribute="label", out_of_bounds="clip", random_state=1, overwrite=True,
+            bounds={"age": (18, 91), "income": (0, 2e6), "score": (0, 1200),
+                    "region": (0, 12), "visits": (0, 40)})
+if how == "partitioned":
+    make_release_partitioned(src, out, engine="local", **opts)
+else:
+    make_release(src, out, **opts)
 """
 
 BOUNDS = [
@@ -123,11 +144,50 @@ def ppdm(*args: str) -> list[str]:
     return [sys.executable, "-m", "ppdm", *args]
 
 
+def partitioned(tmp: Path, parquet: Path, args) -> None:
+    """``make_release_partitioned(engine="local")`` on the table split in files, in turn
+    with ``make_release`` on the single Parquet file."""
+    import pyarrow.parquet as pq
+
+    parts = tmp / "parts"
+    parts.mkdir()
+    table = pq.read_table(parquet)
+    step = -(-table.num_rows // args.partitions)
+    for i in range(args.partitions):
+        pq.write_table(table.slice(i * step, step), parts / f"part-{i:05d}.parquet")
+    del table
+    a_cmd = [sys.executable, "-c", PARTITIONED, "partitioned", str(parts), str(tmp / "rel-p")]
+    b_cmd = [sys.executable, "-c", PARTITIONED, "single", str(parquet), str(tmp / "rel-s")]
+    times, singles, ratios, peaks = [], [], [], []
+    for _ in range(args.repeat):
+        a, peak = run(a_cmd)
+        b, _ = run(b_cmd)
+        times.append(a)
+        singles.append(b)
+        ratios.append(a / b)
+        peaks.append(peak)
+    t = statistics.median(times)
+    print(
+        f"parquet  perturb, {args.partitions} partitions, local engine: {t:.2f} s, "
+        f"{statistics.median(ratios):.2f} x single-stream make_release "
+        f"({statistics.median(singles):.2f} s), {args.rows / t:,.0f} rows/s, "
+        f"peak {max(peaks):.0f} MB; load {loadavg()}",
+        flush=True,
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=4_000_000)
     parser.add_argument("--repeat", type=int, default=1, help="A B pairs per command")
     parser.add_argument("--formats", default="csv,parquet")
+    parser.add_argument(
+        "--partitions",
+        type=int,
+        default=0,
+        help="also perturb the Parquet table split in this many files with the local "
+        "partitioned engine, beside make_release on the single file",
+    )
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="ppdm-io-bench-"))
     try:
@@ -136,7 +196,7 @@ def main() -> None:
               f"Parquet {parquet.stat().st_size / 2**20:.0f} MB; load average {loadavg()}")  # fmt: skip
         print(f"{'format':8s} {'command':34s} {'median s':>9s} {'x trip':>7s} "
               f"{'rows/s':>12s} {'peak MB':>8s} {'trip s':>7s} {'load':>16s}")  # fmt: skip
-        for fmt in args.formats.split(","):
+        for fmt in [f for f in args.formats.split(",") if f]:
             src = csv if fmt == "csv" else parquet
             rel = tmp / f"release-{fmt}"
             trip = [sys.executable, "-c", ROUND_TRIP, str(src), str(tmp / f"trip.{fmt}")]
@@ -175,6 +235,8 @@ def main() -> None:
                     f"{loadavg():>16s}",
                     flush=True,
                 )
+        if args.partitions:
+            partitioned(tmp, parquet, args)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print(f"cores: {os.cpu_count()}; load average at the end {loadavg()}")
