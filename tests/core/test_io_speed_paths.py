@@ -198,11 +198,13 @@ def test_streamed_parquet_partitions_release_the_same_values(tmp_path, monkeypat
         workflows, "perturb_partition", lambda *a, **k: whole_calls.append(1) or real(*a, **k)
     )
     monkeypatch.setattr(workflows, "PART_BATCH", 300)  # several batches per partition
-    make_release_partitioned(src, tmp_path / "streamed", **opts)
+    spec_streamed = make_release_partitioned(src, tmp_path / "streamed", **opts)
     assert len(whole_calls) <= 1  # only the empty partition, if any, is read whole
     monkeypatch.setattr(workflows, "_streamable", lambda handle, spec: False)
     make_release_partitioned(src, tmp_path / "whole", **opts)
-    make_release(table, tmp_path / "single", fmt="parquet", **opts)
+    spec_single = make_release(table, tmp_path / "single", fmt="parquet", **opts)
+    # the plan from batch-by-batch summaries is the plan of the whole table
+    assert spec_streamed.attributes == spec_single.attributes
 
     def data(release):
         return pd.read_parquet(release / "data").reset_index(drop=True)

@@ -132,9 +132,21 @@ def _indexed(handles: Sequence) -> list[tuple[int, Any]]:
 
 # -- tasks (module level, so Dask can ship them) ------------------------------------
 
+#: Rows per batch when a Parquet partition is summarised or perturbed batch by batch.
+PART_BATCH = 250_000
+
 
 def _sketch_rows_task(cap: int, item: tuple[int, Any]):
     i, handle = item
+    if isinstance(handle, (str, os.PathLike)) and table_format(handle) == "parquet":
+        # batch by batch: the merged sketches are those of the whole partition, as
+        # they are over partitions (stored column types: every batch reads the same)
+        out = None
+        for batch in iter_batches(handle, PART_BATCH):
+            part = sketch_rows_partition(batch, i, cap)
+            out = part if out is None else merge_sketch_rows(out, part)
+        if out is not None:
+            return out[0], [sum(out[1])]
     return sketch_rows_partition(_load(handle), i, cap)
 
 
@@ -156,10 +168,6 @@ def _write_part(frame: pd.DataFrame, directory: Path, name: str) -> None:
 
 def _part_name(i: int, n: int) -> str:
     return f"part-{i:0{max(5, len(str(n - 1)))}d}.parquet"
-
-
-#: Rows per batch when a Parquet partition is perturbed batch by batch.
-PART_BATCH = 250_000
 
 
 def _streamable(handle: Any, spec: ReleaseSpec) -> bool:
