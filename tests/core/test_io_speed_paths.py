@@ -214,3 +214,41 @@ def test_streamed_parquet_partitions_release_the_same_values(tmp_path, monkeypat
     single = pd.read_parquet(tmp_path / "single" / "data.parquet")
     pd.testing.assert_frame_equal(streamed, single, check_dtype=False)
     assert not streamed["x"].equals(table["x"])  # perturbed
+
+
+@pytest.mark.filterwarnings("ignore::ppdm.exceptions.SeededReleaseWarning")
+def test_streamed_counts_equal_whole_partition_counts(tmp_path, monkeypatch):
+    from ppdm.engine import make_release_partitioned, workflows
+    from ppdm.engine.kernels import count_partition
+    from ppdm.exceptions import DataError
+    from ppdm.io import read_table
+
+    rng = np.random.default_rng(5)
+    n = 1_000
+    table = pd.DataFrame(
+        {
+            "x": rng.normal(50, 15, n).clip(0, 100),
+            "label": rng.choice(["a", "b", "c"], n, p=[0.5, 0.45, 0.05]),
+        }
+    )
+    table.loc[:400, "label"] = "b"  # class "a" first appears in a later batch
+    src = tmp_path / "in"
+    src.mkdir()
+    table.to_parquet(src / "p0.parquet", index=False)
+    spec = make_release_partitioned(
+        src, tmp_path / "rel", class_attribute="label", random_state=1, bounds={"x": (0, 100)}
+    )
+    part = next((tmp_path / "rel" / "data").glob("*.parquet"))
+    monkeypatch.setattr(workflows, "PART_BATCH", 300)
+    for by_class in (False, True):
+        streamed = workflows._count_task(spec, by_class, (0, str(part)))
+        whole = count_partition(read_table(part), spec, 0, by_class)
+        assert streamed.rows == whole.rows == n
+        assert streamed.classes == whole.classes
+        for name in whole.tables:
+            np.testing.assert_array_equal(streamed.tables[name], whole.tables[name])
+    broken = read_table(part)
+    broken.loc[650, "label"] = None
+    broken.to_parquet(tmp_path / "broken.parquet", index=False)
+    with pytest.raises(DataError, match="row 650 has a missing value"):
+        workflows._count_task(spec, True, (0, str(tmp_path / "broken.parquet")))

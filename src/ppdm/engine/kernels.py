@@ -180,12 +180,17 @@ class PartitionCounts:
 
 
 def count_partition(
-    frame: pd.DataFrame, spec: ReleaseSpec, partition: int, by_class: bool = False
+    frame: pd.DataFrame,
+    spec: ReleaseSpec,
+    partition: int,
+    by_class: bool = False,
+    row_offset: int = 0,
 ) -> PartitionCounts:
     """Pass 1 on one partition: perturbed code counts, per class value if ``by_class``.
 
     Class values are those found in the partition (so no earlier pass over the data
-    is needed); :func:`add_counts` unites them.
+    is needed); :func:`add_counts` unites them. ``row_offset`` is the row of the
+    partition's first record that error messages count from (a batch of a partition).
     """
     attrs = spec.perturbed_attributes()
     with _in_partition(partition):
@@ -196,7 +201,7 @@ def count_partition(
                 raise SpecError("the release has no class attribute; by-class work needs one")
             ccodes, uniques = pd.factorize(frame[name], use_na_sentinel=True)
             if (ccodes < 0).any():
-                row = int(np.flatnonzero(ccodes < 0)[0])
+                row = int(np.flatnonzero(ccodes < 0)[0]) + int(row_offset)
                 raise DataError(f"class column {name!r} row {row} has a missing value")
             classes: tuple | None = tuple(pd.Index(uniques).tolist())
             n_c = len(uniques)
@@ -206,7 +211,7 @@ def count_partition(
         tables = {}
         for a in attrs:
             n = a.get_domain().n_values
-            codes = a.get_domain().encode(frame[a.name], column=a.name)
+            codes = a.get_domain().encode(frame[a.name], column=a.name, row_offset=row_offset)
             flat = np.bincount(ccodes * n + codes, minlength=n_c * n)
             tables[a.name] = flat.reshape(n_c, n).astype(np.int64)
     return PartitionCounts(len(frame), classes, tables)

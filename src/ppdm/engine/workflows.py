@@ -152,6 +152,16 @@ def _sketch_rows_task(cap: int, item: tuple[int, Any]):
 
 def _count_task(spec: ReleaseSpec, by_class: bool, item: tuple[int, Any]) -> PartitionCounts:
     i, handle = item
+    if isinstance(handle, (str, os.PathLike)) and table_format(handle) == "parquet":
+        # batch by batch: summed counts (classes in order of first appearance) are
+        # those of the whole partition, as they are over partitions
+        out = None
+        for batch in iter_batches(handle, PART_BATCH):
+            rows = 0 if out is None else out.rows
+            part = count_partition(batch, spec, i, by_class, row_offset=rows)
+            out = part if out is None else add_counts(out, part)
+        if out is not None:
+            return out
     return count_partition(_load(handle), spec, i, by_class)
 
 
