@@ -73,6 +73,9 @@ def test_csv_batch_bytes_equal_pandas(seed):
         pd.DataFrame({"x": [1.0, 2.0]}).iloc[:0],  # header only
         pd.DataFrame({"a,b": [1, 2], "c": ["d", "e"]}),  # a header to quote
         pd.DataFrame({"t": pd.to_datetime(["2020-01-01", "2021-06-30"])}),
+        # pandas' string dtypes take the Arrow path
+        pd.DataFrame({"s": pd.Series(["a", None, "ü b", ""], dtype="string"), "x": [1.5, 2, 3, 4]}),
+        pd.DataFrame({"s": pd.Series(["a", None, "ü b", ""], dtype="str"), "k": [1, 2, 3, 4]}),
     ],
 )
 def test_csv_batch_edge_cases_equal_pandas(frame):
