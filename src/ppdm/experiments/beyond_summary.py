@@ -1,0 +1,155 @@
+"""Release tree against the original on the recommended cells, from the committed CSVs.
+
+``ppdm reproduce beyond-summary --out results`` reads ``beyond.csv`` (one row per data
+set, gamma, N, repetition and learner), ``beyond_summary.csv`` (C4.5 on the original
+training data, per data set) and ``beyond_curve.csv`` (learning curve) from ``--out``
+and writes, without rerunning anything:
+
+- ``beyond_recommended.csv``: per data set, the release tree's mean accuracy over the
+  recommended cells (``5 <= gamma <= 12``, every N of the grid; first the mean over the
+  repetitions of each cell, then the mean over the cells), its ratio to the original,
+  the best other learner beside it, and whether the goal (ratio >= 0.95) is met and by
+  how much it is missed;
+- ``beyond_recommended_by_n.csv``: the same per data set and N;
+- ``beyond_curve_summary.csv``: the learning curve, mean over repetitions per data set,
+  n and learner, with the ratio to the original at the same n.
+
+References
+----------
+Dowd, Xu & Zhang, Sec. 6-7 (data sets, grid, recommended gamma range); Agrawal &
+Srikant (2000), Sec. 5 (ByClass, Local).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from ..exceptions import DataError
+from .registry import RunContext
+from .runner import write_csv_atomic
+
+__all__ = [
+    "GOAL",
+    "GAMMA_RANGE",
+    "RELEASE",
+    "cell_means",
+    "recommended",
+    "recommended_by_n",
+    "curve_summary",
+    "run",
+]
+
+#: Goal: the release tree's mean accuracy at least this share of the original's.
+GOAL = 0.95
+#: Recommended gamma range (inclusive).
+GAMMA_RANGE = (5.0, 12.0)
+RELEASE = "release-tree"
+_GRID_COLUMNS = ("dataset", "gamma", "N", "rep", "method", "accuracy")
+
+
+def _read(path: Path, columns: tuple[str, ...]) -> pd.DataFrame:
+    if not path.is_file():
+        raise DataError(f"{path}: not found; run `ppdm reproduce beyond --out {path.parent}`")
+    frame = pd.read_csv(path)
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise DataError(f"{path}: column {missing[0]!r} missing (has {list(frame.columns)[:8]})")
+    bad = pd.to_numeric(frame["accuracy"], errors="coerce").isna()
+    if bad.any():
+        row = int(bad.to_numpy().argmax())
+        value = str(frame["accuracy"].iloc[row])[:40]
+        raise DataError(f"{path}: row {row + 2}, column 'accuracy': not a number ({value!r})")
+    return frame
+
+
+def cell_means(grid: pd.DataFrame, gamma_range: tuple[float, float] = GAMMA_RANGE) -> pd.DataFrame:
+    """Mean accuracy over the repetitions of each (dataset, gamma, N, method) cell, on the
+    cells with ``gamma_range[0] <= gamma <= gamma_range[1]``; column ``reps`` counts them."""
+    lo, hi = gamma_range
+    part = grid[(grid["gamma"] >= lo) & (grid["gamma"] <= hi)]
+    return part.groupby(["dataset", "gamma", "N", "method"], as_index=False).agg(
+        accuracy=("accuracy", "mean"), reps=("accuracy", "size")
+    )
+
+
+def _compare(cells: pd.DataFrame, original: pd.Series, by: list[str]) -> pd.DataFrame:
+    mean = cells.groupby([*by, "method"], as_index=False).agg(
+        accuracy=("accuracy", "mean"), cells=("accuracy", "size")
+    )
+    rel = mean[mean["method"] == RELEASE].drop(columns="method")
+    rel = rel.rename(columns={"accuracy": "release_tree"})
+    others = mean[mean["method"] != RELEASE].sort_values(
+        [*by, "accuracy", "method"], ascending=[True] * len(by) + [False, True], kind="stable"
+    )
+    best = others.groupby(by, as_index=False).first()[[*by, "method", "accuracy"]]
+    best = best.rename(columns={"method": "best_baseline", "accuracy": "best_baseline_accuracy"})
+    out = rel.merge(best, on=by, how="left")
+    out["original"] = out["dataset"].map(original)
+    if out["original"].isna().any():
+        name = out.loc[out["original"].isna(), "dataset"].iloc[0]
+        raise DataError(f"beyond_summary.csv: no original accuracy for data set {name!r}")
+    out["ratio"] = out["release_tree"] / out["original"]
+    out["best_baseline_ratio"] = out["best_baseline_accuracy"] / out["original"]
+    out["goal_met"] = out["ratio"] >= GOAL
+    # accuracy still missing to reach GOAL * original (0 where the goal is met)
+    out["shortfall"] = (GOAL * out["original"] - out["release_tree"]).clip(lower=0.0)
+    cols = [*by, "cells", "original", "release_tree", "ratio", "best_baseline"]
+    cols += ["best_baseline_accuracy", "best_baseline_ratio", "goal_met", "shortfall"]
+    return out[cols].reset_index(drop=True)
+
+
+def recommended(grid: pd.DataFrame, original: pd.Series) -> pd.DataFrame:
+    """Per data set: release tree vs the original and the best other learner.
+
+    Parameters
+    ----------
+    grid : DataFrame
+        ``beyond.csv``: dataset, gamma, N, rep, method, accuracy.
+    original : Series
+        C4.5 accuracy on the original training data, indexed by data set.
+
+    Returns
+    -------
+    DataFrame
+        dataset, cells, original, release_tree (mean over the recommended cells of the
+        per-cell means over repetitions), ratio, best_baseline (the other learner with
+        the highest such mean), best_baseline_accuracy, best_baseline_ratio, goal_met
+        (``ratio >= 0.95``) and shortfall (``0.95 * original - release_tree``, at least 0).
+    """
+    return _compare(cell_means(grid), original, ["dataset"])
+
+
+def recommended_by_n(grid: pd.DataFrame, original: pd.Series) -> pd.DataFrame:
+    """As :func:`recommended`, per data set and N (mean over the recommended gammas)."""
+    return _compare(cell_means(grid), original, ["dataset", "N"])
+
+
+def curve_summary(curve: pd.DataFrame) -> pd.DataFrame:
+    """Learning curve: mean accuracy per (dataset, n, method) and its ratio to the
+    original at the same n; rows ``dataset == "mean"`` average the data sets."""
+    mean = curve.groupby(["dataset", "n", "method"], as_index=False)["accuracy"].mean()
+    overall = mean.groupby(["n", "method"], as_index=False)["accuracy"].mean()
+    overall.insert(0, "dataset", "mean")
+    both = pd.concat([mean, overall], ignore_index=True)
+    orig = both[both["method"] == "original"].set_index(["dataset", "n"])["accuracy"]
+    key = pd.MultiIndex.from_frame(both[["dataset", "n"]])
+    both["ratio_to_original"] = both["accuracy"].to_numpy() / orig.reindex(key).to_numpy()
+    return both
+
+
+def run(ctx: RunContext) -> list[Path]:
+    """``ppdm reproduce beyond-summary``: derived tables from the CSVs already in ``--out``."""
+    out = Path(ctx.out)
+    grid = _read(out / "beyond.csv", _GRID_COLUMNS)
+    summary = _read(out / "beyond_summary.csv", ("dataset", "original", "accuracy"))
+    original = summary.groupby("dataset")["original"].first()
+    paths = [
+        write_csv_atomic(recommended(grid, original), out / "beyond_recommended.csv"),
+        write_csv_atomic(recommended_by_n(grid, original), out / "beyond_recommended_by_n.csv"),
+    ]
+    if (out / "beyond_curve.csv").is_file():
+        curve = _read(out / "beyond_curve.csv", ("dataset", "n", "rep", "method", "accuracy"))
+        paths.append(write_csv_atomic(curve_summary(curve), out / "beyond_curve_summary.csv"))
+    return paths

@@ -1,0 +1,109 @@
+"""Derived beyond tables on a tiny hand-made grid whose means are worked out by hand."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from ppdm.exceptions import DataError
+from ppdm.experiments import beyond_summary as bs
+from ppdm.experiments.registry import RunContext, get
+
+# Data set "a" (original 0.8): cells (gamma, N) = (5, 10) with 2 reps, (12, 20) with 1 rep,
+# and (4, 10), outside the recommended range. Per-cell means of the release tree:
+# (5, 10): (0.70 + 0.74) / 2 = 0.72; (12, 20): 0.80. Mean over cells: 0.76 (the mean
+# over rows, (0.70 + 0.74 + 0.80) / 3 = 0.7467, would be wrong). Ratio 0.76 / 0.8 = 0.95.
+# ByClass: (0.60 + 0.64) / 2 = 0.62 and 0.70 -> 0.66; Local: 0.50 and 0.90 -> 0.70 (best).
+# Data set "b" (original 1.0): one cell (9, 10), release tree 0.90, Local 0.95.
+ROWS = [
+    ("a", 5, 10, 0, "release-tree", 0.70),
+    ("a", 5, 10, 1, "release-tree", 0.74),
+    ("a", 12, 20, 0, "release-tree", 0.80),
+    ("a", 4, 10, 0, "release-tree", 0.10),
+    ("a", 5, 10, 0, "byclass", 0.60),
+    ("a", 5, 10, 1, "byclass", 0.64),
+    ("a", 12, 20, 0, "byclass", 0.70),
+    ("a", 4, 10, 0, "byclass", 0.99),
+    ("a", 5, 10, 0, "local", 0.50),
+    ("a", 5, 10, 1, "local", 0.50),
+    ("a", 12, 20, 0, "local", 0.90),
+    ("b", 9, 10, 0, "release-tree", 0.90),
+    ("b", 9, 10, 0, "local", 0.95),
+]
+ORIGINAL = pd.Series({"a": 0.8, "b": 1.0})
+
+
+@pytest.fixture
+def grid() -> pd.DataFrame:
+    return pd.DataFrame(ROWS, columns=["dataset", "gamma", "N", "rep", "method", "accuracy"])
+
+
+def test_recommended_by_hand(grid):
+    out = bs.recommended(grid, ORIGINAL).set_index("dataset")
+    a, b = out.loc["a"], out.loc["b"]
+    assert a["cells"] == 2  # gamma 4 left out
+    assert a["release_tree"] == pytest.approx(0.76)
+    assert a["ratio"] == pytest.approx(0.95)
+    assert bool(a["goal_met"]) is True
+    assert a["shortfall"] == pytest.approx(0.0)
+    assert a["best_baseline"] == "local"
+    assert a["best_baseline_accuracy"] == pytest.approx(0.70)
+    assert a["best_baseline_ratio"] == pytest.approx(0.875)
+    assert b["release_tree"] == pytest.approx(0.90)
+    assert bool(b["goal_met"]) is False
+    assert b["shortfall"] == pytest.approx(0.05)
+    assert b["best_baseline"] == "local"
+
+
+def test_recommended_by_n(grid):
+    out = bs.recommended_by_n(grid, ORIGINAL).set_index(["dataset", "N"])
+    assert out.loc[("a", 10), "release_tree"] == pytest.approx(0.72)
+    assert out.loc[("a", 10), "best_baseline"] == "byclass"  # 0.62 > Local's 0.50
+    assert out.loc[("a", 20), "ratio"] == pytest.approx(1.0)
+    assert out.loc[("a", 20), "best_baseline"] == "local"
+
+
+def test_curve_summary_ratio():
+    curve = pd.DataFrame(
+        [
+            ("s1", 100, 0, "original", 1.0),
+            ("s1", 100, 1, "original", 0.8),
+            ("s1", 100, 0, "release-tree", 0.6),
+            ("s1", 100, 1, "release-tree", 0.8),
+            ("s2", 100, 0, "original", 0.5),
+            ("s2", 100, 0, "release-tree", 0.5),
+        ],
+        columns=["dataset", "n", "rep", "method", "accuracy"],
+    )
+    out = bs.curve_summary(curve).set_index(["dataset", "method"])
+    assert out.loc[("s1", "release-tree"), "ratio_to_original"] == pytest.approx(0.7 / 0.9)
+    # the "mean" rows average the data sets' means: original 0.7, release tree 0.6
+    assert out.loc[("mean", "release-tree"), "accuracy"] == pytest.approx(0.6)
+    assert out.loc[("mean", "release-tree"), "ratio_to_original"] == pytest.approx(0.6 / 0.7)
+
+
+def test_run_writes_tables_and_leaves_inputs(tmp_path, grid):
+    grid.to_csv(tmp_path / "beyond.csv", index=False)
+    summary = pd.DataFrame(
+        {"dataset": ["a", "b"], "method": "release-tree", "accuracy": 0.0, "original": [0.8, 1.0]}
+    )
+    summary.to_csv(tmp_path / "beyond_summary.csv", index=False)
+    before = (tmp_path / "beyond.csv").read_bytes()
+    paths = get("beyond-summary")(RunContext(out=tmp_path))
+    assert sorted(p.name for p in paths) == [
+        "beyond_recommended.csv",
+        "beyond_recommended_by_n.csv",
+    ]
+    table = pd.read_csv(tmp_path / "beyond_recommended.csv")
+    assert table.loc[table["dataset"] == "a", "release_tree"].item() == pytest.approx(0.76)
+    assert (tmp_path / "beyond.csv").read_bytes() == before
+
+
+def test_missing_and_bad_inputs_name_the_file(tmp_path, grid):
+    with pytest.raises(DataError, match=r"beyond\.csv: not found"):
+        bs.run(RunContext(out=tmp_path))
+    grid["accuracy"] = grid["accuracy"].astype(object)
+    grid.loc[2, "accuracy"] = "x"
+    grid.to_csv(tmp_path / "beyond.csv", index=False)
+    with pytest.raises(DataError, match=r"row 4, column 'accuracy': not a number \('x'\)"):
+        bs.run(RunContext(out=tmp_path))
