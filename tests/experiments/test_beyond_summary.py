@@ -49,10 +49,12 @@ def test_recommended_by_hand(grid):
     assert a["best_baseline"] == "local"
     assert a["best_baseline_accuracy"] == pytest.approx(0.70)
     assert a["best_baseline_ratio"] == pytest.approx(0.875)
+    assert a["share_cells_goal_met"] == pytest.approx(0.5)  # ratios 0.9 and 1.0
     assert b["release_tree"] == pytest.approx(0.90)
     assert bool(b["goal_met"]) is False
     assert b["shortfall"] == pytest.approx(0.05)
     assert b["best_baseline"] == "local"
+    assert b["share_cells_goal_met"] == pytest.approx(0.0)
 
 
 def test_recommended_by_n(grid):
@@ -97,6 +99,9 @@ def test_run_writes_tables_and_leaves_inputs(tmp_path, grid):
     table = pd.read_csv(tmp_path / "beyond_recommended.csv")
     assert table.loc[table["dataset"] == "a", "release_tree"].item() == pytest.approx(0.76)
     assert (tmp_path / "beyond.csv").read_bytes() == before
+    summary.iloc[:1].to_csv(tmp_path / "beyond_summary.csv", index=False)
+    with pytest.raises(DataError, match="no original accuracy for data set 'b'"):
+        bs.run(RunContext(out=tmp_path))
 
 
 def test_missing_and_bad_inputs_name_the_file(tmp_path, grid):
