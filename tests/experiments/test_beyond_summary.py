@@ -162,3 +162,26 @@ def test_release_correct_codes_unbiased_for_naive_bayes_leaves():
         est.append(bs._release_correct_codes(clf, p, y_held).mean())
     est = np.asarray(est)
     assert abs(est.mean() - truth) < 4 * est.std(ddof=1) / np.sqrt(len(est))
+
+
+def test_leaf_check_summary_by_hand():
+    nan = float("nan")
+    check = pd.DataFrame(
+        [
+            ("a", 5, 10, 0, "tree-majority", 0.6, 0.5),
+            ("a", 5, 10, 1, "tree-majority", 0.8, 0.7),
+            ("a", 9, 20, 0, "tree-majority", 0.4, 0.3),
+            ("a", 5, 10, 0, "naive-bayes", 0.7, nan),
+            ("a", 5, 10, 1, "naive-bayes", 0.7, nan),
+            ("a", 9, 20, 0, "naive-bayes", 0.9, 0.8),
+        ],
+        columns=["dataset", "gamma", "N", "rep", "model", "test_accuracy", "release_accuracy"],
+    )
+    out = bs.leaf_check_summary(check, pd.Series({"a": 0.8})).set_index("model")
+    # tree: cell means 0.7 and 0.4 -> 0.55; naive Bayes: 0.7 and 0.9 -> 0.8
+    assert out.loc["tree-majority", "test_accuracy"] == pytest.approx(0.55)
+    assert out.loc["naive-bayes", "ratio_to_original"] == pytest.approx(1.0)
+    assert out.loc["tree-majority", "scored"] == pytest.approx(1.0)
+    assert out.loc["naive-bayes", "scored"] == pytest.approx(0.5)  # one of two cells
+    assert out.loc["naive-bayes", "release_accuracy"] == pytest.approx(0.8)
+    assert out.loc["tree-majority", "cells"] == 2
