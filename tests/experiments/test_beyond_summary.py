@@ -185,3 +185,16 @@ def test_leaf_check_summary_by_hand():
     assert out.loc["naive-bayes", "scored"] == pytest.approx(0.5)  # one of two cells
     assert out.loc["naive-bayes", "release_accuracy"] == pytest.approx(0.8)
     assert out.loc["tree-majority", "cells"] == 2
+
+
+def test_leaf_check_summary_adds_grid_learners_on_the_same_keys(grid):
+    check = pd.DataFrame(
+        [("a", 5, 10, 1, "naive-bayes", 0.9, float("nan"))],
+        columns=["dataset", "gamma", "N", "rep", "model", "test_accuracy", "release_accuracy"],
+    )
+    out = bs.leaf_check_summary(check, ORIGINAL, grid).set_index("model")
+    # only repetition 1 of cell (5, 10) of data set "a": release tree 0.74, ByClass 0.64
+    assert out.loc["grid release-tree", "test_accuracy"] == pytest.approx(0.74)
+    assert out.loc["grid byclass", "test_accuracy"] == pytest.approx(0.64)
+    assert out.loc["grid local", "cells"] == 1
+    assert out.loc["grid local", "scored"] == pytest.approx(0.0)

@@ -175,7 +175,7 @@ def run(ctx: RunContext) -> list[Path]:
         paths.append(write_csv_atomic(curve_summary(curve), out / "beyond_curve_summary.csv"))
     if (out / "beyond_leaf_check.csv").is_file():
         check = pd.read_csv(out / "beyond_leaf_check.csv")
-        table = leaf_check_summary(check, original)
+        table = leaf_check_summary(check, original, grid)
         paths.append(write_csv_atomic(table, out / "beyond_leaf_check_summary.csv"))
     return paths
 
@@ -275,10 +275,21 @@ def leaf_check(datasets, *, seed: int = 0, path: Path | None = None) -> pd.DataF
     return pd.DataFrame(rows)
 
 
-def leaf_check_summary(check: pd.DataFrame, original: pd.Series) -> pd.DataFrame:
+def leaf_check_summary(
+    check: pd.DataFrame, original: pd.Series, grid: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """Per data set and candidate of the leaf check: cells, mean test accuracy (over the
     cells' repetition means), its ratio to the original, the share of cells where
-    ``release_accuracy`` could score the candidate, and its mean estimate where it did."""
+    ``release_accuracy`` could score the candidate, and its mean estimate where it did.
+
+    With ``grid`` (``beyond.csv``), every learner of the grid on the same (dataset,
+    gamma, N, rep) keys is added as model ``"grid <method>"`` (not scored)."""
+    if grid is not None:
+        keys = check[["dataset", "gamma", "N", "rep"]].drop_duplicates()
+        same = grid.merge(keys, on=["dataset", "gamma", "N", "rep"])
+        same = same.assign(model="grid " + same["method"], release_accuracy=float("nan"))
+        same = same.rename(columns={"accuracy": "test_accuracy"})
+        check = pd.concat([check, same[check.columns.intersection(same.columns)]])
     per_cell = check.groupby(["dataset", "gamma", "N", "model"], as_index=False).agg(
         test_accuracy=("test_accuracy", "mean"),
         scored=("release_accuracy", lambda v: float(v.notna().mean())),
