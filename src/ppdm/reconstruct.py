@@ -82,11 +82,16 @@ def largest_remainder(counts: np.ndarray, total: int) -> np.ndarray:
         raise ValueError(f"total must be >= 0 (got {total})")
     if total == 0:
         return np.zeros(len(c), dtype=np.int64)
-    top = c.max() if c.size else 0.0
-    if top > 0:
-        c = c / top  # shares in [0, 1]: total / sum cannot overflow on subnormal counts
     s = c.sum()
-    scaled = c * (total / s) if s > 0 else np.full(len(c), total / len(c))
+    with np.errstate(over="ignore"):
+        factor = total / s if s > 0 else np.inf
+    if np.isfinite(factor) and np.isfinite(s):
+        scaled = c * factor
+    else:  # subnormal or overflowing sums: scale by the largest count first
+        top = c.max() if c.size else 0.0
+        c = c / top if top > 0 else c
+        s = c.sum()
+        scaled = c * (total / s) if s > 0 else np.full(len(c), total / len(c))
     base = np.floor(scaled).astype(np.int64)
     short = total - int(base.sum())
     if short > 0:
