@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import signal
 import sys
 import warnings
@@ -86,40 +87,52 @@ def small_frame(n: int = 120, seed: int = 0) -> pd.DataFrame:
     )
 
 
+@pytest.fixture(scope="session")
+def _templates(tmp_path_factory) -> dict[str, Path]:
+    """Valid inputs built once per session; tests get fresh copies."""
+    from ppdm.cli._tree import _save_model
+    from ppdm.pipeline import make_release
+    from ppdm.tree import C45Classifier
+
+    base = tmp_path_factory.mktemp("templates")
+    table = base / "table.csv"
+    frame = small_frame()
+    frame.to_csv(table, index=False)
+    rel = base / "rel"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        make_release(
+            table, rel, class_attribute="y", bounds={"x": (0.0, 10.0)}, n_bins=5, random_state=1
+        )
+    model = base / "model.pkl"
+    clf = C45Classifier().fit(frame.drop(columns=["y"]), frame["y"])
+    _save_model(clf, "y", model)
+    return {"table": table, "release": rel, "model": model}
+
+
 @pytest.fixture
-def table(tmp_path) -> Path:
-    """A small valid CSV table in its own directory."""
+def table(tmp_path, _templates) -> Path:
+    """A small valid CSV table (x in 0..10, k in a/b/c, class y) in its own directory."""
     d = tmp_path / "in"
     d.mkdir()
     path = d / "table.csv"
-    small_frame().to_csv(path, index=False)
+    shutil.copyfile(_templates["table"], path)
     return path
 
 
 @pytest.fixture
-def release(tmp_path, table) -> Path:
-    """A valid substitution release of :func:`table` (x bounded 0..10, class y)."""
-    from ppdm.pipeline import make_release
-
+def release(tmp_path, _templates) -> Path:
+    """A valid substitution release of :func:`table` (x bounded 0..10 in 5 bins, class y)."""
     out = tmp_path / "rel"
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        make_release(
-            table, out, class_attribute="y", bounds={"x": (0.0, 10.0)}, n_bins=5, random_state=1
-        )
+    shutil.copytree(_templates["release"], out)
     return out
 
 
 @pytest.fixture
-def model(tmp_path, table) -> Path:
-    """A tree model written by ``ppdm tree train``."""
-    from ppdm.cli._tree import _save_model
-    from ppdm.tree import C45Classifier
-
-    frame = pd.read_csv(table)
-    clf = C45Classifier().fit(frame.drop(columns=["y"]), frame["y"])
+def model(tmp_path, _templates) -> Path:
+    """A tree model written by ``ppdm tree train`` (class y)."""
     path = tmp_path / "model.pkl"
-    _save_model(clf, "y", path)
+    shutil.copyfile(_templates["model"], path)
     return path
 
 
