@@ -65,7 +65,7 @@ PICKLE_RUNS = (
 )
 
 
-@fuzz_class("model files", examples=4)
+@fuzz_class("model files")
 @xfail_until(PICKLE_RUNS)
 @pytest.mark.parametrize("command", ["show", "show-rules", "predict", "compare"])
 def test_malicious_pickle_runs_nothing(cli, tmp_path, table, command):

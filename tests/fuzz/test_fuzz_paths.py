@@ -288,7 +288,7 @@ def test_out_in_an_unwritable_directory(cli, request, tmp_path, cmd):
 # -- links as outputs --------------------------------------------------------------------
 
 
-@fuzz_class("output paths", examples=2)
+@fuzz_class("output paths")
 @pytest.mark.parametrize("cmd", ["reconstruct", "tree-train"])
 def test_out_is_a_link_to_the_input(cli, request, tmp_path, cmd):
     """A link named as output and pointing at an input: the input is never written."""

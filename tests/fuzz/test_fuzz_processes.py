@@ -90,7 +90,7 @@ def _wait_for_hidden(out: Path, proc: subprocess.Popen, timeout: float = 120) ->
 # -- signals ----------------------------------------------------------------------------
 
 
-@fuzz_class("signals", examples=2)
+@fuzz_class("signals")
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
 def test_signal_mid_perturb_leaves_nothing(tmp_path, big_table, sig):
     out = tmp_path / "rel"
@@ -245,7 +245,7 @@ def test_network_alias_bomb(tmp_path):
     assert_refused(_run("bn", "sample", net, "--n", "5", "--out", out, timeout=20), snap, FAILURE)
 
 
-@fuzz_class("yaml alias bombs", examples=2)
+@fuzz_class("yaml alias bombs")
 @pytest.mark.parametrize("where", ["attributes", "values"])
 def test_spec_alias_bomb(cli, tmp_path, table, where):
     lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"] + [

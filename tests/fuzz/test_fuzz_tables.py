@@ -212,7 +212,7 @@ def test_integers_beyond_2_53_are_kept_exactly(cli, tmp_path):
     assert got == want
 
 
-@fuzz_class("malformed tables", examples=2)
+@fuzz_class("malformed tables")
 @pytest.mark.parametrize("ext", ["csv", "parquet"])
 def test_one_megabyte_field(cli, tmp_path, ext):
     frame = pd.DataFrame({"x": [1.5, 2.5] * 20, "k": ["a", "b"] * 20, "y": ["no", "yes"] * 20})
