@@ -27,6 +27,7 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", "fuzz_class(name, examples=1): the class of hostile input a fuzz case covers"
     )
+    config.addinivalue_line("markers", "fuzz_meta: a check of the suite itself, not a case")
 
 
 @pytest.fixture

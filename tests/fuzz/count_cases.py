@@ -29,6 +29,8 @@ class _Counter:
 
     def pytest_collection_modifyitems(self, session, config, items):
         for item in items:
+            if item.get_closest_marker("fuzz_meta") is not None:
+                continue
             mark = item.get_closest_marker("fuzz_class")
             if mark is None:
                 self.unclassified.append(item.nodeid)
