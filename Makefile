@@ -2,9 +2,9 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
-EXTRAS ?= test,dask
+EXTRAS ?= test,dask,app
 
-.PHONY: demo test venv weka lint format bench clean
+.PHONY: demo test venv weka chromium lint format bench clean
 
 $(BIN)/ppdm: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,8 +26,18 @@ weka:
 	  else echo "warning: weka not installed and not root; J48 tests will be skipped"; fi; \
 	fi
 
-test: venv weka
+# The app's tests drive a real headless Chromium (Debian package `chromium`) with Playwright.
+chromium:
+	@if ! command -v chromium >/dev/null; then \
+	  if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null; then \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null \
+	      || echo "warning: could not install chromium; the app's browser tests will be skipped"; \
+	  else echo "warning: chromium not installed and not root; the app's browser tests will be skipped"; fi; \
+	fi
+
+test: venv weka chromium
 	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -q -n 2 -p no:cacheprovider
 
 lint: venv

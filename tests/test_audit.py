@@ -63,7 +63,7 @@ def test_audit_passes_gamma_9_and_flags_gamma_1000(releases, tmp_path):
             str(png),
         ],
     )
-    assert bad.exit_code == 1, bad.output
+    assert bad.exit_code == 3, bad.output  # 3: a bound is violated
     report = json.loads(bad.output)
     assert not report["passed"] and report["violations"]
     assert report["spec_gamma"] == pytest.approx(1000.0)
@@ -108,13 +108,13 @@ def test_audit_report_contents(releases):
 def test_audit_bad_input(releases, tmp_path):
     orig = str(releases["orig"])
     r = runner.invoke(app, ["audit", str(tmp_path / "nope"), "--original", orig])
-    assert r.exit_code == 2 and "does not exist" in r.output
+    assert r.exit_code == 1 and "does not exist" in r.output
     r = runner.invoke(app, ["audit", str(releases[9.0]), "--original", str(tmp_path / "x.csv")])
-    assert r.exit_code == 2 and "--original" in r.output
+    assert r.exit_code == 1 and "--original" in r.output
     short = tmp_path / "short.csv"
     releases["df"].iloc[:100].to_csv(short, index=False)
     r = runner.invoke(app, ["audit", str(releases[9.0]), "--original", str(short)])
-    assert r.exit_code == 2 and "has 100 records but the release has 3000" in r.output
+    assert r.exit_code == 1 and "has 100 records but the release has 3000" in r.output
     r = runner.invoke(app, ["audit", str(releases[9.0]), "--original", orig, "--rho", "0.5", "0.1"])
     assert r.exit_code == 2 and "--rho" in r.output
     r = runner.invoke(app, ["audit", str(releases[9.0]), "--original", orig, "--tolerance", "-1"])

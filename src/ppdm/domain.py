@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .exceptions import BoundsLeakWarning, DomainError
+from .io import numbers_of_text
 from .random import RandomState, check_random_state
 
 __all__ = [
@@ -43,6 +44,18 @@ _REPRESENTATIVES = ("center", "left", "right", "random")
 
 def _first_bad_row(mask: np.ndarray, offset: int) -> int:
     return int(np.flatnonzero(mask)[0]) + offset
+
+
+def _plain(value: Any, limit: int = 60) -> str:
+    """``repr`` of a value as a plain Python value (never ``np.int64(3)``), truncated."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _py(value: Any) -> Any:
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def _missing_mask(values: pd.Series | np.ndarray) -> np.ndarray:
@@ -114,8 +127,8 @@ class CategoricalDomain:
         if bad.any():
             row = _first_bad_row(bad, row_offset)
             raise DomainError(
-                f"column {column!r} row {row} has value {series.iloc[row - row_offset]!r}, "
-                f"which is not in its domain {list(self.values)}"
+                f"column {column!r} row {row} has value {_plain(series.iloc[row - row_offset])}, "
+                f"which is not in its domain {_plain([_py(v) for v in self.values], 200)}"
             )
         return codes.astype(np.int32)
 
@@ -126,7 +139,14 @@ class CategoricalDomain:
         if self.missing_category:
             table[-1] = None
         out = table[np.asarray(codes)]
-        if all(isinstance(v, (int, np.integer)) for v in self.values) and not self.missing_category:
+        if self.missing_category:
+            return out
+        if all(isinstance(v, (bool, np.bool_)) for v in self.values):
+            return out.astype(bool)
+        if all(
+            isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+            for v in self.values
+        ):
             return out.astype(np.int64)
         if (
             all(isinstance(v, (float, int, np.number)) for v in self.values)
@@ -194,6 +214,11 @@ class BinnedDomain:
             raise DomainError(
                 f"bounds must be finite with low < high (got low={self.low}, high={self.high})"
             )
+        if not math.isfinite(self.high - self.low):
+            raise DomainError(
+                f"bounds [{self.low}, {self.high}] are too far apart: the bin width "
+                f"({self.high} - {self.low}) / {self.n_bins} overflows; narrow the bounds"
+            )
         if self.representative not in _REPRESENTATIVES:
             raise DomainError(
                 f"representative must be one of {_REPRESENTATIVES} (got {self.representative!r})"
@@ -229,7 +254,7 @@ class BinnedDomain:
             row = _first_bad_row(bad.to_numpy(), row_offset)
             raise DomainError(
                 f"column {column!r} row {row} has non-numeric value "
-                f"{series.iloc[row - row_offset]!r}; a binned domain needs numbers"
+                f"{_plain(series.iloc[row - row_offset])}; a binned domain needs numbers"
             ) from None
         missing = np.isnan(x)
         if missing.any() and not self.missing_category:
@@ -305,6 +330,63 @@ def domain_from_spec(spec: dict) -> Domain:
     raise DomainError(f"domain kind must be 'categorical' or 'binned' (got {kind!r})")
 
 
+#: Distinct texts kept for a CSV column that has held only numbers so far: enough to make
+#: it categorical over its texts if a later value is not a number.
+RAW_CAP = 10_000
+
+_KIND_ORDER = {"int": 0, "float": 1}
+
+
+def _merge_kind(a: str | None, b: str | None) -> str | None:
+    if a is None or a == b:
+        return b
+    if b is None:
+        return a
+    if a in _KIND_ORDER and b in _KIND_ORDER:
+        return "float"
+    return "str"
+
+
+def _kind_of(series: pd.Series) -> str:
+    if pd.api.types.is_bool_dtype(series):
+        return "bool"
+    if pd.api.types.is_integer_dtype(series):
+        return "int"
+    if pd.api.types.is_numeric_dtype(series):
+        return "float"
+    return "str"
+
+
+def _check_releasable(series: pd.Series, column: str) -> None:
+    """Refuse, by name, column types a release cannot hold or read back."""
+    dtype = series.dtype
+    hint = None
+    if pd.api.types.is_datetime64_any_dtype(dtype) or pd.api.types.is_timedelta64_dtype(dtype):
+        hint = "a number (e.g. seconds since 1970) or a string"
+    elif isinstance(dtype, (pd.PeriodDtype, pd.IntervalDtype)):
+        hint = "a number or a string"
+    elif pd.api.types.is_complex_dtype(dtype):
+        hint = "two float columns"
+    elif pd.api.types.is_object_dtype(dtype):
+        inferred = pd.api.types.infer_dtype(series, skipna=True)
+        if inferred in ("decimal",):
+            hint = "a float, or a string to keep it exact"
+        elif inferred in ("datetime", "datetime64", "date", "time", "timedelta", "period"):
+            hint = "a number (e.g. seconds since 1970) or a string"
+        elif inferred in ("bytes", "complex", "interval"):
+            hint = "a string"
+        elif inferred == "mixed":
+            first = series.dropna().map(type).drop_duplicates().tolist()
+            odd = [t for t in first if t not in (str, int, float, bool)]
+            if odd:
+                dtype = odd[0].__name__
+                hint = "a number or a string"
+    if hint is not None:
+        raise DomainError(
+            f"column {column!r} has type {dtype}, which ppdm cannot release; convert it to {hint}"
+        )
+
+
 def _sorted_unique(values: np.ndarray) -> list:
     uniq = pd.unique(values)
     try:
@@ -332,9 +414,59 @@ class DomainSketch:
         self.values: set = set()
         self.overflow = False
         self.first_missing: int | None = None
+        #: how the column is read back: "int", "float", "str" or "bool" (None: no data yet)
+        self.kind: str | None = None
+        self.raw: set | None = set()
+        self.flip: tuple[int, object] | None = None
 
-    def update(self, values: pd.Series | np.ndarray) -> DomainSketch:
+    def _from_text(self, series: pd.Series) -> pd.Series:
+        """Numbers if this and every earlier batch of raw CSV text were numbers, else text."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        arr = pa.array(series, from_pandas=True)
+        if not pa.types.is_string(arr.type) and not pa.types.is_large_string(arr.type):
+            arr = pc.cast(arr, pa.string())
+        if self.kind != "str":
+            for kind in ("int", "float"):
+                if kind == "int" and self.kind == "float":
+                    continue
+                num = numbers_of_text(arr, kind)
+                if num is None:
+                    continue
+                self.kind = kind
+                if self.raw is not None:
+                    self.raw.update(pc.unique(arr.drop_null()).to_pylist())
+                    if len(self.raw) > RAW_CAP:
+                        self.raw = None
+                return num.to_pandas()
+            # the column is not numeric after all: it is categorical over its texts
+            if self.numeric:
+                if self.raw is None:
+                    bad = pd.to_numeric(series, errors="coerce").isna() & series.notna()
+                    row = _first_bad_row(bad.to_numpy(), 0)
+                    self.flip = (row + self.rows, series.iloc[row])
+                    self.values = set()
+                else:
+                    self.values = set(self.raw)
+                self.overflow = False
+            self.kind = "str"
+            self.raw = None
+        return series
+
+    def update(self, values: pd.Series | np.ndarray, *, text: bool = False) -> DomainSketch:
+        """Fold in the next batch of the column.
+
+        ``text=True`` says the values are raw CSV text whose kind is decided over all
+        batches: the column is numeric only if every batch is, else categorical over
+        its texts (so ``'00501'`` stays a string).
+        """
         series = values if isinstance(values, pd.Series) else pd.Series(values)
+        if text:
+            series = self._from_text(series)
+        else:
+            _check_releasable(series, self.column)
+            self.kind = _merge_kind(self.kind, _kind_of(series)) if len(series) else self.kind
         miss = _missing_mask(series)
         if miss.any() and self.first_missing is None:
             self.first_missing = _first_bad_row(miss, self.rows)
@@ -348,10 +480,13 @@ class DomainSketch:
         if not len(present):
             return self
         if is_num and self.numeric:
-            x = present.to_numpy(dtype=np.float64)
+            if pd.api.types.is_integer_dtype(present):
+                x = present.to_numpy()  # integers stay exact (no float64 rounding above 2**53)
+            else:
+                x = present.to_numpy(dtype=np.float64)
+                self.integer = self.integer and bool(np.all(x == np.round(x)))
             self.low = min(self.low, float(x.min()))
             self.high = max(self.high, float(x.max()))
-            self.integer = self.integer and bool(np.all(x == np.round(x)))
             if not self.overflow:
                 uniq = np.unique(x)
                 if len(uniq) <= self.cap:  # never build a set of a continuous column
@@ -360,7 +495,13 @@ class DomainSketch:
                     self.overflow = True
                     self.values = set()
         else:
-            self.values.update(pd.unique(present.to_numpy()).tolist())
+            try:
+                self.values.update(pd.unique(present.to_numpy()).tolist())
+            except TypeError:
+                raise DomainError(
+                    f"column {self.column!r} holds values such as "
+                    f"{str(present.iloc[0])[:40]!r} that are not numbers or strings"
+                ) from None
         return self
 
     def merge(self, other: DomainSketch) -> DomainSketch:
@@ -389,6 +530,11 @@ class DomainSketch:
         out.low = min(self.low, other.low)
         out.high = max(self.high, other.high)
         out.integer = self.integer and other.integer
+        out.kind = _merge_kind(self.kind, other.kind)
+        out.raw = None if self.raw is None or other.raw is None else self.raw | other.raw
+        out.flip = self.flip or (
+            (other.flip[0] + self.rows, other.flip[1]) if other.flip is not None else None
+        )
         out.overflow = self.overflow or other.overflow
         out.values = set() if out.overflow and out.numeric else self.values | other.values
         if out.numeric and len(out.values) > out.cap:
@@ -422,6 +568,13 @@ class DomainSketch:
         if self.numeric is None:
             raise DomainError(f"column {column!r} has only missing values")
         cat = missing == "category"
+        if not self.numeric and self.flip is not None:
+            row, value = self.flip
+            raise DomainError(
+                f"column {column!r} row {row} has value {str(value)[:40]!r}, but the rows before "
+                f"it hold more than {RAW_CAP} distinct numbers; fix the value, or give the "
+                "column's domain in a spec"
+            )
         if not self.numeric:
             vals = _sorted_unique(np.array(list(self.values), dtype=object))
             if warn:
@@ -433,14 +586,17 @@ class DomainSketch:
                 )
             return CategoricalDomain(tuple(vals), missing_category=cat, from_data=True)
         if bounds is not None:
-            return BinnedDomain(
-                float(bounds[0]),
-                float(bounds[1]),
-                n,
-                representative=representative,
-                out_of_bounds=out_of_bounds,
-                missing_category=cat,
-            )
+            try:
+                return BinnedDomain(
+                    float(bounds[0]),
+                    float(bounds[1]),
+                    n,
+                    representative=representative,
+                    out_of_bounds=out_of_bounds,
+                    missing_category=cat,
+                )
+            except DomainError as exc:
+                raise DomainError(f"column {column!r}: {exc}") from None
         if self.integer and not self.overflow and len(self.values) <= n:
             uniq = sorted(self.values)
             if len(uniq) < 2:
@@ -460,6 +616,18 @@ class DomainSketch:
             )
         if self.low == self.high:
             raise DomainError(f"column {column!r} is constant ({self.low}): nothing to perturb")
+        try:
+            domain = BinnedDomain(
+                self.low,
+                self.high,
+                n,
+                representative=representative,
+                out_of_bounds=out_of_bounds,
+                missing_category=cat,
+                bounds_from_data=True,
+            )
+        except DomainError as exc:
+            raise DomainError(f"column {column!r}: {exc}") from None
         if warn:
             warnings.warn(
                 f"column {column!r}: bounds [{self.low}, {self.high}] taken from the data; the "
@@ -467,15 +635,7 @@ class DomainSketch:
                 BoundsLeakWarning,
                 stacklevel=3,
             )
-        return BinnedDomain(
-            self.low,
-            self.high,
-            n,
-            representative=representative,
-            out_of_bounds=out_of_bounds,
-            missing_category=cat,
-            bounds_from_data=True,
-        )
+        return domain
 
 
 def infer_domain(

@@ -45,7 +45,7 @@ __all__ = [
 METHODS = ("inverse", "zero", "set-scale", "norm-sub", "ibu")
 
 
-def _check_method(method: str) -> str:
+def check_method(method: str) -> str:
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)} (got {method!r})")
     return method
@@ -256,7 +256,7 @@ def estimate_counts(
     ----------
     Dowd, Xu & Zhang, Eq. (1) and Sec. 4.3.
     """
-    _check_method(method)
+    check_method(method)
     y = np.asarray(y, dtype=np.float64)
     if y.ndim != 1 or len(y) != matrix.n_values:
         raise ValueError(
@@ -277,7 +277,7 @@ def estimate_counts_by_class(
     method: str = "set-scale",
 ) -> list[Estimate]:
     """Per-class estimates when the class is unperturbed: one :class:`Estimate` per class code."""
-    _check_method(method)
+    check_method(method)
     n = matrix.n_values
     table = np.bincount(np.asarray(classes) * n + np.asarray(codes), minlength=n * n_classes)
     table = table.reshape(n_classes, n).astype(np.float64)
@@ -297,7 +297,7 @@ def estimate_joint_counts(
     ----------
     Ma & Sivakumar, Sec. 4.
     """
-    _check_method(method)
+    check_method(method)
     if method == "ibu":
         raise ValueError(
             "method 'ibu' is not available for joint tensors; use set-scale or norm-sub"

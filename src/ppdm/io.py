@@ -7,17 +7,25 @@ temporary path (see :func:`ppdm.cli._common.atomic_path`) or use :func:`write_ta
 from __future__ import annotations
 
 import os
+import re
+import stat
 from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from .exceptions import DataError
 from .publish import register_input
 
 __all__ = [
+    "KINDS",
+    "TEXT_ATTR",
     "table_format",
+    "check_regular_file",
+    "infer_kind",
+    "numbers_of_text",
     "partition_files",
     "read_table",
     "iter_batches",
@@ -25,6 +33,7 @@ __all__ = [
     "write_table_atomic",
     "atomic_path",
     "write_arff",
+    "arff_quote",
     "read_arff",
     "BatchWriter",
 ]
@@ -88,31 +97,405 @@ def partition_files(path: str | os.PathLike) -> list[Path]:
     return files
 
 
-def read_table(path: str | os.PathLike, columns: list[str] | None = None) -> pd.DataFrame:
+#: Kinds a column can be read as: exact integers, floats, strings or booleans.
+KINDS = ("int", "float", "str", "bool")
+
+#: Key of ``DataFrame.attrs`` set on batches whose CSV columns are raw text, their kinds
+#: not yet decided (:func:`iter_batches` with ``kinds="text"``).
+TEXT_ATTR = "ppdm_raw_text"
+
+# the missing-value spellings of pandas' CSV reader
+_NA_VALUES = [
+    "",
+    "#N/A",
+    "#N/A N/A",
+    "#NA",
+    "-1.#IND",
+    "-1.#QNAN",
+    "-NaN",
+    "-nan",
+    "1.#IND",
+    "1.#QNAN",
+    "<NA>",
+    "N/A",
+    "NA",
+    "NULL",
+    "NaN",
+    "None",
+    "n/a",
+    "nan",
+    "null",
+]
+# bytes per CSV block: a record longer than this is refused with one line
+_CSV_BLOCK = 1 << 20
+
+
+def check_regular_file(path: str | os.PathLike) -> Path:
+    """``path`` as a Path, after checking that it is a regular file or a directory.
+
+    FIFOs, sockets and devices (also behind a symlink, e.g. to ``/dev/zero``) are
+    refused before anything is opened, so a read can neither hang nor run forever.
+
+    Examples
+    --------
+    >>> check_regular_file("/dev/null")
+    Traceback (most recent call last):
+    ...
+    ppdm.exceptions.DataError: input file '/dev/null' is not a regular file (it is a character device)
+    """
+    p = Path(path)
+    try:
+        mode = os.stat(p).st_mode
+    except FileNotFoundError:
+        raise FileNotFoundError(f"input file {str(p)!r} does not exist") from None
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return p
+    if stat.S_ISFIFO(mode):
+        what = "a FIFO"
+    elif stat.S_ISCHR(mode):
+        what = "a character device"
+    elif stat.S_ISBLK(mode):
+        what = "a block device"
+    elif stat.S_ISSOCK(mode):
+        what = "a socket"
+    else:
+        what = "not a file"
+    raise DataError(f"input file {str(p)!r} is not a regular file (it is {what})")
+
+
+def _arrow_type(kind: str):
+    import pyarrow as pa
+
+    types = {"int": pa.int64(), "float": pa.float64(), "str": pa.string(), "bool": pa.bool_()}
+    if kind not in types:
+        raise DataError(f"column kind must be one of {list(KINDS)} (got {kind!r})")
+    return types[kind]
+
+
+def numbers_of_text(array, kind: str):
+    """``array`` of texts as ``kind`` (``"int"`` or ``"float"``), or None if some text is not
+    such a number. Numbers written with a leading zero (``'00501'``) are codes, not numbers.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    try:
+        out = pc.cast(array, _arrow_type(kind))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+    if len(array) and pc.any(pc.match_substring_regex(array, r"^\s*[+-]?0[0-9]")).as_py():
+        return None
+    return out
+
+
+def infer_kind(array) -> str:
+    """Kind of a column of text: ``"int"`` if every value is an integer, else ``"float"``
+    if every value is a number, else ``"str"`` (missing values fit every kind; numbers
+    with a leading zero, such as ``'00501'``, are strings).
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> [infer_kind(pa.array(v)) for v in (["1", None], ["1", "2.5"], ["00501", "2"])]
+    ['int', 'float', 'str']
+    """
+    for kind in ("int", "float"):
+        if numbers_of_text(array, kind) is not None:
+            return kind
+    return "str"
+
+
+def _cast_kind(array, kind: str):
+    import pyarrow.compute as pc
+
+    return array if kind == "str" else pc.cast(array, _arrow_type(kind))
+
+
+def _csv_line(path: Path, expected: int) -> tuple[int, int] | None:
+    """(1-based line, number of fields) of the first CSV record without ``expected`` fields."""
+    import csv
+
+    with open(path, newline="", encoding="utf-8", errors="replace") as fh:
+        reader = csv.reader(fh)
+        try:
+            for record in reader:
+                if record and len(record) != expected:
+                    return reader.line_num, len(record)
+        except csv.Error:
+            return None
+    return None
+
+
+def _csv_error(path: Path, exc: Exception) -> DataError:
+    """One line naming the file (and the line or column) for an Arrow CSV error."""
+    lines = str(exc).strip().splitlines()
+    text = lines[0] if lines else type(exc).__name__
+    name = str(path)
+    if "Empty CSV file" in text:
+        return DataError(f"input file {name!r} is empty")
+    m = re.search(r"Expected (\d+) columns, got (\d+)", text)
+    if m:
+        found = _csv_line(path, int(m[1]))
+        if found is not None:
+            return DataError(
+                f"input file {name!r} line {found[0]} has {found[1]} fields; the header has {m[1]}"
+            )
+        return DataError(f"input file {name!r} has a row of {m[2]} fields; the header has {m[1]}")
+    if "straddle" in text:
+        return DataError(
+            f"input file {name!r} has a row longer than {_CSV_BLOCK >> 20} MiB "
+            "(or an unclosed quote); ppdm cannot read it"
+        )
+    m = re.search(r"conversion error to (\w+): invalid value (.*)$", text)
+    if m:
+        col = re.search(r"column #(\d+)", text)
+        where = f" column #{int(col[1]) + 1}" if col else ""
+        return DataError(
+            f"input file {name!r}{where} has value {m[2][:40]}, which is not of type {m[1]}"
+        )
+    if "invalid UTF8" in text:
+        col = re.search(r"column #(\d+)", text)
+        where = f" (column #{int(col[1]) + 1})" if col else ""
+        return DataError(
+            f"input file {name!r} is not UTF-8 text{where}; save it as UTF-8 and try again"
+        )
+    return DataError(f"input file {name!r} cannot be read as CSV: {text[:200]}")
+
+
+def _csv_names(path: Path) -> list[str]:
+    """The header of a CSV file, refusing repeated column names.
+
+    An empty name (a saved index) is named ``Unnamed: i`` as pandas does.
+    """
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    try:
+        reader = pcsv.open_csv(
+            path,
+            read_options=pcsv.ReadOptions(block_size=_CSV_BLOCK),
+            parse_options=pcsv.ParseOptions(newlines_in_values=True),
+            convert_options=pcsv.ConvertOptions(include_columns=[]),
+        )
+    except (pa.ArrowInvalid, UnicodeDecodeError) as exc:
+        raise _csv_error(path, exc) from None
+    names = [str(n) or f"Unnamed: {i}" for i, n in enumerate(reader.schema.names)]
+    reader.close()
+    seen: set[str] = set()
+    for n in names:
+        if n in seen:
+            raise DataError(
+                f"input file {str(path)!r} has the column {n!r} more than once in its header; "
+                "column names must be unique"
+            )
+        seen.add(n)
+    return names
+
+
+def _csv_plan(path: Path, columns, kinds):
+    """Arrow options reading every column as text, except those with a given kind."""
+    import pyarrow.csv as pcsv
+
+    names = _csv_names(path)
+    wanted = names if columns is None else list(columns)
+    for c in wanted:
+        if c not in names:
+            raise DataError(f"input file {str(path)!r} has no column {c!r}")
+    given = kinds if isinstance(kinds, dict) else {}
+    convert = pcsv.ConvertOptions(
+        column_types={n: _arrow_type(given.get(n, "str")) for n in names},
+        null_values=_NA_VALUES,
+        strings_can_be_null=True,
+        quoted_strings_can_be_null=True,
+        include_columns=wanted,
+    )
+    if any(n.startswith("Unnamed: ") for n in names):
+        read = pcsv.ReadOptions(block_size=_CSV_BLOCK, column_names=names, skip_rows=1)
+    else:
+        read = pcsv.ReadOptions(block_size=_CSV_BLOCK)
+    parse = pcsv.ParseOptions(newlines_in_values=True)
+    return wanted, given, read, parse, convert
+
+
+def _csv_frame(table, wanted: list[str], given: dict, kinds) -> pd.DataFrame:
+    """A text-read Arrow table as a DataFrame; columns without a kind are inferred here."""
+    if kinds != "text":
+        arrays = []
+        for name, col in zip(table.column_names, table.columns):
+            kind = given.get(name)
+            arrays.append(col if kind is not None else _cast_kind(col, infer_kind(col)))
+        table = table.from_arrays(arrays, names=table.column_names)
+    frame = table.to_pandas()
+    if kinds == "text":
+        frame.attrs[TEXT_ATTR] = True
+    return frame
+
+
+def _iter_csv(
+    path: Path, batch_size: int, columns, kinds, allow_empty: bool = False
+) -> Iterator[pd.DataFrame]:
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    wanted, given, read, parse, convert = _csv_plan(path, columns, kinds)
+    try:
+        reader = pcsv.open_csv(
+            path, read_options=read, parse_options=parse, convert_options=convert
+        )
+    except (pa.ArrowInvalid, UnicodeDecodeError) as exc:
+        raise _csv_error(path, exc) from None
+    buf: list = []
+    n = rows = 0
+    try:
+        while True:
+            try:
+                batch = reader.read_next_batch()
+            except StopIteration:
+                break
+            except (pa.ArrowInvalid, UnicodeDecodeError) as exc:
+                raise _csv_error(path, exc) from None
+            while batch.num_rows:
+                take = min(batch_size - n, batch.num_rows)
+                buf.append(batch.slice(0, take))
+                n += take
+                batch = batch.slice(take)
+                if n == batch_size:
+                    rows += n
+                    yield _csv_frame(pa.Table.from_batches(buf), wanted, given, kinds)
+                    buf, n = [], 0
+        if n:
+            rows += n
+            yield _csv_frame(pa.Table.from_batches(buf), wanted, given, kinds)
+    finally:
+        reader.close()
+    if rows == 0 and not allow_empty:
+        raise DataError(f"input file {str(path)!r} has a header but no rows")
+
+
+def _read_csv_table(path: Path, columns, kinds):
+    """The whole file as an Arrow table: text, except the columns with a given kind."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    wanted, given, read, parse, convert = _csv_plan(path, columns, kinds)
+    try:
+        table = pcsv.read_csv(path, read_options=read, parse_options=parse, convert_options=convert)
+    except (pa.ArrowInvalid, UnicodeDecodeError) as exc:
+        raise _csv_error(path, exc) from None
+    return table, wanted, given
+
+
+def _read_csv(path: Path, columns, kinds) -> pd.DataFrame:
+    table, wanted, given = _read_csv_table(path, columns, kinds)
+    if table.num_rows == 0:
+        raise DataError(f"input file {str(path)!r} has a header but no rows")
+    return _csv_frame(table, wanted, given, kinds)
+
+
+def _read_csv_parts(path: Path, files: list[Path], columns, kinds) -> pd.DataFrame:
+    """CSV partitions as one table, each column's kind decided over all of them."""
+    import pyarrow as pa
+
+    tables = []
+    for f in files:
+        table, wanted, given = _read_csv_table(f, columns, kinds)
+        if tables and table.column_names != tables[0].column_names:
+            raise DataError(
+                f"partition {str(f)!r} has columns {table.column_names}; the first partition "
+                f"of {str(path)!r} has {tables[0].column_names}"
+            )
+        if table.num_rows:  # an empty partition adds nothing
+            tables.append(table)
+    if not tables:
+        raise DataError(f"every partition of {str(path)!r} is empty")
+    return _csv_frame(pa.concat_tables(tables), wanted, given, kinds)
+
+
+def _unsupported(t) -> str | None:
+    """How to convert a column of Arrow type ``t`` that ppdm cannot release (None if it can)."""
+    import pyarrow.types as pt
+
+    if pt.is_dictionary(t):
+        return _unsupported(t.value_type)
+    if (
+        pt.is_integer(t)
+        or pt.is_floating(t)
+        or pt.is_boolean(t)
+        or pt.is_string(t)
+        or pt.is_large_string(t)
+        or pt.is_null(t)
+        or (hasattr(pt, "is_string_view") and pt.is_string_view(t))
+    ):
+        return None
+    if pt.is_temporal(t):
+        return "a number (e.g. seconds since 1970) or a string"
+    if pt.is_decimal(t):
+        return "a float, or a string to keep it exact"
+    if pt.is_nested(t):
+        return "flat columns of numbers or strings"
+    return "a number or a string"
+
+
+def _check_parquet(path: Path, schema, columns) -> None:
+    for field in schema:
+        if columns is not None and field.name not in columns:
+            continue
+        hint = _unsupported(field.type)
+        if hint is not None:
+            raise DataError(
+                f"column {field.name!r} of {str(path)!r} has type {field.type}, which ppdm "
+                f"cannot release; convert it to {hint}"
+            )
+
+
+def _parquet_file(path: Path, columns):
+    import pyarrow.parquet as pq
+
+    try:
+        pf = pq.ParquetFile(path)
+    except Exception as exc:  # pyarrow raises several types for a damaged file
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise DataError(
+            f"input file {str(path)!r} is not a readable Parquet file: {first}"
+        ) from None
+    schema = pf.schema_arrow
+    if columns is not None:
+        for c in columns:
+            if c not in schema.names:
+                raise DataError(f"input file {str(path)!r} has no column {c!r}")
+    _check_parquet(path, schema, columns)
+    return pf
+
+
+def read_table(
+    path: str | os.PathLike,
+    columns: list[str] | None = None,
+    kinds: dict[str, str] | None = None,
+) -> pd.DataFrame:
     """Read a whole CSV, Parquet or ARFF file into a DataFrame.
 
     Parameters
     ----------
     path : path-like
-        A file, or a directory of partitions (see :func:`partition_files`).
+        A regular file, or a directory of partitions (see :func:`partition_files`).
     columns : list of str, optional
         Columns to read (all by default).
+    kinds : dict of column -> {"int", "float", "str", "bool"}, optional
+        How to read CSV columns. The others are integers if every value is one, else
+        numbers if every value is one, else strings, decided over the whole file.
     """
-    path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"input file {str(path)!r} does not exist")
+    path = check_regular_file(path)
     register_input(path)
     if path.is_dir():
-        parts = [read_table(f, columns) for f in partition_files(path)]
-        return pd.concat(parts, ignore_index=True)
+        files = partition_files(path)
+        if table_format(files[0]) == "csv":
+            return _read_csv_parts(path, files, columns, kinds)
+        return pd.concat([read_table(f, columns, kinds) for f in files], ignore_index=True)
     fmt = table_format(path)
     if fmt == "csv":
-        try:
-            frame = pd.read_csv(path, usecols=columns)
-        except pd.errors.EmptyDataError:
-            raise DataError(f"input file {str(path)!r} is empty") from None
+        frame = _read_csv(path, columns, kinds)
     elif fmt == "parquet":
-        frame = pd.read_parquet(path, columns=columns)
+        frame = _parquet_file(path, columns).read(columns=columns).to_pandas()
     else:
         frame = read_arff(path)
         if columns is not None:
@@ -121,32 +504,50 @@ def read_table(path: str | os.PathLike, columns: list[str] | None = None) -> pd.
 
 
 def iter_batches(
-    path: str | os.PathLike, batch_size: int = 1_000_000, columns: list[str] | None = None
+    path: str | os.PathLike,
+    batch_size: int = 1_000_000,
+    columns: list[str] | None = None,
+    kinds: dict[str, str] | str | None = None,
 ) -> Iterator[pd.DataFrame]:
     """Yield a CSV or Parquet file in batches of at most ``batch_size`` rows.
 
     Memory stays bounded by the batch, whatever the file size. A directory is read as
     a partitioned table (see :func:`partition_files`), partition after partition.
+
+    Parameters
+    ----------
+    path : path-like
+        A regular file or a directory (FIFOs and devices are refused).
+    batch_size : int
+    columns : list of str, optional
+    kinds : dict of column -> {"int", "float", "str", "bool"}, or "text", optional
+        How to read CSV columns: a column's kind should be fixed over the whole file
+        (e.g. by the first pass of :func:`ppdm.perturb.plan_release`), so that every
+        batch reads it the same way. Columns without a kind are inferred batch by
+        batch. ``"text"`` reads every CSV column as raw text and marks the batches
+        with ``attrs[TEXT_ATTR]``. Parquet columns keep their stored types.
     """
-    path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"input file {str(path)!r} does not exist")
+    path = check_regular_file(path)
     register_input(path)
     if path.is_dir():
+        rows = 0
         for f in partition_files(path):
-            yield from iter_batches(f, batch_size, columns)
+            if table_format(f) == "csv":  # an empty partition is skipped
+                for batch in _iter_csv(f, int(batch_size), columns, kinds, allow_empty=True):
+                    rows += len(batch)
+                    yield batch
+            else:
+                for batch in iter_batches(f, batch_size, columns, kinds):
+                    rows += len(batch)
+                    yield batch
+        if rows == 0:
+            raise DataError(f"every partition of {str(path)!r} is empty")
         return
     fmt = table_format(path)
     if fmt == "csv":
-        try:
-            reader = pd.read_csv(path, chunksize=batch_size, usecols=columns)
-            yield from reader
-        except pd.errors.EmptyDataError:
-            raise DataError(f"input file {str(path)!r} is empty") from None
+        yield from _iter_csv(path, int(batch_size), columns, kinds)
     elif fmt == "parquet":
-        import pyarrow.parquet as pq
-
-        pf = pq.ParquetFile(path)
+        pf = _parquet_file(path, columns)
         # one reader per row group: a single iter_batches over the whole file keeps the
         # buffers of the row groups it has passed, so memory would grow with the file
         for group in range(pf.metadata.num_row_groups):
@@ -158,21 +559,98 @@ def iter_batches(
         yield read_table(path, columns)
 
 
-def _arff_type(series: pd.Series) -> str:
-    if pd.api.types.is_bool_dtype(series) or not pd.api.types.is_numeric_dtype(series):
-        values = pd.unique(series.dropna())
-        try:
-            values = sorted(values)
-        except TypeError:
-            pass
-        return "{" + ",".join(_arff_quote(str(v)) for v in values) + "}"
-    return "numeric"
+# -- ARFF -----------------------------------------------------------------------------
+
+# Weka's Utils.quote: these characters are backslash-escaped (and force quotes) ...
+_ARFF_ESCAPES = {
+    "\\": "\\\\",
+    "'": "\\'",
+    '"': '\\"',
+    "\t": "\\t",
+    "\n": "\\n",
+    "\r": "\\r",
+    "%": "\\%",
+    "\u001e": "\\u001E",
+}
+_ARFF_ESCAPE_RE = re.compile("[" + re.escape("".join(_ARFF_ESCAPES)) + "]")
+# ... and these only force quotes
+_ARFF_SPECIAL = set(" ,{}?")
 
 
-def _arff_quote(text: str) -> str:
-    if text == "" or any(ch in text for ch in " ,{}'\"%\t"):
-        return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+def arff_quote(text: str) -> str:
+    """``text`` as one ARFF token, quoted and escaped as Weka's ``Utils.quote`` does.
+
+    Examples
+    --------
+    >>> [arff_quote(t) for t in ("a", "a b", "it's", "", "?", "x\\ny")]
+    ['a', "'a b'", "'it\\\\'s'", "''", "'?'", "'x\\\\ny'"]
+
+    References
+    ----------
+    Weka 3.6, ``weka.core.Utils.quote`` and ``backQuoteChars``.
+    """
+    text = str(text)
+    escaped = _ARFF_ESCAPE_RE.sub(lambda m: _ARFF_ESCAPES[m.group(0)], text)
+    if escaped != text or text == "" or any(ch in _ARFF_SPECIAL for ch in text):
+        return "'" + escaped + "'"
     return text
+
+
+# kept for callers of the old private name
+_arff_quote = arff_quote
+
+
+def _nominal_text(value) -> str:
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))  # an integer code read back as float (missing values)
+    return str(value)
+
+
+def _is_nominal(series: pd.Series) -> bool:
+    return (
+        pd.api.types.is_bool_dtype(series)
+        or isinstance(series.dtype, pd.CategoricalDtype)
+        or not pd.api.types.is_numeric_dtype(series)
+    )
+
+
+def _declared(series: pd.Series, given) -> list[str]:
+    if given is not None:
+        vals = [_nominal_text(v) for v in given]
+    else:
+        uniq = pd.unique(series.dropna())
+        if pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series):
+            uniq = sorted(uniq)
+        else:
+            uniq = sorted(uniq, key=str)
+        vals = [_nominal_text(v) for v in uniq]
+    return list(dict.fromkeys(vals))
+
+
+def _arff_column(name: str, series: pd.Series, nominal: bool) -> list[str]:
+    values = series.to_numpy(dtype=object)
+    missing = pd.isna(series).to_numpy()
+    if nominal:
+        cache: dict = {}
+        out = []
+        for v, m in zip(values, missing):
+            if m:
+                out.append("?")
+                continue
+            key = (type(v), v)
+            text = cache.get(key)
+            if text is None:
+                text = cache[key] = arff_quote(_nominal_text(v))
+            out.append(text)
+        return out
+    if pd.api.types.is_integer_dtype(series):
+        return [str(int(v)) for v in values]
+    x = series.to_numpy(dtype=np.float64, na_value=np.nan)
+    if np.isinf(x).any():
+        raise DataError(f"column {name!r} has an infinite value, which ARFF cannot hold")
+    return ["?" if m else repr(float(v)) for v, m in zip(x.tolist(), np.isnan(x).tolist())]
 
 
 def write_arff(
@@ -180,37 +658,70 @@ def write_arff(
     path: str | os.PathLike,
     relation: str = "ppdm",
     nominal: list[str] | None = None,
+    *,
+    categories: dict | None = None,
+    weights=None,
 ) -> None:
-    """Write a DataFrame as Weka ARFF.
+    """Write a DataFrame as Weka ARFF (the one ARFF writer of ppdm).
 
-    Non-numeric columns, and those named in ``nominal``, become nominal attributes;
-    missing values are written as ``?``.
+    Non-numeric (string, boolean, categorical) columns are NOMINAL attributes; so are
+    the columns named in ``nominal`` or ``categories`` whatever their type, e.g. an
+    integer-coded class or attribute. Every name and value is quoted and escaped by
+    Weka's rules (:func:`arff_quote`), so commas, quotes, newlines, ``%`` and braces
+    cannot break the file. Missing values are ``?``.
+
+    Parameters
+    ----------
+    frame : DataFrame
+    path : path-like
+    relation : str, default="ppdm"
+    nominal : list of str, optional
+        Columns to write as nominal (declared values sorted).
+    categories : dict of column -> sequence, optional
+        Declared values of nominal columns, in this order (implies nominal).
+    weights : sequence of float, optional
+        Weka instance weights, written as ``{w}`` after every row.
+
+    References
+    ----------
+    Weka 3.6 ARFF format (``weka.core.converters.ArffLoader``).
     """
-    nominal = set(nominal or [])
-    lines = [f"@relation {_arff_quote(relation)}", ""]
-    cols = []
+    categories = dict(categories or {})
+    nominal_set = set(nominal or []) | set(categories)
+    unknown = [c for c in nominal_set if c not in frame.columns]
+    if unknown:
+        raise DataError(f"nominal column {unknown[0]!r} is not in the table")
+    header = [f"@relation {arff_quote(relation)}", ""]
+    columns = []
     for name in frame.columns:
         s = frame[name]
-        if name in nominal and pd.api.types.is_numeric_dtype(s):
-            s = s.astype("Int64").astype(str).where(s.notna())
-        t = _arff_type(s)
-        cols.append(s)
-        lines.append(f"@attribute {_arff_quote(str(name))} {t}")
-    lines += ["", "@data"]
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write("\n".join(lines) + "\n")
-        body = pd.DataFrame({i: c for i, c in enumerate(cols)})
-        for j, c in enumerate(cols):
-            if not pd.api.types.is_numeric_dtype(c):
-                body[j] = c.map(lambda v: "?" if pd.isna(v) else _arff_quote(str(v)))
-        body.to_csv(fh, header=False, index=False, na_rep="?", lineterminator="\n")
+        is_nom = name in nominal_set or _is_nominal(s)
+        if is_nom:
+            vals = _declared(s, categories.get(name))
+            kind = "{" + ",".join(arff_quote(v) for v in vals) + "}"
+        else:
+            kind = "numeric"
+        header.append(f"@attribute {arff_quote(str(name))} {kind}")
+        columns.append(_arff_column(str(name), s, is_nom))
+    header += ["", "@data"]
+    w = None if weights is None else [repr(float(x)) for x in weights]
+    with open(path, "w", encoding="utf-8", newline="\n") as fh:
+        fh.write("\n".join(header) + "\n")
+        for i, row in enumerate(zip(*columns)):
+            line = ",".join(row)
+            fh.write(line + (f",{{{w[i]}}}\n" if w is not None else "\n"))
 
 
 def read_arff(path: str | os.PathLike) -> pd.DataFrame:
     """Read a (dense) ARFF file; nominal attributes become strings, numeric ones floats."""
     from scipy.io import arff
 
-    data, meta = arff.loadarff(str(path))
+    path = check_regular_file(path)
+    try:
+        data, meta = arff.loadarff(str(path))
+    except (ValueError, arff.ArffError) as exc:
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise DataError(f"input file {str(path)!r} is not a readable ARFF file: {first}") from None
     frame = pd.DataFrame(data)
     for name, kind in zip(meta.names(), meta.types()):
         if kind == "nominal":
@@ -220,9 +731,17 @@ def read_arff(path: str | os.PathLike) -> pd.DataFrame:
 
 
 def write_table(
-    frame: pd.DataFrame, path: str | os.PathLike, fmt: str | None = None, relation: str = "ppdm"
+    frame: pd.DataFrame,
+    path: str | os.PathLike,
+    fmt: str | None = None,
+    relation: str = "ppdm",
+    nominal: list[str] | None = None,
 ) -> None:
-    """Write ``frame`` to ``path`` as CSV, Parquet or ARFF (format from ``fmt`` or the extension)."""
+    """Write ``frame`` to ``path`` as CSV, Parquet or ARFF (format from ``fmt`` or the extension).
+
+    ``relation`` and ``nominal`` (columns written as nominal attributes, e.g. an
+    integer-coded class) are for ARFF; see :func:`write_arff`.
+    """
     fmt = fmt or table_format(path)
     if fmt == "pq":
         fmt = "parquet"
@@ -231,7 +750,7 @@ def write_table(
     elif fmt == "parquet":
         frame.to_parquet(path, index=False)
     elif fmt == "arff":
-        write_arff(frame, path, relation=relation)
+        write_arff(frame, path, relation=relation, nominal=nominal)
     else:
         raise DataError(f"unknown output format {fmt!r}; use csv, parquet or arff")
 

@@ -26,7 +26,6 @@ __all__ = [
     "GammaDiagonal",
     "ExplicitMatrix",
     "KroneckerMatrix",
-    "gamma_diagonal",
     "explicit",
     "symmetric_binary",
     "symmetric_ternary",
@@ -36,8 +35,6 @@ __all__ = [
     "check_gamma",
     "matrix_from_spec",
 ]
-
-_TOL = 1e-9
 
 
 def check_gamma(gamma: float) -> float:
@@ -207,12 +204,6 @@ class PerturbationMatrix:
     def expected_squared_error(self, x: np.ndarray) -> float:
         """E||M^-1 y - x||^2 for original counts ``x`` (trace of the covariance)."""
         return float(np.trace(self.covariance_estimate(x)))
-
-    def kang_bound(self, n: int) -> float:
-        """Kang's bound on sigma(X_hat)/||X|| for n records, using this matrix's gamma."""
-        from .privacy import kang_bound
-
-        return kang_bound(self.amplification(), self.n_values, n)
 
     def to_spec(self) -> dict:
         return {"kind": "explicit", "matrix": self.dense().tolist()}
@@ -498,11 +489,6 @@ def _validate_matrix(m: np.ndarray) -> None:
             f"matrix is singular or nearly so (condition number {cond:.3g}): the original "
             "distribution could not be estimated from the perturbed one"
         )
-
-
-def gamma_diagonal(n_values: int, gamma: float) -> GammaDiagonal:
-    """The gamma-diagonal matrix of N values (see :class:`GammaDiagonal`)."""
-    return GammaDiagonal(n_values, gamma)
 
 
 def explicit(matrix) -> ExplicitMatrix:

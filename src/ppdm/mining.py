@@ -1,9 +1,13 @@
 """Mining a release: reconstruct it (or not), learn a classifier, test it on original data.
 
-Learners: ``c45`` (ppdm's C4.5 on the reconstructed table), ``release-tree``
-(:class:`ppdm.tree.ReleaseTreeClassifier`, learnt from the release itself with no
-reconstruction), or any scikit-learn classifier named ``module:Class`` (fitted on the
-reconstructed table, categorical columns as their domain codes).
+Learners come from a name table (:data:`LEARNERS`, :data:`RELEASE_LEARNERS`): ``c45``
+(ppdm's C4.5 on the reconstructed table), ``release-tree`` and ``local-tree``
+(:class:`ppdm.tree.ReleaseTreeClassifier` and
+:class:`ppdm.tree.LocalReconstructionClassifier`, learnt from the release itself with
+no reconstruction), and well-known scikit-learn classifiers by short name (``cart``,
+``random-forest``, ...; fitted on the reconstructed table, categorical columns as
+their domain codes). Any other scikit-learn classifier named ``module:Class`` is
+loaded only with ``allow_import=True`` (``--allow-import``): importing runs code.
 
 References
 ----------
@@ -14,6 +18,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -22,7 +27,14 @@ import pandas as pd
 from .exceptions import DataError, SpecError
 from .pipeline import Release, load_release, reconstruct_release
 
-__all__ = ["MiningResult", "make_learner", "mine_release"]
+__all__ = [
+    "LEARNERS",
+    "RELEASE_LEARNERS",
+    "MiningResult",
+    "make_learner",
+    "mine_release",
+    "resolve_learner",
+]
 
 
 @dataclass
@@ -36,6 +48,18 @@ class MiningResult:
     original_accuracy: float | None = None
     model_text: str = ""
     extra: dict = field(default_factory=dict)
+    majority_class: object = None
+    majority_rate: float | None = None
+    n_test: int = 0
+
+    @property
+    def beats_majority(self) -> bool | None:
+        """Whether the accuracy is above the majority rate by two binomial standard errors."""
+        if self.majority_rate is None or self.n_test == 0:
+            return None
+        a = self.accuracy
+        se = max((a * (1 - a) / self.n_test) ** 0.5, 1e-12)
+        return a - self.majority_rate > 2 * se
 
     def to_dict(self) -> dict:
         return {
@@ -44,40 +68,115 @@ class MiningResult:
             "method": self.method,
             "test_accuracy": self.accuracy,
             "original_accuracy": self.original_accuracy,
+            "majority_class": _plain(self.majority_class),
+            "majority_rate": self.majority_rate,
+            "beats_majority": self.beats_majority,
+            "n_test": self.n_test,
             "model": self.model_text,
             **self.extra,
         }
 
 
-def make_learner(name: str, spec=None):
-    """A fresh learner from its name: ``c45``, ``release-tree`` or ``module:Class``."""
-    if name == "c45":
-        from .tree import C45Classifier
+#: Learners fitted on the release itself (no reconstruction); they take the release's spec.
+RELEASE_LEARNERS = {
+    "release-tree": "ppdm.tree:ReleaseTreeClassifier",
+    "local-tree": "ppdm.tree:LocalReconstructionClassifier",
+}
+#: Learners fitted on the reconstructed table, by short name.
+LEARNERS = {
+    "c45": "ppdm.tree:C45Classifier",
+    "cart": "sklearn.tree:DecisionTreeClassifier",
+    "random-forest": "sklearn.ensemble:RandomForestClassifier",
+    "extra-trees": "sklearn.ensemble:ExtraTreesClassifier",
+    "gradient-boosting": "sklearn.ensemble:HistGradientBoostingClassifier",
+    "logistic-regression": "sklearn.linear_model:LogisticRegression",
+    "naive-bayes": "sklearn.naive_bayes:GaussianNB",
+    "knn": "sklearn.neighbors:KNeighborsClassifier",
+}
+_REGISTERED = {**LEARNERS, **RELEASE_LEARNERS}
+_IMPORT_PATH = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*$")
 
-        return C45Classifier()
-    if name == "release-tree":
-        from .tree import ReleaseTreeClassifier
 
-        return ReleaseTreeClassifier(spec=spec)
-    module, sep, cls = name.partition(":")
-    if not sep or not module or not cls:
-        raise ValueError(
-            f"learner must be 'c45', 'release-tree' or 'module:Class' (got {name!r}), "
-            "e.g. sklearn.ensemble:RandomForestClassifier"
-        )
+def _known_names() -> str:
+    return ", ".join(_REGISTERED)
+
+
+def _import_class(path: str, name: str):
+    module, _, cls = path.partition(":")
     try:
-        factory = getattr(importlib.import_module(module), cls)
+        return getattr(importlib.import_module(module), cls)
     except (ImportError, AttributeError) as exc:
         raise ValueError(f"cannot import learner {name!r}: {exc}") from None
-    model = factory()
-    if not hasattr(model, "fit") or not hasattr(model, "predict"):
-        raise ValueError(f"learner {name!r} has no fit/predict: not a classifier")
-    return model
+
+
+def resolve_learner(name: str, *, allow_import: bool = False) -> tuple[str, type]:
+    """The registered name and class of a learner, without instantiating it.
+
+    Parameters
+    ----------
+    name : str
+        A name of :data:`LEARNERS` or :data:`RELEASE_LEARNERS` (``c45``,
+        ``release-tree``, ``local-tree``, ``cart``, ``random-forest``, ...), or the
+        ``module:Class`` path of one of them.
+    allow_import : bool, default=False
+        Also accept any other ``module:Class``. Importing a module runs its code, so
+        this is for classes you trust; the class must be a scikit-learn classifier
+        (a class with ``fit`` and ``predict``).
+
+    Returns
+    -------
+    key : str
+        The registered short name, or ``name`` itself for an imported class.
+    cls : type
+    """
+    if not isinstance(name, str):
+        raise ValueError(f"learner must be a string naming one of {_known_names()} (got {name!r})")
+    by_path = {path: key for key, path in _REGISTERED.items()}
+    key = name if name in _REGISTERED else by_path.get(name)
+    if key is not None:
+        return key, _import_class(_REGISTERED[key], name)
+    shown = name if len(name) <= 80 else f"{name[:80]}..."
+    if not allow_import:
+        raise ValueError(
+            f"learner must be one of {_known_names()} or their module:Class paths "
+            f"(got {shown!r}); pass --allow-import (allow_import=True) to load another "
+            "scikit-learn classifier by module:Class"
+        )
+    if not _IMPORT_PATH.match(name):
+        raise ValueError(f"learner must be 'module:Class', e.g. sklearn.svm:SVC (got {shown!r})")
+    cls = _import_class(name, shown)
+    if not isinstance(cls, type) or not _is_classifier_class(cls):
+        raise ValueError(
+            f"learner {shown!r} is not a scikit-learn classifier (a class with fit and predict)"
+        )
+    return name, cls
+
+
+def _is_classifier_class(cls: type) -> bool:
+    if not (callable(getattr(cls, "fit", None)) and callable(getattr(cls, "predict", None))):
+        return False
+    from sklearn.base import is_classifier
+
+    try:
+        return bool(is_classifier(cls()))
+    except Exception:  # a class that cannot be built without arguments is no learner here
+        return False
+
+
+def make_learner(name: str, spec=None, *, allow_import: bool = False):
+    """A fresh learner from its name (see :func:`resolve_learner`).
+
+    ``release-tree`` and ``local-tree`` are given the release's ``spec``.
+    """
+    key, cls = resolve_learner(name, allow_import=allow_import)
+    if key in RELEASE_LEARNERS:
+        return cls(spec=spec)
+    return cls()
 
 
 def _features(frame: pd.DataFrame, spec, target: str, learner: str) -> pd.DataFrame:
     X = frame.drop(columns=[target])
-    if learner in ("c45", "release-tree"):
+    if learner == "c45" or learner in RELEASE_LEARNERS:
         return X
     out = {}
     for col in X.columns:
@@ -110,6 +209,7 @@ def mine_release(
     method: str = "set-scale",
     original: pd.DataFrame | None = None,
     random_state=0,
+    allow_import: bool = False,
 ) -> MiningResult:
     """Learn from a release and report test accuracy on original-domain test data.
 
@@ -119,6 +219,8 @@ def mine_release(
     test : DataFrame
         Original (unperturbed) test records, with the class column.
     learner : str, default="c45"
+        A registered name (:data:`LEARNERS`, :data:`RELEASE_LEARNERS`) or its
+        ``module:Class`` path; see :func:`resolve_learner`.
     reconstruction : {"global", "by-class"}, default="by-class"
         Algorithm 2 variant (ignored by ``release-tree``).
     method : str, default="set-scale"
@@ -127,11 +229,15 @@ def mine_release(
         The original training table: the same learner is also fitted on it.
     random_state : int or None
         Tie breaking in the reconstruction.
+    allow_import : bool, default=False
+        Accept any scikit-learn classifier named ``module:Class`` (importing runs the
+        module's code: only for modules you trust).
 
     Returns
     -------
     MiningResult
     """
+    key, _ = resolve_learner(learner, allow_import=allow_import)
     rel = release if isinstance(release, Release) else load_release(release)
     spec = rel.spec
     target = spec.class_attribute
@@ -145,8 +251,8 @@ def mine_release(
             if missing:
                 raise DataError(f"the {name} table lacks the release's columns {missing}")
     y_test = test[target]
-    if learner == "release-tree":
-        model = make_learner(learner, spec).fit(rel.frame())
+    if key in RELEASE_LEARNERS:
+        model = make_learner(key, spec).fit(rel.frame())
         recon_kind, used_method = None, None
     else:
         table = reconstruct_release(
@@ -156,19 +262,60 @@ def mine_release(
             by_class=reconstruction == "by-class",
             random_state=random_state,
         )
-        model = make_learner(learner, spec)
-        model.fit(_features(table, spec, target, learner), table[target])
+        model = make_learner(learner, spec, allow_import=allow_import)
+        model.fit(_features(table, spec, target, key), table[target])
         recon_kind, used_method = reconstruction, method
-    acc = float(np.mean(model.predict(_features(test, spec, target, learner)) == y_test.to_numpy()))
+    acc = float(np.mean(model.predict(_features(test, spec, target, key)) == y_test.to_numpy()))
     orig_acc = None
     if original is not None:
-        if learner == "release-tree":
+        if key in RELEASE_LEARNERS:
             base = make_learner("c45")
             base.fit(original.drop(columns=[target]), original[target])
             orig_pred = base.predict(test.drop(columns=[target]))
         else:
-            base = make_learner(learner, spec)
-            base.fit(_features(original, spec, target, learner), original[target])
-            orig_pred = base.predict(_features(test, spec, target, learner))
+            base = make_learner(learner, spec, allow_import=allow_import)
+            base.fit(_features(original, spec, target, key), original[target])
+            orig_pred = base.predict(_features(test, spec, target, key))
         orig_acc = float(np.mean(orig_pred == y_test.to_numpy()))
-    return MiningResult(learner, recon_kind, used_method, acc, orig_acc, _model_text(model))
+    majority, rate = _majority(rel, y_test)
+    return MiningResult(
+        learner,
+        recon_kind,
+        used_method,
+        acc,
+        orig_acc,
+        _model_text(model),
+        majority_class=majority,
+        majority_rate=rate,
+        n_test=len(y_test),
+    )
+
+
+def _plain(value):
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _majority(rel: Release, y_test: pd.Series) -> tuple[object, float]:
+    """The release's commonest class and the share of test records that have it.
+
+    The class counts come from the release: exact when the class is released as is,
+    estimated through its matrix (set-scale) when it was perturbed.
+    """
+    from .estimate import estimate_counts
+
+    spec = rel.spec
+    name = spec.class_attribute
+    counts: dict = {}
+    for batch in rel.batches():
+        for value, k in batch[name].value_counts(dropna=True).items():
+            counts[value] = counts.get(value, 0) + int(k)
+    a = spec.attribute(name)
+    if a.perturbed:
+        dom = a.get_domain()
+        y = np.array([counts.get(v, 0) for v in dom.values], dtype=float)
+        est = estimate_counts(y, a.get_matrix(), "set-scale").counts
+        majority = dom.values[int(np.argmax(est))]
+    else:
+        majority = max(counts, key=lambda v: (counts[v], str(v)))
+    test = y_test.to_numpy()
+    return majority, float(np.mean(test == majority)) if len(test) else 0.0

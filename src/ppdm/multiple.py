@@ -30,7 +30,7 @@ import numpy as np
 from .estimate import count_codes, estimate_counts
 from .matrix import PerturbationMatrix
 from .privacy import kang_bound, repeated_amplification
-from .random import RandomState, check_random_state
+from .random import RandomState, perturbation_generator
 
 __all__ = [
     "COMBINE",
@@ -61,7 +61,10 @@ def perturb_copies(
     matrix : PerturbationMatrix
     m : int
         Number of copies, >= 1.
-    random_state : None, int or Generator
+    random_state : None, int, SeedSequence or Generator
+        ``None`` (a release) draws from an AES-counter stream under 256 bits of OS
+        entropy; an int or SeedSequence gives a reproducible PCG64 stream
+        (experiments), a Generator is used as is.
 
     Returns
     -------
@@ -83,7 +86,7 @@ def perturb_copies(
         raise ValueError(f"codes must be one-dimensional (got shape {codes.shape})")
     if codes.size and (codes.min() < 0 or codes.max() >= matrix.n_values):
         raise ValueError(f"codes must lie in 0..{matrix.n_values - 1}")
-    rng = check_random_state(random_state)
+    rng = perturbation_generator(random_state, "perturb-copies")
     u = rng.random((m, codes.size))
     return matrix.sample(np.broadcast_to(codes, (m, codes.size)), u)
 

@@ -2,9 +2,12 @@
 
 :func:`plan_release` chooses every attribute's domain and matrix (from the owner's
 options and spec, or from the data), :func:`perturb_frame` and :func:`perturb_batches`
-draw the perturbed table. Each perturbed attribute has its own random stream,
-consumed in record order, so the output does not depend on the batch size and the
-in-memory and streaming paths give the same bytes for the same seed.
+draw the perturbed table. Each perturbed attribute has its own AES-counter stream,
+keyed by the run's root and the attribute's name (and copy), and addressed by row:
+the perturbed value of row r is a function of the key, r and the original value only.
+So for the same seed the output does not depend on the batch size, on the
+partitioning, or on the engine, and the in-memory, streaming and partitioned paths
+give the same bytes.
 
 References
 ----------
@@ -19,12 +22,19 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from .additive import AdditiveNoise, privacy_interval_width
 from .domain import BinnedDomain, CategoricalDomain, Domain, DomainSketch
 from .exceptions import DataError, SpecError
+from .io import TEXT_ATTR
 from .matrix import GammaDiagonal, PerturbationMatrix, check_gamma, matrix_from_spec
-from .noise.additive import AdditiveNoise, privacy_interval_width
-from .privacy import RHO1_LEVELS, anonymity_k, kang_bound, rho2_from_gamma
-from .random import RandomState, WordStream, release_streams
+from .random import (
+    RandomState,
+    WordStream,
+    perturbation_generator,
+    resolve_seed,
+    stream_generator,
+    warn_seeded_release,
+)
 from .release import AttributeSpec, ReleaseSpec
 
 __all__ = [
@@ -32,10 +42,8 @@ __all__ = [
     "DEFAULT_MAX_BINS",
     "DEFAULT_NOISE_LEVEL",
     "additive_noise_for_level",
-    "additive_privacy",
     "plan_release",
     "plan_from_sketches",
-    "attribute_privacy",
     "perturb_codes",
     "perturb_frame",
     "perturb_batches",
@@ -52,15 +60,17 @@ DEFAULT_MAX_BINS = 20
 def perturb_codes(
     codes: np.ndarray, matrix: PerturbationMatrix, random_state: RandomState = None
 ) -> np.ndarray:
-    """Algorithm 1 on an array of codes: one uniform per value, O(1) per value.
+    """Algorithm 1 on an array of codes: one random word per value, O(1) per value.
 
     Parameters
     ----------
     codes : int array
         Original codes in ``0..N-1``.
     matrix : PerturbationMatrix
-    random_state : None, int or Generator
-        ``None`` draws from a fresh OS-seeded generator.
+    random_state : None, int, SeedSequence or Generator
+        ``None`` (a release) draws from an AES-counter stream under 256 bits of OS
+        entropy; an int or SeedSequence gives a reproducible PCG64 stream
+        (experiments), a Generator is used as is.
 
     Returns
     -------
@@ -72,42 +82,15 @@ def perturb_codes(
     >>> from ppdm.matrix import identity
     >>> perturb_codes(np.array([2, 0, 1]), identity(3), 0).tolist()
     [2, 0, 1]
-    """
-    from .random import check_random_state
 
+    References
+    ----------
+    Dowd, Xu & Zhang, Sec. 3 (Algorithm 1).
+    """
     codes = np.asarray(codes)
     if codes.size and (codes.min() < 0 or codes.max() >= matrix.n_values):
         raise DataError(f"codes must lie in 0..{matrix.n_values - 1}")
-    rng = check_random_state(random_state)
-    return matrix.draw(codes, rng)
-
-
-def attribute_privacy(matrix: PerturbationMatrix, n_records: int | None, copies: int = 1) -> dict:
-    """Privacy figures of one attribute: gamma, epsilon, rho2 per rho1, entropy, N, K, Kang."""
-    gamma = matrix.amplification()
-    if copies > 1:
-        gamma = gamma**copies
-    finite = np.isfinite(gamma)
-    out = {
-        "N": matrix.n_values,
-        "gamma": float(gamma) if finite else None,
-        "epsilon": float(np.log(gamma)) if finite else None,
-        "rho2": {str(r): (rho2_from_gamma(gamma, r) if finite else 1.0) for r in RHO1_LEVELS},
-        "entropy_bits": matrix.entropy(),
-        "max_entropy_bits": float(np.log2(matrix.n_values)),
-        "condition_number": matrix.condition_number(),
-        "K": anonymity_k(matrix),
-    }
-    realised = getattr(matrix, "realised_gamma", None)
-    if realised is not None:
-        # the integer sampler's exact channel: never above gamma (see GammaDiagonal.draw)
-        out["gamma_realised"] = realised**copies
-    if copies > 1:
-        out["copies"] = copies
-        out["gamma_per_copy"] = matrix.amplification()
-    if n_records and finite and gamma > 1:
-        out["kang_bound"] = kang_bound(matrix.amplification(), matrix.n_values, n_records * copies)
-    return out
+    return matrix.draw(codes, perturbation_generator(random_state, "perturb-codes"))
 
 
 def _parse_user_spec(spec: ReleaseSpec | None) -> dict[str, AttributeSpec]:
@@ -133,6 +116,7 @@ def plan_release(
     noise: Literal["uniform", "gaussian"] = "gaussian",
     noise_scale: float = DEFAULT_NOISE_LEVEL,
     allow_unprotected: bool = False,
+    kinds: dict[str, str] | None = None,
 ) -> ReleaseSpec:
     """Choose the domain and matrix (or additive noise) of every attribute.
 
@@ -168,6 +152,11 @@ def plan_release(
         95 % confidence given the released value, as a fraction of the attribute's
         range (Agrawal & Srikant's privacy metric; their "100 % privacy" is 1.0). The
         noise scale is set per attribute from it (:func:`additive_noise_for_level`).
+    kinds : dict, optional
+        Filled with every column's kind (``"int"``, ``"float"``, ``"str"``, ``"bool"``),
+        decided over all batches: read the second pass with them
+        (:func:`ppdm.io.iter_batches`). Batches of raw CSV text (``kinds="text"``) are
+        numeric only if every batch is.
 
     Returns
     -------
@@ -194,8 +183,11 @@ def plan_release(
             user = _parse_user_spec(spec)
             _check_names(columns, class_attribute, attributes, dict(bounds or {}), user)
             sketches = {c: DomainSketch(c, cap=cap) for c in columns}
+        text = bool(batch.attrs.get(TEXT_ATTR))
         for c, sketch in sketches.items():
-            sketch.update(batch[c])
+            sketch.update(batch[c], text=text)
+    if kinds is not None and sketches is not None:
+        kinds.update({c: s.kind or "str" for c, s in sketches.items()})
     return plan_from_sketches(
         sketches or {},
         class_attribute=class_attribute,
@@ -425,20 +417,6 @@ def _numeric_values_of(domain: CategoricalDomain) -> np.ndarray | None:
     return np.asarray(vals, dtype=np.float64)
 
 
-def additive_privacy(a: AttributeSpec) -> dict:
-    """Privacy figures of an additive attribute: noise, variance, 95 % interval width."""
-    nz = a.get_noise()
-    dom = a.get_domain()
-    width = nz.interval_width(0.95)
-    return {
-        "noise": nz.kind,
-        "scale": nz.scale,
-        "variance": nz.variance,
-        "interval_width_95": width,
-        "relative_interval_width_95": width / (dom.high - dom.low),
-    }
-
-
 def _check_names(columns, class_attribute, attributes, bounds, user) -> None:
     if len(set(columns)) != len(columns):
         raise DataError(f"the input has repeated column names: {columns}")
@@ -457,40 +435,77 @@ def _check_names(columns, class_attribute, attributes, bounds, user) -> None:
             raise DataError(f"bounds for {name!r} must have low < high (got {lo}:{hi})")
 
 
-def _additive_batches(batches, spec, random_state, warn) -> Iterator[pd.DataFrame]:
-    attrs = spec.perturbed_attributes()
-    gens = release_streams(random_state, len(attrs), warn=warn)
-    plans = [(a.name, a.get_domain(), a.get_noise(), g) for a, g in zip(attrs, gens)]
+#: Names of a release's streams: (purpose, attribute[, copy]) under the run's root.
+SUBSTITUTE, REPRESENTATIVE, ADDITIVE = "substitute", "representative", "additive-noise"
+
+
+def _release_root(random_state: RandomState, warn: bool) -> np.random.SeedSequence:
+    root = resolve_seed(random_state)
+    if random_state is not None and warn:
+        warn_seeded_release(stacklevel=3)
+    return root
+
+
+def _unit_uniforms(stream: WordStream, k: int) -> np.ndarray:
+    """``k`` uniforms in (0, 1), one 64-bit word ``w`` each: ``((w >> 11) + 1/2) / 2^53``."""
+    words = stream.uint64(k) >> np.uint64(11)
+    return (words.astype(np.float64) + 0.5) * 2.0**-53
+
+
+def _additive_noise(noise, u: np.ndarray) -> np.ndarray:
+    """Noise by inversion of its distribution function at uniforms ``u`` in (0, 1)."""
+    if noise.kind == "uniform":
+        return noise.scale * (2.0 * u - 1.0)
+    from scipy.special import ndtri
+
+    return noise.scale * ndtri(u)
+
+
+def _additive_batches(batches, spec, root, row_offset) -> Iterator[pd.DataFrame]:
+    # one 64-bit word per value, addressed by row, under the key (ADDITIVE, attribute)
+    plans = [
+        (
+            a.name,
+            a.get_domain(),
+            a.get_noise(),
+            WordStream(stream_generator(root, ADDITIVE, a.name), row=row_offset),
+        )
+        for a in spec.perturbed_attributes()
+    ]
     offset = 0
     for batch in batches:
         if offset == 0:
             spec.check_columns([str(c) for c in batch.columns])
         out = batch.copy()
-        for name, domain, noise, gen in plans:
-            domain.encode(batch[name], column=name, row_offset=offset)  # missing, bounds
+        for name, domain, noise, stream in plans:
+            # missing values and bounds
+            domain.encode(batch[name], column=name, row_offset=offset)
             x = batch[name].to_numpy(dtype=np.float64)
             if domain.out_of_bounds == "clip":
                 x = np.clip(x, domain.low, domain.high)
-            out[name] = x + noise.sample(len(x), gen)
+            out[name] = x + _additive_noise(noise, _unit_uniforms(stream, len(x)))
         offset += len(batch)
         yield out
 
 
-def _attribute_streams(spec: ReleaseSpec, random_state: RandomState, warn: bool):
-    attrs = spec.perturbed_attributes()
-    k = 2 * len(attrs)
-    gens = release_streams(random_state, k * spec.copies, warn=warn)
-    # the substitution stream is read as raw words, kept across batches
+def _attribute_streams(spec: ReleaseSpec, root: np.random.SeedSequence, row_offset: int):
+    """Per copy, per perturbed attribute: name, domain, matrix and its two word streams.
+
+    The substitution stream of attribute ``a`` in copy ``c`` is keyed by
+    ``(SUBSTITUTE, a, c)``, the random-representative stream by
+    ``(REPRESENTATIVE, a, c)``: keyed by name, never by position. Both start at row
+    ``row_offset`` and are then read in record order across batches.
+    """
     return [
         [
             (
                 a.name,
                 a.get_domain(),
                 a.get_matrix(),
-                WordStream(gens[c * k + 2 * i]),
-                gens[c * k + 2 * i + 1],
+                WordStream(stream_generator(root, SUBSTITUTE, a.name, c), row=row_offset),
+                WordStream(stream_generator(root, REPRESENTATIVE, a.name, c), row=row_offset),
             )
-            for i, a in enumerate(attrs)
+            for a in spec.perturbed_attributes()
         ]
         for c in range(spec.copies)
     ]
@@ -502,34 +517,57 @@ def perturb_batches(
     random_state: RandomState = None,
     *,
     warn: bool = True,
+    row_offset: int = 0,
 ) -> Iterator[pd.DataFrame]:
     """Perturb a table batch by batch (Algorithm 1 on every perturbed attribute).
 
     Each attribute's values are encoded in its domain, substituted through its matrix
     and decoded to representative values (an additive release instead adds each
     attribute's noise to its values). Bad values raise an error naming the column
-    and the row (counted over all batches). Inputs are never modified. With
-    ``spec.copies = m > 1`` every batch is released m times, each copy perturbed
-    independently (Kang's multiple random substitutions; the amplification is gamma^m).
+    and the row (counted over all batches; ``row_offset`` does not enter). Inputs are
+    never modified. With ``spec.copies = m > 1`` every batch is released m times, each copy
+    perturbed independently (Kang's multiple random substitutions; the amplification
+    is gamma^m).
+
+    Randomness: every attribute (and copy) has its own AES-counter streams, keyed by
+    a BLAKE2b digest of the run's root and the stream's name (purpose, attribute,
+    copy), and addressed by row: record ``r`` of attribute ``a`` uses word ``r`` of
+    ``a``'s streams. The output is therefore a function of the root, the data and
+    the spec only: not of the batch sizes, the partitioning or the engine, nor of the
+    other columns; copy ``c`` of an m-copy release equals copy ``c`` of any other
+    release with the same seed and spec (every yielded frame holds its batch's copies
+    in turn, so with m > 1 the row order follows the batches).
 
     Parameters
     ----------
     batches : iterable of DataFrame
     spec : ReleaseSpec
         From :func:`plan_release`.
-    random_state : None, int or SeedSequence
-        ``None`` (for releases): AES-counter streams keyed from OS entropy.
+    random_state : None, int, SeedSequence or Generator
+        ``None`` (for releases): a root of 256 bits of OS entropy
+        (:func:`ppdm.random.resolve_seed`). An int or SeedSequence: a reproducible
+        root (experiments and tests only; warned).
     warn : bool, default=True
         Warn when a seeded release is made.
+    row_offset : int, default=0
+        Row address of the first record of the first batch in the random streams (a
+        partition's first row in the whole table).
 
     Yields
     ------
     DataFrame
+
+    References
+    ----------
+    Dowd, Xu & Zhang, Sec. 3 (Algorithm 1) and Sec. 3.2; Kang, Sec. 2 (copies).
     """
+    if int(row_offset) < 0:
+        raise ValueError(f"row_offset must be >= 0 (got {row_offset})")
+    root = _release_root(random_state, warn)
     if spec.method == "additive":
-        yield from _additive_batches(batches, spec, random_state, warn)
+        yield from _additive_batches(batches, spec, root, int(row_offset))
         return
-    copies = _attribute_streams(spec, random_state, warn)
+    copies = _attribute_streams(spec, root, int(row_offset))
     offset = 0
     for batch in batches:
         if offset == 0:
@@ -538,12 +576,12 @@ def perturb_batches(
         codes_cache: dict[str, np.ndarray] = {}
         for plans in copies:
             out = batch.copy()
-            for name, domain, matrix, u_gen, rep_gen in plans:
+            for name, domain, matrix, words, reps in plans:
                 if name not in codes_cache:
                     codes_cache[name] = domain.encode(batch[name], column=name, row_offset=offset)
                 codes = codes_cache[name]
-                perturbed = matrix.draw(codes, u_gen)
-                out[name] = domain.decode(perturbed, random_state=rep_gen)
+                perturbed = matrix.draw(codes, words)
+                out[name] = domain.decode(perturbed, random_state=reps.generator)
             outs.append(out)
         offset += len(batch)
         yield outs[0] if len(outs) == 1 else pd.concat(outs, ignore_index=True)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +24,7 @@ from .estimate import Estimate, count_codes, estimate_counts
 from .exceptions import DataError, SpecError
 from .io import BatchWriter, atomic_path, iter_batches, read_table, table_format, write_table
 from .perturb import perturb_batches, plan_release
-from .publish import check_output, publish_dir, register_input
+from .publish import check_output, publish_dir, register_input, release_member
 from .random import RandomState, check_random_state
 from .reconstruct import AssignmentState, largest_remainder, tie_group_multisets
 from .release import ReleaseSpec, read_spec, write_spec
@@ -52,12 +51,41 @@ DEFAULT_BATCH = 250_000
 Progress = Callable[[int], None] | None
 
 
-def _batches(data: pd.DataFrame | str | os.PathLike, batch_size: int) -> Iterator[pd.DataFrame]:
+def _batches(
+    data: pd.DataFrame | str | os.PathLike,
+    batch_size: int,
+    kinds: dict[str, str] | str | None = None,
+) -> Iterator[pd.DataFrame]:
     if isinstance(data, pd.DataFrame):
         for i in range(0, len(data), batch_size):
             yield data.iloc[i : i + batch_size]
     else:
-        yield from iter_batches(data, batch_size)
+        yield from iter_batches(data, batch_size, kinds=kinds)
+
+
+def spec_kinds(spec: ReleaseSpec) -> dict[str, str]:
+    """How to read the perturbed columns of a release's CSV data, from their domains.
+
+    A categorical domain of strings reads its column as strings (``'00501'`` stays
+    ``'00501'``), of integers as exact integers, of booleans as booleans; binned and
+    additive columns are floats. Unperturbed columns are not listed.
+    """
+    kinds = {}
+    for a in spec.perturbed_attributes():
+        d = a.get_domain()
+        if spec.method == "additive" or d.kind == "binned":
+            kinds[a.name] = "float"
+            continue
+        vals = list(d.values)  # type: ignore[union-attr]
+        if all(isinstance(v, bool) for v in vals):
+            kinds[a.name] = "bool"
+        elif all(isinstance(v, int) and not isinstance(v, bool) for v in vals):
+            kinds[a.name] = "int"
+        elif all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals):
+            kinds[a.name] = "float"
+        else:
+            kinds[a.name] = "str"
+    return kinds
 
 
 def make_release(
@@ -106,12 +134,15 @@ def make_release(
         fmt = "csv" if isinstance(data, pd.DataFrame) else table_format(data)
     if fmt not in ("csv", "parquet"):
         raise DataError(f"release data format must be csv or parquet (got {fmt!r})")
-    spec = plan_release(_batches(data, batch_size), **plan_options)
+    kinds: dict[str, str] = {}
+    spec = plan_release(_batches(data, batch_size, "text"), kinds=kinds, **plan_options)
+    kinds.update(spec_kinds(spec))  # a domain from the owner's spec decides how to read
     with publish_dir(out_dir) as tmp:
         data_name = f"data.{fmt}"
         n = 0
         with BatchWriter(tmp / data_name, fmt) as writer:
-            for batch in perturb_batches(_batches(data, batch_size), spec, random_state):
+            batches = _batches(data, batch_size, kinds)
+            for batch in perturb_batches(batches, spec, random_state):
                 writer.write(batch)
                 n += len(batch)
                 if progress:
@@ -119,7 +150,7 @@ def make_release(
         if n == 0:
             raise DataError("the input table is empty: nothing to perturb")
         spec = spec.model_copy(update={"data_file": data_name, "n_records": n // spec.copies})
-        _write_spec_and_report(spec, tmp)
+        write_spec_and_report(spec, tmp)
         verify_release(tmp, batch_size)
     return spec
 
@@ -149,13 +180,20 @@ def verify_release(directory: str | os.PathLike, batch_size: int = DEFAULT_BATCH
     return rows
 
 
-def _write_spec_and_report(spec: ReleaseSpec, directory: Path) -> None:
+def write_spec_and_report(spec: ReleaseSpec, directory: Path) -> None:
+    """Write ``spec.json`` (with every attribute's privacy figures) and ``privacy.*``."""
     attrs = []
-    from .perturb import additive_privacy, attribute_privacy
+    from .privacy import additive_privacy, attribute_privacy
 
     for a in spec.attributes:
         if a.perturbed and spec.method == "additive":
-            a = a.model_copy(update={"privacy": additive_privacy(a)})
+            a = a.model_copy(
+                update={
+                    "privacy": additive_privacy(
+                        a.get_noise(), a.get_domain().low, a.get_domain().high
+                    )
+                }
+            )
         elif a.perturbed:
             a = a.model_copy(
                 update={"privacy": attribute_privacy(a.get_matrix(), spec.n_records, spec.copies)}
@@ -182,7 +220,7 @@ class Release:
         once the data is read to the end, if it does not hold ``n_records * copies`` rows.
         """
         rows = 0
-        for batch in iter_batches(self.data_path, batch_size):
+        for batch in iter_batches(self.data_path, batch_size, kinds=spec_kinds(self.spec)):
             if rows == 0:
                 self.spec.check_columns([str(c) for c in batch.columns])
             rows += len(batch)
@@ -190,7 +228,7 @@ class Release:
         self._check_rows(rows)
 
     def frame(self) -> pd.DataFrame:
-        frame = read_table(self.data_path)
+        frame = read_table(self.data_path, kinds=spec_kinds(self.spec))
         self.spec.check_columns([str(c) for c in frame.columns])
         self._check_rows(len(frame))
         return frame
@@ -212,43 +250,6 @@ class Release:
         return class_values(self.spec, lambda: self.batches(batch_size))
 
 
-def _check_data_file(directory: Path, name: str | None) -> Path:
-    spec_path = str(directory / "spec.json")
-    if name is None:
-        raise SpecError(f"{spec_path!r} names no data_file")
-    bare = (
-        name not in ("", ".", "..")
-        and "/" not in name
-        and "\\" not in name
-        and "\x00" not in name
-        and not name.startswith(".")
-        and os.path.basename(name) == name
-    )
-    if not bare:
-        raise SpecError(
-            f"{spec_path!r}: data_file must be the bare name of a file inside the release "
-            f"directory (got {name[:80]!r})"
-        )
-    path = directory / name
-    if path.is_symlink():
-        raise SpecError(
-            f"{spec_path!r}: data_file {name!r} is a symbolic link; ppdm reads no links"
-        )
-    if not path.exists():
-        raise FileNotFoundError(f"release data file {str(path)!r} does not exist")
-    mode = path.lstat().st_mode
-    if stat.S_ISDIR(mode):
-        for part in path.iterdir():
-            if part.is_symlink() or not (part.is_file() or part.name.startswith((".", "_"))):
-                raise SpecError(
-                    f"release data directory {str(path)!r} holds {part.name!r}, which is not a "
-                    "regular file"
-                )
-    elif not stat.S_ISREG(mode):
-        raise SpecError(f"release data file {str(path)!r} is not a regular file")
-    return path
-
-
 def check_release_spec(spec: ReleaseSpec, where: str = "spec") -> None:
     """Check that a release spec agrees with itself; raise :class:`SpecError` if not.
 
@@ -262,7 +263,8 @@ def check_release_spec(spec: ReleaseSpec, where: str = "spec") -> None:
     ----------
     Dowd, Xu & Zhang, Sec. 5 (the figures a release states); Kang, Sec. 3 (copies).
     """
-    from .perturb import additive_privacy, attribute_privacy, canonical_values
+    from .perturb import canonical_values
+    from .privacy import additive_privacy, attribute_privacy
 
     if spec.n_records is None:
         raise SpecError(f"{where}: a release must state n_records")
@@ -278,7 +280,7 @@ def check_release_spec(spec: ReleaseSpec, where: str = "spec") -> None:
         if a.privacy is None:
             raise SpecError(f"{where}: attribute {a.name!r} has no privacy figures")
         if spec.method == "additive":
-            expected = additive_privacy(a)
+            expected = additive_privacy(a.get_noise(), a.get_domain().low, a.get_domain().high)
             keys = ("noise", "scale")
         else:
             expected = attribute_privacy(a.get_matrix(), spec.n_records, spec.copies)
@@ -305,13 +307,17 @@ def load_release(path: str | os.PathLike) -> Release:
     (:func:`check_release_spec`). The record count is checked when the data is read.
     """
     path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise DataError(
+            f"{str(path)!r} is not a release directory (one holding spec.json and a data file)"
+        )
     if not path.is_dir():
         if path.exists():
             raise SpecError(f"{str(path)!r} is not a release directory (a release is a directory)")
         raise FileNotFoundError(f"release directory {str(path)!r} does not exist")
     register_input(path)
     spec = read_spec(path / "spec.json")
-    data_path = _check_data_file(path, spec.data_file)
+    data_path = release_member(path, spec.data_file, spec_name="spec.json")
     check_release_spec(spec, str(path / "spec.json"))
     return Release(spec, data_path)
 
@@ -346,7 +352,11 @@ def class_values(spec: ReleaseSpec, batches: Batches) -> list:
         return sorted(values, key=str)
 
 
-def _class_codes(batch: pd.DataFrame, spec: ReleaseSpec, classes: list | None, offset: int):
+def class_codes(batch: pd.DataFrame, spec: ReleaseSpec, classes: list | None, offset: int):
+    """Codes of the class values of ``batch`` in ``classes`` (zeros when ``classes`` is None).
+
+    ``offset`` is the batch's first row in the whole table, for the error message.
+    """
     if classes is None:
         return np.zeros(len(batch), dtype=np.int64)
     name = spec.class_attribute
@@ -377,7 +387,7 @@ def _count_pass(
     counts = {a.name: np.zeros((n_c, doms[a.name].n_values)) for a in attrs}
     offset = 0
     for batch in batches():
-        ccodes = _class_codes(batch, spec, classes, offset)
+        ccodes = class_codes(batch, spec, classes, offset)
         for a in attrs:
             d = doms[a.name]
             codes = d.encode(batch[a.name], column=a.name, row_offset=offset)
@@ -482,7 +492,7 @@ def as2000_estimate(values: np.ndarray, noise, domain) -> Estimate:
     ----------
     Agrawal & Srikant (2000), Sec. 3 (:func:`ppdm.noise.reconstruct_distribution`).
     """
-    from .noise.additive import reconstruct_distribution, transition_masses
+    from .additive import reconstruct_distribution, transition_masses
 
     w = np.asarray(values, dtype=np.float64)
     lo, hi, bins = float(domain.low), float(domain.high), int(domain.n_bins)
@@ -517,7 +527,7 @@ def _estimate_additive(rel: Release, by_class: bool, batch_size: int) -> list[At
     classes = None
     if by_class:
         classes = class_values(spec, lambda: iter([frame]))
-        ccodes = _class_codes(frame, spec, classes, 0)
+        ccodes = class_codes(frame, spec, classes, 0)
     out = []
     for a in attrs:
         dom, nz = a.get_domain(), a.get_noise()
@@ -621,7 +631,7 @@ def reconstruct_batches(
     offset = 0
     for batch in batches():
         rec = batch.copy()
-        ccodes = _class_codes(batch, spec, classes, offset)
+        ccodes = class_codes(batch, spec, classes, offset)
         for i, a in enumerate(attrs):
             d = doms[a.name]
             codes = d.encode(batch[a.name], column=a.name, row_offset=offset)
@@ -674,7 +684,9 @@ def reconstruct_release(
     with atomic_path(out) as tmp:
         if fmt == "arff":
             frame = pd.concat(list(stream), ignore_index=True)
-            write_table(frame, tmp, fmt="arff", relation="ppdm-reconstructed")
+            write_table(
+                frame, tmp, fmt="arff", relation="ppdm-reconstructed", nominal=_nominal(rel.spec)
+            )
         else:
             with BatchWriter(tmp, fmt) as writer:
                 for rec in stream:
@@ -682,6 +694,14 @@ def reconstruct_release(
                     if progress:
                         progress(len(rec))
     return None
+
+
+def _nominal(spec: ReleaseSpec) -> list[str]:
+    """Columns an ARFF copy of a release declares nominal: the class and categorical ones."""
+    out = [a.name for a in spec.perturbed_attributes() if a.get_domain().kind == "categorical"]
+    if spec.class_attribute is not None and spec.class_attribute not in out:
+        out.append(spec.class_attribute)
+    return out
 
 
 def reconstruct_frame(

@@ -12,18 +12,19 @@ import math
 
 import numpy as np
 
+from .additive import AdditiveNoise
 from .matrix import PerturbationMatrix, check_gamma
 
 __all__ = [
     "RHO1_LEVELS",
     "rho2_from_gamma",
     "gamma_from_rho",
-    "epsilon_from_gamma",
     "posterior",
-    "worst_case_posterior",
     "kang_bound",
     "anonymity_k",
     "repeated_amplification",
+    "attribute_privacy",
+    "additive_privacy",
 ]
 
 #: rho1 levels reported in every privacy report.
@@ -74,11 +75,6 @@ def gamma_from_rho(rho1: float, rho2: float) -> float:
     return round(r2 * (1 - r1) / (r1 * (1 - r2)), 12)
 
 
-def epsilon_from_gamma(gamma: float) -> float:
-    """epsilon = ln gamma: the local differential privacy level of a gamma-amplifying channel."""
-    return math.log(float(gamma))
-
-
 def posterior(matrix: PerturbationMatrix, prior: np.ndarray) -> np.ndarray:
     """P(original = k | perturbed = h) for every h (rows) and k (columns), by Bayes' rule.
 
@@ -100,11 +96,6 @@ def posterior(matrix: PerturbationMatrix, prior: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
         post = np.where(total > 0, joint / np.where(total > 0, total, 1.0), 1.0 / m.shape[0])
     return post
-
-
-def worst_case_posterior(matrix: PerturbationMatrix, prior: np.ndarray) -> float:
-    """Largest posterior of any single original value given any observed value."""
-    return float(posterior(matrix, prior).max())
 
 
 def kang_bound(gamma: float, n_values: int, n: int) -> float:
@@ -144,3 +135,65 @@ def repeated_amplification(gamma: float, m: int) -> float:
     if m < 1:
         raise ValueError(f"m must be >= 1 (got {m})")
     return float(gamma) ** int(m)
+
+
+def attribute_privacy(matrix: PerturbationMatrix, n_records: int | None, copies: int = 1) -> dict:
+    """Privacy figures of one attribute: gamma, epsilon, rho2 per rho1, entropy, N, K, Kang.
+
+    Parameters
+    ----------
+    matrix : PerturbationMatrix
+    n_records : int, optional
+        Records released (for Kang's bound).
+    copies : int, default=1
+        Independent perturbed copies per record: the amplification is ``gamma**copies``.
+
+    Returns
+    -------
+    dict
+
+    References
+    ----------
+    Dowd, Xu & Zhang, Sec. 5; Kang, Theorem 1 and Sec. 3; Ma & Sivakumar, Sec. 3 (K).
+    """
+    gamma = matrix.amplification()
+    if copies > 1:
+        gamma = gamma**copies
+    finite = np.isfinite(gamma)
+    out = {
+        "N": matrix.n_values,
+        "gamma": float(gamma) if finite else None,
+        "epsilon": float(np.log(gamma)) if finite else None,
+        "rho2": {str(r): (rho2_from_gamma(gamma, r) if finite else 1.0) for r in RHO1_LEVELS},
+        "entropy_bits": matrix.entropy(),
+        "max_entropy_bits": float(np.log2(matrix.n_values)),
+        "condition_number": matrix.condition_number(),
+        "K": anonymity_k(matrix),
+    }
+    realised = getattr(matrix, "realised_gamma", None)
+    if realised is not None:
+        # the integer sampler's exact channel: never above gamma (see GammaDiagonal.draw)
+        out["gamma_realised"] = realised**copies
+    if copies > 1:
+        out["copies"] = copies
+        out["gamma_per_copy"] = matrix.amplification()
+    if n_records and finite and gamma > 1:
+        out["kang_bound"] = kang_bound(matrix.amplification(), matrix.n_values, n_records * copies)
+    return out
+
+
+def additive_privacy(noise: AdditiveNoise, low: float, high: float) -> dict:
+    """Privacy figures of an additive attribute: noise, variance, 95 % interval width.
+
+    References
+    ----------
+    Agrawal & Srikant (2000), Sec. 2.1 (the interval-width privacy metric).
+    """
+    width = noise.interval_width(0.95)
+    return {
+        "noise": noise.kind,
+        "scale": noise.scale,
+        "variance": noise.variance,
+        "interval_width_95": width,
+        "relative_interval_width_95": width / (high - low),
+    }

@@ -21,11 +21,12 @@ import os
 import secrets
 import shutil
 import signal
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from .exceptions import OutputError
+from .exceptions import OutputError, SpecError
 
 __all__ = [
     "register_input",
@@ -35,6 +36,7 @@ __all__ = [
     "publish_dir",
     "clean_leftovers",
     "install_signal_handlers",
+    "release_member",
 ]
 
 _MARK = ".ppdm-"
@@ -272,3 +274,70 @@ def install_signal_handlers() -> None:
         sig = getattr(signal, name, None)
         if sig is not None:
             signal.signal(sig, _raise_exit)
+
+
+def release_member(directory: str | os.PathLike, name: object, *, spec_name: str) -> Path:
+    """The path of a file a release names inside itself, after checking it is safe to read.
+
+    A release may name only a bare file name inside its own directory: no separators,
+    no ``..``, no hidden names, no symbolic links, and a regular file (or a directory of
+    regular files, for partitioned data). Anything else is refused before it is opened,
+    so a tampered spec cannot make ppdm read (or echo) a file outside the release, a
+    device or a FIFO.
+
+    Parameters
+    ----------
+    directory : path-like
+        The release directory.
+    name : str
+        The name from the release's own description (e.g. ``data_file``).
+    spec_name : str
+        The description file, for messages.
+
+    Returns
+    -------
+    Path
+
+    Raises
+    ------
+    SpecError
+        The name is not a bare name of a regular file inside the directory.
+    FileNotFoundError
+        The file does not exist.
+    """
+    directory = Path(directory)
+    where = str(directory / spec_name)
+    if name is None or name == "":
+        raise SpecError(f"{where!r} names no data_file")
+    bare = (
+        isinstance(name, str)
+        and name not in (".", "..")
+        and "/" not in name
+        and "\\" not in name
+        and "\x00" not in name
+        and not name.startswith(".")
+        and os.path.basename(name) == name
+    )
+    if not bare:
+        raise SpecError(
+            f"{where!r}: data_file must be the bare name of a file inside the release "
+            f"directory (got {str(name)[:80]!r})"
+        )
+    path = directory / name
+    if path.is_symlink():
+        raise SpecError(f"{where!r}: data_file {name!r} is a symbolic link; ppdm reads no links")
+    if not path.exists():
+        raise FileNotFoundError(f"release data file {str(path)!r} does not exist")
+    mode = path.lstat().st_mode
+    if stat.S_ISDIR(mode):
+        for part in path.iterdir():
+            if part.name.startswith((".", "_")):
+                continue
+            if part.is_symlink() or not part.is_file():
+                raise SpecError(
+                    f"release data directory {str(path)!r} holds {part.name!r}, which is not a "
+                    "regular file"
+                )
+    elif not stat.S_ISREG(mode):
+        raise SpecError(f"release data file {str(path)!r} is not a regular file")
+    return path

@@ -1,12 +1,25 @@
-"""Random number generators: seeded streams for experiments, a CSPRNG for releases.
+"""Random number generators: seeded streams for experiments, keyed CSPRNG streams for releases.
 
 A release is a security boundary: by default its randomness comes from randomgen's
-AES-counter generator keyed from the operating system's entropy pool. A seed makes
-runs reproducible (same seed, same bytes) and is meant for experiments and tests only.
+AES-counter generator. The root of a run is resolved in one place,
+:func:`resolve_seed`: 256 bits from the operating system (``secrets``) for a real
+release, or the given seed for experiments and tests (same seed, same bytes; anyone
+who learns the seed can undo the perturbation, hence the
+:class:`~ppdm.exceptions.SeededReleaseWarning` of :func:`warn_seeded_release`).
+
+Every release stream is named, not numbered: its AES-128 key is a BLAKE2b digest of
+the root and the stream's name (purpose, attribute, party, copy), see
+:func:`stream_key`, so two attributes or two parties never share a stream by
+accident, and adding, removing or reordering a column does not change another
+column's stream. The AES counter addresses the stream by position (:class:`WordStream`
+starts at any row), which makes a perturbed value a function of the key, the row
+number and the original value only: batching and partitioning do not matter.
 """
 
 from __future__ import annotations
 
+import hashlib
+import secrets
 import warnings
 from typing import Union
 
@@ -18,22 +31,23 @@ __all__ = [
     "RandomState",
     "WordStream",
     "check_random_state",
+    "perturbation_generator",
     "release_generator",
-    "release_streams",
+    "resolve_seed",
     "spawn",
+    "stream_generator",
+    "stream_key",
+    "warn_seeded_release",
 ]
 
 RandomState = Union[None, int, np.random.SeedSequence, np.random.Generator]
 
-
-def _aes_generator(seed: int | np.random.SeedSequence | None) -> np.random.Generator:
-    from randomgen import AESCounter
-
-    return np.random.Generator(AESCounter(seed))
+#: Bits of operating-system entropy in the root of an unseeded run.
+ROOT_BITS = 256
 
 
 def check_random_state(random_state: RandomState = None) -> np.random.Generator:
-    """Resolve ``random_state`` into a :class:`numpy.random.Generator`.
+    """Resolve ``random_state`` into a :class:`numpy.random.Generator` (experiments).
 
     Parameters
     ----------
@@ -67,16 +81,137 @@ def check_random_state(random_state: RandomState = None) -> np.random.Generator:
     )
 
 
-def release_generator(
-    random_state: RandomState = None, *, warn: bool = True
-) -> np.random.Generator:
-    """Generator for drawing a data release.
+def resolve_seed(random_state: RandomState = None) -> np.random.SeedSequence:
+    """The root of a run: 256 bits of OS entropy, or the given seed.
 
-    With ``random_state=None`` the stream is randomgen's ``AESCounter`` keyed from
-    256 bits of OS entropy: a cryptographically strong generator whose output an
-    adversary cannot predict. An int seed gives a reproducible AES-counter stream and
-    a :class:`~ppdm.exceptions.SeededReleaseWarning`, since anyone who learns the seed
-    can undo the perturbation.
+    The one place where a run's root entropy is drawn. The root itself is never
+    written to any output.
+
+    Parameters
+    ----------
+    random_state : None, int, SeedSequence or Generator, default=None
+        ``None``: ``secrets.randbits(256)`` (a real release). An int or a
+        SeedSequence: a reproducible root. A Generator is asked for 256 bits.
+
+    Returns
+    -------
+    numpy.random.SeedSequence
+
+    Examples
+    --------
+    >>> resolve_seed(7).entropy
+    7
+    >>> resolve_seed(None).entropy.bit_length() <= 256
+    True
+    """
+    if random_state is None:
+        return np.random.SeedSequence(secrets.randbits(ROOT_BITS))
+    if isinstance(random_state, np.random.SeedSequence):
+        return random_state
+    if isinstance(random_state, np.random.Generator):
+        words = random_state.integers(0, 2**64, size=ROOT_BITS // 64, dtype=np.uint64)
+        return np.random.SeedSequence(int.from_bytes(words.tobytes(), "little"))
+    check_random_state(random_state)  # one validation, one message, everywhere
+    return np.random.SeedSequence(int(random_state))
+
+
+def warn_seeded_release(stacklevel: int = 2) -> None:
+    """Warn that a release is drawn from a seed (the one place this warning is made).
+
+    Parameters
+    ----------
+    stacklevel : int, default=2
+        As in :func:`warnings.warn`, counted from the caller of this function.
+    """
+    warnings.warn(
+        "this release is drawn from a seeded generator: anyone who knows the seed can "
+        "reproduce the perturbation; use seeds for experiments only",
+        SeededReleaseWarning,
+        stacklevel=stacklevel + 1,
+    )
+
+
+def _int_bytes(value: int) -> bytes:
+    value = int(value)
+    if value < 0:
+        raise ValueError(f"stream key parts must be non-negative (got {value})")
+    return value.to_bytes(max(1, (value.bit_length() + 7) // 8), "little")
+
+
+def _field(tag: bytes, data: bytes) -> bytes:
+    # type tag and length prefix: no two different names encode to the same bytes
+    return tag + len(data).to_bytes(8, "little") + data
+
+
+def stream_key(root: np.random.SeedSequence, *name: str | int) -> int:
+    """The 128-bit AES key of the stream called ``name`` under ``root``.
+
+    ``BLAKE2b-128(root entropy, root spawn key, name...)``, each part type-tagged and
+    length-prefixed. Different names give unrelated keys; the same root and name
+    always give the same key.
+
+    Parameters
+    ----------
+    root : numpy.random.SeedSequence
+        From :func:`resolve_seed`; its whole entropy (up to 256 bits, or a longer
+        seed) enters the hash, not only SeedSequence's 128-bit pool.
+    *name : str or int
+        The stream's name, e.g. ``("substitute", "age", 0)``.
+
+    Returns
+    -------
+    int
+        In ``[0, 2**128)``.
+
+    Examples
+    --------
+    >>> root = resolve_seed(1)
+    >>> stream_key(root, "substitute", "age", 0) == stream_key(root, "substitute", "age", 0)
+    True
+    >>> stream_key(root, "substitute", "age", 0) == stream_key(root, "substitute", "sex", 0)
+    False
+    """
+    h = hashlib.blake2b(digest_size=16, person=b"ppdm-stream-v1")
+    entropy = root.entropy
+    parts = [entropy] if isinstance(entropy, (int, np.integer)) else list(entropy or [])
+    h.update(_field(b"E", b"".join(_field(b"i", _int_bytes(p)) for p in parts)))
+    h.update(_field(b"K", b"".join(_field(b"i", _int_bytes(p)) for p in root.spawn_key)))
+    for part in name:
+        if isinstance(part, str):
+            h.update(_field(b"s", part.encode("utf-8")))
+        elif isinstance(part, (int, np.integer)) and not isinstance(part, bool):
+            h.update(_field(b"i", _int_bytes(part)))
+        else:
+            raise TypeError(f"stream name parts must be str or int (got {type(part).__name__})")
+    return int.from_bytes(h.digest(), "little")
+
+
+def stream_generator(root: np.random.SeedSequence, *name: str | int) -> np.random.Generator:
+    """The AES-counter generator of the stream ``name`` under ``root``, at position 0.
+
+    Examples
+    --------
+    >>> a = stream_generator(resolve_seed(3), "representative", "x", 0)
+    >>> b = stream_generator(resolve_seed(3), "representative", "x", 0)
+    >>> float(a.random()) == float(b.random())
+    True
+    """
+    from randomgen import AESCounter
+
+    return np.random.Generator(AESCounter(key=stream_key(root, *name)))
+
+
+def release_generator(
+    random_state: RandomState = None, *, warn: bool = True, name: tuple = ("release",)
+) -> np.random.Generator:
+    """Generator for drawing a data release (one stream).
+
+    With ``random_state=None`` the stream is randomgen's ``AESCounter`` under a root
+    of 256 bits of OS entropy (:func:`resolve_seed`), keyed by ``name``: a
+    cryptographically strong generator whose output an adversary cannot predict. An
+    int seed gives a reproducible AES-counter stream and a
+    :class:`~ppdm.exceptions.SeededReleaseWarning`, since anyone who learns the seed
+    can undo the perturbation. A Generator is used as is (and warned about).
 
     Parameters
     ----------
@@ -84,6 +219,8 @@ def release_generator(
         Seed for experiments and tests only.
     warn : bool, default=True
         Emit the warning for a seeded release.
+    name : tuple of str or int, default=("release",)
+        The stream's name (see :func:`stream_key`).
 
     Returns
     -------
@@ -95,25 +232,32 @@ def release_generator(
     """
     if isinstance(random_state, np.random.Generator):
         gen = random_state
-    elif random_state is None:
-        return _aes_generator(None)
-    elif isinstance(random_state, (int, np.integer, np.random.SeedSequence)):
-        check_random_state(random_state)  # same validation as everywhere else
-        seed = (
-            random_state if isinstance(random_state, np.random.SeedSequence) else int(random_state)
-        )
-        gen = _aes_generator(seed)
     else:
-        check_random_state(random_state)
-        raise AssertionError("unreachable")  # pragma: no cover
+        gen = stream_generator(resolve_seed(random_state), *name)
+        if random_state is None:
+            return gen
     if warn:
-        warnings.warn(
-            "this release is drawn from a seeded generator: anyone who knows the seed can "
-            "reproduce the perturbation; use seeds for experiments only",
-            SeededReleaseWarning,
-            stacklevel=2,
-        )
+        warn_seeded_release(stacklevel=2)
     return gen
+
+
+def perturbation_generator(random_state: RandomState, *name: str | int) -> np.random.Generator:
+    """Generator of a library perturbation call: CSPRNG by default, the seed's otherwise.
+
+    ``None`` (a release) gives the AES-counter stream ``name`` under 256 bits of OS
+    entropy; an int or SeedSequence a reproducible PCG64 stream (experiments), a
+    Generator is used as is.
+
+    Examples
+    --------
+    >>> type(perturbation_generator(None, "x").bit_generator).__name__
+    'AESCounter'
+    >>> type(perturbation_generator(0, "x").bit_generator).__name__
+    'PCG64'
+    """
+    if random_state is None:
+        return stream_generator(resolve_seed(None), *name)
+    return check_random_state(random_state)
 
 
 def spawn(random_state: RandomState, n: int) -> list[np.random.Generator]:
@@ -139,49 +283,25 @@ def spawn(random_state: RandomState, n: int) -> list[np.random.Generator]:
     return [np.random.default_rng(s) for s in ss.spawn(n)]
 
 
-def release_streams(
-    random_state: RandomState, n_streams: int, *, warn: bool = True
-) -> list[np.random.Generator]:
-    """Independent AES-counter streams for a release, one per consumer (attribute, ...).
-
-    Children come from ``SeedSequence.spawn`` of a root keyed from OS entropy
-    (``random_state=None``) or from the given seed (with a
-    :class:`~ppdm.exceptions.SeededReleaseWarning`). Each stream is consumed in record
-    order, so results do not depend on how the records are batched.
-    """
-    if isinstance(random_state, np.random.Generator):
-        root = np.random.SeedSequence(random_state.integers(0, 2**63, size=4).tolist())
-    elif random_state is None:
-        root = np.random.SeedSequence()
-    else:
-        check_random_state(random_state)
-        root = (
-            random_state
-            if isinstance(random_state, np.random.SeedSequence)
-            else np.random.SeedSequence(int(random_state))
-        )
-    if random_state is not None and warn:
-        warnings.warn(
-            "this release is drawn from a seeded generator: anyone who knows the seed can "
-            "reproduce the perturbation; use seeds for experiments only",
-            SeededReleaseWarning,
-            stacklevel=2,
-        )
-    return [_aes_generator(child) for child in root.spawn(n_streams)]
-
-
 class WordStream:
-    """Raw 32- and 64-bit words of a generator's bit stream, consumed strictly in order.
+    """Raw 32- and 64-bit words of a generator's bit stream, addressed by row.
 
-    Each 64-bit word of the underlying bit generator gives two 32-bit words (its two
-    halves, in memory order). A half left over at the end of a call is kept for the
-    next call, so the words a consumer sees do not depend on how it splits its
-    requests, e.g. into a file's batches.
+    Row ``r`` of the consumer gets 32-bit word ``r`` (the halves of each 64-bit word,
+    in memory order) when it reads :meth:`uint32`, and 64-bit word ``r`` when it reads
+    :meth:`uint64` or draws one double per value from :attr:`generator`. A stream made
+    with ``row=r0`` starts at row ``r0`` (the bit generator is advanced on first use,
+    by the unit of that use); words are then consumed strictly in order, a half left
+    over at the end of a call being kept for the next call. So the words a consumer
+    sees depend neither on how it splits its requests (a file's batches) nor on where
+    the run starts (a partition's first row).
 
     Parameters
     ----------
     rng : numpy.random.Generator
-        Its bit generator supplies the words.
+        Its bit generator supplies the words; it must support ``advance`` when
+        ``row > 0`` (AES-counter and PCG64 do).
+    row : int, default=0
+        Row address of the first value drawn.
 
     Examples
     --------
@@ -191,15 +311,38 @@ class WordStream:
     >>> parts = np.concatenate([b.uint32(3), b.uint32(2)])
     >>> bool((whole == parts).all())
     True
+    >>> late = WordStream(np.random.default_rng(1), row=3)
+    >>> bool((late.uint32(2) == whole[3:]).all())
+    True
     """
 
-    def __init__(self, rng: np.random.Generator) -> None:
-        self.generator = rng
+    def __init__(self, rng: np.random.Generator, row: int = 0) -> None:
+        if int(row) < 0:
+            raise ValueError(f"row must be >= 0 (got {row})")
+        self._generator = rng
         self._bits = rng.bit_generator
         self._spare: np.ndarray | None = None
+        self._row: int | None = int(row)  # None once positioned
+
+    def _position(self, halves: bool) -> None:
+        row, self._row = self._row, None
+        if not row:
+            return
+        self._bits.advance(row // 2 if halves else row)
+        if halves and row % 2:
+            self._spare = self._bits.random_raw(1).view(np.uint32)[1:]
+
+    @property
+    def generator(self) -> np.random.Generator:
+        """The generator, positioned at 64-bit word ``row`` (one double per value)."""
+        if self._row is not None:
+            self._position(halves=False)
+        return self._generator
 
     def uint32(self, k: int) -> np.ndarray:
         """The next ``k`` 32-bit words."""
+        if self._row is not None:
+            self._position(halves=True)
         head = 0 if self._spare is None or k == 0 else 1
         rest = k - head
         words = (rest + 1) // 2
@@ -214,4 +357,6 @@ class WordStream:
 
     def uint64(self, k: int) -> np.ndarray:
         """The next ``k`` 64-bit words (a kept 32-bit half is left for :meth:`uint32`)."""
+        if self._row is not None:
+            self._position(halves=False)
         return self._bits.random_raw(k)

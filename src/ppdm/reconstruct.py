@@ -48,9 +48,12 @@ def largest_remainder(counts: np.ndarray, total: int) -> np.ndarray:
     total = int(total)
     if total < 0:
         raise ValueError(f"total must be >= 0 (got {total})")
-    s = c.sum()
     if total == 0:
         return np.zeros(len(c), dtype=np.int64)
+    top = c.max() if c.size else 0.0
+    if top > 0:
+        c = c / top  # shares in [0, 1]: total / sum cannot overflow on subnormal counts
+    s = c.sum()
     scaled = c * (total / s) if s > 0 else np.full(len(c), total / len(c))
     base = np.floor(scaled).astype(np.int64)
     short = total - int(base.sum())

@@ -22,10 +22,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from .additive import AdditiveNoise
 from .domain import Domain, domain_from_spec
 from .exceptions import DomainError, MatrixError, SpecError
 from .matrix import PerturbationMatrix, matrix_from_spec
-from .noise.additive import AdditiveNoise
 
 __all__ = [
     "AttributeSpec",
@@ -140,7 +140,12 @@ class ReleaseSpec(BaseModel):
                 raise ValueError(
                     f"attribute {a.name!r} has noise but the release method is 'substitution'"
                 )
-        if self.class_attribute is not None and self.class_attribute not in names:
+        # a hand-written spec may describe only some columns; a release lists them all
+        if (
+            self.data_file is not None
+            and self.class_attribute is not None
+            and self.class_attribute not in names
+        ):
             raise ValueError(
                 f"class_attribute {self.class_attribute!r} is not among the attributes {names}"
             )

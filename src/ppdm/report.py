@@ -21,7 +21,7 @@ def privacy_report(spec: ReleaseSpec) -> dict:
     the spec. Attributes whose bounds or values were read off the data are listed
     under ``"leaks"``.
     """
-    from .perturb import additive_privacy, attribute_privacy
+    from .privacy import additive_privacy, attribute_privacy
 
     attrs = []
     leaks = []
@@ -31,7 +31,7 @@ def privacy_report(spec: ReleaseSpec) -> dict:
             continue
         dom = a.get_domain()
         if spec.method == "additive":
-            fig = additive_privacy(a)
+            fig = additive_privacy(a.get_noise(), a.get_domain().low, a.get_domain().high)
         else:
             fig = attribute_privacy(a.get_matrix(), spec.n_records, spec.copies)
         from_data = bool(

@@ -142,3 +142,13 @@ def test_ties_are_broken_at_random_not_by_input_order():
     ]
     # input-order assignment would give exactly 0 every time
     assert 0.4 < np.mean(firsts) < 0.6
+
+
+@pytest.mark.parametrize(
+    "counts",
+    [[5e-324, 0.0, 0.0], [5e-324, 5e-324, 0.0], [1e308, 1e308, 1.0], [0.0, 0.0, 0.0]],
+)
+def test_largest_remainder_extreme_counts(counts):
+    # subnormal or huge estimates must not overflow the scaling to the total
+    dist = largest_remainder(np.array(counts), 7)
+    assert dist.sum() == 7 and (dist >= 0).all()

@@ -337,7 +337,7 @@ def test_n_records_must_match_the_data(run_cli, release):
     _edit_spec(release, lambda s: s.update(n_records=s["n_records"] - 1))
     # the privacy block is recomputed from n_records: fix it up as a careful forger would
     spec = json.loads((release / "spec.json").read_text())
-    from ppdm.perturb import attribute_privacy
+    from ppdm.privacy import attribute_privacy
     from ppdm.release import ReleaseSpec
 
     rs = ReleaseSpec.model_validate(spec)
@@ -396,3 +396,50 @@ def test_the_writer_checks_what_it_wrote(tmp_path, table, monkeypatch):
         make_release(table, out, class_attribute="c", bounds={"x": (0, 10)}, random_state=1)
     assert not out.exists()
     assert not [p for p in tmp_path.iterdir() if ".ppdm-" in p.name]
+
+
+def test_version_and_short_help(run_cli):
+    code, out, _ = run_cli("--version")
+    assert code == 0 and out.startswith("ppdm ")
+    code, out, _ = run_cli("perturb", "-h")
+    assert code == 0 and "--overwrite" in out
+    # a flag takes no value: its help row shows no "<bool>" metavar
+    row = next(line for line in out.splitlines() if "--overwrite" in line)
+    assert "<bool>" not in row
+
+
+def test_estimate_plot_has_a_panel_per_class(run_cli, release, tmp_path):
+    import matplotlib.image as mpimg
+
+    heights = {}
+    for flag in ([], ["--by-class"]):
+        out = tmp_path / f"plot{len(flag)}"
+        code, _, err = run_cli("estimate", release, *flag, "--plot", out)
+        assert code == 0, err
+        assert sorted(p.name for p in out.iterdir()) == ["k.png", "x.png"]
+        heights[len(flag)] = mpimg.imread(out / "x.png").shape[0]
+    # overall + two classes: three panels instead of one
+    assert heights[1] > 2 * heights[0]
+
+
+@pytest.mark.parametrize("bad", ["../secret.csv", "/etc/passwd", None])
+def test_bn_release_data_file_must_be_a_bare_name(tmp_path, bad):
+    from ppdm.bayesnet.parties import read_release
+
+    rel = tmp_path / "rel"
+    rel.mkdir()
+    (tmp_path / "secret.csv").write_text("A\n0\n1\n")
+    spec = {
+        "format": "ppdm-bn-release/1",
+        "party": "p",
+        "variables": {"A": 2},
+        "randomize": [],
+        "data_file": bad,
+        "n_records": 2,
+    }
+    (rel / "release.json").write_text(json.dumps(spec))
+    with pytest.raises(SpecError, match="bare name|names no data_file"):
+        read_release(rel)
+    (rel / "release.json").write_text("null")
+    with pytest.raises(SpecError, match="JSON object"):
+        read_release(rel)

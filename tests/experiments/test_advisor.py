@@ -121,3 +121,59 @@ def test_advise_cli_bad_inputs(tmp_path):
     assert res.exit_code != 0 and "does not exist" in res.output
     with pytest.raises(ValueError, match="class column 'nope'"):
         split_owner_data(_owner_table(), "nope")
+
+
+def test_only_cells_clearly_above_the_majority_rate_are_recommended():
+    # 300 test records: the binomial standard error of 0.80 is 0.023, so 2 SE is 0.046
+    table = TABLE.assign(majority=0.76, original_accuracy=0.88, n_test=300)
+    rec = recommend(table, n_records=1000)
+    assert rec.recommended and rec.majority == 0.76 and rec.original_accuracy == 0.88
+    # 7.1 would choose (5, 10) at 0.74 without the baseline; only gamma 9's 0.81 (N 10) and
+    # 0.83 (N 20) are clear, and 7.1 takes the best N of that gamma
+    assert (rec.gamma, rec.N) == (9, 20)
+    none = recommend(TABLE.assign(majority=0.83, n_test=300), n_records=1000, min_accuracy=0.7)
+    assert not none.recommended and none.gamma is None
+    assert "majority-class rate 0.8300" in none.reason
+
+
+def test_advise_says_so_when_no_cell_beats_the_majority(tmp_path):
+    rng = np.random.default_rng(0)
+    n = 900
+    data = tmp_path / "noise.csv"
+    pd.DataFrame(
+        {
+            "a": rng.normal(size=n),
+            "b": rng.integers(0, 4, n),
+            "y": np.where(rng.random(n) < 0.7, "no", "yes"),  # independent of a and b
+        }
+    ).to_csv(data, index=False)
+    out, spec = tmp_path / "adv", tmp_path / "spec.json"
+    res = CliRunner().invoke(
+        app,
+        [
+            "advise",
+            str(data),
+            "--class",
+            "y",
+            "--gamma",
+            "5,9",
+            "--ns",
+            "5,10",
+            "--reps",
+            "2",
+            "--out",
+            str(out),
+            "--spec-out",
+            str(spec),
+            "--no-progress",
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    assert "majority class" in res.output and "no recommendation" in res.output
+    assert not spec.exists()
+    import json
+
+    summary = json.loads((out / "advice.json").read_text())
+    assert summary["recommended"] is False and 0.6 < summary["majority_rate"] < 0.8
+    table = pd.read_csv(out / "advice_table.csv")
+    assert {"majority", "original_accuracy"} <= set(table.columns)

@@ -71,19 +71,19 @@ def test_bad_inputs_fail_cleanly_without_partial_files(table, tmp_path):
     assert r.exit_code == 2 and "confidence must be" in r.output
     assert not model.exists()
     r = runner.invoke(app, ["tree", "train", str(table), "--class", "nope", "--out", str(model)])
-    assert r.exit_code == 2 and "class column 'nope'" in r.output
+    assert r.exit_code == 1 and "class column 'nope'" in r.output
     assert not model.exists()
     r = runner.invoke(app, ["tree", "show", str(table)])
-    assert r.exit_code == 2 and "not a ppdm tree model" in r.output
+    assert r.exit_code == 1 and "not a ppdm tree model" in r.output
     r = runner.invoke(app, ["tree", "show", str(tmp_path / "missing.pkl")])
-    assert r.exit_code == 2 and "does not exist" in r.output
+    assert r.exit_code == 1 and "does not exist" in r.output
 
     assert _train(table, model).exit_code == 0
     other = tmp_path / "other.csv"
     load_wisconsin().frame.drop(columns=["mitoses"]).to_csv(other, index=False)
     out = tmp_path / "p.csv"
     r = runner.invoke(app, ["tree", "predict", str(model), str(other), "--out", str(out)])
-    assert r.exit_code == 2 and "missing ['mitoses']" in r.output
+    assert r.exit_code == 1 and "missing ['mitoses']" in r.output
     assert not out.exists()
     r = runner.invoke(
         app, ["tree", "predict", str(model), str(table), "--out", str(tmp_path / "p.xyz")]

@@ -10,6 +10,7 @@ from .as_noise import NUMERIC_ATTACKS, attack_substitution_release, substitution
 from .bayes import bayes_reconstruct
 from .bayes_optimal import PosteriorAttack, bayes_optimal_attack, recovery_bound
 from .breach import BreachLevel, empirical_breach, worst_posterior
+from .linkage import k_anonymity, linkage_attack, linkage_report
 from .pca import pca_reconstruct
 from .repeated import (
     RepeatedRound,
@@ -30,6 +31,9 @@ __all__ = [
     "bayes_reconstruct",
     "empirical_breach",
     "entropy_of_powers",
+    "k_anonymity",
+    "linkage_attack",
+    "linkage_report",
     "marchenko_pastur_bounds",
     "noise_covariance",
     "pca_reconstruct",

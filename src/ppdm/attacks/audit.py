@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -41,6 +42,7 @@ from ._substitution import binomial_lower, numeric_values
 from .as_noise import NUMERIC_ATTACKS, attack_substitution_release
 from .bayes_optimal import bayes_optimal_attack, recovery_bound
 from .breach import empirical_breach, worst_posterior
+from .linkage import check_keys, format_linkage, linkage_report
 from .repeated import repeated_perturbation_attack
 
 __all__ = ["audit_release", "format_audit", "plot_audit"]
@@ -109,6 +111,7 @@ def audit_release(
     repeat: int = 2,
     rho1_levels=RHO1_LEVELS,
     random_state: RandomState = 0,
+    keys: Sequence[str] | None = None,
 ) -> dict:
     """Attack a release with its original at hand and check the privacy policy.
 
@@ -131,6 +134,9 @@ def audit_release(
     rho1_levels : sequence of float, default=(0.01, 0.05, 0.1, 0.2)
     random_state : None, int or Generator, default=0
         For the repeated-perturbation attack.
+    keys : sequence of str, optional
+        Key attributes: the report then holds ``"linkage"``, their k-anonymity and the
+        linkage attack's re-identification share (:mod:`ppdm.attacks.linkage`).
 
     Returns
     -------
@@ -162,6 +168,8 @@ def audit_release(
         raise ValueError(f"alpha must be in (0, 1) (got {alpha})")
     policy_gamma = gamma_from_rho(*rho)
     rel, spec, orig, released = _load(release, original)
+    if keys is not None:
+        keys = check_keys(keys, orig, released)
     rng = check_random_state(random_state)
     n = len(released)
     attrs = spec.perturbed_attributes()
@@ -332,6 +340,7 @@ def audit_release(
         },
         "passed": not violations,
         "violations": violations,
+        **({"linkage": linkage_report(orig, released, keys, spec)} if keys else {}),
     }
 
 
@@ -394,6 +403,8 @@ def format_audit(report: dict) -> str:
         f"prior alone {o['prior_only']:.3f} (gain {o['gain']:+.3f}); whole records recovered by "
         f"bayes-map {o['records_fully_recovered']:.3f}, by the prior {o['records_fully_recovered_prior_only']:.3f}",
     ]
+    if report.get("linkage"):
+        lines += ["", *format_linkage(report["linkage"])]
     if report["passed"]:
         lines.append("PASSED: no attack and no posterior exceeds the policy's bounds.")
     else:

@@ -37,8 +37,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..additive import additive_perturb
 from ..matrix import GammaDiagonal
-from ..noise import additive_perturb
 from ..perturb import perturb_frame, plan_release
 from ..privacy import rho2_from_gamma
 from ._common import atomic_file

@@ -34,7 +34,8 @@ import pandas as pd
 
 from ..exceptions import SpecError
 from ..io import read_table, table_format, write_table
-from ..random import RandomState, spawn
+from ..publish import release_member
+from ..random import RandomState, resolve_seed
 from .estimation import ParameterEstimate, estimate_parameters
 from .network import BayesNet
 from .pram import PramScheme
@@ -133,16 +134,16 @@ def read_release(directory: str | os.PathLike) -> Release:
         spec = json.loads(spec_path.read_text())
     except json.JSONDecodeError as exc:
         raise SpecError(f"cannot parse {str(spec_path)!r}: {exc}") from None
+    if not isinstance(spec, dict):
+        raise SpecError(f"{str(spec_path)!r} must hold a JSON object (got {type(spec).__name__})")
     if spec.get("format") != RELEASE_FORMAT:
         raise SpecError(
             f"{str(spec_path)!r}: format must be {RELEASE_FORMAT!r} (got {spec.get('format')!r})"
         )
     scheme = PramScheme.from_spec(spec)
-    data_file = spec.get("data_file")
-    if not data_file:
-        raise SpecError(f"{str(spec_path)!r} names no data_file")
-    table_format(data_file)
-    data = read_table(directory / data_file)
+    data_path = release_member(directory, spec.get("data_file"), spec_name=_SPEC_NAME)
+    table_format(data_path)
+    data = read_table(data_path)
     scheme.check_frame(data)
     n = spec.get("n_records")
     if n is not None and n != len(data):
@@ -211,10 +212,14 @@ class Party:
     ) -> Release:
         """Randomize and release ``variables`` (all by default, plus whole groups).
 
-        ``random_state=None`` draws from CSPRNG streams, as a real release must.
+        ``random_state=None`` draws from CSPRNG streams, as a real release must. The
+        streams are keyed by the party's name and each group's variables (see
+        :meth:`PramScheme.randomize`): parties never share a stream, even under one
+        seed, and the same root gives a group the same randomized values in every
+        release of it.
         """
         sub = self.scheme if variables is None else self.scheme.subset(variables)
-        data = sub.randomize(self.data[list(sub.variables)], random_state)
+        data = sub.randomize(self.data[list(sub.variables)], random_state, party=self.name)
         return Release(self.name, data, sub, recipient)
 
     def own_release(self) -> Release:
@@ -302,7 +307,10 @@ def learn_model1(
     prior, fix
         As in :func:`~ppdm.bayesnet.estimation.estimate_parameters`.
     random_state : None, int or Generator
-        ``None`` for CSPRNG releases; a seed for experiments.
+        ``None`` for CSPRNG releases; a seed for experiments. One root is resolved
+        for the whole run: a sender's group is randomized once and every receiver
+        of it gets the same randomized values (two receivers who pool what they
+        received learn nothing more than one).
 
     Returns
     -------
@@ -316,11 +324,10 @@ def learn_model1(
     owner = _owner(parties)
     needs = cross_parents(structure, owner)
     by_name = {p.name: p for p in parties}
-    streams = spawn(random_state, max(len(needs), 1)) if random_state is not None else None
+    root = resolve_seed(random_state)
     inbox: dict[str, list[Release]] = {p.name: [] for p in parties}
-    for i, ((sender, receiver), variables) in enumerate(sorted(needs.items())):
-        rs = None if streams is None else streams[i]
-        inbox[receiver].append(by_name[sender].release(variables, receiver, rs))
+    for (sender, receiver), variables in sorted(needs.items()):
+        inbox[receiver].append(by_name[sender].release(variables, receiver, root))
     parts = []
     for p in parties:
         nodes = [v for v in structure.topological_order if owner[v] == p.name]

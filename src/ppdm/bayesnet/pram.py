@@ -53,7 +53,7 @@ from ..matrix import (
     symmetric_channel,
 )
 from ..privacy import RHO1_LEVELS, anonymity_k, rho2_from_gamma
-from ..random import RandomState, release_streams
+from ..random import RandomState, resolve_seed, stream_generator
 
 __all__ = [
     "binary_randomization",
@@ -368,12 +368,26 @@ class PramScheme:
         return None if i is None else self.randomizations[i]
 
     # -- releasing ---------------------------------------------------------------------
-    def randomize(self, frame: pd.DataFrame, random_state: RandomState = None) -> pd.DataFrame:
+    def randomize(
+        self, frame: pd.DataFrame, random_state: RandomState = None, *, party: str = ""
+    ) -> pd.DataFrame:
         """Post-randomize ``frame`` (state codes): one CSPRNG stream per group.
 
         Every record and every (combined) variable is randomized independently, with
-        O(1) work per value (alias sampling). ``random_state=None`` uses AES-counter
-        streams keyed from OS entropy, as a release must; a seed is for experiments.
+        O(1) work per value (alias sampling, one 64-bit word per record). The stream
+        of a group is an AES-counter stream keyed by a BLAKE2b digest of the root
+        (``random_state=None``: 256 bits of OS entropy, as a release must; a seed is
+        for experiments), the party's name and the group's variables: two parties,
+        or two groups, never share a stream, even under the same seed, and a group's
+        stream does not depend on the other groups of the scheme.
+
+        Parameters
+        ----------
+        frame : pandas.DataFrame
+            State codes of the scheme's variables.
+        random_state : None, int, SeedSequence or Generator, default=None
+        party : str, default=""
+            Name of the releasing party (part of every stream's key).
 
         Returns
         -------
@@ -387,10 +401,11 @@ class PramScheme:
         self.check_frame(frame)
         out = {v: frame[v].to_numpy() for v in self.variables}
         if self.randomizations:
-            streams = release_streams(random_state, len(self.randomizations), warn=False)
-            for r, rng in zip(self.randomizations, streams):
+            root = resolve_seed(random_state)
+            for r in self.randomizations:
+                gen = stream_generator(root, "pram", str(party), *r.variables)
                 code = r.combine(frame)
-                new = r.matrix.sample(code, rng.random(len(frame)))
+                new = r.matrix.sample(code, gen.random(len(frame)))
                 for v, c in zip(r.variables, r.split(new)):
                     out[v] = c.astype(frame[v].dtype)
         return pd.DataFrame(out, index=frame.index)

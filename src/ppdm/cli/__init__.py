@@ -10,6 +10,7 @@ import typer
 
 from . import (  # one command family per module
     _advise,
+    _app,
     _audit,
     _bn,
     _datasets,
@@ -20,14 +21,40 @@ from . import (  # one command family per module
     _reproduce,
     _tree,
 )
+from ._common import EXIT_CODES_HELP, BoundaryGroup
 
 app = typer.Typer(
     name="ppdm",
     help="Privacy-preserving data mining by randomized perturbation.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    cls=BoundaryGroup,
+    epilog=EXIT_CODES_HELP,
 )
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        typer.echo(f"ppdm {version('ppdm')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False,
+        "--version",
+        "-V",
+        callback=_version,
+        is_eager=True,
+        help="Print the version and exit.",
+    ),
+) -> None:
+    """Privacy-preserving data mining by randomized perturbation."""
 
 COMMAND_MODULES = (
     _release,
@@ -40,6 +67,7 @@ COMMAND_MODULES = (
     _noise,
     _bn,
     _datasets,
+    _app,
 )
 
 for _module in COMMAND_MODULES:

@@ -20,7 +20,7 @@ def _parse_gammas(text: str) -> list[float]:
             return [float(g) for g in range(lo, hi + 1)]
         return [float(x) for x in text.split(",") if x.strip()]
     except ValueError:
-        fail(f"--gamma must look like 5..12, 5,7,9 or 9 (got {text!r})")
+        fail(f"--gamma must look like 5..12, 5,7,9 or 9 (got {text!r})", usage=True)
     return []
 
 
@@ -28,7 +28,7 @@ def _parse_ns(text: str) -> list[int]:
     try:
         return [int(x) for x in text.split(",") if x.strip()]
     except ValueError:
-        fail(f"--ns must be a comma-separated list of integers (got {text!r})")
+        fail(f"--ns must be a comma-separated list of integers (got {text!r})", usage=True)
     return []
 
 
@@ -38,7 +38,9 @@ def _accuracy(value: float | None) -> float | None:
     if 1.0 < value <= 100.0:  # given in percent
         return value / 100.0
     if not 0.0 < value <= 1.0:
-        fail(f"--min-accuracy must be a fraction in (0, 1] or a percentage (got {value})")
+        fail(
+            f"--min-accuracy must be a fraction in (0, 1] or a percentage (got {value})", usage=True
+        )
     return value
 
 
@@ -78,9 +80,9 @@ def advise(
     from ..io import read_table
 
     if jobs < 1:
-        fail(f"--jobs must be >= 1 (got {jobs})")
+        fail(f"--jobs must be >= 1 (got {jobs})", usage=True)
     if reps < 1:
-        fail(f"--reps must be >= 1 (got {reps})")
+        fail(f"--reps must be >= 1 (got {reps})", usage=True)
     if not data.exists():
         fail(f"data file {str(data)!r} does not exist")
     gammas, n_list = _parse_gammas(gamma), _parse_ns(ns)
@@ -110,7 +112,8 @@ def advise(
         tolerance=tie_tolerance,
     )
     write_csv_atomic(table, out / "advice_table.csv")
-    plotting.plot_advice(table, out / "advice.png", chosen=(rec.gamma, rec.N))
+    chosen = (rec.gamma, rec.N) if rec.recommended else None
+    plotting.plot_advice(table, out / "advice.png", chosen=chosen, target=target)
     summary = {
         "rule": rec.rule,
         "gamma": rec.gamma,
@@ -121,6 +124,10 @@ def advise(
         "cells_evaluated": int((table["status"] == "evaluated").sum()),
         "cells_skipped": int((table["status"] == "skipped").sum()),
         "privacy": rec.privacy,
+        "majority_rate": rec.majority,
+        "original_accuracy": rec.original_accuracy,
+        "recommended": rec.recommended,
+        "reason": rec.reason,
     }
     write_json_atomic(summary, out / "advice.json")
     n_eval = summary["cells_evaluated"]
@@ -131,6 +138,16 @@ def advise(
             typer.echo(
                 f"  gamma={r['gamma']:g}  N={int(r['N'])}  accuracy={100 * r['accuracy']:.2f}%"
             )
+    typer.echo(
+        f"baselines on the same test set: majority class {100 * rec.majority:.2f}%, "
+        f"the learner on the original data {100 * rec.original_accuracy:.2f}%"
+    )
+    if not rec.recommended:
+        typer.echo(f"no recommendation: {rec.reason}")
+        typer.echo(f"wrote {out / 'advice_table.csv'}, {out / 'advice.png'}, {out / 'advice.json'}")
+        if spec_out is not None:
+            typer.echo(f"no spec written to {spec_out}")
+        return
     verdict = "" if rec.met else f"  (no cell reaches {100 * target:.1f}%: the most accurate one)"
     typer.echo(
         f"recommended (rule {rec.rule}): gamma={rec.gamma:g}, N={rec.N}, "

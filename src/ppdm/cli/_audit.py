@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from ._common import fail
+from ._common import EXIT_BOUND_VIOLATED, fail
 
 
 def audit(
@@ -29,32 +29,41 @@ def audit(
         0.001, "--alpha", help="False-alarm probability shared by all counted figures."
     ),
     seed: int = typer.Option(0, "--seed", help="Seed of the repeated-perturbation attack."),
+    keys: str | None = typer.Option(
+        None, "--keys", help="Key columns a,b: k-anonymity and linkage re-identification share."
+    ),
 ) -> None:
     """Attack a release, compare with the prior-only guess and the rho1-to-rho2 bound.
 
-    Exits 0 when every figure is within the policy's bounds, 1 when a bound is
-    exceeded (so it can gate a publication script), 2 on bad input.
+    Exits 0 when every figure is within the policy's bounds, 3 when a bound is
+    exceeded (so it can gate a publication script), 1 when the release or the
+    original cannot be used, 2 on a bad option value.
     """
     from ..attacks.audit import audit_release, format_audit, plot_audit
 
+    if release.exists() and not release.is_dir():
+        fail(f"{str(release)!r} is not a release directory (one holding spec.json and a data file)")
     if not release.is_dir():
         fail(f"release directory {str(release)!r} does not exist")
     if not original.exists():
         fail(f"--original file {str(original)!r} does not exist")
     if tolerance is not None and not tolerance >= 0:
-        fail(f"--tolerance must be >= 0 (got {tolerance})")
+        fail(f"--tolerance must be >= 0 (got {tolerance})", usage=True)
     if not 0 < rho[0] < rho[1] < 1:
-        fail(f"--rho needs 0 < rho1 < rho2 < 1 (got {rho[0]} {rho[1]})")
+        fail(f"--rho needs 0 < rho1 < rho2 < 1 (got {rho[0]} {rho[1]})", usage=True)
     if not 0 < alpha < 1:
-        fail(f"--alpha must be in (0, 1) (got {alpha})")
+        fail(f"--alpha must be in (0, 1) (got {alpha})", usage=True)
     if plot is not None and plot.suffix.lower() != ".png":
-        fail(f"--plot must name a .png file (got {str(plot)!r})")
-    try:
-        report = audit_release(
-            release, original, tolerance=tolerance, rho=rho, alpha=alpha, random_state=seed
-        )
-    except (ValueError, FileNotFoundError) as exc:
-        fail(str(exc))
+        fail(f"--plot must name a .png file (got {str(plot)!r})", usage=True)
+    report = audit_release(
+        release,
+        original,
+        tolerance=tolerance,
+        rho=rho,
+        alpha=alpha,
+        random_state=seed,
+        keys=None if keys is None else keys.split(","),
+    )
     if plot is not None:
         plot_audit(report, plot)
     if as_json:
@@ -62,7 +71,7 @@ def audit(
     else:
         typer.echo(format_audit(report), nl=False)
     if not report["passed"]:
-        raise typer.Exit(1)
+        raise typer.Exit(EXIT_BOUND_VIOLATED)
 
 
 def register(app: typer.Typer) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 
 import typer
@@ -35,7 +34,7 @@ def _parse_prior(prior: str | None) -> float | None:
     except ValueError:
         alpha = float("nan")
     if kind != "dirichlet" or not alpha > 0:
-        fail(f"--prior must look like dirichlet:ALPHA with ALPHA > 0 (got {prior!r})")
+        fail(f"--prior must look like dirichlet:ALPHA with ALPHA > 0 (got {prior!r})", usage=True)
     return alpha
 
 
@@ -55,9 +54,9 @@ def sample(
     try:
         fmt = table_format(out)
     except ValueError as exc:
-        fail(f"--out: {exc}")
+        fail(f"--out: {exc}", usage=True)
     if fmt == "arff":
-        fail("--out must be .csv or .parquet")
+        fail("--out must be .csv or .parquet", usage=True)
     network = _read_net(net)
     if not network.is_complete:
         missing = [v for v in network.names if not network.has_cpd(v)]
@@ -84,11 +83,11 @@ def randomize(
     from ..bayesnet.network import read_mapping
     from ..bayesnet.parties import Release, write_release
     from ..bayesnet.pram import PramScheme
-    from ..exceptions import SeededReleaseWarning
     from ..io import read_table
+    from ..random import warn_seeded_release
 
     if fmt not in ("parquet", "csv"):
-        fail(f"--format must be parquet or csv (got {fmt!r})")
+        fail(f"--format must be parquet or csv (got {fmt!r})", usage=True)
     if not scheme.exists():
         fail(f"--scheme file {str(scheme)!r} does not exist")
     try:
@@ -102,14 +101,9 @@ def randomize(
     except (ValueError, FileNotFoundError) as exc:
         fail(f"DATA {str(data)!r}: {exc}")
     if seed is not None:
-        warnings.warn(
-            "this release is drawn from a seeded generator: anyone who knows the seed can "
-            "reproduce the randomization; use seeds for experiments only",
-            SeededReleaseWarning,
-            stacklevel=1,
-        )
-    released = pram.randomize(frame[list(pram.variables)], random_state=seed)
+        warn_seeded_release(stacklevel=1)
     party = str(spec.get("party") or data.stem)
+    released = pram.randomize(frame[list(pram.variables)], random_state=seed, party=party)
     rel = Release(party, released, pram, spec.get("recipient"))
     with atomic_dir(out) as tmp:
         write_release(rel, tmp, fmt=fmt)
@@ -146,13 +140,13 @@ def learn(
     from ..bayesnet.parties import combine_releases, read_release
 
     if model not in (1, 2):
-        fail(f"--model must be 1 or 2 (got {model})")
+        fail(f"--model must be 1 or 2 (got {model})", usage=True)
     if fix not in ("norm-sub", "zero"):
-        fail(f"--fix must be norm-sub or zero (got {fix!r})")
+        fail(f"--fix must be norm-sub or zero (got {fix!r})", usage=True)
     alpha = _parse_prior(prior)
     suffix = out.suffix.lower()
     if suffix not in (".json", ".yaml", ".yml"):
-        fail(f"--out must end in .json, .yaml or .yml (got {str(out)!r})")
+        fail(f"--out must end in .json, .yaml or .yml (got {str(out)!r})", usage=True)
     structure = _read_net(net)
     releases = []
     for d in release:
@@ -173,7 +167,8 @@ def learn(
         names = [r.party for r in releases]
         if party is None or party not in names:
             fail(
-                f"model 1 needs --party naming one of the releases' parties {names} (got {party!r})"
+                f"model 1 needs --party naming one of the releases' parties {names} (got {party!r})",
+                usage=True,
             )
         own = next(r for r in releases if r.party == party)
         if own.scheme.randomized_variables:
@@ -227,7 +222,9 @@ def reproduce(
     from ..bayesnet.experiments import run
 
     if name not in _REPRODUCTIONS:
-        fail(f"unknown reproduction {name!r}; choose one of {', '.join(_REPRODUCTIONS)}")
+        fail(
+            f"unknown reproduction {name!r}; choose one of {', '.join(_REPRODUCTIONS)}", usage=True
+        )
     with atomic_dir(out) as tmp:
         paths = run(name, tmp, seed=seed, quick=quick)
     for p in paths:

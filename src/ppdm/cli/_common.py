@@ -1,43 +1,350 @@
-"""Shared helpers of the command line: error reporting and atomic writes."""
+"""Shared helpers of the command line: the error boundary, exit codes and atomic writes.
+
+Every command runs inside one error boundary (:class:`BoundaryGroup`, used by the
+top-level ``ppdm`` group, and :func:`run_app`): whatever goes wrong becomes ONE line
+``error: ...`` on stderr and a documented exit code (:data:`EXIT_CODES_HELP`), never a
+traceback. Set the environment variable ``PPDM_DEBUG=1`` to see the traceback too.
+"""
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import sys
+import traceback
 import warnings
 from contextlib import AbstractContextManager
 from pathlib import Path
+from typing import NoReturn
 
 import typer
+from typer.core import TyperGroup
+from typer.exceptions import TyperException
 
 from ..exceptions import PpdmError, PrivacyWarning
 from ..io import atomic_path
 from ..publish import install_signal_handlers, publish_dir
 
-__all__ = ["run_app", "fail", "atomic_path", "atomic_dir", "output_path"]
+__all__ = [
+    "run_app",
+    "fail",
+    "short",
+    "error_line",
+    "BoundaryGroup",
+    "EXIT_FAILURE",
+    "EXIT_USAGE",
+    "EXIT_BOUND_VIOLATED",
+    "EXIT_INTERRUPTED",
+    "EXIT_CODES_HELP",
+    "atomic_path",
+    "atomic_dir",
+    "output_path",
+]
+
+#: A command could not do its work: bad input file, bad spec, I/O error, ...
+EXIT_FAILURE = 1
+#: The command line itself is wrong: unknown flag, bad option value (as click does).
+EXIT_USAGE = 2
+#: ``ppdm audit`` ran fine but a figure exceeds the policy's bound.
+EXIT_BOUND_VIOLATED = 3
+#: Interrupted (Ctrl-C): 128 + SIGINT, as shells do.
+EXIT_INTERRUPTED = 130
+
+EXIT_CODES_HELP = (
+    "Exit codes: 0 success; 1 failure (bad input file or spec, I/O error); "
+    "2 usage error (unknown flag, bad option value); "
+    "3 `ppdm audit`: a privacy bound is violated; 130 interrupted. "
+    "Set PPDM_DEBUG=1 to see the traceback behind an error."
+)
+
+#: Longest message printed; longer ones are cut (a 2 MB value must not flood the terminal).
+MAX_MESSAGE = 300
+#: Longest value quoted by :func:`short`.
+MAX_VALUE = 200
+
+_DEBUG_ENV = "PPDM_DEBUG"
 
 
-def fail(message: str, code: int = 2) -> None:
-    """Print ``error: message`` on stderr and exit with ``code``."""
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(code)
+def fail(message: str, *, usage: bool = False) -> NoReturn:
+    """Print ``error: message`` on stderr and exit.
+
+    Parameters
+    ----------
+    message : str
+        One line naming the flag, file, column or row and the offending value.
+    usage : bool, default=False
+        True when the command line is wrong (a bad flag value): exit code 2,
+        as click does for its own usage errors. False when the data, spec or
+        a file is wrong: exit code 1.
+    """
+    typer.echo(f"error: {_one_line(message)}", err=True)
+    raise typer.Exit(EXIT_USAGE if usage else EXIT_FAILURE)
+
+
+def short(value, limit: int = MAX_VALUE) -> str:
+    """``repr`` of ``value`` as plain Python (no ``np.int64(3)``), cut at ``limit`` characters."""
+    item = getattr(value, "item", None)
+    if callable(item) and getattr(value, "shape", None) == ():
+        value = item()
+    text = _plain_numbers(repr(value))
+    if len(text) > limit:
+        text = f"{text[:limit]}... ({len(text)} characters)"
+    return text
+
+
+_NUMPY_SCALAR = re.compile(
+    r"\bnp\.(?:u?int\d*|float\d*|complex\d*|bool_?|str_|bytes_|longdouble|clongdouble)"
+    r"\(((?:[^()]|\([^()]*\))*)\)"
+)
+
+
+def _plain_numbers(text: str) -> str:
+    """Rewrite numpy scalar reprs (``np.int64(67)``) as plain values (``67``)."""
+    return _NUMPY_SCALAR.sub(r"\1", text)
+
+
+def _one_line(message: str, limit: int = MAX_MESSAGE) -> str:
+    """One line, numpy scalars as plain numbers, at most ``limit`` characters (plus a note)."""
+    total = len(message)
+    if total > 4 * limit:  # never run regular expressions over megabytes
+        message = message[: 4 * limit]
+    text = " ".join(_plain_numbers(message).split())
+    text = text.replace("Value error, ", "")
+    if len(text) > limit or total > 4 * limit:
+        text = f"{text[:limit]}... (message cut; {total} characters in all)"
+    return text
+
+
+_TEMP_NAME = re.compile(r"^\.(?P<name>.+)\.[A-Za-z0-9_]{8}(?:\.tmp)?$")
+_PATH_LOCALS = ("filepath_or_buffer", "path", "source", "filename", "fname")
+
+
+def _target_of(filename: str) -> tuple[str, bool]:
+    """The user's path behind a temporary file of :func:`atomic_path`, and whether it was one."""
+    p = Path(filename)
+    m = _TEMP_NAME.match(p.name)
+    if m:
+        return str(p.parent / m.group("name")), True
+    return filename, False
+
+
+def _file_from_traceback(exc: BaseException) -> str | None:
+    """The file being read when ``exc`` was raised (innermost ppdm or pandas reader frame)."""
+    found = None
+    tb = exc.__traceback__
+    while tb is not None:
+        frame = tb.tb_frame
+        module = frame.f_globals.get("__name__", "")
+        if module.startswith(("ppdm.", "pandas.", "json", "yaml")):
+            for name in _PATH_LOCALS:
+                value = frame.f_locals.get(name)
+                if isinstance(value, (str, os.PathLike)) and not isinstance(value, bytes):
+                    text = os.fspath(value)
+                    if 0 < len(text) < 4096 and "\n" not in text and os.path.exists(text):
+                        found = text
+                    break
+        tb = tb.tb_next
+    return found
+
+
+def _with_file(exc: BaseException, reason: str) -> str:
+    path = _file_from_traceback(exc)
+    if path is not None and repr(path) not in reason and path not in reason:
+        return f"{path!r}: {reason}"
+    return reason
+
+
+def _file_in_the_way(name: str) -> str | None:
+    """The existing non-directory on the way to ``name`` (``name`` itself included), if any."""
+    p = Path(name)
+    for part in [*reversed(p.parents), p]:
+        if str(part) not in ("", ".") and part.exists() and not part.is_dir():
+            return str(part)
+    return None
+
+
+def _os_error(exc: OSError) -> str:
+    reason = exc.strerror or (str(exc.args[0]) if exc.args else type(exc).__name__)
+    if exc.filename is None:
+        if len(exc.args) == 1 and exc.strerror is None:
+            return str(exc.args[0])  # ppdm's own "file ... does not exist" messages
+        return f"I/O error: {reason}"
+    name, temporary = _target_of(os.fsdecode(exc.filename))
+    if isinstance(exc, (FileExistsError, NotADirectoryError)):
+        blocker = _file_in_the_way(name)
+        if blocker == name:
+            return f"cannot write into {name!r}: it is a file, not a directory"
+        if blocker is not None:
+            return f"cannot write {name!r}: {blocker!r} is a file, not a directory"
+    verb = "cannot write " if temporary else ""
+    text = f"{verb}{name!r}: {reason}"
+    if exc.filename2 is not None:
+        name2, _ = _target_of(os.fsdecode(exc.filename2))
+        text = f"cannot write {name2!r}: {reason}" if temporary else f"{text} ({name2!r})"
+    return text
+
+
+def _expected_types() -> tuple[type[BaseException], ...]:
+    types: list[type[BaseException]] = [
+        PpdmError,
+        OSError,
+        ValueError,
+        TypeError,
+        KeyError,
+        MemoryError,
+        RecursionError,
+        OverflowError,
+    ]
+    try:
+        import yaml
+
+        types.append(yaml.YAMLError)
+    except ImportError:  # pragma: no cover - yaml is a dependency
+        pass
+    return tuple(types)
+
+
+def error_line(exc: BaseException) -> tuple[str, int]:
+    """Translate an exception into the one line printed after ``error:`` and an exit code.
+
+    This is the only translator of the command line: every command's errors go
+    through it (see :class:`BoundaryGroup`).
+
+    Parameters
+    ----------
+    exc : BaseException
+
+    Returns
+    -------
+    message : str
+        One line, numpy scalars as plain numbers, cut at :data:`MAX_MESSAGE` characters.
+    code : int
+        :data:`EXIT_INTERRUPTED` for ``KeyboardInterrupt``, else :data:`EXIT_FAILURE`.
+    """
+    if isinstance(exc, KeyboardInterrupt):
+        return "interrupted", EXIT_INTERRUPTED
+    if isinstance(exc, OSError):
+        return _one_line(_os_error(exc)), EXIT_FAILURE
+    if isinstance(exc, MemoryError) or (
+        isinstance(exc, ValueError) and "array is too big" in str(exc)[:200]
+    ):
+        reason = str(exc)[:MAX_MESSAGE] or "out of memory"
+        return (
+            _one_line(
+                "not enough memory for this input and these options "
+                f"(lower --bins, --batch-size, --copies or the input's size): {reason}"
+            ),
+            EXIT_FAILURE,
+        )
+    if isinstance(exc, RecursionError):
+        reason = _with_file(exc, f"nested too deeply to read ({exc})")
+        return _one_line(reason), EXIT_FAILURE
+    if isinstance(exc, OverflowError):
+        return _one_line(f"number too large: {exc}"), EXIT_FAILURE
+    try:
+        from pydantic import ValidationError
+    except ImportError:  # pragma: no cover - pydantic is a dependency
+        ValidationError = ()  # type: ignore[assignment]  # noqa: N806
+    if ValidationError and isinstance(exc, ValidationError):
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first.get("loc", ())) or "top level"
+        return _one_line(f"invalid at {where}: {first.get('msg', exc)}"), EXIT_FAILURE
+    if isinstance(exc, UnicodeDecodeError):
+        reason = (
+            f"not UTF-8 text ({exc.encoding} cannot decode byte(s) "
+            f"{exc.object[exc.start : exc.end][:8]!r} at byte {exc.start}); "
+            "save the file as UTF-8"
+        )
+        return _one_line(_with_file(exc, reason)), EXIT_FAILURE
+    if isinstance(exc, json.JSONDecodeError):
+        return _one_line(_with_file(exc, f"not valid JSON: {exc}")), EXIT_FAILURE
+    if isinstance(exc, KeyError):
+        msg = exc.args[0] if exc.args else "missing key"
+        text = msg if isinstance(msg, str) and " " in msg else f"unknown name {short(msg)}"
+        return _one_line(text), EXIT_FAILURE
+    if isinstance(exc, _expected_types()):
+        text = str(exc) or type(exc).__name__
+        if _is_table_parse_error(exc):
+            text = _with_file(exc, f"cannot read the table: {text}")
+        return _one_line(text), EXIT_FAILURE
+    return (
+        _one_line(
+            f"internal error ({type(exc).__name__}: {exc}); please report it with the command "
+            f"line that caused it (set {_DEBUG_ENV}=1 to see the traceback)"
+        ),
+        EXIT_FAILURE,
+    )
+
+
+def _is_table_parse_error(exc: BaseException) -> bool:
+    module = type(exc).__module__ or ""
+    return module.startswith(("pandas.", "pyarrow")) or type(exc).__name__ in (
+        "ParserError",
+        "EmptyDataError",
+        "ArrowInvalid",
+    )
+
+
+def _debug() -> bool:
+    return os.environ.get(_DEBUG_ENV, "").strip() not in ("", "0", "false", "no")
+
+
+def _report(exc: BaseException) -> NoReturn:
+    """Print ``exc`` as one ``error:`` line (after its traceback under PPDM_DEBUG) and exit."""
+    message, code = error_line(exc)
+    if _debug():
+        traceback.print_exception(exc, file=sys.stderr)
+    try:
+        print(f"error: {message}", file=sys.stderr)
+        sys.stderr.flush()
+    except (OSError, ValueError):  # stderr closed: nothing more can be said
+        pass
+    raise typer.Exit(code) from None
+
+
+class BoundaryGroup(TyperGroup):
+    """The top-level ``ppdm`` group: every command runs inside one error boundary.
+
+    Click's own exceptions (usage errors, ``typer.Exit`` from :func:`fail`) pass
+    through unchanged; any other exception becomes one ``error:`` line
+    (:func:`error_line`) and exit code 1, or 130 when interrupted.
+    """
+
+    def invoke(self, ctx: typer.Context):
+        try:
+            return super().invoke(ctx)
+        except (TyperException, typer.Exit, typer.Abort):
+            raise  # usage errors and deliberate exits: click prints and exits as usual
+        except BrokenPipeError:
+            raise  # the reader went away (``ppdm ... | head``): click exits quietly
+        except (Exception, KeyboardInterrupt) as exc:
+            _report(exc)
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):
     label = "privacy warning" if issubclass(category, PrivacyWarning) else "warning"
-    print(f"{label}: {message}", file=sys.stderr)
+    print(f"{label}: {_one_line(str(message), limit=4 * MAX_MESSAGE)}", file=sys.stderr)
 
 
 def run_app(app: typer.Typer) -> None:
-    """Run ``app``, turning ppdm's errors into one clear line and a non-zero exit."""
+    """Run ``app`` with ppdm's warnings format and the one error boundary.
+
+    Commands run inside :class:`BoundaryGroup`; what escapes it (an interrupt
+    while starting, an error in a parameter callback) is translated here the same
+    way, so no input ever produces a traceback (unless ``PPDM_DEBUG=1``).
+    """
     warnings.showwarning = _show_warning
     install_signal_handlers()
     try:
         app(standalone_mode=True)
-    except (PpdmError, ValueError, FileNotFoundError, KeyError) as exc:
-        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        print(f"error: {msg}", file=sys.stderr)
-        sys.exit(2)
+    except SystemExit:
+        raise
+    except (Exception, KeyboardInterrupt) as exc:
+        try:
+            _report(exc)
+        except typer.Exit as done:
+            sys.exit(done.exit_code)
 
 
 def atomic_dir(path: str | os.PathLike) -> AbstractContextManager[Path]:

@@ -56,7 +56,7 @@ def export(
     """Write a bundled data set to a file."""
     reg = _registry()
     if name not in reg:
-        fail(f"unknown data set {name!r}; choose one of {', '.join(reg)}")
+        fail(f"unknown data set {name!r}; choose one of {', '.join(reg)}", usage=True)
     from ..io import write_table
 
     frame = reg[name]().frame

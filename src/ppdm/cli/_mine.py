@@ -20,7 +20,17 @@ def mine(
         "set-scale", "--method", help="inverse | zero | set-scale | norm-sub | ibu"
     ),
     learner: str = typer.Option(
-        "c45", "--learner", help="c45 | release-tree | MODULE:CLASS (any scikit-learn classifier)."
+        "c45",
+        "--learner",
+        help="c45 | release-tree | local-tree | cart | random-forest | extra-trees | "
+        "gradient-boosting | logistic-regression | naive-bayes | knn, "
+        "or MODULE:CLASS with --allow-import.",
+    ),
+    allow_import: bool = typer.Option(
+        False,
+        "--allow-import",
+        help="Let --learner import any scikit-learn classifier as MODULE:CLASS "
+        "(importing runs the module's code: only modules you trust).",
     ),
     original: Path | None = typer.Option(
         None,
@@ -33,12 +43,16 @@ def mine(
     """Reconstruct a release (or not, for release-tree), learn, and print test accuracy and the model."""
     from ..estimate import METHODS
     from ..io import read_table
-    from ..mining import mine_release
+    from ..mining import mine_release, resolve_learner
 
     if method not in METHODS:
-        fail(f"--method must be one of {', '.join(METHODS)} (got {method!r})")
+        fail(f"--method must be one of {', '.join(METHODS)} (got {method!r})", usage=True)
     if reconstruct not in ("global", "by-class"):
-        fail(f"--reconstruct must be 'global' or 'by-class' (got {reconstruct!r})")
+        fail(f"--reconstruct must be 'global' or 'by-class' (got {reconstruct!r})", usage=True)
+    try:
+        resolve_learner(learner, allow_import=allow_import)
+    except ValueError as exc:
+        fail(f"--learner: {exc}", usage=True)
     result = mine_release(
         release,
         read_table(test),
@@ -47,6 +61,7 @@ def mine(
         method=method,
         original=read_table(original) if original is not None else None,
         random_state=seed,
+        allow_import=allow_import,
     )
     if as_json:
         typer.echo(json.dumps(result.to_dict(), indent=2))
@@ -60,6 +75,15 @@ def mine(
     typer.echo(f"test accuracy (learnt from the release): {result.accuracy:.4f}")
     if result.original_accuracy is not None:
         typer.echo(f"test accuracy (learnt from the original): {result.original_accuracy:.4f}")
+    typer.echo(
+        f"majority-class rate (always predicting {result.majority_class!r}, the release's "
+        f"commonest class): {result.majority_rate:.4f}"
+    )
+    if result.beats_majority is False:
+        typer.echo(
+            "note: the model is not clearly better than always predicting the majority class "
+            f"(by two standard errors on {result.n_test} test records)"
+        )
     typer.echo("")
     typer.echo(result.model_text)
 

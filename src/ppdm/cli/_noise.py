@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import json
-from contextlib import contextmanager
 from pathlib import Path
 
 import typer
 
-from ..exceptions import PpdmError
 from ._common import atomic_path, fail
 
 noise_app = typer.Typer(
@@ -16,16 +14,6 @@ noise_app = typer.Typer(
     "attribute noise on Leaf / Total Innocent Attributes.",
     no_args_is_help=True,
 )
-
-
-@contextmanager
-def _clear_errors():
-    """Turn ppdm's and the data's errors into one ``error:`` line and exit code 2."""
-    try:
-        yield
-    except (PpdmError, ValueError, KeyError, FileNotFoundError, TypeError) as exc:
-        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        fail(str(msg))
 
 
 def _load(data: Path, class_column: str):
@@ -103,19 +91,18 @@ def class_noise(
     """
     from ..noise import add_class_noise
 
-    with _clear_errors():
-        frame, X, y = _load(data, class_column)
-        tree = _tree(confidence, min_leaf)
-        if y.nunique(dropna=True) < 2:
-            fail(
-                f"class column {class_column!r} has a single value; class noise needs at least "
-                "two classes"
-            )
-        tree.fit(X, y)
-        result = add_class_noise(X, y, technique, tree=tree, random_state=seed)
-        released = frame.copy()
-        released[class_column] = result.y
-        _write(released, out)
+    frame, X, y = _load(data, class_column)
+    tree = _tree(confidence, min_leaf)
+    if y.nunique(dropna=True) < 2:
+        fail(
+            f"class column {class_column!r} has a single value; class noise needs at least "
+            "two classes"
+        )
+    tree.fit(X, y)
+    result = add_class_noise(X, y, technique, tree=tree, random_state=seed)
+    released = frame.copy()
+    released[class_column] = result.y
+    _write(released, out)
     report = result.to_dict()
     report["out"] = str(out)
     if as_json:
@@ -200,35 +187,33 @@ def attribute_noise(
 
     from ..noise import add_attribute_noise, paper_noise, reidentification
 
-    with _clear_errors():
-        if max_targets < 1:
-            fail(f"--max-targets must be >= 1 (got {max_targets})")
-        frame, X, y = _load(data, class_column)
-        noise = paper_noise(sd_fraction)
-        if y.nunique(dropna=True) < 2:
-            fail(
-                f"class column {class_column!r} has a single value; the tree needs at least "
-                "two classes"
-            )
-        tree = _tree(confidence, min_leaf).fit(X, y)
-        result = add_attribute_noise(
-            X,
-            y,
-            target,
-            noise=noise,
-            scope=scope,
-            attributes=attribute or None,
-            boundary=boundary,
-            tree=tree,
-            random_state=seed,
+    if max_targets < 1:
+        fail(f"--max-targets must be >= 1 (got {max_targets})", usage=True)
+    frame, X, y = _load(data, class_column)
+    noise = paper_noise(sd_fraction)
+    if y.nunique(dropna=True) < 2:
+        fail(
+            f"class column {class_column!r} has a single value; the tree needs at least two classes"
         )
-        released = frame.copy()
-        for name in result.columns:
-            released[name] = result.X[name].to_numpy()
-        n = len(frame)
-        targets = np.unique(np.linspace(0, n - 1, min(n, max_targets)).round().astype(int))
-        rep = reidentification(result, threshold=threshold, targets=targets)
-        _write(released, out)
+    tree = _tree(confidence, min_leaf).fit(X, y)
+    result = add_attribute_noise(
+        X,
+        y,
+        target,
+        noise=noise,
+        scope=scope,
+        attributes=attribute or None,
+        boundary=boundary,
+        tree=tree,
+        random_state=seed,
+    )
+    released = frame.copy()
+    for name in result.columns:
+        released[name] = result.X[name].to_numpy()
+    n = len(frame)
+    targets = np.unique(np.linspace(0, n - 1, min(n, max_targets)).round().astype(int))
+    rep = reidentification(result, threshold=threshold, targets=targets)
+    _write(released, out)
     report = result.to_dict()
     report["reidentification"] = rep.summary()
     report["out"] = str(out)

@@ -24,9 +24,9 @@ def _parse_bounds(items: list[str]) -> dict[str, tuple[float, float]]:
                 raise ValueError
             bounds = (float(lo), float(hi))
         except ValueError:
-            fail(f"--bounds must look like COL=LO:HI (got {item!r})")
+            fail(f"--bounds must look like COL=LO:HI (got {item!r})", usage=True)
         if not bounds[0] < bounds[1]:
-            fail(f"--bounds {item!r}: LO must be smaller than HI")
+            fail(f"--bounds {item!r}: LO must be smaller than HI", usage=True)
         out[name] = bounds
     return out
 
@@ -54,9 +54,9 @@ def _progress(total: int | None, label: str):
 
 def _check_engine(engine: str, scheduler: str | None) -> None:
     if engine not in ("local", "dask"):
-        fail(f"--engine must be 'local' or 'dask' (got {engine!r})")
+        fail(f"--engine must be 'local' or 'dask' (got {engine!r})", usage=True)
     if scheduler is not None and engine != "dask":
-        fail("--scheduler needs --engine dask")
+        fail("--scheduler needs --engine dask", usage=True)
     if engine == "dask":
         try:
             import dask.distributed  # noqa: F401
@@ -65,7 +65,10 @@ def _check_engine(engine: str, scheduler: str | None) -> None:
 
 
 def _count_rows(path: Path) -> int | None:
-    if path.suffix.lower() in (".parquet", ".pq"):
+    from ..io import check_regular_file
+
+    check_regular_file(path)  # a FIFO or device must not be opened
+    if path.suffix.lower() in (".parquet", ".pq") and path.is_file():
         import pyarrow.parquet as pq
 
         return pq.ParquetFile(path).metadata.num_rows
@@ -153,37 +156,43 @@ def perturb(
     from ..release import read_spec
 
     if method not in ("substitution", "additive"):
-        fail(f"--method must be 'substitution' or 'additive' (got {method!r})")
+        fail(f"--method must be 'substitution' or 'additive' (got {method!r})", usage=True)
     if method == "additive":
         for flag, given in (("--gamma", gamma), ("--rho", rho), ("--spec", spec)):
             if given is not None:
-                fail(f"{flag} is for substitution releases; --method additive takes --noise-scale")
+                fail(
+                    f"{flag} is for substitution releases; --method additive takes --noise-scale",
+                    usage=True,
+                )
         if copies != 1:
-            fail(f"--copies is for substitution releases (got {copies})")
+            fail(f"--copies is for substitution releases (got {copies})", usage=True)
     elif noise_scale is not None or noise != "gaussian":
-        fail("--noise and --noise-scale are for --method additive")
+        fail("--noise and --noise-scale are for --method additive", usage=True)
     if noise not in ("uniform", "gaussian"):
-        fail(f"--noise must be 'uniform' or 'gaussian' (got {noise!r})")
+        fail(f"--noise must be 'uniform' or 'gaussian' (got {noise!r})", usage=True)
     level = DEFAULT_NOISE_LEVEL if noise_scale is None else noise_scale
     if not level > 0:
-        fail(f"--noise-scale must be > 0 (got {level})")
+        fail(f"--noise-scale must be > 0 (got {level})", usage=True)
     if gamma is not None and rho is not None:
-        fail("give either --gamma or --rho, not both")
+        fail("give either --gamma or --rho, not both", usage=True)
     if rho is not None:
         g = gamma_from_rho(*rho)
     else:
         g = DEFAULT_GAMMA if gamma is None else gamma
-    check_gamma(g)
+    try:
+        check_gamma(g)
+    except ValueError as exc:
+        fail(f"{'--rho' if rho is not None else '--gamma'}: {exc}", usage=True)
     if bins is not None and bins < 2:
-        fail(f"--bins (N) must be >= 2 (got {bins})")
+        fail(f"--bins (N) must be >= 2 (got {bins})", usage=True)
     if missing not in ("error", "category"):
-        fail(f"--missing must be 'error' or 'category' (got {missing!r})")
+        fail(f"--missing must be 'error' or 'category' (got {missing!r})", usage=True)
     if out_of_bounds not in ("error", "clip"):
-        fail(f"--out-of-bounds must be 'error' or 'clip' (got {out_of_bounds!r})")
+        fail(f"--out-of-bounds must be 'error' or 'clip' (got {out_of_bounds!r})", usage=True)
     if copies < 1:
-        fail(f"--copies must be >= 1 (got {copies})")
+        fail(f"--copies must be >= 1 (got {copies})", usage=True)
     if batch_size < 1:
-        fail(f"--batch-size must be >= 1 (got {batch_size})")
+        fail(f"--batch-size must be >= 1 (got {batch_size})", usage=True)
     _check_engine(engine, scheduler)
     check_output(
         out, inputs=(input,) + ((spec,) if spec else ()), overwrite=overwrite, directory=True
@@ -280,7 +289,9 @@ def estimate(
         check_output(plot, inputs=(release,), flag="--plot", directory=True, overwrite=overwrite)
 
     if method not in ESTIMATION_METHODS:
-        fail(f"--method must be one of {', '.join(ESTIMATION_METHODS)} (got {method!r})")
+        fail(
+            f"--method must be one of {', '.join(ESTIMATION_METHODS)} (got {method!r})", usage=True
+        )
     _check_engine(engine, scheduler)
     if engine == "dask":
         from ..engine import estimate_release_partitioned
@@ -335,6 +346,7 @@ def _estimate_json(r, method: str) -> dict:
 
 
 def _plot_estimates(results, directory: Path) -> None:
+    """One PNG per attribute: perturbed and estimated counts with error bars (by class)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -343,14 +355,36 @@ def _plot_estimates(results, directory: Path) -> None:
 
     with atomic_dir(directory) as tmp:
         for r in results:
-            e = r.overall
+            panels = [("all records", r.overall)]
+            if r.by_class:
+                panels += [(f"class {c}", e) for c, e in r.by_class.items()]
             x = np.arange(len(r.labels))
-            fig, ax = plt.subplots(figsize=(max(5, 0.35 * len(x) + 2), 3.5))
-            ax.bar(x - 0.2, e.perturbed, width=0.4, label="perturbed counts")
-            ax.bar(x + 0.2, e.counts, width=0.4, yerr=e.stderr, label=f"estimated ({e.method})")
-            ax.set_xticks(x, r.labels, rotation=60 if len(x) > 6 else 0, fontsize=7)
-            ax.set_title(r.name)
-            ax.legend(fontsize=8)
+            width = max(5.5, 0.35 * len(x) + 2)
+            fig, axes = plt.subplots(
+                len(panels), 1, figsize=(width, 2.6 * len(panels) + 0.8), squeeze=False
+            )
+            for ax, (title, e) in zip(axes[:, 0], panels):
+                counts = np.asarray(e.counts, dtype=float)
+                err = np.asarray(e.stderr, dtype=float)
+                # counts cannot be negative: the lower whisker stops at 0
+                yerr = np.vstack([np.minimum(err, np.clip(counts, 0, None)), err])
+                ax.bar(x - 0.2, e.perturbed, width=0.4, color="0.7", label="released (perturbed)")
+                ax.bar(
+                    x + 0.2,
+                    counts,
+                    width=0.4,
+                    yerr=yerr,
+                    capsize=2,
+                    color="tab:blue",
+                    label=f"estimated original ({e.method}) ± 1 s.e.",
+                )
+                ax.set_title(f"{r.name}: {title}", fontsize=9)
+                ax.set_ylabel("records")
+                ax.set_ylim(bottom=0)
+                ax.set_xticks(x, r.labels, rotation=60 if len(x) > 6 else 0, fontsize=7)
+                ax.legend(fontsize=7)
+            kind = "bin" if any(lab.startswith("[") for lab in r.labels) else "value"
+            axes[-1, 0].set_xlabel(f"{r.name} ({kind})")
             fig.tight_layout()
             safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in r.name)
             fig.savefig(tmp / f"{safe}.png", dpi=110)
@@ -386,7 +420,11 @@ def reconstruct(
     from ..pipeline import load_release, reconstruct_release
 
     if method not in ESTIMATION_METHODS:
-        fail(f"--method must be one of {', '.join(ESTIMATION_METHODS)} (got {method!r})")
+        fail(
+            f"--method must be one of {', '.join(ESTIMATION_METHODS)} (got {method!r})", usage=True
+        )
+    if batch_size < 1:
+        fail(f"--batch-size must be >= 1 (got {batch_size})", usage=True)
     _check_engine(engine, scheduler)
     if engine == "dask":
         from ..engine import reconstruct_release_partitioned
@@ -405,7 +443,10 @@ def reconstruct(
         )
         typer.echo(f"wrote the reconstructed table to {path}/ (partitioned Parquet)")
         return
-    table_format(out)
+    try:
+        table_format(out)
+    except ValueError as exc:
+        fail(f"--out: {exc}", usage=True)
     check_output(out, inputs=(release,))
     rel = load_release(release)
     with _progress(

@@ -20,12 +20,15 @@ ALL = (
     "kang",
     "table1",
     "fig4",
+    "fig4-readings",
+    "table1-mdl",
     "beyond",
     "attacks",
     "islam-brankovic",
     "bn-table2",
     "bn-privacy-accuracy",
     "bn-sample-size",
+    "claims",
 )
 
 
@@ -59,14 +62,14 @@ def reproduce(
     from ..experiments.runner import write_json_atomic
 
     if jobs < 1:
-        fail(f"--jobs must be >= 1 (got {jobs})")
+        fail(f"--jobs must be >= 1 (got {jobs})", usage=True)
     if seed < 0:
-        fail(f"--seed must be >= 0 (got {seed})")
+        fail(f"--seed must be >= 0 (got {seed})", usage=True)
     if learner not in LEARNERS:
-        fail(f"--learner must be one of {', '.join(LEARNERS)} (got {learner!r})")
+        fail(f"--learner must be one of {', '.join(LEARNERS)} (got {learner!r})", usage=True)
     known = registry.names()
     if name != "all" and name not in known:
-        fail(f"unknown experiment {name!r}; choose one of {', '.join([*known, 'all'])}")
+        fail(f"unknown experiment {name!r}; choose one of {', '.join([*known, 'all'])}", usage=True)
     names = list(ALL) if name == "all" else [name]
     from ._release import _check_engine
 

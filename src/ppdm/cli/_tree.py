@@ -3,62 +3,54 @@
 from __future__ import annotations
 
 import json
-import pickle
-from contextlib import contextmanager
 from pathlib import Path
 
 import typer
 
-from ..exceptions import PpdmError
-from ._common import atomic_path, fail
+from ._common import atomic_path, fail, short
 
 tree_app = typer.Typer(
     help="C4.5 decision trees (Weka J48's algorithm): train, predict, show, compare.",
     no_args_is_help=True,
 )
 
-MODEL_FORMAT = "ppdm-c45-model"
-MODEL_VERSION = 1
-
-
-@contextmanager
-def _clear_errors():
-    """Turn ppdm's and the data's errors into one ``error:`` line and exit code 2."""
-    try:
-        yield
-    except (PpdmError, ValueError, KeyError, FileNotFoundError, TypeError) as exc:
-        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        fail(str(msg))
+_TRUST_PICKLE_HELP = (
+    "Also load an old pickled model. Unpickling runs any code the file names: "
+    "use only for files you wrote yourself."
+)
+_MODEL_HELP = "Model written by `ppdm tree train` (JSON; it is read without running code)."
 
 
 def _save_model(model, target: str, path: Path) -> None:
+    from ..tree.persist import save_model
+
     with atomic_path(path) as tmp:
-        with open(tmp, "wb") as fh:
-            pickle.dump(
-                {
-                    "format": MODEL_FORMAT,
-                    "version": MODEL_VERSION,
-                    "target": target,
-                    "model": model,
-                },
-                fh,
-                protocol=pickle.HIGHEST_PROTOCOL,
-            )
+        save_model(model, tmp, target=target)
 
 
-def _load_model(path: Path):
-    if not path.is_file():
-        fail(f"model file {str(path)!r} does not exist")
+def _load_model(path: Path, trust_pickle: bool = False):
+    from ..tree.persist import load_model
+
+    return load_model(path, trust_pickle=trust_pickle)
+
+
+def _params(clf) -> None:
+    """Check the hyper-parameters before reading data; a bad value is a usage error."""
+    flags = {"confidence": "--confidence", "min_leaf": "--min-leaf"}
+    for name, flag in flags.items():
+        try:
+            type(clf)(**{name: getattr(clf, name)})._validate_params()
+        except ValueError as exc:
+            fail(f"{flag}: {exc}", usage=True)
+
+
+def _out_format(out: Path) -> str:
+    from ..io import table_format
+
     try:
-        with open(path, "rb") as fh:
-            payload = pickle.load(fh)
-    except Exception as exc:  # any unpickling failure means "not a model file"
-        fail(f"{str(path)!r} is not a ppdm tree model ({type(exc).__name__})")
-    if not isinstance(payload, dict) or payload.get("format") != MODEL_FORMAT:
-        fail(f"{str(path)!r} is not a ppdm tree model (written by `ppdm tree train`)")
-    if payload.get("version") != MODEL_VERSION:
-        fail(f"{str(path)!r} has model version {payload.get('version')}; expected {MODEL_VERSION}")
-    return payload["model"], payload["target"]
+        return table_format(out)
+    except ValueError as exc:
+        fail(f"--out: {exc}", usage=True)
 
 
 def _read(path: Path):
@@ -71,7 +63,9 @@ def _read(path: Path):
 def train(
     data: Path = typer.Argument(..., help="Training table: .csv, .parquet or .arff."),
     class_column: str = typer.Option(..., "--class", "-c", help="Name of the class column."),
-    out: Path = typer.Option(..., "--out", "-o", help="Where to write the model (a pickle)."),
+    out: Path = typer.Option(
+        ..., "--out", "-o", help="Where to write the model (JSON, e.g. model.json)."
+    ),
     confidence: float = typer.Option(
         0.25, "--confidence", "-C", help="Pruning confidence factor (J48 -C)."
     ),
@@ -90,22 +84,24 @@ def train(
     """Learn a C4.5 tree from a table and save it."""
     from ..tree import C45Classifier, export_text
 
-    with _clear_errors():
-        frame = _read(data)
-        if class_column not in frame.columns:
-            fail(
-                f"class column {class_column!r} is not in {str(data)!r}; columns: {list(frame.columns)}"
-            )
-        X = frame.drop(columns=[class_column])
-        y = frame[class_column]
-        clf = C45Classifier(
-            confidence=confidence,
-            min_leaf=min_leaf,
-            unpruned=unpruned,
-            subtree_raising=not no_subtree_raising,
-            categorical_features=categorical or None,
-        ).fit(X, y)
-        _save_model(clf, class_column, out)
+    clf = C45Classifier(
+        confidence=confidence,
+        min_leaf=min_leaf,
+        unpruned=unpruned,
+        subtree_raising=not no_subtree_raising,
+        categorical_features=categorical or None,
+    )
+    _params(clf)
+    frame = _read(data)
+    if class_column not in frame.columns:
+        fail(
+            f"class column {class_column!r} is not in {str(data)!r}; "
+            f"columns: {short(list(frame.columns))}"
+        )
+    X = frame.drop(columns=[class_column])
+    y = frame[class_column]
+    clf.fit(X, y)
+    _save_model(clf, class_column, out)
     acc = float((clf.predict(X) == y.to_numpy()).mean())
     typer.echo(
         f"trained on {len(frame)} rows: {clf.tree_.n_leaves} leaves, size {clf.tree_.n_nodes}, "
@@ -117,31 +113,29 @@ def train(
 
 @tree_app.command("predict")
 def predict(
-    model: Path = typer.Argument(
-        ..., help="Model written by `ppdm tree train` (a pickle: load only files you trust)."
-    ),
+    model: Path = typer.Argument(..., help=_MODEL_HELP),
     data: Path = typer.Argument(..., help="Table to classify: .csv, .parquet or .arff."),
     out: Path = typer.Option(..., "--out", "-o", help="Output table (.csv, .parquet or .arff)."),
     proba: bool = typer.Option(
         False, "--proba", help="Also write one probability column per class."
     ),
+    trust_pickle: bool = typer.Option(False, "--trust-pickle", help=_TRUST_PICKLE_HELP),
 ) -> None:
     """Classify the rows of a table; write them with a ``predicted`` column."""
-    from ..io import table_format, write_table
+    from ..io import write_table
 
-    clf, target = _load_model(model)
-    with _clear_errors():
-        fmt = table_format(out)
-        frame = _read(data)
-        X = frame.drop(columns=[target]) if target in frame.columns else frame
-        result = frame.copy()
-        result["predicted"] = clf.predict(X)
-        if proba:
-            p = clf.predict_proba(X)
-            for k, label in enumerate(clf.classes_):
-                result[f"p_{label}"] = p[:, k]
-        with atomic_path(out) as tmp:
-            write_table(result, tmp, fmt=fmt)
+    fmt = _out_format(out)
+    clf, target = _load_model(model, trust_pickle)
+    frame = _read(data)
+    X = frame.drop(columns=[target]) if target in frame.columns else frame
+    result = frame.copy()
+    result["predicted"] = clf.predict(X)
+    if proba:
+        p = clf.predict_proba(X)
+        for k, label in enumerate(clf.classes_):
+            result[f"p_{label}"] = p[:, k]
+    with atomic_path(out) as tmp:
+        write_table(result, tmp, fmt=fmt)
     msg = f"wrote {len(result)} predictions to {out}"
     if target in frame.columns:
         acc = float((result["predicted"] == frame[target]).mean())
@@ -151,17 +145,16 @@ def predict(
 
 @tree_app.command("show")
 def show(
-    model: Path = typer.Argument(
-        ..., help="Model written by `ppdm tree train` (a pickle: load only files you trust)."
-    ),
+    model: Path = typer.Argument(..., help=_MODEL_HELP),
     rules: bool = typer.Option(
         False, "--rules", help="Print root-to-leaf rules (C5 style) instead."
     ),
+    trust_pickle: bool = typer.Option(False, "--trust-pickle", help=_TRUST_PICKLE_HELP),
 ) -> None:
     """Print a tree in J48's layout, or its rules with coverage/errors."""
     from ..tree import export_text, extract_rules, format_rules
 
-    clf, _ = _load_model(model)
+    clf, _ = _load_model(model, trust_pickle)
     typer.echo(format_rules(extract_rules(clf)) if rules else export_text(clf))
 
 
@@ -176,18 +169,18 @@ def compare(
         0.05, "--tolerance", help="Thresholds match within this fraction of the attribute's range."
     ),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
+    trust_pickle: bool = typer.Option(False, "--trust-pickle", help=_TRUST_PICKLE_HELP),
 ) -> None:
     """Compare two trees: roots, shared attributes, matching rules, prediction agreement."""
     from ..tree import compare_trees
 
-    clf_a, target_a = _load_model(a)
-    clf_b, _ = _load_model(b)
-    with _clear_errors():
-        X = None
-        if data is not None:
-            frame = _read(data)
-            X = frame.drop(columns=[target_a]) if target_a in frame.columns else frame
-        report = compare_trees(clf_a, clf_b, X, tolerance=tolerance)
+    clf_a, target_a = _load_model(a, trust_pickle)
+    clf_b, _ = _load_model(b, trust_pickle)
+    X = None
+    if data is not None:
+        frame = _read(data)
+        X = frame.drop(columns=[target_a]) if target_a in frame.columns else frame
+    report = compare_trees(clf_a, clf_b, X, tolerance=tolerance)
     if as_json:
         typer.echo(json.dumps(report.to_dict(), indent=2, default=str))
     else:

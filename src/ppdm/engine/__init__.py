@@ -36,12 +36,9 @@ from .kernels import split_multisets
 from .streams import resolve_root
 from .workflows import (
     DATA_DIR,
-    estimate_release_dask,
     estimate_release_partitioned,
-    make_release_dask,
     make_release_partitioned,
     partitions_of,
-    reconstruct_release_dask,
     reconstruct_release_partitioned,
 )
 
@@ -60,9 +57,6 @@ __all__ = [
     "make_release_partitioned",
     "estimate_release_partitioned",
     "reconstruct_release_partitioned",
-    "make_release_dask",
-    "estimate_release_dask",
-    "reconstruct_release_dask",
     "plan_release_dask",
     "perturb_dask",
     "count_dask",

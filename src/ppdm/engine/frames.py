@@ -6,9 +6,11 @@ same partitioning. The ``*_partitions`` functions do the same work on a list of
 pandas DataFrames, one after another: for the same seed and the same partitions,
 their results are bit-identical to the Dask ones.
 
-Results depend on the partitioning (each partition has its own streams), and are
-drawn from the same distribution as the single-stream core functions
-(:func:`ppdm.perturb.perturb_frame`, :func:`ppdm.pipeline.reconstruct_frame`).
+Perturbation does not depend on the partitioning: its streams are addressed by row,
+so for the same seed a perturbed Dask DataFrame or list of partitions equals
+:func:`ppdm.perturb.perturb_frame` of the concatenated rows. Reconstruction depends
+on the partitioning (each partition has its own streams) and is drawn from the same
+distribution as :func:`ppdm.pipeline.reconstruct_frame`.
 
 References
 ----------
@@ -28,7 +30,7 @@ from ..pipeline import AttributeEstimate, estimates_from_counts
 from ..random import RandomState
 from ..release import ReleaseSpec
 from .executors import DaskExecutor, LocalExecutor, _require_dask
-from .kernels import perturb_partition, reconstruct_partition
+from .kernels import perturb_partition, reconstruct_partition, row_offsets
 from .streams import resolve_root
 from .workflows import count_partitions, partitions_of, plan_partitions, reconstruction_plan
 
@@ -77,17 +79,14 @@ def _meta(ddf, spec: ReleaseSpec) -> pd.DataFrame:
     return sample.iloc[:0]
 
 
-def _lazy(ddf, spec: ReleaseSpec, fn, per_partition: list | None = None):
-    """``fn(frame, partition=i[, shares=...])`` on every partition, lazily, same partitioning."""
+def _lazy(ddf, spec: ReleaseSpec, fn, per_partition: list[dict] | None = None):
+    """``fn(frame, partition=i, **per_partition[i])`` on every partition, lazily."""
     dask, _ = _require_dask()
     import dask.dataframe as dd
 
     task = dask.delayed(fn, pure=True)
-    extra = per_partition or [None] * ddf.npartitions
-    out = [
-        task(part, partition=i) if x is None else task(part, shares=x, partition=i)
-        for i, (part, x) in enumerate(zip(ddf.to_delayed(), extra))
-    ]
+    extra = per_partition or [{}] * ddf.npartitions
+    out = [task(part, partition=i, **x) for i, (part, x) in enumerate(zip(ddf.to_delayed(), extra))]
     return dd.from_delayed(out, meta=_meta(ddf, spec), verify_meta=False)
 
 
@@ -123,8 +122,9 @@ def perturb_dask(ddf, spec: ReleaseSpec, random_state: RandomState = None, *, wa
     ddf : dask.dataframe.DataFrame
     spec : ReleaseSpec
     random_state : None or int
-        ``None``: 256 bits of OS entropy drawn now, on the client; partition ``i``
-        uses AES-counter streams derived from it and ``i``.
+        ``None``: 256 bits of OS entropy drawn now, on the client. Streams are keyed
+        by attribute and addressed by row (the partitions' lengths are computed now),
+        so the result equals :func:`ppdm.perturb.perturb_frame` of the whole table.
     warn : bool, default=True
         Warn when a seeded release is made.
 
@@ -144,7 +144,9 @@ def perturb_dask(ddf, spec: ReleaseSpec, random_state: RandomState = None, *, wa
     """
     _check_ddf(ddf)
     root = resolve_root(random_state, warn=warn and random_state is not None)
-    return _lazy(ddf, spec, functools.partial(perturb_partition, spec=spec, root=root))
+    lengths = [int(n) for n in ddf.map_partitions(len).compute()]
+    offsets = [{"row_offset": o} for o in row_offsets(lengths)]
+    return _lazy(ddf, spec, functools.partial(perturb_partition, spec=spec, root=root), offsets)
 
 
 def count_dask(
@@ -202,7 +204,7 @@ def reconstruct_dask(
         DaskExecutor(), partitions_of(ddf), spec, method, by_class, root
     )
     fn = functools.partial(reconstruct_partition, spec=spec, classes=classes, root=root)
-    return _lazy(ddf, spec, fn, shares)
+    return _lazy(ddf, spec, fn, [{"shares": x} for x in shares])
 
 
 # -- local engine on pandas partitions ---------------------------------------------------
@@ -223,7 +225,8 @@ def perturb_partitions(
     """:func:`perturb_dask` on a list of pandas partitions, sequentially."""
     parts = _check_parts(parts)
     root = resolve_root(random_state, warn=warn and random_state is not None)
-    return [perturb_partition(p, spec, root, i) for i, p in enumerate(parts)]
+    offsets = row_offsets([len(p) for p in parts])
+    return [perturb_partition(p, spec, root, i, o) for i, (p, o) in enumerate(zip(parts, offsets))]
 
 
 def count_partitions_local(

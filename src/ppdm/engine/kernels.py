@@ -2,8 +2,10 @@
 
 Every partitioned engine (sequential or on a cluster) runs these same functions on
 the same partitions with the same derived streams, which is why their outputs are
-bit-identical. A partition's work never depends on another partition's data: only on
-small client-side summaries (domain sketches, perturbed counts, multiset shares).
+bit-identical. Perturbation streams are addressed by row (each partition is told its
+first row), so a perturbed release does not even depend on the partitioning. A
+partition's work never depends on another partition's data: only on small
+client-side summaries (domain sketches, row counts, perturbed counts, multiset shares).
 
 Reconstruction follows the two-pass streaming design: the count pass returns each
 partition's tie-group sizes; the client estimates, rounds and cuts the global
@@ -30,16 +32,19 @@ import pandas as pd
 from ..domain import DomainSketch
 from ..exceptions import DataError, PpdmError, SpecError
 from ..perturb import perturb_batches
-from ..pipeline import _class_codes, reconstruction_multisets
+from ..pipeline import class_codes, reconstruction_multisets
 from ..reconstruct import AssignmentState
 from ..release import ReleaseSpec
-from .streams import PERTURB, RECONSTRUCT, SPLIT, partition_generators, partition_seed
+from .streams import RECONSTRUCT, SPLIT, partition_generators
 
 __all__ = [
     "PartitionCounts",
     "sketch_partition",
     "merge_sketches",
     "perturb_partition",
+    "sketch_rows_partition",
+    "merge_sketch_rows",
+    "row_offsets",
     "count_partition",
     "add_counts",
     "sorted_classes",
@@ -90,22 +95,52 @@ def merge_sketches(
 
 
 def perturb_partition(
-    frame: pd.DataFrame, spec: ReleaseSpec, root: np.random.SeedSequence, partition: int
+    frame: pd.DataFrame,
+    spec: ReleaseSpec,
+    root: np.random.SeedSequence,
+    partition: int,
+    row_offset: int,
 ) -> pd.DataFrame:
-    """Algorithm 1 on one partition, with the partition's own AES-counter streams.
+    """Algorithm 1 on one partition, whose first record is row ``row_offset`` of the table.
 
-    The streams are those of :func:`ppdm.perturb.perturb_batches` keyed from
-    ``partition_seed(root, PERTURB, partition)``: one per attribute and role.
+    The streams are those of :func:`ppdm.perturb.perturb_batches` under ``root``,
+    keyed by attribute name and addressed by row: the partition's records get exactly
+    the bytes the single-stream path gives the same rows, whatever the partitioning.
 
     Returns
     -------
     DataFrame
         The perturbed partition (same index and columns).
     """
-    seed = partition_seed(root, PERTURB, partition)
     with _in_partition(partition):
         spec.check_columns([str(c) for c in frame.columns])
-        return next(iter(perturb_batches([frame], spec, seed, warn=False)))
+        return next(iter(perturb_batches([frame], spec, root, warn=False, row_offset=row_offset)))
+
+
+def sketch_rows_partition(
+    frame: pd.DataFrame, partition: int, cap: int
+) -> tuple[dict[str, DomainSketch], list[int]]:
+    """:func:`sketch_partition` and the partition's row count (for row addressing)."""
+    return sketch_partition(frame, partition, cap), [len(frame)]
+
+
+def merge_sketch_rows(
+    first: tuple[dict[str, DomainSketch], list[int]],
+    then: tuple[dict[str, DomainSketch], list[int]],
+) -> tuple[dict[str, DomainSketch], list[int]]:
+    """Merged sketches of consecutive partitions, and their row counts in order."""
+    return merge_sketches(first[0], then[0]), first[1] + then[1]
+
+
+def row_offsets(rows: list[int]) -> list[int]:
+    """The first row of every partition in the whole table, from the partitions' sizes.
+
+    Examples
+    --------
+    >>> row_offsets([3, 0, 2])
+    [0, 3, 3]
+    """
+    return [int(x) for x in np.concatenate([[0], np.cumsum(rows, dtype=np.int64)[:-1]])]
 
 
 @dataclass(frozen=True)
@@ -327,7 +362,7 @@ def reconstruct_partition(
     gens = partition_generators(root, RECONSTRUCT, partition, 2 * len(attrs))
     with _in_partition(partition):
         spec.check_columns([str(c) for c in frame.columns])
-        ccodes = _class_codes(frame, spec, classes, 0)
+        ccodes = class_codes(frame, spec, classes, 0)
         rec = frame.copy()
         for i, a in enumerate(attrs):
             d = a.get_domain()

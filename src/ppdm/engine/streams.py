@@ -1,12 +1,14 @@
 """Per-partition random streams: one root drawn on the client, children by index.
 
-A partitioned run draws its root entropy once, on the client (256 bits from the OS
-for a release, or the experiment's seed), and ships it to every task. Each task then
-derives its own streams from ``(purpose, partition, stream)`` with
-``SeedSequence(entropy, spawn_key=...)`` (AES-counter streams for perturbation,
-through :func:`ppdm.random.release_streams`; PCG64 for the miner's side): the streams are independent, reproducible
-for a given seed and partitioning, and do not depend on which worker runs the task or
-in what order. The root is never written to a release spec.
+A partitioned run draws its root entropy once, on the client
+(:func:`ppdm.random.resolve_seed`: 256 bits from the OS for a release, or the
+experiment's seed), and ships it to every task. Perturbation streams are AES-counter
+streams keyed by the root and the attribute's name and addressed by row (see
+:func:`ppdm.perturb.perturb_batches`), so a release is independent of the
+partitioning. The miner's side (ties, multiset splits) derives PCG64 streams from
+``(purpose, partition, stream)`` with ``SeedSequence(entropy, spawn_key=...)``:
+independent, reproducible for a given seed and partitioning, and independent of which
+worker runs the task or in what order. The root is never written to any output.
 
 References
 ----------
@@ -16,13 +18,9 @@ O'Neill (2015) and NumPy's ``SeedSequence`` design for independent child streams
 
 from __future__ import annotations
 
-import secrets
-import warnings
-
 import numpy as np
 
-from ..exceptions import SeededReleaseWarning
-from ..random import RandomState, check_random_state
+from ..random import RandomState, resolve_seed, warn_seeded_release
 
 __all__ = [
     "PERTURB",
@@ -43,8 +41,9 @@ def resolve_root(random_state: RandomState = None, *, warn: bool = False) -> np.
     Parameters
     ----------
     random_state : None, int, SeedSequence or Generator, default=None
-        ``None`` draws 256 bits of OS entropy (for releases); an int or SeedSequence
-        gives a reproducible root; a Generator is asked for 256 bits.
+        See :func:`ppdm.random.resolve_seed`: ``None`` draws 256 bits of OS entropy
+        (for releases); an int or SeedSequence gives a reproducible root; a Generator
+        is asked for 256 bits.
     warn : bool, default=False
         Emit a :class:`~ppdm.exceptions.SeededReleaseWarning` when a release is drawn
         from a seed.
@@ -60,22 +59,9 @@ def resolve_root(random_state: RandomState = None, *, warn: bool = False) -> np.
     >>> resolve_root(None).entropy.bit_length() <= 256
     True
     """
-    if random_state is None:
-        return np.random.SeedSequence(secrets.randbits(256))
-    if isinstance(random_state, np.random.SeedSequence):
-        root = random_state
-    elif isinstance(random_state, np.random.Generator):
-        root = np.random.SeedSequence(random_state.integers(0, 2**63, size=4).tolist())
-    else:
-        check_random_state(random_state)  # one validation, one message, everywhere
-        root = np.random.SeedSequence(int(random_state))
-    if warn:
-        warnings.warn(
-            "this release is drawn from a seeded generator: anyone who knows the seed can "
-            "reproduce the perturbation; use seeds for experiments only",
-            SeededReleaseWarning,
-            stacklevel=3,
-        )
+    root = resolve_seed(random_state)
+    if warn and random_state is not None:
+        warn_seeded_release(stacklevel=3)
     return root
 
 

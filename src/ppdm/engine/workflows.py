@@ -7,8 +7,11 @@ Outputs are partitioned Parquet (``part-00000.parquet``, ...) written into a
 temporary directory beside the destination and moved into place only when every
 task has succeeded: a failure leaves no partial output.
 
-For the same seed and the same partitioning, ``engine="local"`` and ``engine="dask"``
-give bit-identical releases, estimates and reconstructions.
+For the same seed, a release is bit-identical on either engine and for any
+partitioning of the same rows, and equal to the single-file release
+(:func:`ppdm.pipeline.make_release`): perturbation streams are addressed by row, and
+the planning pass counts every partition's rows. Estimates are identical too;
+reconstructions are bit-identical across engines for the same partitioning.
 
 References
 ----------
@@ -31,17 +34,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..estimate import _check_method
+from ..estimate import check_method
 from ..exceptions import DataError, SpecError
 from ..io import partition_files, read_table
 from ..perturb import DEFAULT_GAMMA, DEFAULT_MAX_BINS, plan_from_sketches
 from ..pipeline import (
     AttributeEstimate,
     Release,
-    _write_spec_and_report,
     estimates_from_counts,
     load_release,
     verify_release,
+    write_spec_and_report,
 )
 from ..publish import check_output, publish_dir
 from ..random import RandomState
@@ -52,11 +55,12 @@ from .kernels import (
     add_counts,
     align_counts,
     count_partition,
-    merge_sketches,
+    merge_sketch_rows,
     perturb_partition,
     reconstruct_partition,
     reconstruction_shares,
-    sketch_partition,
+    row_offsets,
+    sketch_rows_partition,
     sorted_classes,
 )
 from .streams import resolve_root
@@ -67,9 +71,6 @@ __all__ = [
     "make_release_partitioned",
     "estimate_release_partitioned",
     "reconstruct_release_partitioned",
-    "make_release_dask",
-    "estimate_release_dask",
-    "reconstruct_release_dask",
 ]
 
 #: Name of a partitioned release's data directory (its ``data_file`` in the spec).
@@ -131,9 +132,9 @@ def _indexed(handles: Sequence) -> list[tuple[int, Any]]:
 # -- tasks (module level, so Dask can ship them) ------------------------------------
 
 
-def _sketch_task(cap: int, item: tuple[int, Any]):
+def _sketch_rows_task(cap: int, item: tuple[int, Any]):
     i, handle = item
-    return sketch_partition(_load(handle), i, cap)
+    return sketch_rows_partition(_load(handle), i, cap)
 
 
 def _count_task(spec: ReleaseSpec, by_class: bool, item: tuple[int, Any]) -> PartitionCounts:
@@ -157,8 +158,8 @@ def _part_name(i: int, n: int) -> str:
 
 
 def _perturb_write_task(spec, root, directory, n_parts, item) -> int:
-    i, handle = item
-    frame = perturb_partition(_load(handle), spec, root, i)
+    i, handle, offset = item
+    frame = perturb_partition(_load(handle), spec, root, i, offset)
     _write_part(frame, Path(directory), _part_name(i, n_parts))
     return len(frame)
 
@@ -177,14 +178,22 @@ def plan_partitions(
     executor: Executor, handles: Sequence, *, n_bins: int | None, max_bins: int, **options
 ) -> ReleaseSpec:
     """:func:`ppdm.perturb.plan_release` from sketches reduced over the partitions."""
+    return plan_partitions_rows(executor, handles, n_bins=n_bins, max_bins=max_bins, **options)[0]
+
+
+def plan_partitions_rows(
+    executor: Executor, handles: Sequence, *, n_bins: int | None, max_bins: int, **options
+) -> tuple[ReleaseSpec, list[int]]:
+    """:func:`plan_partitions`, and every partition's row count, in one pass."""
     cap = int(n_bins) if n_bins is not None else int(max_bins)
-    sketches = executor.reduce(
-        functools.partial(_sketch_task, cap),
+    sketches, rows = executor.reduce(
+        functools.partial(_sketch_rows_task, cap),
         _indexed(handles),
-        merge_sketches,
+        merge_sketch_rows,
         stage="summarising the columns",
     )
-    return plan_from_sketches(sketches, n_bins=n_bins, max_bins=max_bins, **options)
+    spec = plan_from_sketches(sketches, n_bins=n_bins, max_bins=max_bins, **options)
+    return spec, rows
 
 
 def _check_by_class(spec: ReleaseSpec, by_class: bool) -> None:
@@ -224,7 +233,7 @@ def reconstruction_plan(
     root: np.random.SeedSequence,
 ) -> tuple[list[dict[str, np.ndarray]], list | None]:
     """Pass 1 of the reconstruction, partition by partition, then the client's split."""
-    _check_method(method)
+    check_method(method)
     _check_by_class(spec, by_class)
     part_counts = executor.map(
         functools.partial(_count_task, spec, by_class),
@@ -298,7 +307,9 @@ def make_release_partitioned(
         LocalCluster with one worker per core.
     random_state : None or int
         ``None`` for a real release: 256 bits of OS entropy drawn once on the client,
-        never written anywhere. An int seed (experiments, tests) warns.
+        never written anywhere. An int seed (experiments, tests) warns; the release
+        then equals the single-file release of the same rows with the same seed,
+        whatever the partitioning or engine.
     class_attribute, gamma, n_bins, max_bins, **plan_options
         As in :func:`ppdm.perturb.plan_release`.
 
@@ -315,7 +326,7 @@ def make_release_partitioned(
     out_dir = check_output(out_dir, inputs=inputs, directory=True, overwrite=overwrite)
     root = resolve_root(random_state, warn=random_state is not None)
     with open_executor(engine, scheduler) as ex, _staging(out_dir) as tmp:
-        spec = plan_partitions(
+        spec, counted = plan_partitions_rows(
             ex,
             handles,
             class_attribute=class_attribute,
@@ -327,14 +338,20 @@ def make_release_partitioned(
         (tmp / DATA_DIR).mkdir()
         rows = ex.map(
             functools.partial(_perturb_write_task, spec, root, str(tmp / DATA_DIR), len(handles)),
-            _indexed(handles),
+            [(i, h, o) for i, (h, o) in enumerate(zip(handles, row_offsets(counted)))],
             stage="perturbing the partitions",
         )
-        n = int(sum(rows))
+        # every partition's output holds its spec.copies copies in turn
+        if [int(r) for r in rows] != [int(r) * spec.copies for r in counted]:
+            raise DataError(
+                "the partitions' row counts changed between the planning pass and the "
+                "perturbation pass; the input must not change during a release"
+            )
+        n = int(sum(counted))  # records of the table, as in ppdm.pipeline.make_release
         if n == 0:
             raise DataError("the input table is empty: nothing to perturb")
         spec = spec.model_copy(update={"data_file": DATA_DIR, "n_records": n})
-        _write_spec_and_report(spec, tmp)
+        write_spec_and_report(spec, tmp)
         verify_release(tmp)
     return spec
 
@@ -373,7 +390,7 @@ def estimate_release_partitioned(
     ----------
     Dowd, Xu & Zhang, Eq. (1) and Sec. 4.3.
     """
-    _check_method(method)
+    check_method(method)
     rel, handles = _release_handles(release)
     with open_executor(engine, scheduler) as ex:
         counts, classes = count_partitions(ex, handles, rel.spec, by_class)
@@ -432,32 +449,3 @@ def reconstruct_release_partitioned(
             stage="reconstructing the partitions",
         )
     return out
-
-
-def make_release_dask(
-    source: Any, out_dir: str | os.PathLike, *, scheduler=None, **options
-) -> ReleaseSpec:
-    """:func:`make_release_partitioned` with ``engine="dask"``."""
-    return make_release_partitioned(source, out_dir, engine="dask", scheduler=scheduler, **options)
-
-
-def estimate_release_dask(
-    release: Release | str | os.PathLike,
-    method: str = "set-scale",
-    *,
-    by_class: bool = False,
-    scheduler=None,
-) -> list[AttributeEstimate]:
-    """:func:`estimate_release_partitioned` with ``engine="dask"``."""
-    return estimate_release_partitioned(
-        release, method, by_class=by_class, engine="dask", scheduler=scheduler
-    )
-
-
-def reconstruct_release_dask(
-    release: Release | str | os.PathLike, out: str | os.PathLike, *, scheduler=None, **options
-) -> Path:
-    """:func:`reconstruct_release_partitioned` with ``engine="dask"``."""
-    return reconstruct_release_partitioned(
-        release, out, engine="dask", scheduler=scheduler, **options
-    )

@@ -41,8 +41,7 @@ import numpy as np
 import pandas as pd
 
 from ..matrix import GammaDiagonal
-from ..perturb import attribute_privacy
-from ..privacy import kang_bound
+from ..privacy import attribute_privacy, kang_bound
 from .core import MODES, EncodedTable, encode_table, perturb_table, reconstruct_table
 from .grid import ADVISOR_GAMMAS, PAPER_NS
 from .learners import make_learner
@@ -55,6 +54,7 @@ __all__ = [
     "rule_min_accuracy",
     "recommend",
     "recommended_spec",
+    "clearly_above_majority",
     "split_owner_data",
 ]
 
@@ -280,6 +280,7 @@ def advisor_grid(
                                 f"gamma={wave[0]:g} (smaller Kang bound) already missed "
                                 f"{min_accuracy:.3f} at N={nn}"
                             )
+    majority, original = _baselines(train, test, class_column, token, max(ns), learner)
     out = []
     for g in gammas:
         for nn in ns:
@@ -294,9 +295,48 @@ def advisor_grid(
                     "sd": float(np.std(accs, ddof=1)) if accs and len(accs) > 1 else np.nan,
                     "status": "evaluated" if accs else "skipped",
                     "reason": "" if accs else reason.get((g, nn), "not evaluated"),
+                    "majority": majority,
+                    "original_accuracy": original,
+                    "n_test": len(test),
                 }
             )
     return pd.DataFrame(out)
+
+
+def _baselines(
+    train: pd.DataFrame, test: pd.DataFrame, class_column: str, token: str, n_bins: int, learner
+) -> tuple[float, float]:
+    """Majority-class rate and the learner's accuracy on the original data (same test set)."""
+    y_train = train[class_column].to_numpy()
+    y_test = test[class_column].to_numpy()
+    values, counts = np.unique(y_train, return_counts=True)
+    majority = float(np.mean(y_test == values[np.argmax(counts)]))
+    table = _encoded(token, train, class_column, n_bins)
+    model = make_learner(learner).fit(
+        _test_frame(table, train.drop(columns=[class_column])), y_train
+    )
+    pred = model.predict(_test_frame(table, test.drop(columns=[class_column])))
+    return majority, float(np.mean(pred == y_test))
+
+
+#: A cell is recommended only if its accuracy beats the majority-class rate by this many
+#: binomial standard errors of an accuracy measured on the test set.
+CLEAR_MARGIN_SE = 2.0
+
+
+def clearly_above_majority(table: pd.DataFrame) -> pd.Series:
+    """Cells whose accuracy beats the majority-class rate by ``CLEAR_MARGIN_SE`` errors.
+
+    The standard error is the binomial ``sqrt(a (1 - a) / n_test)`` of an accuracy ``a``
+    measured on ``n_test`` test records. A table without a ``majority`` column (made by
+    hand) has every cell above it.
+    """
+    if "majority" not in table.columns:
+        return pd.Series(True, index=table.index)
+    a = table["accuracy"].astype(float)
+    n = table["n_test"].astype(float) if "n_test" in table.columns else np.inf
+    se = np.sqrt(a * (1 - a) / n)
+    return (a - table["majority"].astype(float)) > CLEAR_MARGIN_SE * np.maximum(se, 1e-12)
 
 
 def _check_table(table: pd.DataFrame) -> pd.DataFrame:
@@ -356,17 +396,28 @@ class Recommendation:
     accuracy : its average accuracy on the owner's data
     rule : "7.1" or "7.2"
     met : whether the accuracy target was met (always True for 7.1)
-    privacy : dict of privacy figures (:func:`ppdm.perturb.attribute_privacy`)
+    privacy : dict of privacy figures (:func:`ppdm.privacy.attribute_privacy`)
     candidates : DataFrame of the rule's candidates
+    majority : the majority-class rate on the test set (the trivial model's accuracy)
+    original_accuracy : the learner's accuracy on the original data (same test set)
+    reason : why nothing is recommended (``gamma`` is then None)
     """
 
-    gamma: float
-    N: int
-    accuracy: float
+    gamma: float | None
+    N: int | None
+    accuracy: float | None
     rule: str
     met: bool = True
     privacy: dict = field(default_factory=dict)
     candidates: pd.DataFrame | None = None
+    majority: float | None = None
+    original_accuracy: float | None = None
+    reason: str = ""
+
+    @property
+    def recommended(self) -> bool:
+        """Whether a design is recommended (some cell beats the majority rate clearly)."""
+        return self.gamma is not None
 
 
 def rule_min_accuracy(
@@ -421,6 +472,11 @@ def recommend(
 ) -> Recommendation:
     """Apply 7.2 when a target accuracy is given, else 7.1; attach the privacy figures.
 
+    Only cells whose accuracy is clearly above the majority-class rate
+    (:func:`clearly_above_majority`) are candidates: a release whose best tree does no
+    better than always guessing the commonest class is not worth recommending. When no
+    cell qualifies the recommendation is empty (``gamma is None``) and says why.
+
     Parameters
     ----------
     table : DataFrame
@@ -441,13 +497,37 @@ def recommend(
     ----------
     Dowd, Xu & Zhang, Sec. 7.1-7.2.
     """
+    done = _check_table(table)
+    majority = float(done["majority"].iloc[0]) if "majority" in done.columns else None
+    original = (
+        float(done["original_accuracy"].iloc[0]) if "original_accuracy" in done.columns else None
+    )
+    rule = "7.2" if min_accuracy is not None else "7.1"
+    useful = done[clearly_above_majority(done)]
+    if useful.empty:
+        best = float(done["accuracy"].max())
+        return Recommendation(
+            gamma=None,
+            N=None,
+            accuracy=None,
+            rule=rule,
+            met=False,
+            majority=majority,
+            original_accuracy=original,
+            reason=(
+                f"no (gamma, N) beats the majority-class rate {majority:.4f} clearly (by "
+                f"{CLEAR_MARGIN_SE:g} standard errors); the best cell reaches {best:.4f}: a "
+                "tree from such a release predicts no better than always guessing the "
+                "commonest class"
+            ),
+        )
     if min_accuracy is not None:
-        row, met = rule_min_accuracy(table, min_accuracy, max_gamma)
-        rule, cands = "7.2", None
+        row, met = rule_min_accuracy(useful, min_accuracy, max_gamma)
+        cands = None
     else:
-        cands = rule_best_n_per_gamma(table, tolerance)
+        cands = rule_best_n_per_gamma(useful, tolerance)
         row = cands.sort_values(["N", "gamma"], kind="stable").iloc[0]
-        rule, met = "7.1", True
+        met = True
     gamma, n_bins = float(row["gamma"]), int(row["N"])
     privacy = attribute_privacy(GammaDiagonal(n_bins, gamma), int(n_records))
     return Recommendation(
@@ -458,6 +538,8 @@ def recommend(
         met=met,
         privacy=privacy,
         candidates=cands,
+        majority=majority,
+        original_accuracy=original,
     )
 
 

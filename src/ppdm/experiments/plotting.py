@@ -207,10 +207,21 @@ def plot_kang(summary: pd.DataFrame, path) -> Path:
     return _save(fig, path)
 
 
-def plot_advice(table: pd.DataFrame, path, *, chosen: tuple[int, int] | None = None) -> Path:
-    """The advisor's Fig. 6-style plot: accuracy against entropy, one band per N."""
+def plot_advice(
+    table: pd.DataFrame,
+    path,
+    *,
+    chosen: tuple[float, int] | None = None,
+    target: float | None = None,
+) -> Path:
+    """The advisor's Fig. 6-style plot: accuracy against entropy, one band per N.
+
+    Horizontal lines show the target accuracy (if any), the majority-class rate and the
+    learner's accuracy on the original data (when the table carries them); skipped
+    cells are counted in a note, not drawn (they have no accuracy).
+    """
     plt = _plt()
-    fig, ax = plt.subplots(figsize=(8, 5.5))
+    fig, ax = plt.subplots(figsize=(8.5, 5.5))
     done = table[table["status"] == "evaluated"]
     cmap = plt.get_cmap("viridis")
     ns = sorted(done["N"].unique())
@@ -224,10 +235,24 @@ def plot_advice(table: pd.DataFrame, path, *, chosen: tuple[int, int] | None = N
             color=cmap(i / max(len(ns) - 1, 1)),
             label=f"N={n}",
         )
-    skipped = table[table["status"] != "evaluated"]
-    if len(skipped):
-        ax.scatter(
-            skipped["entropy"], np.zeros(len(skipped)) + 1, marker="x", c="grey", label="skipped"
+    lines = []
+    if "original_accuracy" in table.columns:
+        lines.append((table["original_accuracy"].iloc[0], "original data", "black", "-"))
+    if target is not None:
+        lines.append((target, "target", "tab:green", "--"))
+    if "majority" in table.columns:
+        lines.append((table["majority"].iloc[0], "majority class", "tab:red", ":"))
+    for value, label, colour, style in lines:
+        ax.axhline(100 * value, color=colour, ls=style, lw=1.2, label=f"{label} {100 * value:.1f}%")
+    skipped = int((table["status"] != "evaluated").sum())
+    if skipped:
+        ax.text(
+            0.01,
+            0.02,
+            f"{skipped} cells skipped (Kang's bound ordering; see advice_table.csv)",
+            transform=ax.transAxes,
+            fontsize=8,
+            color="grey",
         )
     if chosen is not None:
         row = done[(done["gamma"] == chosen[0]) & (done["N"] == chosen[1])]
@@ -241,8 +266,9 @@ def plot_advice(table: pd.DataFrame, path, *, chosen: tuple[int, int] | None = N
                 label="recommended",
             )
     ax.set_xlabel("entropy of M (bits)")
-    ax.set_ylabel("accuracy %")
+    ax.set_ylabel("test accuracy (%)")
     ax.set_ylim(0, 100)
     ax.set_title("Accuracy vs entropy on the owner's data (Sec. 7)")
-    ax.legend(fontsize=7, ncol=2)
+    ax.legend(fontsize=7, ncol=2, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    fig.tight_layout()
     return _save(fig, path)

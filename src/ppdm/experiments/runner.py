@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
@@ -62,11 +62,6 @@ def cell_seed_sequence(seed: int, key: Key) -> np.random.SeedSequence:
 def cell_rng(seed: int, key: Key) -> np.random.Generator:
     """A generator for one cell (see :func:`cell_seed_sequence`)."""
     return np.random.default_rng(cell_seed_sequence(seed, key))
-
-
-def _call(fn_cell):
-    fn, cell = fn_cell
-    return fn(cell)
 
 
 def local_mapper(jobs: int = 1) -> Callable[[Callable, Sequence], Iterator]:
@@ -300,15 +295,3 @@ def write_json_atomic(obj, path: str | os.PathLike) -> Path:
     with atomic_path(path) as tmp:
         tmp.write_text(json.dumps(obj, indent=2, default=str) + "\n", encoding="utf-8")
     return path
-
-
-def iter_chunks(items: Iterable, size: int) -> Iterator[list]:
-    """Consecutive lists of ``size`` items."""
-    chunk: list = []
-    for item in items:
-        chunk.append(item)
-        if len(chunk) == size:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk

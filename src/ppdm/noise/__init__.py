@@ -1,6 +1,7 @@
 """Noise-based perturbation.
 
-* :mod:`~ppdm.noise.additive`: the additive-noise baseline of Agrawal & Srikant (2000).
+* the additive-noise baseline of Agrawal & Srikant (2000) lives in :mod:`ppdm.additive`
+  (a mechanism beside the substitution matrices); its names are re-exported here.
 * :mod:`~ppdm.noise.leaves`, :mod:`~ppdm.noise.class_noise`,
   :mod:`~ppdm.noise.attribute_noise`, :mod:`~ppdm.noise.security`,
   :mod:`~ppdm.noise.quality`, :mod:`~ppdm.noise.experiment`: noise where a decision
@@ -9,33 +10,54 @@
   tree similarity, and the paper's experiments.
 """
 
-from .additive import (
-    AdditiveNoise,
-    DistributionEstimate,
-    additive_perturb,
-    privacy_interval_width,
-    reconstruct_distribution,
-    transition_masses,
-)
-from .attribute_noise import (
-    ATTRIBUTE_TARGETS,
-    AttributeNoiseResult,
-    DiscreteNoise,
-    add_attribute_noise,
-    discrete_gaussian,
-    paper_noise,
-)
-from .class_noise import (
-    CLASS_TECHNIQUES,
-    ClassNoiseResult,
-    add_class_noise,
-    all_leaves_probability,
-    expected_changes,
-    variance_of_changes,
-)
-from .leaves import LeafInfo, innocent_attributes, leaf_index, leaf_info
-from .quality import TreeQuality, tree_quality
-from .security import ReidentificationReport, class_security, record_p_same, reidentification
+from importlib import import_module
+from typing import Any
+
+# name -> module: loaded on first use, so ``import ppdm.noise`` stays cheap (the
+# Islam & Brankovic modules need the tree package and scikit-learn)
+_EXPORTS = {
+    "AdditiveNoise": "..additive",
+    "DistributionEstimate": "..additive",
+    "additive_perturb": "..additive",
+    "privacy_interval_width": "..additive",
+    "reconstruct_distribution": "..additive",
+    "transition_masses": "..additive",
+    "ATTRIBUTE_TARGETS": ".attribute_noise",
+    "AttributeNoiseResult": ".attribute_noise",
+    "DiscreteNoise": ".attribute_noise",
+    "add_attribute_noise": ".attribute_noise",
+    "discrete_gaussian": ".attribute_noise",
+    "paper_noise": ".attribute_noise",
+    "ClassNoiseResult": ".class_noise",
+    "add_class_noise": ".class_noise",
+    "CLASS_TECHNIQUES": ".class_stats",
+    "all_leaves_probability": ".class_stats",
+    "expected_changes": ".class_stats",
+    "variance_of_changes": ".class_stats",
+    "LeafInfo": ".leaves",
+    "innocent_attributes": ".leaves",
+    "leaf_index": ".leaves",
+    "leaf_info": ".leaves",
+    "TreeQuality": ".quality",
+    "tree_quality": ".quality",
+    "ReidentificationReport": ".security",
+    "class_security": ".security",
+    "record_p_same": ".security",
+    "reidentification": ".security",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'ppdm.noise' has no attribute {name!r}")
+    value = getattr(import_module(_EXPORTS[name], __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
 
 __all__ = [
     "ATTRIBUTE_TARGETS",

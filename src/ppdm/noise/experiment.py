@@ -232,7 +232,7 @@ def _plot(runs: pd.DataFrame, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from ..cli._common import atomic_path
+    from ..io import atomic_path
 
     g = runs.groupby("experiment", sort=False)
     names = list(g.groups)
@@ -330,7 +330,7 @@ def run(out_dir, *, quick: bool = False, seed: int = 0, jobs: int = 1) -> pd.Dat
             format_rules(extract_rules(clf)),
             "",
         ]
-    from ..cli._common import atomic_path
+    from ..io import atomic_path
 
     with atomic_path(out / "islam_brankovic_trees.txt") as tmp:
         tmp.write_text("\n".join(text))

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .class_noise import all_leaves_probability, check_technique
+from .class_stats import all_leaves_probability, check_technique
 from .leaves import LeafInfo
 
 __all__ = [

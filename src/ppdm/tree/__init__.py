@@ -4,7 +4,12 @@ Modules: ``criterion`` (gain, gain ratio on count arrays), ``splitter``
 (threshold and multiway split search), ``storage`` (array-based tree),
 ``builder`` (growing), ``pruning`` (pessimistic pruning, collapse, subtree
 raising), ``classifier`` (the scikit-learn estimator), ``export`` (J48 text,
-rules) and ``compare`` (similarity of two trees).
+rules), ``compare`` (similarity of two trees) and ``plot`` (matplotlib drawing).
+Trees learnt from a release: ``release_base`` (the learners' common base),
+``release_coding`` (codes and release data), ``release_split``, ``release_builder``,
+``release_nb`` (naive Bayes leaves), ``release_storage`` (``CodeTree``),
+``release_tree`` and ``local_tree`` (the estimators) and ``release_scoring``
+(accuracy on the original data, estimated from a perturbed fold).
 
 References
 ----------
@@ -16,11 +21,15 @@ from .compare import TreeComparison, compare_trees
 from .criterion import entropy, gain_ratio, info_gain, split_info
 from .export import Condition, Rule, export_text, extract_rules, format_rules
 from .local_tree import LocalReconstructionClassifier
+from .plot import plot_tree
+from .release_scoring import release_accuracy, release_accuracy_score, release_accuracy_se
+from .release_storage import CodeTree
 from .release_tree import ReleaseTreeClassifier
 from .storage import Tree
 
 __all__ = [
     "C45Classifier",
+    "CodeTree",
     "Condition",
     "LocalReconstructionClassifier",
     "ReleaseTreeClassifier",
@@ -34,5 +43,9 @@ __all__ = [
     "format_rules",
     "gain_ratio",
     "info_gain",
+    "plot_tree",
+    "release_accuracy",
+    "release_accuracy_score",
+    "release_accuracy_se",
     "split_info",
 ]

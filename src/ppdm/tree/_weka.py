@@ -17,8 +17,9 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
+
+from ..io import write_arff as io_write_arff
 
 __all__ = [
     "WEKA_JAR",
@@ -38,12 +39,6 @@ def weka_available() -> bool:
     return WEKA_JAR.is_file() and shutil.which("java") is not None
 
 
-def _quote(text: str) -> str:
-    if text == "" or any(ch in text for ch in " ,{}'\"%\t\\?"):
-        return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
-    return text
-
-
 def write_arff(
     frame: pd.DataFrame,
     target: str,
@@ -58,43 +53,12 @@ def write_arff(
     Non-numeric columns are nominal, declared in ``categories[col]`` order (sorted
     values by default); the class column ``target`` is nominal, in ``classes``
     order.  Numbers are written with full precision; ``weights`` adds Weka's
-    ``{w}`` instance weights.
+    ``{w}`` instance weights. The file is written by :func:`ppdm.io.write_arff`.
     """
-    categories = dict(categories or {})
-    lines = ["@relation ppdm", ""]
-    cols = []
-    for name in frame.columns:
-        s = frame[name]
-        if name == target:
-            vals = list(classes) if classes is not None else sorted(pd.unique(s.dropna()))
-            kind = "{" + ",".join(_quote(str(v)) for v in vals) + "}"
-            cols.append(("nom", s))
-        elif (
-            name in categories
-            or not pd.api.types.is_numeric_dtype(s)
-            or isinstance(s.dtype, pd.CategoricalDtype)
-        ):
-            vals = categories.get(name)
-            if vals is None:
-                vals = sorted(pd.unique(s.dropna()), key=str)
-            kind = "{" + ",".join(_quote(str(v)) for v in vals) + "}"
-            cols.append(("nom", s))
-        else:
-            kind = "numeric"
-            cols.append(("num", s))
-        lines.append(f"@attribute {_quote(str(name))} {kind}")
-    lines += ["", "@data"]
-    rendered = []
-    for kind, s in cols:
-        if kind == "num":
-            v = s.to_numpy(dtype=float, na_value=np.nan)
-            rendered.append(["?" if np.isnan(x) else repr(float(x)) for x in v])
-        else:
-            rendered.append(["?" if pd.isna(x) else _quote(str(x)) for x in s.astype(object)])
-    rows = [",".join(r) for r in zip(*rendered)]
-    if weights is not None:
-        rows = [f"{r},{{{repr(float(w))}}}" for r, w in zip(rows, weights)]
-    Path(path).write_text("\n".join(lines + rows) + "\n", encoding="utf-8")
+    cats = dict(categories or {})
+    if classes is not None:
+        cats[target] = list(classes)
+    io_write_arff(frame, path, nominal=[target], categories=cats, weights=weights)
 
 
 @dataclass
@@ -238,7 +202,16 @@ def run_j48(
     with tempfile.TemporaryDirectory(prefix="ppdm-j48-") as tmp:
         tr = Path(tmp) / "train.arff"
         write_arff(train, target, tr, categories=categories, classes=classes, weights=weights)
-        cmd = ["java", "-Xmx2g", "-cp", str(WEKA_JAR), "weka.classifiers.trees.J48", "-t", str(tr)]
+        cmd = [
+            "java",
+            "-Xmx2g",
+            "-Dfile.encoding=UTF-8",
+            "-cp",
+            str(WEKA_JAR),
+            "weka.classifiers.trees.J48",
+            "-t",
+            str(tr),
+        ]
         if test is not None:
             te = Path(tmp) / "test.arff"
             cats = dict(categories or {})

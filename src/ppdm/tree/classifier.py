@@ -60,6 +60,11 @@ _PARAMETER_CONSTRAINTS = {
 }
 
 
+def _plain(v):
+    """A numpy scalar as the plain Python value (for messages)."""
+    return v.item() if isinstance(v, np.generic) else v
+
+
 def _sorted_labels(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``np.unique(y, return_inverse=True)``; labels of object or string dtype are
     hashed first, so that only their distinct values are sorted."""
@@ -220,7 +225,7 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         except TypeError as exc:
             raise DataError(f"y mixes label types that cannot be sorted: {exc}") from None
         if classes.size < 2:
-            found = "no labels" if classes.size == 0 else f"the single class {classes[0]!r}"
+            found = "no labels" if classes.size == 0 else f"one class, {_plain(classes[0])!r}"
             raise DataError(f"y has {found}; a classifier needs at least two classes to learn from")
         return classes, codes, known
 
@@ -359,7 +364,48 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         self._check_fitted()
         return self.classes_[Tree.decide(self.predict_proba(X))]
 
+    def apply(self, X) -> np.ndarray:
+        """Index of the leaf (a node of ``tree_``) every row of ``X`` reaches.
+
+        A missing value at a test follows the branch with the most training weight.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        Xe = self._encode(X)
+        return self.tree_.route(Xe)[0]
+
+    def decision_path(self, X):
+        """Sparse indicator (n_samples, n_nodes) of the nodes every row passes through.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix
+        """
+        from scipy import sparse
+
+        Xe = self._encode(X)
+        _, rows, nodes = self.tree_.route(Xe)
+        data = np.ones(rows.size, dtype=np.int64)
+        return sparse.csr_matrix((data, (rows, nodes)), shape=(Xe.shape[0], self.tree_.n_nodes))
+
     # -- inspection ----------------------------------------------------------------
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """Information gain of each column's tests, weighted by the weight reaching them,
+        normalised to sum 1 (all zeros for a single leaf)."""
+        self._check_fitted()
+        return self.tree_.feature_importances(self.n_features_in_)
+
     @property
     def feature_names_(self) -> list[str]:
         """Column names used in text output (``x0, x1, ...`` for arrays)."""

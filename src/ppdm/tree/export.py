@@ -27,11 +27,6 @@ def _format_weight(value: float) -> str:
     return repr(round(float(value) + 0.0, 2))
 
 
-def _label(tree, node: int, classes) -> str:
-    v = tree.value[node]
-    return str(classes[_max_class(v)])
-
-
 def _leaf_text(tree, node: int, parent: int | None, classes) -> str:
     v = tree.value[node]
     total = float(v.sum())

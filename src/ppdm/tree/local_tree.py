@@ -16,36 +16,51 @@ Agrawal & Srikant (2000), Sec. 5 (Global, ByClass, Local); Dowd, Xu & Zhang, Alg
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
-from sklearn.base import BaseEstimator, ClassifierMixin
 
 from ..estimate import point_estimate
-from ..exceptions import DataError, NotFittedError
 from ..random import check_random_state
 from ..reconstruct import largest_remainder, matrix_reconstruct
 from .criterion import gain_ratio, info_gain
-from .release_tree import ReleaseTreeClassifier, _Data
+from .release_base import BASE_CONSTRAINTS, ReleaseLearner
+from .release_coding import ReleaseData
+from .release_storage import CodeTree
 
 __all__ = ["LocalReconstructionClassifier"]
 
+_PARAMETER_CONSTRAINTS = {
+    **BASE_CONSTRAINTS,
+    "method": (lambda v: isinstance(v, str), "the name of an estimation method"),
+}
 
-class LocalReconstructionClassifier(ClassifierMixin, BaseEstimator):
+
+class LocalReconstructionClassifier(ReleaseLearner):
     """Decision tree with per-node reconstruction (Agrawal & Srikant's Local).
 
     Parameters
     ----------
-    spec : ReleaseSpec or path
+    spec : ReleaseSpec, path or None, default=None
+        The release spec; None: the input is an unperturbed table (identity channel).
     max_depth : int, default=12
     min_leaf : int or float, default=0.005
         Least records per leaf (a float in (0, 1) is a fraction of n).
     method : str, default="set-scale"
         Estimation method behind every reconstruction.
     random_state : int, Generator or None, default=0
+    max_bins : int, default=255
+        Without a spec: most codes of a numeric column.
+
+    Attributes
+    ----------
+    classes_ : ndarray
+    tree_ : CodeTree
+        ``value`` holds the class frequencies of the reconstructed records.
 
     References
     ----------
     Agrawal & Srikant (2000), Sec. 5.
     """
+
+    _parameter_constraints = _PARAMETER_CONSTRAINTS
 
     def __init__(
         self,
@@ -55,40 +70,17 @@ class LocalReconstructionClassifier(ClassifierMixin, BaseEstimator):
         min_leaf: float = 0.005,
         method: str = "set-scale",
         random_state=0,
+        max_bins: int = 255,
     ) -> None:
         self.spec = spec
         self.max_depth = max_depth
         self.min_leaf = min_leaf
         self.method = method
         self.random_state = random_state
+        self.max_bins = max_bins
 
-    def fit(self, X: pd.DataFrame, y=None) -> LocalReconstructionClassifier:
-        """Learn from the perturbed table ``X`` (the release data) and its spec."""
-        helper = ReleaseTreeClassifier(spec=self.spec, min_leaf=self.min_leaf)
-        spec = helper._resolve_spec()
-        if y is None:
-            if spec.class_attribute is None or spec.class_attribute not in X:
-                raise DataError("give y, or a release whose spec names a class column present in X")
-            y = X[spec.class_attribute]
-        self.classes_, y_codes = np.unique(np.asarray(y), return_inverse=True)
-        if len(self.classes_) < 2:
-            raise DataError(f"the class has a single value {self.classes_[0]!r}: nothing to learn")
-        return self._grow(_Data.from_release(spec, X, y_codes), helper._check_params(len(X)))
-
-    def fit_codes(self, codes, y, domains, matrices, names=None) -> LocalReconstructionClassifier:
-        """Learn from perturbed codes directly (see :meth:`ReleaseTreeClassifier.fit_codes`)."""
-        self.classes_, y_codes = np.unique(np.asarray(y), return_inverse=True)
-        if len(self.classes_) < 2:
-            raise DataError(f"the class has a single value {self.classes_[0]!r}: nothing to learn")
-        names = list(names) if names is not None else [f"a{j}" for j in range(len(domains))]
-        data = _Data(names, domains, matrices, codes, y_codes)
-        helper = ReleaseTreeClassifier(min_leaf=self.min_leaf)
-        return self._grow(data, helper._check_params(len(y_codes)))
-
-    def _grow(self, data: _Data, min_leaf: float) -> LocalReconstructionClassifier:
+    def _grow(self, data: ReleaseData, min_leaf: float) -> LocalReconstructionClassifier:
         y_codes = data.y
-        self.feature_names_in_ = data.names
-        self.domains_ = data.domains
         rng = check_random_state(self.random_state)
         nodes: list[dict] = []
         box = [np.ones(n, bool) for n in data.n_values]
@@ -116,9 +108,10 @@ class LocalReconstructionClassifier(ClassifierMixin, BaseEstimator):
                 child_box[j] = box[j] & mask
                 stack.append((idx[part], child_box, depth + 1, me, name))
         self.tree_ = _to_arrays(nodes, max(data.n_values), len(self.classes_))
+        self.matrices_ = data.matrices
         return self
 
-    def _split(self, data: _Data, idx, box, rng, min_leaf):
+    def _split(self, data: ReleaseData, idx, box, rng, min_leaf):
         C = len(self.classes_)
         y = data.y[idx]
         best = None
@@ -151,44 +144,22 @@ class LocalReconstructionClassifier(ClassifierMixin, BaseEstimator):
                 best = (ratio, j, left, recon)
         return None if best is None else best[1:]
 
-    def predict_proba(self, X) -> np.ndarray:
-        """Class frequencies of the leaves reached by ``X`` (original domain)."""
-        if not hasattr(self, "tree_"):
-            raise NotFittedError(
-                "this LocalReconstructionClassifier is not fitted yet; call fit first"
-            )
-        leaves = ReleaseTreeClassifier.apply(self, X)
-        return self.tree_["value"][leaves]
 
-    def predict(self, X) -> np.ndarray:
-        proba = self.predict_proba(X)
-        return self.classes_[np.argmax(proba, axis=1)]
-
-    _codes = ReleaseTreeClassifier._codes
-    _apply_codes = ReleaseTreeClassifier._apply_codes
-
-    def predict_codes(self, codes) -> np.ndarray:
-        """Predicted classes for rows already encoded into original codes."""
-        if not hasattr(self, "tree_"):
-            raise NotFittedError(
-                "this LocalReconstructionClassifier is not fitted yet; call fit first"
-            )
-        leaves = self._apply_codes(np.asarray(codes, dtype=np.int64))
-        return self.classes_[np.argmax(self.tree_["value"][leaves], axis=1)]
-
-
-def _to_arrays(nodes: list[dict], max_n: int, n_classes: int) -> dict:
+def _to_arrays(nodes: list[dict], max_n: int, n_classes: int) -> CodeTree:
     m = len(nodes)
-    out = {
-        "feature": np.array([n["feature"] for n in nodes], dtype=np.int64),
-        "left": np.array([n["left"] for n in nodes], dtype=np.int64),
-        "right": np.array([n["right"] for n in nodes], dtype=np.int64),
-        "mask": np.zeros((m, max_n), dtype=bool),
-        "value": np.zeros((m, n_classes)),
-    }
+    counts = np.array([n["value"] for n in nodes], dtype=float).reshape(m, n_classes)
+    tree = CodeTree(
+        feature=np.array([n["feature"] for n in nodes], dtype=np.int64),
+        left=np.array([n["left"] for n in nodes], dtype=np.int64),
+        right=np.array([n["right"] for n in nodes], dtype=np.int64),
+        mask=np.zeros((m, max_n), dtype=bool),
+        value=np.zeros((m, n_classes)),
+        count=counts.sum(axis=1),
+        n_eff=counts.sum(axis=1),
+    )
     for i, n in enumerate(nodes):
-        total = n["value"].sum()
-        out["value"][i] = n["value"] / total if total > 0 else 1.0 / n_classes
+        total = counts[i].sum()
+        tree.value[i] = counts[i] / total if total > 0 else 1.0 / n_classes
         if n["mask"] is not None:
-            out["mask"][i, : len(n["mask"])] = n["mask"]
-    return out
+            tree.mask[i, : len(n["mask"])] = n["mask"]
+    return tree

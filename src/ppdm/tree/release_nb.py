@@ -25,10 +25,19 @@ import numpy as np
 from ..estimate import iterative_bayesian_update
 from ..matrix import PerturbationMatrix
 
-__all__ = ["GROUP_CANDIDATES", "coarsen", "group_ids", "class_conditionals"]
+__all__ = [
+    "GROUP_CANDIDATES",
+    "NB_PRIOR_WEIGHT",
+    "class_conditionals",
+    "coarsen",
+    "group_ids",
+    "naive_bayes_leaves",
+]
 
 #: Numbers of equal-width groups tried on an ordered attribute (plus "no merging").
 GROUP_CANDIDATES = (2, 3, 5, 10, 20, 40)
+#: Pseudo-records (per code of the attribute) of the root distribution in a deeper leaf.
+NB_PRIOR_WEIGHT = 20.0
 
 
 def group_ids(n_values: int, groups: int) -> np.ndarray:
@@ -155,3 +164,61 @@ def _heldout_loglik(est: np.ndarray, held: np.ndarray, ids: np.ndarray, matrix) 
     """
     x_hat = matrix.inverse_apply(held.T).T
     return float(np.sum(x_hat * np.log(_probabilities(est, ids))))
+
+
+def naive_bayes_leaves(data, n_classes: int, leaves: list, n_nodes: int):
+    """Per leaf, attribute and class: log P(code | class, leaf box).
+
+    The root's class-conditional distributions come from the iterative Bayesian update
+    with adjacent codes merged as the release's own cross-validation chooses
+    (:func:`class_conditionals`). A deeper leaf estimates its own from the release inside
+    its box (``H M^-T`` restricted to the box, clipped at 0, merged the same way), shrunk
+    towards the root's distribution restricted to the box with the weight of
+    ``NB_PRIOR_WEIGHT * N_j`` pseudo-records.
+
+    Parameters
+    ----------
+    data : ReleaseData
+    n_classes : int
+    leaves : list of (node, masks, factors)
+        Every leaf's index in the tree, its box (``{attribute: allowed codes}``) and its
+        per-record factors (``{attribute: factor}``).
+    n_nodes : int
+
+    Returns
+    -------
+    nb_logp : ndarray (n_leaves, d, n_classes, max N)
+    nb_slot : int ndarray (n_nodes,)
+        Row of ``nb_logp`` of every leaf.
+    """
+    d, C = data, n_classes
+    max_n = max(d.n_values)
+    nb = np.zeros((len(leaves), len(d.names), C, max_n))
+    slot = np.zeros(n_nodes, dtype=np.int64)
+    root = class_conditionals(d.codes, d.y, C, d.matrices, d.ordered)
+    for k, (node, masks, factors) in enumerate(leaves):
+        slot[node] = k
+        for j in range(len(d.names)):
+            probs, ids = root[j]
+            if factors or masks:
+                probs = _leaf_conditionals(d, C, masks, factors, j, probs, ids)
+            nb[k, j, :, : d.n_values[j]] = np.log(np.maximum(probs, 1e-12))
+    return nb, slot
+
+
+def _leaf_conditionals(d, C, masks, factors, j, root_probs, ids) -> np.ndarray:
+    n_j = d.n_values[j]
+    allowed = masks.get(j)
+    live = np.ones(n_j, bool) if allowed is None else allowed
+    key = d.y * n_j + d.codes[:, j]
+    others = np.ones(len(d.y))
+    for k, f in factors.items():
+        if k != j:
+            others = others * f
+    H = np.bincount(key, weights=others, minlength=C * n_j).reshape(C, n_j)
+    est = coarsen(np.clip(H @ d.inv_t[j], 0, None) * live, ids, live)
+    prior = root_probs * live
+    prior /= np.maximum(prior.sum(axis=1, keepdims=True), 1e-300)
+    m = NB_PRIOR_WEIGHT * n_j
+    probs = (est + m * prior) / (est.sum(axis=1, keepdims=True) + m)
+    return np.where(live, probs, 0.0)

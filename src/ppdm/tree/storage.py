@@ -209,8 +209,67 @@ class Tree:
             rows, node = rows[~stop], child[~stop]
         return probs[final]
 
+    def route(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """One path per row: the leaf it reaches, and the (row, node) pairs on its way.
+
+        A missing value at a test follows the branch with the most training weight
+        (prediction instead mixes every branch, see :meth:`predict_proba`).
+
+        Returns
+        -------
+        leaf : int array (n,)
+        rows, nodes : int arrays
+            Every row paired with every node on its path (the root included).
+        """
+        n = X.shape[0]
+        heaviest = np.zeros(self.n_nodes, dtype=np.int64)
+        for i in np.flatnonzero(self.feature >= 0):
+            kids = self.child_ids(i)
+            heaviest[i] = int(np.argmax(self.value[kids].sum(axis=1)))
+        leaf = np.zeros(n, dtype=np.int64)
+        rows, node = np.arange(n), np.zeros(n, dtype=np.int64)
+        path_rows, path_nodes = [rows], [node]
+        while rows.size:
+            f = self.feature[node]
+            at_leaf = f < 0
+            leaf[rows[at_leaf]] = node[at_leaf]
+            rows, node, f = rows[~at_leaf], node[~at_leaf], f[~at_leaf]
+            if not rows.size:
+                break
+            x = X[rows, f]
+            known = ~np.isnan(x)
+            branch = heaviest[node].copy()
+            cat = self.categorical[node] & known
+            num = ~self.categorical[node] & known
+            branch[cat] = x[cat].astype(np.int64)
+            branch[num] = np.where(sm_or_eq(x[num], self.threshold[node[num]]), 0, 1)
+            node = self.children[self.children_start[node] + branch]
+            path_rows.append(rows)
+            path_nodes.append(node)
+        return leaf, np.concatenate(path_rows), np.concatenate(path_nodes)
+
+    def feature_importances(self, n_features: int) -> np.ndarray:
+        """Weighted entropy decrease (information gain times node weight) per column,
+        normalised to sum 1."""
+        imp = np.zeros(n_features)
+        for i in np.flatnonzero(self.feature >= 0):
+            drop = _weighted_entropy(self.value[i])
+            for k in self.child_ids(i):
+                drop -= _weighted_entropy(self.value[k])
+            imp[self.feature[i]] += max(drop, 0.0)
+        total = imp.sum()
+        return imp / total if total > 0 else imp
+
     @staticmethod
     def decide(proba: np.ndarray) -> np.ndarray:
         """Class index per row: the first class within 1e-6 of the row's maximum (J48's rule)."""
         top = proba.max(axis=1, keepdims=True)
         return np.argmax(proba >= top - SMALL, axis=1)
+
+
+def _weighted_entropy(counts: np.ndarray) -> float:
+    """``N * H(counts / N)`` in bits."""
+    c = np.asarray(counts, dtype=float)
+    c = c[c > 0]
+    total = c.sum()
+    return float(-(c * np.log2(c / total)).sum()) if total > 0 else 0.0

@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
-from ..exceptions import DataError
-from ..random import RandomState, check_random_state
+from .exceptions import DataError
+from .random import RandomState, check_random_state
 
 __all__ = [
     "AdditiveNoise",

@@ -1,0 +1,167 @@
+"""Per-session workspace, table loading and one-line messages shared by both pages."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "Workspace",
+    "message",
+    "read_upload",
+    "read_path",
+    "extract_release",
+    "plain",
+    "parse_float_list",
+    "parse_int_list",
+    "parse_bounds",
+]
+
+TABLE_SUFFIXES = (".csv", ".parquet", ".pq", ".arff")
+
+
+class Workspace:
+    """A private temporary directory of one browser session, removed when it ends."""
+
+    def __init__(self) -> None:
+        self.path = Path(tempfile.mkdtemp(prefix="ppdm-app-"))  # mode 0700
+
+    def fresh(self, name: str) -> Path:
+        """An empty new directory in the workspace."""
+        return Path(tempfile.mkdtemp(prefix=f"{name}-", dir=self.path))
+
+    def remove(self) -> None:
+        shutil.rmtree(self.path, ignore_errors=True)
+
+
+def message(exc: BaseException, context: str | None = None) -> str:
+    """One line for the page: the exception's first line, no traceback, truncated."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if isinstance(exc, KeyError) and exc.args:
+        text = str(exc.args[0])
+    if isinstance(exc, UnicodeDecodeError):
+        text = "not a text table (cannot decode it as UTF-8)"
+    if len(text) > 400:
+        text = text[:397] + "..."
+    return f"{context}: {text}" if context else text
+
+
+def plain(value) -> object:
+    """A plain Python value for messages and tables (never ``np.int64(3)``)."""
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _check_suffix(name: str) -> str:
+    suffix = Path(name).suffix.lower()
+    if suffix not in TABLE_SUFFIXES:
+        raise ValueError(
+            f"{name!r} is not a table ppdm reads: use .csv, .parquet or .arff (got {suffix or 'no suffix'!r})"
+        )
+    return suffix
+
+
+def _read(path: Path, name: str) -> pd.DataFrame:
+    from ..io import read_table
+
+    _check_suffix(name)
+    try:
+        frame = read_table(path)
+    except Exception as exc:
+        raise ValueError(message(exc, f"cannot read {name!r}")) from None
+    if frame.empty or frame.shape[1] == 0:
+        raise ValueError(f"{name!r} holds no records")
+    frame.columns = [str(c) for c in frame.columns]
+    return frame
+
+
+def read_upload(upload: dict, workspace: Workspace) -> tuple[pd.DataFrame, str]:
+    """Read one uploaded table; the upload is moved into the session's workspace."""
+    name = Path(upload["name"]).name
+    _check_suffix(name)
+    target = workspace.fresh("upload") / name
+    shutil.move(upload["datapath"], target)
+    _drop_upload_dir(upload["datapath"])
+    return _read(target, name), name
+
+
+def _drop_upload_dir(datapath: str) -> None:
+    """Remove the web server's (now empty) folder of an upload: no copy stays behind."""
+    try:
+        Path(datapath).parent.rmdir()
+    except OSError:
+        pass
+
+
+def read_path(text: str) -> tuple[pd.DataFrame, str]:
+    """Read a table from a path typed by the user (never modified)."""
+    path = Path(text.strip()).expanduser()
+    if not text.strip():
+        raise ValueError("type the path of a .csv, .parquet or .arff file")
+    if not path.is_file():
+        raise ValueError(f"file {str(path)!r} does not exist")
+    return _read(path, str(path)), path.name
+
+
+def extract_release(upload: dict, workspace: Workspace) -> Path:
+    """Unpack a release zip into the workspace; return the folder holding ``spec.json``."""
+    name = Path(upload["name"]).name
+    target = workspace.fresh("release-in")
+    try:
+        with zipfile.ZipFile(upload["datapath"]) as zf:
+            for member in zf.namelist():
+                p = Path(member)
+                if p.is_absolute() or ".." in p.parts:
+                    raise ValueError(f"{name!r} holds an unsafe path {member!r}")
+            zf.extractall(target)
+    except zipfile.BadZipFile:
+        raise ValueError(f"{name!r} is not a zip file (a release is a zip or a folder)") from None
+    finally:
+        Path(upload["datapath"]).unlink(missing_ok=True)
+        _drop_upload_dir(upload["datapath"])
+    specs = sorted(target.rglob("spec.json"), key=lambda p: len(p.parts))
+    if not specs:
+        raise ValueError(f"{name!r} holds no spec.json: it is not a ppdm release")
+    return specs[0].parent
+
+
+def parse_float_list(text: str, what: str) -> list[float]:
+    try:
+        out = [float(x) for x in str(text).replace(";", ",").split(",") if x.strip()]
+    except ValueError:
+        raise ValueError(f"{what} must be numbers separated by commas (got {text!r})") from None
+    if not out:
+        raise ValueError(f"{what} needs at least one value")
+    return out
+
+
+def parse_int_list(text: str, what: str) -> list[int]:
+    try:
+        out = [int(x) for x in str(text).replace(";", ",").split(",") if x.strip()]
+    except ValueError:
+        raise ValueError(f"{what} must be integers separated by commas (got {text!r})") from None
+    if not out:
+        raise ValueError(f"{what} needs at least one value")
+    return out
+
+
+def parse_bounds(text: str | None, column: str) -> tuple[float, float] | None:
+    """``"20:81"`` -> (20.0, 81.0); empty -> None (bounds taken from the data)."""
+    if text is None or not str(text).strip():
+        return None
+    parts = str(text).replace(",", ":").split(":")
+    try:
+        low, high = (float(p) for p in parts)
+    except ValueError:
+        raise ValueError(
+            f"bounds of column {column!r} must look like low:high, e.g. 20:81 (got {text!r})"
+        ) from None
+    if not low < high:
+        raise ValueError(f"bounds of column {column!r} need low < high (got {text!r})")
+    return low, high

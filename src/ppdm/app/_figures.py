@@ -1,0 +1,84 @@
+"""Figures of the app, drawn with matplotlib (Agg) into PNG files of the session."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["histograms", "estimates"]
+
+
+def _plt():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _grid(n: int) -> tuple[int, int]:
+    cols = min(n, 3)
+    return math.ceil(n / cols), cols
+
+
+def _ticks(ax, labels: list[str]) -> None:
+    step = max(1, len(labels) // 10)
+    idx = np.arange(0, len(labels), step)
+    ax.set_xticks(idx, [labels[i] for i in idx], rotation=45, ha="right", fontsize=7)
+
+
+def histograms(panels: list[dict], path: Path) -> Path:
+    """Before/after counts per attribute: ``{"name", "labels", "original", "released"}``."""
+    plt = _plt()
+    rows, cols = _grid(len(panels))
+    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.0 * rows), squeeze=False)
+    for ax, p in zip(axes.flat, panels):
+        x = np.arange(len(p["labels"]))
+        ax.bar(x - 0.2, p["original"], 0.4, label="original", color="#4c72b0")
+        ax.bar(x + 0.2, p["released"], 0.4, label="released", color="#dd8452")
+        ax.set_title(p["name"], fontsize=9)
+        _ticks(ax, p["labels"])
+        ax.legend(fontsize=7)
+    for ax in list(axes.flat)[len(panels) :]:
+        ax.set_visible(False)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path
+
+
+def estimates(panels: list[dict], path: Path) -> Path:
+    """Estimated distributions with 2-standard-error bars, overall or per class.
+
+    ``panels``: ``{"name", "labels", "series": {label: (counts, stderr)}}``.
+    """
+    plt = _plt()
+    rows, cols = _grid(len(panels))
+    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.0 * rows), squeeze=False)
+    for ax, p in zip(axes.flat, panels):
+        x = np.arange(len(p["labels"]))
+        k = len(p["series"])
+        width = 0.8 / max(k, 1)
+        for j, (label, (counts, stderr)) in enumerate(p["series"].items()):
+            ax.bar(
+                x - 0.4 + width * (j + 0.5),
+                counts,
+                width,
+                yerr=2 * np.asarray(stderr),
+                capsize=2,
+                label=label,
+                error_kw={"elinewidth": 0.8},
+            )
+        ax.set_title(p["name"], fontsize=9)
+        _ticks(ax, p["labels"])
+        if k > 1:
+            ax.legend(fontsize=7, title="class", title_fontsize=7)
+    for ax in list(axes.flat)[len(panels) :]:
+        ax.set_visible(False)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path

@@ -1,0 +1,855 @@
+"""The app's reactive wiring: every figure and file comes from ppdm's library API.
+
+Each browser session gets its own :class:`~ppdm.app._common.Workspace` (a private
+temporary directory, removed when the session ends) and its own state. Long work runs
+in child processes (:mod:`ppdm.app._jobs`). Every failure becomes one line in the page.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import warnings
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from shiny import reactive, render, ui
+from shiny.types import SilentException
+
+from ..domain import infer_domain
+from ..matrix import GammaDiagonal
+from ..perturb import DEFAULT_MAX_BINS, attribute_privacy
+from ..privacy import gamma_from_rho
+from ..release import AttributeSpec, ReleaseSpec
+from . import _figures
+from ._common import (
+    Workspace,
+    extract_release,
+    message,
+    parse_bounds,
+    parse_float_list,
+    parse_int_list,
+    plain,
+    read_path,
+    read_upload,
+)
+from ._jobs import Job, start_job
+
+__all__ = ["server"]
+
+POLL_SECONDS = 0.4
+
+
+def _alert(kind: str, text: str):
+    cls = {"error": "alert-danger", "ok": "alert-success", "info": "alert-info"}[kind]
+    return ui.div(text, class_=f"alert {cls} py-2 ppdm-msg", role="alert")
+
+
+def _percent(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def _fmt(x, spec=".4g") -> str:
+    return "inf" if x is None else format(x, spec)
+
+
+class JobSlot:
+    """One kind of background job of a session: the job, its status line, its result."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self.job: Job | None = None
+        self.status = reactive.value("")
+        self.result = reactive.value(None)
+
+    def running(self) -> bool:
+        return self.job is not None and self.job.running()
+
+    def start(self, workspace: Workspace, function: str, **kwargs) -> None:
+        if self.running():
+            raise ValueError(f"the {self.kind} is already running: wait or cancel it")
+        self.result.set(None)
+        self.job = start_job(self.kind, workspace.path, function, **kwargs)
+        self.status.set(f"{self.kind}: starting...")
+
+    def cancel(self) -> None:
+        if self.running():
+            self.job.cancel()
+            self.status.set(f"{self.kind} cancelled")
+
+    def poll(self) -> str | None:
+        """Update the status; return an error line when the job just failed."""
+        job = self.job
+        if job is None:
+            return None
+        if job.running():
+            done, total = job.progress()
+            self.status.set(
+                f"{self.kind} running: {done} of {total} steps done"
+                if total
+                else f"{self.kind} running..."
+            )
+            return None
+        self.job = None
+        result, err = job.outcome()
+        if err is not None:
+            self.status.set(err)
+            return None if job.cancelled else message(ValueError(err), self.kind)
+        self.status.set(f"{self.kind} finished")
+        self.result.set(result)
+        return None
+
+
+def server(input, output, session) -> None:  # noqa: C901 (one closure per session)
+    ws = Workspace()
+    slots = {k: JobSlot(k) for k in ("advisor", "audit", "training")}
+
+    def _end() -> None:
+        for s in slots.values():
+            if s.job is not None:
+                s.job.cancel()
+        ws.remove()
+
+    session.on_ended(_end)
+
+    owner_msg = reactive.value(None)
+    miner_msg = reactive.value(None)
+    frame = reactive.value(None)
+    data_name = reactive.value("")
+    release_dir = reactive.value(None)
+    release_notes = reactive.value([])
+    key_risk = reactive.value(None)
+    miner_dir = reactive.value(None)
+    miner_est = reactive.value(None)
+    miner_test = reactive.value(None)
+    poll_tick = reactive.value(0)
+
+    def _val(key: str, default):
+        try:
+            return input[key]()
+        except SilentException:
+            return default
+
+    def _owner_error(exc: BaseException, context: str | None = None) -> None:
+        owner_msg.set(("error", message(exc, context)))
+
+    def _miner_error(exc: BaseException, context: str | None = None) -> None:
+        miner_msg.set(("error", message(exc, context)))
+
+    # ---------------- owner: data ----------------
+    def _load(df: pd.DataFrame, name: str) -> None:
+        frame.set(df)
+        data_name.set(name)
+        release_dir.set(None)
+        key_risk.set(None)
+        slots["audit"].result.set(None)
+        slots["advisor"].result.set(None)
+        cols = list(df.columns)
+        guess = next((c for c in ("class", "group", "label", "y") if c in cols), cols[-1])
+        ui.update_select("o_class", choices={"": "(none)", **{c: c for c in cols}}, selected=guess)
+        ui.update_checkbox_group("o_keys", choices=cols, selected=[])
+        owner_msg.set(("ok", f"opened {name!r}: {len(df)} records, {len(cols)} columns"))
+
+    @reactive.effect
+    @reactive.event(input.o_file)
+    def _upload():
+        files = input.o_file()
+        if not files:
+            return
+        try:
+            df, name = read_upload(files[0], ws)
+        except Exception as exc:
+            frame.set(None)
+            _owner_error(exc)
+            return
+        _load(df, name)
+
+    @reactive.effect
+    @reactive.event(input.o_open_path)
+    def _open_path():
+        try:
+            df, name = read_path(input.o_path())
+        except Exception as exc:
+            _owner_error(exc)
+            return
+        _load(df, name)
+
+    @render.ui
+    def o_msg():
+        m = owner_msg.get()
+        return None if m is None else _alert(*m)
+
+    @render.ui
+    def o_summary():
+        df = frame.get()
+        if df is None:
+            return ui.p("Open a CSV, Parquet or ARFF table to start.", class_="ppdm-note")
+        return ui.p(f"{data_name.get()}: {len(df)} records, {df.shape[1]} columns. First rows:")
+
+    @render.table
+    def o_preview():
+        df = frame.get()
+        return None if df is None else df.head(8)
+
+    @render.table
+    def o_kinds():
+        df = frame.get()
+        if df is None:
+            return None
+        rows = []
+        for c in df.columns:
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    d = infer_domain(df[c], column=c, max_bins=DEFAULT_MAX_BINS, warn=False)
+                kind = (
+                    f"categorical, {d.n_values} values"
+                    if d.kind == "categorical"
+                    else f"numeric, binned over [{d.low:g}, {d.high:g}]"
+                )
+            except Exception as exc:
+                kind = "cannot perturb: " + message(exc)
+            rows.append(
+                {
+                    "column": c,
+                    "type": str(df[c].dtype),
+                    "distinct": int(df[c].nunique()),
+                    "missing": int(df[c].isna().sum()),
+                    "inferred kind": kind,
+                }
+            )
+        return pd.DataFrame(rows)
+
+    # ---------------- owner: attributes and live privacy ----------------
+    @reactive.calc
+    def attr_columns() -> list[tuple[int, str]]:
+        df = frame.get()
+        if df is None:
+            return []
+        cls = input.o_class()
+        return [(i, c) for i, c in enumerate(df.columns) if c != cls]
+
+    rendered: list = [None]  # the table the attribute controls were last drawn for
+
+    @render.ui
+    def o_attrs():
+        df = frame.get()
+        if df is None:
+            return ui.p("No data yet.", class_="ppdm-note")
+        rows = []
+        for i, c in attr_columns():
+            numeric = pd.api.types.is_numeric_dtype(df[c])
+            perturb, n, bounds = True, DEFAULT_MAX_BINS, ""
+            if rendered[0] is df:  # a re-render (new class) keeps the owner's choices
+                with reactive.isolate():
+                    perturb = _val(f"perturb_{i}", True)
+                    n = _val(f"n_{i}", DEFAULT_MAX_BINS)
+                    bounds = _val(f"bounds_{i}", "")
+            controls = [
+                ui.div(c, class_="ppdm-attr-name"),
+                ui.input_checkbox(f"perturb_{i}", "perturb", value=bool(perturb)),
+            ]
+            if numeric:
+                lo, hi = plain(df[c].min()), plain(df[c].max())
+                controls += [
+                    ui.input_numeric(f"n_{i}", "N", value=n, min=2, step=1, width="7em"),
+                    ui.input_text(
+                        f"bounds_{i}",
+                        "your bounds low:high",
+                        bounds or "",
+                        placeholder=f"data: {lo}:{hi}",
+                    ),
+                ]
+            else:
+                controls.append(
+                    ui.span(f"categorical: {df[c].nunique()} values", class_="ppdm-note")
+                )
+            rows.append(ui.div(*controls, class_="ppdm-attr-row"))
+        rendered[0] = df
+        return ui.TagList(*rows)
+
+    @reactive.calc
+    def gamma() -> float:
+        if input.o_gmode() == "rho":
+            return gamma_from_rho(float(input.o_rho1()), float(input.o_rho2()))
+        g = input.o_gamma()
+        if g is None or not float(g) > 1:
+            raise ValueError(f"gamma must be a number > 1 (got {g})")
+        return float(g)
+
+    @reactive.calc
+    def plan() -> list[dict]:
+        """Per attribute: perturbed or not, its domain (or the error naming the value)."""
+        df = frame.get()
+        if df is None:
+            return []
+        out = []
+        for i, c in attr_columns():
+            item = {"index": i, "name": c, "perturbed": bool(_val(f"perturb_{i}", True))}
+            if item["perturbed"]:
+                try:
+                    n = _val(f"n_{i}", DEFAULT_MAX_BINS)
+                    if n is None or int(n) != n or n < 2:
+                        raise ValueError(f"N of column {c!r} must be an integer >= 2 (got {n})")
+                    bounds = parse_bounds(_val(f"bounds_{i}", ""), c)
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        item["domain"] = infer_domain(
+                            df[c], column=c, n_bins=int(n), bounds=bounds, warn=False
+                        )
+                    item["owner_bounds"] = bounds is not None
+                except Exception as exc:
+                    item["error"] = message(exc)
+            out.append(item)
+        return out
+
+    @render.table
+    def o_privacy():
+        df = frame.get()
+        if df is None:
+            return None
+        try:
+            g = gamma()
+        except Exception as exc:
+            return pd.DataFrame([{"error": message(exc)}])
+        n = len(df)
+        rows = []
+        for item in plan():
+            row = {"attribute": item["name"]}
+            if not item["perturbed"]:
+                row["kind"] = "released as is (no protection)"
+            elif "error" in item:
+                row["kind"] = "error: " + item["error"]
+            else:
+                d = item["domain"]
+                fig = attribute_privacy(GammaDiagonal(d.n_values, g), n)
+                from_data = bool(
+                    getattr(d, "bounds_from_data", False) or getattr(d, "from_data", False)
+                )
+                row.update(
+                    {
+                        "kind": d.kind,
+                        "N": d.n_values,
+                        "gamma realised": _fmt(fig.get("gamma_realised", fig["gamma"]), ".10g"),
+                        "epsilon": _fmt(fig["epsilon"], ".3f"),
+                        "rho2 at rho1=0.1": f"{fig['rho2']['0.1']:.3f}",
+                        "H(M) bits": f"{fig['entropy_bits']:.2f} of {fig['max_entropy_bits']:.2f}",
+                        "Kang bound": _fmt(fig.get("kang_bound"), ".4f"),
+                        "bounds": "FROM DATA (leak)" if from_data else "yours",
+                    }
+                )
+            rows.append(row)
+        return pd.DataFrame(rows).fillna("")
+
+    # ---------------- owner: release ----------------
+    def _user_spec(items: list[dict], cls: str | None) -> ReleaseSpec:
+        attrs = []
+        df = frame.get()
+        for c in df.columns:
+            if c == cls:
+                attrs.append(AttributeSpec(name=c, perturbed=False))
+                continue
+            item = next(x for x in items if x["name"] == c)
+            if not item["perturbed"]:
+                attrs.append(AttributeSpec(name=c, perturbed=False))
+            elif "error" in item:
+                raise ValueError(item["error"])
+            else:
+                attrs.append(AttributeSpec(name=c, domain=item["domain"].to_spec()))
+        if not any(a.perturbed for a in attrs):
+            raise ValueError("no attribute is marked 'perturb': nothing to protect")
+        return ReleaseSpec(class_attribute=cls or None, attributes=attrs)
+
+    @reactive.effect
+    @reactive.event(input.o_make)
+    def _make():
+        from ..attacks.linkage import linkage_report
+        from ..pipeline import load_release, make_release
+
+        df = frame.get()
+        if df is None:
+            owner_msg.set(("error", "open a table first"))
+            return
+        try:
+            cls = input.o_class() or None
+            g = gamma()
+            spec = _user_spec(plan(), cls)
+            seed = None
+            if input.o_experiment():
+                seed = int(input.o_seed() or 0)
+            out = ws.fresh("release") / "release"
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                make_release(df, out, class_attribute=cls, gamma=g, spec=spec, random_state=seed)
+            notes = sorted({str(w.message) for w in caught})
+            rel = load_release(out)
+            keys = list(input.o_keys())
+            risk = linkage_report(df, rel.frame(), keys, rel.spec) if keys else None
+        except Exception as exc:
+            _owner_error(exc, "release")
+            return
+        release_dir.set(out)
+        release_notes.set(notes)
+        key_risk.set(risk)
+        slots["audit"].result.set(None)
+        owner_msg.set(("ok", f"release made: {rel.spec.n_records} records; download it below"))
+
+    @render.ui
+    def o_release_info():
+        d = release_dir.get()
+        if d is None:
+            return ui.p("Nothing is written until you press the button.", class_="ppdm-note")
+        report = (d / "privacy.txt").read_text(encoding="utf-8")
+        parts = [
+            ui.download_button("o_download", "Download the release (zip)", class_="btn-success"),
+            ui.layout_columns(
+                ui.input_text("o_save_dir", None, placeholder="or save into a new folder: /path"),
+                ui.input_action_button("o_save", "Save to folder", class_="btn-sm"),
+            ),
+            ui.h6("Privacy report"),
+            ui.pre(report, class_="ppdm-text", id="o_report"),
+        ]
+        risk = key_risk.get()
+        if risk is not None:
+            rel, orig, link = risk["released"], risk["original"], risk["linkage"]
+            parts += [
+                ui.h6(f"Key attributes: {', '.join(risk['keys'])}"),
+                ui.p(
+                    f"k-anonymity of the release: k = {rel['k']} ({rel['sample_uniques']} "
+                    f"records are alone in their key combination; before perturbation k = "
+                    f"{orig['k']} with {orig['sample_uniques']} alone).",
+                    id="o_kanon",
+                ),
+                ui.p(
+                    f"Linkage attack: an intruder holding the original keys re-identifies "
+                    f"{link['reidentified']} of {link['n_records']} records "
+                    f"({_percent(link['reidentified_share'])}) by exact matching; "
+                    f"{link['false_matches']} of the unique matches point at the wrong record.",
+                    id="o_linkage",
+                ),
+            ]
+        notes = release_notes.get()
+        if notes:
+            parts += [ui.h6("Warnings"), ui.tags.ul(*[ui.tags.li(n) for n in notes])]
+        return ui.TagList(*parts)
+
+    @reactive.effect
+    @reactive.event(input.o_save)
+    def _save():
+        d = release_dir.get()
+        if d is None:
+            return
+        target = Path(str(input.o_save_dir()).strip()).expanduser()
+        try:
+            if not str(input.o_save_dir()).strip():
+                raise ValueError("type the folder to save the release into")
+            if target.exists() and any(target.iterdir()):
+                raise ValueError(
+                    f"folder {str(target)!r} exists and is not empty: choose a new one"
+                )
+            shutil.copytree(d, target, dirs_exist_ok=True)
+        except Exception as exc:
+            _owner_error(exc, "save")
+            return
+        owner_msg.set(("ok", f"release saved in {str(target)!r}"))
+
+    def _zip_bytes() -> bytes:
+        d = release_dir.get()
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+            for f in sorted(d.iterdir()):
+                zf.write(f, f"release/{f.name}")
+            audit = slots["audit"].result.get()
+            if audit is not None:
+                zf.writestr("release/audit.txt", audit["text"])
+                zf.writestr("release/audit.json", json.dumps(audit["report"], indent=2))
+        return buf.getvalue()
+
+    @render.download_button(filename="release.zip", media_type="application/zip")
+    def o_download():
+        yield _zip_bytes()
+
+    @render.image
+    def o_hist():
+        from ..pipeline import load_release
+
+        d = release_dir.get()
+        df = frame.get()
+        if d is None or df is None:
+            return None
+        rel = load_release(d)
+        released = rel.frame()
+        panels = []
+        for a in rel.spec.perturbed_attributes()[:9]:
+            dom = a.get_domain()
+            n = dom.n_values
+            panels.append(
+                {
+                    "name": f"{a.name}: original vs released",
+                    "labels": dom.labels(),
+                    "original": np.bincount(dom.encode(df[a.name], column=a.name), minlength=n),
+                    "released": np.bincount(
+                        dom.encode(released[a.name], column=a.name), minlength=n
+                    ),
+                }
+            )
+        path = _figures.histograms(panels, d.parent / "histograms.png")
+        return {"src": str(path), "width": "100%", "alt": "before and after histograms"}
+
+    # ---------------- owner: advisor ----------------
+    @reactive.effect
+    @reactive.event(input.o_advise)
+    def _advise():
+        df = frame.get()
+        if df is None:
+            owner_msg.set(("error", "open a table first"))
+            return
+        try:
+            cls = input.o_class()
+            if not cls:
+                raise ValueError("the advisor needs a class attribute: choose one")
+            gammas = parse_float_list(input.o_adv_gammas(), "gamma values")
+            ns = parse_int_list(input.o_adv_ns(), "N values")
+            target_text = str(input.o_adv_target()).strip()
+            target = None
+            if target_text:
+                target = float(target_text.rstrip("%"))
+                target = target / 100 if target > 1 else target
+            reps = int(input.o_adv_reps() or 1)
+            slots["advisor"].start(
+                ws,
+                "advise",
+                frame=df,
+                class_column=cls,
+                gammas=gammas,
+                ns=ns,
+                reps=reps,
+                min_accuracy=target,
+            )
+        except Exception as exc:
+            _owner_error(exc, "advisor")
+            return
+        poll_tick.set(poll_tick.get() + 1)
+
+    @reactive.effect
+    @reactive.event(input.o_advise_cancel)
+    def _advise_cancel():
+        slots["advisor"].cancel()
+
+    @render.ui
+    def o_advise_status():
+        text = slots["advisor"].status.get()
+        res = slots["advisor"].result.get()
+        parts = [ui.p(text, id="o_advise_text")] if text else []
+        if res is not None:
+            p = res["privacy"]
+            met = "" if res["met"] else " (no cell reaches the target: the most accurate one)"
+            parts.append(
+                ui.p(
+                    f"Recommended (rule {res['rule']}): gamma = {res['gamma']:g}, N = {res['N']}, "
+                    f"tree accuracy {_percent(res['accuracy'])}{met}; epsilon = {p['epsilon']:.3f}, "
+                    f"rho1 = 0.1 -> rho2 = {p['rho2']['0.1']:.3f}.",
+                    id="o_advise_rec",
+                )
+            )
+        return ui.TagList(*parts)
+
+    @render.image
+    def o_advise_plot():
+        res = slots["advisor"].result.get()
+        if res is None:
+            return None
+        return {"src": res["plot"], "width": "70%", "alt": "advisor plot"}
+
+    @reactive.effect
+    @reactive.event(input.o_advise_apply)
+    def _advise_apply():
+        res = slots["advisor"].result.get()
+        if res is None:
+            owner_msg.set(("error", "run the advisor first"))
+            return
+        ui.update_radio_buttons("o_gmode", selected="gamma")
+        ui.update_numeric("o_gamma", value=res["gamma"])
+        df = frame.get()
+        for i, c in attr_columns():
+            if pd.api.types.is_numeric_dtype(df[c]):
+                ui.update_numeric(f"n_{i}", value=res["N"])
+        owner_msg.set(("ok", f"applied gamma = {res['gamma']:g} and N = {res['N']}"))
+
+    # ---------------- owner: audit ----------------
+    @reactive.effect
+    @reactive.event(input.o_audit)
+    def _audit():
+        d = release_dir.get()
+        if d is None:
+            owner_msg.set(("error", "make the release first: the audit attacks it"))
+            return
+        try:
+            slots["audit"].start(
+                ws, "audit", release=str(d), original=frame.get(), keys=list(input.o_keys())
+            )
+        except Exception as exc:
+            _owner_error(exc, "audit")
+            return
+        poll_tick.set(poll_tick.get() + 1)
+
+    @reactive.effect
+    @reactive.event(input.o_audit_cancel)
+    def _audit_cancel():
+        slots["audit"].cancel()
+
+    @render.ui
+    def o_audit_status():
+        text = slots["audit"].status.get()
+        return ui.p(text, id="o_audit_text") if text else None
+
+    @render.ui
+    def o_audit_verdict():
+        res = slots["audit"].result.get()
+        if res is None:
+            return None
+        rep = res["report"]
+        pol = rep["policy"]
+        head = (
+            ui.p(
+                f"PASSED: no attack learns more than your policy allows (a property with "
+                f"prior {pol['rho1']:g} never reaches {pol['rho2']:g}).",
+                class_="ppdm-verdict-pass",
+                id="o_verdict",
+            )
+            if rep["passed"]
+            else ui.p(
+                f"FAILED: {len(rep['violations'])} bound(s) exceeded; do not publish this "
+                "release as it is.",
+                class_="ppdm-verdict-fail",
+                id="o_verdict",
+            )
+        )
+        items = []
+        for a in rep["attributes"]:
+            best = a["attacks"][a["best_attack"]]
+            items.append(
+                ui.tags.li(
+                    f"{a['name']}: the best attack ({a['best_attack']}) recovers "
+                    f"{_percent(best['recovered'])} of the values; guessing from the "
+                    f"distribution alone gets {_percent(a['prior_only'])}; the policy allows "
+                    f"{_percent(best['bound'])}."
+                )
+            )
+        items += [ui.tags.li(v) for v in rep["violations"]]
+        link = rep.get("linkage")
+        if link:
+            items.append(
+                ui.tags.li(
+                    f"keys {', '.join(link['keys'])}: k = {link['released']['k']}; "
+                    f"{_percent(link['linkage']['reidentified_share'])} of records "
+                    "re-identified by exact matching"
+                )
+            )
+        return ui.TagList(
+            head,
+            ui.tags.ul(*items),
+            ui.tags.details(ui.tags.summary("full audit"), ui.pre(res["text"], class_="ppdm-text")),
+        )
+
+    @render.image
+    def o_audit_plot():
+        res = slots["audit"].result.get()
+        if res is None:
+            return None
+        return {"src": res["plot"], "width": "80%", "alt": "audit plot"}
+
+    # ---------------- polling of background jobs ----------------
+    @reactive.effect
+    def _poll():
+        poll_tick.get()
+        errors = []
+        with reactive.isolate():
+            for s in slots.values():
+                err = s.poll()
+                if err:
+                    errors.append((s.kind, err))
+            busy = any(s.running() for s in slots.values())
+        for kind, err in errors:
+            (miner_msg if kind == "training" else owner_msg).set(("error", err))
+        if busy:
+            reactive.invalidate_later(POLL_SECONDS)
+
+    # ---------------- miner ----------------
+    def _open_release(path: Path) -> None:
+        from ..pipeline import load_release
+
+        load_release(path)  # validates spec and data file
+        miner_dir.set(path)
+        miner_est.set(None)
+        slots["training"].result.set(None)
+        miner_msg.set(("ok", f"opened the release in {path.name!r}"))
+
+    @reactive.effect
+    @reactive.event(input.m_zip)
+    def _m_zip():
+        files = input.m_zip()
+        if not files:
+            return
+        try:
+            _open_release(extract_release(files[0], ws))
+        except Exception as exc:
+            _miner_error(exc)
+
+    @reactive.effect
+    @reactive.event(input.m_open)
+    def _m_open():
+        try:
+            text = str(input.m_path()).strip()
+            if not text:
+                raise ValueError("type the folder of a release (it holds spec.json)")
+            _open_release(Path(text).expanduser())
+        except Exception as exc:
+            _miner_error(exc)
+
+    @render.ui
+    def m_msg():
+        m = miner_msg.get()
+        return None if m is None else _alert(*m)
+
+    @render.ui
+    def m_info():
+        from ..pipeline import load_release
+        from ..report import format_privacy_report, privacy_report
+
+        d = miner_dir.get()
+        if d is None:
+            return ui.p(
+                "Open a release (the zip an owner gave you, or its folder).", class_="ppdm-note"
+            )
+        spec = load_release(d).spec
+        return ui.pre(
+            format_privacy_report(privacy_report(spec)), class_="ppdm-text", id="m_report"
+        )
+
+    @reactive.effect
+    @reactive.event(input.m_estimate)
+    def _m_estimate():
+        from ..pipeline import estimate_release
+
+        d = miner_dir.get()
+        if d is None:
+            miner_msg.set(("error", "open a release first"))
+            return
+        try:
+            by_class = bool(input.m_byclass())
+            ests = estimate_release(d, input.m_method(), by_class=by_class)
+            panels = []
+            for e in ests[:9]:
+                series = (
+                    {c: (x.counts, x.stderr) for c, x in e.by_class.items()}
+                    if by_class and e.by_class
+                    else {"all": (e.overall.counts, e.overall.stderr)}
+                )
+                panels.append({"name": e.name, "labels": e.labels, "series": series})
+            path = _figures.estimates(panels, ws.fresh("estimates") / "estimates.png")
+        except Exception as exc:
+            _miner_error(exc, "estimate")
+            return
+        miner_est.set(str(path))
+        miner_msg.set(("ok", f"estimated {len(ests)} attributes ({input.m_method()})"))
+
+    @render.image
+    def m_est_plot():
+        p = miner_est.get()
+        return None if p is None else {"src": p, "width": "100%", "alt": "estimates"}
+
+    @render.ui
+    def m_download_box():
+        from ..pipeline import load_release
+
+        d = miner_dir.get()
+        if d is None:
+            return ui.p("Open a release first.", class_="ppdm-note")
+        if load_release(d).spec.method != "substitution":
+            return ui.p(
+                "An additive-noise release is already numeric: there is nothing to "
+                "reconstruct (its estimated distributions are above).",
+                class_="ppdm-note",
+            )
+        return ui.download_button("m_download", "Download the reconstructed table")
+
+    def _recon_name() -> str:
+        return f"reconstructed.{input.m_fmt()}"
+
+    @render.download_button(filename=_recon_name)
+    def m_download():
+        from ..pipeline import reconstruct_release
+
+        d = miner_dir.get()
+        out = ws.fresh("reconstructed") / _recon_name()
+        reconstruct_release(d, out, by_class=bool(input.m_recon_byclass()))
+        yield out.read_bytes()
+
+    @reactive.effect
+    @reactive.event(input.m_train)
+    def _m_train():
+        d = miner_dir.get()
+        try:
+            if d is None:
+                raise ValueError("open a release first")
+            test = miner_test.get()
+            if test is None:
+                raise ValueError("upload a test table with the original values and the class")
+            slots["training"].start(
+                ws, "train", release=str(d), test=test, learner=input.m_learner()
+            )
+        except Exception as exc:
+            _miner_error(exc, "training")
+            return
+        poll_tick.set(poll_tick.get() + 1)
+
+    @reactive.effect
+    @reactive.event(input.m_test)
+    def _m_test():
+        files = input.m_test()
+        if not files:
+            return
+        try:
+            test, name = read_upload(files[0], ws)
+        except Exception as exc:
+            miner_test.set(None)
+            _miner_error(exc, "test table")
+            return
+        miner_test.set(test)
+        miner_msg.set(("ok", f"test table {name!r}: {len(test)} records"))
+
+    @reactive.effect
+    @reactive.event(input.m_train_cancel)
+    def _m_train_cancel():
+        slots["training"].cancel()
+
+    @render.ui
+    def m_train_status():
+        text = slots["training"].status.get()
+        return ui.p(text, id="m_train_text") if text else None
+
+    @render.ui
+    def m_train_result():
+        from ..pipeline import load_release
+
+        res = slots["training"].result.get()
+        if res is None:
+            return None
+        spec = load_release(miner_dir.get()).spec
+        return ui.TagList(
+            ui.p(
+                f"Accuracy on the test table: {_percent(res['test_accuracy'])} "
+                f"(always guessing the most frequent class: {_percent(res['majority_rate'])}).",
+                id="m_accuracy",
+            )
+            if "majority_rate" in res
+            else ui.p(
+                f"Accuracy on the test table: {_percent(res['test_accuracy'])}", id="m_accuracy"
+            ),
+            ui.p(f"class: {spec.class_attribute}; learner: {res['learner']}", class_="ppdm-note"),
+            ui.pre(res["model"], class_="ppdm-text", id="m_tree"),
+        )

@@ -1,0 +1,104 @@
+"""Helpers of the app that need no browser: messages, bounds, release zips, jobs."""
+
+from __future__ import annotations
+
+import io
+import time
+import zipfile
+
+import numpy as np
+import pytest
+
+from ppdm.app._common import Workspace, extract_release, message, parse_bounds, plain
+from ppdm.exceptions import DomainError
+
+
+def test_parse_bounds_and_messages():
+    assert parse_bounds("20:81", "age") == (20.0, 81.0)
+    assert parse_bounds("  ", "age") is None
+    with pytest.raises(ValueError, match="bounds of column 'age' need low < high"):
+        parse_bounds("5:5", "age")
+    assert message(DomainError("column 'x' row 3 bad\nmore"), "release") == (
+        "release: column 'x' row 3 bad"
+    )
+    assert len(message(ValueError("x" * 1000))) == 400
+    assert plain(np.int64(3)) == 3 and type(plain(np.int64(3))) is int
+
+
+def test_extract_release_rejects_unsafe_and_foreign_zips(tmp_path):
+    ws = Workspace()
+    try:
+        for members, expected in (
+            ({"../evil/spec.json": "{}"}, "unsafe path"),
+            ({"readme.txt": "hi"}, "holds no spec.json"),
+        ):
+            buf = io.BytesIO()
+            with zipfile.ZipFile(buf, "w") as zf:
+                for name, text in members.items():
+                    zf.writestr(name, text)
+            up = tmp_path / f"upload{len(expected)}" / "up.zip"  # one folder per upload
+            up.parent.mkdir()
+            up.write_bytes(buf.getvalue())
+            with pytest.raises(ValueError, match=expected):
+                extract_release({"name": "r.zip", "datapath": str(up)}, ws)
+            assert not up.parent.exists()  # the upload and its folder are gone
+        assert not (tmp_path / "evil").exists()
+    finally:
+        ws.remove()
+    assert not ws.path.exists()
+
+
+def test_job_runs_in_a_child_and_cancels(tmp_path):
+    pytest.importorskip("shiny")
+    import pandas as pd
+
+    from ppdm.app._jobs import start_job
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"x": rng.integers(0, 5, 300), "y": rng.integers(0, 2, 300)})
+    job = start_job(
+        "advisor",
+        tmp_path,
+        "advise",
+        frame=frame,
+        class_column="nope",
+        gammas=[9.0],
+        ns=[5],
+        reps=1,
+        min_accuracy=None,
+    )
+    job.process.wait(timeout=60)
+    result, err = job.outcome()
+    assert result is None and "class column 'nope' is not in the data" in err
+    job = start_job(
+        "advisor",
+        tmp_path,
+        "advise",
+        frame=frame,
+        class_column="y",
+        gammas=[5.0, 6.0, 7.0, 8.0, 9.0],
+        ns=[5, 10, 20],
+        reps=20,
+        min_accuracy=None,
+    )
+    time.sleep(0.5)
+    job.cancel()
+    assert not job.running() and job.outcome() == (None, "advisor cancelled")
+
+
+def test_app_command_checks_port_and_extra(monkeypatch):
+    import importlib.util
+
+    from typer.testing import CliRunner
+
+    from ppdm.cli import app
+
+    runner = CliRunner()
+    r = runner.invoke(app, ["app", "--port", "70000", "--no-browser"])
+    assert r.exit_code == 2 and "--port must be in 1..65535 (got 70000)" in r.output
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "shiny" else real(name, *a)
+    )
+    r = runner.invoke(app, ["app", "--no-browser"])
+    assert r.exit_code == 2 and "pip install 'ppdm[app]'" in r.output

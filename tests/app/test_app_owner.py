@@ -1,0 +1,230 @@
+"""The owner's page in a real headless Chromium: from an upload to a release zip."""
+
+from __future__ import annotations
+
+import math
+import zipfile
+
+import numpy as np
+import pandas as pd
+from typer.testing import CliRunner
+
+from ppdm.attacks import linkage_report
+from ppdm.cli import app as cli
+from ppdm.pipeline import estimate_release, load_release
+
+
+def _privacy_row(page, name: str) -> dict[str, str]:
+    table = page.locator("#o_privacy table")
+    head = [h.strip() for h in table.locator("thead th").all_inner_texts()]
+    for row in table.locator("tbody tr").all():
+        cells = [c.strip() for c in row.locator("td").all_inner_texts()]
+        if cells and cells[0] == name:
+            return dict(zip(head, cells))
+    raise AssertionError(f"no row {name!r} in the privacy table")
+
+
+def test_owner_flow_matches_cli_release(page, tables, tmp_path, shot):
+    page.set_input_files("#o_file", str(tables["train"]))
+    page.wait_for_selector("#o_privacy table")
+    assert "600 records" in page.inner_text("#o_msg")
+    assert page.input_value("#o_class") == "group"
+    page.wait_for_selector("#perturb_4", state="detached")  # the class has no controls
+    # live figures: default gamma 9, bounds from the data flagged
+    row = _privacy_row(page, "age")
+    assert row["epsilon"] == f"{math.log(9):.3f}" and "FROM DATA" in row["bounds"]
+    # the owner's bounds and a gamma of 19 move the figures at once
+    page.fill("#bounds_0", "20:80")
+    page.fill("#o_gamma", "19")
+    page.locator("#o_gamma").blur()
+    page.wait_for_function("document.querySelector('#o_privacy').innerText.includes('2.944')")
+    row = _privacy_row(page, "age")
+    assert row["bounds"] == "yours" and row["N"] == "20"
+    assert row["rho2 at rho1=0.1"] == f"{19 * 0.1 / (0.9 + 19 * 0.1):.3f}"
+    # a rho1 -> rho2 target instead of gamma: 0.1 -> 0.5 is gamma 9
+    page.check("input[name='o_gmode'][value='rho']")
+    page.wait_for_function("document.querySelector('#o_privacy').innerText.includes('2.197')")
+    page.check("input[name='o_gmode'][value='gamma']")
+    page.wait_for_function("document.querySelector('#o_privacy').innerText.includes('2.944')")
+    keys = ["age", "salary", "elevel"]
+    for k in keys:
+        page.check(f"#o_keys input[value='{k}']")
+    page.check("#o_experiment")
+    page.fill("#o_seed", "7")
+    shot(page, "owner-data")
+    shot(page, "owner-attributes", "#o_attrs")
+    # nothing is written before the owner asks
+    assert "Nothing is written" in page.inner_text("#o_release_info")
+    page.click("#o_make")
+    page.wait_for_selector("#o_report")
+    kanon, linkage = page.inner_text("#o_kanon"), page.inner_text("#o_linkage")
+    shot(page, "owner-release", "#o_release_info")
+    with page.expect_download() as dl:
+        page.click("#o_download")
+    zpath = tmp_path / "release.zip"
+    dl.value.save_as(zpath)
+    with zipfile.ZipFile(zpath) as zf:
+        names = set(zf.namelist())
+        zf.extractall(tmp_path / "app")
+    assert {"release/data.csv", "release/spec.json", "release/privacy.txt"} <= names
+
+    # the same release from the command line, same seed
+    r = CliRunner().invoke(
+        cli,
+        [
+            "perturb",
+            str(tables["train"]),
+            "--out",
+            str(tmp_path / "cli"),
+            "--class",
+            "group",
+            "--gamma",
+            "19",
+            "--bounds",
+            "age=20:80",
+            "--seed",
+            "7",
+        ],
+    )
+    assert r.exit_code == 0, r.output
+    for by_class in (False, True):
+        ours = estimate_release(tmp_path / "app" / "release", by_class=by_class)
+        theirs = estimate_release(tmp_path / "cli", by_class=by_class)
+        assert (
+            [e.name for e in ours] == [e.name for e in theirs] == ["age", "salary", "elevel", "car"]
+        )
+        for a, b in zip(ours, theirs):
+            np.testing.assert_array_equal(a.overall.counts, b.overall.counts)
+            np.testing.assert_array_equal(a.overall.stderr, b.overall.stderr)
+    # the key risk on the page is the library's, on this release
+    rel = load_release(tmp_path / "app" / "release")
+    risk = linkage_report(pd.read_csv(tables["train"]), rel.frame(), keys, rel.spec)
+    assert f"k = {risk['released']['k']} ({risk['released']['sample_uniques']} records" in kanon
+    link = risk["linkage"]
+    assert f"re-identifies {link['reidentified']} of 600 records" in linkage
+    assert 0 < link["reidentified"] < 600
+    assert (tmp_path / "app/release/data.csv").read_bytes() == (
+        tmp_path / "cli/data.csv"
+    ).read_bytes()
+
+    # the audit in the background, its verdict in words, then the zip carries it
+    page.click("#o_audit")
+    page.wait_for_selector("#o_verdict", timeout=60_000)
+    # gamma 19 is beyond the default policy (rho1 0.1 -> rho2 0.5, gamma 9): flagged
+    verdict = page.inner_text("#o_verdict")
+    assert verdict.startswith("FAILED") and "do not publish" in verdict
+    assert "the policy allows" in page.inner_text("#o_audit_verdict")
+    assert "re-identified by exact matching" in page.inner_text("#o_audit_verdict")
+    shot(page, "owner-audit", "#o_audit_status")
+    with page.expect_download() as dl:
+        page.click("#o_download")
+    dl.value.save_as(tmp_path / "release2.zip")
+    with zipfile.ZipFile(tmp_path / "release2.zip") as zf:
+        assert "release/audit.txt" in zf.namelist()
+    assert page.outside_requests == []
+
+
+def test_advisor_cancel_then_recommend(page, tables, shot):
+    page.set_input_files("#o_file", str(tables["train"]))
+    page.wait_for_selector("#o_privacy table")
+    # a large grid, cancelled while it runs
+    page.fill("#o_adv_gammas", "5,6,7,8,9,10,11,12")
+    page.fill("#o_adv_ns", "5,10,15,20,30,40")
+    page.fill("#o_adv_reps", "3")
+    page.click("#o_advise")
+    page.wait_for_function(
+        "document.querySelector('#o_advise_text')?.innerText.includes('running')"
+    )
+    # the page answers while the grid runs in its child process
+    page.fill("#o_gamma", "12")
+    page.locator("#o_gamma").blur()
+    page.wait_for_function("document.querySelector('#o_privacy').innerText.includes('2.485')")
+    assert "running" in page.inner_text("#o_advise_status")
+    page.click("#o_advise_cancel")
+    page.wait_for_function(
+        "document.querySelector('#o_advise_text')?.innerText.includes('cancelled')"
+    )
+    # a small grid finishes
+    page.fill("#o_adv_gammas", "5,12")
+    page.fill("#o_adv_ns", "5,10")
+    page.fill("#o_adv_reps", "1")
+    page.click("#o_advise")
+    page.wait_for_selector("#o_advise_rec", timeout=60_000)
+    text = page.inner_text("#o_advise_rec")
+    assert "Recommended" in text and "gamma = " in text
+    assert "4 of 4 steps" in page.inner_text("#o_advise_status") or "finished" in page.inner_text(
+        "#o_advise_status"
+    )
+    page.click("#o_advise_apply")
+    gamma = text.split("gamma = ")[1].split(",")[0]
+    n = text.split("N = ")[1].split(",")[0]
+    page.wait_for_function(f"document.querySelector('#o_gamma').value == '{gamma}'")
+    assert page.input_value("#n_0") == n
+    shot(page, "owner-advisor", "#o_adv_gammas")
+
+
+BAD_CONTROLS = [
+    # field, value, the message naming column and value, shown live in the table?
+    ("#bounds_0", "abc", "bounds of column 'age' must look like low:high", True),
+    ("#n_1", "1", "N of column 'salary' must be an integer >= 2 (got 1)", True),
+    ("#o_gamma", "0.5", "gamma must be a number > 1 (got 0.5)", True),
+    # the data is checked against the bounds when the release is drawn
+    (
+        "#bounds_0",
+        "30:40",
+        "column 'age' row 0 has value 58.2 outside its bounds [30.0, 40.0]",
+        False,
+    ),
+]
+
+
+def test_bad_controls_name_column_and_value(page, tables):
+    page.set_input_files("#o_file", str(tables["train"]))
+    page.wait_for_selector("#o_privacy table")
+    page.wait_for_selector("#perturb_4", state="detached")
+    # changing the class redraws the controls but keeps what the owner typed
+    page.fill("#bounds_0", "20:80")
+    page.wait_for_function("document.querySelector('#o_privacy').innerText.includes('yours')")
+    page.select_option("#o_class", "")
+    page.wait_for_selector("#perturb_4")
+    assert page.input_value("#bounds_0") == "20:80"
+    page.select_option("#o_class", "group")
+    page.wait_for_selector("#perturb_4", state="detached")
+    assert page.input_value("#bounds_0") == "20:80"
+    page.fill("#bounds_0", "")
+    for field, value, expected, live in BAD_CONTROLS:
+        good = page.input_value(field)
+        page.fill(field, value)
+        page.locator(field).blur()
+        if live:
+            page.wait_for_function(
+                "t => document.querySelector('#o_privacy').innerText.includes(t)", arg=expected
+            )
+        page.click("#o_make")
+        page.wait_for_function(
+            "t => document.querySelector('#o_msg .alert-danger')?.innerText.includes(t)",
+            arg=expected,
+        )
+        assert "Traceback" not in page.content()
+        assert "Nothing is written" in page.inner_text("#o_release_info")
+        page.fill(field, good)
+        page.locator(field).blur()
+        page.wait_for_function(
+            "t => !document.querySelector('#o_privacy').innerText.includes(t)", arg=expected
+        )
+
+
+def test_bad_file_gives_a_message(page, tables, server, shot):
+    page.set_input_files("#o_file", str(tables["bad"]))
+    page.wait_for_selector("#o_msg .alert-danger")
+    msg = page.inner_text("#o_msg")
+    assert "cannot read 'bad.csv'" in msg
+    assert "Traceback" not in page.content() and "Error" not in msg.split(":")[0]
+    shot(page, "owner-bad-file")
+    page.fill("#o_path", str(tables["train"]) + ".missing")
+    page.click("#o_open_path")
+    page.wait_for_function("document.querySelector('#o_msg').innerText.includes('does not exist')")
+    # a good file afterwards works in the same session
+    page.fill("#o_path", str(tables["train"]))
+    page.click("#o_open_path")
+    page.wait_for_function("document.querySelector('#o_msg').innerText.includes('600 records')")

@@ -1,0 +1,290 @@
+"""Hostile command lines: every failure is ONE ``error:`` line and a documented exit code."""
+
+from __future__ import annotations
+
+import pickle
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from ppdm.cli import app
+from ppdm.cli._common import (
+    EXIT_FAILURE,
+    EXIT_INTERRUPTED,
+    EXIT_USAGE,
+    MAX_MESSAGE,
+    error_line,
+    short,
+)
+from ppdm.datasets import load_wisconsin
+
+
+def _one_error_line(err: str) -> str:
+    """The stderr of a failed command: exactly one line, starting with ``error:``."""
+    lines = [line for line in err.splitlines() if line.strip()]
+    errors = [line for line in lines if line.startswith("error: ")]
+    assert len(errors) == 1, err
+    assert "Traceback" not in err, err
+    assert lines[-1] == errors[0], err  # warnings may come first, the error is last
+    return errors[0]
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory):
+    path = tmp_path_factory.mktemp("t") / "w.csv"
+    load_wisconsin().frame.to_csv(path, index=False)
+    return path
+
+
+@pytest.fixture(scope="module")
+def release(table, tmp_path_factory):
+    out = tmp_path_factory.mktemp("r") / "rel"
+    r = CliRunner().invoke(
+        app, ["perturb", str(table), "--out", str(out), "--class", "class", "--seed", "1"]
+    )
+    assert r.exit_code == 0, r.output
+    return out
+
+
+# -- files -------------------------------------------------------------------------------
+def test_missing_input_is_a_failure_not_a_usage_error(run_cli, tmp_path):
+    code, _, err = run_cli("perturb", tmp_path / "nonexistent.csv", "--out", tmp_path / "x")
+    assert code == EXIT_FAILURE
+    assert "nonexistent.csv" in _one_error_line(err)
+
+
+def test_unwritable_output_names_the_users_path(run_cli, table, tmp_path):
+    blocker = tmp_path / "plain-file"
+    blocker.write_text("not a directory")
+    target = blocker / "model.json"
+    code, _, err = run_cli("tree", "train", table, "--class", "class", "--out", target)
+    line = _one_error_line(err)
+    assert code == EXIT_FAILURE
+    assert "plain-file" in line and ".tmp" not in line and "Errno" not in line
+
+
+def test_deeply_nested_json_spec(run_cli, tmp_path):
+    spec = tmp_path / "deep.json"
+    spec.write_text("[" * 10_000 + "]" * 10_000)
+    code, _, err = run_cli("report", spec)
+    line = _one_error_line(err)
+    assert code == EXIT_FAILURE and "deep.json" in line and "nested too deeply" in line
+
+
+def test_null_spec_and_directory_without_spec(run_cli, tmp_path):
+    (tmp_path / "null.json").write_text("null")
+    code, _, err = run_cli("report", tmp_path / "null.json")
+    assert code == EXIT_FAILURE and "null.json" in _one_error_line(err)
+    (tmp_path / "empty").mkdir()
+    code, _, err = run_cli("report", tmp_path / "empty")
+    assert code == EXIT_FAILURE and "spec.json" in _one_error_line(err)
+
+
+def test_estimate_on_a_file_says_it_is_not_a_release_directory(run_cli, table):
+    code, _, err = run_cli("estimate", table)
+    line = _one_error_line(err)
+    assert code == EXIT_FAILURE and "is not a release directory" in line
+    assert "does not exist" not in line
+
+
+def test_ragged_csv_names_the_file(run_cli, table, tmp_path):
+    ragged = tmp_path / "ragged.csv"
+    ragged.write_text(table.read_text() + "1,2,3,4,5,6,7,8,9,10,11,12,13\n")
+    code, _, err = run_cli("tree", "train", ragged, "--class", "class", "--out", tmp_path / "m")
+    line = _one_error_line(err)
+    assert code == EXIT_FAILURE and "ragged.csv" in line and "line 685" in line
+    assert not (tmp_path / "m").exists()
+
+
+def test_non_utf8_csv_names_the_file(run_cli, table, tmp_path):
+    latin = tmp_path / "latin.csv"
+    latin.write_bytes(table.read_bytes().replace(b"\n5,", b"\n\xff5,", 1))
+    code, _, err = run_cli("perturb", latin, "--out", tmp_path / "rel", "--class", "class")
+    line = _one_error_line(err)
+    assert code == EXIT_FAILURE and "latin.csv" in line and "UTF-8" in line
+    assert not (tmp_path / "rel").exists()
+
+
+# -- flag values are usage errors naming the flag -----------------------------------------
+@pytest.mark.parametrize(
+    ("args", "flag"),
+    [
+        (["--gamma", "nan"], "--gamma"),
+        (["--gamma", "1e400"], "--gamma"),
+        (["--batch-size", "0"], "--batch-size"),
+    ],
+)
+def test_bad_perturb_flags(run_cli, table, tmp_path, args, flag):
+    code, _, err = run_cli("perturb", table, "--out", tmp_path / "o", *args)
+    assert code == EXIT_USAGE and flag in _one_error_line(err)
+
+
+def test_reconstruct_batch_size_names_the_flag(run_cli, release, tmp_path):
+    code, _, err = run_cli("reconstruct", release, "--out", tmp_path / "r.csv", "--batch-size", "0")
+    line = _one_error_line(err)
+    assert code == EXIT_USAGE and "--batch-size" in line and "chunksize" not in line
+
+
+# -- learners ----------------------------------------------------------------------------
+def test_mine_refuses_arbitrary_imports(run_cli, release, table, monkeypatch):
+    import os
+
+    called = []
+    monkeypatch.setattr(os, "system", lambda *a: called.append(a) or 0)
+    code, _, err = run_cli("mine", release, "--test", table, "--learner", "os:system")
+    line = _one_error_line(err)
+    assert code == EXIT_USAGE and "--learner" in line and "--allow-import" in line
+    code, _, err = run_cli(
+        "mine", release, "--test", table, "--learner", "os:system", "--allow-import"
+    )
+    assert code == EXIT_USAGE and "not a scikit-learn classifier" in _one_error_line(err)
+    assert called == []
+
+
+def test_mine_registered_short_name(run_cli, release, table):
+    code, out, err = run_cli("mine", release, "--test", table, "--learner", "naive-bayes")
+    assert code == 0, err
+    assert "GaussianNB" in out
+
+
+# -- model files -------------------------------------------------------------------------
+class _Payload:
+    def __reduce__(self):
+        return (sys.exit, ("pickle executed",))
+
+
+def test_tree_show_refuses_pickles_and_junk(run_cli, tmp_path):
+    evil = tmp_path / "evil.pkl"
+    evil.write_bytes(pickle.dumps(_Payload()))
+    code, _, err = run_cli("tree", "show", evil)
+    line = _one_error_line(err)
+    assert code == EXIT_FAILURE and "pickle" in line and "--trust-pickle" in line
+    junk = tmp_path / "junk.bin"
+    junk.write_bytes(np.random.default_rng(0).bytes(3000))
+    code, _, err = run_cli("tree", "show", junk)
+    assert code == EXIT_FAILURE and "not a ppdm tree model" in _one_error_line(err)
+
+
+# -- the translator ----------------------------------------------------------------------
+def test_interrupt_exits_130_with_one_line(run_cli, release, monkeypatch):
+    import ppdm.pipeline
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ppdm.pipeline, "estimate_release", interrupted)
+    code, _, err = run_cli("estimate", release)
+    assert code == EXIT_INTERRUPTED and _one_error_line(err) == "error: interrupted"
+
+
+def test_a_bug_asks_for_a_report_and_debug_shows_the_traceback(run_cli, release, monkeypatch):
+    import ppdm.pipeline
+
+    def buggy(*args, **kwargs):
+        return 1 / 0
+
+    monkeypatch.setattr(ppdm.pipeline, "estimate_release", buggy)
+    code, _, err = run_cli("estimate", release)
+    line = _one_error_line(err)
+    assert code == EXIT_FAILURE and "please report" in line and "PPDM_DEBUG=1" in line
+    monkeypatch.setenv("PPDM_DEBUG", "1")
+    code, _, err = run_cli("estimate", release)
+    assert code == EXIT_FAILURE and "Traceback" in err and "ZeroDivisionError" in err
+
+
+def test_error_line_translations():
+    msg, code = error_line(ValueError("column 'a' holds " + repr(np.int64(67))))
+    assert (msg, code) == ("column 'a' holds 67", EXIT_FAILURE)
+    msg, _ = error_line(ValueError("x" * 2_000_000))
+    assert len(msg) < MAX_MESSAGE + 80 and "2000000 characters" in msg
+    msg, _ = error_line(MemoryError("Unable to allocate 74.5 GiB for an array"))
+    assert "memory" in msg and "--bins" in msg
+    msg, _ = error_line(ValueError("array is too big; `arr.size * arr.dtype.itemsize` is larger"))
+    assert "--bins" in msg
+    assert error_line(KeyboardInterrupt())[1] == EXIT_INTERRUPTED
+    err = PermissionError(13, "Permission denied", "/data/.out.csv.a1b2c3d4.tmp")
+    assert error_line(err)[0] == "cannot write '/data/out.csv': Permission denied"
+    err = OSError(28, "No space left on device")
+    assert "No space left on device" in error_line(err)[0]
+    assert "\n" not in error_line(ValueError("two\nlines"))[0]
+
+
+def test_pydantic_messages_lose_their_prefix():
+    from pydantic import BaseModel, field_validator
+
+    class Model(BaseModel):
+        gamma: float
+
+        @field_validator("gamma")
+        @classmethod
+        def _check(cls, v):
+            if v <= 1:
+                raise ValueError("gamma must be > 1")
+            return v
+
+    with pytest.raises(ValueError) as info:
+        Model(gamma=0.5)
+    msg, code = error_line(info.value)
+    assert code == EXIT_FAILURE and msg == "invalid at gamma: gamma must be > 1"
+
+
+def test_short_values():
+    assert short(np.int64(67)) == "67"
+    assert short(np.float64(0.5)) == "0.5"
+    assert short(["a" * 10] * 100, limit=50).endswith("characters)")
+    assert short(pd.Series([1]).iloc[0]) == "1"
+
+
+def test_help_documents_exit_codes():
+    r = CliRunner().invoke(app, ["--help"])
+    assert r.exit_code == 0
+    text = " ".join(r.output.split())
+    assert "Exit codes" in text and "130" in text and "PPDM_DEBUG" in text
+
+
+def test_trusted_old_pickle_still_loads(run_cli, table, tmp_path):
+    from ppdm.tree import C45Classifier
+
+    frame = pd.read_csv(table)
+    clf = C45Classifier().fit(frame.drop(columns=["class"]), frame["class"])
+    old = tmp_path / "old.pkl"
+    old.write_bytes(
+        pickle.dumps({"format": "ppdm-c45-model", "version": 1, "target": "class", "model": clf})
+    )
+    code, _, err = run_cli("tree", "show", old)
+    assert code == EXIT_FAILURE and "--trust-pickle" in _one_error_line(err)
+    code, out, err = run_cli("tree", "show", old, "--trust-pickle")
+    assert code == 0, err
+    assert out.startswith("J48 pruned tree")
+
+
+def test_mine_shows_the_majority_rate(run_cli, tmp_path):
+    import json as _json
+
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(1)
+    n = 600
+    frame = pd.DataFrame(
+        {
+            "a": rng.normal(size=n).round(4),
+            "b": rng.integers(0, 4, n),
+            "y": np.where(rng.random(n) < 0.7, "no", "yes"),  # independent of a and b
+        }
+    )
+    data = tmp_path / "t.csv"
+    frame.to_csv(data, index=False)
+    rel = tmp_path / "rel"
+    assert run_cli("perturb", data, "--out", rel, "--class", "y", "--seed", "1")[0] == 0
+    code, out, err = run_cli("mine", rel, "--test", data)
+    assert code == 0, err
+    rate = float(np.mean(frame["y"] == "no"))
+    assert "majority-class rate (always predicting 'no'" in out and f"{rate:.4f}" in out
+    code, out, _ = run_cli("mine", rel, "--test", data, "--json")
+    payload = _json.loads(out)
+    assert payload["majority_class"] == "no" and payload["majority_rate"] == rate
+    assert payload["n_test"] == n
