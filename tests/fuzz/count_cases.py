@@ -2,7 +2,10 @@
 
 Usage::
 
-    PYTHONPATH=src python tests/fuzz/count_cases.py [--markdown]
+    PYTHONPATH=src python tests/fuzz/count_cases.py [--xfail] [--update-doc]
+
+``--xfail`` also lists the cases expected to fail, with their reasons;
+``--update-doc`` rewrites the table in ``docs/security.md``.
 
 Collects ``tests/fuzz`` without running it and sums, per ``fuzz_class`` marker, the
 collected items, the inputs they try (a Hypothesis property counts ``max_examples``)
@@ -68,10 +71,25 @@ def markdown(counter: _Counter) -> str:
     return "\n".join(rows)
 
 
+DOC = HERE.parents[1] / "docs" / "security.md"
+
+
+def update_doc(table: str, path: Path = DOC) -> None:
+    """Replace the case-count table of ``path`` (from its header to its total row)."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("| class of bad input |"))
+    end = next(i for i in range(start, len(lines)) if lines[i].startswith("| **total**"))
+    lines[start : end + 1] = table.splitlines()
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
 def main(argv: list[str]) -> None:
     counter = count()
     print()
-    print(markdown(counter))
+    table = markdown(counter)
+    print(table)
+    if "--update-doc" in argv:
+        update_doc(table)
     if "--xfail" in argv:
         print()
         for name in sorted(counter.xfail):

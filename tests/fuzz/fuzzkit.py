@@ -25,7 +25,7 @@ CORPUS = Path(__file__).parent / "corpus"
 #: Exit codes of a usage error (a bad flag or flag value).
 USAGE = frozenset({2})
 #: Exit codes of a failure on bad input data (files, releases, models).
-FAILURE = frozenset({1, 2})
+FAILURE = frozenset({1})
 #: Exit codes of a refusal whatever its kind.
 REFUSED = USAGE | FAILURE
 

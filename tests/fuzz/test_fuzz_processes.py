@@ -211,10 +211,6 @@ def test_two_perturb_runs_into_one_out(tmp_path, big_table):
 
 
 @fuzz_class("arbitrary imports")
-@xfail_until(
-    "mine --learner MODULE:CLASS imports any module on sys.path, including one planted in "
-    "the working directory, before checking it is a classifier"
-)
 def test_learner_from_the_working_directory_is_not_imported(tmp_path, release, table):
     marker = tmp_path / "imported"
     (tmp_path / "ppdm_fuzz_planted.py").write_text(
@@ -230,9 +226,35 @@ def test_learner_from_the_working_directory_is_not_imported(tmp_path, release, t
 # -- expanding YAML ---------------------------------------------------------------------
 
 BOMB_XFAIL = (
-    "a YAML alias bomb as network: ppdm bn sample runs for more than 20 s (the expanded "
-    "structure is walked or printed) instead of refusing the file"
+    "a YAML alias bomb as network: bn sample renders the expanded structure (522 million "
+    "characters) for its error message before cutting it: over 500 MB and 10-20 s"
 )
+
+#: Peak memory of a refusal of a small file; ppdm itself needs about 150 MB.
+REFUSAL_MAX_RSS_MB = 400
+
+
+def _run_measured(*args, timeout: float = 120) -> tuple[int, str, str, float]:
+    """Like :func:`_run`, also returning the child's own peak resident memory in MB."""
+    import tempfile
+    import threading
+
+    with tempfile.TemporaryFile() as fo, tempfile.TemporaryFile() as fe:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "ppdm", *map(str, args)], env=_env(), stdout=fo, stderr=fe
+        )
+        watchdog = threading.Timer(timeout, proc.kill)
+        watchdog.start()
+        try:
+            _, status, usage = os.wait4(proc.pid, 0)
+        finally:
+            watchdog.cancel()
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        fo.seek(0)
+        fe.seek(0)
+        out = fo.read().decode("utf-8", "replace")
+        err = fe.read().decode("utf-8", "replace")
+    return proc.returncode, out, err, usage.ru_maxrss / 1024
 
 
 @fuzz_class("yaml alias bombs")
@@ -242,7 +264,9 @@ def test_network_alias_bomb(tmp_path):
     net.write_bytes((CORPUS / "network--alias-bomb.yaml").read_bytes())
     out = tmp_path / "s.csv"
     snap = Snapshot(inputs=[net], outputs=[out])
-    assert_refused(_run("bn", "sample", net, "--n", "5", "--out", out, timeout=20), snap, FAILURE)
+    code, stdout, stderr, peak = _run_measured("bn", "sample", net, "--n", "5", "--out", out)
+    assert_refused((code, stdout, stderr), snap, FAILURE)
+    assert peak < REFUSAL_MAX_RSS_MB, f"refusing a 600-byte file took {peak:.0f} MB"
 
 
 @fuzz_class("yaml alias bombs")

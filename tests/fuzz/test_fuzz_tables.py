@@ -71,20 +71,7 @@ def _perturb_marks(name):
     return marks
 
 
-NESTED = (
-    "Parquet list/map/struct columns reach the domain sketch: TypeError (unhashable) "
-    "and a traceback instead of one line refusing the column type"
-)
-DUPLICATE = "a duplicate CSV header is renamed 'x.1' by pandas and released as an invented column"
-RAGGED = "a short CSV row is padded with a missing value and accepted"
-
-XFAIL_PERTURB: dict[str, str] = {
-    "table--nested-list.parquet": NESTED,
-    "table--nested-map.parquet": NESTED,
-    "table--nested-struct.parquet": NESTED,
-    "table--duplicate-header.csv": DUPLICATE,
-    "table--ragged-short.csv": RAGGED,
-}
+XFAIL_PERTURB: dict[str, str] = {}
 
 
 @pytest.mark.parametrize(
@@ -101,12 +88,7 @@ def test_perturb_reads_or_refuses(cli, tmp_path, name):
         assert not out.exists()
 
 
-TREE_XFAIL: dict[str, str] = {
-    "table--duplicate-header.csv": DUPLICATE,
-    "table--ragged-short.csv": RAGGED,
-    "table--all-null.parquet": "C4.5 fit on an all-missing column: IndexError traceback "
-    "(index -1 is out of bounds for axis 1 with size 0)",
-}
+TREE_XFAIL: dict[str, str] = {}
 
 
 @pytest.mark.parametrize(
@@ -132,11 +114,7 @@ def test_tree_train_reads_or_refuses(cli, tmp_path, name):
         assert_clean(result, snap, FAILURE)
 
 
-LOADER_XFAIL: dict[str, str] = {
-    "table--duplicate-header.csv": DUPLICATE,
-    "table--header-only.csv": "read_table and iter_batches return an empty frame for a "
-    "header-only CSV instead of refusing it",
-}
+LOADER_XFAIL: dict[str, str] = {}
 #: Tables the loaders themselves refuse (the commands also refuse empty data).
 LOADER_MUST_REFUSE = {
     "table--empty.csv",
@@ -193,7 +171,6 @@ def test_bom_is_not_part_of_the_first_column_name(cli, tmp_path):
 
 
 @fuzz_class("malformed tables")
-@xfail_until("CSV columns are read by pandas type guessing: '00501' becomes 501 in the release")
 def test_leading_zero_codes_stay_codes_in_the_release(cli, tmp_path):
     src = _copy(tmp_path, "table--codes-leading-zero.csv")
     result, snap, out = _perturb_outcome(cli, tmp_path, src, "--attributes", "k")
