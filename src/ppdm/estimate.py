@@ -12,7 +12,9 @@ Methods (all take perturbed counts ``y`` and the matrix ``M``):
 Standard errors come from ``Cov(X_hat) = M^-1 Cov(y) M^-T`` with
 ``Cov(y) = sum_k x_k (diag(m_k) - m_k m_k^T)``, the estimate plugged in for ``x``
 (clipped at 0); for the non-linear methods this is the first-order (delta-method)
-figure of the raw estimate they refine.
+figure of the raw estimate they refine. Only the diagonal is needed; for matrices
+``a I + b J`` (gamma-diagonal, symmetric channels) it, the inverse and every IBU step
+are closed forms, O(N) (:meth:`ppdm.matrix.PerturbationMatrix.estimate_variance`).
 
 References
 ----------
@@ -193,7 +195,7 @@ def point_estimate(
     """Estimated counts only, without standard errors.
 
     The same numbers as ``estimate_counts(y, matrix, method).counts``; it skips the
-    covariance (a dense N x N inverse per call), which would dominate the grids' run time.
+    standard errors (a dense N x N product per call for explicit matrices).
     A 2-D ``y`` of shape (N, K) holds K histograms (e.g. one per class), estimated column
     by column in one vectorised call.
 
@@ -264,8 +266,8 @@ def estimate_counts(
         )
     raw = matrix.inverse_apply(y)
     counts = _fix(raw, y, matrix, method)
-    cov = matrix.covariance_estimate(np.clip(counts, 0, None))
-    stderr = np.sqrt(np.clip(np.diag(cov), 0, None))
+    var = matrix.estimate_variance(np.clip(counts, 0, None))
+    stderr = np.sqrt(np.clip(var, 0, None))
     return Estimate(perturbed=y, counts=counts, stderr=stderr, method=method)
 
 

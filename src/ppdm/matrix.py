@@ -19,6 +19,7 @@ from functools import cached_property
 import numpy as np
 
 from .exceptions import MatrixError
+from .limits import check_n_values
 from .random import WordStream
 
 __all__ = [
@@ -47,7 +48,7 @@ def check_gamma(gamma: float) -> float:
     """
     try:
         g = float(gamma)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise MatrixError(f"gamma must be a number > 1 (got {gamma!r})") from None
     if not math.isfinite(g) or g <= 1.0:
         raise MatrixError(
@@ -98,23 +99,53 @@ class PerturbationMatrix:
     def _inverse(self) -> np.ndarray:
         return np.linalg.inv(self.dense())
 
+    @cached_property
+    def affine_form(self) -> tuple[float, float] | None:
+        """``(a, b)`` when ``M = a I + b J`` (J all ones), else ``None``.
+
+        Such a matrix (gamma-diagonal, symmetric channels) is applied, inverted and given
+        standard errors in closed form, O(N) per call, without any N x N array.
+        """
+        m = self.dense()
+        n = m.shape[0]
+        if m.ndim != 2 or n < 2 or m.shape[1] != n:
+            return None
+        d, o = float(m[0, 0]), float(m[1, 0])
+        diag = np.eye(n, dtype=bool)
+        if np.ptp(m[diag]) > 1e-15 or np.ptp(m[~diag]) > 1e-15:
+            return None
+        if d - o <= 0 or abs(d - o + n * o - 1.0) > 1e-12:
+            return None
+        return d - o, o
+
     def apply(self, x: np.ndarray, axis: int = 0) -> np.ndarray:
         """``M x`` along ``axis`` (expected perturbed counts of original counts ``x``)."""
+        if self.affine_form is not None:
+            a, b = self.affine_form
+            return _along(lambda v: a * v + b * v.sum(axis=0), x, axis)
         m = self.dense()
         return _along(lambda a: m @ a, x, axis)
 
     def apply_transpose(self, y: np.ndarray, axis: int = 0) -> np.ndarray:
         """``M^T y`` along ``axis``."""
+        if self.affine_form is not None:
+            return self.apply(y, axis)  # a I + b J is symmetric
         m = self.dense()
         return _along(lambda a: m.T @ a, y, axis)
 
     def inverse_apply(self, y: np.ndarray, axis: int = 0) -> np.ndarray:
         """``M^-1 y`` along ``axis``: the raw estimate of Eq. (1)."""
+        if self.affine_form is not None:
+            a, b = self.affine_form
+            c = b / (a + self.n_values * b)
+            return _along(lambda v: (v - c * v.sum(axis=0)) / a, y, axis)
         inv = self._inverse
         return _along(lambda a: inv @ a, y, axis)
 
     def inverse_transpose_apply(self, v: np.ndarray, axis: int = 0) -> np.ndarray:
         """``M^-T v`` along ``axis`` (per-record weights of unbiased box counts)."""
+        if self.affine_form is not None:
+            return self.inverse_apply(v, axis)
         inv = self._inverse
         return _along(lambda a: inv.T @ a, v, axis)
 
@@ -201,9 +232,38 @@ class PerturbationMatrix:
         inv = self._inverse
         return inv @ self.covariance_perturbed(x) @ inv.T
 
+    def estimate_variance(self, x: np.ndarray) -> np.ndarray:
+        """Diagonal of ``Cov(X_hat) = M^-1 Cov(y) M^-T`` with ``x`` plugged in.
+
+        For ``M = a I + b J`` (column-stochastic, so ``a + N b = 1``) the inverse is
+        ``(I - b J) / a``; ``Cov(y) 1 = 0`` because the perturbed total is fixed, so the
+        ``J`` terms vanish and ``Var(X_hat_i) = Cov(y)_ii / a^2`` with
+        ``Cov(y)_ii = s_i - (a + b)^2 x_i - b^2 (n - x_i)``, ``s = M x``: O(N), no
+        N x N array. Other matrices use the dense product.
+
+        References
+        ----------
+        Ma & Sivakumar, Theorems 1-2.
+        """
+        x = np.clip(np.asarray(x, dtype=np.float64), 0, None)
+        if self.affine_form is not None:
+            a, b = self.affine_form
+            n = float(x.sum())
+            s = a * x + b * n
+            var_y = s - (a + b) ** 2 * x - b**2 * (n - x)
+            return var_y / a**2
+        inv = self._inverse
+        return np.einsum("ij,ij->i", inv @ self.covariance_perturbed(x), inv)
+
     def expected_squared_error(self, x: np.ndarray) -> float:
         """E||M^-1 y - x||^2 for original counts ``x`` (trace of the covariance)."""
-        return float(np.trace(self.covariance_estimate(x)))
+        return float(np.sum(self.estimate_variance(x)))
+
+    def min_row_support(self) -> int:
+        """The fewest originals that can produce any one perturbed value (Ma–Sivakumar's K)."""
+        if self.affine_form is not None:
+            return self.n_values if self.affine_form[1] > 0 else 1
+        return int((self.dense() > 0).sum(axis=1).min())
 
     def to_spec(self) -> dict:
         return {"kind": "explicit", "matrix": self.dense().tolist()}
@@ -278,7 +338,7 @@ class GammaDiagonal(PerturbationMatrix):
     kind = "gamma-diagonal"
 
     def __init__(self, n_values: int, gamma: float) -> None:
-        self._n = _check_n(n_values)
+        self._n = check_n_values(_check_n(n_values), "N", error=MatrixError)
         self.gamma = check_gamma(gamma)
 
     @property
@@ -297,6 +357,12 @@ class GammaDiagonal(PerturbationMatrix):
     def keep_probability(self) -> float:
         """lam = (gamma - 1)/(gamma + N - 1)."""
         return (self.gamma - 1) / (self.gamma + self._n - 1)
+
+    @property
+    def affine_form(self) -> tuple[float, float]:  # type: ignore[override]
+        """``(lam, (1 - lam)/N)``: ``M = lam I + (1 - lam) J/N``."""
+        lam = self.keep_probability
+        return lam, (1.0 - lam) / self._n
 
     def __getstate__(self) -> dict:
         return {"_n": self._n, "gamma": self.gamma}
@@ -445,6 +511,8 @@ class ExplicitMatrix(PerturbationMatrix):
         self, matrix, kind: str = "explicit", validate: bool = True, meta: dict | None = None
     ) -> None:
         m = np.array(matrix, dtype=np.float64)
+        if m.ndim == 2:
+            check_n_values(m.shape[0], "N", dense=True, error=MatrixError)
         if validate:
             _validate_matrix(m)
         self._m = m
@@ -476,7 +544,8 @@ def _validate_matrix(m: np.ndarray) -> None:
         raise MatrixError(
             f"matrix entries must be non-negative (got {m[h, k]} at row {h}, column {k})"
         )
-    sums = m.sum(axis=0)
+    with np.errstate(over="ignore"):
+        sums = m.sum(axis=0)
     bad = np.flatnonzero(np.abs(sums - 1.0) > 1e-8)
     if bad.size:
         raise MatrixError(
@@ -498,7 +567,7 @@ def explicit(matrix) -> ExplicitMatrix:
 
 def identity(n_values: int) -> ExplicitMatrix:
     """The identity channel (no perturbation), useful as a control."""
-    n = _check_n(n_values)
+    n = check_n_values(_check_n(n_values), "N", dense=True, error=MatrixError)
     return ExplicitMatrix(np.eye(n), kind="identity", meta={"n_values": n})
 
 
@@ -515,7 +584,7 @@ def symmetric_channel(n_values: int, p: float) -> ExplicitMatrix:
     ----------
     Ma & Sivakumar, Sec. 3 (binary and ternary symmetric channels).
     """
-    n = _check_n(n_values)
+    n = check_n_values(_check_n(n_values), "N", dense=True, error=MatrixError)
     if not 0.0 <= p < (n - 1) / n:
         raise MatrixError(
             f"p must be in [0, {(n - 1) / n:.4g}) for a symmetric channel of {n} values "
@@ -655,6 +724,9 @@ def matrix_from_spec(spec: dict, n_values: int | None = None) -> PerturbationMat
     if kind == "identity":
         return identity(spec.get("n_values", n_values))
     if "matrix" in spec:
+        rows = spec["matrix"]
+        if isinstance(rows, (list, tuple)):
+            check_n_values(len(rows), "N (matrix rows)", dense=True, error=MatrixError)
         meta = {k: v for k, v in spec.items() if k not in ("kind", "matrix")}
         m = ExplicitMatrix(spec["matrix"], kind=kind or "explicit", meta=meta)
         if n_values is not None and m.n_values != n_values:

@@ -16,6 +16,7 @@ Dowd, Xu & Zhang, Sec. 3 (Algorithm 1, RRP) and Sec. 3.2 (continuous attributes)
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Iterator
 from typing import Literal
 
@@ -24,8 +25,9 @@ import pandas as pd
 
 from .additive import AdditiveNoise, privacy_interval_width
 from .domain import BinnedDomain, CategoricalDomain, Domain, DomainSketch
-from .exceptions import DataError, SpecError
+from .exceptions import DataError, MatrixError, SpecError
 from .io import TEXT_ATTR
+from .limits import check_copies, check_n_values
 from .matrix import GammaDiagonal, PerturbationMatrix, check_gamma, matrix_from_spec
 from .random import (
     RandomState,
@@ -91,6 +93,14 @@ def perturb_codes(
     if codes.size and (codes.min() < 0 or codes.max() >= matrix.n_values):
         raise DataError(f"codes must lie in 0..{matrix.n_values - 1}")
     return matrix.draw(codes, perturbation_generator(random_state, "perturb-codes"))
+
+
+def _power(base: float, exponent: int) -> float:
+    """``base ** exponent``, ``inf`` where a float overflows."""
+    try:
+        return float(base) ** int(exponent)
+    except OverflowError:
+        return math.inf
 
 
 def _parse_user_spec(spec: ReleaseSpec | None) -> dict[str, AttributeSpec]:
@@ -168,6 +178,8 @@ def plan_release(
     Dowd, Xu & Zhang, Sec. 3 and 7 (choice of N).
     """
     check_gamma(gamma)  # fail before reading the data
+    if n_bins is not None:  # additive releases are estimated with dense N x N matrices
+        check_n_values(n_bins, "n_bins", dense=method == "additive", error=SpecError)
     if method not in ("substitution", "additive"):
         raise SpecError(f"method must be 'substitution' or 'additive' (got {method!r})")
     if method == "additive":
@@ -252,6 +264,8 @@ def plan_from_sketches(
     Dowd, Xu & Zhang, Sec. 3 and 7 (choice of N).
     """
     gamma = check_gamma(gamma)
+    if n_bins is not None:
+        check_n_values(n_bins, "n_bins", dense=method == "additive", error=SpecError)
     user = _parse_user_spec(spec)
     bounds = dict(bounds or {})
     columns = list(sketches)
@@ -307,7 +321,10 @@ def plan_from_sketches(
             except ValueError as exc:
                 raise SpecError(f"attribute {c!r}: {exc}") from None
         else:
-            matrix = GammaDiagonal(domain.n_values, gamma)
+            try:
+                matrix = GammaDiagonal(domain.n_values, gamma)
+            except MatrixError as exc:
+                raise SpecError(f"attribute {c!r}: {exc}") from None
         if not np.isfinite(matrix.amplification()) and not allow_unprotected:
             raise SpecError(
                 f"attribute {c!r}: its {matrix.to_spec().get('kind', 'explicit')} matrix has "
@@ -319,8 +336,7 @@ def plan_from_sketches(
         out.append(
             AttributeSpec(name=c, perturbed=True, domain=domain.to_spec(), matrix=matrix.to_spec())
         )
-    if int(copies) < 1:
-        raise DataError(f"copies must be >= 1 (got {copies})")
+    check_copies(copies, "copies", error=DataError)
     if not any(a.perturbed for a in out) and not allow_unprotected:
         raise DataError(
             "no attribute would be perturbed: the release would be the input as is; choose "

@@ -26,7 +26,12 @@ from .io import BatchWriter, atomic_path, iter_batches, read_table, table_format
 from .perturb import perturb_batches, plan_release
 from .publish import check_output, publish_dir, register_input, release_member
 from .random import RandomState, check_random_state
-from .reconstruct import AssignmentState, largest_remainder, tie_group_multisets
+from .reconstruct import (
+    AssignmentState,
+    check_tie_group_table,
+    largest_remainder,
+    tie_group_multisets,
+)
 from .release import ReleaseSpec, read_spec, write_spec
 from .report import format_privacy_report, privacy_report
 
@@ -572,6 +577,7 @@ def reconstruction_multisets(
     out = {}
     for a in spec.perturbed_attributes():
         m = a.get_matrix()
+        check_tie_group_table(len(counts[a.name]), m.n_values, f"attribute {a.name!r}")
         multisets = []
         for row in np.asarray(counts[a.name]):
             est = estimate_counts(row, m, method)

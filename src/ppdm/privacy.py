@@ -127,7 +127,7 @@ def anonymity_k(matrix: PerturbationMatrix) -> int:
 
     ``K = min_h #{k : P(h | k) > 0}``.
     """
-    return int((matrix.dense() > 0).sum(axis=1).min())
+    return matrix.min_row_support()
 
 
 def repeated_amplification(gamma: float, m: int) -> float:
@@ -158,7 +158,7 @@ def attribute_privacy(matrix: PerturbationMatrix, n_records: int | None, copies:
     """
     gamma = matrix.amplification()
     if copies > 1:
-        gamma = gamma**copies
+        gamma = _power(gamma, copies)
     finite = np.isfinite(gamma)
     out = {
         "N": matrix.n_values,
@@ -173,7 +173,7 @@ def attribute_privacy(matrix: PerturbationMatrix, n_records: int | None, copies:
     realised = getattr(matrix, "realised_gamma", None)
     if realised is not None:
         # the integer sampler's exact channel: never above gamma (see GammaDiagonal.draw)
-        out["gamma_realised"] = realised**copies
+        out["gamma_realised"] = _power(realised, copies)
     if copies > 1:
         out["copies"] = copies
         out["gamma_per_copy"] = matrix.amplification()
@@ -197,3 +197,11 @@ def additive_privacy(noise: AdditiveNoise, low: float, high: float) -> dict:
         "interval_width_95": width,
         "relative_interval_width_95": width / (high - low),
     }
+
+
+def _power(base: float, exponent: int) -> float:
+    """``base ** exponent``, ``inf`` where a float overflows."""
+    try:
+        return float(base) ** int(exponent)
+    except OverflowError:
+        return math.inf

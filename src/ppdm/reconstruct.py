@@ -8,7 +8,8 @@ each tie group ``v`` owns a fixed multiset of reconstructed codes, the overlap o
 rank range with the cumulative ``Dist``. The streaming form hands each record of group
 ``v`` a code drawn without replacement from that multiset, batch by batch
 (multivariate hypergeometric draws), which is the same distribution as
-sort-and-assign, in O(n + N^2) time and O(N^2) memory besides the batch.
+sort-and-assign, in O(n + N^2) time and O(N^2) memory besides the batch (capped
+by :data:`ppdm.limits.MAX_TIE_GROUP_CELLS`).
 
 References
 ----------
@@ -22,13 +23,44 @@ from collections.abc import Iterable, Iterator
 
 import numpy as np
 
+from . import limits
+from .exceptions import DataError
+
 __all__ = [
+    "check_tie_group_table",
     "largest_remainder",
     "tie_group_multisets",
     "AssignmentState",
     "assign_codes",
     "matrix_reconstruct",
 ]
+
+
+def check_tie_group_table(n_classes: int, n_values: int, what: str = "attribute") -> None:
+    """Refuse a reconstruction whose tie-group table exceeds ``MAX_TIE_GROUP_CELLS``.
+
+    Parameters
+    ----------
+    n_classes : int
+        Class rows (1 for global reconstruction).
+    n_values : int
+        N, the attribute's number of codes.
+    what : str
+        How the message names the attribute, e.g. ``"attribute 'age'"``.
+
+    Raises
+    ------
+    DataError
+        One line naming ``what``, N, the classes and the cap.
+    """
+    cells = int(n_classes) * int(n_values) ** 2
+    if cells > limits.MAX_TIE_GROUP_CELLS:
+        hint = "reconstruct globally or with fewer values" if n_classes > 1 else "use fewer values"
+        raise DataError(
+            f"{what}: N = {n_values} with {n_classes} class(es) needs a tie-group table of "
+            f"{cells} cells, above the cap of {limits.MAX_TIE_GROUP_CELLS} "
+            f"(ppdm.limits.MAX_TIE_GROUP_CELLS); {hint}"
+        )
 
 
 def largest_remainder(counts: np.ndarray, total: int) -> np.ndarray:
@@ -87,11 +119,26 @@ def tie_group_multisets(perturbed_counts: np.ndarray, dist: np.ndarray) -> np.nd
     d = np.asarray(dist, dtype=np.int64)
     if y.sum() != d.sum():
         raise ValueError(f"group sizes sum to {y.sum()} but the distribution sums to {d.sum()}")
+    out = np.zeros((len(y), len(d)), dtype=np.int64)
+    groups, codes, sizes = _overlaps(y, d)
+    out[groups, codes] = sizes
+    return out
+
+
+def _overlaps(y: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Non-empty overlaps of the rank ranges of two partitions of ``0..n-1``: O(N).
+
+    The ranges ``[cum y)`` and ``[cum d)`` cut the ranks into at most ``2N - 1``
+    segments; each lies in one tie group and one reconstructed code, and each
+    (group, code) pair overlaps in at most one segment.
+    """
     gy = np.concatenate([[0], np.cumsum(y)])
     gd = np.concatenate([[0], np.cumsum(d)])
-    lo = np.maximum(gy[:-1, None], gd[None, :-1])
-    hi = np.minimum(gy[1:, None], gd[None, 1:])
-    return np.clip(hi - lo, 0, None)
+    cuts = np.union1d(gy, gd)
+    starts, lengths = cuts[:-1], np.diff(cuts)
+    groups = np.searchsorted(gy, starts, side="right") - 1
+    codes = np.searchsorted(gd, starts, side="right") - 1
+    return groups, codes, lengths
 
 
 class AssignmentState:
@@ -111,24 +158,26 @@ class AssignmentState:
         groups = np.asarray(groups, dtype=np.int64)
         n_groups, n_codes = self.remaining.shape
         sizes = np.bincount(groups, minlength=n_groups)
-        drawn = np.zeros_like(self.remaining)
+        all_codes = np.arange(n_codes, dtype=np.int32)
+        parts = []
         for g in np.flatnonzero(sizes):  # O(G) calls per batch, never per record
             left = self.remaining[g]
-            if sizes[g] > left.sum():
+            total = int(left.sum())
+            if sizes[g] > total:
                 raise ValueError(
-                    f"tie group {g} has more records ({sizes[g]}) than the counts allow ({left.sum()})"
+                    f"tie group {g} has more records ({sizes[g]}) than the counts allow ({total})"
                 )
-            if sizes[g] == left.sum():
-                drawn[g] = left
+            if sizes[g] == total:
+                drawn = left.copy()
             else:
-                drawn[g] = rng.multivariate_hypergeometric(left, int(sizes[g]))
-        self.remaining -= drawn
-        # records in random order inside each group, then the group's codes in code order
+                drawn = rng.multivariate_hypergeometric(left, int(sizes[g]))
+            left -= drawn
+            parts.append(np.repeat(all_codes, drawn))  # the group's codes in code order
+        # records in random order inside each group, groups in order
         perm = rng.permutation(len(groups))
         order = perm[np.argsort(groups[perm], kind="stable")]
-        codes = np.repeat(np.tile(np.arange(n_codes), n_groups), drawn.ravel())
         out = np.empty(len(groups), dtype=np.int32)
-        out[order] = codes
+        out[order] = np.concatenate(parts) if parts else np.empty(0, dtype=np.int32)
         return out
 
 
@@ -181,6 +230,7 @@ def matrix_reconstruct(
     codes = np.asarray(codes, dtype=np.int64)
     dist = np.atleast_2d(np.asarray(dist, dtype=np.int64))
     n_codes = dist.shape[1]
+    check_tie_group_table(dist.shape[0], n_codes, "dist")
     groups, multisets = _groups_and_multisets(codes, dist, classes, n_codes)
     size = len(codes) if batch_size is None else int(batch_size)
     size = max(size, 1)

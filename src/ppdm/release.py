@@ -15,7 +15,6 @@ Dowd, Xu & Zhang, Sec. 3 (what the miner must know: domains and M).
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any, Literal
@@ -25,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from .additive import AdditiveNoise
 from .domain import Domain, domain_from_spec
 from .exceptions import DomainError, MatrixError, SpecError
+from .limits import check_copies, check_n_values, load_structured
 from .matrix import PerturbationMatrix, matrix_from_spec
 
 __all__ = [
@@ -178,18 +178,8 @@ class ReleaseSpec(BaseModel):
 
 
 def _load_text(path: Path) -> Any:
-    text = path.read_text(encoding="utf-8")
-    if path.suffix.lower() in (".yaml", ".yml"):
-        import yaml
-
-        try:
-            return yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            raise SpecError(f"spec {str(path)!r} is not valid YAML: {exc}") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise SpecError(f"spec {str(path)!r} is not valid JSON: {exc}") from None
+    """Parse a spec file within the caps of :func:`ppdm.limits.load_structured`."""
+    return load_structured(path, "spec", error=SpecError)
 
 
 def read_spec(path: str | os.PathLike) -> ReleaseSpec:
@@ -206,13 +196,39 @@ def read_spec(path: str | os.PathLike) -> ReleaseSpec:
     if not isinstance(data, dict):
         raise SpecError(f"spec {str(path)!r} must be a mapping with an 'attributes' list")
     try:
-        return ReleaseSpec.model_validate(data)
+        spec = ReleaseSpec.model_validate(data)
+    except (OverflowError, TypeError, RecursionError, MemoryError) as exc:
+        raise SpecError(f"spec {str(path)!r} is invalid: {type(exc).__name__}: {exc}") from None
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise SpecError(
             f"spec {str(path)!r} is invalid at {where or 'top level'}: {first['msg']}"
         ) from None
+    _check_sizes(spec, path)
+    return spec
+
+
+def _check_sizes(spec: ReleaseSpec, path: Path) -> None:
+    """Copies within :data:`ppdm.limits.MAX_COPIES`, domains within :data:`~ppdm.limits.MAX_VALUES`.
+
+    Additive releases are estimated with dense N x N transition matrices, so their
+    domains get the dense cap, :data:`ppdm.limits.MAX_DENSE_VALUES`.
+    """
+    check_copies(spec.copies, f"spec {str(path)!r} copies", error=SpecError)
+    for i, a in enumerate(spec.attributes, start=1):
+        if a.domain is None:
+            continue
+        try:
+            n = a.get_domain().n_values
+        except (DomainError, TypeError, KeyError, OverflowError) as exc:
+            raise SpecError(f"spec {str(path)!r} attribute {a.name!r}: bad domain: {exc}") from None
+        check_n_values(
+            n,
+            f"spec {str(path)!r} attribute {i} ({a.name!r}): N",
+            dense=spec.method == "additive" and a.perturbed,
+            error=SpecError,
+        )
 
 
 def write_spec(spec: ReleaseSpec, path: str | os.PathLike) -> None:

@@ -21,8 +21,8 @@ from shiny.types import SilentException
 
 from ..domain import infer_domain
 from ..matrix import GammaDiagonal
-from ..perturb import DEFAULT_MAX_BINS, attribute_privacy
-from ..privacy import gamma_from_rho
+from ..perturb import DEFAULT_MAX_BINS
+from ..privacy import attribute_privacy, gamma_from_rho
 from ..release import AttributeSpec, ReleaseSpec
 from . import _figures
 from ._common import (

@@ -37,6 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from ..exceptions import SpecError
+from ..limits import check_n_values, load_structured
 
 __all__ = [
     "NETWORK_FORMAT",
@@ -75,8 +76,10 @@ def _states(value, name: str) -> tuple[str, ...]:
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         if value < 2:
             raise SpecError(f"node {name!r}: states must be >= 2 (got {value})")
-        return tuple(str(i) for i in range(int(value)))
+        n = check_n_values(value, f"node {name!r}: states", dense=True, error=SpecError)
+        return tuple(str(i) for i in range(n))
     if isinstance(value, (list, tuple)) and len(value) >= 2:
+        check_n_values(len(value), f"node {name!r}: states", dense=True, error=SpecError)
         labels = tuple(str(v) for v in value)
         if len(set(labels)) != len(labels):
             raise SpecError(f"node {name!r}: state labels must be distinct (got {list(labels)})")
@@ -324,20 +327,15 @@ class BayesNet:
 
 
 def read_mapping(path: str | os.PathLike) -> dict:
-    """Parse a JSON or YAML file (by extension) into a Python object."""
-    path = Path(path)
-    text = path.read_text()
-    suffix = path.suffix.lower()
-    try:
-        if suffix in (".yaml", ".yml"):
-            import yaml
+    """Parse a JSON or YAML file (by extension) into a Python object.
 
-            return yaml.safe_load(text)
-        if suffix == ".json":
-            return json.loads(text)
-    except (json.JSONDecodeError, ValueError) as exc:
-        raise SpecError(f"cannot parse {str(path)!r}: {exc}") from None
-    raise SpecError(f"cannot tell the format of {str(path)!r}: use .json, .yaml or .yml")
+    Within the caps of :func:`ppdm.limits.load_structured`: size, no YAML aliases,
+    bounded nesting, finite numbers; every failure is one :class:`SpecError` line.
+    """
+    path = Path(path)
+    if path.suffix.lower() not in (".yaml", ".yml", ".json"):
+        raise SpecError(f"cannot tell the format of {str(path)!r}: use .json, .yaml or .yml")
+    return load_structured(path, "file", error=SpecError)
 
 
 def read_network(path: str | os.PathLike) -> BayesNet:

@@ -34,6 +34,7 @@ import pandas as pd
 
 from ..exceptions import SpecError
 from ..io import read_table, table_format, write_table
+from ..limits import load_structured
 from ..publish import release_member
 from ..random import RandomState, resolve_seed
 from .estimation import ParameterEstimate, estimate_parameters
@@ -130,12 +131,12 @@ def read_release(directory: str | os.PathLike) -> Release:
         raise FileNotFoundError(
             f"{str(directory)!r} is not a release directory: it has no {_SPEC_NAME}"
         )
-    try:
-        spec = json.loads(spec_path.read_text())
-    except json.JSONDecodeError as exc:
-        raise SpecError(f"cannot parse {str(spec_path)!r}: {exc}") from None
+    spec = load_structured(spec_path, "release", error=SpecError, fmt="json")
     if not isinstance(spec, dict):
-        raise SpecError(f"{str(spec_path)!r} must hold a JSON object (got {type(spec).__name__})")
+        raise SpecError(
+            f"release {str(spec_path)!r} must be a JSON object "
+            f"(got {'null' if spec is None else type(spec).__name__})"
+        )
     if spec.get("format") != RELEASE_FORMAT:
         raise SpecError(
             f"{str(spec_path)!r}: format must be {RELEASE_FORMAT!r} (got {spec.get('format')!r})"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..limits import check_n_records
 from ..random import RandomState, check_random_state
 from .network import BayesNet
 
@@ -47,7 +48,7 @@ def forward_sample(net: BayesNet, n: int, random_state: RandomState = None) -> p
     net : BayesNet
         A network with every CPD.
     n : int
-        Number of records, >= 1.
+        Number of records, ``1 <= n <=`` :data:`ppdm.limits.MAX_RECORDS`.
     random_state : None, int or Generator, default=None
 
     Returns
@@ -69,6 +70,7 @@ def forward_sample(net: BayesNet, n: int, random_state: RandomState = None) -> p
     """
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise ValueError(f"n must be an integer >= 1 (got {n!r})")
+    n = check_n_records(n, "n")
     if not net.is_complete:
         missing = [v for v in net.names if not net.has_cpd(v)]
         raise ValueError(f"every node needs a CPD to sample; missing: {missing}")

@@ -41,16 +41,27 @@ def _parse_prior(prior: str | None) -> float | None:
 @bn_app.command("sample")
 def sample(
     net: Path = typer.Argument(..., help="Network file (JSON/YAML, ppdm-bn/1) with every CPD."),
-    n: int = typer.Option(..., "--n", help="Number of records (>= 1)."),
+    n: str = typer.Option(
+        ...,
+        "--n",
+        help="Number of records, 1 to 1e9 (ppdm.limits.MAX_RECORDS); 1e6 notation works.",
+    ),
     out: Path = typer.Option(..., "--out", help="Output table: .csv or .parquet (state codes)."),
     seed: int | None = typer.Option(None, "--seed", help="Seed for a reproducible sample."),
 ) -> None:
     """Draw N records from a network by forward sampling (one integer code column per node)."""
     from ..bayesnet.sampling import forward_sample
     from ..io import table_format, write_table
+    from ..limits import check_n_records
 
-    if n < 1:
-        fail(f"--n must be >= 1 (got {n})")
+    try:
+        count = float(n) if any(ch in n for ch in ".eE") else int(n)
+    except ValueError:
+        fail(f"--n must be a whole number (got {n[:40]!r})", usage=True)
+    try:
+        n_records = check_n_records(count, "--n")
+    except ValueError as exc:
+        fail(str(exc), usage=True)
     try:
         fmt = table_format(out)
     except ValueError as exc:
@@ -61,10 +72,10 @@ def sample(
     if not network.is_complete:
         missing = [v for v in network.names if not network.has_cpd(v)]
         fail(f"NET {str(net)!r} has no CPD for {missing}; sampling needs every CPD")
-    frame = forward_sample(network, n, random_state=seed)
+    frame = forward_sample(network, n_records, random_state=seed)
     with atomic_path(out) as tmp:
         write_table(frame, tmp, fmt=fmt)
-    typer.echo(f"wrote {n} records of {len(network.names)} variables to {out}")
+    typer.echo(f"wrote {n_records} records of {len(network.names)} variables to {out}")
 
 
 @bn_app.command("randomize")

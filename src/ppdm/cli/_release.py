@@ -149,6 +149,7 @@ def perturb(
 
     Writes DIR/data.<ext>, DIR/spec.json, DIR/privacy.json and DIR/privacy.txt.
     """
+    from ..limits import check_copies, check_n_values
     from ..matrix import check_gamma
     from ..perturb import DEFAULT_GAMMA, DEFAULT_NOISE_LEVEL
     from ..pipeline import make_release
@@ -185,12 +186,21 @@ def perturb(
         fail(f"{'--rho' if rho is not None else '--gamma'}: {exc}", usage=True)
     if bins is not None and bins < 2:
         fail(f"--bins (N) must be >= 2 (got {bins})", usage=True)
+    if bins is not None:
+        try:
+            check_n_values(bins, "--bins", dense=method == "additive")
+        except ValueError as exc:
+            fail(str(exc), usage=True)
     if missing not in ("error", "category"):
         fail(f"--missing must be 'error' or 'category' (got {missing!r})", usage=True)
     if out_of_bounds not in ("error", "clip"):
         fail(f"--out-of-bounds must be 'error' or 'clip' (got {out_of_bounds!r})", usage=True)
     if copies < 1:
         fail(f"--copies must be >= 1 (got {copies})", usage=True)
+    try:
+        check_copies(copies, "--copies")
+    except ValueError as exc:
+        fail(str(exc), usage=True)
     if batch_size < 1:
         fail(f"--batch-size must be >= 1 (got {batch_size})", usage=True)
     _check_engine(engine, scheduler)
@@ -468,16 +478,57 @@ def reconstruct(
 def report(
     target: Path = typer.Argument(..., help="Release directory or spec file (JSON/YAML)."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
+    html: Path | None = typer.Option(
+        None,
+        "--html",
+        parser=output_path,
+        help="Also write a self-contained HTML page (figures, estimates, audit) here.",
+    ),
+    audit_original: Path | None = typer.Option(
+        None,
+        "--audit-original",
+        help="With --html: the original table; run the audit and put its verdict in the page.",
+    ),
+    method: str = typer.Option(
+        "set-scale", "--method", help="With --html: estimation method of the distributions."
+    ),
 ) -> None:
-    """Print the privacy report of a release or spec."""
+    """Print the privacy report of a release or spec; --html writes it as a web page too."""
     from ..release import read_spec
     from ..report import format_privacy_report, privacy_report
 
+    if audit_original is not None and html is None:
+        fail("--audit-original needs --html FILE (the audit goes into the HTML page)")
+    if html is not None:
+        if method not in ESTIMATION_METHODS:
+            fail(f"--method must be one of {', '.join(ESTIMATION_METHODS)} (got {method!r})")
+        if html.suffix.lower() not in (".html", ".htm"):
+            fail(f"--html must name a .html file (got {str(html)!r})")
+        if not target.exists():
+            fail(f"release directory or spec file {str(target)!r} does not exist")
+        if audit_original is not None:
+            if not target.is_dir():
+                fail(f"--audit-original needs a release directory; {str(target)!r} is a file")
+            if not audit_original.exists():
+                fail(f"--audit-original file {str(audit_original)!r} does not exist")
+        inputs = (target,) + ((audit_original,) if audit_original is not None else ())
+        try:
+            check_output(html, inputs=inputs, flag="--html")
+        except ValueError as exc:
+            fail(str(exc))
     rep = privacy_report(read_spec(target))
     if as_json:
         typer.echo(json.dumps(rep, indent=2, default=lambda x: None if math.isinf(x) else x))
     else:
         typer.echo(format_privacy_report(rep), nl=False)
+    if html is not None:
+        from ..html_report import write_html_report
+
+        try:
+            write_html_report(target, html, method=method, audit_original=audit_original)
+        except (ValueError, FileNotFoundError) as exc:
+            fail(str(exc))
+        typer.echo(f"wrote the HTML report to {html}", err=as_json)
 
 
 def register(app: typer.Typer) -> None:

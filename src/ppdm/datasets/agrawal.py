@@ -31,6 +31,7 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
+from ..limits import MAX_RECORDS
 from ..random import RandomState, check_random_state
 from .uci import Dataset
 
@@ -325,6 +326,10 @@ def agrawal(
         raise ValueError(f"perturbation must be in [0, 1] (got {perturbation})")
     rng = check_random_state(random_state)
     n = int(n)
+    if n > MAX_RECORDS:
+        raise ValueError(
+            f"n is {n}, above the cap of {MAX_RECORDS} records (ppdm.limits.MAX_RECORDS)"
+        )
     cols = _balanced(n, function, rng) if balance and n > 0 else _draw(n, rng)
     group = agrawal_class(cols, function)
     if perturbation > 0.0:

@@ -8,7 +8,7 @@ reconstructions. Dask is imported only when it is used.
 
 References
 ----------
-Dowd, Xu & Zhang, Algorithms 1 and 2; DESIGN.md (two-pass streaming reconstruction).
+Dowd, Xu & Zhang, Algorithms 1 and 2 (two-pass streaming reconstruction).
 """
 
 from .executors import (

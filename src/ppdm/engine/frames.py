@@ -196,7 +196,7 @@ def reconstruct_dask(
 
     References
     ----------
-    Dowd, Xu & Zhang, Algorithm 2; DESIGN.md (streaming reconstruction).
+    Dowd, Xu & Zhang, Algorithm 2 (two-pass streaming reconstruction).
     """
     _check_ddf(ddf)
     root = resolve_root(random_state)

@@ -15,8 +15,8 @@ split (:func:`split_multisets`); each partition hands its records its own share.
 
 References
 ----------
-Dowd, Xu & Zhang, Algorithm 1, Algorithm 2 and Sec. 4.2-4.3; DESIGN.md, "Matrix-based
-reconstruction without a full sort".
+Dowd, Xu & Zhang, Algorithm 1, Algorithm 2 and Sec. 4.2-4.3 (Algorithm 2 as a
+two-pass streaming reconstruction, without a full sort).
 """
 
 from __future__ import annotations
@@ -271,7 +271,7 @@ def split_multisets(
 
     References
     ----------
-    Dowd, Xu & Zhang, Algorithm 2; DESIGN.md (streaming reconstruction).
+    Dowd, Xu & Zhang, Algorithm 2 (two-pass streaming reconstruction).
     """
     rem = np.array(multisets, dtype=np.int64)
     sizes = np.asarray(sizes, dtype=np.int64)

@@ -15,7 +15,7 @@ reconstructions are bit-identical across engines for the same partitioning.
 
 References
 ----------
-Dowd, Xu & Zhang, Algorithms 1 and 2, Sec. 4.2-4.3; DESIGN.md (two-pass streaming
+Dowd, Xu & Zhang, Algorithms 1 and 2, Sec. 4.2-4.3 (two-pass streaming
 reconstruction).
 """
 
@@ -434,7 +434,7 @@ def reconstruct_release_partitioned(
 
     References
     ----------
-    Dowd, Xu & Zhang, Algorithm 2; DESIGN.md (streaming reconstruction).
+    Dowd, Xu & Zhang, Algorithm 2 (two-pass streaming reconstruction).
     """
     rel, handles = _release_handles(release)
     out = check_output(out, directory=True, overwrite=overwrite)

@@ -10,10 +10,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from ._compare import SMALL, gr
 from .splitter import _max_class
 
-__all__ = ["Condition", "Rule", "export_text", "extract_rules", "format_rules"]
+__all__ = [
+    "Condition",
+    "Rule",
+    "export_release_text",
+    "export_text",
+    "extract_rules",
+    "format_rules",
+]
 
 
 def format_threshold(value: float) -> str:
@@ -229,3 +238,186 @@ def format_rules(rules: list[Rule]) -> str:
         out.extend(f"    {c}" for c in r.conditions)
         out.append(f"    ->  class {r.label}")
     return "\n".join(out)
+
+
+# --- the release tree (CodeTree over original codes) -------------------------------------
+
+
+def _label(value) -> str:
+    return str(value.item() if isinstance(value, np.generic) else value)
+
+
+def _class_counts(clf, node: int, parent: int | None) -> str:
+    """``{c: estimated count, ...}`` of a leaf: its clipped estimated class counts.
+
+    The tree stores the leaf's distribution shrunk towards its parent's,
+    ``(counts + s * parent) / (total + s)`` with ``s = prior_strength``; the counts are
+    recovered from it exactly.
+    """
+    t = clf.tree_
+    dist = np.asarray(t.value[node], dtype=float)
+    if parent is None:
+        counts = dist * t.count[node]
+    else:
+        s = float(getattr(clf, "prior_strength", 0.0))
+        counts = dist * (t.count[node] + s) - s * np.asarray(t.value[parent], dtype=float)
+    counts = np.clip(counts, 0.0, None) + 0.0
+    return "{" + ", ".join(f"{_label(c)}: {x:.1f}" for c, x in zip(clf.classes_, counts)) + "}"
+
+
+def _class_shares(classes, dist: np.ndarray) -> str:
+    return "{" + ", ".join(f"{_label(c)}: {p:.3f}" for c, p in zip(classes, dist)) + "}"
+
+
+def _code_groups(probs: np.ndarray, allowed: np.ndarray) -> list[np.ndarray]:
+    """Runs of adjacent allowed codes whose probabilities agree in every class.
+
+    The naive Bayes leaves merge adjacent codes of an ordered attribute into groups and
+    spread each group's probability evenly over its codes
+    (:func:`~ppdm.tree.release_nb.coarsen`), so a group is a run of equal columns.
+    """
+    codes = np.flatnonzero(allowed)
+    groups: list[list[int]] = []
+    for k in codes:
+        if (
+            groups
+            and groups[-1][-1] == k - 1
+            and np.allclose(probs[:, k], probs[:, k - 1], rtol=1e-9, atol=1e-15)
+        ):
+            groups[-1].append(int(k))
+        else:
+            groups.append([int(k)])
+    return [np.asarray(g) for g in groups]
+
+
+def _nb_lines(clf, node: int, box: list, path: str, detail: str) -> list[str]:
+    """The naive Bayes model of one leaf: per attribute its code groups and what they say."""
+    t = clf.tree_
+    names = clf.feature_names_
+    classes = clf.classes_
+    prior = np.asarray(t.value[node], dtype=float)
+    logp = t.nb_logp[t.nb_slot[node]]
+    lines = [f"[{int(t.nb_slot[node]) + 1}] {path or 'all records'}"]
+    lines.append(f"    class prior: {_class_shares(classes, prior)}")
+    for j, coder in enumerate(clf.coders_):
+        n_j = coder.n_values
+        allowed = np.ones(n_j, bool) if box[j] is None else box[j][:n_j]
+        probs = np.exp(logp[j, :, :n_j]) * allowed
+        groups = _code_groups(probs, allowed)
+        if len(groups) <= 1:
+            where = "any value" if box[j] is None else coder.test_text(names[j], allowed)
+            lines.append(f"    {names[j]}: one group ({where}), no information")
+            continue
+        texts = []
+        for g in groups:
+            side = np.zeros(n_j, bool)
+            side[g] = True
+            texts.append(coder.test_text(names[j], side))
+        # P(group | class): the codes' probabilities summed over the group
+        pg = np.stack([probs[:, g].sum(axis=1) for g in groups], axis=1)  # (C, G)
+        if detail == "table":
+            width = max(len(x) for x in texts)
+            cw = max(6, *(len(_label(c)) for c in classes))
+            head = " " * (8 + width) + " ".join(f"{_label(c):>{cw}}" for c in classes)
+            lines.append(f"    {names[j]}: P(group | class), {len(groups)} groups")
+            lines.append(head)
+            for i, text in enumerate(texts):
+                row = " ".join(f"{pg[c, i]:>{cw}.3f}" for c in range(len(classes)))
+                lines.append(f"        {text:<{width}}{row}")
+            continue
+        # the class each group favours: P(class | group) from the leaf's prior
+        post = prior[:, None] * pg
+        post = post / np.maximum(post.sum(axis=0, keepdims=True), 1e-300)
+        parts = [
+            f"{text} -> {_label(classes[int(np.argmax(post[:, i]))])} ({post[:, i].max():.2f})"
+            for i, text in enumerate(texts)
+        ]
+        lines.append(f"    {names[j]} ({len(groups)} groups): " + "; ".join(parts))
+    return lines
+
+
+def export_release_text(clf, *, conditionals: str = "summary") -> str:
+    """A fitted release tree as indented tests, with what every leaf predicts.
+
+    Parameters
+    ----------
+    clf : ReleaseTreeClassifier
+        A fitted release tree.
+    conditionals : {"summary", "table", "none"}, default="summary"
+        How naive Bayes leaves show their class-conditional distributions, in a section
+        after the tree. ``"summary"``: per attribute one line with its code groups and,
+        for each group, the class it favours and that class's probability given the
+        group and the leaf's prior. ``"table"``: per attribute the whole table
+        ``P(group | class)``. ``"none"``: leave the section out.
+
+    Returns
+    -------
+    str
+        One line per branch, ``|   `` per level. A majority leaf shows its class, its
+        estimated number of records and Kish effective sample size, and the estimated
+        count of every class (clipped at 0; they add up to the estimated size). A naive Bayes leaf shows ``naive Bayes [k]``, the same
+        sizes and its class prior; section ``[k]`` below the tree gives its model.
+
+    References
+    ----------
+    Kohavi (1996), NBTree (naive Bayes leaves); Dowd, Xu & Zhang, Eq. (1) (estimated
+    counts); Weka J48 ``ClassifierTree.toString`` (layout).
+    """
+    if conditionals not in ("summary", "table", "none"):
+        raise ValueError(
+            f"conditionals must be 'summary', 'table' or 'none' (got {conditionals!r})"
+        )
+    t = clf.tree_
+    names = clf.feature_names_
+    classes = clf.classes_
+    nb = t.nb_logp is not None
+    lines: list[str] = []
+    models: list[str] = []
+    boxes: list = [None] * len(clf.coders_)
+
+    def leaf(node: int, path: str, parent: int | None) -> str:
+        size = f"est. {t.count[node]:.1f}, n_eff {t.n_eff[node]:.1f}"
+        if nb:
+            if conditionals != "none":
+                models.extend(_nb_lines(clf, node, list(boxes), path, conditionals))
+            k = int(t.nb_slot[node]) + 1
+            return f"naive Bayes [{k}] ({size}) prior {_class_shares(classes, t.value[node])}"
+        cls = _label(classes[int(np.argmax(t.value[node]))])
+        return f"{cls} ({size}) {_class_counts(clf, node, parent)}"
+
+    def walk(node: int, depth: int, path: list[str]) -> None:
+        j = int(t.feature[node])
+        n_j = clf.coders_[j].n_values
+        allowed = np.ones(n_j, bool) if boxes[j] is None else boxes[j]
+        saved = boxes[j]
+        go_left = t.mask[node, :n_j]
+        for left in (True, False):
+            child = int(t.left[node] if left else t.right[node])
+            boxes[j] = allowed & (go_left if left else ~go_left)
+            test = clf.coders_[j].test_text(names[j], boxes[j])
+            head = "|   " * depth + test
+            if t.feature[child] < 0:
+                lines.append(f"{head}: {leaf(child, ' and '.join(path + [test]), node)}")
+            else:
+                lines.append(head)
+                walk(child, depth + 1, path + [test])
+        boxes[j] = saved
+
+    if t.feature[0] < 0:
+        lines.append(f": {leaf(0, '', None)}")
+    else:
+        walk(0, 0, [])
+    lines += ["", f"Number of Leaves  : {t.n_leaves}", f"Size of the tree : {t.n_nodes}"]
+    if models:
+        what = (
+            "per attribute, P(group | class)"
+            if conditionals == "table"
+            else "per attribute, group -> the class it favours (P(class | group) in the leaf)"
+        )
+        lines += [
+            "",
+            "Naive Bayes leaves: P(class | x) ~ prior(class) * prod_j P(x_j | class);",
+            f"{what}; adjacent codes with equal probabilities form a group.",
+        ]
+        lines += models
+    return "\n".join(lines)

@@ -50,8 +50,6 @@ Quinlan (1993), C4.5, ch. 2 and 4 (gain ratio, pessimistic pruning).
 
 from __future__ import annotations
 
-import numpy as np
-
 from .release_base import BASE_CONSTRAINTS, ReleaseLearner, is_bool, is_number
 from .release_builder import BuildParams, ReleaseTreeBuilder
 from .release_coding import ReleaseData
@@ -208,8 +206,18 @@ class ReleaseTreeClassifier(ReleaseLearner):
         self.matrices_ = data.matrices
         return self
 
-    def export_text(self) -> str:
-        """The tree as indented tests, leaves with their class, estimated count and n_eff.
+    def export_text(self, *, conditionals: str = "summary") -> str:
+        """The tree as indented tests; every leaf with what it predicts and on how much.
+
+        A majority leaf shows its class, estimated count, effective sample size and the
+        estimated count of every class; a naive Bayes leaf shows its class prior, and a
+        section after the tree its class-conditional model
+        (:func:`~ppdm.tree.export.export_release_text`).
+
+        Parameters
+        ----------
+        conditionals : {"summary", "table", "none"}, default="summary"
+            How naive Bayes leaves show their class-conditional distributions.
 
         Examples
         --------
@@ -217,39 +225,13 @@ class ReleaseTreeClassifier(ReleaseLearner):
         >>> X = np.array([[0.0], [1.0], [2.0], [3.0]] * 20)
         >>> clf = ReleaseTreeClassifier(min_effective_leaf=5).fit(X, [0, 0, 1, 1] * 20)
         >>> print(clf.export_text())
-        x0 <= 1.5: 0 (est. 40.0, n_eff 40.0)
-        x0 > 1.5: 1 (est. 40.0, n_eff 40.0)
+        x0 <= 1.5: 0 (est. 40.0, n_eff 40.0) {0: 40.0, 1: 0.0}
+        x0 > 1.5: 1 (est. 40.0, n_eff 40.0) {0: 0.0, 1: 40.0}
         <BLANKLINE>
         Number of Leaves  : 2
         Size of the tree : 3
         """
+        from .export import export_release_text
+
         self._check_fitted()
-        t = self.tree_
-        names = self.feature_names_
-        lines: list[str] = []
-        boxes = [np.ones(c.n_values, bool) for c in self.coders_]
-
-        def walk(node: int, depth: int) -> None:
-            j = int(t.feature[node])
-            allowed = boxes[j]
-            go_left = t.mask[node, : len(allowed)]
-            for left in (True, False):
-                child = int(t.left[node] if left else t.right[node])
-                boxes[j] = allowed & (go_left if left else ~go_left)
-                head = "|   " * depth + self.coders_[j].test_text(names[j], boxes[j])
-                if t.feature[child] < 0:
-                    cls = self.classes_[int(np.argmax(t.value[child]))]
-                    lines.append(
-                        f"{head}: {cls} (est. {t.count[child]:.1f}, n_eff {t.n_eff[child]:.1f})"
-                    )
-                else:
-                    lines.append(head)
-                    walk(child, depth + 1)
-            boxes[j] = allowed
-
-        if t.feature[0] < 0:
-            lines.append(f": {self.classes_[int(np.argmax(t.value[0]))]}")
-        else:
-            walk(0, 0)
-        lines += ["", f"Number of Leaves  : {t.n_leaves}", f"Size of the tree : {t.n_nodes}"]
-        return "\n".join(lines)
+        return export_release_text(self, conditionals=conditionals)
