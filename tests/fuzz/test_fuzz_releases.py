@@ -181,14 +181,6 @@ NOT_CHECKED_BY_REPORT = (
     "spec is reported as if it were a release"
 )
 
-COPIES_OVERFLOW = (
-    "load_release raises OverflowError (gamma ** copies with copies = 10^9 in spec.json), "
-    "not a ValueError; the command line turns it into one line"
-)
-DEEP = (
-    "load_release raises RecursionError on a spec.json nested 50,000 deep, not a "
-    "ValueError; the command line turns it into one line"
-)
 
 # (id, mutation, commands whose refusal fails today: {command: reason})
 MUTATIONS: list[tuple[str, Callable, dict[str, str]]] = [
@@ -207,12 +199,12 @@ MUTATIONS: list[tuple[str, Callable, dict[str, str]]] = [
     ("n-records-plus-one", _set("n_records", 121), {"report": NOT_CHECKED_BY_REPORT}),
     ("n-records-zero", _set("n_records", 0), {"report": NOT_CHECKED_BY_REPORT}),
     ("n-records-negative", _set("n_records", -1), {}),
-    ("n-records-huge", _set("n_records", 10**30), {"report": NOT_CHECKED_BY_REPORT}),
+    ("n-records-huge", _set("n_records", 10**30), {}),
     ("n-records-float", _set("n_records", 120.5), {}),
     ("n-records-null", _set("n_records", None), {"report": NOT_CHECKED_BY_REPORT}),
     ("copies-two", _set("copies", 2), {"report": NOT_CHECKED_BY_REPORT}),
     ("copies-zero", _set("copies", 0), {}),
-    ("copies-huge", _set("copies", 10**9), {"loader": COPIES_OVERFLOW}),
+    ("copies-huge", _set("copies", 10**9), {}),
     ("format-unknown", _set("format", "ppdm-release/2"), {}),
     ("method-additive", _set("method", "additive"), {}),
     ("class-unknown", _class_unknown, {}),
@@ -228,8 +220,8 @@ MUTATIONS: list[tuple[str, Callable, dict[str, str]]] = [
     ("spec-null", _spec_text("null"), {}),
     ("spec-list", _spec_text("[]"), {}),
     ("spec-empty", _spec_text(""), {}),
-    ("spec-deep", _spec_text("[" * 100_000 + "]" * 100_000), {"loader": DEEP}),
-    ("spec-deep-object", _spec_text('{"a":' * 50_000 + "1" + "}" * 50_000), {"loader": DEEP}),
+    ("spec-deep", _spec_text("[" * 100_000 + "]" * 100_000), {}),
+    ("spec-deep-object", _spec_text('{"a":' * 50_000 + "1" + "}" * 50_000), {}),
     ("spec-20mb", _spec_huge, {}),
     ("spec-not-utf8", lambda rel, tmp: (rel / "spec.json").write_bytes(b"{\xff\xfe}"), {}),
     ("rows-appended", _rows_appended, {"report": NOT_CHECKED_BY_REPORT}),
