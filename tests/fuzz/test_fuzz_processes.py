@@ -331,3 +331,45 @@ def test_refusal_in_a_real_process(tmp_path, table, release, line, codes):
     args = [part.format(d=tmp_path, table=table) for part in line.split()]
     snap = Snapshot(inputs=[table, release, bad], outputs=[tmp_path / "rel", tmp_path / "m.pkl"])
     assert_refused(_run(*args), snap, codes)
+
+
+@fuzz_class("concurrent reruns")
+def test_two_reconstruct_runs_into_one_file(tmp_path, release):
+    """Two reconstructions at once into the same --out: the file is one run's, whole."""
+    rel = release
+    refs = []
+    for seed in ("1", "2"):
+        ref = tmp_path / f"ref-{seed}.csv"
+        code, _, err = _run("reconstruct", rel, "--out", ref, "--seed", seed)
+        assert code == 0, err
+        refs.append(digest(ref))
+    assert refs[0] != refs[1]
+    out = tmp_path / "rec.csv"
+    procs = [_popen("reconstruct", rel, "--out", out, "--seed", seed) for seed in ("1", "2")]
+    for p in procs:
+        _, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err[-500:]
+    assert digest(out) in refs, "the output mixes the two runs"
+    assert leftovers(out) == []
+
+
+@fuzz_class("concurrent reruns")
+def test_two_perturb_runs_without_overwrite(tmp_path, big_table):
+    """Without --overwrite at most one run may publish; the other is refused or replaced
+    nothing: the directory holds one whole release."""
+    from ppdm.pipeline import load_release, verify_release
+
+    out = tmp_path / "rel"
+    common = ("--class", "y", "--bounds", "x=0:10")
+    procs = [_popen("perturb", big_table, "--out", out, *common, "--gamma", g) for g in ("5", "19")]
+    results = [(p, *p.communicate(timeout=300)) for p in procs]
+    codes = sorted(p.returncode for p, _, _ in results)
+    assert codes[0] == 0, [err[-300:] for _, _, err in results]
+    for p, _, err in results:
+        assert "Traceback" not in err, err[-500:]
+        if p.returncode != 0:
+            assert_refused((p.returncode, "", err), Snapshot(), FAILURE)
+    rel = load_release(out)
+    assert verify_release(out) == rel.spec.n_records
+    assert {a.privacy["gamma"] for a in rel.spec.perturbed_attributes()} in ({5.0}, {19.0})
+    assert leftovers(out) == []
