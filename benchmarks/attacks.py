@@ -140,7 +140,7 @@ def substitution(original: np.ndarray, repeats: int) -> None:
         warnings.simplefilter("ignore")
         make_release(frame, d, random_state=1, gamma=9.0, n_bins=20, bounds=bounds, fmt="parquet")
         t, rep = best_time(lambda: audit_release(d, frame), max(1, repeats // 4))
-    rows.append((f"ppdm audit (whole, {'passed' if rep['passed'] else 'FAILED'})", t, float("nan")))
+    rows.append((f"ppdm audit (whole, {'passed' if rep.passed else 'FAILED'})", t, float("nan")))
     print()
     print(f"{'attack on substitution':48s} {'seconds':>8s} {'RMSE':>7s}")
     for name, t, err in rows:

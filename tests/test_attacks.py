@@ -177,3 +177,22 @@ def test_noise_covariance_forms():
 def test_errors_name_parameter(call, exc, match):
     with pytest.raises(exc, match=match):
         call()
+
+
+def test_attack_table_names_every_attack_once():
+    from ppdm.attacks import ATTACKS, NUMERIC_ATTACKS, CodeAttack, NoiseAttack
+
+    assert list(ATTACKS) == [a.name for a in ATTACKS.values()]
+    assert NUMERIC_ATTACKS == tuple(k for k, a in ATTACKS.items() if isinstance(a, NoiseAttack))
+    assert {k for k, a in ATTACKS.items() if isinstance(a, CodeAttack)} == {
+        "bayes-map",
+        "released-value",
+        "repeated-perturbation",
+    }
+    assert ATTACKS["repeated-perturbation"].label(2) == "repeated-perturbation(t=2)"
+    # a noise attack from the table equals the function it names on unit-scaled data
+    from ppdm.attacks import pca_reconstruct
+
+    y = np.random.default_rng(1).normal(size=(200, 3))
+    got = ATTACKS["pca_reconstruct"].estimate(y, np.ones(3)).estimate
+    assert np.array_equal(got, pca_reconstruct(y, np.ones(3)).estimate)

@@ -127,14 +127,15 @@ def test_audit_with_keys(tmp_path):
     df.to_csv(orig, index=False)
     make_release(df, tmp_path / "r", random_state=0, gamma=9.0, attributes=["x"])
     rep = audit_release(tmp_path / "r", df, keys=["x", "g"])
-    assert rep["linkage"]["keys"] == ["x", "g"]
+    assert rep.linkage["keys"] == ["x", "g"]
+    assert rep.to_dict()["linkage"]["keys"] == ["x", "g"]
     assert "linkage attack:" in format_audit(rep)
-    assert "linkage" not in audit_release(tmp_path / "r", df)
+    assert "linkage" not in audit_release(tmp_path / "r", df).to_dict()
     r = runner.invoke(
         app, ["audit", str(tmp_path / "r"), "--original", str(orig), "--keys", "x,g", "--json"]
     )
     assert r.exit_code == 0, r.output
-    assert json.loads(r.output)["linkage"]["linkage"] == rep["linkage"]["linkage"]
+    assert json.loads(r.output)["linkage"]["linkage"] == rep.linkage["linkage"]
     r = runner.invoke(
         app, ["audit", str(tmp_path / "r"), "--original", str(orig), "--keys", "x,nope"]
     )

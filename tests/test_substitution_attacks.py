@@ -33,7 +33,7 @@ from ppdm.attacks import (
     theorem2_entries,
     worst_posterior,
 )
-from ppdm.attacks._substitution import binomial_lower
+from ppdm.attacks._substitution import binomial_lower, binomial_upper
 from ppdm.domain import CategoricalDomain
 from ppdm.exceptions import DataError, SeededReleaseWarning
 from ppdm.matrix import GammaDiagonal, symmetric_channel
@@ -169,6 +169,27 @@ def test_empirical_breach_flags_weak_and_passes_strong():
         empirical_breach(x, strong[:10], 10, 9.0)
     with pytest.raises(DataError, match=r"original_codes must lie in 0..4"):
         empirical_breach(x, strong, 5, 9.0)
+
+
+def test_empirical_breach_reports_its_counts_and_interval():
+    rng = np.random.default_rng(4)
+    x = rng.choice(10, 5_000, p=np.r_[0.3, np.full(9, 0.7 / 9)])
+    y = perturb_codes(x, GammaDiagonal(10, 9.0), rng)
+    levels = empirical_breach(x, y, 10, 9.0)
+    # no value has a share below about 0.07: nothing to count at rho1 = 0.01 and 0.05
+    for lv in levels[:2]:
+        assert (lv.observed_value, lv.records, lv.hits) == (-1, 0, 0)
+    for lv in levels[2:]:
+        assert lv.records == np.sum(y == lv.observed_value) > 0
+        in_property = np.isin(x[y == lv.observed_value], lv.property_values)
+        assert lv.hits == in_property.sum()
+        assert lv.worst_posterior == pytest.approx(lv.hits / lv.records, abs=1e-12)
+        assert lv.lower_confidence <= lv.worst_posterior <= lv.upper_confidence
+        # each limit is one-sided at alpha / (rows x 2 candidates x levels)
+        assert lv.alpha == pytest.approx(0.001 / (10 * 2 * 4))
+        assert lv.upper_confidence == pytest.approx(
+            float(binomial_upper(lv.hits, lv.records, lv.alpha)), abs=1e-12
+        )
 
 
 def test_bayes_attack_bad_input():

@@ -17,6 +17,7 @@ Files are created with the mode any other new file gets (``0o666`` less the umas
 
 from __future__ import annotations
 
+import atexit
 import os
 import secrets
 import shutil
@@ -41,6 +42,8 @@ __all__ = [
 
 _MARK = ".ppdm-"
 _INPUTS: set[Path] = set()
+#: Hidden work in progress of this process: removed at exit whatever happens.
+_PENDING: set[Path] = set()
 
 
 def _real(path: str | os.PathLike) -> Path:
@@ -186,6 +189,13 @@ def _remove(path: Path) -> None:
         shutil.rmtree(path, ignore_errors=True)
     elif path.exists() or path.is_symlink():
         path.unlink(missing_ok=True)
+    _PENDING.discard(path)
+
+
+@atexit.register
+def _remove_pending() -> None:
+    for path in list(_PENDING):
+        _remove(path)
 
 
 def _prepare(target: str | os.PathLike, directory: bool) -> Path:
@@ -216,6 +226,7 @@ def publish_file(target: str | os.PathLike, suffix: str = "") -> Iterator[Path]:
     target = _prepare(target, directory=False)
     tmp = _hidden(target, "new")
     tmp = tmp.with_name(tmp.name + suffix)
+    _PENDING.add(tmp)
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         os.close(fd)
@@ -239,6 +250,7 @@ def publish_dir(target: str | os.PathLike) -> Iterator[Path]:
     """
     target = _prepare(target, directory=True)
     tmp = _hidden(target, "new")
+    _PENDING.add(tmp)
     tmp.mkdir(mode=0o777)
     old = None
     try:
@@ -247,6 +259,7 @@ def publish_dir(target: str | os.PathLike) -> Iterator[Path]:
         check_output(target, flag="output", directory=True, overwrite=True)
         if target.exists() or target.is_symlink():
             old = _hidden(target, "old")
+            _PENDING.add(old)
             os.replace(target, old)
         os.replace(tmp, target)
     finally:
@@ -260,6 +273,11 @@ class _Terminated(SystemExit):
 
 
 def _raise_exit(signum, frame) -> None:
+    # a second signal must not interrupt the clean-up the first one starts
+    for name in ("SIGTERM", "SIGHUP"):
+        sig = getattr(signal, name, None)
+        if sig is not None:
+            signal.signal(sig, signal.SIG_IGN)
     raise _Terminated(128 + signum)
 
 

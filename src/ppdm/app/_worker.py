@@ -83,7 +83,7 @@ def audit(directory: Path, release: str, original, keys: list[str] | None) -> di
     png = directory / "audit.png"
     plot_audit(report, png)
     _write_progress(directory, 1, 1)
-    return {"report": report, "text": format_audit(report), "plot": str(png)}
+    return {"report": report.to_dict(), "text": format_audit(report), "plot": str(png)}
 
 
 def train(directory: Path, release: str, test, learner: str) -> dict:

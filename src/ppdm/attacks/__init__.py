@@ -3,6 +3,8 @@
 Each data-recovery attack takes a released table plus what the adversary is assumed to
 know and returns an estimate of every original record. The attacks on substitution
 releases use the public spec (domains and matrices) and the release alone.
+``ATTACKS`` names every attack the audit and the ``attacks`` experiment run
+(:mod:`ppdm.attacks.registry`).
 """
 
 from ._common import AttackResult, noise_covariance
@@ -12,6 +14,7 @@ from .bayes_optimal import PosteriorAttack, bayes_optimal_attack, recovery_bound
 from .breach import BreachLevel, empirical_breach, worst_posterior
 from .linkage import k_anonymity, linkage_attack, linkage_report
 from .pca import pca_reconstruct
+from .registry import ATTACKS, CodeAttack, NoiseAttack
 from .repeated import (
     RepeatedRound,
     entropy_of_powers,
@@ -21,7 +24,10 @@ from .repeated import (
 from .spectral import marchenko_pastur_bounds, spectral_filtering
 
 __all__ = [
+    "ATTACKS",
     "NUMERIC_ATTACKS",
+    "CodeAttack",
+    "NoiseAttack",
     "AttackResult",
     "BreachLevel",
     "PosteriorAttack",

@@ -12,6 +12,7 @@ from ..matrix import PerturbationMatrix
 
 __all__ = [
     "binomial_lower",
+    "binomial_upper",
     "check_codes",
     "estimated_prior",
     "numeric_values",
@@ -49,6 +50,21 @@ def binomial_lower(successes, trials, alpha: float) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
         low = stats.beta.ppf(alpha, np.maximum(k, 1e-300), np.maximum(n - k + 1, 1e-300))
     return np.where((k > 0) & (n > 0), low, 0.0)
+
+
+def binomial_upper(successes, trials, alpha: float) -> np.ndarray:
+    """Clopper-Pearson one-sided upper confidence limit of a proportion at level ``1 - alpha``.
+
+    Examples
+    --------
+    >>> round(float(binomial_upper(0, 10, 0.05)), 4)
+    0.2589
+    """
+    k = np.asarray(successes, dtype=np.float64)
+    n = np.asarray(trials, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        up = stats.beta.ppf(1.0 - alpha, k + 1.0, np.maximum(n - k, 1e-300))
+    return np.where((k < n) & (n > 0), up, 1.0)
 
 
 def estimated_prior(

@@ -29,14 +29,13 @@ from ..matrix import PerturbationMatrix
 from ..release import ReleaseSpec
 from ._common import AttackResult
 from ._substitution import estimated_prior, numeric_values, within_bin_variance
-from .bayes import bayes_reconstruct
-from .pca import pca_reconstruct
-from .spectral import spectral_filtering
+from .registry import noise_attacks
 
 __all__ = ["NUMERIC_ATTACKS", "substitution_noise_variance", "attack_substitution_release"]
 
-#: The data-recovery attacks that treat a release as noisy numbers.
-NUMERIC_ATTACKS = ("spectral_filtering", "pca_reconstruct", "bayes_reconstruct")
+#: The data-recovery attacks that treat a release as noisy numbers (the
+#: :class:`~ppdm.attacks.registry.NoiseAttack` entries of ``ATTACKS``).
+NUMERIC_ATTACKS = tuple(noise_attacks())
 
 
 def substitution_noise_variance(domain: Domain, matrix: PerturbationMatrix, prior) -> float:
@@ -87,7 +86,9 @@ def attack_substitution_release(
         The released table (as written by :func:`ppdm.pipeline.make_release`).
     spec : ReleaseSpec
         Its spec (``method == "substitution"``).
-    attack : {"spectral_filtering", "pca_reconstruct", "bayes_reconstruct"}
+    attack : str
+        A name in ``NUMERIC_ATTACKS``: "spectral_filtering", "pca_reconstruct",
+        "bayes_reconstruct".
     attributes : list of str, optional
         Numeric perturbed attributes to attack together. Default: all of them.
 
@@ -140,11 +141,4 @@ def attack_substitution_release(
         variances.append(substitution_noise_variance(dom, m, estimated_prior(codes, m)))
     sigma2 = np.asarray(variances)
     y = released[[a.name for a in candidates]].astype(float)
-    if attack == "spectral_filtering":
-        scale = np.sqrt(sigma2)
-        res = spectral_filtering(y / scale, 1.0)
-        est = res.estimate * scale
-        return AttackResult(est, res.method, res.n_components, res.components, res.eigenvalues)
-    if attack == "pca_reconstruct":
-        return pca_reconstruct(y, sigma2)
-    return bayes_reconstruct(y, sigma2)
+    return noise_attacks()[attack].estimate(y, sigma2)

@@ -17,17 +17,26 @@ only bounded. For each perturbed attribute the audit reports
 
 The policy is a rho1-to-rho2 pair (default 0.1 to 0.5, ppdm's default gamma of 9). A
 release whose spec promises a larger gamma is flagged once the attacks show it. Counted
-figures carry sampling noise of the perturbation; a figure counts as a violation only
-when its one-sided exact (Clopper-Pearson) lower confidence limit exceeds the bound,
-with the false-alarm rate ``alpha`` shared (Bonferroni) over every figure tested: half
-over the recovery rates, half over the posterior searches.
+figures carry sampling noise of the perturbation; each is shown with its exact
+(Clopper-Pearson) interval, whose two limits are one-sided confidence limits at level
+``1 - alpha / K``, the false-alarm rate ``alpha`` shared (Bonferroni) over the ``K``
+figures tested: half over the recovery rates (each against the policy's and the spec's
+bound), half over the posterior searches. A figure fails only when its lower limit
+exceeds its bound ("exceeds"); a figure above its bound whose interval still holds the
+bound is "not significant" and does not fail the audit.
+
+The report is typed (:class:`AuditReport` of :class:`AttributeAudit`, each holding its
+:class:`RecoveryTest` and :class:`PosteriorTest` figures); :meth:`AuditReport.to_dict`
+is the JSON of ``ppdm audit --json`` and :meth:`AuditReport.from_dict` reads it back.
+The attacks run are the entries of :data:`ppdm.attacks.registry.ATTACKS`.
 """
 
 from __future__ import annotations
 
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -38,14 +47,529 @@ from ..io import read_table
 from ..privacy import RHO1_LEVELS, gamma_from_rho, rho2_from_gamma
 from ..random import RandomState, check_random_state
 from ._common import atomic_file
-from ._substitution import binomial_lower, numeric_values
-from .as_noise import NUMERIC_ATTACKS, attack_substitution_release
+from ._substitution import binomial_lower, binomial_upper, numeric_values
+from .as_noise import attack_substitution_release
 from .bayes_optimal import bayes_optimal_attack, recovery_bound
 from .breach import empirical_breach, worst_posterior
 from .linkage import check_keys, format_linkage, linkage_report
-from .repeated import repeated_perturbation_attack
+from .registry import code_attacks, noise_attacks
 
-__all__ = ["audit_release", "format_audit", "plot_audit"]
+__all__ = [
+    "AttributeAudit",
+    "AuditReport",
+    "PosteriorTest",
+    "RecoveryTest",
+    "audit_release",
+    "format_audit",
+    "plot_audit",
+]
+
+#: Slack of the comparisons with a bound (rounding of the bound itself).
+_EPS = 1e-9
+
+
+def _verdict(value: float, lower: float, bound: float, eps: float) -> str:
+    """``exceeds`` (the interval lies above the bound), ``not significant`` or ``within``."""
+    if lower > bound + eps:
+        return "exceeds"
+    if value > bound + eps:
+        return "not significant"
+    return "within"
+
+
+def _level(alpha: float) -> str:
+    """A one-sided confidence level ``1 - alpha`` as a percentage, e.g. ``99.9986 %``."""
+    pct = 100.0 * (1.0 - alpha)
+    digits = max(1, min(12, -int(math.floor(math.log10(max(alpha, 1e-15) * 100.0))) + 1))
+    return f"{pct:.{digits}f}".rstrip("0").rstrip(".") + " %"
+
+
+@dataclass(frozen=True)
+class RecoveryTest:
+    """One attack on one attribute: the share of records it recovers against the bound.
+
+    The quantity is ``hits / n``, the share of the ``n`` records whose original the
+    attack's guess recovers (the same value; for numbers, within the tolerance), counted
+    with the original at hand. ``lower`` and ``upper`` are one-sided Clopper-Pearson
+    limits at level ``1 - alpha``. The test fails when ``lower`` exceeds ``bound``
+    (``rho2(gamma, q*)`` under the policy's gamma) or ``bound_spec`` (under the spec's).
+
+    Attributes
+    ----------
+    attack : str
+    hits, n : int
+    lower, upper : float
+    alpha : float
+        One-sided level of each limit (already Bonferroni-divided).
+    bound, bound_spec : float
+    gamma, gamma_spec : float
+        Amplification behind each bound (a product over the attributes an attack reads).
+
+    References
+    ----------
+    Dowd, Xu & Zhang, Sec. 5.1 (the bound ``rho2(gamma, q*)``).
+    """
+
+    attack: str
+    hits: int
+    n: int
+    lower: float
+    upper: float
+    alpha: float
+    bound: float
+    bound_spec: float
+    gamma: float
+    gamma_spec: float
+
+    @property
+    def recovered(self) -> float:
+        """``hits / n``."""
+        return self.hits / self.n
+
+    @property
+    def exceeds_policy(self) -> bool:
+        """The lower limit lies above the policy's bound."""
+        return self.lower > self.bound + 1e-12
+
+    @property
+    def exceeds_spec(self) -> bool:
+        """The lower limit lies above the spec's own bound."""
+        return self.lower > self.bound_spec + 1e-12
+
+    @property
+    def violated(self) -> bool:
+        """The test fails: the interval lies above a bound."""
+        return self.exceeds_policy or self.exceeds_spec
+
+    @property
+    def verdict(self) -> str:
+        """``exceeds``, ``not significant`` (above a bound, interval holds it) or ``within``."""
+        if self.violated:
+            return "exceeds"
+        return _verdict(self.recovered, self.lower, min(self.bound, self.bound_spec), 1e-12)
+
+    def describe(self) -> str:
+        """One line: quantity, interval, bound and verdict."""
+        return (
+            f"{self.attack} recovers {self.recovered:.3f} = {self.hits}/{self.n} records "
+            f"(interval {self.lower:.3f}-{self.upper:.3f}) vs bound {self.bound:.3f} "
+            f"(spec {self.bound_spec:.3f}): {self.verdict}"
+        )
+
+    def to_dict(self) -> dict:
+        return {
+            "recovered": self.recovered,
+            "hits": self.hits,
+            "n": self.n,
+            "lower_confidence": self.lower,
+            "upper_confidence": self.upper,
+            "alpha": self.alpha,
+            "bound": self.bound,
+            "bound_spec": self.bound_spec,
+            "gamma": self.gamma,
+            "gamma_spec": self.gamma_spec,
+            "verdict": self.verdict,
+            "violated": self.violated,
+        }
+
+    @classmethod
+    def from_dict(cls, attack: str, d: Mapping) -> RecoveryTest:
+        return cls(
+            attack,
+            int(d["hits"]),
+            int(d["n"]),
+            float(d["lower_confidence"]),
+            float(d["upper_confidence"]),
+            float(d["alpha"]),
+            float(d["bound"]),
+            float(d["bound_spec"]),
+            float(d["gamma"]),
+            float(d["gamma_spec"]),
+        )
+
+
+@dataclass(frozen=True)
+class PosteriorTest:
+    """The worst posterior of a property with prior at most ``rho1``, against ``rho2``.
+
+    Two figures: the *model* posterior, computed from ``M`` and the prior estimated
+    from the release (exact, no interval), and the *counted* posterior: among the
+    ``records`` records released as ``released_value``, the share ``hits / records``
+    whose original lies in the property (``property_values``), with one-sided
+    Clopper-Pearson limits at level ``1 - alpha``. The test fails when the model
+    posterior exceeds the policy's bound, or the counted lower limit exceeds the
+    policy's bound or the spec's own.
+
+    Attributes
+    ----------
+    rho1, bound, bound_spec : float
+    model_posterior : float
+    counted_posterior, lower, upper : float
+    records, hits : int
+    alpha : float
+    released_value : str
+    property_values : tuple of str
+
+    References
+    ----------
+    Evfimievski, Gehrke & Srikant (2003), Def. 1; Dowd, Xu & Zhang, Sec. 5.1.
+    """
+
+    rho1: float
+    bound: float
+    bound_spec: float
+    model_posterior: float
+    counted_posterior: float
+    lower: float
+    upper: float
+    records: int
+    hits: int
+    alpha: float
+    released_value: str
+    property_values: tuple[str, ...]
+
+    @property
+    def model_violated(self) -> bool:
+        return self.model_posterior > self.bound + _EPS
+
+    @property
+    def counted_violated(self) -> bool:
+        return self.lower > self.bound + _EPS
+
+    @property
+    def spec_violated(self) -> bool:
+        return self.lower > self.bound_spec + _EPS
+
+    @property
+    def violated(self) -> bool:
+        """The test fails: the model figure or the counted interval lies above a bound."""
+        return self.model_violated or self.counted_violated or self.spec_violated
+
+    @property
+    def counted_verdict(self) -> str:
+        """``exceeds``, ``not significant`` or ``within``, of the counted figure."""
+        if self.counted_violated or self.spec_violated:
+            return "exceeds"
+        return _verdict(self.counted_posterior, self.lower, self.bound, _EPS)
+
+    @property
+    def verdict(self) -> str:
+        """``exceeds`` when the test fails (model or counted), else the counted verdict."""
+        return "exceeds" if self.violated else self.counted_verdict
+
+    def describe(self) -> str:
+        """One line: the bound, then each figure with its own verdict."""
+        model = "exceeds" if self.model_violated else "within"
+        counted = (
+            f"counted {self.counted_posterior:.3f} = {self.hits}/{self.records} records "
+            f"released as {self.released_value} (interval {self.lower:.3f}-{self.upper:.3f}) "
+            f"{self.counted_verdict}"
+            if self.records
+            else "counted 0: no record released in a property of prior <= rho1"
+        )
+        return (
+            f"rho1 {self.rho1:g}, bound {self.bound:.3f}: model {self.model_posterior:.3f} "
+            f"{model}; {counted}"
+        )
+
+    def to_dict(self) -> dict:
+        return {
+            "rho1": self.rho1,
+            "bound": self.bound,
+            "bound_spec": self.bound_spec,
+            "model_posterior": self.model_posterior,
+            "empirical_posterior": self.counted_posterior,
+            "empirical_lower_confidence": self.lower,
+            "empirical_upper_confidence": self.upper,
+            "records": self.records,
+            "hits": self.hits,
+            "alpha": self.alpha,
+            "released_value": self.released_value,
+            "property_values": list(self.property_values),
+            "model_violated": self.model_violated,
+            "verdict": self.verdict,
+            "violated": self.violated,
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping) -> PosteriorTest:
+        return cls(
+            float(d["rho1"]),
+            float(d["bound"]),
+            float(d["bound_spec"]),
+            float(d["model_posterior"]),
+            float(d["empirical_posterior"]),
+            float(d["empirical_lower_confidence"]),
+            float(d["empirical_upper_confidence"]),
+            int(d["records"]),
+            int(d["hits"]),
+            float(d["alpha"]),
+            str(d["released_value"]),
+            tuple(str(v) for v in d["property_values"]),
+        )
+
+
+@dataclass(frozen=True)
+class AttributeAudit:
+    """Every figure of one perturbed attribute.
+
+    Attributes
+    ----------
+    name, domain : str
+    N : int
+    gamma : float
+        The spec's amplification for this attribute.
+    tolerance : float or None
+        Numbers: a guess this close to the original counts as recovered.
+    prior_only : float
+        Share recovered by the most frequent value of the estimated distribution.
+    prior_best : float
+        ``q*``: the best share any fixed guess recovers, counted from the original.
+    bound : float
+        ``rho2(gamma_policy, q*)``: the most an attack reading this attribute may recover.
+    attacks : dict of str to RecoveryTest
+    breach : tuple of PosteriorTest
+    """
+
+    name: str
+    domain: str
+    N: int
+    gamma: float
+    tolerance: float | None
+    prior_only: float
+    prior_best: float
+    bound: float
+    attacks: dict[str, RecoveryTest]
+    breach: tuple[PosteriorTest, ...]
+
+    @property
+    def best_attack(self) -> str:
+        """The attack recovering the most records."""
+        return max(self.attacks, key=lambda k: self.attacks[k].recovered)
+
+    @property
+    def best_recovered(self) -> float:
+        return self.attacks[self.best_attack].recovered
+
+    @property
+    def gain(self) -> float:
+        return self.best_recovered - self.prior_only
+
+    @property
+    def allowed_gain(self) -> float:
+        return self.bound - self.prior_best
+
+    @property
+    def critical_attack(self) -> str:
+        """The attack whose lower limit comes closest to (or lies furthest above) a bound."""
+        return max(
+            self.attacks,
+            key=lambda k: (
+                self.attacks[k].lower - min(self.attacks[k].bound, self.attacks[k].bound_spec)
+            ),
+        )
+
+    @property
+    def violated(self) -> bool:
+        return any(t.violated for t in self.attacks.values()) or any(
+            b.violated for b in self.breach
+        )
+
+    def to_dict(self) -> dict:
+        return {
+            "name": self.name,
+            "domain": self.domain,
+            "N": self.N,
+            "gamma": self.gamma,
+            "tolerance": self.tolerance,
+            "prior_only": self.prior_only,
+            "prior_best": self.prior_best,
+            "bound": self.bound,
+            "attacks": {k: t.to_dict() for k, t in self.attacks.items()},
+            "best_attack": self.best_attack,
+            "best_recovered": self.best_recovered,
+            "gain": self.gain,
+            "allowed_gain": self.allowed_gain,
+            "breach": [b.to_dict() for b in self.breach],
+            "violated": self.violated,
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping) -> AttributeAudit:
+        return cls(
+            str(d["name"]),
+            str(d["domain"]),
+            int(d["N"]),
+            float(d["gamma"]),
+            None if d["tolerance"] is None else float(d["tolerance"]),
+            float(d["prior_only"]),
+            float(d["prior_best"]),
+            float(d["bound"]),
+            {k: RecoveryTest.from_dict(k, t) for k, t in d["attacks"].items()},
+            tuple(PosteriorTest.from_dict(b) for b in d["breach"]),
+        )
+
+
+@dataclass(frozen=True)
+class AuditReport:
+    """The owner's audit of one release: every attribute's figures and the verdict.
+
+    ``passed`` is True when no test fails, that is no interval lies above its bound.
+    :meth:`to_dict` gives the JSON of ``ppdm audit --json`` (keys documented in
+    ``docs/attacks.md``); :meth:`from_dict` reads it back.
+
+    Attributes
+    ----------
+    release : str
+    n_records : int
+    rho1, rho2, gamma : float
+        The policy and its amplification.
+    alpha : float
+        Family-wise false-alarm probability.
+    alpha_recovery : float
+        One-sided level of each recovery limit (``alpha`` divided as in the module notes).
+    alpha_posterior : float
+        Share of ``alpha`` given to each attribute's counted posterior search, divided
+        again over its released values, candidates and levels (each test's own level is
+        in :attr:`PosteriorTest.alpha`).
+    attacks_tried : tuple of str
+    attributes : tuple of AttributeAudit
+    records_fully_recovered, records_fully_recovered_prior_only : float
+        Share of records whose every perturbed attribute bayes-map (the prior guess)
+        recovers.
+    rho1_levels : tuple of float
+    linkage : dict or None
+        :func:`ppdm.attacks.linkage.linkage_report` when key attributes were given.
+    """
+
+    release: str
+    n_records: int
+    rho1: float
+    rho2: float
+    gamma: float
+    alpha: float
+    alpha_recovery: float
+    alpha_posterior: float
+    attacks_tried: tuple[str, ...]
+    attributes: tuple[AttributeAudit, ...]
+    records_fully_recovered: float
+    records_fully_recovered_prior_only: float
+    rho1_levels: tuple[float, ...]
+    linkage: dict | None = field(default=None)
+
+    @property
+    def spec_gamma(self) -> float:
+        return max(a.gamma for a in self.attributes)
+
+    @property
+    def best_recovered(self) -> float:
+        return float(np.mean([a.best_recovered for a in self.attributes]))
+
+    @property
+    def prior_only(self) -> float:
+        return float(np.mean([a.prior_only for a in self.attributes]))
+
+    @property
+    def passed(self) -> bool:
+        return not any(a.violated for a in self.attributes)
+
+    @property
+    def violations(self) -> list[str]:
+        """One line per failed test (a test failing both bounds is named once per bound)."""
+        out = []
+        for a in self.attributes:
+            for t in a.attacks.values():
+                if t.exceeds_policy:
+                    out.append(
+                        f"{a.name}: {t.attack} recovers {t.recovered:.3f} of records "
+                        f"(interval {t.lower:.3f}-{t.upper:.3f}); the policy allows at most "
+                        f"{t.bound:.3f}"
+                    )
+                if t.exceeds_spec:
+                    out.append(
+                        f"{a.name}: {t.attack} recovers {t.recovered:.3f} (interval "
+                        f"{t.lower:.3f}-{t.upper:.3f}), above the {t.bound_spec:.3f} its spec "
+                        f"(gamma {t.gamma_spec:.4g}) allows: the release does not behave as "
+                        "its spec says"
+                    )
+            for b in a.breach:
+                if b.model_violated:
+                    out.append(
+                        f"{a.name}: the model posterior of a property of prior <= {b.rho1:g} "
+                        f"is {b.model_posterior:.3f} (from the spec's matrix and the prior "
+                        f"estimated from the release; exact, no interval); the policy allows "
+                        f"{b.bound:.3f}: the spec's gamma {a.gamma:.4g} is above the policy's"
+                    )
+                if b.counted_violated:
+                    out.append(
+                        f"{a.name}: counted posterior {b.counted_posterior:.3f} = "
+                        f"{b.hits}/{b.records} records released as {b.released_value} "
+                        f"(interval {b.lower:.3f}-{b.upper:.3f}) at rho1 = {b.rho1:g}; the "
+                        f"policy allows {b.bound:.3f}"
+                    )
+                if b.spec_violated:
+                    out.append(
+                        f"{a.name}: counted posterior {b.counted_posterior:.3f} (interval "
+                        f"{b.lower:.3f}-{b.upper:.3f}) at rho1 = {b.rho1:g} exceeds the "
+                        f"spec's own bound {b.bound_spec:.3f}: the release does not behave "
+                        "as its spec says"
+                    )
+        return out
+
+    def to_dict(self) -> dict:
+        """The JSON-ready report (``ppdm audit --json``)."""
+        best, prior = self.best_recovered, self.prior_only
+        out = {
+            "release": self.release,
+            "n_records": self.n_records,
+            "policy": {"rho1": self.rho1, "rho2": self.rho2, "gamma": self.gamma},
+            "spec_gamma": self.spec_gamma,
+            "alpha": self.alpha,
+            "alpha_recovery": self.alpha_recovery,
+            "alpha_posterior": self.alpha_posterior,
+            "attacks_tried": list(self.attacks_tried),
+            "attributes": [a.to_dict() for a in self.attributes],
+            "overall": {
+                "best_recovered": best,
+                "prior_only": prior,
+                "gain": best - prior,
+                "records_fully_recovered": self.records_fully_recovered,
+                "records_fully_recovered_prior_only": self.records_fully_recovered_prior_only,
+                "policy_bound_at_rho1": {
+                    str(r): rho2_from_gamma(self.gamma, r) for r in self.rho1_levels
+                },
+            },
+            "passed": self.passed,
+            "violations": self.violations,
+        }
+        if self.linkage:
+            out["linkage"] = self.linkage
+        return out
+
+    @classmethod
+    def from_dict(cls, d: Mapping) -> AuditReport:
+        """Read back :meth:`to_dict` (for instance ``ppdm audit --json`` output)."""
+        pol, o = d["policy"], d["overall"]
+        return cls(
+            release=str(d["release"]),
+            n_records=int(d["n_records"]),
+            rho1=float(pol["rho1"]),
+            rho2=float(pol["rho2"]),
+            gamma=float(pol["gamma"]),
+            alpha=float(d["alpha"]),
+            alpha_recovery=float(d["alpha_recovery"]),
+            alpha_posterior=float(d["alpha_posterior"]),
+            attacks_tried=tuple(d["attacks_tried"]),
+            attributes=tuple(AttributeAudit.from_dict(a) for a in d["attributes"]),
+            records_fully_recovered=float(o["records_fully_recovered"]),
+            records_fully_recovered_prior_only=float(o["records_fully_recovered_prior_only"]),
+            rho1_levels=tuple(float(r) for r in o["policy_bound_at_rho1"]),
+            linkage=d.get("linkage"),
+        )
+
+
+def _as_report(report: AuditReport | Mapping) -> AuditReport:
+    return report if isinstance(report, AuditReport) else AuditReport.from_dict(report)
 
 
 def _prior_best(x: np.ndarray | None, codes: np.ndarray, n_values: int, tol: float | None) -> float:
@@ -101,6 +625,156 @@ def _load(release, original):
     return rel, spec, orig.reset_index(drop=True), released
 
 
+@dataclass
+class _Attr:
+    """What the audit needs of one perturbed attribute."""
+
+    name: str
+    domain: object
+    matrix: object
+    values: np.ndarray | None  # the number of each code (numeric domains)
+    x: np.ndarray | None  # original numbers
+    x_codes: np.ndarray
+    y_codes: np.ndarray
+    tolerance: float | None
+
+    def hits(self, guess_codes=None, guess_values=None) -> np.ndarray:
+        """Records whose original a guess recovers (numbers: within the tolerance)."""
+        if self.values is None:
+            return guess_codes == self.x_codes
+        g = self.values[guess_codes] if guess_values is None else np.asarray(guess_values, float)
+        return np.abs(g - self.x) <= self.tolerance
+
+
+def _attributes(spec, orig, released, tolerance: float | None) -> list[_Attr]:
+    out = []
+    for a in spec.perturbed_attributes():
+        dom, m = a.get_domain(), a.get_matrix()
+        v = numeric_values(dom)
+        x = tol = None
+        if v is not None:
+            x = pd.to_numeric(orig[a.name], errors="raise").to_numpy(dtype=np.float64)
+            tol = float(tolerance) if tolerance is not None else _default_tolerance(dom, v)
+        out.append(
+            _Attr(
+                a.name,
+                dom,
+                m,
+                v,
+                x,
+                dom.encode(orig[a.name], column=a.name).astype(np.int64),
+                dom.encode(released[a.name], column=a.name).astype(np.int64),
+                tol,
+            )
+        )
+    return out
+
+
+def _record_estimates(released, spec, numeric: list[str]) -> dict[str, pd.DataFrame]:
+    """Every noise attack of the registry on all numeric attributes at once."""
+    if not numeric or len(released) <= len(numeric):
+        return {}
+    return {
+        name: attack_substitution_release(released, spec, name, attributes=numeric).estimate
+        for name in noise_attacks()
+    }
+
+
+def _recovery_test(
+    label: str, hit: np.ndarray, alpha: float, gamma: float, gamma_spec: float, q_star: float
+) -> RecoveryTest:
+    k, n = int(hit.sum()), int(hit.size)
+    return RecoveryTest(
+        attack=label,
+        hits=k,
+        n=n,
+        lower=float(binomial_lower(k, n, alpha)),
+        upper=float(binomial_upper(k, n, alpha)),
+        alpha=alpha,
+        bound=recovery_bound(gamma, q_star),
+        bound_spec=recovery_bound(gamma_spec, q_star),
+        gamma=gamma,
+        gamma_spec=gamma_spec,
+    )
+
+
+def _posterior_tests(
+    attr: _Attr, prior: np.ndarray, policy_gamma: float, levels, alpha: float
+) -> tuple[PosteriorTest, ...]:
+    """Model and counted worst posteriors per rho1 level (:mod:`ppdm.attacks.breach`)."""
+    m = attr.matrix
+    gamma_spec = m.amplification()
+    labels = attr.domain.labels()
+    model = worst_posterior(m, prior, policy_gamma, levels)
+    counted = empirical_breach(
+        attr.x_codes, attr.y_codes, m.n_values, policy_gamma, levels, alpha=alpha
+    )
+    return tuple(
+        PosteriorTest(
+            rho1=lm.rho1,
+            bound=lm.bound,
+            bound_spec=rho2_from_gamma(gamma_spec, lm.rho1),
+            model_posterior=lm.worst_posterior,
+            counted_posterior=le.worst_posterior,
+            lower=le.lower_confidence,
+            upper=le.upper_confidence,
+            records=le.records,
+            hits=le.hits,
+            alpha=le.alpha,
+            released_value=str(labels[le.observed_value]) if le.observed_value >= 0 else "",
+            property_values=tuple(str(labels[k]) for k in le.property_values),
+        )
+        for lm, le in zip(model, counted)
+    )
+
+
+def _audit_attribute(
+    attr: _Attr,
+    *,
+    policy_gamma: float,
+    record_estimates: dict[str, pd.DataFrame],
+    gamma_record: tuple[float, float],
+    alpha_rate: float,
+    alpha_breach: float,
+    levels,
+    repeat: int,
+    rng: np.random.Generator,
+) -> tuple[AttributeAudit, np.ndarray, np.ndarray]:
+    """Every test of one attribute; also its bayes-map and prior-guess hits per record."""
+    m = attr.matrix
+    gamma_spec = m.amplification()
+    n = attr.y_codes.size
+    bayes = bayes_optimal_attack(attr.y_codes, m)
+    prior_hit = attr.hits(np.full(n, int(np.argmax(bayes.prior))))
+    q_star = _prior_best(attr.x, attr.x_codes, m.n_values, attr.tolerance)
+    tests: dict[str, RecoveryTest] = {}
+    hit_by_attack: dict[str, np.ndarray] = {}
+    for name, attack in code_attacks().items():
+        label = attack.label(repeat)
+        hit = attr.hits(attack.guess(attr.y_codes, m, rng, repeat))
+        hit_by_attack[name] = hit
+        tests[label] = _recovery_test(label, hit, alpha_rate, policy_gamma, gamma_spec, q_star)
+    if attr.values is not None:
+        g_pol, g_spec = gamma_record
+        for name, est in record_estimates.items():
+            hit = attr.hits(guess_values=est[attr.name].to_numpy())
+            tests[name] = _recovery_test(name, hit, alpha_rate, g_pol, g_spec, q_star)
+    result = AttributeAudit(
+        name=attr.name,
+        domain=attr.domain.kind,
+        N=m.n_values,
+        gamma=gamma_spec,
+        tolerance=attr.tolerance,
+        prior_only=float(prior_hit.mean()),
+        prior_best=q_star,
+        bound=recovery_bound(policy_gamma, q_star),
+        attacks=tests,
+        breach=_posterior_tests(attr, bayes.prior, policy_gamma, levels, alpha_breach),
+    )
+    map_hit = hit_by_attack.get("bayes-map", attr.hits(bayes.guess))
+    return result, map_hit, prior_hit
+
+
 def audit_release(
     release,
     original,
@@ -112,7 +786,7 @@ def audit_release(
     rho1_levels=RHO1_LEVELS,
     random_state: RandomState = 0,
     keys: Sequence[str] | None = None,
-) -> dict:
+) -> AuditReport:
     """Attack a release with its original at hand and check the privacy policy.
 
     Parameters
@@ -135,14 +809,14 @@ def audit_release(
     random_state : None, int or Generator, default=0
         For the repeated-perturbation attack.
     keys : sequence of str, optional
-        Key attributes: the report then holds ``"linkage"``, their k-anonymity and the
+        Key attributes: the report then holds ``linkage``, their k-anonymity and the
         linkage attack's re-identification share (:mod:`ppdm.attacks.linkage`).
 
     Returns
     -------
-    dict
-        JSON-ready report; ``passed`` is False and ``violations`` lists every bound a
-        counted figure exceeds.
+    AuditReport
+        ``passed`` is False and ``violations`` lists every bound whose test fails (the
+        interval of the figure lies above it); ``to_dict()`` is the JSON report.
 
     References
     ----------
@@ -159,7 +833,7 @@ def audit_release(
     ...     warnings.simplefilter("ignore")
     ...     _ = make_release(df, d, random_state=0, gamma=9.0)
     ...     report = audit_release(d, df)
-    >>> report["passed"]
+    >>> report.passed
     True
     """
     if tolerance is not None and not (math.isfinite(tolerance) and tolerance >= 0):
@@ -172,188 +846,82 @@ def audit_release(
         keys = check_keys(keys, orig, released)
     rng = check_random_state(random_state)
     n = len(released)
-    attrs = spec.perturbed_attributes()
-
-    # per attribute: originals, codes, the numbers, the tolerance
-    info = {}
-    for a in attrs:
-        dom, m = a.get_domain(), a.get_matrix()
-        v = numeric_values(dom)
-        x_codes = dom.encode(orig[a.name], column=a.name).astype(np.int64)
-        y_codes = dom.encode(released[a.name], column=a.name).astype(np.int64)
-        x = None
-        tol = None
-        if v is not None:
-            x = pd.to_numeric(orig[a.name], errors="raise").to_numpy(dtype=np.float64)
-            tol = float(tolerance) if tolerance is not None else _default_tolerance(dom, v)
-        info[a.name] = (dom, m, v, x, x_codes, y_codes, tol)
-
-    numeric = [a.name for a in attrs if info[a.name][2] is not None]
-    record_estimates = {}
-    if numeric and n > len(numeric):
-        for att in NUMERIC_ATTACKS:
-            record_estimates[att] = attack_substitution_release(
-                released, spec, att, attributes=numeric
-            ).estimate
+    attrs = _attributes(spec, orig, released, tolerance)
+    numeric = [a.name for a in attrs if a.values is not None]
+    record_estimates = _record_estimates(released, spec, numeric)
     # Bonferroni: half of alpha over recovery rates (policy and spec bounds), half over
-    # the two empirical posterior searches of every attribute
-    alpha_rate = 0.5 * alpha / (2 * len(attrs) * (3 + len(record_estimates)))
+    # the two empirical posterior searches (policy and spec bounds) of every attribute
+    n_attacks = len(code_attacks()) + len(record_estimates)
+    alpha_rate = 0.5 * alpha / (2 * len(attrs) * n_attacks)
     alpha_breach = 0.5 * alpha / (2 * len(attrs))
-    gamma_record_spec = math.prod(info[c][1].amplification() for c in numeric) if numeric else 1.0
-    gamma_record_policy = policy_gamma ** max(len(numeric), 1)
-
-    tried = ["bayes-map", "released-value", f"repeated-perturbation(t={repeat})"] + list(
-        record_estimates
+    gamma_record_spec = (
+        math.prod(a.matrix.amplification() for a in attrs if a.values is not None)
+        if numeric
+        else 1.0
     )
-    out_attrs = []
-    violations: list[str] = []
+    gamma_record_policy = policy_gamma ** max(len(numeric), 1)
+    levels = tuple(float(r) for r in rho1_levels)
+
+    results = []
     all_hit = np.ones(n, dtype=bool)
     all_prior_hit = np.ones(n, dtype=bool)
-    for a in attrs:
-        dom, m, v, x, x_codes, y_codes, tol = info[a.name]
-        gamma_spec = m.amplification()
-
-        def hits(guess_codes=None, guess_values=None, x=x, v=v, tol=tol, x_codes=x_codes):
-            if v is None:
-                return guess_codes == x_codes
-            g = v[guess_codes] if guess_values is None else np.asarray(guess_values, float)
-            return np.abs(g - x) <= tol
-
-        bayes = bayes_optimal_attack(y_codes, m)
-        rounds = repeated_perturbation_attack(y_codes, m, repeat, rng)
-        prior_guess = int(np.argmax(bayes.prior))
-        prior_hit = hits(np.full(n, prior_guess))
-        q_star = _prior_best(x, x_codes, m.n_values, tol)
-        per_attack = {
-            "bayes-map": (hits(bayes.guess), gamma_spec, policy_gamma),
-            "released-value": (hits(y_codes), gamma_spec, policy_gamma),
-            f"repeated-perturbation(t={repeat})": (
-                hits(rounds[-1].guess),
-                gamma_spec,
-                policy_gamma,
-            ),
-        }
-        if a.name in numeric:
-            for att, est in record_estimates.items():
-                per_attack[att] = (
-                    hits(guess_values=est[a.name].to_numpy()),
-                    gamma_record_spec,
-                    gamma_record_policy,
-                )
-        results = {}
-        for name, (hit, g_spec, g_pol) in per_attack.items():
-            rate = float(hit.mean())
-            lower = float(binomial_lower(int(hit.sum()), n, alpha_rate))
-            bound_policy = recovery_bound(g_pol, q_star)
-            bound_spec = recovery_bound(g_spec, q_star)
-            bad_policy = lower > bound_policy + 1e-12
-            bad_spec = lower > bound_spec + 1e-12
-            results[name] = {
-                "recovered": rate,
-                "lower_confidence": lower,
-                "bound": bound_policy,
-                "bound_spec": bound_spec,
-                "violated": bool(bad_policy or bad_spec),
-            }
-            if bad_policy:
-                violations.append(
-                    f"{a.name}: {name} recovers {rate:.3f} of records (lower limit {lower:.3f}); "
-                    f"the policy allows at most {bound_policy:.3f}"
-                )
-            if bad_spec:
-                violations.append(
-                    f"{a.name}: {name} recovers {rate:.3f}, above the {bound_spec:.3f} its spec "
-                    f"(gamma {g_spec:.4g}) allows: the release does not behave as its spec says"
-                )
-        best = max(results, key=lambda k: results[k]["recovered"])
-        all_hit &= per_attack["bayes-map"][0]
+    for attr in attrs:
+        res, map_hit, prior_hit = _audit_attribute(
+            attr,
+            policy_gamma=policy_gamma,
+            record_estimates=record_estimates,
+            gamma_record=(gamma_record_policy, gamma_record_spec),
+            alpha_rate=alpha_rate,
+            alpha_breach=alpha_breach,
+            levels=levels,
+            repeat=repeat,
+            rng=rng,
+        )
+        results.append(res)
+        all_hit &= map_hit
         all_prior_hit &= prior_hit
-
-        model = worst_posterior(m, bayes.prior, policy_gamma, rho1_levels)
-        emp = empirical_breach(
-            x_codes, y_codes, m.n_values, policy_gamma, rho1_levels, alpha=alpha_breach
-        )
-        emp_spec = empirical_breach(
-            x_codes, y_codes, m.n_values, gamma_spec, rho1_levels, alpha=alpha_breach
-        )
-        breach = []
-        for lm, le, ls in zip(model, emp, emp_spec):
-            row = {
-                "rho1": lm.rho1,
-                "bound": lm.bound,
-                "bound_spec": ls.bound,
-                "model_posterior": lm.worst_posterior,
-                "empirical_posterior": le.worst_posterior,
-                "empirical_lower_confidence": le.lower_confidence,
-                "property_values": [dom.labels()[k] for k in le.property_values],
-                "violated": bool(lm.violated or le.violated or ls.violated),
-            }
-            breach.append(row)
-            if lm.violated or le.violated:
-                violations.append(
-                    f"{a.name}: a property of prior <= {lm.rho1} reaches posterior "
-                    f"{max(lm.worst_posterior, le.worst_posterior):.3f} (model {lm.worst_posterior:.3f}, "
-                    f"counted {le.worst_posterior:.3f}); the policy allows {lm.bound:.3f}"
-                )
-            if ls.violated:
-                violations.append(
-                    f"{a.name}: counted posterior {le.worst_posterior:.3f} at rho1 = {lm.rho1} "
-                    f"exceeds the spec's own bound {ls.bound:.3f}"
-                )
-        prior_rate = float(prior_hit.mean())
-        out_attrs.append(
-            {
-                "name": a.name,
-                "domain": dom.kind,
-                "N": m.n_values,
-                "gamma": gamma_spec,
-                "tolerance": tol,
-                "prior_only": prior_rate,
-                "prior_best": q_star,
-                "attacks": results,
-                "best_attack": best,
-                "best_recovered": results[best]["recovered"],
-                "gain": results[best]["recovered"] - prior_rate,
-                "allowed_gain": results["bayes-map"]["bound"] - q_star,
-                "breach": breach,
-                "violated": any(r["violated"] for r in results.values())
-                or any(b["violated"] for b in breach),
-            }
-        )
-    best_mean = float(np.mean([r["best_recovered"] for r in out_attrs]))
-    prior_mean = float(np.mean([r["prior_only"] for r in out_attrs]))
-    return {
-        "release": str(rel.data_path.parent),
-        "n_records": n,
-        "policy": {"rho1": float(rho[0]), "rho2": float(rho[1]), "gamma": policy_gamma},
-        "spec_gamma": max(r["gamma"] for r in out_attrs),
-        "alpha": alpha,
-        "attacks_tried": tried,
-        "attributes": out_attrs,
-        "overall": {
-            "best_recovered": best_mean,
-            "prior_only": prior_mean,
-            "gain": best_mean - prior_mean,
-            "records_fully_recovered": float(all_hit.mean()),
-            "records_fully_recovered_prior_only": float(all_prior_hit.mean()),
-            "policy_bound_at_rho1": {str(r): rho2_from_gamma(policy_gamma, r) for r in rho1_levels},
-        },
-        "passed": not violations,
-        "violations": violations,
-        **({"linkage": linkage_report(orig, released, keys, spec)} if keys else {}),
-    }
+    tried = [a.label(repeat) for a in code_attacks().values()] + list(record_estimates)
+    return AuditReport(
+        release=str(rel.data_path.parent),
+        n_records=n,
+        rho1=float(rho[0]),
+        rho2=float(rho[1]),
+        gamma=policy_gamma,
+        alpha=float(alpha),
+        alpha_recovery=alpha_rate,
+        alpha_posterior=alpha_breach,
+        attacks_tried=tuple(tried),
+        attributes=tuple(results),
+        records_fully_recovered=float(all_hit.mean()),
+        records_fully_recovered_prior_only=float(all_prior_hit.mean()),
+        rho1_levels=levels,
+        linkage=linkage_report(orig, released, keys, spec) if keys else None,
+    )
 
 
-def format_audit(report: dict) -> str:
-    """Plain-text rendering of :func:`audit_release`."""
-    pol = report["policy"]
+def format_audit(report: AuditReport | Mapping) -> str:
+    """Plain-text rendering of :func:`audit_release` (or of its ``to_dict()``).
+
+    Every figure is shown with its interval, its bound and a verdict: ``within``,
+    ``not significant`` (above the bound, the interval still holds it) or ``exceeds``
+    (the interval lies above the bound: the test fails).
+    """
+    rep = _as_report(report)
     lines = [
         "ppdm audit",
-        f"release: {report['release']} ({report['n_records']} records)",
-        f"policy: rho1 = {pol['rho1']:g} -> rho2 = {pol['rho2']:g} (gamma {pol['gamma']:.4g}); "
-        f"largest gamma in the spec: {report['spec_gamma']:.4g}",
-        f"attacks tried: {', '.join(report['attacks_tried'])}",
+        f"release: {rep.release} ({rep.n_records} records)",
+        f"policy: rho1 = {rep.rho1:g} -> rho2 = {rep.rho2:g} (gamma {rep.gamma:.4g}); "
+        f"largest gamma in the spec: {rep.spec_gamma:.4g}",
+        f"attacks tried: {', '.join(rep.attacks_tried)}",
+        f"tests: every counted figure is shown with its exact (Clopper-Pearson) interval, "
+        f"one-sided limits at level 1 - alpha/K (alpha = {rep.alpha:g} shared by the K "
+        "tests, Bonferroni). A test fails only when the interval lies above the bound "
+        "(exceeds); a figure above its bound whose interval holds the bound is not "
+        "significant.",
         "",
+        "recovery: share of the records whose original an attack recovers (numbers: within "
+        "the tolerance), counted from the original; bound rho2(gamma, q*), q* the best fixed "
+        f"guess; limits at {_level(rep.alpha_recovery)} each",
     ]
     head = [
         "attribute",
@@ -363,100 +931,201 @@ def format_audit(report: dict) -> str:
         "q*",
         "best attack",
         "recovered",
+        "interval",
         "allowed",
         "gain",
         "max gain",
-        "status",
+        "verdict",
     ]
     rows = [head]
-    for a in report["attributes"]:
-        best = a["attacks"][a["best_attack"]]
+    for a in rep.attributes:
+        best = a.attacks[a.best_attack]
+        verdict = "EXCEEDS" if any(t.violated for t in a.attacks.values()) else best.verdict
         rows.append(
             [
-                a["name"],
-                str(a["N"]),
-                f"{a['gamma']:.4g}",
-                f"{a['prior_only']:.3f}",
-                f"{a['prior_best']:.3f}",
-                a["best_attack"],
-                f"{best['recovered']:.3f}",
-                f"{best['bound']:.3f}",
-                f"{a['gain']:+.3f}",
-                f"{a['allowed_gain']:+.3f}",
-                "VIOLATED" if a["violated"] else "ok",
+                a.name,
+                str(a.N),
+                f"{a.gamma:.4g}",
+                f"{a.prior_only:.3f}",
+                f"{a.prior_best:.3f}",
+                a.best_attack,
+                f"{best.recovered:.3f}",
+                f"{best.lower:.3f}-{best.upper:.3f}",
+                f"{best.bound:.3f}",
+                f"{a.gain:+.3f}",
+                f"{a.allowed_gain:+.3f}",
+                verdict,
             ]
         )
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
     lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
-    lines += ["", "worst posterior of a property with prior <= rho1 (model / counted, bound):"]
-    for a in report["attributes"]:
-        parts = [
-            f"rho1={b['rho1']:g}: {b['model_posterior']:.3f} / {b['empirical_posterior']:.3f}"
-            f" <= {b['bound']:.3f}{' VIOLATED' if b['violated'] else ''}"
-            for b in a["breach"]
-        ]
-        lines.append(f"  {a['name']}: " + "; ".join(parts))
-    o = report["overall"]
+    above = [
+        f"  {a.name}: {t.describe()}"
+        for a in rep.attributes
+        for t in a.attacks.values()
+        if t.verdict != "within"
+    ]
+    if above:
+        lines += ["recovery figures above a bound:", *above]
+    lines += [
+        "",
+        "worst posterior of a property with prior <= rho1: model (from M and the prior "
+        "estimated from the release; exact) and counted (among the records released as one "
+        "value, the share whose original lies in the property, with its interval); bound "
+        "rho2(gamma, rho1)",
+    ]
+    for a in rep.attributes:
+        level = _level(max(b.alpha for b in a.breach)) if a.breach else ""
+        lines.append(f"  {a.name} (limits at {level} each):")
+        lines += [f"    {b.describe()}" for b in a.breach]
+    o = rep.to_dict()["overall"]
     lines += [
         "",
         f"overall: best attack recovers {o['best_recovered']:.3f} of values on average, the "
         f"prior alone {o['prior_only']:.3f} (gain {o['gain']:+.3f}); whole records recovered by "
-        f"bayes-map {o['records_fully_recovered']:.3f}, by the prior {o['records_fully_recovered_prior_only']:.3f}",
+        f"bayes-map {o['records_fully_recovered']:.3f}, by the prior "
+        f"{o['records_fully_recovered_prior_only']:.3f}",
     ]
-    if report.get("linkage"):
-        lines += ["", *format_linkage(report["linkage"])]
-    if report["passed"]:
-        lines.append("PASSED: no attack and no posterior exceeds the policy's bounds.")
+    if rep.linkage:
+        lines += ["", *format_linkage(rep.linkage)]
+    n_ns = sum(
+        t.verdict == "not significant"
+        for a in rep.attributes
+        for t in (*a.attacks.values(), *a.breach)
+    )
+    if rep.passed:
+        lines.append(
+            "PASSED: no interval lies above its bound"
+            + (f" ({n_ns} figure(s) above a bound, not significant)." if n_ns else ".")
+        )
     else:
-        lines.append(f"FAILED: {len(report['violations'])} bound(s) exceeded:")
-        lines += [f"  - {v}" for v in report["violations"]]
+        lines.append(f"FAILED: {len(rep.violations)} bound(s) exceeded:")
+        lines += [f"  - {v}" for v in rep.violations]
     return "\n".join(lines) + "\n"
 
 
-def plot_audit(report: dict, path: str | os.PathLike) -> None:
-    """Two panels: recovery per attribute against the allowed bound; posterior per rho1.
+def _failures(rep: AuditReport) -> dict[str, int]:
+    """Number of failed tests of each kind."""
+    rec = sum(t.violated for a in rep.attributes for t in a.attacks.values())
+    model = sum(b.model_violated for a in rep.attributes for b in a.breach)
+    counted = sum(b.counted_violated or b.spec_violated for a in rep.attributes for b in a.breach)
+    return {
+        "recovery share(s) (dot)": rec,
+        "model posterior(s) (x)": model,
+        "counted posterior(s) (dot)": counted,
+    }
 
-    Written to a temporary file beside ``path`` and renamed into place.
+
+def _title(rep: AuditReport) -> str:
+    if rep.passed:
+        return (
+            f"PASSED: no interval lies above its bound and no model posterior exceeds it "
+            f"(policy gamma {rep.gamma:.3g}, alpha {rep.alpha:g})"
+        )
+    parts = [f"{n} {kind}" for kind, n in _failures(rep).items() if n]
+    return (
+        "FAILED: above the bound (red): " + ", ".join(parts) + "\n(a counted figure fails "
+        "when its whole interval lies above the bound; the model posterior is exact)"
+    )
+
+
+def plot_audit(report: AuditReport | Mapping, path: str | os.PathLike) -> None:
+    """Two panels: each figure with its interval against its bound; failures in red.
+
+    A figure is blue when it is within its bound, orange when it lies above the bound
+    but its interval still holds it (not significant), red when the whole interval lies
+    above the bound (the test fails); a model posterior above its bound is a red x.
+
+    Left, per attribute, the attack closest to (or furthest above) its bound: the share
+    recovered with its interval, the bound (black tick) and the prior-only guess (grey
+    bar). Right, per rho1, the attribute whose counted worst posterior comes closest to
+    the bound: the counted posterior with its interval, the model posterior (x) and the
+    policy bound (dashed). The title states the verdict. Written to a temporary file
+    beside ``path`` and renamed into place.
     """
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    attrs = report["attributes"]
-    names = [a["name"] for a in attrs]
+    rep = _as_report(report)
+    attrs = rep.attributes
+    names = [a.name for a in attrs]
     idx = np.arange(len(names))
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(max(8, 0.6 * len(names) + 6), 4))
-    ax1.bar(idx - 0.2, [a["prior_only"] for a in attrs], 0.4, label="prior-only guess")
-    ax1.bar(idx + 0.2, [a["best_recovered"] for a in attrs], 0.4, label="best attack")
-    ax1.scatter(
-        idx + 0.2,
-        [a["attacks"][a["best_attack"]]["bound"] for a in attrs],
-        marker="_",
-        s=300,
-        color="k",
-        label="allowed by policy",
-        zorder=3,
+    fig, (ax1, ax2) = plt.subplots(
+        1,
+        2,
+        figsize=(max(9, 0.35 * len(names) + 7), 4.6),
+        width_ratios=[max(1.2, len(names) / 8), 1],
     )
+    ok, bad = "tab:blue", "tab:red"
+    colour = {"within": ok, "not significant": "tab:orange", "exceeds": bad}
+    ax1.bar(idx, [a.prior_only for a in attrs], 0.6, color="0.85", label="prior-only guess")
+    crit = [a.attacks[a.critical_attack] for a in attrs]
+    for i, t in enumerate(crit):
+        c = colour[t.verdict]
+        ax1.errorbar(
+            i,
+            t.recovered,
+            yerr=[[t.recovered - t.lower], [t.upper - t.recovered]],
+            fmt="o",
+            color=c,
+            ms=4,
+            capsize=3,
+        )
+        ax1.plot([i - 0.35, i + 0.35], [t.bound] * 2, color="k", lw=1.5)
+    ax1.plot([], [], "o", color=ok, label="recovered, with interval")
+    ax1.plot([], [], "o", color="tab:orange", label="above bound, not significant")
+    ax1.plot([], [], "o", color=bad, label="interval above bound")
+    ax1.plot([], [], "k-", label="bound rho2(gamma, q*)")
+    ax1.set_xlim(-0.6, len(names) - 0.4)
     ax1.set_xticks(idx, names, rotation=60 if len(names) > 5 else 0, fontsize=7)
-    ax1.set_ylim(0, 1.05)
+    ax1.set_ylim(0, 1.4)
+    ax1.set_yticks(np.linspace(0, 1, 6))
     ax1.set_ylabel("share of records recovered")
-    ax1.legend(fontsize=7)
-    levels = [b["rho1"] for b in attrs[0]["breach"]]
-    for key, label in (("model_posterior", "model"), ("empirical_posterior", "counted")):
-        worst = [max(a["breach"][i][key] for a in attrs) for i in range(len(levels))]
-        ax2.plot(levels, worst, "o-", label=f"worst posterior ({label})")
-    ax2.plot(
-        levels,
-        [attrs[0]["breach"][i]["bound"] for i in range(len(levels))],
-        "k--",
-        label="policy bound rho2",
-    )
+    ax1.set_title("recovery: attack closest to its bound, per attribute", fontsize=9)
+    ax1.legend(fontsize=7, loc="upper center", ncol=2)
+
+    levels = list(rep.rho1_levels)
+    pos = np.arange(len(levels))
+    for j in range(len(levels)):
+        tests = [(a.name, a.breach[j]) for a in attrs]
+        name, b = max(tests, key=lambda nb: (nb[1].lower - nb[1].bound, nb[1].counted_posterior))
+        c = colour[b.counted_verdict]
+        ax2.errorbar(
+            pos[j],
+            b.counted_posterior,
+            yerr=[[b.counted_posterior - b.lower], [b.upper - b.counted_posterior]],
+            fmt="o",
+            color=c,
+            ms=4,
+            capsize=3,
+        )
+        worst_model = max(a.breach[j].model_posterior for a in attrs)
+        ax2.plot(pos[j], worst_model, "x", color=bad if worst_model > b.bound + _EPS else "k")
+        ax2.annotate(
+            f"{name}\n{b.hits}/{b.records}",
+            (pos[j], b.upper),
+            textcoords="offset points",
+            xytext=(0, 4),
+            ha="center",
+            fontsize=6,
+        )
+    ax2.plot(pos, [attrs[0].breach[j].bound for j in range(len(levels))], "k--")
+    ax2.plot([], [], "o", color=ok, label="counted, with interval")
+    ax2.plot([], [], "o", color="tab:orange", label="above bound, not significant")
+    ax2.plot([], [], "o", color=bad, label="interval above bound")
+    ax2.plot([], [], "kx", label="model (worst attribute)")
+    ax2.plot([], [], "k--", label="policy bound rho2")
+    ax2.set_xticks(pos, [f"{r:g}" for r in levels])
+    ax2.set_xlim(-0.5, len(levels) - 0.5)
     ax2.set_xlabel("rho1 (prior of the property)")
-    ax2.set_ylabel("posterior")
-    ax2.set_ylim(0, 1.05)
-    ax2.legend(fontsize=7)
-    fig.suptitle("PASSED" if report["passed"] else "FAILED: bound exceeded")
+    ax2.set_ylabel("worst posterior")
+    ax2.set_ylim(0, 1.6)
+    ax2.set_yticks(np.linspace(0, 1, 6))
+    ax2.set_title("posterior: attribute closest to the bound", fontsize=9)
+    ax2.legend(fontsize=7, loc="upper center", ncol=2)
+    fig.suptitle(_title(rep), color=ok if rep.passed else bad, fontsize=11)
     fig.tight_layout()
     target = Path(path)
     with atomic_file(target) as tmp:

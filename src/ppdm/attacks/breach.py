@@ -26,7 +26,7 @@ import numpy as np
 
 from ..matrix import PerturbationMatrix
 from ..privacy import RHO1_LEVELS, posterior, rho2_from_gamma
-from ._substitution import binomial_lower, check_codes
+from ._substitution import binomial_lower, binomial_upper, check_codes
 
 __all__ = ["BreachLevel", "worst_posterior", "empirical_breach"]
 
@@ -51,6 +51,17 @@ class BreachLevel:
     lower_confidence : float
         For empirical breaches, the one-sided lower confidence limit of the posterior;
         equal to ``worst_posterior`` for model breaches.
+    upper_confidence : float
+        For empirical breaches, the one-sided upper confidence limit; equal to
+        ``worst_posterior`` for model breaches.
+    records : int
+        For empirical breaches, the number of records released as ``observed_value``
+        (the posterior is ``hits / records``); 0 for model breaches and when no record
+        falls in a property within the budget.
+    hits : int
+        Of those, the records whose original lies in the property.
+    alpha : float
+        One-sided level of each confidence limit (after Bonferroni); 0 for model breaches.
 
     Examples
     --------
@@ -67,6 +78,10 @@ class BreachLevel:
     property_values: tuple
     prior: float
     lower_confidence: float
+    upper_confidence: float = float("nan")
+    records: int = 0
+    hits: int = 0
+    alpha: float = 0.0
 
     @property
     def violated(self) -> bool:
@@ -78,6 +93,10 @@ class BreachLevel:
             "rho1": self.rho1,
             "worst_posterior": self.worst_posterior,
             "lower_confidence": self.lower_confidence,
+            "upper_confidence": self.upper_confidence,
+            "records": self.records,
+            "hits": self.hits,
+            "alpha": self.alpha,
             "bound": self.bound,
             "violated": self.violated,
             "observed_value": self.observed_value,
@@ -179,6 +198,7 @@ def worst_posterior(
                 property_values=ks,
                 prior=float(p[list(ks)].sum()) if ks else 0.0,
                 lower_confidence=worst,
+                upper_confidence=worst,
             )
         )
     return out
@@ -264,6 +284,10 @@ def empirical_breach(
                 property_values=ks,
                 prior=float(prior[list(ks)].sum()) if ks else 0.0,
                 lower_confidence=max(float(lower[h]), 0.0),
+                upper_confidence=float(binomial_upper(hits[h], n_h[h], a_each)) if seen[h] else 1.0,
+                records=int(n_h[h]) if worst > 0 else 0,
+                hits=int(hits[h]) if worst > 0 else 0,
+                alpha=a_each,
             )
         )
     return out

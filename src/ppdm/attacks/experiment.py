@@ -42,12 +42,10 @@ from ..matrix import GammaDiagonal
 from ..perturb import perturb_frame, plan_release
 from ..privacy import rho2_from_gamma
 from ._common import atomic_file
-from .as_noise import NUMERIC_ATTACKS, attack_substitution_release
-from .bayes import bayes_reconstruct
+from .as_noise import attack_substitution_release
 from .bayes_optimal import bayes_optimal_attack
-from .pca import pca_reconstruct
+from .registry import noise_attacks
 from .repeated import entropy_of_powers, repeated_perturbation_attack
-from .spectral import spectral_filtering
 
 __all__ = ["N_BINS", "gamma_for_interval_level", "run"]
 
@@ -128,9 +126,8 @@ def _one_task(
     sigma = level * (hi - lo) / (2 * 1.959963984540054)
     noisy = additive_perturb(x / sigma, "gaussian", 1.0, random_state=rng) * sigma
     add("additive", "released", noisy)
-    add("additive", "spectral_filtering", spectral_filtering(noisy / sigma, 1.0).estimate * sigma)
-    add("additive", "pca_reconstruct", pca_reconstruct(noisy, sigma**2).estimate)
-    add("additive", "bayes_reconstruct", bayes_reconstruct(noisy, sigma**2).estimate)
+    for name, attack in noise_attacks().items():
+        add("additive", name, attack.estimate(noisy, sigma**2).estimate)
 
     # substitution, gamma-diagonal over N bins of the data's range
     bounds = {c: (float(a), float(b)) for c, a, b in zip(frame.columns, lo, hi)}
@@ -146,7 +143,7 @@ def _one_task(
     prior_guess = np.array([centers[b.prior.argmax(), j] for j, b in enumerate(bayes)])
     prior_only = _scores(np.broadcast_to(prior_guess, x.shape), x, sd, width)[1]
     add("substitution", "released", y, gamma, prior_only)
-    for att in NUMERIC_ATTACKS:
+    for att in noise_attacks():
         add(
             "substitution",
             att,

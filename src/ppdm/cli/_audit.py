@@ -35,9 +35,10 @@ def audit(
 ) -> None:
     """Attack a release, compare with the prior-only guess and the rho1-to-rho2 bound.
 
-    Exits 0 when every figure is within the policy's bounds, 3 when a bound is
-    exceeded (so it can gate a publication script), 1 when the release or the
-    original cannot be used, 2 on a bad option value.
+    Every counted figure is shown with its interval; a test fails only when the interval
+    lies above its bound. Exits 0 when no test fails, 3 when one does (so it can gate a
+    publication script), 1 when the release or the original cannot be used, 2 on a bad
+    option value.
     """
     from ..attacks.audit import audit_release, format_audit, plot_audit
 
@@ -67,10 +68,10 @@ def audit(
     if plot is not None:
         plot_audit(report, plot)
     if as_json:
-        typer.echo(json.dumps(report, indent=2))
+        typer.echo(json.dumps(report.to_dict(), indent=2))
     else:
         typer.echo(format_audit(report), nl=False)
-    if not report["passed"]:
+    if not report.passed:
         raise typer.Exit(EXIT_BOUND_VIOLATED)
 
 

@@ -22,7 +22,7 @@ import typer
 from typer.core import TyperGroup
 from typer.exceptions import TyperException
 
-from ..exceptions import PpdmError, PrivacyWarning
+from ..exceptions import OutputError, PpdmError, PrivacyWarning
 from ..io import atomic_path
 from ..publish import install_signal_handlers, publish_dir
 
@@ -259,6 +259,9 @@ def error_line(exc: BaseException) -> tuple[str, int]:
         return _one_line(_with_file(exc, reason)), EXIT_FAILURE
     if isinstance(exc, json.JSONDecodeError):
         return _one_line(_with_file(exc, f"not valid JSON: {exc}")), EXIT_FAILURE
+    if isinstance(exc, OutputError):
+        # an output path that would lose or leak data is a bad flag value
+        return _one_line(str(exc)), EXIT_USAGE
     if isinstance(exc, KeyError):
         msg = exc.args[0] if exc.args else "missing key"
         text = msg if isinstance(msg, str) and " " in msg else f"unknown name {short(msg)}"

@@ -498,24 +498,27 @@ def report(
     from ..report import format_privacy_report, privacy_report
 
     if audit_original is not None and html is None:
-        fail("--audit-original needs --html FILE (the audit goes into the HTML page)")
+        fail("--audit-original needs --html FILE (the audit goes into the HTML page)", usage=True)
     if html is not None:
         if method not in ESTIMATION_METHODS:
-            fail(f"--method must be one of {', '.join(ESTIMATION_METHODS)} (got {method!r})")
+            fail(
+                f"--method must be one of {', '.join(ESTIMATION_METHODS)} (got {method!r})",
+                usage=True,
+            )
         if html.suffix.lower() not in (".html", ".htm"):
-            fail(f"--html must name a .html file (got {str(html)!r})")
+            fail(f"--html must name a .html file (got {str(html)!r})", usage=True)
         if not target.exists():
             fail(f"release directory or spec file {str(target)!r} does not exist")
         if audit_original is not None:
             if not target.is_dir():
-                fail(f"--audit-original needs a release directory; {str(target)!r} is a file")
+                fail(
+                    f"--audit-original needs a release directory; {str(target)!r} is a file",
+                    usage=True,
+                )
             if not audit_original.exists():
                 fail(f"--audit-original file {str(audit_original)!r} does not exist")
         inputs = (target,) + ((audit_original,) if audit_original is not None else ())
-        try:
-            check_output(html, inputs=inputs, flag="--html")
-        except ValueError as exc:
-            fail(str(exc))
+        check_output(html, inputs=inputs, flag="--html")
     rep = privacy_report(read_spec(target))
     if as_json:
         typer.echo(json.dumps(rep, indent=2, default=lambda x: None if math.isinf(x) else x))

@@ -1,0 +1,158 @@
+"""The attacks by name: what the audit and the ``attacks`` experiment iterate over.
+
+Two kinds of attack, told apart by what they read:
+
+- :class:`CodeAttack` reads the released codes of one perturbed attribute and its
+  public matrix, and guesses every record's original code (Dowd, Xu & Zhang, Sec. 5);
+- :class:`NoiseAttack` reads a table of numbers as if it were the originals plus noise
+  of known per-column variance and estimates every original number (Kargupta et al.
+  2003; Huang, Du & Chen 2005). On a substitution release it reads every numeric
+  perturbed attribute at once (:func:`ppdm.attacks.as_noise.attack_substitution_release`).
+
+Adding an attack is one entry in :data:`ATTACKS`: the audit runs every entry on every
+attribute it applies to and tests its success against the bound, the experiment runs
+every :class:`NoiseAttack` on additive noise and on substitution.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..matrix import PerturbationMatrix
+from ._common import AttackResult
+from .bayes import bayes_reconstruct
+from .bayes_optimal import bayes_optimal_attack
+from .pca import pca_reconstruct
+from .repeated import repeated_perturbation_attack
+from .spectral import spectral_filtering
+
+__all__ = ["ATTACKS", "CodeAttack", "NoiseAttack", "code_attacks", "noise_attacks"]
+
+
+@dataclass(frozen=True)
+class CodeAttack:
+    """An attack on one substituted attribute: released codes and ``M`` to guessed codes.
+
+    Attributes
+    ----------
+    name : str
+    summary : str
+        One line: what the adversary does.
+    source : str
+        Where the attack comes from.
+    guess : callable
+        ``guess(codes, matrix, rng, repeat) -> codes``; ``rng`` and ``repeat`` (the
+        number of extra perturbations) serve attacks that perturb again.
+    uses_repeat : bool
+        The report names the attack with its ``repeat``, e.g. ``name(t=2)``.
+    """
+
+    name: str
+    summary: str
+    source: str
+    guess: Callable[[np.ndarray, PerturbationMatrix, np.random.Generator, int], np.ndarray]
+    uses_repeat: bool = False
+
+    def label(self, repeat: int) -> str:
+        """The name the audit report uses."""
+        return f"{self.name}(t={repeat})" if self.uses_repeat else self.name
+
+
+@dataclass(frozen=True)
+class NoiseAttack:
+    """A data-recovery attack on numbers with additive noise of known per-column variance.
+
+    Attributes
+    ----------
+    name : str
+    summary : str
+    source : str
+    estimate : callable
+        ``estimate(y, variance) -> AttackResult``, ``y`` of shape (n, m) (array or
+        DataFrame), ``variance`` of shape (m,).
+    """
+
+    name: str
+    summary: str
+    source: str
+    estimate: Callable[[object, np.ndarray], AttackResult]
+
+    def label(self, repeat: int) -> str:
+        """The name the audit report uses."""
+        return self.name
+
+
+def _bayes_map(codes, matrix, rng, repeat):
+    return bayes_optimal_attack(codes, matrix).guess
+
+
+def _released_value(codes, matrix, rng, repeat):
+    return np.asarray(codes)
+
+
+def _repeated(codes, matrix, rng, repeat):
+    return repeated_perturbation_attack(codes, matrix, repeat, rng)[-1].guess
+
+
+def _spectral(y, variance) -> AttackResult:
+    # spectral filtering assumes one noise variance: scale every column to unit variance
+    scale = np.sqrt(np.asarray(variance, dtype=np.float64))
+    res = spectral_filtering(y / scale, 1.0)
+    return AttackResult(
+        res.estimate * scale, res.method, res.n_components, res.components, res.eigenvalues
+    )
+
+
+#: Every attack by name, in the order the audit reports them.
+ATTACKS: dict[str, CodeAttack | NoiseAttack] = {
+    "bayes-map": CodeAttack(
+        "bayes-map",
+        "posterior mode of the original given the released value, prior estimated from the release",
+        "Dowd, Xu & Zhang Sec. 5.1; Evfimievski, Gehrke & Srikant (2003)",
+        _bayes_map,
+    ),
+    "released-value": CodeAttack(
+        "released-value",
+        "take the released value as the original",
+        "Dowd, Xu & Zhang Sec. 3",
+        _released_value,
+    ),
+    "repeated-perturbation": CodeAttack(
+        "repeated-perturbation",
+        "perturb the release t more times, estimate through M^(t+1), posterior mode",
+        "Dowd, Xu & Zhang Sec. 5.2, Theorem 2",
+        _repeated,
+        uses_repeat=True,
+    ),
+    "spectral_filtering": NoiseAttack(
+        "spectral_filtering",
+        "projection on the eigenvectors above the Marchenko-Pastur noise edge",
+        "Kargupta, Datta, Wang & Sivakumar (2003)",
+        _spectral,
+    ),
+    "pca_reconstruct": NoiseAttack(
+        "pca_reconstruct",
+        "PCA-DR: projection on the top eigenvectors of Cov(Y) - Sigma_R",
+        "Huang, Du & Chen (2005)",
+        lambda y, variance: pca_reconstruct(y, variance),
+    ),
+    "bayes_reconstruct": NoiseAttack(
+        "bayes_reconstruct",
+        "BE-DR: Gaussian posterior mean",
+        "Huang, Du & Chen (2005)",
+        lambda y, variance: bayes_reconstruct(y, variance),
+    ),
+}
+
+
+def code_attacks() -> dict[str, CodeAttack]:
+    """The entries of :data:`ATTACKS` that read one attribute's codes."""
+    return {k: a for k, a in ATTACKS.items() if isinstance(a, CodeAttack)}
+
+
+def noise_attacks() -> dict[str, NoiseAttack]:
+    """The entries of :data:`ATTACKS` that read numbers with additive noise."""
+    return {k: a for k, a in ATTACKS.items() if isinstance(a, NoiseAttack)}
