@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 from fuzzkit import (
+    FAILURE,
     REFUSED,
+    USAGE,
     Snapshot,
     assert_clean,
     assert_refused,
@@ -111,16 +113,37 @@ DIRECTORY_READERS = ("reconstruct", "estimate-plot", "audit-plot", "bn-learn")
 # -- one path case at a time -------------------------------------------------------------
 
 # case -> {command: xfail reason}
+NOISE_EXT = (
+    "noise class|attributes refuse an --out without a table extension ('.', '/', '') with "
+    "exit code 1 (failure); reconstruct and docs/cli.md make it a usage error (2)"
+)
+ADVISE_IS_INPUT = (
+    "advise --out naming the input table fails as an I/O error ('cannot write into ... it "
+    "is a file', exit 1), not as an output over an input (2): advise has no check_output"
+)
+HIDDEN_NAME = (
+    "an unwritable output directory is reported with the hidden work file's name "
+    "('/proc/sys/.NAME.ppdm-new-PID-RANDOM[.tmp]': No such file or directory), not the "
+    "user's --out"
+)
+
 CASE_XFAIL: dict[str, dict[str, str]] = {
-    "dot": {"advise": ADVISE_NO_CHECK},
+    "dot": {
+        "advise": ADVISE_NO_CHECK,
+        "noise-class": NOISE_EXT,
+        "noise-attributes": NOISE_EXT,
+    },
+    "root": {"noise-class": NOISE_EXT, "noise-attributes": NOISE_EXT},
     "inside-input": {"bn-learn": BN_INPUTS},
-    "is-input": {"bn-learn": BN_INPUTS},
+    "is-input": {"bn-learn": BN_INPUTS, "advise": ADVISE_IS_INPUT},
     "empty": {
         "perturb": EMPTY_PANEL,
         "reconstruct": EMPTY_PANEL,
         "estimate-plot": EMPTY_PANEL,
         "bn-randomize": NO_EMPTY_CHECK,
         "advise": NO_EMPTY_CHECK,
+        "noise-class": NOISE_EXT,
+        "noise-attributes": NOISE_EXT,
     },
 }
 
@@ -141,7 +164,7 @@ def test_out_empty(cli, request, tmp_path, cmd):
     work.mkdir()
     snap = Snapshot(inputs=[*_inputs(values), work], outputs=[])
     result = cli(*_args(cmd, values, ""), cwd=work)
-    assert_refused(result, snap, REFUSED)
+    assert_refused(result, snap, USAGE)
 
 
 def _root_params():
@@ -166,7 +189,7 @@ def test_out_root(cli, request, tmp_path, cmd):
     snap = Snapshot(inputs=_inputs(values), outputs=[])
     before = sorted(os.listdir("/"))
     result = cli(*_args(cmd, values, "/"))
-    assert_refused(result, snap, REFUSED)
+    assert_refused(result, snap, USAGE)
     assert sorted(os.listdir("/")) == before
     assert not [n for n in os.listdir("/") if ".ppdm-" in n]
 
@@ -178,7 +201,7 @@ def test_out_dot_beside_the_input(cli, request, tmp_path, cmd):
     where = Path(values["in"]).parent
     snap = Snapshot(inputs=[*_inputs(values), where], outputs=[])
     result = cli(*_args(cmd, values, "."), cwd=where)
-    assert_refused(result, snap, REFUSED)
+    assert_refused(result, snap, USAGE)
 
 
 @pytest.mark.parametrize(
@@ -188,7 +211,7 @@ def test_out_is_the_input(cli, request, tmp_path, cmd):
     values = _writer_inputs(request, tmp_path, cmd)
     target = values["in"]
     snap = Snapshot(inputs=_inputs(values), outputs=[target])
-    assert_refused(cli(*_args(cmd, values, target)), snap, REFUSED)
+    assert_refused(cli(*_args(cmd, values, target)), snap, USAGE)
 
 
 @pytest.mark.parametrize(
@@ -203,7 +226,7 @@ def test_out_inside_an_input_directory(cli, request, tmp_path, cmd):
         pytest.skip("reads no input directory")
     out = holder / ("sub" + EXT.get(cmd, ""))
     snap = Snapshot(inputs=[*_inputs(values), holder], outputs=[out])
-    assert_refused(cli(*_args(cmd, values, out)), snap, REFUSED)
+    assert_refused(cli(*_args(cmd, values, out)), snap, USAGE)
 
 
 THROUGH_FILE_XFAIL: dict[str, str] = {}
@@ -240,7 +263,7 @@ def _unwritable(tmp_path) -> Path:
     return d
 
 
-UNWRITABLE_XFAIL: dict[str, str] = {}
+UNWRITABLE_XFAIL: dict[str, str] = {c: HIDDEN_NAME for c in WRITERS if c != "advise"}
 
 
 @pytest.mark.parametrize(
@@ -261,8 +284,9 @@ def test_out_in_an_unwritable_directory(cli, request, tmp_path, cmd):
     out = d / ("ppdm-fuzz-out" + EXT.get(cmd, ""))
     snap = Snapshot(inputs=_inputs(values), outputs=[])
     try:
-        assert_refused(cli(*_args(cmd, values, out)), snap, REFUSED)
+        line = assert_refused(cli(*_args(cmd, values, out)), snap, FAILURE)
         assert not out.exists() and leftovers(out) == []
+        assert ".ppdm-" not in line, f"the error names a hidden work file: {line}"
     finally:
         if d.is_relative_to(tmp_path):
             d.chmod(0o755)
@@ -289,7 +313,7 @@ def test_out_file_where_a_directory_is_expected(cli, table, tmp_path):
     out = tmp_path / "exists.txt"
     out.write_text("keep me\n")
     snap = Snapshot(inputs=[table], outputs=[out])
-    assert_refused(cli("perturb", table, "--class", "y", "--out", out), snap, REFUSED)
+    assert_refused(cli("perturb", table, "--class", "y", "--out", out), snap, USAGE)
 
 
 @fuzz_class("output paths")
@@ -298,7 +322,7 @@ def test_out_directory_where_a_file_is_expected(cli, release, tmp_path):
     out.mkdir()
     (out / "keep").write_text("keep me\n")
     snap = Snapshot(inputs=[release], outputs=[out])
-    assert_refused(cli("reconstruct", release, "--out", out), snap, REFUSED)
+    assert_refused(cli("reconstruct", release, "--out", out), snap, USAGE)
 
 
 @fuzz_class("output paths")
@@ -307,4 +331,4 @@ def test_out_non_empty_directory_without_overwrite(cli, table, tmp_path):
     out.mkdir()
     (out / "keep").write_text("keep me\n")
     snap = Snapshot(inputs=[table], outputs=[out])
-    assert_refused(cli("perturb", table, "--class", "y", "--out", out), snap, REFUSED)
+    assert_refused(cli("perturb", table, "--class", "y", "--out", out), snap, USAGE)
