@@ -16,6 +16,7 @@ import pytest
 from fuzzkit import (
     CORPUS,
     FAILURE,
+    REFUSED,
     USAGE,
     Snapshot,
     assert_refused,
@@ -305,8 +306,8 @@ def test_spec_alias_bomb(cli, tmp_path, table, where):
 # -- end-to-end refusals ----------------------------------------------------------------
 
 E2E = [
-    ("missing-input", "perturb {d}/nope.csv --out {d}/rel", FAILURE),
-    ("gamma-nan", "perturb {table} --out {d}/rel --gamma nan", USAGE),
+    ("missing-input", "perturb {d}/nope.csv --out {d}/new", FAILURE),
+    ("gamma-nan", "perturb {table} --out {d}/new --gamma nan", USAGE),
     ("tampered-release", "estimate {d}/bad", FAILURE),
     ("random-model", "tree show " + str(CORPUS / "model--random.bin"), FAILURE),
     (
@@ -329,7 +330,7 @@ def test_refusal_in_a_real_process(tmp_path, table, release, line, codes):
     bad.mkdir()
     (bad / "spec.json").write_text("null")
     args = [part.format(d=tmp_path, table=table) for part in line.split()]
-    snap = Snapshot(inputs=[table, release, bad], outputs=[tmp_path / "rel", tmp_path / "m.pkl"])
+    snap = Snapshot(inputs=[table, release, bad], outputs=[tmp_path / "new", tmp_path / "m.pkl"])
     assert_refused(_run(*args), snap, codes)
 
 
@@ -368,7 +369,8 @@ def test_two_perturb_runs_without_overwrite(tmp_path, big_table):
     for p, _, err in results:
         assert "Traceback" not in err, err[-500:]
         if p.returncode != 0:
-            assert_refused((p.returncode, "", err), Snapshot(), FAILURE)
+            # the loser finds a non-empty --out: a usage error (or a failure mid-publish)
+            assert_refused((p.returncode, "", err), Snapshot(), REFUSED)
     rel = load_release(out)
     assert verify_release(out) == rel.spec.n_records
     assert {a.privacy["gamma"] for a in rel.spec.perturbed_attributes()} in ({5.0}, {19.0})
