@@ -1,6 +1,12 @@
+import contextlib
+import shutil
 import sys
 
 import pytest
+
+#: Learner of the shared ``ppdm reproduce all --quick`` run: a fast stand-in; the
+#: committed results use ppdm's C4.5.
+QUICK_LEARNER = "cart-entropy"
 
 
 @pytest.fixture
@@ -19,3 +25,50 @@ def run_cli(monkeypatch, capsys):
         return code, out.out, out.err
 
     return run
+
+
+@pytest.fixture(scope="session")
+def reproduce_quick(tmp_path_factory):
+    """The output directory of one ``ppdm reproduce all --quick --jobs 2`` run.
+
+    Built once per test run, also under pytest-xdist: the workers share the directory
+    beside their own temporary roots, and the first one to get the lock builds it while
+    the others wait. Tests only read it; a test that needs to change files copies them.
+    """
+    import os
+
+    from typer.testing import CliRunner
+
+    from ppdm.cli import app
+
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # shared by the workers of this run
+    out, done = root / "reproduce-quick", root / "reproduce-quick.done"
+    with _exclusive(root / "reproduce-quick.lock"):
+        if not done.exists():
+            shutil.rmtree(out, ignore_errors=True)  # left half-written by a failed build
+            res = CliRunner().invoke(
+                app,
+                ["reproduce", "all", "--quick", "--jobs", "2", "--out", str(out)]
+                + ["--no-progress", "--learner", QUICK_LEARNER],
+            )
+            assert res.exit_code == 0, res.output
+            done.touch()
+    return out
+
+
+@contextlib.contextmanager
+def _exclusive(path):
+    """Hold an exclusive lock on ``path`` (a no-op where ``fcntl`` does not exist)."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: each worker builds its own copy
+        yield
+        return
+    with open(path, "a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any, Literal
 
 import numpy as np
@@ -44,6 +45,21 @@ _REPRESENTATIVES = ("center", "left", "right", "random")
 
 def _first_bad_row(mask: np.ndarray, offset: int) -> int:
     return int(np.flatnonzero(mask)[0]) + offset
+
+
+#: Significant digits of a released bin representative or edge.
+SIGNIFICANT_DIGITS = 12
+
+
+def _places(x: float) -> int:
+    """Decimals of ``x`` written with at most 12 significant digits (0.1 + 0.2 -> 1)."""
+    exponent = Decimal(format(float(x), f".{SIGNIFICANT_DIGITS}g")).normalize().as_tuple().exponent
+    return max(0, -int(exponent))
+
+
+def _at_precision(x: float, places: int) -> float:
+    """``x`` rounded to ``places`` decimals and to at most 12 significant digits."""
+    return float(format(round(float(x), places), f".{SIGNIFICANT_DIGITS}g"))
 
 
 def _plain(value: Any, limit: int = 60) -> str:
@@ -120,15 +136,16 @@ class CategoricalDomain:
             codes = np.where(missing, len(self.values), codes)
         elif missing.any():
             raise DomainError(
-                f"column {column!r} has a missing value at row {_first_bad_row(missing, row_offset)}; "
-                "fill it, or use missing='category' to make 'missing' its own category"
+                f"column {column!r} has a missing value at data row "
+                f"{_first_bad_row(missing, row_offset) + 1}; fill it, or use --missing category "
+                "(missing='category') to make 'missing' its own category"
             )
         bad = codes < 0
         if bad.any():
             row = _first_bad_row(bad, row_offset)
             raise DomainError(
-                f"column {column!r} row {row} has value {_plain(series.iloc[row - row_offset])}, "
-                f"which is not in its domain {_plain([_py(v) for v in self.values], 200)}"
+                f"column {column!r} data row {row + 1} has value "
+                f"{_plain(series.iloc[row - row_offset])}, which is not in its domain {_plain([_py(v) for v in self.values], 200)}"
             )
         return codes.astype(np.int32)
 
@@ -209,7 +226,7 @@ class BinnedDomain:
 
     def __post_init__(self) -> None:
         if not (isinstance(self.n_bins, (int, np.integer)) and self.n_bins >= 2):
-            raise DomainError(f"n_bins (N) must be an integer >= 2 (got {self.n_bins!r})")
+            raise DomainError(f"n_bins (N) must be an integer >= 2 (got {_plain(self.n_bins)})")
         if not (math.isfinite(self.low) and math.isfinite(self.high) and self.low < self.high):
             raise DomainError(
                 f"bounds must be finite with low < high (got low={self.low}, high={self.high})"
@@ -253,22 +270,24 @@ class BinnedDomain:
             bad = num.isna() & series.notna()
             row = _first_bad_row(bad.to_numpy(), row_offset)
             raise DomainError(
-                f"column {column!r} row {row} has non-numeric value "
+                f"column {column!r} data row {row + 1} has non-numeric value "
                 f"{_plain(series.iloc[row - row_offset])}; a binned domain needs numbers"
             ) from None
         missing = np.isnan(x)
         if missing.any() and not self.missing_category:
             raise DomainError(
-                f"column {column!r} has a missing value at row {_first_bad_row(missing, row_offset)}; "
-                "fill it, or use missing='category' to make 'missing' its own category"
+                f"column {column!r} has a missing value at data row "
+                f"{_first_bad_row(missing, row_offset) + 1}; fill it, or use --missing category "
+                "(missing='category') to make 'missing' its own category"
             )
         outside = ~missing & ((x < self.low) | (x > self.high))
         if outside.any():
             if self.out_of_bounds == "error":
                 row = _first_bad_row(outside, row_offset)
                 raise DomainError(
-                    f"column {column!r} row {row} has value {float(x[row - row_offset])!r} outside its "
-                    f"bounds [{self.low}, {self.high}]; widen the bounds or use out_of_bounds='clip'"
+                    f"column {column!r} data row {row + 1} has value {float(x[row - row_offset])!r} "
+                    f"outside its bounds [{self.low}, {self.high}]; widen the bounds or use "
+                    "--out-of-bounds clip (out_of_bounds='clip')"
                 )
             x = np.clip(x, self.low, self.high)
         codes = np.floor((x - self.low) / self.width)
@@ -277,27 +296,55 @@ class BinnedDomain:
             codes[missing] = self.n_bins
         return codes
 
+    def representatives(self) -> np.ndarray:
+        """The value every bin decodes to, at the precision of the domain.
+
+        A bin's left edge, centre or right edge is rounded to the decimals that the
+        bounds and the bin width need (one more for a centre), and to at most 12
+        significant digits: ``[30.6, 30.75)`` decodes to ``30.675``, not
+        ``30.674999999999997``. The ``"random"`` representative has none.
+
+        Examples
+        --------
+        >>> BinnedDomain(0.0, 1.0, 4).representatives().tolist()
+        [0.125, 0.375, 0.625, 0.875]
+        >>> BinnedDomain(20.01, 80.97, 7).representatives()[:2].tolist()
+        [24.3642857143, 33.0728571429]
+        """
+        shift = {"left": 0.0, "center": 0.5, "right": 1.0}[self.representative]
+        values = self.low + (np.arange(self.n_bins) + shift) * self.width
+        places = max(_places(self.low), _places(self.width)) + (shift == 0.5)
+        short = np.array([_at_precision(v, places) for v in values], dtype=np.float64)
+        # rounding must never move a value into another bin, or out of the bounds:
+        # keep those values whole
+        moved = (self._bins_of(short) != self._bins_of(values)) | (short < self.low)
+        moved |= short > self.high
+        short[moved] = values[moved]
+        return short
+
+    def _bins_of(self, x: np.ndarray) -> np.ndarray:
+        """Bin of in-bound values, as :meth:`encode` computes it."""
+        return np.clip(np.floor((x - self.low) / self.width), 0, self.n_bins - 1)
+
     def decode(self, codes: np.ndarray, random_state: RandomState = None) -> np.ndarray:
         """Representative value of every code (NaN for the missing category)."""
         codes = np.asarray(codes)
-        left = self.low + codes * self.width
-        if self.representative == "center":
-            out = left + 0.5 * self.width
-        elif self.representative == "left":
-            out = left
-        elif self.representative == "right":
-            out = left + self.width
-        else:
+        if self.representative == "random":
             rng = check_random_state(random_state)
-            out = left + rng.random(codes.shape) * self.width
+            out = self.low + codes * self.width + rng.random(codes.shape) * self.width
+        else:
+            table = np.append(self.representatives(), np.nan)
+            out = table[np.clip(codes, 0, self.n_bins)]
         out = np.asarray(out, dtype=np.float64)
         if self.missing_category:
             out[codes == self.n_bins] = np.nan
         return out
 
     def labels(self) -> list[str]:
-        e = self.edges
-        out = [f"[{e[i]:.6g}, {e[i + 1]:.6g})" for i in range(self.n_bins)]
+        """``[l, u)`` of every bin, its edges at the precision of the domain."""
+        places = max(_places(self.low), _places(self.width))
+        e = [_at_precision(v, places) for v in self.edges]
+        out = [f"[{e[i]:.12g}, {e[i + 1]:.12g})" for i in range(self.n_bins)]
         out[-1] = out[-1][:-1] + "]"
         return out + ["<missing>"] if self.missing_category else out
 
@@ -562,8 +609,9 @@ class DomainSketch:
             raise DomainError(f"the number of bins N must be >= 2 (got {n}) for column {column!r}")
         if self.first_missing is not None and missing != "category":
             raise DomainError(
-                f"column {column!r} has a missing value at row {self.first_missing}; "
-                "fill it, or use missing='category' to make 'missing' its own category"
+                f"column {column!r} has a missing value at data row {self.first_missing + 1}; "
+                "fill it, or use --missing category (missing='category') to make 'missing' "
+                "its own category"
             )
         if self.numeric is None:
             raise DomainError(f"column {column!r} has only missing values")
@@ -571,7 +619,7 @@ class DomainSketch:
         if not self.numeric and self.flip is not None:
             row, value = self.flip
             raise DomainError(
-                f"column {column!r} row {row} has value {str(value)[:40]!r}, but the rows before "
+                f"column {column!r} data row {row + 1} has value {str(value)[:40]!r}, but the rows before "
                 f"it hold more than {RAW_CAP} distinct numbers; fix the value, or give the "
                 "column's domain in a spec"
             )

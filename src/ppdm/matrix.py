@@ -13,8 +13,10 @@ Dowd, Xu & Zhang, Sec. 3.1 (Algorithm 1), Sec. 5.1 (gamma-diagonal matrix), Sec.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -31,10 +33,13 @@ __all__ = [
     "symmetric_binary",
     "symmetric_ternary",
     "symmetric_channel",
+    "binary_randomization",
+    "grouped_symmetric",
     "block_diagonal",
     "identity",
     "check_gamma",
     "matrix_from_spec",
+    "MATRIX_KINDS",
 ]
 
 
@@ -711,18 +716,181 @@ class KroneckerMatrix:
         return float(np.prod([f.amplification() for f in self.factors]))
 
 
+def _spec_n(kind: str, spec: dict, n_values: int | None) -> int:
+    """N of a matrix entry: its ``n_values`` key, else the domain's, which must agree."""
+    n = spec.get("n_values", n_values)
+    if n is None:
+        raise MatrixError(f"a {kind} matrix needs n_values (or a domain to take N from)")
+    if n_values is not None and n != n_values:
+        raise MatrixError(f"{kind} matrix has N = {n} but the domain has N = {n_values}")
+    return n
+
+
+def _need_values(kind: str, n: int, n_values: int | None) -> None:
+    if n_values is not None and n_values != n:
+        raise MatrixError(f"a {kind} matrix needs {n} values but the domain has N = {n_values}")
+
+
+def binary_randomization(p1: float, p2: float) -> ExplicitMatrix:
+    """The general binary channel of Fig. 1(a): ``0 -> 1`` w.p. ``p1``, ``1 -> 0`` w.p. ``p2``.
+
+    Parameters
+    ----------
+    p1, p2 : float
+        In [0, 1], with ``p1 + p2 != 1`` (else the matrix is singular).
+
+    Examples
+    --------
+    >>> binary_randomization(0.1, 0.25).dense().tolist()
+    [[0.9, 0.25], [0.1, 0.75]]
+
+    References
+    ----------
+    Ma & Sivakumar, Sec. 3, Fig. 1(a); Table 1 (C and F).
+    """
+    for name, v in (("p1", p1), ("p2", p2)):
+        if not 0.0 <= float(v) <= 1.0:
+            raise MatrixError(f"{name} must be in [0, 1] (got {v!r})")
+    if abs(p1 + p2 - 1.0) < 1e-12:
+        raise MatrixError(f"p1 + p2 must not be 1 (got {p1} + {p2}): the matrix would be singular")
+    m = np.array([[1.0 - p1, p2], [p1, 1.0 - p2]])
+    return ExplicitMatrix(m, kind="binary", meta={"p1": float(p1), "p2": float(p2)})
+
+
+def grouped_symmetric(n_values: int, groups: Sequence[Sequence[int]], p: float) -> ExplicitMatrix:
+    """Grouped categories: a symmetric channel of level ``p`` inside each group of codes.
+
+    Groups of one code are left unchanged. The matrix is block-diagonal up to a
+    permutation of the codes.
+
+    Examples
+    --------
+    >>> grouped_symmetric(3, [[0, 2], [1]], 0.2).dense().round(2).tolist()
+    [[0.8, 0.0, 0.2], [0.0, 1.0, 0.0], [0.2, 0.0, 0.8]]
+
+    References
+    ----------
+    Ma & Sivakumar, Sec. 3 (partitioning the K_i categories into groups).
+    """
+    order = [int(c) for g in groups for c in g]
+    if sorted(order) != list(range(n_values)):
+        raise MatrixError(
+            f"groups must partition the codes 0..{n_values - 1} (got {[list(g) for g in groups]})"
+        )
+    blocks = [
+        np.ones((1, 1)) if len(g) == 1 else symmetric_channel(len(g), p).dense() for g in groups
+    ]
+    m = block_diagonal(blocks, order=order)
+    return ExplicitMatrix(
+        m.dense(),
+        kind="block-diagonal",
+        meta={"groups": [[int(c) for c in g] for g in groups], "p": float(p)},
+    )
+
+
+def _build_gamma_diagonal(spec: dict, n_values: int | None) -> PerturbationMatrix:
+    return GammaDiagonal(_spec_n("gamma-diagonal", spec, n_values), spec["gamma"])
+
+
+def _build_identity(spec: dict, n_values: int | None) -> PerturbationMatrix:
+    return identity(_spec_n("identity", spec, n_values))
+
+
+def _build_symmetric(spec: dict, n_values: int | None) -> PerturbationMatrix:
+    return symmetric_channel(_spec_n("symmetric", spec, n_values), float(spec["p"]))
+
+
+def _build_symmetric_binary(spec: dict, n_values: int | None) -> PerturbationMatrix:
+    _need_values("symmetric-binary", 2, n_values)
+    return symmetric_binary(float(spec["p"]))
+
+
+def _build_symmetric_ternary(spec: dict, n_values: int | None) -> PerturbationMatrix:
+    _need_values("symmetric-ternary", 3, n_values)
+    return symmetric_channel(3, float(spec["p"]))
+
+
+def _build_binary(spec: dict, n_values: int | None) -> PerturbationMatrix:
+    _need_values("binary", 2, n_values)
+    return binary_randomization(float(spec["p1"]), float(spec["p2"]))
+
+
+def _build_block_diagonal(spec: dict, n_values: int | None) -> PerturbationMatrix:
+    groups = spec["groups"]
+    n = sum(len(g) for g in groups) if n_values is None else n_values
+    return grouped_symmetric(n, groups, float(spec["p"]))
+
+
+#: The one table of matrix kinds of a spec: kind -> (builder, keys it needs, what it is).
+#: Used by :func:`matrix_from_spec` (release specs) and
+#: :func:`ppdm.bayesnet.pram.scheme_matrix` (PRAM schemes), so both accept the same kinds.
+#: Any kind may instead carry an explicit ``matrix`` (as released specs do).
+MATRIX_KINDS: dict[str, tuple[Any, tuple[str, ...], str]] = {
+    "gamma-diagonal": (
+        _build_gamma_diagonal,
+        ("gamma",),
+        "gamma on the diagonal, 1 elsewhere, scaled (Dowd, Xu & Zhang, Sec. 3)",
+    ),
+    "identity": (_build_identity, (), "no perturbation (a control; infinite amplification)"),
+    "explicit": (None, ("matrix",), "an explicit column-stochastic matrix M[h][k] = P(k -> h)"),
+    "symmetric": (
+        _build_symmetric,
+        ("p",),
+        "keep the value w.p. 1 - p, else move to one of the other N - 1 uniformly",
+    ),
+    "symmetric-binary": (_build_symmetric_binary, ("p",), "flip one of 2 values w.p. p"),
+    "symmetric-ternary": (
+        _build_symmetric_ternary,
+        ("p",),
+        "change one of 3 values w.p. p, to each other value w.p. p/2",
+    ),
+    "binary": (_build_binary, ("p1", "p2"), "0 -> 1 w.p. p1, 1 -> 0 w.p. p2"),
+    "block-diagonal": (
+        _build_block_diagonal,
+        ("groups", "p"),
+        "a symmetric channel of level p inside each group of codes",
+    ),
+}
+
+
 def matrix_from_spec(spec: dict, n_values: int | None = None) -> PerturbationMatrix:
-    """Rebuild a matrix from its ``to_spec()`` dictionary (as written in a release spec)."""
+    """Build a matrix from a spec entry: a ``to_spec()`` dictionary or a shorthand kind.
+
+    Parameters
+    ----------
+    spec : dict
+        ``{"kind": ..., ...}`` with a kind of :data:`MATRIX_KINDS` and its keys, or any
+        kind with an explicit ``"matrix"`` (as written in a release spec).
+    n_values : int, optional
+        N of the attribute's domain; the matrix must have it.
+
+    Raises
+    ------
+    MatrixError
+        On an unknown kind, a missing key, or a matrix of the wrong size.
+
+    Examples
+    --------
+    >>> matrix_from_spec({"kind": "symmetric-binary", "p": 0.25}).amplification()
+    3.0
+
+    References
+    ----------
+    Ma & Sivakumar, Sec. 3 (binary, ternary and grouped channels); Dowd, Xu & Zhang, Sec. 3.
+    """
+    if not isinstance(spec, Mapping):
+        raise MatrixError(f"a matrix entry must be a mapping (got {spec!r})")
     kind = spec.get("kind")
-    if kind == "gamma-diagonal":
-        n = spec.get("n_values", n_values)
-        if n_values is not None and n != n_values:
+    if kind in ("gamma-diagonal", "identity") or ("matrix" not in spec and kind in MATRIX_KINDS):
+        build = MATRIX_KINDS[kind][0]
+        try:
+            return build(dict(spec), n_values)
+        except KeyError as exc:
             raise MatrixError(
-                f"gamma-diagonal matrix has N = {n} but the domain has N = {n_values}"
-            )
-        return GammaDiagonal(n, spec["gamma"])
-    if kind == "identity":
-        return identity(spec.get("n_values", n_values))
+                f"matrix kind {kind!r} needs the key {exc.args[0]!r} (got {sorted(spec)})"
+            ) from None
+        except TypeError as exc:
+            raise MatrixError(f"matrix kind {kind!r}: {exc}") from None
     if "matrix" in spec:
         rows = spec["matrix"]
         if isinstance(rows, (list, tuple)):
@@ -735,5 +903,6 @@ def matrix_from_spec(spec: dict, n_values: int | None = None) -> PerturbationMat
             )
         return m
     raise MatrixError(
-        f"matrix kind must be 'gamma-diagonal', 'identity' or carry an explicit 'matrix' (got {spec!r})"
+        f"matrix kind must be one of {', '.join(MATRIX_KINDS)}, or any kind with an "
+        f"explicit 'matrix' (got {kind!r})"
     )

@@ -102,6 +102,7 @@ def make_release(
     batch_size: int = DEFAULT_BATCH,
     progress: Progress = None,
     overwrite: bool = False,
+    on_pass: Callable[[str], None] | None = None,
     **plan_options,
 ) -> ReleaseSpec:
     """Perturb a table and write a release: ``data.<ext>``, ``spec.json``, ``privacy.*``.
@@ -123,9 +124,12 @@ def make_release(
     batch_size : int
         Rows per batch in both passes.
     progress : callable, optional
-        Called with the number of rows done after every batch.
+        Called with the number of rows done after every batch, in every pass.
     overwrite : bool, default=False
         Replace an existing non-empty ``out_dir`` (whole). Without it that is an error.
+    on_pass : callable, optional
+        Called with ``"reading"``, ``"perturbing"`` and ``"checking"`` as each pass over
+        the rows starts (for progress bars).
     **plan_options
         Passed to :func:`ppdm.perturb.plan_release`.
 
@@ -140,11 +144,17 @@ def make_release(
     if fmt not in ("csv", "parquet"):
         raise DataError(f"release data format must be csv or parquet (got {fmt!r})")
     kinds: dict[str, str] = {}
-    spec = plan_release(_batches(data, batch_size, "text"), kinds=kinds, **plan_options)
+    if on_pass:
+        on_pass("reading")
+    spec = plan_release(
+        _reporting(_batches(data, batch_size, "text"), progress), kinds=kinds, **plan_options
+    )
     kinds.update(spec_kinds(spec))  # a domain from the owner's spec decides how to read
     with publish_dir(out_dir) as tmp:
         data_name = f"data.{fmt}"
         n = 0
+        if on_pass:
+            on_pass("perturbing")
         with BatchWriter(tmp / data_name, fmt) as writer:
             batches = _batches(data, batch_size, kinds)
             for batch in perturb_batches(batches, spec, random_state):
@@ -156,11 +166,29 @@ def make_release(
             raise DataError("the input table is empty: nothing to perturb")
         spec = spec.model_copy(update={"data_file": data_name, "n_records": n // spec.copies})
         write_spec_and_report(spec, tmp)
-        verify_release(tmp, batch_size)
+        if on_pass:
+            on_pass("checking")
+        verify_release(tmp, batch_size, progress=progress)
     return spec
 
 
-def verify_release(directory: str | os.PathLike, batch_size: int = DEFAULT_BATCH) -> int:
+def _plain_value(value) -> str:
+    """``repr`` of a cell as a plain Python value (never ``np.int64(3)``)."""
+    item = getattr(value, "item", None)
+    return repr(item() if callable(item) else value)[:60]
+
+
+def _reporting(batches: Iterator[pd.DataFrame], progress: Progress) -> Iterator[pd.DataFrame]:
+    """``batches``, calling ``progress`` with each batch's rows once it is used."""
+    for batch in batches:
+        yield batch
+        if progress:
+            progress(len(batch))
+
+
+def verify_release(
+    directory: str | os.PathLike, batch_size: int = DEFAULT_BATCH, progress: Progress = None
+) -> int:
     """Read a release back whole and check it against its spec; return its row count.
 
     Every perturbed value must encode in its attribute's domain and the data must hold
@@ -182,6 +210,8 @@ def verify_release(directory: str | os.PathLike, batch_size: int = DEFAULT_BATCH
                 doms[a.name].encode(batch[a.name], column=a.name, row_offset=offset)
         offset += len(batch)
         rows += len(batch)
+        if progress:
+            progress(len(batch))
     return rows
 
 
@@ -369,7 +399,8 @@ def class_codes(batch: pd.DataFrame, spec: ReleaseSpec, classes: list | None, of
     if (codes < 0).any():
         row = int(np.flatnonzero(codes < 0)[0])
         raise DataError(
-            f"class column {name!r} row {offset + row} has value {batch[name].iloc[row]!r}, "
+            f"class column {name!r} data row {offset + row + 1} has value "
+            f"{_plain_value(batch[name].iloc[row])}, "
             "which is missing or unknown"
         )
     return codes.astype(np.int64)

@@ -16,30 +16,265 @@ Dowd, Xu & Zhang, Sec. 3 (what the miner must know: domains and M).
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    PlainSerializer,
+    Tag,
+    TypeAdapter,
+    ValidationError,
+    WithJsonSchema,
+    WrapValidator,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
 
 from .additive import AdditiveNoise
 from .domain import Domain, domain_from_spec
 from .exceptions import DomainError, MatrixError, SpecError
 from .limits import check_copies, check_n_values, load_structured
-from .matrix import PerturbationMatrix, matrix_from_spec
+from .matrix import MATRIX_KINDS, PerturbationMatrix, matrix_from_spec
 
 __all__ = [
     "AttributeSpec",
     "ReleaseSpec",
     "read_spec",
     "write_spec",
+    "spec_json_schema",
+    "validation_message",
     "SPEC_FORMAT",
 ]
 
 SPEC_FORMAT = "ppdm-release/1"
 
 
+class _Entry(BaseModel):
+    """A mapping of the spec: unknown keys are refused by name."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+# --- domains --------------------------------------------------------------------------
+
+
+class CategoricalDomainSpec(_Entry):
+    """A categorical domain: the list of values (codes in this order)."""
+
+    kind: Literal["categorical"]
+    values: list[Any] = Field(min_length=1)
+    missing_category: bool = False
+    from_data: bool = False
+
+
+class BinnedDomainSpec(_Entry):
+    """Equi-width bins over ``[low, high]`` (Dowd, Xu & Zhang, Sec. 3)."""
+
+    kind: Literal["binned"]
+    low: float
+    high: float
+    n_bins: int = Field(ge=2)
+    representative: Literal["center", "left", "right", "random"] = "center"
+    out_of_bounds: Literal["error", "clip"] = "error"
+    missing_category: bool = False
+    bounds_from_data: bool = False
+
+
+DOMAIN_KINDS = ("categorical", "binned")
+
+
+# --- matrices: one model per kind of :data:`ppdm.matrix.MATRIX_KINDS` ------------------
+
+_Rows = list[list[float]]
+
+
+class GammaDiagonalSpec(_Entry):
+    """``gamma`` on the diagonal (Dowd, Xu & Zhang, Sec. 5.1); N from the domain."""
+
+    kind: Literal["gamma-diagonal"]
+    gamma: float
+    n_values: int | None = Field(default=None, ge=2)
+
+
+class IdentitySpec(_Entry):
+    """No perturbation (a control)."""
+
+    kind: Literal["identity"]
+    n_values: int | None = Field(default=None, ge=2)
+    matrix: _Rows | None = None
+
+
+class ExplicitSpec(_Entry):
+    """An explicit column-stochastic matrix ``M[h][k] = P(k -> h)``, under any label."""
+
+    kind: str = Field(
+        default="explicit",
+        json_schema_extra={"not": {"enum": [k for k in MATRIX_KINDS if k != "explicit"]}},
+    )
+    matrix: _Rows
+
+
+class SymmetricSpec(_Entry):
+    """Keep w.p. ``1 - p``, else move to one of the other N - 1 values uniformly."""
+
+    kind: Literal["symmetric"]
+    p: float
+    matrix: _Rows | None = None
+
+
+class SymmetricBinarySpec(_Entry):
+    """Flip one of 2 values w.p. ``p`` (Ma & Sivakumar, Sec. 3)."""
+
+    kind: Literal["symmetric-binary"]
+    p: float
+    matrix: _Rows | None = None
+
+
+class SymmetricTernarySpec(_Entry):
+    """Change one of 3 values w.p. ``p`` (Ma & Sivakumar, Sec. 3)."""
+
+    kind: Literal["symmetric-ternary"]
+    p: float
+    matrix: _Rows | None = None
+
+
+class BinarySpec(_Entry):
+    """``0 -> 1`` w.p. ``p1``, ``1 -> 0`` w.p. ``p2`` (Ma & Sivakumar, Fig. 1(a))."""
+
+    kind: Literal["binary"]
+    p1: float
+    p2: float
+    matrix: _Rows | None = None
+
+
+class BlockDiagonalSpec(_Entry):
+    """A symmetric channel of level ``p`` inside each group of codes (Ma & Sivakumar, Sec. 3)."""
+
+    kind: Literal["block-diagonal"]
+    groups: list[list[int]] | None = None
+    p: float | None = None
+    block_sizes: list[int] | None = None
+    matrix: _Rows | None = None
+
+    @model_validator(mode="after")
+    def _either(self) -> BlockDiagonalSpec:
+        if self.matrix is None and (self.groups is None or self.p is None):
+            raise PydanticCustomError(
+                "block_diagonal", "a block-diagonal matrix needs groups and p (or a matrix)"
+            )
+        return self
+
+
+_MATRIX_MODELS: dict[str, type[_Entry]] = {
+    "gamma-diagonal": GammaDiagonalSpec,
+    "identity": IdentitySpec,
+    "explicit": ExplicitSpec,
+    "symmetric": SymmetricSpec,
+    "symmetric-binary": SymmetricBinarySpec,
+    "symmetric-ternary": SymmetricTernarySpec,
+    "binary": BinarySpec,
+    "block-diagonal": BlockDiagonalSpec,
+}
+assert set(_MATRIX_MODELS) == set(MATRIX_KINDS), "one model per kind of ppdm.matrix.MATRIX_KINDS"
+
+
+def _matrix_tag(value: Any) -> str | None:
+    kind = value.get("kind") if isinstance(value, Mapping) else getattr(value, "kind", None)
+    if kind in _MATRIX_MODELS:
+        return kind
+    has_matrix = "matrix" in value if isinstance(value, Mapping) else hasattr(value, "matrix")
+    return "explicit" if has_matrix or kind is None else None
+
+
+_MATRIX_KIND_ERROR = (
+    f"matrix kind must be one of {', '.join(MATRIX_KINDS)}, or any kind with an explicit "
+    "'matrix' (got {kind})"
+)
+
+
+def _identity_serializer(value: Any) -> Any:
+    return value
+
+
+_DomainUnion = Annotated[
+    Annotated[CategoricalDomainSpec, Tag("categorical")]
+    | Annotated[BinnedDomainSpec, Tag("binned")],
+    Discriminator(lambda v: v.get("kind") if isinstance(v, Mapping) else getattr(v, "kind", None)),
+]
+_MatrixUnion = Annotated[
+    Annotated[GammaDiagonalSpec, Tag("gamma-diagonal")]
+    | Annotated[IdentitySpec, Tag("identity")]
+    | Annotated[ExplicitSpec, Tag("explicit")]
+    | Annotated[SymmetricSpec, Tag("symmetric")]
+    | Annotated[SymmetricBinarySpec, Tag("symmetric-binary")]
+    | Annotated[SymmetricTernarySpec, Tag("symmetric-ternary")]
+    | Annotated[BinarySpec, Tag("binary")]
+    | Annotated[BlockDiagonalSpec, Tag("block-diagonal")],
+    Discriminator(_matrix_tag),
+]
+_DOMAIN_HANDLER = TypeAdapter(_DomainUnion)
+_MATRIX_HANDLER = TypeAdapter(_MatrixUnion)
+
+
+def _kept(adapter: TypeAdapter):
+    def check(value: Any, handler: Any) -> Any:
+        if not isinstance(value, Mapping):
+            raise PydanticCustomError(
+                "mapping",
+                "must be a mapping with a 'kind' (got {value})",
+                {"value": repr(value)[:80]},
+            )
+        kind = value.get("kind")
+        if adapter is _MATRIX_HANDLER and _matrix_tag(value) is None:
+            raise PydanticCustomError("matrix_kind", _MATRIX_KIND_ERROR, {"kind": repr(kind)})
+        if adapter is _DOMAIN_HANDLER and kind not in DOMAIN_KINDS:
+            raise PydanticCustomError(
+                "domain_kind",
+                "domain kind must be 'categorical' or 'binned' (got {kind})",
+                {"kind": repr(kind)},
+            )
+        handler(value)  # the typed check: names unknown keys, wrong types
+        return dict(value)
+
+    return check
+
+
+DomainField = Annotated[
+    _DomainUnion,
+    WrapValidator(_kept(_DOMAIN_HANDLER)),
+    PlainSerializer(_identity_serializer),
+]
+MatrixField = Annotated[
+    _MatrixUnion,
+    WrapValidator(_kept(_MATRIX_HANDLER)),
+    PlainSerializer(_identity_serializer),
+]
+
+
+class NoiseSpec(_Entry):
+    """Additive noise of an attribute (Agrawal & Srikant 2000, Sec. 2)."""
+
+    kind: Literal["uniform", "gaussian"]
+    scale: float = Field(gt=0)
+
+
+def _custom(message: str) -> PydanticCustomError:
+    """A validation error printed as ``message`` alone (no "Value error," prefix)."""
+    return PydanticCustomError("spec", message.replace("{", "{{").replace("}", "}}"))
+
+
 class AttributeSpec(BaseModel):
     """One attribute of a release: its domain and matrix, or ``perturbed: false``.
+
+    ``domain`` is one of the domain kinds (:class:`CategoricalDomainSpec`,
+    :class:`BinnedDomainSpec`) and ``matrix`` one of the matrix kinds of
+    :data:`ppdm.matrix.MATRIX_KINDS`; both are kept as the mappings written, so a
+    released spec reads back byte for byte.
 
     An attribute of an additive-noise release (``method: "additive"``) has a binned
     domain (its bounds and the intervals of the distribution reconstruction) and
@@ -50,30 +285,30 @@ class AttributeSpec(BaseModel):
 
     name: str
     perturbed: bool = True
-    domain: dict[str, Any] | None = None
-    matrix: dict[str, Any] | None = None
-    noise: dict[str, Any] | None = None
+    domain: DomainField | None = None
+    matrix: MatrixField | None = None
+    noise: Annotated[dict[str, Any], WithJsonSchema(NoiseSpec.model_json_schema())] | None = None
     privacy: dict[str, Any] | None = None
 
     @model_validator(mode="after")
     def _check(self) -> AttributeSpec:
         if self.noise is not None:
             if self.matrix is not None:
-                raise ValueError(f"attribute {self.name!r}: give a matrix or noise, not both")
+                raise _custom(f"attribute {self.name!r}: give a matrix or noise, not both")
             try:
                 self.get_noise()
             except (ValueError, TypeError) as exc:
-                raise ValueError(f"attribute {self.name!r}: bad noise: {exc}") from None
+                raise _custom(f"attribute {self.name!r}: bad noise: {exc}") from None
         if self.domain is not None:
             try:
                 dom = domain_from_spec(self.domain)
-            except (DomainError, TypeError, KeyError) as exc:
-                raise ValueError(f"attribute {self.name!r}: bad domain: {exc}") from None
+            except (DomainError, TypeError, KeyError, ValueError) as exc:
+                raise _custom(f"attribute {self.name!r}: bad domain: {exc}") from None
             if self.matrix is not None:
                 try:
                     matrix_from_spec(self.matrix, dom.n_values)
-                except (MatrixError, TypeError, KeyError) as exc:
-                    raise ValueError(f"attribute {self.name!r}: bad matrix: {exc}") from None
+                except (MatrixError, TypeError, KeyError, ValueError) as exc:
+                    raise _custom(f"attribute {self.name!r}: bad matrix: {exc}") from None
         return self
 
     def get_domain(self) -> Domain:
@@ -124,20 +359,18 @@ class ReleaseSpec(BaseModel):
         names = [a.name for a in self.attributes]
         dup = {n for n in names if names.count(n) > 1}
         if dup:
-            raise ValueError(f"attributes listed twice: {sorted(dup)}")
+            raise _custom(f"attributes listed twice: {sorted(dup)}")
         for a in self.attributes:
             if not a.perturbed:
                 continue
             if self.method == "additive" and (a.noise is None or a.domain is None):
-                raise ValueError(
+                raise _custom(
                     f"attribute {a.name!r} of an additive release needs noise and a domain"
                 )
             if self.method == "additive" and a.domain.get("kind") != "binned":
-                raise ValueError(
-                    f"attribute {a.name!r} of an additive release needs a binned domain"
-                )
+                raise _custom(f"attribute {a.name!r} of an additive release needs a binned domain")
             if self.method == "substitution" and a.noise is not None:
-                raise ValueError(
+                raise _custom(
                     f"attribute {a.name!r} has noise but the release method is 'substitution'"
                 )
         # a hand-written spec may describe only some columns; a release lists them all
@@ -146,7 +379,7 @@ class ReleaseSpec(BaseModel):
             and self.class_attribute is not None
             and self.class_attribute not in names
         ):
-            raise ValueError(
+            raise _custom(
                 f"class_attribute {self.class_attribute!r} is not among the attributes {names}"
             )
         return self
@@ -200,11 +433,7 @@ def read_spec(path: str | os.PathLike) -> ReleaseSpec:
     except (OverflowError, TypeError, RecursionError, MemoryError) as exc:
         raise SpecError(f"spec {str(path)!r} is invalid: {type(exc).__name__}: {exc}") from None
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise SpecError(
-            f"spec {str(path)!r} is invalid at {where or 'top level'}: {first['msg']}"
-        ) from None
+        raise SpecError(f"spec {str(path)!r} is {validation_message(exc)}") from None
     _check_sizes(spec, path)
     return spec
 
@@ -236,3 +465,77 @@ def write_spec(spec: ReleaseSpec, path: str | os.PathLike) -> None:
     Path(path).write_text(
         spec.model_dump_json(indent=2, exclude_none=True) + "\n", encoding="utf-8"
     )
+
+
+def validation_message(exc: ValidationError) -> str:
+    """The first error of ``exc`` as one line in the spec's words.
+
+    The location is the path of keys (``attributes.0.domain.low``, without pydantic's
+    union tags), an unknown key is named as such, and no "Value error," prefix leaks.
+
+    Examples
+    --------
+    >>> try:
+    ...     ReleaseSpec.model_validate({"attributes": [{"name": "x", "colour": 3}]})
+    ... except ValidationError as exc:
+    ...     print(validation_message(exc))
+    invalid at attributes.0.colour: unknown key 'colour' (allowed: name, perturbed, domain, matrix, noise, privacy)
+    """
+    first = exc.errors(include_url=False)[0]
+    loc = [str(p) for p in first.get("loc", ())]
+    # drop the tags of the discriminated unions and the wrap validators' function names
+    tags = set(DOMAIN_KINDS) | set(_MATRIX_MODELS) | {"function-wrap[check()]"}
+    loc = [p for p in loc if p not in tags and not p.startswith("function-")]
+    where = ".".join(loc) or "top level"
+    kind = first.get("type")
+    msg = first.get("msg", str(exc))
+    if kind == "extra_forbidden" and loc:
+        msg = f"unknown key {loc[-1]!r}"
+        allowed = _allowed_keys(first, exc)
+        if allowed:
+            msg += f" (allowed: {', '.join(allowed)})"
+    elif kind == "missing" and loc:
+        msg = f"the key {loc[-1]!r} is missing"
+    if msg.startswith("Value error, "):
+        msg = msg[len("Value error, ") :]
+    return f"invalid at {where}: {msg}"
+
+
+def _allowed_keys(error: dict, exc: ValidationError) -> list[str]:
+    loc = [str(p) for p in error.get("loc", ())][:-1]
+    model: type[BaseModel] | None = {
+        "ReleaseSpec": ReleaseSpec,
+        "AttributeSpec": AttributeSpec,
+    }.get(exc.title)
+    if model is None:
+        return []
+    for part in loc:
+        if part in _MATRIX_MODELS:
+            model = _MATRIX_MODELS[part]
+        elif part == "categorical":
+            model = CategoricalDomainSpec
+        elif part == "binned":
+            model = BinnedDomainSpec
+        elif part == "attributes":
+            model = AttributeSpec
+        elif part == "noise":
+            model = NoiseSpec
+    return list(model.model_fields)
+
+
+def spec_json_schema() -> dict[str, Any]:
+    """The JSON Schema of a release spec (``spec.json``, or a hand-written spec).
+
+    ``ppdm spec schema`` prints it. Domains and matrices are discriminated by their
+    ``kind``; a matrix of any other kind must carry an explicit ``matrix``.
+
+    Examples
+    --------
+    >>> schema = spec_json_schema()
+    >>> sorted(schema["$defs"]["BinnedDomainSpec"]["properties"])[:3]
+    ['bounds_from_data', 'high', 'kind']
+    """
+    schema = ReleaseSpec.model_json_schema(mode="validation")
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "ppdm release spec"
+    return schema

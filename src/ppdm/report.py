@@ -116,7 +116,7 @@ def format_privacy_report(report: dict) -> str:
     """Plain-text rendering of :func:`privacy_report`."""
     lines = [
         "ppdm privacy report",
-        f"records: {report['n_records']}",
+        f"records: {'not yet released' if report['n_records'] is None else report['n_records']}",
         f"class attribute: {report['class_attribute'] or '-'} "
         f"({'perturbed' if report['class_perturbed'] else 'released unperturbed'})",
     ]

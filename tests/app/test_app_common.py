@@ -101,4 +101,4 @@ def test_app_command_checks_port_and_extra(monkeypatch):
         importlib.util, "find_spec", lambda name, *a: None if name == "shiny" else real(name, *a)
     )
     r = runner.invoke(app, ["app", "--no-browser"])
-    assert r.exit_code == 2 and "pip install 'ppdm[app]'" in r.output
+    assert r.exit_code == 1 and "pip install 'ppdm[app]'" in r.output

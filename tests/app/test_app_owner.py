@@ -159,7 +159,9 @@ def test_advisor_cancel_then_recommend(page, tables, shot):
     gamma = text.split("gamma = ")[1].split(",")[0]
     n = text.split("N = ")[1].split(",")[0]
     page.wait_for_function(f"document.querySelector('#o_gamma').value == '{gamma}'")
+    page.wait_for_function(f"document.querySelector('#n_0').value == '{n}'")
     assert page.input_value("#n_0") == n
+    assert "commonest class" in page.inner_text("#o_advise_baselines")
     shot(page, "owner-advisor", "#o_adv_gammas")
 
 
@@ -172,7 +174,7 @@ BAD_CONTROLS = [
     (
         "#bounds_0",
         "30:40",
-        "column 'age' row 0 has value 58.2 outside its bounds [30.0, 40.0]",
+        "column 'age' data row 1 has value 58.2 outside its bounds [30.0, 40.0]",
         False,
     ),
 ]

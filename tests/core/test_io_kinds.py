@@ -74,7 +74,7 @@ def test_many_numbers_then_a_word_is_one_line(tmp_path):
     df.loc[n - 1, "a"] = "oops"
     src = tmp_path / "in.csv"
     df.to_csv(src, index=False)
-    with pytest.raises(DomainError, match=r"column 'a' row 29999 has value 'oops'"):
+    with pytest.raises(DomainError, match=r"column 'a' data row 30000 has value 'oops'"):
         plan_release(iter_batches(src, 5000, kinds="text"))
 
 
@@ -212,7 +212,9 @@ def test_domain_errors_show_plain_values():
     d = CategoricalDomain(("1", "2"))
     with pytest.raises(DomainError) as err:
         d.encode(pd.Series(np.array([1, 2], dtype=np.int64)), column="g")
-    assert str(err.value) == "column 'g' row 0 has value 1, which is not in its domain ['1', '2']"
+    assert (
+        str(err.value) == "column 'g' data row 1 has value 1, which is not in its domain ['1', '2']"
+    )
 
 
 def test_partitions_share_kinds_and_empty_ones_are_skipped(tmp_path):

@@ -56,11 +56,13 @@ def test_domain_rules():
     with pytest.warns(BoundsLeakWarning):
         warnings.simplefilter("always", BoundsLeakWarning)
         infer_domain(pd.Series([0.5, 1.5, 2.7]), column="x")
-    with pytest.raises(DomainError, match=r"column 'x' row 2 has value 11.0 outside its bounds"):
+    with pytest.raises(
+        DomainError, match=r"column 'x' data row 3 has value 11.0 outside its bounds"
+    ):
         BinnedDomain(0, 10, 5).encode(np.array([1.0, 2.0, 11.0]), column="x")
     clipped = BinnedDomain(0, 10, 5, out_of_bounds="clip").encode(np.array([-3.0, 11.0]))
     assert clipped.tolist() == [0, 4]
-    with pytest.raises(DomainError, match=r"column 'c' has a missing value at row 1"):
+    with pytest.raises(DomainError, match=r"column 'c' has a missing value at data row 2"):
         CategoricalDomain(("a", "b")).encode(pd.Series(["a", None]), column="c")
     d = CategoricalDomain(("a", "b"), missing_category=True)
     assert d.encode(pd.Series(["a", None])).tolist() == [0, 2]

@@ -160,13 +160,20 @@ def test_leftovers_of_killed_runs_are_cleaned(tmp_path):
     assert not stale.exists() and mine.exists()
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
-def test_terminated_release_leaves_nothing(tmp_path, sig):
+@pytest.fixture(scope="module")
+def big_csv(tmp_path_factory):
+    """A 2,000,000-row input, written once for both signals (the runs only read it)."""
     rng = np.random.default_rng(0)
-    src = tmp_path / "big.csv"
+    src = tmp_path_factory.mktemp("big") / "big.csv"
     pd.DataFrame({"x": rng.uniform(0, 1, 2_000_000), "c": rng.integers(0, 2, 2_000_000)}).to_csv(
         src, index=False
     )
+    return src
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_terminated_release_leaves_nothing(tmp_path, sig, big_csv):
+    src = big_csv
     out = tmp_path / "rel"
     proc = subprocess.Popen(
         [

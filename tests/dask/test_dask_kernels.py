@@ -80,7 +80,9 @@ def test_errors_name_the_partition(table, splitter):
     spec = plan_release_partitions(parts, class_attribute="label")
     bad = parts[2].copy()
     bad.iloc[5, bad.columns.get_loc("city")] = "oslo"
-    with pytest.raises(DomainError, match=r"^partition 2: column 'city' row 5 has value 'oslo'"):
+    with pytest.raises(
+        DomainError, match=r"^partition 2: column 'city' data row 6 has value 'oslo'"
+    ):
         perturb_partitions([parts[0], parts[1], bad], spec, random_state=0)
 
 

@@ -11,19 +11,13 @@ from ppdm.cli import app
 from ppdm.experiments.accuracy import accuracy_cell
 from ppdm.experiments.data import TABLE1_DATASETS
 
-LEARNER = "cart-entropy"  # fast stand-in; the committed results use ppdm's C4.5
+LEARNER = "cart-entropy"  # the learner of the shared run (QUICK_LEARNER, tests/conftest.py)
 
 
-@pytest.fixture(scope="module")
-def quick(tmp_path_factory):
-    out = tmp_path_factory.mktemp("quick")
-    res = CliRunner().invoke(
-        app,
-        ["reproduce", "all", "--quick", "--jobs", "2", "--out", str(out), "--no-progress"]
-        + ["--learner", LEARNER],
-    )
-    assert res.exit_code == 0, res.output
-    return out
+@pytest.fixture
+def quick(reproduce_quick):
+    """The shared ``ppdm reproduce all --quick`` output (see tests/conftest.py)."""
+    return reproduce_quick
 
 
 def test_outputs_exist(quick):
@@ -48,9 +42,15 @@ def test_outputs_exist(quick):
         "beyond.png",
         "attacks.csv",
         "attacks.png",
+        "bn/bn-table2.csv",
+        "bn/bn-privacy-accuracy.csv",
+        "bn/bn-sample-size.csv",
+        "noise/islam_brankovic_runs.csv",
+        "claims.csv",
     ]:
         assert (quick / name).stat().st_size > 0, name
     stamp = json.loads((quick / "timings" / "reproduce-all-quick.json").read_text())
+    assert stamp["learner"] == LEARNER
     from ppdm.cli._reproduce import ALL
     from ppdm.experiments.registry import names
 
@@ -116,3 +116,40 @@ def test_bad_inputs():
     assert res.exit_code != 0 and "--jobs must be >= 1" in res.output
     res = r.invoke(app, ["reproduce", "fig3", "--learner", "id3"])
     assert res.exit_code != 0 and "--learner" in res.output
+
+
+def test_list_names_every_family():
+    res = CliRunner().invoke(app, ["reproduce", "--list"])
+    assert res.exit_code == 0, res.output
+    listed = [line.split()[0] for line in res.output.splitlines() if line.strip()]
+    from ppdm.experiments.registry import names
+
+    assert listed == names()
+    for family in ("fig2", "attacks", "islam-brankovic", "bn-table2", "beyond"):
+        assert family in listed
+    res = CliRunner().invoke(app, ["reproduce"])
+    assert res.exit_code != 0 and "missing experiment NAME" in res.output
+
+
+def test_bn_alias_adds_files_beside_the_others(tmp_path):
+    """``ppdm bn reproduce`` writes into --out like ``ppdm reproduce``: it keeps other files."""
+    out = tmp_path / "bn"
+    out.mkdir()
+    (out / "notes.txt").write_text("keep me")
+    res = CliRunner().invoke(
+        app, ["bn", "reproduce", "bn-table2", "--quick", "--out", str(out), "--no-progress"]
+    )
+    assert res.exit_code == 0, res.output
+    assert (out / "notes.txt").read_text() == "keep me"
+    direct = tmp_path / "direct"
+    res = CliRunner().invoke(
+        app, ["reproduce", "bn-table2", "--quick", "--out", str(direct), "--no-progress"]
+    )
+    assert res.exit_code == 0, res.output
+    # ppdm reproduce writes the Bayesian-network files into OUT/bn, as in results/bn
+    assert (out / "bn-table2.csv").read_bytes() == (direct / "bn" / "bn-table2.csv").read_bytes()
+    assert not (direct / "bn-table2.csv").exists()
+    res = CliRunner().invoke(app, ["bn", "reproduce", "fig2", "--out", str(out)])
+    assert res.exit_code != 0 and "unknown reproduction 'fig2'" in res.output
+    res = CliRunner().invoke(app, ["bn", "reproduce", "bn-table2", "--seed", "-1"])
+    assert res.exit_code != 0 and "--seed must be >= 0 (got -1)" in res.output

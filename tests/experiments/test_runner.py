@@ -83,3 +83,37 @@ def test_bad_seed_is_rejected():
     with pytest.raises(ValueError, match="seed"):
         cell_seed_sequence(-1, ("a",))
     assert np.isfinite(cell_rng(0, ("a",)).random())
+
+
+def _two_rows(cell):
+    return [{"a": cell[0], "b": cell[1], "i": i} for i in range(2)]
+
+
+def test_cells_order_follows_the_cells_whatever_the_completion_order():
+    cells = [("q", 3), ("p", 1), ("q", 0), ("p", 2)]
+
+    def backwards(f, todo):  # finishes the cells last to first
+        return [f(c) for c in todo][::-1]
+
+    got = run_cells(_two_rows, cells, mapper=backwards, progress=False, order="cells")
+    assert list(zip(got["a"], got["b"], got["i"])) == [
+        (a, b, i) for a, b in cells for i in range(2)
+    ]
+    # the same rows in the default order: sorted by key
+    keyed = run_cells(_two_rows, cells, mapper=backwards, progress=False)
+    assert list(zip(keyed["a"], keyed["b"])) == sorted((a, b) for a, b in cells for _ in "12")
+    two = run_cells(_two_rows, cells, jobs=2, progress=False, order="cells")
+    pd.testing.assert_frame_equal(got, two)
+
+
+def test_cells_order_is_checked(tmp_path):
+    with pytest.raises(ValueError, match="order must be 'keys' or 'cells'"):
+        run_cells(_two_rows, CELLS, progress=False, order="random")
+    with pytest.raises(ValueError, match="without a checkpoint"):
+        run_cells(
+            _two_rows,
+            CELLS,
+            progress=False,
+            order="cells",
+            checkpoint=Checkpoint(tmp_path / "c.csv", ["a", "b"]),
+        )

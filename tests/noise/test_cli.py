@@ -157,7 +157,7 @@ def test_errors(tmp_path, boston):
     _fails(
         tmp_path,
         ["class", boston, "--class", "high_value", "--technique", "x"],
-        "technique must be one of",
+        "Invalid value for '--technique'",
     )
     _fails(
         tmp_path,

@@ -544,7 +544,18 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
         text = slots["advisor"].status.get()
         res = slots["advisor"].result.get()
         parts = [ui.p(text, id="o_advise_text")] if text else []
-        if res is not None:
+        if res is not None and res.get("majority") is not None:
+            parts.append(
+                ui.p(
+                    f"Baselines on the same test records: always guessing the commonest class "
+                    f"{_percent(res['majority'])}; the tree on the original data "
+                    f"{_percent(res['original_accuracy'])}.",
+                    id="o_advise_baselines",
+                )
+            )
+        if res is not None and not res.get("recommended", True):
+            parts.append(ui.p(f"No recommendation: {res['reason']}", id="o_advise_rec"))
+        elif res is not None:
             p = res["privacy"]
             met = "" if res["met"] else " (no cell reaches the target: the most accurate one)"
             parts.append(
@@ -570,6 +581,9 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
         res = slots["advisor"].result.get()
         if res is None:
             owner_msg.set(("error", "run the advisor first"))
+            return
+        if not res.get("recommended", True):
+            owner_msg.set(("error", "the advisor recommends nothing to apply: " + res["reason"]))
             return
         ui.update_radio_buttons("o_gmode", selected="gamma")
         ui.update_numeric("o_gamma", value=res["gamma"])

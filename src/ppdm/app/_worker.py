@@ -61,9 +61,14 @@ def advise(
         table, n_records=len(frame), min_accuracy=min_accuracy, max_gamma=max(gammas)
     )
     png = directory / "advice.png"
-    plotting.plot_advice(table, png, chosen=(rec.gamma, rec.N))
+    chosen = (rec.gamma, rec.N) if rec.recommended else None
+    plotting.plot_advice(table, png, chosen=chosen, target=min_accuracy)
     return {
         "table": table,
+        "recommended": rec.recommended,
+        "reason": rec.reason,
+        "majority": rec.majority,
+        "original_accuracy": rec.original_accuracy,
         "gamma": rec.gamma,
         "N": rec.N,
         "accuracy": rec.accuracy,

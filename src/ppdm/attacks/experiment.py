@@ -29,9 +29,10 @@ success after ``t`` extra perturbations (the repeated-perturbation attack).
 
 from __future__ import annotations
 
+import functools
 import os
 import warnings
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -163,6 +164,12 @@ def _one_task(
     return rows
 
 
+def _cell(cell: tuple, *, quick: bool, seed: int) -> list[dict]:
+    """One (data set, privacy level) cell; its stream is child ``index`` of ``seed``."""
+    index, dataset, level = cell
+    return _one_task(dataset, level, quick, np.random.SeedSequence(seed, spawn_key=(index,)))
+
+
 def _entropy_rows(levels) -> list[dict]:
     rows = []
     for level in levels:
@@ -226,7 +233,13 @@ def _plot(df: pd.DataFrame, path: Path) -> None:
 
 
 def run(
-    out_dir: str | os.PathLike, *, quick: bool = False, seed: int = 0, jobs: int = 1
+    out_dir: str | os.PathLike,
+    *,
+    quick: bool = False,
+    seed: int = 0,
+    jobs: int = 1,
+    mapper: Callable | None = None,
+    progress: bool = False,
 ) -> pd.DataFrame:
     """Run the attacks experiment; write ``attacks.csv`` and ``attacks.png`` to ``out_dir``.
 
@@ -237,10 +250,14 @@ def run(
     quick : bool, default=False
         Two privacy levels and 2 000 low-rank records instead of four and 5 000.
     seed : int, default=0
-        Root seed; every (data set, level) task gets its own child stream, so the
-        result does not depend on ``jobs``.
+        Root seed; every (data set, level) cell gets its own child stream, so the
+        result does not depend on ``jobs`` or the mapper.
     jobs : int, default=1
-        Worker processes.
+        Worker processes of the default mapper.
+    mapper : callable, optional
+        Where the cells run (see :func:`ppdm.cells.run_cells`).
+    progress : bool, default=False
+        Show a progress bar.
 
     Returns
     -------
@@ -261,22 +278,25 @@ def run(
     >>> sorted(df.experiment.unique())
     ['entropy', 'recovery']
     """
+    from ..cells import run_cells
+
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"jobs must be an int >= 1 (got {jobs!r})")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative int (got {seed!r})")
     levels = QUICK_LEVELS if quick else LEVELS
     tasks = [(ds, lv) for ds in ("low-rank", "wisconsin") for lv in levels]
-    seeds = np.random.SeedSequence(int(seed)).spawn(len(tasks))
-    if jobs == 1:
-        parts = [_one_task(ds, lv, quick, s) for (ds, lv), s in zip(tasks, seeds)]
-    else:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            futures = [
-                pool.submit(_one_task, ds, lv, quick, s) for (ds, lv), s in zip(tasks, seeds)
-            ]
-            parts = [f.result() for f in futures]
-    rows = [r for p in parts for r in p] + _entropy_rows(levels)
+    cells = [(i, ds, lv) for i, (ds, lv) in enumerate(tasks)]
+    recovery = run_cells(
+        functools.partial(_cell, quick=quick, seed=int(seed)),
+        cells,
+        mapper=mapper,
+        jobs=jobs,
+        progress=progress,
+        description="attacks",
+        order="cells",
+    )
+    rows = recovery.to_dict("records") + _entropy_rows(levels)
     df = pd.DataFrame(rows)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

@@ -3,8 +3,8 @@
 Each ``*_table`` function returns a tidy DataFrame and is deterministic given ``seed``;
 :func:`run` writes its CSV and a matplotlib PNG. ``quick=True`` is a reduced run for CI.
 
-Run: ``ppdm bn reproduce bn-table2 --out results/bn`` or
-``python -m ppdm.bayesnet.experiments bn-table2 --out results/bn``.
+Run: ``ppdm reproduce bn-table2 --out results/bn`` (``ppdm bn reproduce`` is the same
+command) or ``python -m ppdm.bayesnet.experiments bn-table2 --out results/bn``.
 
 References
 ----------
@@ -14,7 +14,9 @@ Ma & Sivakumar, Sec. 6.1 (Table 2), 6.2 (Fig. 4), 6.3 (Fig. 5).
 from __future__ import annotations
 
 import argparse
+import functools
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -72,11 +74,21 @@ def _parties(data: pd.DataFrame, sites: dict, scheme: PramScheme) -> list[Party]
     return [Party(s, data[list(vs)], scheme.subset(vs)) for s, vs in sites.items()]
 
 
-def table2_table(seed: int = 0, quick: bool = False, n: int = 20_000) -> pd.DataFrame:
+def table2_table(
+    seed: int = 0,
+    quick: bool = False,
+    n: int = 20_000,
+    *,
+    jobs: int = 1,
+    mapper: Callable | None = None,
+    progress: bool = False,
+) -> pd.DataFrame:
     """Table 2: Fig. 2 network, n records, Table 1 randomization, 5 runs; Models II and I.
 
     One data set D is drawn; each run re-randomizes it (the paper's S, never randomized
     and a root, has s.d. 0, so its runs share D). Rows are the parameters Table 2 lists.
+    Each run is one cell of :func:`ppdm.cells.run_cells` (``jobs``,
+    ``mapper`` and ``progress`` as there); its stream is child ``1 + run`` of ``seed``.
 
     Returns
     -------
@@ -88,28 +100,31 @@ def table2_table(seed: int = 0, quick: bool = False, n: int = 20_000) -> pd.Data
     ----------
     Ma & Sivakumar, Sec. 6.1, Tables 1-2.
     """
+    from ..cells import run_cells
+
     runs = 2 if quick else 5
     net = fig2_network()
-    ss = np.random.SeedSequence(seed)
-    data_seed, *run_seeds = ss.spawn(1 + runs)
+    data_seed = np.random.SeedSequence(seed, spawn_key=(0,))
     data = forward_sample(net, n, random_state=np.random.default_rng(data_seed))
     clean = clean_ml(net.structure(), data)
-    scheme = table1_scheme()
-    m2, m1 = [], []
-    for rs in run_seeds:
-        g2, g1 = np.random.default_rng(rs).spawn(2)
-        parties = _parties(data, FIG2_SITES, scheme)
-        releases = [p.release(random_state=g) for p, g in zip(parties, g2.spawn(len(parties)))]
-        m2.append(learn_model2(net.structure(), releases).network)
-        m1.append(learn_model1(net.structure(), parties, random_state=g1).network)
+    fits = run_cells(
+        functools.partial(_table2_cell, seed=seed, data=data),
+        [(r,) for r in range(runs)],
+        mapper=mapper,
+        jobs=jobs,
+        progress=progress,
+        description="bn-table2",
+        order="cells",
+    )
     rows = []
     for v in net.names:
         j = net.n_configurations(v)
         labels = _labels(net, v)
         for i, (pm, psd) in enumerate(PAPER_TABLE2[v]):
             kk, jj = divmod(i, j)
-            a2 = np.array([m.cpd(v)[kk, jj] for m in m2])
-            a1 = np.array([m.cpd(v)[kk, jj] for m in m1])
+            part = fits[(fits["node"] == v) & (fits["index"] == i)]
+            a2 = np.array(part["model2"].tolist())
+            a1 = np.array(part["model1"].tolist())
             rows.append(
                 {
                     "node": v,
@@ -125,6 +140,32 @@ def table2_table(seed: int = 0, quick: bool = False, n: int = 20_000) -> pd.Data
                 }
             )
     return pd.DataFrame(rows)
+
+
+def _table2_cell(cell: tuple, *, seed: int, data: pd.DataFrame) -> list[dict]:
+    """One run of Table 2: Models II and I learned from a fresh randomization of ``data``."""
+    (r,) = cell
+    net = fig2_network()
+    g2, g1 = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(1 + r,))).spawn(2)
+    parties = _parties(data, FIG2_SITES, table1_scheme())
+    releases = [p.release(random_state=g) for p, g in zip(parties, g2.spawn(len(parties)))]
+    m2 = learn_model2(net.structure(), releases).network
+    m1 = learn_model1(net.structure(), parties, random_state=g1).network
+    rows = []
+    for v in net.names:
+        j = net.n_configurations(v)
+        for i in range(len(PAPER_TABLE2[v])):
+            kk, jj = divmod(i, j)
+            rows.append(
+                {
+                    "run": r,
+                    "node": v,
+                    "index": i,
+                    "model2": float(m2.cpd(v)[kk, jj]),
+                    "model1": float(m1.cpd(v)[kk, jj]),
+                }
+            )
+    return rows
 
 
 def _labels(net: BayesNet, v: str) -> list[list[str]]:
@@ -179,14 +220,23 @@ def _ckl_rows(net, clean, fit, data, nodes, **keys) -> list[dict]:
 
 
 def privacy_accuracy_table(
-    seed: int = 0, quick: bool = False, n: int = 10_000, ps=None
+    seed: int = 0,
+    quick: bool = False,
+    n: int = 10_000,
+    ps=None,
+    *,
+    jobs: int = 1,
+    mapper: Callable | None = None,
+    progress: bool = False,
 ) -> pd.DataFrame:
     """Fig. 4: CKL of nodes C, D, F vs the symmetric randomization level p (Model II).
 
     Each of 10 runs draws a fresh data set of n records from the Fig. 3 network and
     randomizes it at every p; P0 is ML on the clean data, P(p) the estimate from the
     randomized data: MAP with a Dirichlet(:data:`MAP_ALPHA`) prior (the paper's
-    estimator, Sec. 5) and ML, both from the Norm-Sub-fixed counts N^.
+    estimator, Sec. 5) and ML, both from the Norm-Sub-fixed counts N^. Each run is one
+    cell of :func:`ppdm.cells.run_cells` (``jobs``, ``mapper`` and
+    ``progress`` as there); its stream is child ``run`` of ``seed``.
 
     Returns
     -------
@@ -197,29 +247,54 @@ def privacy_accuracy_table(
     ----------
     Ma & Sivakumar, Sec. 6.2, Fig. 4.
     """
+    from ..cells import run_cells
+
     runs = 3 if quick else 10
     ps = (0.1, 0.3) if quick and ps is None else ps
     ps = tuple(np.round(np.arange(0.05, 0.46, 0.05), 2)) if ps is None else tuple(ps)
+    return run_cells(
+        functools.partial(_privacy_accuracy_cell, seed=seed, n=n, ps=ps),
+        [(r,) for r in range(runs)],
+        mapper=mapper,
+        jobs=jobs,
+        progress=progress,
+        description="bn-privacy-accuracy",
+        order="cells",
+    )
+
+
+def _privacy_accuracy_cell(cell: tuple, *, seed: int, n: int, ps: tuple) -> list[dict]:
+    """One run of Fig. 4: a fresh data set, randomized at every p."""
+    (r,) = cell
     net = fig3_network()
     structure = net.structure()
-    rows = []
-    for r, rs in enumerate(np.random.SeedSequence(seed).spawn(runs)):
-        g_data, g_rand = np.random.default_rng(rs).spawn(2)
-        data = forward_sample(net, n, random_state=g_data)
-        clean = clean_ml(structure, data)
-        for p, g in zip(ps, g_rand.spawn(len(ps))):
-            scheme = symmetric_scheme(net, p)
-            fit = estimate_parameters(structure, scheme.randomize(data, g), scheme)
-            rows += _ckl_rows(net, clean, fit, data, _FIG4_NODES, run=r, p=p)
-    return pd.DataFrame(rows)
+    rows: list[dict] = []
+    g_data, g_rand = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(r,))).spawn(2)
+    data = forward_sample(net, n, random_state=g_data)
+    clean = clean_ml(structure, data)
+    for p, g in zip(ps, g_rand.spawn(len(ps))):
+        scheme = symmetric_scheme(net, p)
+        fit = estimate_parameters(structure, scheme.randomize(data, g), scheme)
+        rows += _ckl_rows(net, clean, fit, data, _FIG4_NODES, run=r, p=p)
+    return rows
 
 
-def sample_size_table(seed: int = 0, quick: bool = False, ps=(0.1, 0.2, 0.3, 0.4)) -> pd.DataFrame:
+def sample_size_table(
+    seed: int = 0,
+    quick: bool = False,
+    ps=(0.1, 0.2, 0.3, 0.4),
+    *,
+    jobs: int = 1,
+    mapper: Callable | None = None,
+    progress: bool = False,
+) -> pd.DataFrame:
     """Fig. 5: CKL vs training sample size n = 2500 * 2^k, k = 1..8, for several p.
 
     Each of 10 runs draws 2500 * 2^8 records from the Fig. 3 network and randomizes them
     once per p; the first n records are used for each n (records are randomized
-    independently, so a prefix of the release is a release of the prefix).
+    independently, so a prefix of the release is a release of the prefix). Each run is
+    one cell of :func:`ppdm.cells.run_cells` (``jobs``, ``mapper`` and
+    ``progress`` as there); its stream is child ``run`` of ``seed``.
 
     Returns
     -------
@@ -231,26 +306,39 @@ def sample_size_table(seed: int = 0, quick: bool = False, ps=(0.1, 0.2, 0.3, 0.4
     ----------
     Ma & Sivakumar, Sec. 6.3, Fig. 5.
     """
+    from ..cells import run_cells
+
     runs = 2 if quick else 10
-    ks = range(1, 5) if quick else range(1, 9)
+    ks = tuple(range(1, 5) if quick else range(1, 9))
+    return run_cells(
+        functools.partial(_sample_size_cell, seed=seed, ks=ks, ps=tuple(ps)),
+        [(r,) for r in range(runs)],
+        mapper=mapper,
+        jobs=jobs,
+        progress=progress,
+        description="bn-sample-size",
+        order="cells",
+    )
+
+
+def _sample_size_cell(cell: tuple, *, seed: int, ks: tuple, ps: tuple) -> list[dict]:
+    """One run of Fig. 5: 2500 * 2^max(k) records, one randomization per p, every prefix."""
+    (r,) = cell
     n_max = 2500 * 2 ** max(ks)
     net = fig3_network()
     structure = net.structure()
-    rows = []
-    for r, rs in enumerate(np.random.SeedSequence(seed).spawn(runs)):
-        g_data, g_rand = np.random.default_rng(rs).spawn(2)
-        data = forward_sample(net, n_max, random_state=g_data)
-        cleans = {k: clean_ml(structure, data.iloc[: 2500 * 2**k]) for k in ks}
-        for p, g in zip(ps, g_rand.spawn(len(ps))):
-            scheme = symmetric_scheme(net, p)
-            released = scheme.randomize(data, g)
-            for k in ks:
-                m = 2500 * 2**k
-                fit = estimate_parameters(structure, released.iloc[:m], scheme)
-                rows += _ckl_rows(
-                    net, cleans[k], fit, data.iloc[:m], _FIG4_NODES, run=r, p=p, k=k, n=m
-                )
-    return pd.DataFrame(rows)
+    rows: list[dict] = []
+    g_data, g_rand = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(r,))).spawn(2)
+    data = forward_sample(net, n_max, random_state=g_data)
+    cleans = {k: clean_ml(structure, data.iloc[: 2500 * 2**k]) for k in ks}
+    for p, g in zip(ps, g_rand.spawn(len(ps))):
+        scheme = symmetric_scheme(net, p)
+        released = scheme.randomize(data, g)
+        for k in ks:
+            m = 2500 * 2**k
+            fit = estimate_parameters(structure, released.iloc[:m], scheme)
+            rows += _ckl_rows(net, cleans[k], fit, data.iloc[:m], _FIG4_NODES, run=r, p=p, k=k, n=m)
+    return rows
 
 
 def _summary(frame: pd.DataFrame, by: list[str]) -> pd.DataFrame:
@@ -342,35 +430,41 @@ def _plot_ckl(
     plt.close(fig)
 
 
-def _run_table2(out: Path, seed: int, quick: bool) -> list[Path]:
-    table = table2_table(seed, quick)
+def _run_table2(out: Path, seed: int, quick: bool, **cells) -> list[Path]:
+    from ..io import write_table_atomic
+
+    table = table2_table(seed, quick, **cells)
     csv, png = out / "bn-table2.csv", out / "bn-table2.png"
-    table.to_csv(csv, index=False)
+    write_table_atomic(table, csv)
     _plot_table2(table, png)
     return [csv, png]
 
 
-def _run_privacy_accuracy(out: Path, seed: int, quick: bool) -> list[Path]:
-    raw = privacy_accuracy_table(seed, quick)
+def _run_privacy_accuracy(out: Path, seed: int, quick: bool, **cells) -> list[Path]:
+    from ..io import write_table_atomic
+
+    raw = privacy_accuracy_table(seed, quick, **cells)
     summary = _summary(raw, ["estimator", "node", "p"])
     csv, png = out / "bn-privacy-accuracy.csv", out / "bn-privacy-accuracy.png"
     raw_csv = out / "bn-privacy-accuracy-runs.csv"
-    summary.to_csv(csv, index=False)
-    raw.to_csv(raw_csv, index=False)
+    write_table_atomic(summary, csv)
+    write_table_atomic(raw, raw_csv)
     _plot_ckl(
         summary, "p", "estimator", "node", png, "Fig. 4: CKL vs p (Fig. 3 network, 10,000 records)"
     )
     return [csv, raw_csv, png]
 
 
-def _run_sample_size(out: Path, seed: int, quick: bool) -> list[Path]:
-    raw = sample_size_table(seed, quick)
+def _run_sample_size(out: Path, seed: int, quick: bool, **cells) -> list[Path]:
+    from ..io import write_table_atomic
+
+    raw = sample_size_table(seed, quick, **cells)
     summary = _summary(raw, ["estimator", "node", "p", "n"])
     csv, png = out / "bn-sample-size.csv", out / "bn-sample-size.png"
     png_ml = out / "bn-sample-size-ml.png"
     raw_csv = out / "bn-sample-size-runs.csv"
-    summary.to_csv(csv, index=False)
-    raw.to_csv(raw_csv, index=False)
+    write_table_atomic(summary, csv)
+    write_table_atomic(raw, raw_csv)
     title = "Fig. 5: CKL vs sample size (Fig. 3 network)"
     _plot_ckl(
         summary[summary["estimator"] == "map"],
@@ -399,7 +493,16 @@ EXPERIMENTS = {
 }
 
 
-def run(name: str, out: str | os.PathLike, seed: int = 0, quick: bool = False) -> list[Path]:
+def run(
+    name: str,
+    out: str | os.PathLike,
+    seed: int = 0,
+    quick: bool = False,
+    *,
+    jobs: int = 1,
+    mapper: Callable | None = None,
+    progress: bool = False,
+) -> list[Path]:
     """Run one reproduction and write its CSV(s) and PNG into ``out``.
 
     Parameters
@@ -408,6 +511,8 @@ def run(name: str, out: str | os.PathLike, seed: int = 0, quick: bool = False) -
     out : path-like
     seed : int, default=0
     quick : bool, default=False
+    jobs, mapper, progress
+        Where the runs (cells) go; see :func:`ppdm.cells.run_cells`.
 
     Returns
     -------
@@ -418,7 +523,7 @@ def run(name: str, out: str | os.PathLike, seed: int = 0, quick: bool = False) -
         raise ValueError(f"name must be one of {', '.join(EXPERIMENTS)} (got {name!r})")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    return EXPERIMENTS[name](out, seed, quick)
+    return EXPERIMENTS[name](out, seed, quick, jobs=jobs, mapper=mapper, progress=progress)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -44,10 +44,13 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import MatrixError, SpecError
-from ..matrix import (
+from ..matrix import (  # noqa: F401 - the PRAM constructors are part of this module's API
+    MATRIX_KINDS,
     ExplicitMatrix,
     PerturbationMatrix,
+    binary_randomization,
     block_diagonal,
+    grouped_symmetric,
     matrix_from_spec,
     symmetric_binary,
     symmetric_channel,
@@ -67,67 +70,11 @@ __all__ = [
 _SEPARABLE_TOL = 1e-9
 
 
-def binary_randomization(p1: float, p2: float) -> ExplicitMatrix:
-    """The general binary channel of Fig. 1(a): ``0 -> 1`` w.p. ``p1``, ``1 -> 0`` w.p. ``p2``.
-
-    Parameters
-    ----------
-    p1, p2 : float
-        In [0, 1], with ``p1 + p2 != 1`` (else the matrix is singular).
-
-    Examples
-    --------
-    >>> binary_randomization(0.1, 0.25).dense().tolist()
-    [[0.9, 0.25], [0.1, 0.75]]
-
-    References
-    ----------
-    Ma & Sivakumar, Sec. 3, Fig. 1(a); Table 1 (C and F).
-    """
-    for name, v in (("p1", p1), ("p2", p2)):
-        if not 0.0 <= float(v) <= 1.0:
-            raise MatrixError(f"{name} must be in [0, 1] (got {v!r})")
-    if abs(p1 + p2 - 1.0) < 1e-12:
-        raise MatrixError(f"p1 + p2 must not be 1 (got {p1} + {p2}): the matrix would be singular")
-    m = np.array([[1.0 - p1, p2], [p1, 1.0 - p2]])
-    return ExplicitMatrix(m, kind="binary", meta={"p1": float(p1), "p2": float(p2)})
-
-
-def grouped_symmetric(n_values: int, groups: Sequence[Sequence[int]], p: float) -> ExplicitMatrix:
-    """Grouped categories: a symmetric channel of level ``p`` inside each group of codes.
-
-    Groups of one code are left unchanged. The matrix is block-diagonal up to a
-    permutation of the codes.
-
-    Examples
-    --------
-    >>> grouped_symmetric(3, [[0, 2], [1]], 0.2).dense().round(2).tolist()
-    [[0.8, 0.0, 0.2], [0.0, 1.0, 0.0], [0.2, 0.0, 0.8]]
-
-    References
-    ----------
-    Ma & Sivakumar, Sec. 3 (partitioning the K_i categories into groups).
-    """
-    order = [int(c) for g in groups for c in g]
-    if sorted(order) != list(range(n_values)):
-        raise MatrixError(
-            f"groups must partition the codes 0..{n_values - 1} (got {[list(g) for g in groups]})"
-        )
-    blocks = [
-        np.ones((1, 1)) if len(g) == 1 else symmetric_channel(len(g), p).dense() for g in groups
-    ]
-    m = block_diagonal(blocks, order=order)
-    return ExplicitMatrix(
-        m.dense(),
-        kind="block-diagonal",
-        meta={"groups": [[int(c) for c in g] for g in groups], "p": float(p)},
-    )
-
-
 def scheme_matrix(spec: Mapping, n_values: int) -> PerturbationMatrix:
     """A matrix from a scheme entry, with the shorthand kinds of the scheme file.
 
-    Kinds: ``symmetric-binary`` (``p``), ``symmetric-ternary`` / ``symmetric`` (``p``, the
+    Kinds: those of :data:`ppdm.matrix.MATRIX_KINDS`, the one table shared with release
+    specs: ``symmetric-binary`` (``p``), ``symmetric-ternary`` / ``symmetric`` (``p``, the
     total probability of changing), ``binary`` (``p1``, ``p2``), ``gamma-diagonal``
     (``gamma``), ``block-diagonal`` (``groups`` and ``p``), ``identity``, or any entry with
     an explicit ``matrix``.
@@ -139,36 +86,12 @@ def scheme_matrix(spec: Mapping, n_values: int) -> PerturbationMatrix:
     """
     if not isinstance(spec, Mapping):
         raise SpecError(f"a matrix entry must be a mapping (got {spec!r})")
-    kind = spec.get("kind")
-    try:
-        if "matrix" in spec or kind in ("gamma-diagonal", "identity"):
-            return matrix_from_spec(dict(spec), n_values)
-        if kind == "symmetric-binary":
-            _need_n(kind, 2, n_values)
-            return symmetric_binary(float(spec["p"]))
-        if kind == "symmetric-ternary":
-            _need_n(kind, 3, n_values)
-            return symmetric_channel(3, float(spec["p"]))
-        if kind == "symmetric":
-            return symmetric_channel(n_values, float(spec["p"]))
-        if kind == "binary":
-            _need_n(kind, 2, n_values)
-            return binary_randomization(float(spec["p1"]), float(spec["p2"]))
-        if kind == "block-diagonal":
-            return grouped_symmetric(n_values, spec["groups"], float(spec["p"]))
-    except KeyError as exc:
+    if "matrix" not in spec and spec.get("kind") not in MATRIX_KINDS:
         raise SpecError(
-            f"matrix kind {kind!r} needs the key {exc.args[0]!r} (got {dict(spec)})"
-        ) from None
-    raise SpecError(
-        f"matrix kind must be one of symmetric-binary, symmetric-ternary, symmetric, binary, "
-        f"gamma-diagonal, block-diagonal, identity, or carry an explicit 'matrix' (got {kind!r})"
-    )
-
-
-def _need_n(kind: str, n: int, n_values: int) -> None:
-    if n_values != n:
-        raise SpecError(f"a {kind} matrix needs {n} values but the variable has {n_values}")
+            f"matrix kind must be one of {', '.join(MATRIX_KINDS)}, or carry an explicit "
+            f"'matrix' (got {spec.get('kind')!r})"
+        )
+    return matrix_from_spec(dict(spec), n_values)
 
 
 def marginal_matrix(

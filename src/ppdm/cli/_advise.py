@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import typer
 
-from ._common import atomic_path, fail
+from ._common import PATH_ARGUMENT, AdviseLearner, Reconstruction, atomic_path, fail
 
 
 def _parse_gammas(text: str) -> list[float]:
@@ -45,40 +46,65 @@ def _accuracy(value: float | None) -> float | None:
 
 
 def advise(
-    data: Path = typer.Argument(..., help="The owner's table: .csv or .parquet."),
-    class_: str = typer.Option(..., "--class", help="Class column (never perturbed)."),
-    gamma: str = typer.Option("5..12", "--gamma", help="gamma values: 5..12, 5,7,9 or 9."),
+    data: Path = typer.Argument(
+        ..., click_type=PATH_ARGUMENT, metavar="FILE", help="The owner's table: .csv or .parquet."
+    ),
+    class_: str = typer.Option(
+        ..., "--class", metavar="COL", help="Class column (never perturbed)."
+    ),
+    gamma: str = typer.Option(
+        "5..12", "--gamma", metavar="GAMMAS", help="gamma values: 5..12, 5,7,9 or 9."
+    ),
     ns: str = typer.Option(
-        "5,10,15,20,30,40,50,60,70,80,90,100", "--ns", help="N values, comma-separated."
+        "5,10,15,20,30,40,50,60,70,80,90,100",
+        "--ns",
+        metavar="N,N,...",
+        show_default="5,10,15,20,30,40,...,100",
+        help="N values, comma-separated.",
     ),
     min_accuracy: float | None = typer.Option(
-        None, "--min-accuracy", help="Target accuracy (0.85 or 85): applies rule 7.2."
+        None,
+        "--min-accuracy",
+        metavar="ACCURACY",
+        help="Target accuracy (0.85 or 85): applies rule 7.2.",
     ),
-    sample: int | None = typer.Option(None, "--sample", help="Run the grid on a sample of n rows."),
-    reps: int = typer.Option(3, "--reps", help="Repetitions per cell."),
-    jobs: int = typer.Option(1, "--jobs", "-j", help="Worker processes."),
-    out: Path = typer.Option(Path("advice"), "--out", help="Directory for the table and plot."),
+    sample: int | None = typer.Option(
+        None, "--sample", metavar="ROWS", help="Run the grid on a sample of this many rows."
+    ),
+    reps: int = typer.Option(3, "--reps", metavar="N", help="Repetitions per cell."),
+    jobs: int = typer.Option(1, "--jobs", "-j", metavar="N", help="Worker processes."),
+    out: Path = typer.Option(
+        Path("advice"), "--out", metavar="DIR", help="Directory for the table and plot."
+    ),
     spec_out: Path | None = typer.Option(
-        None, "--spec-out", help="Write a spec for `ppdm perturb --spec` (.json or .yaml)."
+        None,
+        "--spec-out",
+        metavar="FILE",
+        help="Write a spec for ppdm perturb --spec (.json or .yaml).",
     ),
-    mode: str = typer.Option("global", "--mode", help="Reconstruction: global or by-class."),
-    learner: str = typer.Option("c45", "--learner", help="c45 or cart-entropy."),
+    mode: Reconstruction = typer.Option(
+        Reconstruction.GLOBAL, "--mode", help="Reconstruction: globally or per class."
+    ),
+    learner: AdviseLearner = typer.Option(AdviseLearner.C45, "--learner", help="Learner."),
     skip: bool = typer.Option(
         True,
         "--skip/--no-skip",
         help="Skip cells Kang's bound ordering says cannot meet the target.",
     ),
     tie_tolerance: float = typer.Option(
-        0.0, "--tie-tolerance", help="7.1: accuracies this close tie."
+        0.0, "--tie-tolerance", metavar="DELTA", help="Rule 7.1: accuracies this close tie."
     ),
-    seed: int = typer.Option(0, "--seed", help="Seed of the split and the grid."),
-    progress: bool = typer.Option(True, "--progress/--no-progress"),
+    seed: int = typer.Option(0, "--seed", metavar="SEED", help="Seed of the split and the grid."),
+    progress: bool = typer.Option(
+        True, "--progress/--no-progress", help="A progress bar over the grid's cells on stderr."
+    ),
 ) -> None:
     """Recommend (gamma, N) for your data (Dowd, Xu & Zhang Sec. 7) and show its privacy."""
     from ..experiments import advisor, plotting
     from ..experiments.runner import write_csv_atomic, write_json_atomic
     from ..io import read_table
 
+    mode, learner = Reconstruction(mode).value, AdviseLearner(learner).value
     if jobs < 1:
         fail(f"--jobs must be >= 1 (got {jobs})", usage=True)
     if reps < 1:
@@ -102,7 +128,7 @@ def advise(
         mode=mode,
         seed=seed,
         jobs=jobs,
-        progress=progress,
+        progress=progress and sys.stderr.isatty(),
     )
     rec = advisor.recommend(
         table,

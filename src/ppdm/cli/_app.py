@@ -19,7 +19,7 @@ def app_command(
 ) -> None:
     """Start the web app for data owners and miners on http://127.0.0.1:PORT."""
     if not 1 <= port <= 65535:
-        fail(f"--port must be in 1..65535 (got {port})")
+        fail(f"--port must be in 1..65535 (got {port})", usage=True)
     for module in ("shiny", "uvicorn"):
         if importlib.util.find_spec(module) is None:
             fail(f"the app needs the 'app' extra ({module} is missing): pip install 'ppdm[app]'")

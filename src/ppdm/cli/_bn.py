@@ -6,7 +6,14 @@ from pathlib import Path
 
 import typer
 
-from ._common import atomic_dir, atomic_path, fail
+from ._common import (
+    PATH_ARGUMENT,
+    NegativeFix,
+    TableFormat,
+    atomic_dir,
+    atomic_path,
+    fail,
+)
 
 bn_app = typer.Typer(
     help="Bayesian-network parameters from post-randomized data (Ma & Sivakumar).",
@@ -40,14 +47,24 @@ def _parse_prior(prior: str | None) -> float | None:
 
 @bn_app.command("sample")
 def sample(
-    net: Path = typer.Argument(..., help="Network file (JSON/YAML, ppdm-bn/1) with every CPD."),
+    net: Path = typer.Argument(
+        ...,
+        click_type=PATH_ARGUMENT,
+        metavar="NET",
+        help="Network file (JSON/YAML, ppdm-bn/1) with every CPD.",
+    ),
     n: str = typer.Option(
         ...,
         "--n",
+        metavar="N",
         help="Number of records, 1 to 1e9 (ppdm.limits.MAX_RECORDS); 1e6 notation works.",
     ),
-    out: Path = typer.Option(..., "--out", help="Output table: .csv or .parquet (state codes)."),
-    seed: int | None = typer.Option(None, "--seed", help="Seed for a reproducible sample."),
+    out: Path = typer.Option(
+        ..., "--out", metavar="FILE", help="Output table: .csv or .parquet (state codes)."
+    ),
+    seed: int | None = typer.Option(
+        None, "--seed", metavar="SEED", help="Seed for a reproducible sample."
+    ),
 ) -> None:
     """Draw N records from a network by forward sampling (one integer code column per node)."""
     from ..bayesnet.sampling import forward_sample
@@ -80,14 +97,27 @@ def sample(
 
 @bn_app.command("randomize")
 def randomize(
-    data: Path = typer.Argument(..., help="Table of state codes (.csv or .parquet)."),
-    scheme: Path = typer.Option(
-        ..., "--scheme", help="Scheme file (JSON/YAML): variables, randomize groups, party."
+    data: Path = typer.Argument(
+        ...,
+        click_type=PATH_ARGUMENT,
+        metavar="FILE",
+        help="Table of state codes (.csv or .parquet).",
     ),
-    out: Path = typer.Option(..., "--out", help="Release directory to write."),
-    fmt: str = typer.Option("parquet", "--format", help="Data file format: parquet or csv."),
+    scheme: Path = typer.Option(
+        ...,
+        "--scheme",
+        metavar="FILE",
+        help="Scheme file (JSON/YAML): variables, randomize groups, party.",
+    ),
+    out: Path = typer.Option(..., "--out", metavar="DIR", help="Release directory to write."),
+    fmt: TableFormat = typer.Option(
+        TableFormat.PARQUET, "--format", help="Format of the released data file."
+    ),
     seed: int | None = typer.Option(
-        None, "--seed", help="Seed (experiments only: a seeded release can be undone)."
+        None,
+        "--seed",
+        metavar="SEED",
+        help="Seed (experiments only: a seeded release can be undone).",
     ),
 ) -> None:
     """Post-randomize a party's columns and write a release (data file + release.json)."""
@@ -97,8 +127,7 @@ def randomize(
     from ..io import read_table
     from ..random import warn_seeded_release
 
-    if fmt not in ("parquet", "csv"):
-        fail(f"--format must be parquet or csv (got {fmt!r})", usage=True)
+    fmt = TableFormat(fmt).value
     if not scheme.exists():
         fail(f"--scheme file {str(scheme)!r} does not exist")
     try:
@@ -126,18 +155,37 @@ def randomize(
 
 @bn_app.command("learn")
 def learn(
-    net: Path = typer.Argument(..., help="Network structure (CPDs optional)."),
-    release: list[Path] = typer.Option(..., "--release", help="Release directory (repeatable)."),
+    net: Path = typer.Argument(
+        ..., click_type=PATH_ARGUMENT, metavar="NET", help="Network structure (CPDs optional)."
+    ),
+    release: list[Path] = typer.Option(
+        ..., "--release", metavar="DIR", help="Release directory (repeatable)."
+    ),
     model: int = typer.Option(
-        2, "--model", help="1: a party learns its nodes; 2: a miner learns all."
+        2,
+        "--model",
+        metavar="1|2",
+        help="1: a party learns its nodes; 2: a miner learns all.",
     ),
-    party: str | None = typer.Option(None, "--party", help="Model 1: the learning party's name."),
+    party: str | None = typer.Option(
+        None, "--party", metavar="NAME", help="Model 1: the learning party's name."
+    ),
     prior: str | None = typer.Option(
-        None, "--prior", help="MAP with dirichlet:ALPHA (default ML)."
+        None,
+        "--prior",
+        metavar="dirichlet:ALPHA",
+        show_default="ML",
+        help="MAP estimate with a Dirichlet prior.",
     ),
-    fix: str = typer.Option("norm-sub", "--fix", help="Negative counts: norm-sub or zero."),
-    out: Path = typer.Option(..., "--out", help="Output network file (.json/.yaml)."),
-    stderr: Path | None = typer.Option(None, "--stderr", help="Also write theta and stderr (CSV)."),
+    fix: NegativeFix = typer.Option(
+        NegativeFix.NORM_SUB, "--fix", help="What to do with negative estimated counts."
+    ),
+    out: Path = typer.Option(
+        ..., "--out", metavar="FILE", help="Output network file (.json/.yaml)."
+    ),
+    stderr: Path | None = typer.Option(
+        None, "--stderr", metavar="FILE", help="Also write theta and stderr (CSV)."
+    ),
 ) -> None:
     """Estimate CPDs from releases: N_ijk through the Kronecker structure, then ML or MAP.
 
@@ -152,8 +200,7 @@ def learn(
 
     if model not in (1, 2):
         fail(f"--model must be 1 or 2 (got {model})", usage=True)
-    if fix not in ("norm-sub", "zero"):
-        fail(f"--fix must be norm-sub or zero (got {fix!r})", usage=True)
+    fix = NegativeFix(fix).value
     alpha = _parse_prior(prior)
     suffix = out.suffix.lower()
     if suffix not in (".json", ".yaml", ".yml"):
@@ -200,10 +247,21 @@ def learn(
 
 @bn_app.command("compare")
 def compare(
-    net_a: Path = typer.Argument(..., help="Reference network (e.g. learnt from clean data)."),
-    net_b: Path = typer.Argument(..., help="Other network (same structure)."),
-    data: Path = typer.Option(..., "--data", help="Table of state codes giving P(parents)."),
-    out: Path | None = typer.Option(None, "--out", help="Also write the table as CSV."),
+    net_a: Path = typer.Argument(
+        ...,
+        click_type=PATH_ARGUMENT,
+        metavar="NET_A",
+        help="Reference network (e.g. learnt from clean data).",
+    ),
+    net_b: Path = typer.Argument(
+        ..., click_type=PATH_ARGUMENT, metavar="NET_B", help="Other network (same structure)."
+    ),
+    data: Path = typer.Option(
+        ..., "--data", metavar="FILE", help="Table of state codes giving P(parents)."
+    ),
+    out: Path | None = typer.Option(
+        None, "--out", metavar="FILE", help="Also write the table as CSV."
+    ),
 ) -> None:
     """CKL distance per node between two parameter sets (Sec. 6.2), in nats."""
     from ..bayesnet.ckl import ckl_per_node
@@ -228,18 +286,24 @@ def reproduce(
     out: Path = typer.Option(Path("results/bn"), "--out", help="Output directory (CSV + PNG)."),
     seed: int = typer.Option(0, "--seed", help="Seed of the whole run."),
     quick: bool = typer.Option(False, "--quick", help="Reduced run (CI)."),
+    jobs: int = typer.Option(
+        1, "--jobs", "-j", help="Worker processes (results do not depend on it)."
+    ),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
 ) -> None:
-    """Reproduce Table 2, Fig. 4 or Fig. 5 of Ma & Sivakumar."""
-    from ..bayesnet.experiments import run
+    """Reproduce Table 2, Fig. 4 or Fig. 5 of Ma & Sivakumar (= ppdm reproduce NAME)."""
+    from ._reproduce import run_reproduce
 
-    if name not in _REPRODUCTIONS:
-        fail(
-            f"unknown reproduction {name!r}; choose one of {', '.join(_REPRODUCTIONS)}", usage=True
-        )
-    with atomic_dir(out) as tmp:
-        paths = run(name, tmp, seed=seed, quick=quick)
-    for p in paths:
-        typer.echo(f"wrote {out / Path(p).name}")
+    run_reproduce(
+        name,
+        out=out,
+        quick=quick,
+        jobs=jobs,
+        seed=seed,
+        progress=progress,
+        choices=_REPRODUCTIONS,
+        options={"bn_out": out},
+    )
 
 
 def register(app: typer.Typer) -> None:

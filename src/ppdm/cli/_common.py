@@ -8,16 +8,18 @@ traceback. Set the environment variable ``PPDM_DEBUG=1`` to see the traceback to
 
 from __future__ import annotations
 
+import enum
 import json
 import os
 import re
 import sys
 import traceback
 import warnings
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import NoReturn
 
+import click
 import typer
 from typer.core import TyperGroup
 from typer.exceptions import TyperException
@@ -40,6 +42,24 @@ __all__ = [
     "atomic_path",
     "atomic_dir",
     "output_path",
+    "Missing",
+    "OutOfBounds",
+    "Representative",
+    "TableFormat",
+    "Engine",
+    "EstimationMethod",
+    "ReleaseMethod",
+    "NoiseKind",
+    "Reconstruction",
+    "AdviseLearner",
+    "NoiseTechnique",
+    "InnocentTarget",
+    "NoiseScope",
+    "NoiseBoundary",
+    "NegativeFix",
+    "progress_bar",
+    "PATH_ARGUMENT",
+    "TEXT_ARGUMENT",
 ]
 
 #: A command could not do its work: bad input file, bad spec, I/O error, ...
@@ -247,9 +267,9 @@ def error_line(exc: BaseException) -> tuple[str, int]:
     except ImportError:  # pragma: no cover - pydantic is a dependency
         ValidationError = ()  # type: ignore[assignment]  # noqa: N806
     if ValidationError and isinstance(exc, ValidationError):
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first.get("loc", ())) or "top level"
-        return _one_line(f"invalid at {where}: {first.get('msg', exc)}"), EXIT_FAILURE
+        from ..release import validation_message
+
+        return _one_line(validation_message(exc)), EXIT_FAILURE
     if isinstance(exc, UnicodeDecodeError):
         reason = (
             f"not UTF-8 text ({exc.encoding} cannot decode byte(s) "
@@ -363,3 +383,204 @@ def output_path(value: str) -> Path:
     if value.strip() == "":
         raise typer.BadParameter("is empty; name a file or directory to write")
     return Path(value)
+
+
+# --- choices: one str Enum per kind of option value ---------------------------------
+#
+# typer shows an Enum's values in --help, completes them in the shell and refuses any
+# other value with a usage error (exit 2) naming the flag. Commands pass ``.value`` on.
+
+
+class _Choice(enum.StrEnum):
+    """A choice of the command line: its value is what the user types."""
+
+
+class Missing(_Choice):
+    """``--missing``: a missing value is an error, or one more category."""
+
+    ERROR = "error"
+    CATEGORY = "category"
+
+
+class OutOfBounds(_Choice):
+    """``--out-of-bounds``: a value outside the bounds is an error, or clipped."""
+
+    ERROR = "error"
+    CLIP = "clip"
+
+
+class Representative(_Choice):
+    """``--representative``: the value a bin decodes to."""
+
+    CENTER = "center"
+    LEFT = "left"
+    RIGHT = "right"
+    RANDOM = "random"
+
+
+class TableFormat(_Choice):
+    """``--format`` of a released data file."""
+
+    CSV = "csv"
+    PARQUET = "parquet"
+
+
+class Engine(_Choice):
+    """``--engine``: in this process, or partitioned on dask (bit-identical)."""
+
+    LOCAL = "local"
+    DASK = "dask"
+
+
+class EstimationMethod(_Choice):
+    """``--method`` of the distribution estimate (Dowd, Xu & Zhang, Sec. 4)."""
+
+    INVERSE = "inverse"
+    ZERO = "zero"
+    SET_SCALE = "set-scale"
+    NORM_SUB = "norm-sub"
+    IBU = "ibu"
+
+
+class ReleaseMethod(_Choice):
+    """``perturb --method``: random substitution, or additive noise (Agrawal & Srikant)."""
+
+    SUBSTITUTION = "substitution"
+    ADDITIVE = "additive"
+
+
+class NoiseKind(_Choice):
+    """``--noise`` of an additive release."""
+
+    UNIFORM = "uniform"
+    GAUSSIAN = "gaussian"
+
+
+class Reconstruction(_Choice):
+    """Algorithm 2 over the whole release, or per class partition."""
+
+    GLOBAL = "global"
+    BY_CLASS = "by-class"
+
+
+class AdviseLearner(_Choice):
+    """``advise --learner``."""
+
+    C45 = "c45"
+    CART_ENTROPY = "cart-entropy"
+
+
+class NoiseTechnique(_Choice):
+    """``noise class --technique`` (Islam & Brankovic)."""
+
+    RANDOM = "random"
+    PROBABILISTIC = "probabilistic"
+    ALL_LEAVES = "all-leaves"
+
+
+class InnocentTarget(_Choice):
+    """``noise attributes --target``: Leaf or Total Innocent Attributes, or both."""
+
+    LIA = "lia"
+    TIA = "tia"
+    BOTH = "both"
+
+
+class NoiseScope(_Choice):
+    """``noise attributes --scope``: the records of which leaves get noise."""
+
+    ALL = "all"
+    HETEROGENEOUS = "heterogeneous"
+
+
+class NoiseBoundary(_Choice):
+    """``noise attributes --boundary``: how noisy values stay in [min, max]."""
+
+    REFLECT = "reflect"
+    RESAMPLE = "resample"
+
+
+class NegativeFix(_Choice):
+    """``bn learn --fix``: what to do with negative estimated counts."""
+
+    NORM_SUB = "norm-sub"
+    ZERO = "zero"
+
+
+# --- progress bars -----------------------------------------------------------------
+
+
+@contextmanager
+def progress_bar(label: str, total: int | None = None):
+    """A transient progress bar on stderr; yields ``advance(k)`` (and ``total`` setter).
+
+    The bar is drawn only when stderr is a terminal. With ``total=None`` it pulses
+    until :func:`set_total` gives a length. ``advance`` may be called from any code
+    that reports progress in records or steps.
+
+    Yields
+    ------
+    advance : callable
+        ``advance(k)`` moves the bar by ``k``; ``advance.reset(label, total)`` starts a
+        new pass with its own label and length.
+    """
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    console = Console(stderr=True)
+    bar = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        transient=True,
+        disable=not console.is_terminal,
+    )
+    with bar:
+        task = bar.add_task(label, total=total)
+
+        def advance(k: int = 1) -> None:
+            bar.advance(task, k)
+
+        def reset(new_label: str, new_total: int | None) -> None:
+            bar.reset(task, total=new_total, description=new_label)
+
+        advance.reset = reset  # type: ignore[attr-defined]
+        yield advance
+
+
+# --- positional arguments: shown by their metavar (FILE, DIR) alone ------------------
+
+
+class _PathArgument(click.Path):
+    """A path argument whose help shows its metavar only (no ``<path>`` type column)."""
+
+    def get_metavar(self, param, ctx=None) -> str:  # noqa: ARG002 - click's signature
+        return ""
+
+
+class _TextArgument(click.ParamType):
+    """A text argument whose help shows its metavar only (no ``<str>`` type column)."""
+
+    name = "text"
+
+    def convert(self, value, param, ctx):
+        return value if isinstance(value, str) else str(value)
+
+    def get_metavar(self, param, ctx=None) -> str:  # noqa: ARG002 - click's signature
+        return ""
+
+
+#: ``click_type`` of a positional file or directory argument.
+PATH_ARGUMENT = _PathArgument(path_type=Path)
+#: ``click_type`` of a positional text argument.
+TEXT_ARGUMENT = _TextArgument()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from ._common import atomic_path, fail
+from ._common import TEXT_ARGUMENT, atomic_path, fail
 
 datasets_app = typer.Typer(help="List and export the bundled data sets.", no_args_is_help=True)
 
@@ -48,10 +48,23 @@ def list_() -> None:
         )
 
 
+def _names(incomplete: str) -> list[str]:
+    """Shell completion of a data set name."""
+    return [name for name in _registry() if name.startswith(incomplete)]
+
+
 @datasets_app.command("export")
 def export(
-    name: str = typer.Argument(..., help="Data set name (see `ppdm datasets list`)."),
-    out: Path = typer.Option(..., "--out", help="Output file: .csv, .parquet or .arff."),
+    name: str = typer.Argument(
+        ...,
+        click_type=TEXT_ARGUMENT,
+        metavar="NAME",
+        autocompletion=_names,
+        help="Data set name (see ppdm datasets list).",
+    ),
+    out: Path = typer.Option(
+        ..., "--out", metavar="FILE", help="Output file: .csv, .parquet or .arff."
+    ),
 ) -> None:
     """Write a bundled data set to a file."""
     reg = _registry()

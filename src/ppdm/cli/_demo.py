@@ -8,21 +8,24 @@ from ._common import fail
 
 
 def demo(
-    n: int = typer.Option(20_000, "--n", help="Records to release."),
-    gamma: float = typer.Option(9.0, "--gamma", help="Amplification gamma > 1."),
-    bins: int = typer.Option(20, "--bins", help="N for continuous attributes."),
-    seed: int = typer.Option(0, "--seed", help="Seed (the demo is an experiment)."),
+    n: int = typer.Option(20_000, "--n", metavar="N", help="Records to release (>= 100)."),
+    gamma: float = typer.Option(9.0, "--gamma", metavar="GAMMA", help="Amplification gamma > 1."),
+    bins: int = typer.Option(20, "--bins", metavar="N", help="N for continuous attributes."),
+    seed: int = typer.Option(0, "--seed", metavar="SEED", help="Seed (the demo is an experiment)."),
 ) -> None:
     """Perturb, estimate, reconstruct and learn on synthetic Agrawal data; print the figures."""
     from ..demo import format_demo, run_demo
     from ..limits import check_n_records, check_n_values
     from ..matrix import check_gamma
 
-    check_gamma(gamma)
+    try:
+        check_gamma(gamma)
+    except ValueError as exc:
+        fail(f"--gamma: {exc}", usage=True)
     if n < 100:
-        raise ValueError(f"--n must be at least 100 (got {n})")
+        fail(f"--n must be at least 100 (got {n})", usage=True)
     if bins < 2:
-        raise ValueError(f"--bins (N) must be >= 2 (got {bins})")
+        fail(f"--bins (N) must be >= 2 (got {bins})", usage=True)
     try:
         check_n_values(bins, "--bins")
         check_n_records(n, "--n")

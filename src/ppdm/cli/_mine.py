@@ -7,23 +7,37 @@ from pathlib import Path
 
 import typer
 
-from ._common import fail
+from ._common import PATH_ARGUMENT, EstimationMethod, Reconstruction, fail
+
+
+def _learner_names(incomplete: str) -> list[str]:
+    """Shell completion of --learner: the names of ppdm's learner table."""
+    from ..mining import LEARNERS, RELEASE_LEARNERS
+
+    names = [*RELEASE_LEARNERS, *LEARNERS]
+    return [name for name in dict.fromkeys(names) if name.startswith(incomplete)]
 
 
 def mine(
-    release: Path = typer.Argument(..., help="Release directory."),
-    test: Path = typer.Option(..., "--test", help="Original test table with the class column."),
-    reconstruct: str = typer.Option(
-        "by-class", "--reconstruct", help="global | by-class (Algorithm 2)."
+    release: Path = typer.Argument(
+        ..., click_type=PATH_ARGUMENT, metavar="DIR", help="Release directory."
     ),
-    method: str = typer.Option(
-        "set-scale", "--method", help="inverse | zero | set-scale | norm-sub | ibu"
+    test: Path = typer.Option(
+        ..., "--test", metavar="FILE", help="Original test table with the class column."
+    ),
+    reconstruct: Reconstruction = typer.Option(
+        Reconstruction.BY_CLASS, "--reconstruct", help="Algorithm 2 globally or per class."
+    ),
+    method: EstimationMethod = typer.Option(
+        EstimationMethod.SET_SCALE, "--method", help="Estimation method of Dist."
     ),
     learner: str = typer.Option(
         "c45",
         "--learner",
-        help="c45 | release-tree | local-tree | cart | random-forest | extra-trees | "
-        "gradient-boosting | logistic-regression | naive-bayes | knn, "
+        metavar="NAME",
+        autocompletion=_learner_names,
+        help="c45, release-tree, local-tree, cart, random-forest, extra-trees, "
+        "gradient-boosting, logistic-regression, naive-bayes, knn; "
         "or MODULE:CLASS with --allow-import.",
     ),
     allow_import: bool = typer.Option(
@@ -35,20 +49,19 @@ def mine(
     original: Path | None = typer.Option(
         None,
         "--original",
+        metavar="FILE",
         help="Original training table: also report the learner's accuracy on it.",
     ),
-    seed: int | None = typer.Option(0, "--seed", help="Seed of the reconstruction's tie breaking."),
+    seed: int | None = typer.Option(
+        0, "--seed", metavar="SEED", help="Seed of the reconstruction's tie breaking."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
     """Reconstruct a release (or not, for release-tree), learn, and print test accuracy and the model."""
-    from ..estimate import METHODS
     from ..io import read_table
     from ..mining import mine_release, resolve_learner
 
-    if method not in METHODS:
-        fail(f"--method must be one of {', '.join(METHODS)} (got {method!r})", usage=True)
-    if reconstruct not in ("global", "by-class"):
-        fail(f"--reconstruct must be 'global' or 'by-class' (got {reconstruct!r})", usage=True)
+    method, reconstruct = EstimationMethod(method).value, Reconstruction(reconstruct).value
     try:
         resolve_learner(learner, allow_import=allow_import)
     except ValueError as exc:

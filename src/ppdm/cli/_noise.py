@@ -7,7 +7,15 @@ from pathlib import Path
 
 import typer
 
-from ._common import atomic_path, fail
+from ._common import (
+    PATH_ARGUMENT,
+    InnocentTarget,
+    NoiseBoundary,
+    NoiseScope,
+    NoiseTechnique,
+    atomic_path,
+    fail,
+)
 
 noise_app = typer.Typer(
     help="Noise for decision trees (Islam & Brankovic): class noise in heterogeneous leaves, "
@@ -65,20 +73,33 @@ def _table(rows: list[dict], columns: list[tuple[str, str]]) -> str:
     return "\n".join([line(head)] + [line(b) for b in body])
 
 
-CONFIDENCE = typer.Option(0.25, "--confidence", "-C", help="C4.5 pruning confidence (J48 -C).")
-MIN_LEAF = typer.Option(2, "--min-leaf", "-M", help="C4.5 minimum instances per leaf (J48 -M).")
-SEED = typer.Option(None, "--seed", help="Seed for experiments only (never for a real release).")
+CONFIDENCE = typer.Option(
+    0.25, "--confidence", "-C", metavar="CF", help="C4.5 pruning confidence (J48 -C)."
+)
+MIN_LEAF = typer.Option(
+    2, "--min-leaf", "-M", metavar="N", help="C4.5 minimum instances per leaf (J48 -M)."
+)
+SEED = typer.Option(
+    None, "--seed", metavar="SEED", help="Seed for experiments only (never for a real release)."
+)
+DATA = typer.Argument(
+    ..., click_type=PATH_ARGUMENT, metavar="FILE", help="Original table: .csv, .parquet or .arff."
+)
+CLASS = typer.Option(..., "--class", "-c", metavar="COL", help="Name of the class column.")
+OUT = typer.Option(
+    ..., "--out", "-o", metavar="FILE", help="Released table (.csv, .parquet, .arff)."
+)
 JSON = typer.Option(False, "--json", help="Print the security figures as JSON.")
 
 
 @noise_app.command("class")
 def class_noise(
-    data: Path = typer.Argument(..., help="Original table: .csv, .parquet or .arff."),
-    class_column: str = typer.Option(..., "--class", "-c", help="Name of the class column."),
-    technique: str = typer.Option(
-        "random", "--technique", "-t", help="random | probabilistic | all-leaves"
+    data: Path = DATA,
+    class_column: str = CLASS,
+    technique: NoiseTechnique = typer.Option(
+        NoiseTechnique.RANDOM, "--technique", "-t", help="Which leaves' classes change, and how."
     ),
-    out: Path = typer.Option(..., "--out", "-o", help="Released table (.csv, .parquet, .arff)."),
+    out: Path = OUT,
     seed: int | None = SEED,
     as_json: bool = JSON,
     confidence: float = CONFIDENCE,
@@ -90,6 +111,8 @@ def class_noise(
     released class equals the original one.
     """
     from ..noise import add_class_noise
+
+    technique = NoiseTechnique(technique).value
 
     frame, X, y = _load(data, class_column)
     tree = _tree(confidence, min_leaf)
@@ -148,29 +171,44 @@ def class_noise(
 
 @noise_app.command("attributes")
 def attribute_noise(
-    data: Path = typer.Argument(..., help="Original table: .csv, .parquet or .arff."),
-    class_column: str = typer.Option(..., "--class", "-c", help="Name of the class column."),
-    target: str = typer.Option(
-        "tia", "--target", "-t", help="lia | tia | both (Leaf / Total Innocent Attributes)."
+    data: Path = DATA,
+    class_column: str = CLASS,
+    target: InnocentTarget = typer.Option(
+        InnocentTarget.TIA,
+        "--target",
+        "-t",
+        help="Leaf or Total Innocent Attributes, or both.",
     ),
-    out: Path = typer.Option(..., "--out", "-o", help="Released table (.csv, .parquet, .arff)."),
+    out: Path = OUT,
     sd_fraction: float = typer.Option(
-        0.276, "--sd-fraction", help="Noise sd as a fraction of the value (paper: 0.276)."
+        0.276,
+        "--sd-fraction",
+        metavar="FRACTION",
+        help="Noise sd as a fraction of the value (paper: 0.276).",
     ),
-    scope: str = typer.Option(
-        "all", "--scope", help="all | heterogeneous: the records of which leaves get noise."
+    scope: NoiseScope = typer.Option(
+        NoiseScope.ALL, "--scope", help="The records of which leaves get noise."
     ),
-    boundary: str = typer.Option(
-        "reflect", "--boundary", help="reflect | resample: how values stay in [min, max]."
+    boundary: NoiseBoundary = typer.Option(
+        NoiseBoundary.REFLECT,
+        "--boundary",
+        help="How noisy values stay within each attribute's min and max.",
     ),
     attribute: list[str] = typer.Option(
-        None, "--attribute", "-a", help="Only these attributes may get noise (repeatable)."
+        None,
+        "--attribute",
+        "-a",
+        metavar="COL",
+        help="Only these attributes may get noise (repeatable).",
     ),
     threshold: float = typer.Option(
-        0.01, "--threshold", help="Candidate records: p(X -> Y) >= this."
+        0.01, "--threshold", metavar="P", help="Candidate records: p(X -> Y) >= P."
     ),
     max_targets: int = typer.Option(
-        1000, "--max-targets", help="Re-identification figures on at most this many records."
+        1000,
+        "--max-targets",
+        metavar="N",
+        help="Re-identification figures on at most N records.",
     ),
     seed: int | None = SEED,
     as_json: bool = JSON,
@@ -186,6 +224,9 @@ def attribute_noise(
     import numpy as np
 
     from ..noise import add_attribute_noise, paper_noise, reidentification
+
+    target, scope = InnocentTarget(target).value, NoiseScope(scope).value
+    boundary = NoiseBoundary(boundary).value
 
     if max_targets < 1:
         fail(f"--max-targets must be >= 1 (got {max_targets})", usage=True)

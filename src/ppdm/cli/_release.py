@@ -9,9 +9,23 @@ from pathlib import Path
 import typer
 
 from ..publish import check_output
-from ._common import atomic_dir, fail, output_path
+from ._common import (
+    PATH_ARGUMENT,
+    Engine,
+    EstimationMethod,
+    Missing,
+    NoiseKind,
+    OutOfBounds,
+    ReleaseMethod,
+    Representative,
+    TableFormat,
+    atomic_dir,
+    fail,
+    output_path,
+    progress_bar,
+)
 
-ESTIMATION_METHODS = ("inverse", "zero", "set-scale", "norm-sub", "ibu")
+ESTIMATION_METHODS = tuple(m.value for m in EstimationMethod)
 
 
 def _parse_bounds(items: list[str]) -> dict[str, tuple[float, float]]:
@@ -31,25 +45,43 @@ def _parse_bounds(items: list[str]) -> dict[str, tuple[float, float]]:
     return out
 
 
-def _progress(total: int | None, label: str):
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
+class _Passes:
+    """Progress over several passes of the rows: one bar, re-labelled at every pass.
 
-    return Progress(
-        TextColumn(label),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        transient=True,
-        disable=total is None,
-    )
+    ``total`` is the rows of the input when known (a Parquet footer, a release's
+    spec); otherwise the first pass counts them and later passes use that count.
+    """
+
+    def __init__(self, advance, total: int | None, factors: dict[str, int] | None = None):
+        self._advance, self._base, self._factors = advance, total, factors or {}
+        self._rows, self._started = 0, False
+
+    def start(self, label: str) -> None:
+        if self._started and self._base is None:
+            self._base = self._rows
+        self._started, self._rows = True, 0
+        total = None if self._base is None else self._base * self._factors.get(label, 1)
+        self._advance.reset(label, total)
+
+    def advance(self, rows: int) -> None:
+        self._rows += rows
+        self._advance(rows)
+
+
+def _counted(rel, passes: _Passes, labels: tuple[str, ...]):
+    """``rel`` whose every read of the rows (one per pass) moves the bar of ``passes``."""
+    from ..pipeline import DEFAULT_BATCH
+
+    calls = iter(labels)
+
+    class Counted(type(rel)):
+        def batches(self, batch_size: int = DEFAULT_BATCH):
+            passes.start(next(calls, labels[-1]))
+            for batch in super().batches(batch_size):
+                yield batch
+                passes.advance(len(batch))
+
+    return Counted(rel.spec, rel.data_path)
 
 
 def _check_engine(engine: str, scheduler: str | None) -> None:
@@ -76,60 +108,95 @@ def _count_rows(path: Path) -> int | None:
 
 
 def perturb(
-    input: Path = typer.Argument(..., help="Original table: .csv or .parquet (never modified)."),
-    out: Path = typer.Option(..., "--out", parser=output_path, help="Release directory to write."),
+    input: Path = typer.Argument(
+        ...,
+        click_type=PATH_ARGUMENT,
+        metavar="FILE",
+        help="Original table: .csv or .parquet (never modified).",
+    ),
+    out: Path = typer.Option(
+        ..., "--out", parser=output_path, metavar="DIR", help="Release directory to write."
+    ),
     class_: str | None = typer.Option(
-        None, "--class", help="Class column (kept unless --perturb-class)."
+        None, "--class", metavar="COL", help="Class column (kept unless --perturb-class)."
     ),
     gamma: float | None = typer.Option(
-        None, "--gamma", help="Amplification gamma > 1 (default 9)."
+        None, "--gamma", metavar="GAMMA", show_default="9", help="Amplification gamma > 1."
     ),
     rho: tuple[float, float] | None = typer.Option(
-        None, "--rho", help="Privacy target rho1 rho2: gamma = rho2(1-rho1)/(rho1(1-rho2))."
+        None,
+        "--rho",
+        metavar="RHO1 RHO2",
+        help="Privacy target instead of --gamma: gamma = rho2(1-rho1)/(rho1(1-rho2)).",
     ),
     bins: int | None = typer.Option(
-        None, "--bins", help="N for continuous attributes (default 20)."
+        None, "--bins", metavar="N", show_default="20", help="N for continuous attributes."
     ),
-    bounds: list[str] = typer.Option([], "--bounds", help="Owner bounds COL=LO:HI (repeatable)."),
-    spec: Path | None = typer.Option(None, "--spec", help="Hand-written spec (JSON or YAML)."),
+    bounds: list[str] = typer.Option(
+        [], "--bounds", metavar="COL=LO:HI", help="Owner bounds of a column (repeatable)."
+    ),
+    spec: Path | None = typer.Option(
+        None, "--spec", metavar="FILE", help="Hand-written spec (JSON or YAML)."
+    ),
     seed: int | None = typer.Option(
-        None, "--seed", help="Seed for experiments only (never for a real release)."
+        None, "--seed", metavar="SEED", help="Seed for experiments only (never for a real release)."
     ),
     perturb_class: bool = typer.Option(False, "--perturb-class", help="Also perturb the class."),
     attributes: str | None = typer.Option(
         None,
         "--attributes",
-        help="Comma list of attributes to perturb (default: all but the class).",
+        metavar="COL,COL,...",
+        show_default="all but the class",
+        help="Attributes to perturb.",
     ),
-    missing: str = typer.Option("error", "--missing", help="error | category"),
-    out_of_bounds: str = typer.Option("error", "--out-of-bounds", help="error | clip"),
-    representative: str = typer.Option(
-        "center", "--representative", help="center | left | right | random"
+    missing: Missing = typer.Option(
+        Missing.ERROR, "--missing", help="A missing value is an error, or one more category."
     ),
-    fmt: str | None = typer.Option(None, "--format", help="csv | parquet (default: the input's)."),
+    out_of_bounds: OutOfBounds = typer.Option(
+        OutOfBounds.ERROR,
+        "--out-of-bounds",
+        help="A value outside the bounds is an error, or clipped to them.",
+    ),
+    representative: Representative = typer.Option(
+        Representative.CENTER, "--representative", help="The value a bin decodes to."
+    ),
+    fmt: TableFormat | None = typer.Option(
+        None,
+        "--format",
+        show_default="the input's",
+        help="Format of the released data file.",
+    ),
     copies: int = typer.Option(
         1,
         "--copies",
-        help="Independent perturbed copies per record (Kang); gamma compounds to gamma^copies.",
+        metavar="M",
+        help="Independent perturbed copies per record (Kang); gamma compounds to gamma^M.",
     ),
-    engine: str = typer.Option(
-        "local", "--engine", help="local | dask (partitioned, bit-identical to local)."
+    engine: Engine = typer.Option(
+        Engine.LOCAL, "--engine", help="dask: partitioned, bit-identical to local."
     ),
     scheduler: str | None = typer.Option(
-        None, "--scheduler", help="Dask scheduler address; none starts a LocalCluster."
+        None,
+        "--scheduler",
+        metavar="ADDRESS",
+        help="Dask scheduler address; none starts a LocalCluster.",
     ),
-    batch_size: int = typer.Option(250_000, "--batch-size", help="Rows per batch (bounds memory)."),
-    method: str = typer.Option(
-        "substitution",
+    batch_size: int = typer.Option(
+        250_000, "--batch-size", metavar="ROWS", help="Rows per batch (bounds memory)."
+    ),
+    method: ReleaseMethod = typer.Option(
+        ReleaseMethod.SUBSTITUTION,
         "--method",
-        help="substitution (random substitution) | additive (Agrawal & Srikant noise baseline).",
+        help="Random substitution, or additive noise (the Agrawal & Srikant baseline).",
     ),
-    noise: str = typer.Option("gaussian", "--noise", help="Additive noise: uniform | gaussian."),
+    noise: NoiseKind = typer.Option(NoiseKind.GAUSSIAN, "--noise", help="Additive noise."),
     noise_scale: float | None = typer.Option(
         None,
         "--noise-scale",
+        metavar="FRACTION",
         help="Additive privacy level: the 95 % confidence interval width as a fraction of "
-        "each attribute's range (AS2000's metric; default 1.0 = 100 %).",
+        "each attribute's range (AS2000's metric).",
+        show_default="1.0",
     ),
     overwrite: bool = typer.Option(
         False, "--overwrite", help="Replace an existing non-empty release directory (whole)."
@@ -156,8 +223,10 @@ def perturb(
     from ..privacy import gamma_from_rho
     from ..release import read_spec
 
-    if method not in ("substitution", "additive"):
-        fail(f"--method must be 'substitution' or 'additive' (got {method!r})", usage=True)
+    method, noise = ReleaseMethod(method).value, NoiseKind(noise).value
+    missing, out_of_bounds = Missing(missing).value, OutOfBounds(out_of_bounds).value
+    representative, engine = Representative(representative).value, Engine(engine).value
+    fmt = None if fmt is None else TableFormat(fmt).value
     if method == "additive":
         for flag, given in (("--gamma", gamma), ("--rho", rho), ("--spec", spec)):
             if given is not None:
@@ -169,8 +238,6 @@ def perturb(
             fail(f"--copies is for substitution releases (got {copies})", usage=True)
     elif noise_scale is not None or noise != "gaussian":
         fail("--noise and --noise-scale are for --method additive", usage=True)
-    if noise not in ("uniform", "gaussian"):
-        fail(f"--noise must be 'uniform' or 'gaussian' (got {noise!r})", usage=True)
     level = DEFAULT_NOISE_LEVEL if noise_scale is None else noise_scale
     if not level > 0:
         fail(f"--noise-scale must be > 0 (got {level})", usage=True)
@@ -191,10 +258,6 @@ def perturb(
             check_n_values(bins, "--bins", dense=method == "additive")
         except ValueError as exc:
             fail(str(exc), usage=True)
-    if missing not in ("error", "category"):
-        fail(f"--missing must be 'error' or 'category' (got {missing!r})", usage=True)
-    if out_of_bounds not in ("error", "clip"):
-        fail(f"--out-of-bounds must be 'error' or 'clip' (got {out_of_bounds!r})", usage=True)
     if copies < 1:
         fail(f"--copies must be >= 1 (got {copies})", usage=True)
     try:
@@ -243,15 +306,16 @@ def perturb(
     if not input.exists():
         fail(f"input file {str(input)!r} does not exist")
     total = _count_rows(input)
-    with _progress(total, "perturbing") as bar:
-        task = bar.add_task("perturb", total=total)
+    with progress_bar("reading", total) as advance:
+        passes = _Passes(advance, total, {"perturbing": copies, "checking": copies})
         result = make_release(
             input,
             out,
             fmt=fmt,
             random_state=seed,
             batch_size=batch_size,
-            progress=lambda k: bar.advance(task, k),
+            progress=passes.advance,
+            on_pass=passes.start,
             overwrite=overwrite,
             **plan,
         )
@@ -273,35 +337,40 @@ def _warn_unprotected(spec) -> None:
 
 
 def estimate(
-    release: Path = typer.Argument(..., help="Release directory."),
-    method: str = typer.Option(
-        "set-scale", "--method", help="inverse | zero | set-scale | norm-sub | ibu"
+    release: Path = typer.Argument(
+        ..., click_type=PATH_ARGUMENT, metavar="DIR", help="Release directory."
+    ),
+    method: EstimationMethod = typer.Option(
+        EstimationMethod.SET_SCALE, "--method", help="Estimation method."
     ),
     by_class: bool = typer.Option(False, "--by-class", help="Also estimate per class."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
     plot: Path | None = typer.Option(
-        None, "--plot", parser=output_path, help="Directory for one PNG per attribute."
+        None,
+        "--plot",
+        parser=output_path,
+        metavar="DIR",
+        help="Directory for one PNG per attribute.",
     ),
-    engine: str = typer.Option(
-        "local", "--engine", help="local | dask (partitioned, bit-identical to local)."
+    engine: Engine = typer.Option(
+        Engine.LOCAL, "--engine", help="dask: partitioned, bit-identical to local."
     ),
     scheduler: str | None = typer.Option(
-        None, "--scheduler", help="Dask scheduler address; none starts a LocalCluster."
+        None,
+        "--scheduler",
+        metavar="ADDRESS",
+        help="Dask scheduler address; none starts a LocalCluster.",
     ),
     overwrite: bool = typer.Option(
         False, "--overwrite", help="Replace an existing non-empty --plot directory (whole)."
     ),
 ) -> None:
     """Estimate the original distribution of every perturbed attribute, with standard errors."""
-    from ..pipeline import estimate_release
+    from ..pipeline import estimate_release, load_release
 
+    method, engine = EstimationMethod(method).value, Engine(engine).value
     if plot is not None:
         check_output(plot, inputs=(release,), flag="--plot", directory=True, overwrite=overwrite)
-
-    if method not in ESTIMATION_METHODS:
-        fail(
-            f"--method must be one of {', '.join(ESTIMATION_METHODS)} (got {method!r})", usage=True
-        )
     _check_engine(engine, scheduler)
     if engine == "dask":
         from ..engine import estimate_release_partitioned
@@ -310,7 +379,13 @@ def estimate(
             release, method, by_class=by_class, engine="dask", scheduler=scheduler
         )
     else:
-        results = estimate_release(release, method, by_class=by_class)
+        rel = load_release(release)
+        total = rel.spec.n_records and rel.spec.n_records * rel.spec.copies
+        with progress_bar("counting", total) as advance:
+            passes = _Passes(advance, total)
+            results = estimate_release(
+                _counted(rel, passes, ("counting",)), method, by_class=by_class
+            )
     if plot is not None:
         _plot_estimates(results, plot)
     if as_json:
@@ -402,22 +477,33 @@ def _plot_estimates(results, directory: Path) -> None:
 
 
 def reconstruct(
-    release: Path = typer.Argument(..., help="Release directory."),
-    out: Path = typer.Option(
-        ..., "--out", parser=output_path, help="Output file: .csv, .parquet or .arff."
+    release: Path = typer.Argument(
+        ..., click_type=PATH_ARGUMENT, metavar="DIR", help="Release directory."
     ),
-    method: str = typer.Option("set-scale", "--method", help="Estimation method for Dist."),
+    out: Path = typer.Option(
+        ...,
+        "--out",
+        parser=output_path,
+        metavar="FILE",
+        help="Output file: .csv, .parquet or .arff (a directory with --engine dask).",
+    ),
+    method: EstimationMethod = typer.Option(
+        EstimationMethod.SET_SCALE, "--method", help="Estimation method of Dist."
+    ),
     by_class: bool = typer.Option(False, "--by-class", help="Reconstruct per class partition."),
     seed: int | None = typer.Option(
-        None, "--seed", help="Seed for tie breaking (reproducible runs)."
+        None, "--seed", metavar="SEED", help="Seed for tie breaking (reproducible runs)."
     ),
-    engine: str = typer.Option(
-        "local", "--engine", help="local | dask (partitioned, bit-identical to local)."
+    engine: Engine = typer.Option(
+        Engine.LOCAL, "--engine", help="dask: partitioned, bit-identical to local."
     ),
     scheduler: str | None = typer.Option(
-        None, "--scheduler", help="Dask scheduler address; none starts a LocalCluster."
+        None,
+        "--scheduler",
+        metavar="ADDRESS",
+        help="Dask scheduler address; none starts a LocalCluster.",
     ),
-    batch_size: int = typer.Option(250_000, "--batch-size", help="Rows per batch."),
+    batch_size: int = typer.Option(250_000, "--batch-size", metavar="ROWS", help="Rows per batch."),
     overwrite: bool = typer.Option(
         False, "--overwrite", help="With --engine dask: replace a non-empty output directory."
     ),
@@ -429,10 +515,7 @@ def reconstruct(
     from ..io import table_format
     from ..pipeline import load_release, reconstruct_release
 
-    if method not in ESTIMATION_METHODS:
-        fail(
-            f"--method must be one of {', '.join(ESTIMATION_METHODS)} (got {method!r})", usage=True
-        )
+    method, engine = EstimationMethod(method).value, Engine(engine).value
     if batch_size < 1:
         fail(f"--batch-size must be >= 1 (got {batch_size})", usage=True)
     _check_engine(engine, scheduler)
@@ -459,18 +542,16 @@ def reconstruct(
         fail(f"--out: {exc}", usage=True)
     check_output(out, inputs=(release,))
     rel = load_release(release)
-    with _progress(
-        rel.spec.n_records and rel.spec.n_records * rel.spec.copies, "reconstructing"
-    ) as bar:
-        task = bar.add_task("reconstruct", total=rel.spec.n_records)
+    total = rel.spec.n_records and rel.spec.n_records * rel.spec.copies
+    with progress_bar("counting", total) as advance:
+        passes = _Passes(advance, total)
         reconstruct_release(
-            rel,
+            _counted(rel, passes, ("counting", "reconstructing")),
             out,
             method=method,
             by_class=by_class,
             random_state=seed,
             batch_size=batch_size,
-            progress=lambda k: bar.advance(task, k),
         )
     typer.echo(f"wrote the reconstructed table to {out}")
 
@@ -519,7 +600,7 @@ def report(
                 fail(f"--audit-original file {str(audit_original)!r} does not exist")
         inputs = (target,) + ((audit_original,) if audit_original is not None else ())
         check_output(html, inputs=inputs, flag="--html")
-    rep = privacy_report(read_spec(target))
+    rep = privacy_report(_reportable(read_spec(target)))
     if as_json:
         typer.echo(json.dumps(rep, indent=2, default=lambda x: None if math.isinf(x) else x))
     else:
@@ -534,7 +615,50 @@ def report(
         typer.echo(f"wrote the HTML report to {html}", err=as_json)
 
 
+def _reportable(spec):
+    """A hand-written spec as ``perturb --spec`` would complete it, for its privacy report.
+
+    An attribute without a matrix gets the default gamma-diagonal matrix; one without
+    a domain takes it from the data, so its figures are known only once released: it
+    is left out of the report, with a note.
+    """
+    from ..perturb import DEFAULT_GAMMA
+
+    if spec.data_file is not None or spec.method != "substitution":
+        return spec
+    attributes = []
+    for a in spec.attributes:
+        if a.perturbed and a.domain is None:
+            typer.echo(
+                f"note: attribute {a.name!r} has no domain in the spec: it comes from the "
+                "data, so its figures are in the release's privacy.txt",
+                err=True,
+            )
+            continue
+        if a.perturbed and a.matrix is None:
+            n = a.get_domain().n_values
+            a = a.model_copy(
+                update={"matrix": {"kind": "gamma-diagonal", "n_values": n, "gamma": DEFAULT_GAMMA}}
+            )
+        attributes.append(a)
+    return spec.model_copy(update={"attributes": attributes})
+
+
+def spec_schema() -> None:
+    """Print the JSON Schema of a release spec (spec.json, or a hand-written --spec)."""
+    from ..release import spec_json_schema
+
+    typer.echo(json.dumps(spec_json_schema(), indent=2))
+
+
 def register(app: typer.Typer) -> None:
+    spec_app = typer.Typer(
+        name="spec",
+        help="The release spec: its JSON Schema.",
+        no_args_is_help=True,
+    )
+    spec_app.command("schema")(spec_schema)
+    app.add_typer(spec_app, name="spec")
     app.command("perturb")(perturb)
     app.command("estimate")(estimate)
     app.command("reconstruct")(reconstruct)

@@ -1,7 +1,10 @@
 """``ppdm reproduce NAME``: regenerate a paper's figure or table.
 
 NAME is any experiment in :mod:`ppdm.experiments.registry` (``fig2``, ``fig3``,
-``table1``, ``fig4`` which also writes Figs. 5 and 6, ``kang``, ...) or ``all``.
+``table1``, ``fig4`` which also writes Figs. 5 and 6, ``kang``, ``attacks``,
+``islam-brankovic``, ``bn-table2``, ...) or ``all``; ``ppdm reproduce --list`` (or
+``ppdm experiments``) lists them. The Bayesian-network ones write into ``OUT/bn``;
+``ppdm bn reproduce NAME --out DIR`` is the same command writing into ``DIR``.
 """
 
 from __future__ import annotations
@@ -33,7 +36,9 @@ ALL = (
 
 
 def reproduce(
-    name: str = typer.Argument(..., help="Experiment: fig2, fig3, table1, fig4, kang, or all."),
+    name: str | None = typer.Argument(
+        None, help="Experiment (see --list), or all.", show_default=False
+    ),
     quick: bool = typer.Option(False, "--quick", help="Reduced grid, for a run in minutes."),
     jobs: int = typer.Option(
         1, "--jobs", "-j", help="Worker processes (results do not depend on it)."
@@ -55,8 +60,49 @@ def reproduce(
         "--max-minutes",
         help="Stop the fig4 grid after this long, keep finished cells; rerun to resume.",
     ),
+    list_: bool = typer.Option(False, "--list", help="List the experiments and exit."),
 ) -> None:
     """Regenerate a figure or table of the papers: tidy CSV + PNG in --out, resumable."""
+    if list_:
+        list_experiments()
+        return
+    if name is None:
+        fail("missing experiment NAME (see ppdm reproduce --list)")
+    run_reproduce(
+        name,
+        quick=quick,
+        jobs=jobs,
+        out=out,
+        seed=seed,
+        learner=learner,
+        progress=progress,
+        engine=engine,
+        scheduler=scheduler,
+        max_minutes=max_minutes,
+    )
+
+
+def run_reproduce(
+    name: str,
+    *,
+    out: Path,
+    quick: bool = False,
+    jobs: int = 1,
+    seed: int = 0,
+    learner: str = "c45",
+    progress: bool = True,
+    engine: str = "local",
+    scheduler: str | None = None,
+    max_minutes: float | None = None,
+    choices: tuple[str, ...] | None = None,
+    options: dict | None = None,
+) -> None:
+    """Run experiment ``name`` (or ``all``) into ``out``: the one code path of reproduce.
+
+    ``choices`` narrows the accepted names (``ppdm bn reproduce`` takes only the
+    Bayesian-network ones); a bad value exits with a one-line message. ``options`` are
+    added to the family options of :class:`ppdm.experiments.registry.RunContext`.
+    """
     from ..experiments import registry
     from ..experiments.learners import LEARNERS
     from ..experiments.runner import write_json_atomic
@@ -67,7 +113,9 @@ def reproduce(
         fail(f"--seed must be >= 0 (got {seed})", usage=True)
     if learner not in LEARNERS:
         fail(f"--learner must be one of {', '.join(LEARNERS)} (got {learner!r})", usage=True)
-    known = registry.names()
+    known = registry.names() if choices is None else list(choices)
+    if choices is not None and name not in known:
+        fail(f"unknown reproduction {name!r}; choose one of {', '.join(known)}", usage=True)
     if name != "all" and name not in known:
         fail(f"unknown experiment {name!r}; choose one of {', '.join([*known, 'all'])}", usage=True)
     names = list(ALL) if name == "all" else [name]
@@ -88,7 +136,7 @@ def reproduce(
         seed=seed,
         mapper=mapper,
         progress=progress,
-        options={"learner": learner, "max_minutes": max_minutes},
+        options={"learner": learner, "max_minutes": max_minutes, **(options or {})},
     )
     out.mkdir(parents=True, exist_ok=True)
     timings = {}
@@ -111,7 +159,7 @@ def list_experiments() -> None:
     from ..experiments import registry
 
     for n, help_ in registry.describe():
-        typer.echo(f"{n:10s} {help_}")
+        typer.echo(f"{n:20s} {help_}")
 
 
 def register(app: typer.Typer) -> None:

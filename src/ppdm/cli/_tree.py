@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from ._common import atomic_path, fail, short
+from ._common import PATH_ARGUMENT, atomic_path, fail, short
 
 tree_app = typer.Typer(
     help="C4.5 decision trees (Weka J48's algorithm): train, predict, show, compare.",
@@ -18,7 +18,7 @@ _TRUST_PICKLE_HELP = (
     "Also load an old pickled model. Unpickling runs any code the file names: "
     "use only for files you wrote yourself."
 )
-_MODEL_HELP = "Model written by `ppdm tree train` (JSON; it is read without running code)."
+_MODEL_HELP = "Model written by ppdm tree train (JSON; it is read without running code)."
 
 
 def _save_model(model, target: str, path: Path) -> None:
@@ -61,23 +61,30 @@ def _read(path: Path):
 
 @tree_app.command("train")
 def train(
-    data: Path = typer.Argument(..., help="Training table: .csv, .parquet or .arff."),
-    class_column: str = typer.Option(..., "--class", "-c", help="Name of the class column."),
+    data: Path = typer.Argument(
+        ...,
+        click_type=PATH_ARGUMENT,
+        metavar="FILE",
+        help="Training table: .csv, .parquet or .arff.",
+    ),
+    class_column: str = typer.Option(
+        ..., "--class", "-c", metavar="COL", help="Name of the class column."
+    ),
     out: Path = typer.Option(
-        ..., "--out", "-o", help="Where to write the model (JSON, e.g. model.json)."
+        ..., "--out", "-o", metavar="FILE", help="Where to write the model (JSON, e.g. model.json)."
     ),
     confidence: float = typer.Option(
-        0.25, "--confidence", "-C", help="Pruning confidence factor (J48 -C)."
+        0.25, "--confidence", "-C", metavar="CF", help="Pruning confidence factor (J48 -C)."
     ),
     min_leaf: int = typer.Option(
-        2, "--min-leaf", "-M", help="Minimum instances per leaf (J48 -M)."
+        2, "--min-leaf", "-M", metavar="N", help="Minimum instances per leaf (J48 -M)."
     ),
     unpruned: bool = typer.Option(False, "--unpruned", "-U", help="Do not prune (J48 -U)."),
     no_subtree_raising: bool = typer.Option(
         False, "--no-subtree-raising", "-S", help="Do not raise subtrees while pruning (J48 -S)."
     ),
     categorical: list[str] = typer.Option(
-        None, "--categorical", help="Treat this column as categorical (repeatable)."
+        None, "--categorical", metavar="COL", help="Treat this column as categorical (repeatable)."
     ),
     show: bool = typer.Option(False, "--show", help="Print the tree after training."),
 ) -> None:
@@ -113,15 +120,22 @@ def train(
 
 @tree_app.command("predict")
 def predict(
-    model: Path = typer.Argument(..., help=_MODEL_HELP),
-    data: Path = typer.Argument(..., help="Table to classify: .csv, .parquet or .arff."),
-    out: Path = typer.Option(..., "--out", "-o", help="Output table (.csv, .parquet or .arff)."),
+    model: Path = typer.Argument(..., click_type=PATH_ARGUMENT, metavar="MODEL", help=_MODEL_HELP),
+    data: Path = typer.Argument(
+        ...,
+        click_type=PATH_ARGUMENT,
+        metavar="FILE",
+        help="Table to classify: .csv, .parquet or .arff.",
+    ),
+    out: Path = typer.Option(
+        ..., "--out", "-o", metavar="FILE", help="Output table (.csv, .parquet or .arff)."
+    ),
     proba: bool = typer.Option(
         False, "--proba", help="Also write one probability column per class."
     ),
     trust_pickle: bool = typer.Option(False, "--trust-pickle", help=_TRUST_PICKLE_HELP),
 ) -> None:
-    """Classify the rows of a table; write them with a ``predicted`` column."""
+    """Classify the rows of a table; write them with a "predicted" column."""
     from ..io import write_table
 
     fmt = _out_format(out)
@@ -145,7 +159,7 @@ def predict(
 
 @tree_app.command("show")
 def show(
-    model: Path = typer.Argument(..., help=_MODEL_HELP),
+    model: Path = typer.Argument(..., click_type=PATH_ARGUMENT, metavar="MODEL", help=_MODEL_HELP),
     rules: bool = typer.Option(
         False, "--rules", help="Print root-to-leaf rules (C5 style) instead."
     ),
@@ -160,13 +174,22 @@ def show(
 
 @tree_app.command("compare")
 def compare(
-    a: Path = typer.Argument(..., help="First model."),
-    b: Path = typer.Argument(..., help="Second model."),
+    a: Path = typer.Argument(..., click_type=PATH_ARGUMENT, metavar="MODEL_A", help="First model."),
+    b: Path = typer.Argument(
+        ..., click_type=PATH_ARGUMENT, metavar="MODEL_B", help="Second model."
+    ),
     data: Path = typer.Option(
-        None, "--data", "-d", help="Table on which to measure prediction agreement."
+        None,
+        "--data",
+        "-d",
+        metavar="FILE",
+        help="Table on which to measure prediction agreement.",
     ),
     tolerance: float = typer.Option(
-        0.05, "--tolerance", help="Thresholds match within this fraction of the attribute's range."
+        0.05,
+        "--tolerance",
+        metavar="FRACTION",
+        help="Thresholds match within this fraction of the attribute's range.",
     ),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
     trust_pickle: bool = typer.Option(False, "--trust-pickle", help=_TRUST_PICKLE_HELP),

@@ -1,7 +1,9 @@
 """Adapters that run other experiment families under ``ppdm reproduce``.
 
-Each family keeps its own runner (attacks, Bayesian networks); these functions give them
-the registry's signature ``runner(ctx) -> list[Path]``.
+Each family keeps its own cell function and outputs; these functions give them the
+registry's signature ``runner(ctx) -> list[Path]`` and hand them the run's mapper, jobs
+and progress, so their cells go through :func:`ppdm.experiments.runner.run_cells` like
+every other grid.
 """
 
 from __future__ import annotations
@@ -13,18 +15,25 @@ from .registry import RunContext
 __all__ = ["attacks", "bn_table2", "bn_privacy_accuracy", "bn_sample_size", "islam_brankovic"]
 
 
+def _cells(ctx: RunContext) -> dict:
+    """The run's cell options: mapper, jobs and progress."""
+    return {"jobs": ctx.jobs, "mapper": ctx.mapper, "progress": ctx.progress}
+
+
 def attacks(ctx: RunContext) -> list[Path]:
     """Dowd, Xu & Zhang Sec. 3.3: data-recovery attacks, additive noise vs substitution."""
     from ..attacks.experiment import run
 
-    run(ctx.out, quick=ctx.quick, seed=ctx.seed, jobs=ctx.jobs)
+    run(ctx.out, quick=ctx.quick, seed=ctx.seed, **_cells(ctx))
     return [ctx.out / "attacks.csv", ctx.out / "attacks.png"]
 
 
 def _bn(name: str, ctx: RunContext) -> list[Path]:
+    """Into ``OUT/bn`` (as ``results/bn``), or ``options["bn_out"]`` (``ppdm bn reproduce``)."""
     from ..bayesnet.experiments import run
 
-    return list(run(name, ctx.out, seed=ctx.seed, quick=ctx.quick))
+    out = ctx.options.get("bn_out") or ctx.out / "bn"
+    return list(run(name, out, seed=ctx.seed, quick=ctx.quick, **_cells(ctx)))
 
 
 def bn_table2(ctx: RunContext) -> list[Path]:
@@ -46,5 +55,5 @@ def islam_brankovic(ctx: RunContext) -> list[Path]:
     """Islam & Brankovic, Sec. 4: class noise and attribute noise on Boston and WBC."""
     from ..noise.experiment import run
 
-    run(ctx.out / "noise", quick=ctx.quick, seed=ctx.seed, jobs=ctx.jobs)
+    run(ctx.out / "noise", quick=ctx.quick, seed=ctx.seed, **_cells(ctx))
     return sorted((ctx.out / "noise").glob("*"))

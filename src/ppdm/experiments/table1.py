@@ -7,7 +7,9 @@ Dowd, Xu & Zhang, Sec. 6.2 and Table 1.
 
 from __future__ import annotations
 
+import functools
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
@@ -15,7 +17,7 @@ import pandas as pd
 from .accuracy import fit_score
 from .data import PAPER_ACCURACY, TABLE1_DATASETS, load_experiment_data
 from .registry import RunContext
-from .runner import write_csv_atomic, write_json_atomic
+from .runner import run_cells, write_csv_atomic, write_json_atomic
 
 __all__ = ["original_accuracy", "run"]
 
@@ -26,8 +28,13 @@ def original_accuracy(
     quick: bool = False,
     seed: int = 0,
     learner: str = "c45",
+    jobs: int = 1,
+    mapper: Callable | None = None,
+    progress: bool = False,
 ) -> pd.DataFrame:
     """One row per data set: sizes, classes, our accuracy and the paper's (percent).
+
+    Each data set is one cell of :func:`ppdm.experiments.runner.run_cells`.
 
     Parameters
     ----------
@@ -36,6 +43,8 @@ def original_accuracy(
         Data sets cut to 1K train / 500 test rows.
     seed : int, default=0
     learner : str, default="c45"
+    jobs, mapper, progress
+        See :func:`ppdm.experiments.runner.run_cells`; results do not depend on them.
 
     Returns
     -------
@@ -47,34 +56,52 @@ def original_accuracy(
     ----------
     Dowd, Xu & Zhang, Table 1.
     """
-    rows = []
-    for name in datasets:
-        data = load_experiment_data(name, seed, quick)
-        t0 = time.perf_counter()
-        acc = fit_score(
-            learner, data.X_train, data.train[data.target], data.X_test, data.test[data.target]
-        )
-        rows.append(
-            {
-                "dataset": name,
-                "n_train": len(data.train),
-                "n_test": len(data.test),
-                "n_attributes": data.X_train.shape[1],
-                "n_classes": int(data.train[data.target].nunique()),
-                "accuracy": 100.0 * acc,
-                "paper_accuracy": PAPER_ACCURACY.get(name),
-                "seconds": time.perf_counter() - t0,
-            }
-        )
-    out = pd.DataFrame(rows)
+    out = run_cells(
+        functools.partial(_table1_cell, seed=seed, quick=quick, learner=learner),
+        [(name,) for name in datasets],
+        mapper=mapper,
+        jobs=jobs,
+        progress=progress,
+        description="table1",
+        order="cells",
+    )
     out["difference"] = out["accuracy"] - out["paper_accuracy"]
     return out
+
+
+def _table1_cell(cell: tuple, *, seed: int, quick: bool, learner: str) -> list[dict]:
+    """One data set: a tree on its original training data, scored on its test data."""
+    (name,) = cell
+    data = load_experiment_data(name, seed, quick)
+    t0 = time.perf_counter()
+    acc = fit_score(
+        learner, data.X_train, data.train[data.target], data.X_test, data.test[data.target]
+    )
+    return [
+        {
+            "dataset": name,
+            "n_train": len(data.train),
+            "n_test": len(data.test),
+            "n_attributes": data.X_train.shape[1],
+            "n_classes": int(data.train[data.target].nunique()),
+            "accuracy": 100.0 * acc,
+            "paper_accuracy": PAPER_ACCURACY.get(name),
+            "seconds": time.perf_counter() - t0,
+        }
+    ]
 
 
 def run(ctx: RunContext) -> list[Path]:
     """``ppdm reproduce table1``: table1.csv and a timing file."""
     learner = ctx.options.get("learner", "c45")
-    frame = original_accuracy(quick=ctx.quick, seed=ctx.seed, learner=learner)
+    frame = original_accuracy(
+        quick=ctx.quick,
+        seed=ctx.seed,
+        learner=learner,
+        jobs=ctx.jobs,
+        mapper=ctx.mapper,
+        progress=ctx.progress,
+    )
     timing = {
         "experiment": "table1",
         "learner": learner,

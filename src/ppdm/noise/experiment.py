@@ -32,8 +32,9 @@ Islam, M. Z. & Brankovic, L. Noise addition for protecting privacy in data minin
 
 from __future__ import annotations
 
+import functools
 import warnings
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -165,6 +166,13 @@ def _one_run(task) -> dict:
     return row
 
 
+def _cell(cell: tuple, *, seed: int, data: dict) -> list[dict]:
+    """One run ``(experiment, run index)``; its stream comes from ``(seed, cell)`` only."""
+    name, run_index = cell
+    train, test, target = data[EXPERIMENTS[name][0]]
+    return [_one_run((name, run_index, seed, train, test, target))]
+
+
 def _first_depth(clf, names: set) -> float:
     """Smallest depth (root = 0) of a node testing one of ``names``; NaN if none does."""
     t = clf.tree_
@@ -267,7 +275,15 @@ def _plot(runs: pd.DataFrame, path: Path) -> None:
     plt.close(fig)
 
 
-def run(out_dir, *, quick: bool = False, seed: int = 0, jobs: int = 1) -> pd.DataFrame:
+def run(
+    out_dir,
+    *,
+    quick: bool = False,
+    seed: int = 0,
+    jobs: int = 1,
+    mapper: Callable | None = None,
+    progress: bool = False,
+) -> pd.DataFrame:
     """Run the paper's experiments; write a tidy CSV, a summary CSV, the original trees and a PNG.
 
     Parameters
@@ -282,7 +298,11 @@ def run(out_dir, *, quick: bool = False, seed: int = 0, jobs: int = 1) -> pd.Dat
     seed : int, default=0
         Seeds the choice of the 300 / 350 cases and every run.
     jobs : int, default=1
-        Worker processes; results do not depend on it.
+        Worker processes of the default mapper; results do not depend on it.
+    mapper : callable, optional
+        Where the runs go (see :func:`ppdm.cells.run_cells`).
+    progress : bool, default=False
+        Show a progress bar.
 
     Returns
     -------
@@ -298,6 +318,7 @@ def run(out_dir, *, quick: bool = False, seed: int = 0, jobs: int = 1) -> pd.Dat
     >>> import tempfile
     >>> runs = run(tempfile.mkdtemp(), quick=True)  # doctest: +SKIP
     """
+    from ..cells import run_cells
     from ..io import write_table_atomic
     from ..tree import C45Classifier, export_text, extract_rules, format_rules
 
@@ -308,17 +329,19 @@ def run(out_dir, *, quick: bool = False, seed: int = 0, jobs: int = 1) -> pd.Dat
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     data = {name: _data(name, int(seed)) for name in _SIZES}
-    tasks = []
-    for name, (dataset, _, _, _, runs) in EXPERIMENTS.items():
-        train, test, target = data[dataset]
+    cells = []
+    for name, (_, _, _, _, runs) in EXPERIMENTS.items():
         n = min(runs, _QUICK_RUNS) if quick else runs
-        tasks += [(name, r, int(seed), train, test, target) for r in range(n)]
-    if jobs == 1:
-        rows = [_one_run(t) for t in tasks]
-    else:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            rows = list(pool.map(_one_run, tasks))
-    runs = pd.DataFrame(rows)
+        cells += [(name, r) for r in range(n)]
+    runs = run_cells(
+        functools.partial(_cell, seed=int(seed), data=data),
+        cells,
+        mapper=mapper,
+        jobs=jobs,
+        progress=progress,
+        description="islam-brankovic",
+        order="cells",
+    )
     write_table_atomic(runs, out / "islam_brankovic_runs.csv")
     write_table_atomic(summarize(runs), out / "islam_brankovic_summary.csv")
     text = []

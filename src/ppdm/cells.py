@@ -1,0 +1,302 @@
+"""Running a grid of cells: per-cell seeds, pluggable mappers, a resumable checkpoint.
+
+A *cell* is one unit of work named by a key, a tuple of ints and strings such as
+``("synth1", 9, 20, 3)``. Its random stream comes from ``(seed, key)`` alone through
+``SeedSequence``, never from the order in which cells run, so results do not depend on
+the number of workers or on resuming. A cell function returns a list of row dicts;
+finished cells are appended to a CSV checkpoint, and a restart skips every key found
+there.
+
+The contract every experiment family follows (``ppdm reproduce NAME``):
+
+* **cells** -- the family lists its cell keys and a picklable cell function
+  ``fn(key) -> list of row dicts`` whose random stream depends on ``(seed, key)`` only;
+* **mapper** -- :func:`run_cells` sends the cells to the mapper of the run: in process,
+  the one local process pool of :func:`local_mapper`, or Dask
+  (:func:`ppdm.engine.map_cells`); no family starts processes of its own;
+* **checkpoint** -- grids that run for minutes pass a :class:`Checkpoint` (under
+  ``OUT/checkpoints/``) so an interrupted run resumes; short ones run without;
+* **progress** -- one progress bar with ETA per grid;
+* **outputs** -- tidy CSVs, JSON and PNGs written atomically into ``OUT``
+  (:func:`ppdm.experiments.runner.write_csv_atomic`, ``write_json_atomic``); the runner
+  returns their paths.
+
+This module sits low in the package so that every family (``ppdm.attacks``,
+``ppdm.noise``, ``ppdm.bayesnet``, ``ppdm.experiments``) can use it;
+:mod:`ppdm.experiments.runner` re-exports it.
+
+References
+----------
+Dowd, Xu & Zhang, Sec. 6 (the grids these runners evaluate).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["cell_seed_sequence", "cell_rng", "local_mapper", "Checkpoint", "run_cells"]
+
+Key = tuple
+
+
+def _key_words(key: Key) -> list[int]:
+    text = "\x1f".join(f"{type(k).__name__}:{k}" for k in key).encode()
+    digest = hashlib.sha256(text).digest()
+    return [int.from_bytes(digest[i : i + 4], "little") for i in range(0, 16, 4)]
+
+
+def cell_seed_sequence(seed: int, key: Key) -> np.random.SeedSequence:
+    """The seed sequence of one cell, a function of ``(seed, key)`` only.
+
+    Examples
+    --------
+    >>> a = cell_seed_sequence(0, ("synth1", 9, 20, 0)).generate_state(1)
+    >>> b = cell_seed_sequence(0, ("synth1", 9, 20, 0)).generate_state(1)
+    >>> bool((a == b).all())
+    True
+    """
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be an integer >= 0 (got {seed!r})")
+    return np.random.SeedSequence([int(seed), *_key_words(tuple(key))])
+
+
+def cell_rng(seed: int, key: Key) -> np.random.Generator:
+    """A generator for one cell (see :func:`cell_seed_sequence`)."""
+    return np.random.default_rng(cell_seed_sequence(seed, key))
+
+
+def local_mapper(jobs: int = 1) -> Callable[[Callable, Sequence], Iterator]:
+    """The default mapper: in-process for ``jobs == 1``, else a process pool.
+
+    Results are yielded as cells finish (any order); each carries its own key.
+
+    Parameters
+    ----------
+    jobs : int, default=1
+        Worker processes, >= 1.
+    """
+    if isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer)) or jobs < 1:
+        raise ValueError(f"jobs must be an integer >= 1 (got {jobs!r})")
+
+    def mapper(fn: Callable, cells: Sequence) -> Iterator:
+        if jobs == 1 or len(cells) <= 1:
+            for cell in cells:
+                yield fn(cell)
+            return
+        import multiprocessing as mp
+
+        ctx = mp.get_context("fork") if os.name == "posix" else None
+        pool = ProcessPoolExecutor(max_workers=int(jobs), mp_context=ctx)
+        try:
+            futures = [pool.submit(fn, cell) for cell in cells]
+            for fut in as_completed(futures):
+                yield fut.result()
+        finally:  # also when the consumer stops early: drop the cells not started
+            pool.shutdown(wait=True, cancel_futures=True)
+
+    return mapper
+
+
+class Checkpoint:
+    """Finished cells of one grid, appended to a CSV file as they arrive.
+
+    Parameters
+    ----------
+    path : path-like
+        The checkpoint file (created on first write).
+    key_columns : list of str
+        Columns that name a cell.
+
+    Notes
+    -----
+    Each cell's rows are written with one ``write`` and flushed; a line cut short by an
+    interruption is dropped on the next load, so that cell is simply run again.
+    """
+
+    def __init__(self, path: str | os.PathLike, key_columns: Sequence[str]) -> None:
+        self.path = Path(path)
+        self.key_columns = list(key_columns)
+        self._header: list[str] | None = None
+
+    def load(self) -> pd.DataFrame:
+        """Rows of the finished cells (empty frame if none)."""
+        if not self.path.exists() or self.path.stat().st_size == 0:
+            return pd.DataFrame(columns=self.key_columns)
+        raw = self.path.read_bytes()
+        if not raw.endswith(b"\n"):  # interrupted mid-line: drop the partial line
+            raw = raw[: raw.rfind(b"\n") + 1]
+            self.path.write_bytes(raw)
+        from io import BytesIO
+
+        frame = pd.read_csv(BytesIO(raw))
+        self._header = list(frame.columns)
+        return frame.dropna(subset=self.key_columns).reset_index(drop=True)
+
+    def done(self) -> set[tuple]:
+        """Keys of the finished cells."""
+        frame = self.load()
+        if frame.empty:
+            return set()
+        return {tuple(_plain(v) for v in row) for row in frame[self.key_columns].to_numpy(object)}
+
+    def append(self, rows: list[dict]) -> None:
+        """Append one cell's rows."""
+        if not rows:
+            return
+        frame = pd.DataFrame(rows)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fresh = not self.path.exists() or self.path.stat().st_size == 0
+        if fresh:
+            self._header = list(frame.columns)
+        elif self._header is None:
+            self._header = list(pd.read_csv(self.path, nrows=0).columns)
+        frame = frame.reindex(columns=self._header)
+        text = frame.to_csv(index=False, header=fresh, float_format="%.17g")
+        with open(self.path, "a", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+
+
+def _plain(v: Any) -> Any:
+    if isinstance(v, (np.integer,)):
+        return int(v)
+    if isinstance(v, float) and v.is_integer():
+        return int(v)
+    if isinstance(v, np.floating):
+        return int(v) if float(v).is_integer() else float(v)
+    return v
+
+
+def run_cells(
+    fn: Callable[[tuple], list[dict]],
+    cells: Sequence[tuple],
+    *,
+    checkpoint: Checkpoint | None = None,
+    mapper: Callable | None = None,
+    jobs: int = 1,
+    progress: bool = True,
+    description: str = "cells",
+    deadline: float | None = None,
+    order: str = "keys",
+) -> pd.DataFrame:
+    """Evaluate ``fn`` on every cell not yet in ``checkpoint``; return all rows, sorted by key.
+
+    Parameters
+    ----------
+    fn : callable
+        ``fn(cell) -> list of row dicts``; must be picklable (a module-level function or
+        a :func:`functools.partial` of one) for the process pool. Every row holds the
+        checkpoint's key columns.
+    cells : sequence of tuple
+        Cell keys, in the same order as the checkpoint's key columns.
+    checkpoint : Checkpoint, optional
+        Finished cells are skipped and new ones appended.
+    mapper : callable, optional
+        ``mapper(fn, cells) -> iterable of results``; default :func:`local_mapper`.
+    jobs : int, default=1
+    progress : bool, default=True
+        A rich progress bar with ETA on stderr.
+    description : str
+        Label of the progress bar.
+    deadline : float, optional
+        A ``time.monotonic()`` instant after which no new cell is waited for: the run
+        stops early, keeping every finished cell in the checkpoint (resume later).
+    order : {"keys", "cells"}, default="keys"
+        Row order of the result: sorted by the key columns (the checkpoint's, else the
+        first ``len(key)`` columns), or cell by cell in the order of ``cells`` (without
+        a checkpoint only), each cell's rows as ``fn`` returned them.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Rows of all cells (checkpointed and new), in ``order``, so the result does not
+        depend on the mapper, ``jobs`` or the order of completion.
+    """
+    if order not in ("keys", "cells"):
+        raise ValueError(f"order must be 'keys' or 'cells' (got {order!r})")
+    if order == "cells" and checkpoint is not None:
+        raise ValueError("order='cells' is for runs without a checkpoint")
+    cells = [tuple(_plain(v) for v in c) for c in cells]
+    done = checkpoint.done() if checkpoint is not None else set()
+    todo = [c for c in cells if c not in done]
+    mapper = mapper if mapper is not None else local_mapper(jobs)
+    by_cell: dict[tuple, list[dict]] = {}
+    results = mapper(functools.partial(_tagged, fn), todo) if todo else iter(())
+    with _progress_bar(progress, description, len(cells), len(cells) - len(todo)) as advance:
+        for cell, result in results:
+            if checkpoint is not None:
+                checkpoint.append(result)
+            by_cell[cell] = result
+            advance()
+            if deadline is not None and time.monotonic() > deadline:
+                close = getattr(results, "close", None)
+                if close is not None:  # a generator mapper: cancel the cells not started
+                    close()
+                break
+    if order == "cells":
+        return pd.DataFrame([r for c in cells if c in by_cell for r in by_cell[c]])
+    frame = pd.DataFrame([r for result in by_cell.values() for r in result])
+    if checkpoint is not None:
+        frame = checkpoint.load()
+        wanted = set(cells)
+        keys = checkpoint.key_columns
+        mask = [tuple(_plain(v) for v in r) in wanted for r in frame[keys].to_numpy(object)]
+        frame = frame.loc[mask]
+    if frame.empty:
+        return frame
+    keys = (
+        checkpoint.key_columns if checkpoint is not None else list(frame.columns[: len(cells[0])])
+    )
+    return frame.sort_values(keys, kind="stable").reset_index(drop=True)
+
+
+def _tagged(fn: Callable[[tuple], list[dict]], cell: tuple) -> tuple[tuple, list[dict]]:
+    """``(cell, fn(cell))``: a result that names its cell, whatever order it arrives in."""
+    return cell, fn(cell)
+
+
+class _progress_bar:  # noqa: N801 - used as a context manager, reads like a function
+    def __init__(self, enabled: bool, description: str, total: int, completed: int) -> None:
+        self.enabled, self.description = enabled, description
+        self.total, self.completed = total, completed
+        self._progress = None
+
+    def __enter__(self) -> Callable[[], None]:
+        if not self.enabled:
+            return lambda: None
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        self._progress = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=Console(stderr=True),
+        )
+        self._progress.start()
+        task = self._progress.add_task(self.description, total=self.total, completed=self.completed)
+        return lambda: self._progress.advance(task)
+
+    def __exit__(self, *exc) -> None:
+        if self._progress is not None:
+            self._progress.stop()

@@ -1,0 +1,247 @@
+"""Conventions of the command line: choices, flags, metavars, errors, progress, precision."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ppdm.cli._common import EXIT_USAGE
+from ppdm.domain import BinnedDomain
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+#: command, flag, the values help must list, one bad value
+CHOICES = [
+    (["perturb"], "--missing", ["error", "category"], "ignore"),
+    (["perturb"], "--out-of-bounds", ["error", "clip"], "wrap"),
+    (["perturb"], "--representative", ["center", "left", "right", "random"], "median"),
+    (["perturb"], "--format", ["csv", "parquet"], "xlsx"),
+    (["perturb"], "--engine", ["local", "dask"], "spark"),
+    (["perturb"], "--method", ["substitution", "additive"], "swap"),
+    (["perturb"], "--noise", ["uniform", "gaussian"], "laplace"),
+    (["estimate"], "--method", ["inverse", "zero", "set-scale", "norm-sub", "ibu"], "magic"),
+    (["reconstruct"], "--method", ["set-scale", "ibu"], "magic"),
+    (["reconstruct"], "--engine", ["local", "dask"], "spark"),
+    (["mine"], "--reconstruct", ["global", "by-class"], "local"),
+    (["advise"], "--mode", ["global", "by-class"], "local"),
+    (["advise"], "--learner", ["c45", "cart-entropy"], "id3"),
+    (["noise", "class"], "--technique", ["random", "probabilistic", "all-leaves"], "some"),
+    (["noise", "attributes"], "--target", ["lia", "tia", "both"], "all"),
+    (["noise", "attributes"], "--scope", ["all", "heterogeneous"], "some"),
+    (["noise", "attributes"], "--boundary", ["reflect", "resample"], "clip"),
+    (["bn", "randomize"], "--format", ["csv", "parquet"], "xlsx"),
+    (["bn", "learn"], "--fix", ["norm-sub", "zero"], "clip"),
+]
+
+COMMANDS = sorted({tuple(c) for c, *_ in CHOICES}) + [
+    ("demo",),
+    ("tree", "train"),
+    ("tree", "predict"),
+    ("tree", "compare"),
+    ("datasets", "export"),
+    ("bn", "sample"),
+    ("bn", "compare"),
+]
+
+
+def _help(run_cli, monkeypatch, *command: str) -> str:
+    monkeypatch.setenv("COLUMNS", "200")
+    code, out, err = run_cli(*command, "--help")
+    assert code == 0, err
+    return ANSI.sub("", out)
+
+
+@pytest.mark.parametrize(("command", "flag", "values", "bad"), CHOICES)
+def test_help_lists_the_choices(run_cli, monkeypatch, command, flag, values, bad):
+    text = _help(run_cli, monkeypatch, *command)
+    line = next(x for x in text.splitlines() if re.search(rf"│\s+(-\w\s+)?{re.escape(flag)}\s", x))
+    for value in values:
+        assert value in line, (flag, line)
+
+
+@pytest.mark.parametrize(("command", "flag", "values", "bad"), CHOICES)
+def test_a_bad_choice_is_a_usage_error_naming_the_flag(
+    run_cli, tmp_path, command, flag, values, bad
+):
+    code, out, err = run_cli(*command, tmp_path / "in.csv", flag, bad)
+    assert code == EXIT_USAGE, err
+    assert f"'{flag}'" in err and repr(bad) in err
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
+def test_help_has_readable_metavars_and_no_raw_markup(run_cli, monkeypatch, command):
+    text = _help(run_cli, monkeypatch, *command)
+    for raw in ("<str>", "<output_path>", "<int>", "<float>", "`", "``"):
+        assert raw not in text, (command, raw)
+
+
+def test_flags_show_as_flags(run_cli, monkeypatch, tmp_path):
+    text = _help(run_cli, monkeypatch, "estimate")
+    line = next(x for x in text.splitlines() if "--by-class" in x)
+    assert re.search(r"--by-class\s+Also estimate per class", line), line
+    code, _, err = run_cli("estimate", tmp_path, "--by-class", "true")
+    assert code == EXIT_USAGE and "true" in err
+
+
+def test_defaults_are_shown_whole(run_cli, monkeypatch):
+    text = _help(run_cli, monkeypatch, "perturb")
+    assert re.search(r"--gamma\s+GAMMA\s+Amplification gamma > 1\. \[default: \(?9\)?\]", text)
+    assert re.search(r"--bins\s+N\s+.*\[default: \(?20\)?\]", text)
+
+
+# --- errors in the command line's words ---------------------------------------------
+
+
+@pytest.fixture
+def table(tmp_path):
+    frame = pd.DataFrame({"x": np.linspace(0.0, 10.0, 40), "y": [0, 1] * 20})
+    frame.loc[17, "x"] = np.nan  # the 18th data row, line 19 of the file
+    path = tmp_path / "t.csv"
+    frame.to_csv(path, index=False)
+    return path
+
+
+def test_rows_are_counted_from_one_and_options_named_as_flags(run_cli, tmp_path, table):
+    code, _, err = run_cli("perturb", table, "--out", tmp_path / "r", "--class", "y")
+    assert code == 1
+    assert "column 'x' has a missing value at data row 18" in err
+    assert "--missing category" in err
+    text = table.read_text().splitlines()
+    assert text[18].startswith(",")  # line 19 of the file is that record
+    frame = pd.DataFrame({"x": [1.0, 2.0, 42.0], "y": [0, 1, 0]})
+    frame.to_csv(table, index=False)
+    args = ["perturb", table, "--out", tmp_path / "r", "--class", "y", "--bounds", "x=0:10"]
+    code, _, err = run_cli(*args)
+    assert code == 1
+    assert "column 'x' data row 3 has value 42.0 outside its bounds" in err
+    assert "--out-of-bounds clip" in err
+
+
+# --- progress over every pass ---------------------------------------------------------
+
+
+class _Recorder:
+    def __init__(self):
+        self.events = []
+
+    def __call__(self, k):
+        self.events.append(("advance", k))
+
+    def reset(self, label, total):
+        self.events.append(("pass", label, total))
+
+
+def test_perturb_moves_the_bar_in_every_pass(tmp_path, table, monkeypatch):
+    from ppdm.cli import _release
+
+    recorders = []
+
+    def fake_bar(label, total=None):
+        from contextlib import contextmanager
+
+        @contextmanager
+        def bar():
+            rec = _Recorder()
+            recorders.append(rec)
+            yield rec
+
+        return bar()
+
+    monkeypatch.setattr(_release, "progress_bar", fake_bar)
+    frame = pd.DataFrame({"x": np.arange(1000.0), "y": [0, 1] * 500})
+    frame.to_csv(table, index=False)
+    from typer.testing import CliRunner
+
+    from ppdm.cli import app
+
+    args = ["perturb", str(table), "--out", str(tmp_path / "rel"), "--class", "y"]
+    result = CliRunner().invoke(app, [*args, "--batch-size", "300", "--seed", "1"])
+    assert result.exit_code == 0, result.output
+    events = recorders[0].events
+    passes = [e for e in events if e[0] == "pass"]
+    assert [p[1] for p in passes] == ["reading", "perturbing", "checking"]
+    # CSV: the first pass counts the rows; later passes know their length
+    assert passes[0][2] is None and passes[1][2] == 1000 and passes[2][2] == 1000
+    per_pass = []
+    for e in events:
+        if e[0] == "pass":
+            per_pass.append(0)
+        else:
+            per_pass[-1] += e[1]
+    assert per_pass == [1000, 1000, 1000]
+
+    recorders.clear()
+    result = CliRunner().invoke(
+        app, ["reconstruct", str(tmp_path / "rel"), "--out", str(tmp_path / "r.csv")]
+    )
+    assert result.exit_code == 0, result.output
+    events = recorders[0].events
+    assert [e[1:] for e in events if e[0] == "pass"] == [
+        ("counting", 1000),
+        ("reconstructing", 1000),
+    ]
+    assert sum(e[1] for e in events if e[0] == "advance") == 2000
+
+    recorders.clear()
+    result = CliRunner().invoke(app, ["estimate", str(tmp_path / "rel"), "--json"])
+    assert result.exit_code == 0, result.output
+    events = recorders[0].events
+    assert [e[1:] for e in events if e[0] == "pass"] == [("counting", 1000)]
+    assert sum(e[1] for e in events if e[0] == "advance") == 1000
+
+
+# --- released numbers at the precision of the domain ----------------------------------
+
+
+def test_representatives_are_written_at_the_precision_of_the_domain():
+    d = BinnedDomain(30.0, 31.5, 10)
+    assert d.representatives()[4] == 30.675  # not 30.674999999999997
+    assert repr(float(d.decode(np.array([4]))[0])) == "30.675"
+    assert BinnedDomain(0.0, 0.3, 3).representatives().tolist() == [0.05, 0.15, 0.25]
+    assert BinnedDomain(0.1, 0.4, 3).labels() == ["[0.1, 0.2)", "[0.2, 0.3)", "[0.3, 0.4]"]
+    # a width without a short decimal form: 12 significant digits
+    reps = BinnedDomain(20.01, 80.97, 7).representatives()
+    assert all(len(repr(float(v)).replace(".", "").lstrip("0")) <= 12 for v in reps)
+    # the value is still inside its bin, within the rounding
+    edges = BinnedDomain(20.01, 80.97, 7).edges
+    assert np.all((reps > edges[:-1]) & (reps < edges[1:]))
+
+
+@pytest.mark.parametrize("representative", ["left", "center", "right"])
+def test_short_representatives_stay_in_their_bins(representative):
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        low = float(np.round(rng.uniform(-1e4, 1e4), rng.integers(0, 6)))
+        high = low + float(np.round(rng.uniform(1e-3, 1e4), rng.integers(0, 6)))
+        if not high > low:
+            continue
+        d = BinnedDomain(low, high, int(rng.integers(2, 60)), representative=representative)
+        codes = np.arange(d.n_bins)
+        exact = d.low + (codes + {"left": 0, "center": 0.5, "right": 1}[representative]) * d.width
+        # the short values encode to the bins the exact ones do
+        np.testing.assert_array_equal(
+            d.encode(d.decode(codes)), d.encode(np.clip(exact, d.low, d.high))
+        )
+        # 12 significant digits of the width and of the value
+        np.testing.assert_allclose(d.decode(codes), exact, rtol=1e-11, atol=1e-10 * d.width)
+
+
+def test_released_data_holds_short_numbers(run_cli, tmp_path):
+    src = tmp_path / "d.csv"
+    rng = np.random.default_rng(0)
+    pd.DataFrame({"x": rng.uniform(30.0, 31.5, 500), "y": rng.integers(0, 2, 500)}).to_csv(
+        src, index=False
+    )
+    args = ["perturb", src, "--out", tmp_path / "rel", "--class", "y", "--bins", "10"]
+    code, _, err = run_cli(*args, "--bounds", "x=30:31.5", "--seed", "4")
+    assert code == 0, err
+    released = pd.read_csv(tmp_path / "rel" / "data.csv")["x"]
+    assert set(released.round(3)) <= set(BinnedDomain(30.0, 31.5, 10).representatives())
+    text = (tmp_path / "rel" / "data.csv").read_text()
+    assert "99999" not in text and "00000" not in text
+    code, out, err = run_cli("reconstruct", tmp_path / "rel", "--out", tmp_path / "r.csv")
+    assert code == 0, err
+    assert "99999" not in (tmp_path / "r.csv").read_text()
