@@ -48,8 +48,9 @@ format: venv
 	$(BIN)/ruff format src tests benchmarks
 	$(BIN)/ruff check --fix src tests benchmarks
 
-bench:
-	$(MAKE) venv EXTRAS="test,bench"
+# The peers (pure-LDP, multi-freq-ldpy, ...) are installed even into an existing .venv.
+bench: venv
+	$(BIN)/pip install -q -e ".[$(EXTRAS),bench]"
 	$(BIN)/python benchmarks/perturb.py
 
 clean:

@@ -36,6 +36,7 @@ __all__ = [
     "arff_quote",
     "read_arff",
     "BatchWriter",
+    "write_csv_batch",
 ]
 
 _FORMATS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet", ".arff": "arff"}
@@ -730,6 +731,97 @@ def read_arff(path: str | os.PathLike) -> pd.DataFrame:
     return frame
 
 
+# -- CSV writing ------------------------------------------------------------------------
+
+# a text field holding one of these is quoted by pandas' (Python's) CSV writer
+_CSV_QUOTED = r'[,"\r\n]'
+
+
+def _float_text(values: np.ndarray):
+    """float64 values as Arrow text spelled as ``numpy.ndarray.astype(str)`` spells them
+    (``1.0``, ``1e-05``, ``10000000000.0``); NaN is null."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    text = pc.cast(pa.array(values, from_pandas=True), pa.string())
+    size = np.abs(values)
+    with np.errstate(invalid="ignore"):
+        # Arrow switches between positional and exponent notation at other magnitudes ...
+        odd = (size >= 1e10) | ((size < 1e-4) & (size > 0))
+        # ... and drops the ".0" of an integral value
+        whole = (np.floor(values) == values) & ~odd
+    if whole.any():
+        mask = pa.array(whole)
+        tail = pc.binary_join_element_wise(pc.filter(text, mask), ".0", "")
+        text = pc.replace_with_mask(text, mask, tail)
+    if odd.any():
+        text = pc.replace_with_mask(text, pa.array(odd), pa.array(values[odd].astype(str)))
+    return text
+
+
+def _csv_text(series: pd.Series):
+    """One column as Arrow text spelled as :meth:`pandas.DataFrame.to_csv` spells it, or
+    None if it needs pandas' writer (a type without a fast path, a field to quote)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    dtype = series.dtype
+    if isinstance(dtype, np.dtype) and dtype == np.float64:
+        return _float_text(series.to_numpy())
+    if pd.api.types.is_bool_dtype(dtype):
+        return pc.if_else(pa.Array.from_pandas(series), "True", "False")
+    if pd.api.types.is_integer_dtype(dtype):
+        return pc.cast(pa.Array.from_pandas(series), pa.string())
+    if pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype):
+        try:
+            arr = pa.Array.from_pandas(series)
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            return None
+        if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
+            return None
+        if len(arr) and pc.any(pc.match_substring_regex(arr, _CSV_QUOTED)).as_py():
+            return None
+        return arr
+    return None
+
+
+def write_csv_batch(frame: pd.DataFrame, fh, header: bool) -> None:
+    """Append ``frame`` as CSV to the binary file ``fh``, byte for byte as
+    ``frame.to_csv(fh, header=header, index=False)`` would (UTF-8, ``\\n`` line ends).
+
+    Numbers, booleans and strings without a character to quote are formatted and
+    written by Arrow; any other batch falls back to pandas' writer, so the bytes never
+    depend on the path taken.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pcsv
+
+    arrays = None
+    if not isinstance(frame.columns, pd.MultiIndex):
+        arrays = []
+        for name in frame.columns:
+            text = _csv_text(frame[name]) if frame.columns.is_unique else None
+            if text is None:
+                arrays = None
+                break
+            arrays.append(text)
+    if arrays is not None and len(arrays) == 1 and len(frame):
+        # Python's writer quotes a record that is one empty field
+        lone = arrays[0]
+        if lone.null_count or pc.any(pc.equal(lone, "")).as_py():
+            arrays = None
+    if arrays is None or not arrays:
+        fh.write(frame.to_csv(header=header, index=False, lineterminator="\n").encode("utf-8"))
+        return
+    if header:
+        fh.write(frame.iloc[:0].to_csv(index=False, lineterminator="\n").encode("utf-8"))
+    if len(frame):
+        table = pa.Table.from_arrays(arrays, names=[f"c{i}" for i in range(len(arrays))])
+        options = pcsv.WriteOptions(include_header=False, quoting_style="none")
+        pcsv.write_csv(table, fh, write_options=options)
+
+
 def write_table(
     frame: pd.DataFrame,
     path: str | os.PathLike,
@@ -746,7 +838,8 @@ def write_table(
     if fmt == "pq":
         fmt = "parquet"
     if fmt == "csv":
-        frame.to_csv(path, index=False)
+        with open(path, "wb") as fh:
+            write_csv_batch(frame, fh, header=True)
     elif fmt == "parquet":
         frame.to_parquet(path, index=False)
     elif fmt == "arff":
@@ -802,10 +895,11 @@ class BatchWriter:
         self._fh = None
 
     def write(self, frame: pd.DataFrame) -> None:
+        """Append ``frame`` (the first batch also writes the CSV header)."""
         if self.fmt == "csv":
             if self._fh is None:
-                self._fh = open(self.path, "w", encoding="utf-8", newline="")
-            frame.to_csv(self._fh, header=self._first, index=False)
+                self._fh = open(self.path, "wb")
+            write_csv_batch(frame, self._fh, header=self._first)
         else:
             import pyarrow as pa
             import pyarrow.parquet as pq

@@ -189,7 +189,7 @@ def test_terminated_release_leaves_nothing(tmp_path, sig, big_csv):
             "--bounds",
             "x=0:1",
             "--batch-size",
-            "20000",
+            "2000",
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -199,7 +199,9 @@ def test_terminated_release_leaves_nothing(tmp_path, sig, big_csv):
     while time.time() < deadline and not [p for p in tmp_path.iterdir() if ".ppdm-new" in p.name]:
         time.sleep(0.05)
     proc.send_signal(sig)
-    _, err = proc.communicate(timeout=60)
+    _, err = proc.communicate(timeout=120)
+    if proc.returncode == 0:  # the machine was so slow to poll that the run had finished
+        pytest.skip("the release was complete before the signal could be sent")
     assert proc.returncode != 0
     assert "Traceback" not in err
     assert not out.exists()

@@ -26,6 +26,7 @@ ALL = (
     "fig4-readings",
     "table1-mdl",
     "beyond",
+    "beyond-summary",
     "attacks",
     "islam-brankovic",
     "bn-table2",

@@ -22,7 +22,7 @@ two-pass streaming reconstruction, without a full sort).
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -42,6 +42,7 @@ __all__ = [
     "sketch_partition",
     "merge_sketches",
     "perturb_partition",
+    "perturb_partition_batches",
     "sketch_rows_partition",
     "merge_sketch_rows",
     "row_offsets",
@@ -117,6 +118,23 @@ def perturb_partition(
         return next(iter(perturb_batches([frame], spec, root, warn=False, row_offset=row_offset)))
 
 
+def perturb_partition_batches(
+    batches: Iterable[pd.DataFrame],
+    spec: ReleaseSpec,
+    root: np.random.SeedSequence,
+    partition: int,
+    row_offset: int,
+) -> Iterator[pd.DataFrame]:
+    """:func:`perturb_partition` on a partition read batch by batch (memory bounded by
+    the batch): the same streams, addressed by row, so the same perturbed values.
+
+    With ``spec.copies > 1`` every batch is followed by its copies, so the rows come in
+    another order than :func:`perturb_partition`'s; callers stream only single copies.
+    """
+    with _in_partition(partition):
+        yield from perturb_batches(batches, spec, root, warn=False, row_offset=row_offset)
+
+
 def sketch_rows_partition(
     frame: pd.DataFrame, partition: int, cap: int
 ) -> tuple[dict[str, DomainSketch], list[int]]:
@@ -162,12 +180,17 @@ class PartitionCounts:
 
 
 def count_partition(
-    frame: pd.DataFrame, spec: ReleaseSpec, partition: int, by_class: bool = False
+    frame: pd.DataFrame,
+    spec: ReleaseSpec,
+    partition: int,
+    by_class: bool = False,
+    row_offset: int = 0,
 ) -> PartitionCounts:
     """Pass 1 on one partition: perturbed code counts, per class value if ``by_class``.
 
     Class values are those found in the partition (so no earlier pass over the data
-    is needed); :func:`add_counts` unites them.
+    is needed); :func:`add_counts` unites them. ``row_offset`` is the row of the
+    partition's first record that error messages count from (a batch of a partition).
     """
     attrs = spec.perturbed_attributes()
     with _in_partition(partition):
@@ -178,7 +201,7 @@ def count_partition(
                 raise SpecError("the release has no class attribute; by-class work needs one")
             ccodes, uniques = pd.factorize(frame[name], use_na_sentinel=True)
             if (ccodes < 0).any():
-                row = int(np.flatnonzero(ccodes < 0)[0])
+                row = int(np.flatnonzero(ccodes < 0)[0]) + int(row_offset)
                 raise DataError(f"class column {name!r} row {row} has a missing value")
             classes: tuple | None = tuple(pd.Index(uniques).tolist())
             n_c = len(uniques)
@@ -188,7 +211,7 @@ def count_partition(
         tables = {}
         for a in attrs:
             n = a.get_domain().n_values
-            codes = a.get_domain().encode(frame[a.name], column=a.name)
+            codes = a.get_domain().encode(frame[a.name], column=a.name, row_offset=row_offset)
             flat = np.bincount(ccodes * n + codes, minlength=n_c * n)
             tables[a.name] = flat.reshape(n_c, n).astype(np.int64)
     return PartitionCounts(len(frame), classes, tables)

@@ -36,7 +36,7 @@ import pandas as pd
 
 from ..estimate import check_method
 from ..exceptions import DataError, SpecError
-from ..io import partition_files, read_table
+from ..io import BatchWriter, iter_batches, partition_files, read_table, table_format
 from ..perturb import DEFAULT_GAMMA, DEFAULT_MAX_BINS, plan_from_sketches
 from ..pipeline import (
     AttributeEstimate,
@@ -57,6 +57,7 @@ from .kernels import (
     count_partition,
     merge_sketch_rows,
     perturb_partition,
+    perturb_partition_batches,
     reconstruct_partition,
     reconstruction_shares,
     row_offsets,
@@ -131,14 +132,36 @@ def _indexed(handles: Sequence) -> list[tuple[int, Any]]:
 
 # -- tasks (module level, so Dask can ship them) ------------------------------------
 
+#: Rows per batch when a Parquet partition is summarised or perturbed batch by batch.
+PART_BATCH = 250_000
+
 
 def _sketch_rows_task(cap: int, item: tuple[int, Any]):
     i, handle = item
+    if isinstance(handle, (str, os.PathLike)) and table_format(handle) == "parquet":
+        # batch by batch: the merged sketches are those of the whole partition, as
+        # they are over partitions (stored column types: every batch reads the same)
+        out = None
+        for batch in iter_batches(handle, PART_BATCH):
+            part = sketch_rows_partition(batch, i, cap)
+            out = part if out is None else merge_sketch_rows(out, part)
+        if out is not None:
+            return out[0], [sum(out[1])]
     return sketch_rows_partition(_load(handle), i, cap)
 
 
 def _count_task(spec: ReleaseSpec, by_class: bool, item: tuple[int, Any]) -> PartitionCounts:
     i, handle = item
+    if isinstance(handle, (str, os.PathLike)) and table_format(handle) == "parquet":
+        # batch by batch: summed counts (classes in order of first appearance) are
+        # those of the whole partition, as they are over partitions
+        out = None
+        for batch in iter_batches(handle, PART_BATCH):
+            rows = 0 if out is None else out.rows
+            part = count_partition(batch, spec, i, by_class, row_offset=rows)
+            out = part if out is None else add_counts(out, part)
+        if out is not None:
+            return out
     return count_partition(_load(handle), spec, i, by_class)
 
 
@@ -157,10 +180,46 @@ def _part_name(i: int, n: int) -> str:
     return f"part-{i:0{max(5, len(str(n - 1)))}d}.parquet"
 
 
+def _streamable(handle: Any, spec: ReleaseSpec) -> bool:
+    """Whether a partition can be perturbed batch by batch with the same output rows:
+    a Parquet file (its column types are stored, so no batch reads them differently)
+    released as a single copy (with copies, every batch would be followed by its own)."""
+    return (
+        isinstance(handle, (str, os.PathLike))
+        and table_format(handle) == "parquet"
+        and spec.copies == 1
+    )
+
+
+def _write_part_batches(batches: Iterator[pd.DataFrame], directory: Path, name: str) -> int:
+    """Write perturbed batches as one part; the row count, or -1 if there was no batch."""
+    tmp = directory / f".{name}.{uuid.uuid4().hex}.tmp"
+    rows = -1
+    try:
+        with BatchWriter(tmp, "parquet") as writer:
+            for batch in batches:
+                writer.write(batch)
+                rows = max(rows, 0) + len(batch)
+        if rows >= 0:
+            os.replace(tmp, directory / name)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    return rows
+
+
 def _perturb_write_task(spec, root, directory, n_parts, item) -> int:
     i, handle, offset = item
-    frame = perturb_partition(_load(handle), spec, root, i, offset)
-    _write_part(frame, Path(directory), _part_name(i, n_parts))
+    name = _part_name(i, n_parts)
+    if _streamable(handle, spec):
+        batches = iter_batches(handle, PART_BATCH)
+        rows = _write_part_batches(
+            perturb_partition_batches(batches, spec, root, i, offset), Path(directory), name
+        )
+        if rows >= 0:
+            return rows
+    frame = perturb_partition(_load(handle), spec, root, i, offset)  # also an empty one
+    _write_part(frame, Path(directory), name)
     return len(frame)
 
 

@@ -116,6 +116,11 @@ register_lazy(
     "release tree vs Algorithm 2, ByClass and Local over gamma 5..12 (beyond the papers)",
 )
 register_lazy(
+    "beyond-summary",
+    "ppdm.experiments.beyond_summary:run",
+    "release tree vs the original on the recommended cells, from beyond*.csv in --out",
+)
+register_lazy(
     "attacks", "ppdm.experiments.families:attacks", "attacks on additive noise vs substitution"
 )
 register_lazy(

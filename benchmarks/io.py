@@ -1,0 +1,246 @@
+"""End to end at the speed of the file formats: ppdm vs a pure pyarrow round trip.
+
+Usage::
+
+    python benchmarks/io.py                  # 4 M rows (about 104 MB of CSV)
+    python benchmarks/io.py --rows 200000    # a smoke run
+    python benchmarks/io.py --rows 4000000 --repeat 3
+    python benchmarks/io.py --formats parquet --partitions 8   # + the partitioned engine
+
+Generates one table (six numeric columns: the table of ``benchmarks/perturb.py``) as CSV
+and as Parquet (row groups of 500,000 rows), then times, each as a whole process
+(interpreter start and imports included), in turn A B A B ...:
+
+- the yardstick: a pyarrow round trip of the same file (CSV: the streaming reader into
+  ``CSVWriter``; Parquet: row group by row group into a ``ParquetWriter``);
+- ``ppdm perturb`` (owner bounds, seed fixed), ``ppdm estimate --by-class --plot`` and
+  ``ppdm reconstruct`` of the release, in the input's format.
+
+With ``--partitions P`` the Parquet table is also split in P files and perturbed by the
+local partitioned engine, beside ``make_release`` on the single file (in-process calls,
+interpreter start included in both).
+
+Prints the median wall seconds, the ratio to the round trip (median of the per-pair
+ratios), rows/s and the peak RSS of each, and the load average before and after: the
+machine may be shared, so read the figures beside it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROUND_TRIP = r"""
+import sys
+import pyarrow.csv as pcsv
+import pyarrow.parquet as pq
+
+src, dst = sys.argv[1], sys.argv[2]
+if src.endswith(".csv"):
+    reader = pcsv.open_csv(src)
+    with pcsv.CSVWriter(dst, reader.schema) as writer:
+        for batch in reader:
+            writer.write_batch(batch)
+else:
+    pf = pq.ParquetFile(src)
+    with pq.ParquetWriter(dst, pf.schema_arrow) as writer:
+        for group in range(pf.metadata.num_row_groups):
+            writer.write_table(pf.read_row_group(group))
+"""
+
+PARTITIONED = r"""
+import sys, warnings
+warnings.simplefilter("ignore")
+from ppdm.engine import make_release_partitioned
+from ppdm.pipeline import make_release
+
+how, src, out = sys.argv[1:4]
+opts = dict(class_attribute="label", out_of_bounds="clip", random_state=1, overwrite=True,
+            bounds={"age": (18, 91), "income": (0, 2e6), "score": (0, 1200),
+                    "region": (0, 12), "visits": (0, 40)})
+if how == "partitioned":
+    make_release_partitioned(src, out, engine="local", **opts)
+else:
+    make_release(src, out, **opts)
+"""
+
+BOUNDS = [
+    "--bounds", "age=18:91",
+    "--bounds", "income=0:2000000",
+    "--bounds", "score=0:1200",
+    "--bounds", "region=0:12",
+    "--bounds", "visits=0:40",
+]  # fmt: skip
+
+
+def make_tables(directory: Path, rows: int) -> tuple[Path, Path]:
+    """The benchmark table as CSV and Parquet (row groups of 500,000 rows)."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+    import pyarrow.parquet as pq
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from perturb import _chunk
+
+    rng = np.random.default_rng(0)
+    chunk = 500_000
+    csv, parquet = directory / "table.csv", directory / "table.parquet"
+    done = 0
+    pw = None
+    with open(csv, "wb") as fh:
+        while done < rows:
+            frame = _chunk(rng, min(chunk, rows - done))
+            table = pa.Table.from_pandas(frame, preserve_index=False)
+            frame.to_csv(fh, header=done == 0, index=False)
+            if pw is None:
+                pw = pq.ParquetWriter(parquet, table.schema)
+            pw.write_table(table)
+            done += len(frame)
+    pw.close()
+    del pcsv
+    return csv, parquet
+
+
+def run(cmd: list[str]) -> tuple[float, float]:
+    """Wall seconds and peak RSS (MB, sampled every 20 ms) of one process."""
+    import psutil
+
+    t = time.perf_counter()
+    proc = psutil.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    peak = 0
+    while proc.poll() is None:
+        try:
+            rss = proc.memory_info().rss
+            for child in proc.children(recursive=True):
+                rss = max(rss, child.memory_info().rss)
+            peak = max(peak, rss)
+        except psutil.NoSuchProcess:
+            pass
+        time.sleep(0.02)
+    elapsed = time.perf_counter() - t
+    if proc.returncode != 0:
+        err = proc.stderr.read().decode(errors="replace").strip().splitlines()
+        raise RuntimeError(f"{cmd[:4]} failed: {err[-1] if err else proc.returncode}")
+    return elapsed, peak / 2**20
+
+
+def loadavg() -> str:
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "n/a"
+
+
+def ppdm(*args: str) -> list[str]:
+    return [sys.executable, "-m", "ppdm", *args]
+
+
+def partitioned(tmp: Path, parquet: Path, args) -> None:
+    """``make_release_partitioned(engine="local")`` on the table split in files, in turn
+    with ``make_release`` on the single Parquet file."""
+    import pyarrow.parquet as pq
+
+    parts = tmp / "parts"
+    parts.mkdir()
+    table = pq.read_table(parquet)
+    step = -(-table.num_rows // args.partitions)
+    for i in range(args.partitions):
+        pq.write_table(table.slice(i * step, step), parts / f"part-{i:05d}.parquet")
+    del table
+    a_cmd = [sys.executable, "-c", PARTITIONED, "partitioned", str(parts), str(tmp / "rel-p")]
+    b_cmd = [sys.executable, "-c", PARTITIONED, "single", str(parquet), str(tmp / "rel-s")]
+    times, singles, ratios, peaks = [], [], [], []
+    for _ in range(args.repeat):
+        a, peak = run(a_cmd)
+        b, _ = run(b_cmd)
+        times.append(a)
+        singles.append(b)
+        ratios.append(a / b)
+        peaks.append(peak)
+    t = statistics.median(times)
+    print(
+        f"parquet  perturb, {args.partitions} partitions, local engine: {t:.2f} s, "
+        f"{statistics.median(ratios):.2f} x single-stream make_release "
+        f"({statistics.median(singles):.2f} s), {args.rows / t:,.0f} rows/s, "
+        f"peak {max(peaks):.0f} MB; load {loadavg()}",
+        flush=True,
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=4_000_000)
+    parser.add_argument("--repeat", type=int, default=1, help="A B pairs per command")
+    parser.add_argument("--formats", default="csv,parquet")
+    parser.add_argument(
+        "--partitions",
+        type=int,
+        default=0,
+        help="also perturb the Parquet table split in this many files with the local "
+        "partitioned engine, beside make_release on the single file",
+    )
+    args = parser.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="ppdm-io-bench-"))
+    try:
+        csv, parquet = make_tables(tmp, args.rows)
+        print(f"rows: {args.rows:,}; CSV {csv.stat().st_size / 2**20:.0f} MB, "
+              f"Parquet {parquet.stat().st_size / 2**20:.0f} MB; load average {loadavg()}")  # fmt: skip
+        print(f"{'format':8s} {'command':34s} {'median s':>9s} {'x trip':>7s} "
+              f"{'rows/s':>12s} {'peak MB':>8s} {'trip s':>7s} {'load':>16s}")  # fmt: skip
+        for fmt in [f for f in args.formats.split(",") if f]:
+            src = csv if fmt == "csv" else parquet
+            rel = tmp / f"release-{fmt}"
+            trip = [sys.executable, "-c", ROUND_TRIP, str(src), str(tmp / f"trip.{fmt}")]
+            commands = [
+                (
+                    "perturb",
+                    ppdm("perturb", str(src), "--out", str(rel), "--class", "label",
+                         *BOUNDS, "--out-of-bounds", "clip", "--seed", "1", "--overwrite"),
+                ),
+                (
+                    "estimate --by-class --plot",
+                    ppdm("estimate", str(rel), "--by-class", "--plot", str(tmp / "plots"),
+                         "--overwrite"),
+                ),
+                (
+                    "reconstruct",
+                    ppdm("reconstruct", str(rel), "--out", str(tmp / f"rec.{fmt}"),
+                         "--seed", "2"),
+                ),
+            ]  # fmt: skip
+            for label, cmd in commands:
+                times, trips, ratios, peaks = [], [], [], []
+                for _ in range(args.repeat):
+                    if label == "reconstruct":
+                        (tmp / f"rec.{fmt}").unlink(missing_ok=True)
+                    a, peak = run(cmd)
+                    b, _ = run(trip)
+                    times.append(a)
+                    trips.append(b)
+                    ratios.append(a / b)
+                    peaks.append(peak)
+                t = statistics.median(times)
+                print(
+                    f"{fmt:8s} {label:34s} {t:9.2f} {statistics.median(ratios):7.2f} "
+                    f"{args.rows / t:12,.0f} {max(peaks):8.0f} {statistics.median(trips):7.2f} "
+                    f"{loadavg():>16s}",
+                    flush=True,
+                )
+        if args.partitions:
+            partitioned(tmp, parquet, args)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"cores: {os.cpu_count()}; load average at the end {loadavg()}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,325 @@
+"""Release tree against the original on the recommended cells, from the committed CSVs.
+
+``ppdm reproduce beyond-summary --out results`` reads ``beyond.csv`` (one row per data
+set, gamma, N, repetition and learner), ``beyond_summary.csv`` (C4.5 on the original
+training data, per data set) and ``beyond_curve.csv`` (learning curve) from ``--out``
+and writes, without rerunning anything:
+
+- ``beyond_recommended.csv``: per data set, the release tree's mean accuracy over the
+  recommended cells (``5 <= gamma <= 12``, every N of the grid; first the mean over the
+  repetitions of each cell, then the mean over the cells), its ratio to the original,
+  the best other learner beside it, and whether the goal (ratio >= 0.95) is met and by
+  how much it is missed;
+- ``beyond_recommended_by_n.csv``: the same per data set and N;
+- ``beyond_curve_summary.csv``: the learning curve, mean over repetitions per data set,
+  n and learner, with the ratio to the original at the same n;
+- ``beyond_leaf_check_summary.csv``, when ``beyond_leaf_check.csv`` is there: see
+  :func:`leaf_check_summary`.
+
+``python -m ppdm.experiments.beyond_summary leaf-check --out DIR`` writes
+``beyond_leaf_check.csv``: on a few grid cells (``CHECK_CELLS`` x ``CHECK_REPS``) of the
+data sets that miss the goal, majority leaves, naive Bayes leaves and a plain naive
+Bayes model learnt from the same release, and ``release_accuracy`` on a held-out third
+(:func:`leaf_check_cell`).
+
+References
+----------
+Dowd, Xu & Zhang, Sec. 6-7 (data sets, grid, recommended gamma range); Agrawal &
+Srikant (2000), Sec. 5 (ByClass, Local).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..exceptions import DataError
+from ..matrix import GammaDiagonal
+from .registry import RunContext
+from .runner import write_csv_atomic
+
+__all__ = [
+    "GOAL",
+    "GAMMA_RANGE",
+    "RELEASE",
+    "cell_means",
+    "recommended",
+    "recommended_by_n",
+    "curve_summary",
+    "leaf_check",
+    "leaf_check_cell",
+    "leaf_check_summary",
+    "run",
+]
+
+#: Goal: the release tree's mean accuracy at least this share of the original's.
+GOAL = 0.95
+#: Recommended gamma range (inclusive).
+GAMMA_RANGE = (5.0, 12.0)
+RELEASE = "release-tree"
+_GRID_COLUMNS = ("dataset", "gamma", "N", "rep", "method", "accuracy")
+
+
+def _read(path: Path, columns: tuple[str, ...]) -> pd.DataFrame:
+    if not path.is_file():
+        raise DataError(f"{path}: not found; run `ppdm reproduce beyond --out {path.parent}`")
+    frame = pd.read_csv(path)
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise DataError(f"{path}: column {missing[0]!r} missing (has {list(frame.columns)[:8]})")
+    bad = pd.to_numeric(frame["accuracy"], errors="coerce").isna()
+    if bad.any():
+        row = int(bad.to_numpy().argmax())
+        value = str(frame["accuracy"].iloc[row])[:40]
+        raise DataError(f"{path}: row {row + 2}, column 'accuracy': not a number ({value!r})")
+    return frame
+
+
+def cell_means(grid: pd.DataFrame, gamma_range: tuple[float, float] = GAMMA_RANGE) -> pd.DataFrame:
+    """Mean accuracy over the repetitions of each (dataset, gamma, N, method) cell, on the
+    cells with ``gamma_range[0] <= gamma <= gamma_range[1]``; column ``reps`` counts them."""
+    lo, hi = gamma_range
+    part = grid[(grid["gamma"] >= lo) & (grid["gamma"] <= hi)]
+    return part.groupby(["dataset", "gamma", "N", "method"], as_index=False).agg(
+        accuracy=("accuracy", "mean"), reps=("accuracy", "size")
+    )
+
+
+def _compare(cells: pd.DataFrame, original: pd.Series, by: list[str]) -> pd.DataFrame:
+    mean = cells.groupby([*by, "method"], as_index=False).agg(
+        accuracy=("accuracy", "mean"), cells=("accuracy", "size")
+    )
+    rel = mean[mean["method"] == RELEASE].drop(columns="method")
+    rel = rel.rename(columns={"accuracy": "release_tree"})
+    others = mean[mean["method"] != RELEASE].sort_values(
+        [*by, "accuracy", "method"], ascending=[True] * len(by) + [False, True], kind="stable"
+    )
+    best = others.groupby(by, as_index=False).first()[[*by, "method", "accuracy"]]
+    best = best.rename(columns={"method": "best_baseline", "accuracy": "best_baseline_accuracy"})
+    out = rel.merge(best, on=by, how="left")
+    missing = sorted(set(cells["dataset"]) - set(original.index))
+    if missing:
+        raise DataError(f"beyond_summary.csv: no original accuracy for data set {missing[0]!r}")
+    out["original"] = out["dataset"].map(original)
+    tree = cells[cells["method"] == RELEASE]
+    met = tree["accuracy"] / tree["dataset"].map(original) >= GOAL
+    share = met.groupby([tree[c] for c in by]).mean().rename("share_cells_goal_met")
+    out = out.merge(share.reset_index(), on=by, how="left")
+    out["ratio"] = out["release_tree"] / out["original"]
+    out["best_baseline_ratio"] = out["best_baseline_accuracy"] / out["original"]
+    out["goal_met"] = out["ratio"] >= GOAL
+    # accuracy still missing to reach GOAL * original (0 where the goal is met)
+    out["shortfall"] = (GOAL * out["original"] - out["release_tree"]).clip(lower=0.0)
+    cols = [*by, "cells", "original", "release_tree", "ratio", "best_baseline"]
+    cols += ["best_baseline_accuracy", "best_baseline_ratio", "goal_met", "shortfall"]
+    cols += ["share_cells_goal_met"]
+    return out[cols].reset_index(drop=True)
+
+
+def recommended(grid: pd.DataFrame, original: pd.Series) -> pd.DataFrame:
+    """Per data set: release tree vs the original and the best other learner.
+
+    Parameters
+    ----------
+    grid : DataFrame
+        ``beyond.csv``: dataset, gamma, N, rep, method, accuracy.
+    original : Series
+        C4.5 accuracy on the original training data, indexed by data set.
+
+    Returns
+    -------
+    DataFrame
+        dataset, cells, original, release_tree (mean over the recommended cells of the
+        per-cell means over repetitions), ratio, best_baseline (the other learner with
+        the highest such mean), best_baseline_accuracy, best_baseline_ratio, goal_met
+        (``ratio >= 0.95``), shortfall (``0.95 * original - release_tree``, at least 0)
+        and share_cells_goal_met (share of the cells whose mean over repetitions reaches
+        ``0.95 * original``).
+    """
+    return _compare(cell_means(grid), original, ["dataset"])
+
+
+def recommended_by_n(grid: pd.DataFrame, original: pd.Series) -> pd.DataFrame:
+    """As :func:`recommended`, per data set and N (mean over the recommended gammas)."""
+    return _compare(cell_means(grid), original, ["dataset", "N"])
+
+
+def curve_summary(curve: pd.DataFrame) -> pd.DataFrame:
+    """Learning curve: mean accuracy per (dataset, n, method) and its ratio to the
+    original at the same n; rows ``dataset == "mean"`` average the data sets."""
+    mean = curve.groupby(["dataset", "n", "method"], as_index=False)["accuracy"].mean()
+    overall = mean.groupby(["n", "method"], as_index=False)["accuracy"].mean()
+    overall.insert(0, "dataset", "mean")
+    both = pd.concat([mean, overall], ignore_index=True)
+    orig = both[both["method"] == "original"].set_index(["dataset", "n"])["accuracy"]
+    key = pd.MultiIndex.from_frame(both[["dataset", "n"]])
+    both["ratio_to_original"] = both["accuracy"].to_numpy() / orig.reindex(key).to_numpy()
+    return both
+
+
+def run(ctx: RunContext) -> list[Path]:
+    """``ppdm reproduce beyond-summary``: derived tables from the CSVs already in ``--out``."""
+    out = Path(ctx.out)
+    grid = _read(out / "beyond.csv", _GRID_COLUMNS)
+    summary = _read(out / "beyond_summary.csv", ("dataset", "original", "accuracy"))
+    original = summary.groupby("dataset")["original"].first()
+    paths = [
+        write_csv_atomic(recommended(grid, original), out / "beyond_recommended.csv"),
+        write_csv_atomic(recommended_by_n(grid, original), out / "beyond_recommended_by_n.csv"),
+    ]
+    if (out / "beyond_curve.csv").is_file():
+        curve = _read(out / "beyond_curve.csv", ("dataset", "n", "rep", "method", "accuracy"))
+        paths.append(write_csv_atomic(curve_summary(curve), out / "beyond_curve_summary.csv"))
+    if (out / "beyond_leaf_check.csv").is_file():
+        check = pd.read_csv(out / "beyond_leaf_check.csv")
+        table = leaf_check_summary(check, original, grid)
+        paths.append(write_csv_atomic(table, out / "beyond_leaf_check_summary.csv"))
+    return paths
+
+
+# --- small check of leaf models and of release_accuracy on a few grid cells -------------
+
+#: Cells of the leaf check: (gamma, N) in the recommended range, repetitions 0..2.
+CHECK_CELLS = ((5, 10), (9, 20), (12, 40))
+CHECK_REPS = 3
+#: Candidates: name -> ReleaseTreeClassifier parameters.
+CHECK_MODELS = {
+    "tree-majority": {"leaf_model": "majority"},
+    "tree-nb": {"leaf_model": "naive-bayes"},
+    "naive-bayes": {"leaf_model": "naive-bayes", "max_depth": 0},
+}
+
+
+def _release_correct_codes(est, codes, y) -> np.ndarray:
+    """``release_correct`` on perturbed *codes* (the estimator was fitted with fit_codes)."""
+    from ..tree.release_scoring import _leaf_regions
+
+    y_idx = np.searchsorted(est.classes_, y)
+    y_idx = np.where(est.classes_[np.clip(y_idx, 0, len(est.classes_) - 1)] == y, y_idx, -1)
+    n_values = [c.n_values for c in est.coders_]
+    inv_t = [m.inverse_transpose_apply(np.eye(m.n_values)) for m in est.matrices_]
+    s = np.zeros(len(codes))
+    for leaf, box in est.tree_.leaf_boxes(n_values):
+        for masks, cls in _leaf_regions(est, leaf, box, n_values):
+            w = (y_idx == cls).astype(float)
+            for j, mask in enumerate(masks):
+                if mask is not None and not mask.all():
+                    w *= (inv_t[j] @ mask.astype(float))[codes[:, j]]
+            s += w
+    return s
+
+
+def leaf_check_cell(cell: tuple, *, seed: int = 0) -> list[dict]:
+    """One (dataset, gamma, N, rep) cell of the grid, perturbed exactly as in
+    ``beyond.csv``; per candidate leaf model: test accuracy on the original test set
+    (fitted on the whole release) and ``release_accuracy`` on the last third of the
+    release (fitted on the first two thirds), NaN where it refuses the model."""
+    from ..tree import ReleaseTreeClassifier
+    from .accuracy import _encoded
+    from .beyond import _test_codes
+    from .core import perturb_table
+    from .data import load_experiment_data
+    from .runner import cell_rng
+
+    name, gamma, n_bins, rep = cell
+    data = load_experiment_data(name, seed, False)
+    table = _encoded(name, seed, False, int(n_bins))
+    perturbed = perturb_table(table, float(gamma), cell_rng(seed, ("beyond", *cell)))
+    labels = np.unique(data.train[data.target].to_numpy())
+    y_train = labels[table.classes]
+    y_test = data.test[data.target].to_numpy()
+    test_codes = _test_codes(table, data.X_test)
+    mats = [GammaDiagonal(int(n), float(gamma)) for n in table.n_values]
+    cut = (2 * len(perturbed)) // 3
+    rows = []
+    for model, params in CHECK_MODELS.items():
+        clf = ReleaseTreeClassifier(**params)
+        clf.fit_codes(perturbed, y_train, table.domains, mats, table.columns)
+        test = float(np.mean(clf.predict_codes(test_codes) == y_test))
+        part = ReleaseTreeClassifier(**params)
+        part.fit_codes(perturbed[:cut], y_train[:cut], table.domains, mats, table.columns)
+        try:
+            s = _release_correct_codes(part, perturbed[cut:], y_train[cut:])
+            est, se = float(s.mean()), float(s.std(ddof=1) / np.sqrt(len(s)))
+        except DataError:  # a naive Bayes leaf spanning more than MAX_CELLS cells
+            est = se = float("nan")
+        rows.append(
+            {
+                "dataset": name,
+                "gamma": int(gamma),
+                "N": int(n_bins),
+                "rep": int(rep),
+                "model": model,
+                "test_accuracy": test,
+                "release_accuracy": est,
+                "release_accuracy_se": se,
+            }
+        )
+    return rows
+
+
+def leaf_check(datasets, *, seed: int = 0, path: Path | None = None) -> pd.DataFrame:
+    """:func:`leaf_check_cell` over ``CHECK_CELLS`` x ``CHECK_REPS`` repetitions, one
+    process, one cell after another (repetition 0 of every cell and data set first); with
+    ``path``, the rows so far are written after every cell."""
+    rows: list[dict] = []
+    for rep in range(CHECK_REPS):
+        for gamma, n_bins in CHECK_CELLS:
+            for name in datasets:
+                rows += leaf_check_cell((name, gamma, n_bins, rep), seed=seed)
+                if path is not None:
+                    write_csv_atomic(pd.DataFrame(rows), path)
+    return pd.DataFrame(rows)
+
+
+def leaf_check_summary(
+    check: pd.DataFrame, original: pd.Series, grid: pd.DataFrame | None = None
+) -> pd.DataFrame:
+    """Per data set and candidate of the leaf check: cells, mean test accuracy (over the
+    cells' repetition means), its ratio to the original, the share of cells where
+    ``release_accuracy`` could score the candidate, and its mean estimate where it did.
+
+    With ``grid`` (``beyond.csv``), every learner of the grid on the same (dataset,
+    gamma, N, rep) keys is added as model ``"grid <method>"`` (not scored)."""
+    if grid is not None:
+        keys = check[["dataset", "gamma", "N", "rep"]].drop_duplicates()
+        same = grid.merge(keys, on=["dataset", "gamma", "N", "rep"])
+        same = same.assign(model="grid " + same["method"], release_accuracy=float("nan"))
+        same = same.rename(columns={"accuracy": "test_accuracy"})
+        check = pd.concat([check, same[check.columns.intersection(same.columns)]])
+    per_cell = check.groupby(["dataset", "gamma", "N", "model"], as_index=False).agg(
+        test_accuracy=("test_accuracy", "mean"),
+        scored=("release_accuracy", lambda v: float(v.notna().mean())),
+        release_accuracy=("release_accuracy", "mean"),
+    )
+    out = per_cell.groupby(["dataset", "model"], as_index=False).agg(
+        cells=("test_accuracy", "size"),
+        test_accuracy=("test_accuracy", "mean"),
+        scored=("scored", "mean"),
+        release_accuracy=("release_accuracy", "mean"),
+    )
+    out["ratio_to_original"] = out["test_accuracy"] / out["dataset"].map(original)
+    cols = ["dataset", "model", "cells", "test_accuracy", "ratio_to_original", "scored"]
+    return out[[*cols, "release_accuracy"]]
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m ppdm.experiments.beyond_summary leaf-check --out DIR [--datasets ...]``."""
+    parser = argparse.ArgumentParser(prog="python -m ppdm.experiments.beyond_summary")
+    parser.add_argument("command", choices=["leaf-check"])
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--datasets", nargs="+", default=None)
+    args = parser.parse_args(argv)
+    if args.datasets is None:
+        goal = pd.read_csv(args.out / "beyond_recommended.csv")
+        args.datasets = goal.loc[~goal["goal_met"], "dataset"].tolist()
+    path = args.out / "beyond_leaf_check.csv"
+    leaf_check(args.datasets, path=path)
+    print(path)
+
+
+if __name__ == "__main__":
+    main()

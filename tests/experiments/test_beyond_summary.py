@@ -1,0 +1,200 @@
+"""Derived beyond tables on a tiny hand-made grid whose means are worked out by hand."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from ppdm.exceptions import DataError
+from ppdm.experiments import beyond_summary as bs
+from ppdm.experiments.registry import RunContext, get
+
+# Data set "a" (original 0.8): cells (gamma, N) = (5, 10) with 2 reps, (12, 20) with 1 rep,
+# and (4, 10), outside the recommended range. Per-cell means of the release tree:
+# (5, 10): (0.70 + 0.74) / 2 = 0.72; (12, 20): 0.80. Mean over cells: 0.76 (the mean
+# over rows, (0.70 + 0.74 + 0.80) / 3 = 0.7467, would be wrong). Ratio 0.76 / 0.8 = 0.95.
+# ByClass: (0.60 + 0.64) / 2 = 0.62 and 0.70 -> 0.66; Local: 0.50 and 0.90 -> 0.70 (best).
+# Data set "b" (original 1.0): one cell (9, 10), release tree 0.90, Local 0.95.
+ROWS = [
+    ("a", 5, 10, 0, "release-tree", 0.70),
+    ("a", 5, 10, 1, "release-tree", 0.74),
+    ("a", 12, 20, 0, "release-tree", 0.80),
+    ("a", 4, 10, 0, "release-tree", 0.10),
+    ("a", 5, 10, 0, "byclass", 0.60),
+    ("a", 5, 10, 1, "byclass", 0.64),
+    ("a", 12, 20, 0, "byclass", 0.70),
+    ("a", 4, 10, 0, "byclass", 0.99),
+    ("a", 5, 10, 0, "local", 0.50),
+    ("a", 5, 10, 1, "local", 0.50),
+    ("a", 12, 20, 0, "local", 0.90),
+    ("b", 9, 10, 0, "release-tree", 0.90),
+    ("b", 9, 10, 0, "local", 0.95),
+]
+ORIGINAL = pd.Series({"a": 0.8, "b": 1.0})
+
+
+@pytest.fixture
+def grid() -> pd.DataFrame:
+    return pd.DataFrame(ROWS, columns=["dataset", "gamma", "N", "rep", "method", "accuracy"])
+
+
+def test_recommended_by_hand(grid):
+    out = bs.recommended(grid, ORIGINAL).set_index("dataset")
+    a, b = out.loc["a"], out.loc["b"]
+    assert a["cells"] == 2  # gamma 4 left out
+    assert a["release_tree"] == pytest.approx(0.76)
+    assert a["ratio"] == pytest.approx(0.95)
+    assert bool(a["goal_met"]) is True
+    assert a["shortfall"] == pytest.approx(0.0)
+    assert a["best_baseline"] == "local"
+    assert a["best_baseline_accuracy"] == pytest.approx(0.70)
+    assert a["best_baseline_ratio"] == pytest.approx(0.875)
+    assert a["share_cells_goal_met"] == pytest.approx(0.5)  # ratios 0.9 and 1.0
+    assert b["release_tree"] == pytest.approx(0.90)
+    assert bool(b["goal_met"]) is False
+    assert b["shortfall"] == pytest.approx(0.05)
+    assert b["best_baseline"] == "local"
+    assert b["share_cells_goal_met"] == pytest.approx(0.0)
+
+
+def test_recommended_by_n(grid):
+    out = bs.recommended_by_n(grid, ORIGINAL).set_index(["dataset", "N"])
+    assert out.loc[("a", 10), "release_tree"] == pytest.approx(0.72)
+    assert out.loc[("a", 10), "best_baseline"] == "byclass"  # 0.62 > Local's 0.50
+    assert out.loc[("a", 20), "ratio"] == pytest.approx(1.0)
+    assert out.loc[("a", 20), "best_baseline"] == "local"
+
+
+def test_curve_summary_ratio():
+    curve = pd.DataFrame(
+        [
+            ("s1", 100, 0, "original", 1.0),
+            ("s1", 100, 1, "original", 0.8),
+            ("s1", 100, 0, "release-tree", 0.6),
+            ("s1", 100, 1, "release-tree", 0.8),
+            ("s2", 100, 0, "original", 0.5),
+            ("s2", 100, 0, "release-tree", 0.5),
+        ],
+        columns=["dataset", "n", "rep", "method", "accuracy"],
+    )
+    out = bs.curve_summary(curve).set_index(["dataset", "method"])
+    assert out.loc[("s1", "release-tree"), "ratio_to_original"] == pytest.approx(0.7 / 0.9)
+    # the "mean" rows average the data sets' means: original 0.7, release tree 0.6
+    assert out.loc[("mean", "release-tree"), "accuracy"] == pytest.approx(0.6)
+    assert out.loc[("mean", "release-tree"), "ratio_to_original"] == pytest.approx(0.6 / 0.7)
+
+
+def test_run_writes_tables_and_leaves_inputs(tmp_path, grid):
+    grid.to_csv(tmp_path / "beyond.csv", index=False)
+    summary = pd.DataFrame(
+        {"dataset": ["a", "b"], "method": "release-tree", "accuracy": 0.0, "original": [0.8, 1.0]}
+    )
+    summary.to_csv(tmp_path / "beyond_summary.csv", index=False)
+    before = (tmp_path / "beyond.csv").read_bytes()
+    paths = get("beyond-summary")(RunContext(out=tmp_path))
+    assert sorted(p.name for p in paths) == [
+        "beyond_recommended.csv",
+        "beyond_recommended_by_n.csv",
+    ]
+    table = pd.read_csv(tmp_path / "beyond_recommended.csv")
+    assert table.loc[table["dataset"] == "a", "release_tree"].item() == pytest.approx(0.76)
+    assert (tmp_path / "beyond.csv").read_bytes() == before
+    summary.iloc[:1].to_csv(tmp_path / "beyond_summary.csv", index=False)
+    with pytest.raises(DataError, match="no original accuracy for data set 'b'"):
+        bs.run(RunContext(out=tmp_path))
+
+
+def test_missing_and_bad_inputs_name_the_file(tmp_path, grid):
+    with pytest.raises(DataError, match=r"beyond\.csv: not found"):
+        bs.run(RunContext(out=tmp_path))
+    grid["accuracy"] = grid["accuracy"].astype(object)
+    grid.loc[2, "accuracy"] = "x"
+    grid.to_csv(tmp_path / "beyond.csv", index=False)
+    with pytest.raises(DataError, match=r"row 4, column 'accuracy': not a number \('x'\)"):
+        bs.run(RunContext(out=tmp_path))
+
+
+def _small_release(rng, n=3000):
+    import numpy as np
+
+    x = rng.integers(0, 6, n)
+    z = rng.integers(0, 6, n)
+    y = np.where(rng.random(n) < 0.9, (x >= 3).astype(int), 1 - (x >= 3).astype(int))
+    return np.column_stack([x, z]), y
+
+
+@pytest.mark.parametrize("leaf_model", ["majority", "naive-bayes"])
+def test_release_correct_codes_exact_under_identity(leaf_model):
+    import numpy as np
+
+    from ppdm.domain import CategoricalDomain
+    from ppdm.matrix import identity
+    from ppdm.tree import ReleaseTreeClassifier
+
+    codes, y = _small_release(np.random.default_rng(1))
+    doms, mats = [CategoricalDomain(tuple(range(6)))] * 2, [identity(6)] * 2
+    clf = ReleaseTreeClassifier(leaf_model=leaf_model, max_depth=2)
+    clf.fit_codes(codes, y, doms, mats, ["x", "z"])
+    s = bs._release_correct_codes(clf, codes, y)
+    np.testing.assert_allclose(s, (clf.predict_codes(codes) == y).astype(float), atol=1e-9)
+
+
+def test_release_correct_codes_unbiased_for_naive_bayes_leaves():
+    """A fixed model; one original held-out table perturbed 200 times. The mean of the
+    estimates is within 4 standard errors (their spread / sqrt(200)) of the truth."""
+    import numpy as np
+
+    from ppdm.domain import CategoricalDomain
+    from ppdm.matrix import GammaDiagonal
+    from ppdm.tree import ReleaseTreeClassifier
+
+    rng = np.random.default_rng(2)
+    train, y_train = _small_release(rng)
+    held, y_held = _small_release(rng, 1000)
+    doms, mats = [CategoricalDomain(tuple(range(6)))] * 2, [GammaDiagonal(6, 9.0)] * 2
+    release = np.column_stack([mats[0].sample(train[:, j], rng.random(len(train))) for j in (0, 1)])
+    clf = ReleaseTreeClassifier(leaf_model="naive-bayes", max_depth=1)
+    clf.fit_codes(release, y_train, doms, mats, ["x", "z"])
+    truth = float(np.mean(clf.predict_codes(held) == y_held))
+    est = []
+    for _ in range(200):
+        p = np.column_stack([mats[0].sample(held[:, j], rng.random(len(held))) for j in (0, 1)])
+        est.append(bs._release_correct_codes(clf, p, y_held).mean())
+    est = np.asarray(est)
+    assert abs(est.mean() - truth) < 4 * est.std(ddof=1) / np.sqrt(len(est))
+
+
+def test_leaf_check_summary_by_hand():
+    nan = float("nan")
+    check = pd.DataFrame(
+        [
+            ("a", 5, 10, 0, "tree-majority", 0.6, 0.5),
+            ("a", 5, 10, 1, "tree-majority", 0.8, 0.7),
+            ("a", 9, 20, 0, "tree-majority", 0.4, 0.3),
+            ("a", 5, 10, 0, "naive-bayes", 0.7, nan),
+            ("a", 5, 10, 1, "naive-bayes", 0.7, nan),
+            ("a", 9, 20, 0, "naive-bayes", 0.9, 0.8),
+        ],
+        columns=["dataset", "gamma", "N", "rep", "model", "test_accuracy", "release_accuracy"],
+    )
+    out = bs.leaf_check_summary(check, pd.Series({"a": 0.8})).set_index("model")
+    # tree: cell means 0.7 and 0.4 -> 0.55; naive Bayes: 0.7 and 0.9 -> 0.8
+    assert out.loc["tree-majority", "test_accuracy"] == pytest.approx(0.55)
+    assert out.loc["naive-bayes", "ratio_to_original"] == pytest.approx(1.0)
+    assert out.loc["tree-majority", "scored"] == pytest.approx(1.0)
+    assert out.loc["naive-bayes", "scored"] == pytest.approx(0.5)  # one of two cells
+    assert out.loc["naive-bayes", "release_accuracy"] == pytest.approx(0.8)
+    assert out.loc["tree-majority", "cells"] == 2
+
+
+def test_leaf_check_summary_adds_grid_learners_on_the_same_keys(grid):
+    check = pd.DataFrame(
+        [("a", 5, 10, 1, "naive-bayes", 0.9, float("nan"))],
+        columns=["dataset", "gamma", "N", "rep", "model", "test_accuracy", "release_accuracy"],
+    )
+    out = bs.leaf_check_summary(check, ORIGINAL, grid).set_index("model")
+    # only repetition 1 of cell (5, 10) of data set "a": release tree 0.74, ByClass 0.64
+    assert out.loc["grid release-tree", "test_accuracy"] == pytest.approx(0.74)
+    assert out.loc["grid byclass", "test_accuracy"] == pytest.approx(0.64)
+    assert out.loc["grid local", "cells"] == 1
+    assert out.loc["grid local", "scored"] == pytest.approx(0.0)
