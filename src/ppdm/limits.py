@@ -338,6 +338,9 @@ def load_structured(
     The parsed object (any JSON type, or ``None`` for an empty YAML file).
     """
     path = Path(path)
+    from .publish import register_input
+
+    register_input(path)
     label = f"{what} {str(path)!r}"
     size = path.stat().st_size
     if size > MAX_SPEC_BYTES:

@@ -228,7 +228,10 @@ def publish_file(target: str | os.PathLike, suffix: str = "") -> Iterator[Path]:
     tmp = tmp.with_name(tmp.name + suffix)
     _PENDING.add(tmp)
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except OSError as exc:
+            raise type(exc)(exc.errno, exc.strerror, str(target)) from None
         os.close(fd)
         yield tmp
         if tmp.exists():
@@ -251,7 +254,10 @@ def publish_dir(target: str | os.PathLike) -> Iterator[Path]:
     target = _prepare(target, directory=True)
     tmp = _hidden(target, "new")
     _PENDING.add(tmp)
-    tmp.mkdir(mode=0o777)
+    try:
+        tmp.mkdir(mode=0o777)
+    except OSError as exc:
+        raise type(exc)(exc.errno, exc.strerror, str(target)) from None
     old = None
     try:
         yield tmp

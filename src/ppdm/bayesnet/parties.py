@@ -35,7 +35,7 @@ import pandas as pd
 from ..exceptions import SpecError
 from ..io import read_table, table_format, write_table
 from ..limits import load_structured
-from ..publish import release_member
+from ..publish import register_input, release_member
 from ..random import RandomState, resolve_seed
 from .estimation import ParameterEstimate, estimate_parameters
 from .network import BayesNet
@@ -126,6 +126,7 @@ def write_release(release: Release, directory: str | os.PathLike, fmt: str = "pa
 def read_release(directory: str | os.PathLike) -> Release:
     """Read a release directory written by :func:`write_release` (or ``ppdm bn randomize``)."""
     directory = Path(directory)
+    register_input(directory)
     spec_path = directory / _SPEC_NAME
     if not spec_path.exists():
         raise FileNotFoundError(

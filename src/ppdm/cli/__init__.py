@@ -56,6 +56,7 @@ def _root(
 ) -> None:
     """Privacy-preserving data mining by randomized perturbation."""
 
+
 COMMAND_MODULES = (
     _release,
     _mine,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from ._common import PATH_ARGUMENT, AdviseLearner, Reconstruction, atomic_path, fail
+from ._common import PATH_ARGUMENT, AdviseLearner, Reconstruction, atomic_path, fail, output_path
 
 
 def _parse_gammas(text: str) -> list[float]:
@@ -74,7 +74,11 @@ def advise(
     reps: int = typer.Option(3, "--reps", metavar="N", help="Repetitions per cell."),
     jobs: int = typer.Option(1, "--jobs", "-j", metavar="N", help="Worker processes."),
     out: Path = typer.Option(
-        Path("advice"), "--out", metavar="DIR", help="Directory for the table and plot."
+        Path("advice"),
+        "--out",
+        parser=output_path,
+        metavar="DIR",
+        help="Directory for the table and plot.",
     ),
     spec_out: Path | None = typer.Option(
         None,
@@ -111,6 +115,9 @@ def advise(
         fail(f"--reps must be >= 1 (got {reps})", usage=True)
     if not data.exists():
         fail(f"data file {str(data)!r} does not exist")
+    from ..publish import check_output
+
+    check_output(out, inputs=(data,), directory=True, overwrite=True)
     gammas, n_list = _parse_gammas(gamma), _parse_ns(ns)
     target = _accuracy(min_accuracy)
     frame = read_table(data)

@@ -13,6 +13,7 @@ from ._common import (
     atomic_dir,
     atomic_path,
     fail,
+    output_path,
 )
 
 bn_app = typer.Typer(
@@ -60,7 +61,11 @@ def sample(
         help="Number of records, 1 to 1e9 (ppdm.limits.MAX_RECORDS); 1e6 notation works.",
     ),
     out: Path = typer.Option(
-        ..., "--out", metavar="FILE", help="Output table: .csv or .parquet (state codes)."
+        ...,
+        "--out",
+        parser=output_path,
+        metavar="FILE",
+        help="Output table: .csv or .parquet (state codes).",
     ),
     seed: int | None = typer.Option(
         None, "--seed", metavar="SEED", help="Seed for a reproducible sample."
@@ -109,7 +114,9 @@ def randomize(
         metavar="FILE",
         help="Scheme file (JSON/YAML): variables, randomize groups, party.",
     ),
-    out: Path = typer.Option(..., "--out", metavar="DIR", help="Release directory to write."),
+    out: Path = typer.Option(
+        ..., "--out", parser=output_path, metavar="DIR", help="Release directory to write."
+    ),
     fmt: TableFormat = typer.Option(
         TableFormat.PARQUET, "--format", help="Format of the released data file."
     ),
@@ -181,7 +188,7 @@ def learn(
         NegativeFix.NORM_SUB, "--fix", help="What to do with negative estimated counts."
     ),
     out: Path = typer.Option(
-        ..., "--out", metavar="FILE", help="Output network file (.json/.yaml)."
+        ..., "--out", parser=output_path, metavar="FILE", help="Output network file (.json/.yaml)."
     ),
     stderr: Path | None = typer.Option(
         None, "--stderr", metavar="FILE", help="Also write theta and stderr (CSV)."
@@ -260,7 +267,7 @@ def compare(
         ..., "--data", metavar="FILE", help="Table of state codes giving P(parents)."
     ),
     out: Path | None = typer.Option(
-        None, "--out", metavar="FILE", help="Also write the table as CSV."
+        None, "--out", parser=output_path, metavar="FILE", help="Also write the table as CSV."
     ),
 ) -> None:
     """CKL distance per node between two parameter sets (Sec. 6.2), in nats."""

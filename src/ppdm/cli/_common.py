@@ -326,6 +326,11 @@ def _report(exc: BaseException) -> NoReturn:
     raise typer.Exit(code) from None
 
 
+# the command-line parser's own exception classes (typer ships its own copy of click)
+_USAGE_ERROR = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")
+_CLICK_EXCEPTION = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+
+
 class BoundaryGroup(TyperGroup):
     """The top-level ``ppdm`` group: every command runs inside one error boundary.
 
@@ -333,6 +338,24 @@ class BoundaryGroup(TyperGroup):
     through unchanged; any other exception becomes one ``error:`` line
     (:func:`error_line`) and exit code 1, or 130 when interrupted.
     """
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        """Run the command; a usage error is one ``error:`` line and exit 2, no usage panel."""
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        try:
+            rv = super().main(args, prog_name, complete_var, False, **extra)
+        except _USAGE_ERROR as exc:
+            where = f" (see: {exc.ctx.command_path} -h)" if exc.ctx is not None else ""
+            print(f"error: {_one_line(exc.format_message())}{where}", file=sys.stderr)
+            sys.exit(EXIT_USAGE)
+        except _CLICK_EXCEPTION as exc:
+            print(f"error: {_one_line(exc.format_message())}", file=sys.stderr)
+            sys.exit(exc.exit_code or EXIT_FAILURE)
+        except typer.Abort:
+            print("error: interrupted", file=sys.stderr)
+            sys.exit(EXIT_INTERRUPTED)
+        sys.exit(rv if isinstance(rv, int) else 0)
 
     def invoke(self, ctx: typer.Context):
         try:

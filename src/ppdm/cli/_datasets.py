@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from ._common import TEXT_ARGUMENT, atomic_path, fail
+from ._common import TEXT_ARGUMENT, atomic_path, fail, output_path
 
 datasets_app = typer.Typer(help="List and export the bundled data sets.", no_args_is_help=True)
 
@@ -63,18 +63,26 @@ def export(
         help="Data set name (see ppdm datasets list).",
     ),
     out: Path = typer.Option(
-        ..., "--out", metavar="FILE", help="Output file: .csv, .parquet or .arff."
+        ...,
+        "--out",
+        parser=output_path,
+        metavar="FILE",
+        help="Output file: .csv, .parquet or .arff.",
     ),
 ) -> None:
     """Write a bundled data set to a file."""
     reg = _registry()
     if name not in reg:
         fail(f"unknown data set {name!r}; choose one of {', '.join(reg)}", usage=True)
-    from ..io import write_table
+    from ..io import table_format, write_table
 
+    try:
+        fmt = table_format(out)
+    except ValueError as exc:
+        fail(f"--out: {exc}", usage=True)
     frame = reg[name]().frame
     with atomic_path(out) as tmp:
-        write_table(frame, tmp, fmt=out.suffix.lstrip("."), relation=name)
+        write_table(frame, tmp, fmt=fmt, relation=name)
     typer.echo(f"wrote {len(frame)} rows to {out}")
 
 

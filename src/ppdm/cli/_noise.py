@@ -15,6 +15,7 @@ from ._common import (
     NoiseTechnique,
     atomic_path,
     fail,
+    output_path,
 )
 
 noise_app = typer.Typer(
@@ -42,10 +43,19 @@ def _tree(confidence: float, min_leaf: int):
     return C45Classifier(confidence=confidence, min_leaf=min_leaf)
 
 
-def _write(frame, out: Path) -> None:
-    from ..io import table_format, write_table
+def _out_format(out: Path) -> str:
+    from ..io import table_format
 
-    fmt = table_format(out)
+    try:
+        return table_format(out)
+    except ValueError as exc:
+        fail(f"--out: {exc}", usage=True)
+
+
+def _write(frame, out: Path) -> None:
+    from ..io import write_table
+
+    fmt = _out_format(out)
     with atomic_path(out) as tmp:
         write_table(frame, tmp, fmt=fmt)
 
@@ -87,7 +97,12 @@ DATA = typer.Argument(
 )
 CLASS = typer.Option(..., "--class", "-c", metavar="COL", help="Name of the class column.")
 OUT = typer.Option(
-    ..., "--out", "-o", metavar="FILE", help="Released table (.csv, .parquet, .arff)."
+    ...,
+    "--out",
+    "-o",
+    parser=output_path,
+    metavar="FILE",
+    help="Released table (.csv, .parquet, .arff).",
 )
 JSON = typer.Option(False, "--json", help="Print the security figures as JSON.")
 
@@ -114,6 +129,7 @@ def class_noise(
 
     technique = NoiseTechnique(technique).value
 
+    _out_format(out)  # a bad --out is refused before any work
     frame, X, y = _load(data, class_column)
     tree = _tree(confidence, min_leaf)
     if y.nunique(dropna=True) < 2:
@@ -230,7 +246,10 @@ def attribute_noise(
 
     if max_targets < 1:
         fail(f"--max-targets must be >= 1 (got {max_targets})", usage=True)
+    _out_format(out)  # a bad --out is refused before any work
     frame, X, y = _load(data, class_column)
+    if not sd_fraction > 0:  # also refuses nan
+        fail(f"--sd-fraction must be a number > 0 (got {sd_fraction})", usage=True)
     noise = paper_noise(sd_fraction)
     if y.nunique(dropna=True) < 2:
         fail(

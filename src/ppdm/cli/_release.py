@@ -41,6 +41,15 @@ def _parse_bounds(items: list[str]) -> dict[str, tuple[float, float]]:
             fail(f"--bounds must look like COL=LO:HI (got {item!r})", usage=True)
         if not bounds[0] < bounds[1]:
             fail(f"--bounds {item!r}: LO must be smaller than HI", usage=True)
+        if not (
+            math.isfinite(bounds[0])
+            and math.isfinite(bounds[1])
+            and math.isfinite(bounds[1] - bounds[0])
+        ):
+            fail(
+                f"--bounds {item!r}: LO and HI must be finite and HI - LO a finite number",
+                usage=True,
+            )
         out[name] = bounds
     return out
 
@@ -244,7 +253,10 @@ def perturb(
     if gamma is not None and rho is not None:
         fail("give either --gamma or --rho, not both", usage=True)
     if rho is not None:
-        g = gamma_from_rho(*rho)
+        try:
+            g = gamma_from_rho(*rho)
+        except ValueError as exc:
+            fail(f"--rho: {exc}", usage=True)
     else:
         g = DEFAULT_GAMMA if gamma is None else gamma
     try:
@@ -600,7 +612,16 @@ def report(
                 fail(f"--audit-original file {str(audit_original)!r} does not exist")
         inputs = (target,) + ((audit_original,) if audit_original is not None else ())
         check_output(html, inputs=inputs, flag="--html")
-    rep = privacy_report(_reportable(read_spec(target)))
+    if target.is_dir():
+        from ..pipeline import load_release
+
+        rel = load_release(target)  # a release must agree with itself ...
+        for _ in rel.batches():  # ... and with its data: the row count is checked at the end
+            pass
+        spec = rel.spec
+    else:
+        spec = read_spec(target)
+    rep = privacy_report(_reportable(spec))
     if as_json:
         typer.echo(json.dumps(rep, indent=2, default=lambda x: None if math.isinf(x) else x))
     else:

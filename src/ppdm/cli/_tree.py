@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from ._common import PATH_ARGUMENT, atomic_path, fail, short
+from ._common import PATH_ARGUMENT, atomic_path, fail, output_path, short
 
 tree_app = typer.Typer(
     help="C4.5 decision trees (Weka J48's algorithm): train, predict, show, compare.",
@@ -71,7 +71,12 @@ def train(
         ..., "--class", "-c", metavar="COL", help="Name of the class column."
     ),
     out: Path = typer.Option(
-        ..., "--out", "-o", metavar="FILE", help="Where to write the model (JSON, e.g. model.json)."
+        ...,
+        "--out",
+        "-o",
+        parser=output_path,
+        metavar="FILE",
+        help="Where to write the model (JSON, e.g. model.json).",
     ),
     confidence: float = typer.Option(
         0.25, "--confidence", "-C", metavar="CF", help="Pruning confidence factor (J48 -C)."
@@ -128,7 +133,12 @@ def predict(
         help="Table to classify: .csv, .parquet or .arff.",
     ),
     out: Path = typer.Option(
-        ..., "--out", "-o", metavar="FILE", help="Output table (.csv, .parquet or .arff)."
+        ...,
+        "--out",
+        "-o",
+        parser=output_path,
+        metavar="FILE",
+        help="Output table (.csv, .parquet or .arff).",
     ),
     proba: bool = typer.Option(
         False, "--proba", help="Also write one probability column per class."
@@ -196,6 +206,9 @@ def compare(
 ) -> None:
     """Compare two trees: roots, shared attributes, matching rules, prediction agreement."""
     from ..tree import compare_trees
+
+    if not tolerance >= 0:  # also refuses nan
+        fail(f"--tolerance must be a number >= 0 (got {tolerance})", usage=True)
 
     clf_a, target_a = _load_model(a, trust_pickle)
     clf_b, _ = _load_model(b, trust_pickle)
