@@ -401,8 +401,9 @@ def atomic_dir(path: str | os.PathLike) -> AbstractContextManager[Path]:
     return publish_dir(path)
 
 
-def output_path(value: str) -> Path:
+def output_path(value: str | os.PathLike) -> Path:
     """Parser of output flags: an empty path is refused before it can mean ``.``."""
+    value = os.fspath(value)
     if value.strip() == "":
         raise typer.BadParameter("is empty; name a file or directory to write")
     return Path(value)
