@@ -240,9 +240,12 @@ def learn(
     with atomic_path(out) as tmp:
         write_network(result, tmp, fmt=suffix)
     if stderr is not None:
+        stderr_table = fit.table()
         with atomic_path(stderr) as tmp:
-            fit.table().to_csv(tmp, index=False)
+            stderr_table.to_csv(tmp, index=False)
     typer.echo(f"learnt {len(nodes)} CPDs ({'MAP' if alpha else 'ML'}, model {model}) -> {out}")
+    if stderr is not None:
+        typer.echo(f"wrote {len(stderr_table)} rows (theta, stderr) to {stderr}")
 
 
 @bn_app.command("compare")
@@ -278,6 +281,7 @@ def compare(
     if out is not None:
         with atomic_path(out) as tmp:
             table.to_csv(tmp, index=False)
+        typer.echo(f"wrote {len(table)} rows (node, ckl) to {out}")
 
 
 @bn_app.command("reproduce")
