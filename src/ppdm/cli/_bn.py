@@ -267,7 +267,9 @@ def compare(
     ),
 ) -> None:
     """CKL distance per node between two parameter sets (Sec. 6.2), in nats."""
-    from ..bayesnet.ckl import ckl_per_node
+    import math
+
+    from ..bayesnet.ckl import ckl_per_node, infinite_ckl_cause
     from ..io import read_table
 
     a, b = _read_net(net_a), _read_net(net_b)
@@ -277,7 +279,12 @@ def compare(
     except (ValueError, FileNotFoundError) as exc:
         fail(str(exc))
     for row in table.itertuples():
-        typer.echo(f"{row.node:12s} {row.ckl:.6g}")
+        line = f"{row.node:12s} {row.ckl:.6g}"
+        if math.isinf(row.ckl):
+            cause = infinite_ckl_cause(a, b, row.node, frame)
+            if cause:
+                line += f"  (infinite: {cause})"
+        typer.echo(line)
     if out is not None:
         with atomic_path(out) as tmp:
             table.to_csv(tmp, index=False)
