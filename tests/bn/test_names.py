@@ -1,8 +1,6 @@
 """State names in ``bn`` data, messages of ``bn`` commands, and pgmpy interop."""
 
-import numpy as np
 import pandas as pd
-import pytest
 from typer.testing import CliRunner
 
 from ppdm.bayesnet import write_network
