@@ -233,7 +233,7 @@ def test_bad_inputs(flow, tmp_path):
             "--out",
             tmp_path / "r",
         ],
-        "codes 0..1",
+        "column 'L', row 1: '2' is neither a state of 'L' ['0', '1'] nor a code 0..1",
     )
     assert not (tmp_path / "r").exists()
     _fails(

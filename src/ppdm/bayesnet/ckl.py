@@ -72,7 +72,8 @@ def conditional_kl(cpd_ref: np.ndarray, cpd_other: np.ndarray, weights: np.ndarr
         raise ValueError("weights must be >= 0 with a positive sum")
     w = w / w.sum()
     kl = kl_divergence(a, b, axis=0)
-    return float(np.sum(np.where(w > 0, w * kl, 0.0)))
+    with np.errstate(invalid="ignore"):  # 0 * inf for an unseen configuration is dropped
+        return float(np.sum(np.where(w > 0, w * kl, 0.0)))
 
 
 def parent_weights(net: BayesNet, node: str, data: pd.DataFrame) -> np.ndarray:

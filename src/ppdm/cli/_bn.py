@@ -60,13 +60,16 @@ def sample(
         help="Number of records, 1 to 1e9 (ppdm.limits.MAX_RECORDS); 1e6 notation works.",
     ),
     out: Path = typer.Option(
-        ..., "--out", metavar="FILE", help="Output table: .csv or .parquet (state codes)."
+        ..., "--out", metavar="FILE", help="Output table: .csv or .parquet (state names)."
     ),
     seed: int | None = typer.Option(
         None, "--seed", metavar="SEED", help="Seed for a reproducible sample."
     ),
+    codes: bool = typer.Option(
+        False, "--codes", help="Write integer state codes 0..K-1 instead of state names."
+    ),
 ) -> None:
-    """Draw N records from a network by forward sampling (one integer code column per node)."""
+    """Draw N records from a network by forward sampling (one column of state names per node)."""
     from ..bayesnet.sampling import forward_sample
     from ..io import table_format, write_table
     from ..limits import check_n_records
@@ -90,9 +93,12 @@ def sample(
         missing = [v for v in network.names if not network.has_cpd(v)]
         fail(f"NET {str(net)!r} has no CPD for {missing}; sampling needs every CPD")
     frame = forward_sample(network, n_records, random_state=seed)
+    if not codes:
+        frame = network.decode(frame)
     with atomic_path(out) as tmp:
         write_table(frame, tmp, fmt=fmt)
-    typer.echo(f"wrote {n_records} records of {len(network.names)} variables to {out}")
+    what = "state codes" if codes else "state names"
+    typer.echo(f"wrote {n_records} records of {len(network.names)} variables ({what}) to {out}")
 
 
 @bn_app.command("randomize")
@@ -101,13 +107,20 @@ def randomize(
         ...,
         click_type=PATH_ARGUMENT,
         metavar="FILE",
-        help="Table of state codes (.csv or .parquet).",
+        help="Table of state codes or names (.csv or .parquet).",
     ),
     scheme: Path = typer.Option(
         ...,
         "--scheme",
         metavar="FILE",
         help="Scheme file (JSON/YAML): variables, randomize groups, party.",
+    ),
+    net: Path | None = typer.Option(
+        None,
+        "--net",
+        metavar="NET",
+        show_default="codes 0..K-1",
+        help="Network whose state names the data may use.",
     ),
     out: Path = typer.Option(..., "--out", metavar="DIR", help="Release directory to write."),
     fmt: TableFormat = typer.Option(
@@ -121,7 +134,7 @@ def randomize(
     ),
 ) -> None:
     """Post-randomize a party's columns and write a release (data file + release.json)."""
-    from ..bayesnet.network import read_mapping
+    from ..bayesnet.network import encode_states, read_mapping
     from ..bayesnet.parties import Release, write_release
     from ..bayesnet.pram import PramScheme
     from ..io import read_table
@@ -135,8 +148,23 @@ def randomize(
         pram = PramScheme.from_spec(spec)
     except ValueError as exc:
         fail(f"--scheme {str(scheme)!r}: {exc}")
+    if net is not None:
+        network = _read_net(net)
+        states = {}
+        for v, k in pram.cardinalities.items():
+            if v in network.names:
+                if network.cardinality(v) != k:
+                    fail(
+                        f"--net {str(net)!r}: {v!r} has {network.cardinality(v)} states but "
+                        f"--scheme {str(scheme)!r} gives {k}"
+                    )
+                states[v] = network.node(v).states
+            else:
+                states[v] = tuple(str(i) for i in range(k))
+    else:
+        states = {v: tuple(str(i) for i in range(k)) for v, k in pram.cardinalities.items()}
     try:
-        frame = read_table(data)
+        frame = encode_states(read_table(data), states)
         pram.check_frame(frame)
     except (ValueError, FileNotFoundError) as exc:
         fail(f"DATA {str(data)!r}: {exc}")
@@ -260,7 +288,7 @@ def compare(
         ..., click_type=PATH_ARGUMENT, metavar="NET_B", help="Other network (same structure)."
     ),
     data: Path = typer.Option(
-        ..., "--data", metavar="FILE", help="Table of state codes giving P(parents)."
+        ..., "--data", metavar="FILE", help="Table of state codes or names giving P(parents)."
     ),
     out: Path | None = typer.Option(
         None, "--out", metavar="FILE", help="Also write the table as CSV."
@@ -274,7 +302,10 @@ def compare(
 
     a, b = _read_net(net_a), _read_net(net_b)
     try:
-        frame = read_table(data)
+        frame = a.encode(read_table(data))
+    except (ValueError, FileNotFoundError) as exc:
+        fail(f"--data {str(data)!r}: {exc}")
+    try:
         table = ckl_per_node(a, b, frame)
     except (ValueError, FileNotFoundError) as exc:
         fail(str(exc))
