@@ -1,5 +1,7 @@
 """State names in ``bn`` data, messages of ``bn`` commands, and pgmpy interop."""
 
+import sys
+
 import pandas as pd
 from typer.testing import CliRunner
 
@@ -151,3 +153,14 @@ def test_randomize_reads_state_names_through_net(tmp_path):
     )
     assert res.exit_code == 1 and "is neither a state of" in res.output
     assert not (tmp_path / "rel2").exists()
+
+
+def test_bif_without_pgmpy_fails_on_one_line(tmp_path, monkeypatch):
+    for mod in ("pgmpy", "pgmpy.models", "pgmpy.factors.discrete", "pgmpy.readwrite"):
+        monkeypatch.setitem(sys.modules, mod, None)
+    (tmp_path / "n.bif").write_text("network unknown {}\n")
+    res = _run(["bn", "sample", tmp_path / "n.bif", "--n", 5, "--out", tmp_path / "d.csv"])
+    assert res.exit_code == 1
+    assert res.output.count("\n") == 1 and "Traceback" not in res.output
+    assert "pgmpy is needed" in res.output and "n.bif" in res.output
+    assert not (tmp_path / "d.csv").exists()

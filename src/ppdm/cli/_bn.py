@@ -28,7 +28,7 @@ def _read_net(path: Path):
 
     try:
         return read_network(path)
-    except (ValueError, FileNotFoundError) as exc:
+    except (ValueError, FileNotFoundError, ImportError) as exc:
         fail(f"NET {str(path)!r}: {exc}")
 
 
@@ -51,7 +51,7 @@ def sample(
         ...,
         click_type=PATH_ARGUMENT,
         metavar="NET",
-        help="Network file (JSON/YAML, ppdm-bn/1) with every CPD.",
+        help="Network file (ppdm-bn/1 JSON/YAML, or BIF/XMLBIF) with every CPD.",
     ),
     n: str = typer.Option(
         ...,
@@ -209,7 +209,10 @@ def learn(
         NegativeFix.NORM_SUB, "--fix", help="What to do with negative estimated counts."
     ),
     out: Path = typer.Option(
-        ..., "--out", metavar="FILE", help="Output network file (.json/.yaml)."
+        ...,
+        "--out",
+        metavar="FILE",
+        help="Output network file (.json/.yaml, or .bif/.xmlbif with pgmpy).",
     ),
     stderr: Path | None = typer.Option(
         None, "--stderr", metavar="FILE", help="Also write theta and stderr (CSV)."
@@ -231,8 +234,11 @@ def learn(
     fix = NegativeFix(fix).value
     alpha = _parse_prior(prior)
     suffix = out.suffix.lower()
-    if suffix not in (".json", ".yaml", ".yml"):
-        fail(f"--out must end in .json, .yaml or .yml (got {str(out)!r})", usage=True)
+    if suffix not in (".json", ".yaml", ".yml", ".bif", ".xmlbif", ".xml"):
+        fail(
+            f"--out must end in .json, .yaml, .yml, .bif, .xmlbif or .xml (got {str(out)!r})",
+            usage=True,
+        )
     structure = _read_net(net)
     releases = []
     for d in release:
@@ -265,8 +271,11 @@ def learn(
     except ValueError as exc:
         fail(str(exc))
     result = structure.with_cpds(fit.network.cpds)
-    with atomic_path(out) as tmp:
-        write_network(result, tmp, fmt=suffix)
+    try:
+        with atomic_path(out) as tmp:
+            write_network(result, tmp, fmt=suffix)
+    except (ImportError, ValueError) as exc:
+        fail(f"--out {str(out)!r}: {exc}")
     if stderr is not None:
         stderr_table = fit.table()
         with atomic_path(stderr) as tmp:
