@@ -26,11 +26,13 @@ PGMPY_MISSING = "pgmpy is needed for this (the bn extra): pip install 'ppdm[bn]'
 
 def _pgmpy():
     try:
+        from pgmpy import models
         from pgmpy.factors.discrete import TabularCPD
-        from pgmpy.models import DiscreteBayesianNetwork
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ImportError(PGMPY_MISSING) from exc
-    return DiscreteBayesianNetwork, TabularCPD
+    # pgmpy before 0.1.26 calls the class BayesianNetwork
+    model_cls = getattr(models, "DiscreteBayesianNetwork", None) or models.BayesianNetwork
+    return model_cls, TabularCPD
 
 
 def to_pgmpy(net: BayesNet):
