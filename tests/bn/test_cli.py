@@ -103,6 +103,8 @@ def test_model2_flow(flow):
         ]
     )
     assert "learnt 11 CPDs" in out.output
+    n_se = len((d / "se.csv").read_text().splitlines()) - 1
+    assert f"wrote {n_se} rows (theta, stderr) to {d / 'se.csv'}" in out.output
     learnt = read_network(d / "learnt.json")
     truth = fig2_network()
     for v in truth.names:
@@ -119,7 +121,8 @@ def test_model2_flow(flow):
             d / "ckl.csv",
         ]
     )
-    assert res.output.count("\n") == 11 and (d / "ckl.csv").exists()
+    assert res.output.count("\n") == 12 and (d / "ckl.csv").exists()
+    assert f"wrote 11 rows (node, ckl) to {d / 'ckl.csv'}" in res.output
     _ok(
         [
             "bn",
@@ -230,7 +233,7 @@ def test_bad_inputs(flow, tmp_path):
             "--out",
             tmp_path / "r",
         ],
-        "codes 0..1",
+        "column 'L', row 1: '2' is neither a state of 'L' ['0', '1'] nor a code 0..1",
     )
     assert not (tmp_path / "r").exists()
     _fails(

@@ -17,7 +17,13 @@ from ..exceptions import SpecError
 from .estimation import family_counts
 from .network import BayesNet
 
-__all__ = ["kl_divergence", "conditional_kl", "parent_weights", "ckl_per_node"]
+__all__ = [
+    "kl_divergence",
+    "conditional_kl",
+    "parent_weights",
+    "ckl_per_node",
+    "infinite_ckl_cause",
+]
 
 
 def kl_divergence(p: np.ndarray, q: np.ndarray, axis: int = 0) -> np.ndarray:
@@ -66,7 +72,8 @@ def conditional_kl(cpd_ref: np.ndarray, cpd_other: np.ndarray, weights: np.ndarr
         raise ValueError("weights must be >= 0 with a positive sum")
     w = w / w.sum()
     kl = kl_divergence(a, b, axis=0)
-    return float(np.sum(np.where(w > 0, w * kl, 0.0)))
+    with np.errstate(invalid="ignore"):  # 0 * inf for an unseen configuration is dropped
+        return float(np.sum(np.where(w > 0, w * kl, 0.0)))
 
 
 def parent_weights(net: BayesNet, node: str, data: pd.DataFrame) -> np.ndarray:
@@ -113,3 +120,48 @@ def ckl_per_node(net_ref: BayesNet, net_other: BayesNet, data: pd.DataFrame) -> 
             {"node": node, "ckl": conditional_kl(net_ref.cpd(node), net_other.cpd(node), w)}
         )
     return pd.DataFrame(rows, columns=["node", "ckl"])
+
+
+def infinite_ckl_cause(
+    net_ref: BayesNet, net_other: BayesNet, node: str, data: pd.DataFrame
+) -> str | None:
+    """Why the CKL of ``node`` is infinite, in words; ``None`` when it is finite.
+
+    The CKL is infinite when, in a parent configuration seen in ``data``, the other
+    network gives probability 0 to a state the reference network gives mass. The first
+    such configuration and state are named.
+
+    Examples
+    --------
+    >>> from ppdm.bayesnet.network import Node
+    >>> a = BayesNet([Node("A", ("no", "yes"))], {"A": [0.5, 0.5]})
+    >>> b = BayesNet([Node("A", ("no", "yes"))], {"A": [1.0, 0.0]})
+    >>> infinite_ckl_cause(a, b, "A", pd.DataFrame({"A": [0, 1]}))
+    "P(A='yes') is 0 in the second network but 0.5 in the reference"
+
+    References
+    ----------
+    Ma & Sivakumar, Sec. 6.2.
+    """
+    ref, other = net_ref.cpd(node), net_other.cpd(node)
+    w = parent_weights(net_ref, node, data)
+    parents = net_ref.parents(node)
+    cards = [net_ref.cardinality(p) for p in parents]
+    for j in np.flatnonzero(w > 0):
+        bad = np.flatnonzero((ref[:, j] > 0) & (other[:, j] <= 0))
+        if bad.size == 0:
+            continue
+        k = int(bad[0])
+        state = net_ref.node(node).states[k]
+        given = ""
+        if parents:
+            codes = np.unravel_index(int(j), cards)
+            config = ", ".join(
+                f"{p}={net_ref.node(p).states[int(c)]!r}" for p, c in zip(parents, codes)
+            )
+            given = f" | {config}"
+        return (
+            f"P({node}={state!r}{given}) is 0 in the second network but "
+            f"{float(ref[k, j]):.6g} in the reference"
+        )
+    return None

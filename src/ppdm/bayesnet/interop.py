@@ -12,18 +12,27 @@ Ma & Sivakumar, Sec. 4-5 (the parameters theta_ijk being exchanged).
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
+from ..exceptions import SpecError
 from .network import BayesNet, Node
 
-__all__ = ["to_pgmpy", "from_pgmpy"]
+__all__ = ["to_pgmpy", "from_pgmpy", "read_pgmpy_file", "write_pgmpy_file"]
+
+
+PGMPY_MISSING = "pgmpy is needed for this (the bn extra): pip install 'ppdm[bn]'"
 
 
 def _pgmpy():
     try:
+        from pgmpy import models
         from pgmpy.factors.discrete import TabularCPD
-        from pgmpy.models import DiscreteBayesianNetwork
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError("pgmpy is needed for this conversion: pip install 'ppdm[bn]'") from exc
-    return DiscreteBayesianNetwork, TabularCPD
+        raise ImportError(PGMPY_MISSING) from exc
+    # pgmpy before 0.1.26 calls the class BayesianNetwork
+    model_cls = getattr(models, "DiscreteBayesianNetwork", None) or models.BayesianNetwork
+    return model_cls, TabularCPD
 
 
 def to_pgmpy(net: BayesNet):
@@ -60,8 +69,33 @@ def to_pgmpy(net: BayesNet):
     return model
 
 
+def _model_states(model, v) -> tuple[str, ...]:
+    """State names of ``v`` from its own CPD, any CPD it is evidence in, or ``model.states``."""
+    own = model.get_cpds(v)
+    cpds = ([own] if own is not None else []) + [
+        c for c in model.get_cpds() if v in c.variables and c is not own
+    ]
+    for cpd in cpds:
+        names = (cpd.state_names or {}).get(v)
+        if names:
+            return tuple(str(s) for s in names)
+        k = int(cpd.get_cardinality([v])[v])
+        return tuple(str(i) for i in range(k))
+    names = (getattr(model, "states", None) or {}).get(v)
+    if names:
+        return tuple(str(s) for s in names)
+    raise SpecError(
+        f"node {str(v)!r}: the pgmpy model gives neither a CPD nor state names for it, "
+        "so its number of states is unknown"
+    )
+
+
 def from_pgmpy(model, name: str = "bn") -> BayesNet:
     """A :class:`BayesNet` from a pgmpy discrete Bayesian network (with or without CPDs).
+
+    A node's states come from its CPD; for a node without one, from a CPD it is
+    evidence in, else from ``model.states``. A node with none of these is an error
+    (its cardinality is never guessed).
 
     Examples
     --------
@@ -72,12 +106,52 @@ def from_pgmpy(model, name: str = "bn") -> BayesNet:
     nodes, cpds = [], {}
     for v in model.nodes():
         cpd = model.get_cpds(v)
+        states = _model_states(model, v)
         if cpd is None:
             parents = tuple(model.get_parents(v))
-            nodes.append(Node(str(v), tuple(str(i) for i in range(2)), tuple(map(str, parents))))
+            nodes.append(Node(str(v), states, tuple(map(str, parents))))
             continue
         variables = list(cpd.variables)
-        states = tuple(str(s) for s in cpd.state_names[v])
         nodes.append(Node(str(v), states, tuple(str(p) for p in variables[1:])))
         cpds[str(v)] = cpd.get_values()
     return BayesNet(nodes, cpds, name=name)
+
+
+def read_pgmpy_file(path: str | os.PathLike, fmt: str) -> BayesNet:
+    """Read a BIF (``fmt=".bif"``) or XMLBIF (``".xmlbif"``/``".xml"``) file through pgmpy.
+
+    References
+    ----------
+    Ma & Sivakumar, Sec. 4-5.
+    """
+    _pgmpy()
+    from pgmpy.readwrite import BIFReader, XMLBIFReader
+
+    path = Path(path)
+    try:
+        if fmt == ".bif":
+            model = BIFReader(str(path)).get_model()
+        else:
+            model = XMLBIFReader(str(path)).get_model()
+    except Exception as exc:  # noqa: BLE001 - pgmpy raises many kinds on a malformed file
+        detail = " ".join(str(exc).split())[:200] or type(exc).__name__
+        raise SpecError(f"cannot read {fmt.lstrip('.').upper()} file: {detail}") from exc
+    return from_pgmpy(model, name=path.stem)
+
+
+def write_pgmpy_file(net: BayesNet, path: str | os.PathLike, fmt: str) -> None:
+    """Write ``net`` (with every CPD) as BIF (``fmt=".bif"``) or XMLBIF through pgmpy."""
+    _pgmpy()
+    from pgmpy.readwrite import BIFWriter, XMLBIFWriter
+
+    if not net.is_complete:
+        missing = [v for v in net.names if not net.has_cpd(v)]
+        raise SpecError(f"writing {fmt.lstrip('.').upper()} needs every CPD; missing: {missing}")
+    model = to_pgmpy(net)
+    writer = BIFWriter(model) if fmt == ".bif" else XMLBIFWriter(model)
+    if hasattr(writer, "write"):
+        writer.write(str(path))
+    elif fmt == ".bif":  # pgmpy before 1.1
+        writer.write_bif(str(path))
+    else:
+        writer.write_xmlbif(str(path))

@@ -35,8 +35,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
-from ..exceptions import SpecError
+from ..exceptions import DataError, SpecError
 from ..limits import check_n_values, load_structured
 
 __all__ = [
@@ -46,6 +47,8 @@ __all__ = [
     "read_mapping",
     "read_network",
     "write_network",
+    "encode_states",
+    "decode_states",
 ]
 
 NETWORK_FORMAT = "ppdm-bn/1"
@@ -267,6 +270,15 @@ class BayesNet:
         """Free parameters: sum of (K_i - 1) J_i."""
         return int(sum((self.cardinality(n) - 1) * self.n_configurations(n) for n in self._nodes))
 
+    # -- data ------------------------------------------------------------------------
+    def encode(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """``frame`` with every node column as integer state codes (see :func:`encode_states`)."""
+        return encode_states(frame, {n: node.states for n, node in self._nodes.items()})
+
+    def decode(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """``frame`` with every node column's codes replaced by the node's state names."""
+        return decode_states(frame, {n: node.states for n, node in self._nodes.items()})
+
     # -- serialisation -----------------------------------------------------------------
     def to_dict(self) -> dict:
         """The ``ppdm-bn/1`` dictionary (JSON/YAML-ready)."""
@@ -338,8 +350,14 @@ def read_mapping(path: str | os.PathLike) -> dict:
     return load_structured(path, "file", error=SpecError)
 
 
+_PGMPY_FORMATS = (".bif", ".xmlbif", ".xml")
+
+
 def read_network(path: str | os.PathLike) -> BayesNet:
-    """Read a ``ppdm-bn/1`` network from a JSON or YAML file.
+    """Read a network: ``ppdm-bn/1`` JSON or YAML, or BIF/XMLBIF (by extension).
+
+    ``.bif``, ``.xmlbif`` and ``.xml`` are read through pgmpy's readers (the ``bn``
+    extra); without pgmpy they raise a one-line ``ImportError``.
 
     Examples
     --------
@@ -352,11 +370,24 @@ def read_network(path: str | os.PathLike) -> BayesNet:
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"network file {str(path)!r} does not exist")
+    suffix = path.suffix.lower()
+    if suffix in _PGMPY_FORMATS:
+        from .interop import read_pgmpy_file
+
+        return read_pgmpy_file(path, suffix)
+    if suffix not in (".json", ".yaml", ".yml"):
+        raise SpecError(
+            f"cannot tell the format of {str(path)!r}: use .json, .yaml, .yml, .bif, .xmlbif or .xml"
+        )
     return BayesNet.from_dict(read_mapping(path))
 
 
 def write_network(net: BayesNet, path: str | os.PathLike, fmt: str | None = None) -> None:
-    """Write ``net`` as JSON or YAML (``fmt``, else by the file extension)."""
+    """Write ``net`` as JSON, YAML, BIF or XMLBIF (``fmt``, else by the file extension).
+
+    BIF (``.bif``) and XMLBIF (``.xmlbif``, ``.xml``) go through pgmpy's writers (the
+    ``bn`` extra) and need every CPD.
+    """
     path = Path(path)
     suffix = "." + fmt.lower().lstrip(".") if fmt else path.suffix.lower()
     if suffix in (".yaml", ".yml"):
@@ -365,5 +396,118 @@ def write_network(net: BayesNet, path: str | os.PathLike, fmt: str | None = None
         path.write_text(yaml.safe_dump(net.to_dict(), sort_keys=False))
     elif suffix == ".json":
         path.write_text(json.dumps(net.to_dict(), indent=2) + "\n")
+    elif suffix in _PGMPY_FORMATS:
+        from .interop import write_pgmpy_file
+
+        write_pgmpy_file(net, path, suffix)
     else:
-        raise SpecError(f"cannot tell the format of {str(path)!r}: use .json, .yaml or .yml")
+        raise SpecError(
+            f"cannot tell the format of {str(path)!r}: use .json, .yaml, .yml, .bif, .xmlbif or .xml"
+        )
+
+
+_MAX_SHOWN = 60
+
+
+def _shown(value) -> str:
+    item = getattr(value, "item", None)
+    if callable(item) and getattr(value, "shape", None) == ():
+        value = item()
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return "an empty value"
+    text = repr(value)
+    return text if len(text) <= _MAX_SHOWN else f"{text[:_MAX_SHOWN]}..."
+
+
+def _as_int(text: str) -> int | None:
+    try:
+        return int(text)
+    except ValueError:
+        return None
+
+
+def _encode_column(col: pd.Series, name: str, labels: tuple[str, ...]) -> pd.Series:
+    from .sampling import code_dtype
+
+    k = len(labels)
+    numeric_names = all(_as_int(s) is not None for s in labels)
+    as_codes = pd.api.types.is_integer_dtype(col.dtype) and not pd.api.types.is_bool_dtype(
+        col.dtype
+    )
+    if as_codes and (not numeric_names or labels == tuple(str(i) for i in range(k))):
+        values = col.to_numpy()
+        bad = np.flatnonzero((values < 0) | (values >= k))
+        if bad.size:
+            raise DataError(
+                f"column {name!r}, row {int(bad[0]) + 1}: {int(values[bad[0]])} is not a state "
+                f"code 0..{k - 1} of {name!r} (states {list(labels)[:10]})"
+            )
+        return col
+    index = {s: i for i, s in enumerate(labels)}
+    inverse, uniques = pd.factorize(col.astype(object), use_na_sentinel=True)
+    table = np.empty(len(uniques) + 1, dtype=np.int64)
+    table[-1] = -1  # the sentinel -1 of missing values indexes this slot
+    for u, value in enumerate(uniques):
+        if isinstance(value, (float, np.floating)) and float(value).is_integer():
+            value = int(value)
+        key = str(value)
+        code = index.get(key)
+        if code is None:
+            literal = _as_int(key)
+            code = literal if literal is not None and 0 <= literal < k else -1
+        table[u] = code
+    codes = table[inverse]
+    bad = np.flatnonzero(codes < 0)
+    if bad.size:
+        row = int(bad[0])
+        raise DataError(
+            f"column {name!r}, row {row + 1}: {_shown(col.iloc[row])} is neither a state of "
+            f"{name!r} {_shown(list(labels))} nor a code 0..{k - 1}"
+        )
+    return pd.Series(codes.astype(code_dtype(k)), index=col.index, name=col.name)
+
+
+def encode_states(frame: pd.DataFrame, states: Mapping[str, Sequence[str]]) -> pd.DataFrame:
+    """A copy of ``frame`` whose columns named in ``states`` hold integer state codes.
+
+    Each value may be a state name (as listed in ``states``) or an integer code
+    ``0..K-1``; a name wins when a value is both. Integer columns are read as codes,
+    except when every state name is an integer literal other than its own code (a
+    column of such names reads back from CSV as integers). Columns not in ``states``
+    are passed through; ``frame`` is not modified.
+
+    Raises
+    ------
+    DataError
+        One line naming the column, the 1-based row and the value that is neither.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"A": ["yes", "no", "1"]})
+    >>> encode_states(frame, {"A": ("no", "yes")})["A"].tolist()
+    [1, 0, 1]
+    """
+    out = frame.copy()
+    for name, labels in states.items():
+        if name in frame.columns:
+            out[name] = _encode_column(frame[name], name, tuple(str(s) for s in labels))
+    return out
+
+
+def decode_states(frame: pd.DataFrame, states: Mapping[str, Sequence[str]]) -> pd.DataFrame:
+    """A copy of ``frame`` whose integer code columns named in ``states`` hold state names.
+
+    The columns are categorical (one small code per record, the names stored once).
+
+    Examples
+    --------
+    >>> decode_states(pd.DataFrame({"A": [1, 0]}), {"A": ("no", "yes")})["A"].tolist()
+    ['yes', 'no']
+    """
+    out = frame.copy()
+    for name, labels in states.items():
+        if name in frame.columns:
+            out[name] = pd.Categorical.from_codes(
+                frame[name].to_numpy(), categories=[str(s) for s in labels]
+            )
+    return out

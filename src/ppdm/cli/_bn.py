@@ -6,6 +6,7 @@ from pathlib import Path
 
 import typer
 
+from ..exceptions import OutputError
 from ._common import (
     PATH_ARGUMENT,
     NegativeFix,
@@ -29,7 +30,7 @@ def _read_net(path: Path):
 
     try:
         return read_network(path)
-    except (ValueError, FileNotFoundError) as exc:
+    except (ValueError, FileNotFoundError, ImportError) as exc:
         fail(f"NET {str(path)!r}: {exc}")
 
 
@@ -52,7 +53,7 @@ def sample(
         ...,
         click_type=PATH_ARGUMENT,
         metavar="NET",
-        help="Network file (JSON/YAML, ppdm-bn/1) with every CPD.",
+        help="Network file (ppdm-bn/1 JSON/YAML, or BIF/XMLBIF) with every CPD.",
     ),
     n: str = typer.Option(
         ...,
@@ -65,13 +66,16 @@ def sample(
         "--out",
         parser=output_path,
         metavar="FILE",
-        help="Output table: .csv or .parquet (state codes).",
+        help="Output table: .csv or .parquet (state names).",
     ),
     seed: int | None = typer.Option(
         None, "--seed", metavar="SEED", help="Seed for a reproducible sample."
     ),
+    codes: bool = typer.Option(
+        False, "--codes", help="Write integer state codes 0..K-1 instead of state names."
+    ),
 ) -> None:
-    """Draw N records from a network by forward sampling (one integer code column per node)."""
+    """Draw N records from a network by forward sampling (one column of state names per node)."""
     from ..bayesnet.sampling import forward_sample
     from ..io import table_format, write_table
     from ..limits import check_n_records
@@ -95,9 +99,12 @@ def sample(
         missing = [v for v in network.names if not network.has_cpd(v)]
         fail(f"NET {str(net)!r} has no CPD for {missing}; sampling needs every CPD")
     frame = forward_sample(network, n_records, random_state=seed)
+    if not codes:
+        frame = network.decode(frame)
     with atomic_path(out) as tmp:
         write_table(frame, tmp, fmt=fmt)
-    typer.echo(f"wrote {n_records} records of {len(network.names)} variables to {out}")
+    what = "state codes" if codes else "state names"
+    typer.echo(f"wrote {n_records} records of {len(network.names)} variables ({what}) to {out}")
 
 
 @bn_app.command("randomize")
@@ -106,13 +113,20 @@ def randomize(
         ...,
         click_type=PATH_ARGUMENT,
         metavar="FILE",
-        help="Table of state codes (.csv or .parquet).",
+        help="Table of state codes or names (.csv or .parquet).",
     ),
     scheme: Path = typer.Option(
         ...,
         "--scheme",
         metavar="FILE",
         help="Scheme file (JSON/YAML): variables, randomize groups, party.",
+    ),
+    net: Path | None = typer.Option(
+        None,
+        "--net",
+        metavar="NET",
+        show_default="codes 0..K-1",
+        help="Network whose state names the data may use.",
     ),
     out: Path = typer.Option(
         ..., "--out", parser=output_path, metavar="DIR", help="Release directory to write."
@@ -128,7 +142,7 @@ def randomize(
     ),
 ) -> None:
     """Post-randomize a party's columns and write a release (data file + release.json)."""
-    from ..bayesnet.network import read_mapping
+    from ..bayesnet.network import encode_states, read_mapping
     from ..bayesnet.parties import Release, write_release
     from ..bayesnet.pram import PramScheme
     from ..io import read_table
@@ -142,8 +156,23 @@ def randomize(
         pram = PramScheme.from_spec(spec)
     except ValueError as exc:
         fail(f"--scheme {str(scheme)!r}: {exc}")
+    if net is not None:
+        network = _read_net(net)
+        states = {}
+        for v, k in pram.cardinalities.items():
+            if v in network.names:
+                if network.cardinality(v) != k:
+                    fail(
+                        f"--net {str(net)!r}: {v!r} has {network.cardinality(v)} states but "
+                        f"--scheme {str(scheme)!r} gives {k}"
+                    )
+                states[v] = network.node(v).states
+            else:
+                states[v] = tuple(str(i) for i in range(k))
+    else:
+        states = {v: tuple(str(i) for i in range(k)) for v, k in pram.cardinalities.items()}
     try:
-        frame = read_table(data)
+        frame = encode_states(read_table(data), states)
         pram.check_frame(frame)
     except (ValueError, FileNotFoundError) as exc:
         fail(f"DATA {str(data)!r}: {exc}")
@@ -188,7 +217,11 @@ def learn(
         NegativeFix.NORM_SUB, "--fix", help="What to do with negative estimated counts."
     ),
     out: Path = typer.Option(
-        ..., "--out", parser=output_path, metavar="FILE", help="Output network file (.json/.yaml)."
+        ...,
+        "--out",
+        parser=output_path,
+        metavar="FILE",
+        help="Output network file (.json/.yaml, or .bif/.xmlbif with pgmpy).",
     ),
     stderr: Path | None = typer.Option(
         None, "--stderr", metavar="FILE", help="Also write theta and stderr (CSV)."
@@ -210,8 +243,11 @@ def learn(
     fix = NegativeFix(fix).value
     alpha = _parse_prior(prior)
     suffix = out.suffix.lower()
-    if suffix not in (".json", ".yaml", ".yml"):
-        fail(f"--out must end in .json, .yaml or .yml (got {str(out)!r})", usage=True)
+    if suffix not in (".json", ".yaml", ".yml", ".bif", ".xmlbif", ".xml"):
+        fail(
+            f"--out must end in .json, .yaml, .yml, .bif, .xmlbif or .xml (got {str(out)!r})",
+            usage=True,
+        )
     structure = _read_net(net)
     releases = []
     for d in release:
@@ -244,12 +280,20 @@ def learn(
     except ValueError as exc:
         fail(str(exc))
     result = structure.with_cpds(fit.network.cpds)
-    with atomic_path(out) as tmp:
-        write_network(result, tmp, fmt=suffix)
+    try:
+        with atomic_path(out) as tmp:
+            write_network(result, tmp, fmt=suffix)
+    except OutputError:
+        raise  # an output over an input: the boundary reports it as a bad --out (exit 2)
+    except (ImportError, ValueError) as exc:
+        fail(f"--out {str(out)!r}: {exc}")
     if stderr is not None:
+        stderr_table = fit.table()
         with atomic_path(stderr) as tmp:
-            fit.table().to_csv(tmp, index=False)
+            stderr_table.to_csv(tmp, index=False)
     typer.echo(f"learnt {len(nodes)} CPDs ({'MAP' if alpha else 'ML'}, model {model}) -> {out}")
+    if stderr is not None:
+        typer.echo(f"wrote {len(stderr_table)} rows (theta, stderr) to {stderr}")
 
 
 @bn_app.command("compare")
@@ -264,27 +308,38 @@ def compare(
         ..., click_type=PATH_ARGUMENT, metavar="NET_B", help="Other network (same structure)."
     ),
     data: Path = typer.Option(
-        ..., "--data", metavar="FILE", help="Table of state codes giving P(parents)."
+        ..., "--data", metavar="FILE", help="Table of state codes or names giving P(parents)."
     ),
     out: Path | None = typer.Option(
         None, "--out", parser=output_path, metavar="FILE", help="Also write the table as CSV."
     ),
 ) -> None:
     """CKL distance per node between two parameter sets (Sec. 6.2), in nats."""
-    from ..bayesnet.ckl import ckl_per_node
+    import math
+
+    from ..bayesnet.ckl import ckl_per_node, infinite_ckl_cause
     from ..io import read_table
 
     a, b = _read_net(net_a), _read_net(net_b)
     try:
-        frame = read_table(data)
+        frame = a.encode(read_table(data))
+    except (ValueError, FileNotFoundError) as exc:
+        fail(f"--data {str(data)!r}: {exc}")
+    try:
         table = ckl_per_node(a, b, frame)
     except (ValueError, FileNotFoundError) as exc:
         fail(str(exc))
     for row in table.itertuples():
-        typer.echo(f"{row.node:12s} {row.ckl:.6g}")
+        line = f"{row.node:12s} {row.ckl:.6g}"
+        if math.isinf(row.ckl):
+            cause = infinite_ckl_cause(a, b, row.node, frame)
+            if cause:
+                line += f"  (infinite: {cause})"
+        typer.echo(line)
     if out is not None:
         with atomic_path(out) as tmp:
             table.to_csv(tmp, index=False)
+        typer.echo(f"wrote {len(table)} rows (node, ckl) to {out}")
 
 
 @bn_app.command("reproduce")
