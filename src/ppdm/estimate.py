@@ -9,12 +9,21 @@ Methods (all take perturbed counts ``y`` and the matrix ``M``):
 - ``ibu``: iterative Bayesian update (EM for the multinomial mixture), using ``M^T`` so
   it is right for non-symmetric matrices.
 
-Standard errors come from ``Cov(X_hat) = M^-1 Cov(y) M^-T`` with
-``Cov(y) = sum_k x_k (diag(m_k) - m_k m_k^T)``, the estimate plugged in for ``x``
-(clipped at 0); for the non-linear methods this is the first-order (delta-method)
-figure of the raw estimate they refine. Only the diagonal is needed; for matrices
-``a I + b J`` (gamma-diagonal, symmetric channels) it, the inverse and every IBU step
-are closed forms, O(N) (:meth:`ppdm.matrix.PerturbationMatrix.estimate_variance`).
+Standard errors belong to the estimate they accompany (``Estimate.stderr_kind`` says
+which kind):
+
+- ``inverse`` (linear): analytic, from ``Cov(X_hat) = M^-1 Cov(y) M^-T`` with
+  ``Cov(y) = sum_k x_k (diag(m_k) - m_k m_k^T)``, the estimate (clipped at 0) plugged in
+  for ``x`` (:meth:`ppdm.matrix.PerturbationMatrix.estimate_variance`);
+- ``zero``, ``set-scale``, ``norm-sub``, ``ibu`` (non-linear, clipped or projected):
+  parametric bootstrap of the release (:func:`bootstrap_stderr`). The method's own
+  estimate, normalised to n and rounded to whole records, is re-perturbed B times
+  through ``M`` (every record independently, as the release was made), the same method is
+  re-run on every replicate and the standard deviation of the B estimates is reported.
+  The generator is seeded from the counts, so the output is deterministic.
+
+For matrices ``a I + b J`` (gamma-diagonal, symmetric channels) the variance, the
+inverse, every IBU step and the re-perturbation are closed forms, O(N) per replicate.
 
 References
 ----------
@@ -25,6 +34,7 @@ Ma & Sivakumar, Theorems 1-2 (covariance).
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,7 +43,9 @@ from .matrix import KroneckerMatrix, PerturbationMatrix
 
 __all__ = [
     "METHODS",
+    "BOOTSTRAP_REPLICATES",
     "Estimate",
+    "bootstrap_stderr",
     "count_codes",
     "estimate_counts",
     "point_estimate",
@@ -45,6 +57,7 @@ __all__ = [
 ]
 
 METHODS = ("inverse", "zero", "set-scale", "norm-sub", "ibu")
+BOOTSTRAP_REPLICATES = 200
 
 
 def check_method(method: str) -> str:
@@ -66,12 +79,16 @@ class Estimate:
     stderr : ndarray (N,)
         Standard error of every estimated count.
     method : str
+    stderr_kind : str, default="analytic"
+        How ``stderr`` was obtained: ``"analytic"`` (closed form) or
+        ``"bootstrap (B=200)"`` (parametric bootstrap of the method itself).
     """
 
     perturbed: np.ndarray
     counts: np.ndarray
     stderr: np.ndarray
     method: str
+    stderr_kind: str = "analytic"
 
     @property
     def n(self) -> int:
@@ -113,6 +130,19 @@ def project_simplex(x: np.ndarray, total: float) -> np.ndarray:
     rho = np.nonzero(u - css / idx > 0)[0][-1]
     theta = css[rho] / (rho + 1)
     return np.maximum(x - theta, 0.0)
+
+
+def _project_columns(x: np.ndarray, total: np.ndarray) -> np.ndarray:
+    """:func:`project_simplex` of every column of ``x`` (N, K) on its own total, vectorised."""
+    n = x.shape[0]
+    u = -np.sort(-x, axis=0)
+    css = np.cumsum(u, axis=0) - total
+    ok = u - css / np.arange(1, n + 1)[:, None] > 0
+    rho = n - 1 - np.argmax(ok[::-1], axis=0)
+    theta = css[rho, np.arange(x.shape[1])] / (rho + 1)
+    out = np.maximum(x - theta, 0.0)
+    out[:, total <= 0] = 0.0
+    return out
 
 
 def iterative_bayesian_update(
@@ -219,7 +249,7 @@ def point_estimate(
     if method == "norm-sub":
         if y.ndim == 1:
             return project_simplex(raw, float(n))
-        return np.column_stack([project_simplex(raw[:, k], n[k]) for k in range(y.shape[1])])
+        return _project_columns(raw, n)
     z = np.clip(raw, 0, None)
     if method == "zero":
         return z
@@ -232,7 +262,11 @@ def point_estimate(
 
 
 def estimate_counts(
-    y: np.ndarray, matrix: PerturbationMatrix, method: str = "set-scale"
+    y: np.ndarray,
+    matrix: PerturbationMatrix,
+    method: str = "set-scale",
+    *,
+    replicates: int = BOOTSTRAP_REPLICATES,
 ) -> Estimate:
     """Estimate original counts from perturbed counts ``y``.
 
@@ -242,6 +276,10 @@ def estimate_counts(
         Perturbed counts.
     matrix : PerturbationMatrix
     method : {"inverse", "zero", "set-scale", "norm-sub", "ibu"}, default="set-scale"
+    replicates : int, default=200
+        Bootstrap replicates B for the standard errors of the non-linear methods
+        (:func:`bootstrap_stderr`); ``0`` gives them the analytic standard error of the
+        raw inverse instead (labelled ``"analytic"``). The inverse's is always analytic.
 
     Returns
     -------
@@ -256,9 +294,11 @@ def estimate_counts(
 
     References
     ----------
-    Dowd, Xu & Zhang, Eq. (1) and Sec. 4.3.
+    Dowd, Xu & Zhang, Eq. (1) and Sec. 4.3; Ma & Sivakumar, Theorems 1-2.
     """
     check_method(method)
+    if replicates != 0 and replicates < 2:
+        raise ValueError(f"replicates must be 0 or at least 2 (got {int(replicates)})")
     y = np.asarray(y, dtype=np.float64)
     if y.ndim != 1 or len(y) != matrix.n_values:
         raise ValueError(
@@ -266,9 +306,119 @@ def estimate_counts(
         )
     raw = matrix.inverse_apply(y)
     counts = _fix(raw, y, matrix, method)
-    var = matrix.estimate_variance(np.clip(counts, 0, None))
-    stderr = np.sqrt(np.clip(var, 0, None))
-    return Estimate(perturbed=y, counts=counts, stderr=stderr, method=method)
+    if method == "inverse" or replicates == 0:
+        var = matrix.estimate_variance(np.clip(counts, 0, None))
+        stderr = np.sqrt(np.clip(var, 0, None))
+        return Estimate(perturbed=y, counts=counts, stderr=stderr, method=method)
+    stderr = bootstrap_stderr(y, matrix, method, counts, replicates=replicates)
+    return Estimate(
+        perturbed=y,
+        counts=counts,
+        stderr=stderr,
+        method=method,
+        stderr_kind=f"bootstrap (B={replicates})",
+    )
+
+
+def _whole_records(x: np.ndarray, n: int) -> np.ndarray:
+    """``x`` (>= 0) scaled to total ``n`` and rounded to integers summing to ``n``."""
+    s = x.sum()
+    share = x * (n / s) if s > 0 else np.full(len(x), n / len(x))
+    base = np.floor(share).astype(np.int64)
+    short = n - int(base.sum())
+    if short > 0:
+        base[np.argsort(-(share - base), kind="stable")[:short]] += 1
+    return base
+
+
+def _reperturb(
+    table: np.ndarray, matrix: PerturbationMatrix, replicates: int, rng: np.random.Generator
+) -> np.ndarray:
+    """Perturbed counts of ``table`` (whole records), ``replicates`` times: (N, B).
+
+    Every record is perturbed independently through its column of ``M``, so the
+    replicates have covariance ``sum_k x_k (diag(m_k) - m_k m_k^T)`` (Ma & Sivakumar,
+    Theorem 1). For ``M = a I + b J`` a record keeps its value with probability ``a`` and
+    otherwise takes a uniform value: one binomial per value and one uniform
+    multinomial per replicate, O(N).
+    """
+    n_values = len(table)
+    form = matrix.affine_form
+    if form is not None:
+        a = form[0]
+        kept = rng.binomial(table[:, None], a, size=(n_values, replicates))
+        moved = int(table.sum()) - kept.sum(axis=0)
+        spread = rng.multinomial(moved, np.full(n_values, 1.0 / n_values))
+        return (kept + spread.T).astype(np.float64)
+    cols = matrix.dense()
+    out = np.zeros((replicates, n_values), dtype=np.int64)
+    for k in np.flatnonzero(table):
+        p = np.clip(cols[:, k], 0.0, None)
+        out += rng.multinomial(int(table[k]), p / p.sum(), size=replicates)
+    return out.T.astype(np.float64)
+
+
+def _seed(y: np.ndarray, method: str) -> np.random.Generator:
+    """A generator seeded from the counts and the method (same input, same output)."""
+    digest = hashlib.sha256(np.ascontiguousarray(y, dtype=np.float64).tobytes())
+    digest.update(method.encode())
+    return np.random.default_rng(int.from_bytes(digest.digest()[:16], "little"))
+
+
+def bootstrap_stderr(
+    y: np.ndarray,
+    matrix: PerturbationMatrix,
+    method: str,
+    counts: np.ndarray | None = None,
+    *,
+    replicates: int = BOOTSTRAP_REPLICATES,
+    rng: np.random.Generator | None = None,
+) -> np.ndarray:
+    """Parametric-bootstrap standard errors of a (non-linear) estimate.
+
+    The fitted table (``counts``, the method's own estimate, clipped at 0, normalised
+    to n = sum y and rounded to whole records) is re-perturbed ``replicates`` times
+    through ``M``, ``method`` is re-run on every replicate (vectorised over them) and
+    the standard deviation of the replicate estimates is returned.
+
+    Parameters
+    ----------
+    y : array (N,)
+        Perturbed counts.
+    matrix : PerturbationMatrix
+    method : str
+        One of :data:`METHODS`.
+    counts : array (N,), optional
+        The method's estimate from ``y``; computed when omitted.
+    replicates : int, default=200
+        B, the number of bootstrap replicates (at least 2).
+    rng : numpy Generator, optional
+        Seeded from ``y`` and ``method`` when omitted, so the result is deterministic.
+
+    Returns
+    -------
+    ndarray (N,)
+
+    References
+    ----------
+    Efron & Tibshirani (1993), Ch. 6 (parametric bootstrap); Ma & Sivakumar,
+    Theorem 1 (the perturbation model of the replicates).
+    """
+    check_method(method)
+    if replicates < 2:
+        raise ValueError(f"replicates must be at least 2 (got {int(replicates)})")
+    y = np.asarray(y, dtype=np.float64)
+    if counts is None:
+        counts = point_estimate(y, matrix, method)
+    n = int(round(float(y.sum())))
+    if n <= 0:
+        return np.zeros(len(y))
+    table = _whole_records(np.clip(np.asarray(counts, dtype=np.float64), 0, None), n)
+    if rng is None:
+        rng = _seed(y, method)
+    ystar = _reperturb(table, matrix, int(replicates), rng)
+    est = point_estimate(ystar, matrix, method)
+    return est.std(axis=1, ddof=1)
 
 
 def estimate_counts_by_class(

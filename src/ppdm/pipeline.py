@@ -443,6 +443,7 @@ def _pooled(est: Estimate, copies: int) -> Estimate:
         counts=est.counts / copies,
         stderr=est.stderr / copies,
         method=est.method,
+        stderr_kind=est.stderr_kind,
     )
 
 

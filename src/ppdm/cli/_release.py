@@ -410,9 +410,9 @@ def estimate(
     console = Console()
     for r in results:
         table = Table(title=f"{r.name} ({r.overall.method})")
-        for col in ("bin", "perturbed", "estimated", "stderr"):
-            table.add_column(col, justify="left" if col == "bin" else "right")
         e = r.overall
+        for col in ("bin", "perturbed", "estimated", f"stderr ({e.stderr_kind})"):
+            table.add_column(col, justify="left" if col == "bin" else "right")
         for lab, y, x, s in zip(r.labels, e.perturbed, e.counts, e.stderr):
             table.add_row(lab, f"{y:.0f}", f"{x:.1f}", f"{s:.1f}")
         console.print(table)
@@ -433,10 +433,15 @@ def _estimate_json(r, method: str) -> dict:
         "perturbed_counts": r.overall.perturbed.tolist(),
         "estimated_counts": r.overall.counts.tolist(),
         "stderr": r.overall.stderr.tolist(),
+        "stderr_kind": r.overall.stderr_kind,
     }
     if r.by_class:
         out["by_class"] = {
-            c: {"estimated_counts": e.counts.tolist(), "stderr": e.stderr.tolist()}
+            c: {
+                "estimated_counts": e.counts.tolist(),
+                "stderr": e.stderr.tolist(),
+                "stderr_kind": e.stderr_kind,
+            }
             for c, e in r.by_class.items()
         }
     return out
