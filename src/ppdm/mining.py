@@ -313,7 +313,7 @@ def _majority(rel: Release, y_test: pd.Series) -> tuple[object, float]:
     if a.perturbed:
         dom = a.get_domain()
         y = np.array([counts.get(v, 0) for v in dom.values], dtype=float)
-        est = estimate_counts(y, a.get_matrix(), "set-scale").counts
+        est = estimate_counts(y, a.get_matrix(), "set-scale", replicates=0).counts
         majority = dom.values[int(np.argmax(est))]
     else:
         majority = max(counts, key=lambda v: (counts[v], str(v)))

@@ -131,8 +131,10 @@ def estimate_multiple(
     m, n_values = copies.shape[0], matrix.n_values
     per_copy = np.stack([count_codes(c, n_values) for c in copies]).astype(np.float64)
     if combine == "pool":
-        return estimate_counts(per_copy.sum(axis=0), matrix, method).counts / m
-    return np.mean([estimate_counts(y, matrix, method).counts for y in per_copy], axis=0)
+        return estimate_counts(per_copy.sum(axis=0), matrix, method, replicates=0).counts / m
+    return np.mean(
+        [estimate_counts(y, matrix, method, replicates=0).counts for y in per_copy], axis=0
+    )
 
 
 def multiple_kang_bound(gamma: float, n_values: int, n: int, m: int) -> float:

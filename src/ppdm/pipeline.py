@@ -612,7 +612,7 @@ def reconstruction_multisets(
         check_tie_group_table(len(counts[a.name]), m.n_values, f"attribute {a.name!r}")
         multisets = []
         for row in np.asarray(counts[a.name]):
-            est = estimate_counts(row, m, method)
+            est = estimate_counts(row, m, method, replicates=0)  # counts only
             dist = largest_remainder(est.counts, int(round(float(row.sum()))))
             multisets.append(tie_group_multisets(np.asarray(row).astype(np.int64), dist))
         out[a.name] = np.concatenate(multisets)

@@ -79,7 +79,7 @@ def estimated_prior(
     [0.812, 0.188]
     """
     codes = check_codes(perturbed_codes, matrix.n_values)
-    est = estimate_counts(count_codes(codes, matrix.n_values), matrix, method)
+    est = estimate_counts(count_codes(codes, matrix.n_values), matrix, method, replicates=0)
     return est.distribution
 
 

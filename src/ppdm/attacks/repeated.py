@@ -190,7 +190,7 @@ def repeated_perturbation_attack(
         if s > 0:
             current = matrix.sample(current, rng.random(current.shape)).astype(np.int64)
         channel = matrix.power(s + 1)
-        est = estimate_counts(count_codes(current, n), channel, method)
+        est = estimate_counts(count_codes(current, n), channel, method, replicates=0)
         guess = bayes_optimal_attack(current, channel, prior).guess
         out.append(RepeatedRound(s, channel, current, est.counts, guess))
     return out
