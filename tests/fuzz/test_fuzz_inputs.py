@@ -368,12 +368,7 @@ def test_generated_model_edits_show_or_refuse(cli, tmp_path_factory, _templates,
 
 
 @fuzz_class("model files")
-@xfail_until(
-    "tree predict with a model whose class labels mix strings and booleans publishes "
-    "--out, then fails comparing predictions with the table's class column: exit 1 "
-    "('cannot read the table: Expected bytes, got a 'bool' object') with the output "
-    "already written"
-)
+# found by this suite: predict published --out, then failed comparing mixed labels
 def test_predict_never_fails_after_publishing(cli, tmp_path, _templates):
     model = json.loads(_templates["model"].read_text())
     model["classes"]["values"][1] = False

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import typer
 
 from ._common import PATH_ARGUMENT, atomic_path, fail, output_path, short
@@ -158,12 +159,19 @@ def predict(
         p = clf.predict_proba(X)
         for k, label in enumerate(clf.classes_):
             result[f"p_{label}"] = p[:, k]
+    accuracy = None
+    if target in frame.columns:  # measured before anything is written
+        try:
+            accuracy = float((result["predicted"] == frame[target]).mean())
+        except (TypeError, ValueError):  # labels of mixed types: compare their text
+            predicted = np.asarray(result["predicted"], dtype=object)
+            truth = np.asarray(frame[target], dtype=object)
+            accuracy = float(np.mean([str(p) == str(t) for p, t in zip(predicted, truth)]))
     with atomic_path(out) as tmp:
         write_table(result, tmp, fmt=fmt)
     msg = f"wrote {len(result)} predictions to {out}"
-    if target in frame.columns:
-        acc = float((result["predicted"] == frame[target]).mean())
-        msg += f" (accuracy {acc:.4f} against column {target!r})"
+    if accuracy is not None:
+        msg += f" (accuracy {accuracy:.4f} against column {target!r})"
     typer.echo(msg)
 
 
