@@ -3,6 +3,11 @@ import shutil
 import sys
 
 import pytest
+from hypothesis import settings
+
+# no per-example deadline: a deadline is a timing assertion, and this machine's load varies
+settings.register_profile("ppdm", deadline=None)
+settings.load_profile("ppdm")
 
 #: Learner of the shared ``ppdm reproduce all --quick`` run: a fast stand-in; the
 #: committed results use ppdm's C4.5.
