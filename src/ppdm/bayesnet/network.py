@@ -75,6 +75,11 @@ class Node:
         return len(self.states)
 
 
+def code_dtype(cardinality: int) -> np.dtype:
+    """Smallest signed integer type that holds codes ``0..cardinality-1``."""
+    return np.dtype(np.int8 if cardinality <= 127 else np.int32)
+
+
 def _states(value, name: str) -> tuple[str, ...]:
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         if value < 2:
@@ -427,7 +432,6 @@ def _as_int(text: str) -> int | None:
 
 
 def _encode_column(col: pd.Series, name: str, labels: tuple[str, ...]) -> pd.Series:
-    from .sampling import code_dtype
 
     k = len(labels)
     numeric_names = all(_as_int(s) is not None for s in labels)

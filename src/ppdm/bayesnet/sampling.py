@@ -12,14 +12,9 @@ import pandas as pd
 
 from ..limits import check_n_records
 from ..random import RandomState, check_random_state
-from .network import BayesNet
+from .network import BayesNet, code_dtype
 
 __all__ = ["code_dtype", "parent_configuration", "forward_sample"]
-
-
-def code_dtype(cardinality: int) -> np.dtype:
-    """Smallest signed integer type that holds codes ``0..cardinality-1``."""
-    return np.dtype(np.int8 if cardinality <= 127 else np.int32)
 
 
 def parent_configuration(codes: list[np.ndarray], cards: list[int], n: int) -> np.ndarray:
