@@ -193,6 +193,31 @@ def _exposure(rep: dict) -> str:
     return "".join(parts)
 
 
+def estimate_bars(ax, x, e, title: str, *, grey: str = "0.7", fontsize: int = 9) -> None:
+    """Released and estimated counts of one estimate as paired bars, with ±1 s.e.
+
+    The lower whisker stops at 0: a count cannot be negative. Shared by the HTML report
+    and ``ppdm estimate --plot``.
+    """
+    counts = np.asarray(e.counts, dtype=float)
+    err = np.asarray(e.stderr, dtype=float)
+    yerr = np.vstack([np.minimum(err, np.clip(counts, 0, None)), err])
+    ax.bar(x - 0.2, e.perturbed, width=0.4, color=grey, label="released (perturbed)")
+    ax.bar(
+        x + 0.2,
+        counts,
+        width=0.4,
+        yerr=yerr,
+        capsize=2,
+        color="tab:blue",
+        label=f"estimated original ({e.method}) ± 1 s.e.",
+    )
+    ax.set_title(title, fontsize=fontsize)
+    ax.set_ylabel("records")
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize=7)
+
+
 def _estimate_figure(r) -> str:
     """PNG data URI: perturbed and estimated counts with ±1 s.e., and the estimates by class."""
     import matplotlib
@@ -205,25 +230,8 @@ def _estimate_figure(r) -> str:
     width = min(max(6.0, 0.4 * len(x) + 2.5), 11.5)
     with plt.rc_context({"text.parse_math": False}):
         fig, axes = plt.subplots(panels, 1, figsize=(width, 3.0 * panels + 0.6), squeeze=False)
-        e = r.overall
         ax = axes[0, 0]
-        counts = np.asarray(e.counts, dtype=float)
-        err = np.asarray(e.stderr, dtype=float)
-        yerr = np.vstack([np.minimum(err, np.clip(counts, 0, None)), err])
-        ax.bar(x - 0.2, e.perturbed, width=0.4, color="0.72", label="released (perturbed)")
-        ax.bar(
-            x + 0.2,
-            counts,
-            width=0.4,
-            yerr=yerr,
-            capsize=2,
-            color="tab:blue",
-            label=f"estimated original ({e.method}) ± 1 s.e.",
-        )
-        ax.set_title(f"{r.name}: all records", fontsize=10)
-        ax.set_ylabel("records")
-        ax.set_ylim(bottom=0)
-        ax.legend(fontsize=7)
+        estimate_bars(ax, x, r.overall, f"{r.name}: all records", grey="0.72", fontsize=10)
         if r.by_class:
             ax = axes[1, 0]
             k = len(r.by_class)

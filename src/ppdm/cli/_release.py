@@ -455,6 +455,8 @@ def _plot_estimates(results, directory: Path) -> None:
     import matplotlib.pyplot as plt
     import numpy as np
 
+    from ..html_report import estimate_bars
+
     with atomic_dir(directory) as tmp:
         for r in results:
             panels = [("all records", r.overall)]
@@ -466,23 +468,7 @@ def _plot_estimates(results, directory: Path) -> None:
                 len(panels), 1, figsize=(width, 2.6 * len(panels) + 0.8), squeeze=False
             )
             for ax, (title, e) in zip(axes[:, 0], panels):
-                counts = np.asarray(e.counts, dtype=float)
-                err = np.asarray(e.stderr, dtype=float)
-                # counts cannot be negative: the lower whisker stops at 0
-                yerr = np.vstack([np.minimum(err, np.clip(counts, 0, None)), err])
-                ax.bar(x - 0.2, e.perturbed, width=0.4, color="0.7", label="released (perturbed)")
-                ax.bar(
-                    x + 0.2,
-                    counts,
-                    width=0.4,
-                    yerr=yerr,
-                    capsize=2,
-                    color="tab:blue",
-                    label=f"estimated original ({e.method}) ± 1 s.e.",
-                )
-                ax.set_title(f"{r.name}: {title}", fontsize=9)
-                ax.set_ylabel("records")
-                ax.set_ylim(bottom=0)
+                estimate_bars(ax, x, e, f"{r.name}: {title}")
                 ax.set_xticks(x, r.labels, rotation=60 if len(x) > 6 else 0, fontsize=7)
                 ax.legend(fontsize=7)
             kind = "bin" if any(lab.startswith("[") for lab in r.labels) else "value"
