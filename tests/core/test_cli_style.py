@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
@@ -74,8 +76,27 @@ def test_a_bad_choice_is_a_usage_error_naming_the_flag(
 @pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
 def test_help_has_readable_metavars_and_no_raw_markup(run_cli, monkeypatch, command):
     text = _help(run_cli, monkeypatch, *command)
-    for raw in ("<str>", "<output_path>", "<int>", "<float>", "`", "``"):
+    for raw in ("`", "``"):
         assert raw not in text, (command, raw)
+    # a type column is either a list of choices (<a|b>) or absent; never a Python type name
+    # such as <str>, <float> or <function> (<ext> is a placeholder in prose: data.<ext>)
+    type_names = set(re.findall(r"<[A-Za-z_]+>", text)) - {"<ext>"}
+    assert not type_names, (command, type_names)
+
+
+def test_the_cli_needs_no_separate_click():
+    """typer parses with its own click; ppdm's parameter types must come from that one."""
+    code = (
+        "import sys; sys.modules['click'] = None\n"
+        "from ppdm.cli import app\n"
+        "import typer.main\n"
+        "cmd = typer.main.get_command(app)\n"
+        "arg = cmd.commands['estimate'].params[0]\n"
+        "print(type(arg.type).__name__)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "_PathArgument"
 
 
 def test_flags_show_as_flags(run_cli, monkeypatch, tmp_path):

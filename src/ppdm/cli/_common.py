@@ -9,6 +9,7 @@ traceback. Set the environment variable ``PPDM_DEBUG=1`` to see the traceback to
 from __future__ import annotations
 
 import enum
+import importlib
 import json
 import os
 import re
@@ -19,7 +20,6 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import NoReturn
 
-import click
 import typer
 from typer.core import TyperGroup
 from typer.exceptions import TyperException
@@ -27,6 +27,10 @@ from typer.exceptions import TyperException
 from ..exceptions import OutputError, PpdmError, PrivacyWarning
 from ..io import atomic_path
 from ..publish import install_signal_handlers, publish_dir
+
+#: the parameter types of the click that typer parses with (recent typer versions ship
+#: their own copy of click)
+_click_types = importlib.import_module(typer.BadParameter.__module__.rsplit(".", 1)[0] + ".types")
 
 __all__ = [
     "run_app",
@@ -585,14 +589,23 @@ def progress_bar(label: str, total: int | None = None):
 # --- positional arguments: shown by their metavar (FILE, DIR) alone ------------------
 
 
-class _PathArgument(click.Path):
-    """A path argument whose help shows its metavar only (no ``<path>`` type column)."""
+class _PathArgument(_click_types.ParamType):
+    """A path argument whose help shows its metavar only (no ``<path>`` type column).
+
+    It only converts to :class:`~pathlib.Path`; each command checks existence and kind
+    itself, with a message that says what the file was for.
+    """
+
+    name = "path"
+
+    def convert(self, value, param, ctx):
+        return value if isinstance(value, Path) else Path(value)
 
     def get_metavar(self, param, ctx=None) -> str:  # noqa: ARG002 - click's signature
         return ""
 
 
-class _TextArgument(click.ParamType):
+class _TextArgument(_click_types.ParamType):
     """A text argument whose help shows its metavar only (no ``<str>`` type column)."""
 
     name = "text"
@@ -605,6 +618,6 @@ class _TextArgument(click.ParamType):
 
 
 #: ``click_type`` of a positional file or directory argument.
-PATH_ARGUMENT = _PathArgument(path_type=Path)
+PATH_ARGUMENT = _PathArgument()
 #: ``click_type`` of a positional text argument.
 TEXT_ARGUMENT = _TextArgument()
