@@ -38,15 +38,25 @@ CHOICES = [
     (["bn", "learn"], "--fix", ["norm-sub", "zero"], "clip"),
 ]
 
-COMMANDS = sorted({tuple(c) for c, *_ in CHOICES}) + [
-    ("demo",),
-    ("tree", "train"),
-    ("tree", "predict"),
-    ("tree", "compare"),
-    ("datasets", "export"),
-    ("bn", "sample"),
-    ("bn", "compare"),
-]
+def _command_paths() -> list[tuple[str, ...]]:
+    """Every command and command group of ``ppdm`` (the root too), from the app itself."""
+    import typer.main
+
+    from ppdm.cli import app
+
+    paths: list[tuple[str, ...]] = []
+
+    def walk(command, path: tuple[str, ...]) -> None:
+        paths.append(path)
+        for name, sub in sorted(getattr(command, "commands", {}).items()):
+            if not getattr(sub, "hidden", False):
+                walk(sub, (*path, name))
+
+    walk(typer.main.get_command(app), ())
+    return paths
+
+
+COMMANDS = _command_paths()
 
 
 def _help(run_cli, monkeypatch, *command: str) -> str:
@@ -73,7 +83,7 @@ def test_a_bad_choice_is_a_usage_error_naming_the_flag(
     assert f"'{flag}'" in err and repr(bad) in err
 
 
-@pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c) or "ppdm")
 def test_help_has_readable_metavars_and_no_raw_markup(run_cli, monkeypatch, command):
     text = _help(run_cli, monkeypatch, *command)
     for raw in ("`", "``"):
@@ -266,3 +276,12 @@ def test_released_data_holds_short_numbers(run_cli, tmp_path):
     code, out, err = run_cli("reconstruct", tmp_path / "rel", "--out", tmp_path / "r.csv")
     assert code == 0, err
     assert "99999" not in (tmp_path / "r.csv").read_text()
+
+
+def test_every_command_is_in_the_command_line_page():
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text()
+    for path in COMMANDS:
+        if path:
+            assert f"`ppdm {' '.join(path)}" in page, path

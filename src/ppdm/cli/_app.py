@@ -11,7 +11,7 @@ from ._common import fail
 
 def app_command(
     port: int = typer.Option(
-        8765, "--port", help="Port on 127.0.0.1 (the app listens nowhere else)."
+        8765, "--port", metavar="PORT", help="Port on 127.0.0.1 (the app listens nowhere else)."
     ),
     browser: bool = typer.Option(
         True, "--browser/--no-browser", help="Open the page in the default browser."

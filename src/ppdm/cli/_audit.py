@@ -7,30 +7,52 @@ from pathlib import Path
 
 import typer
 
-from ._common import EXIT_BOUND_VIOLATED, fail
+from ._common import EXIT_BOUND_VIOLATED, PATH_ARGUMENT, fail
 
 
 def audit(
-    release: Path = typer.Argument(..., help="Release directory (substitution, one copy)."),
+    release: Path = typer.Argument(
+        ...,
+        click_type=PATH_ARGUMENT,
+        metavar="DIR",
+        help="Release directory (substitution, one copy).",
+    ),
     original: Path = typer.Option(
-        ..., "--original", help="The original table the release was made from (.csv/.parquet)."
+        ...,
+        "--original",
+        metavar="FILE",
+        help="The original table the release was made from (.csv/.parquet).",
     ),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
-    plot: Path | None = typer.Option(None, "--plot", help="Write a PNG of the audit here."),
+    plot: Path | None = typer.Option(
+        None, "--plot", metavar="FILE", help="Write a PNG of the audit here."
+    ),
     tolerance: float | None = typer.Option(
         None,
         "--tolerance",
+        metavar="T",
         help="A numeric guess within T of the original counts as recovered (default: one bin width).",
     ),
     rho: tuple[float, float] = typer.Option(
-        (0.1, 0.5), "--rho", help="Policy rho1 rho2: no property of prior rho1 may reach rho2."
+        (0.1, 0.5),
+        "--rho",
+        metavar="RHO1 RHO2",
+        help="Policy rho1 rho2: no property of prior rho1 may reach rho2.",
     ),
     alpha: float = typer.Option(
-        0.001, "--alpha", help="False-alarm probability shared by all counted figures."
+        0.001,
+        "--alpha",
+        metavar="ALPHA",
+        help="False-alarm probability shared by all counted figures.",
     ),
-    seed: int = typer.Option(0, "--seed", help="Seed of the repeated-perturbation attack."),
+    seed: int = typer.Option(
+        0, "--seed", metavar="SEED", help="Seed of the repeated-perturbation attack."
+    ),
     keys: str | None = typer.Option(
-        None, "--keys", help="Key columns a,b: k-anonymity and linkage re-identification share."
+        None,
+        "--keys",
+        metavar="A,B",
+        help="Key columns a,b: k-anonymity and linkage re-identification share.",
     ),
 ) -> None:
     """Attack a release, compare with the prior-only guess and the rho1-to-rho2 bound.

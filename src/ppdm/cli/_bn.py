@@ -9,6 +9,7 @@ import typer
 from ..exceptions import OutputError
 from ._common import (
     PATH_ARGUMENT,
+    TEXT_ARGUMENT,
     NegativeFix,
     TableFormat,
     atomic_dir,
@@ -344,12 +345,16 @@ def compare(
 
 @bn_app.command("reproduce")
 def reproduce(
-    name: str = typer.Argument(..., help=f"One of {', '.join(_REPRODUCTIONS)}."),
-    out: Path = typer.Option(Path("results/bn"), "--out", help="Output directory (CSV + PNG)."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the whole run."),
+    name: str = typer.Argument(
+        ..., click_type=TEXT_ARGUMENT, metavar="NAME", help=f"One of {', '.join(_REPRODUCTIONS)}."
+    ),
+    out: Path = typer.Option(
+        Path("results/bn"), "--out", metavar="DIR", help="Output directory (CSV + PNG)."
+    ),
+    seed: int = typer.Option(0, "--seed", metavar="SEED", help="Seed of the whole run."),
     quick: bool = typer.Option(False, "--quick", help="Reduced run (CI)."),
     jobs: int = typer.Option(
-        1, "--jobs", "-j", help="Worker processes (results do not depend on it)."
+        1, "--jobs", "-j", metavar="N", help="Worker processes (results do not depend on it)."
     ),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
 ) -> None:

@@ -25,8 +25,6 @@ from ._common import (
     progress_bar,
 )
 
-ESTIMATION_METHODS = tuple(m.value for m in EstimationMethod)
-
 
 def _parse_bounds(items: list[str]) -> dict[str, tuple[float, float]]:
     out = {}
@@ -560,21 +558,30 @@ def reconstruct(
 
 
 def report(
-    target: Path = typer.Argument(..., help="Release directory or spec file (JSON/YAML)."),
+    target: Path = typer.Argument(
+        ...,
+        click_type=PATH_ARGUMENT,
+        metavar="TARGET",
+        help="Release directory or spec file (JSON/YAML).",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
     html: Path | None = typer.Option(
         None,
         "--html",
         parser=output_path,
+        metavar="FILE",
         help="Also write a self-contained HTML page (figures, estimates, audit) here.",
     ),
     audit_original: Path | None = typer.Option(
         None,
         "--audit-original",
+        metavar="FILE",
         help="With --html: the original table; run the audit and put its verdict in the page.",
     ),
-    method: str = typer.Option(
-        "set-scale", "--method", help="With --html: estimation method of the distributions."
+    method: EstimationMethod = typer.Option(
+        EstimationMethod.SET_SCALE,
+        "--method",
+        help="With --html: estimation method of the distributions.",
     ),
 ) -> None:
     """Print the privacy report of a release or spec; --html writes it as a web page too."""
@@ -583,12 +590,8 @@ def report(
 
     if audit_original is not None and html is None:
         fail("--audit-original needs --html FILE (the audit goes into the HTML page)", usage=True)
+    method = EstimationMethod(method).value
     if html is not None:
-        if method not in ESTIMATION_METHODS:
-            fail(
-                f"--method must be one of {', '.join(ESTIMATION_METHODS)} (got {method!r})",
-                usage=True,
-            )
         if html.suffix.lower() not in (".html", ".htm"):
             fail(f"--html must name a .html file (got {str(html)!r})", usage=True)
         if not target.exists():

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import typer
 
-from ._common import fail
+from ._common import TEXT_ARGUMENT, AdviseLearner, Engine, fail
 
 #: ``reproduce all`` runs these, in this order.
 ALL = (
@@ -38,27 +38,40 @@ ALL = (
 
 def reproduce(
     name: str | None = typer.Argument(
-        None, help="Experiment (see --list), or all.", show_default=False
+        None,
+        click_type=TEXT_ARGUMENT,
+        metavar="NAME",
+        help="Experiment (see --list), or all.",
+        show_default=False,
     ),
     quick: bool = typer.Option(False, "--quick", help="Reduced grid, for a run in minutes."),
     jobs: int = typer.Option(
-        1, "--jobs", "-j", help="Worker processes (results do not depend on it)."
+        1, "--jobs", "-j", metavar="N", help="Worker processes (results do not depend on it)."
     ),
-    out: Path = typer.Option(Path("results"), "--out", help="Output directory."),
+    out: Path = typer.Option(Path("results"), "--out", metavar="DIR", help="Output directory."),
     seed: int = typer.Option(
-        0, "--seed", help="Master seed; each cell's seed derives from it and the cell."
+        0,
+        "--seed",
+        metavar="SEED",
+        help="Master seed; each cell's seed derives from it and the cell.",
     ),
-    learner: str = typer.Option(
-        "c45", "--learner", help="Tree learner of table1/fig4: c45 (the paper's) or cart-entropy."
+    learner: AdviseLearner = typer.Option(
+        AdviseLearner.C45,
+        "--learner",
+        help="Tree learner of table1/fig4: c45 (the paper's) or cart-entropy.",
     ),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
-    engine: str = typer.Option("local", "--engine", help="local | dask: where the grid cells run."),
+    engine: Engine = typer.Option(Engine.LOCAL, "--engine", help="Where the grid cells run."),
     scheduler: str | None = typer.Option(
-        None, "--scheduler", help="Dask scheduler address; none starts a LocalCluster."
+        None,
+        "--scheduler",
+        metavar="ADDRESS",
+        help="Dask scheduler address; none starts a LocalCluster.",
     ),
     max_minutes: float | None = typer.Option(
         None,
         "--max-minutes",
+        metavar="MINUTES",
         help="Stop the fig4 grid after this long, keep finished cells; rerun to resume.",
     ),
     list_: bool = typer.Option(False, "--list", help="List the experiments and exit."),
@@ -75,9 +88,9 @@ def reproduce(
         jobs=jobs,
         out=out,
         seed=seed,
-        learner=learner,
+        learner=AdviseLearner(learner).value,
         progress=progress,
-        engine=engine,
+        engine=Engine(engine).value,
         scheduler=scheduler,
         max_minutes=max_minutes,
     )
@@ -156,7 +169,7 @@ def run_reproduce(
 
 
 def list_experiments() -> None:
-    """List the experiments ``ppdm reproduce`` knows."""
+    """List the experiments ppdm reproduce knows."""
     from ..experiments import registry
 
     for n, help_ in registry.describe():
