@@ -177,3 +177,26 @@ def test_advise_says_so_when_no_cell_beats_the_majority(tmp_path):
     assert summary["recommended"] is False and 0.6 < summary["majority_rate"] < 0.8
     table = pd.read_csv(out / "advice_table.csv")
     assert {"majority", "original_accuracy"} <= set(table.columns)
+
+
+def test_original_baseline_and_test_codes_do_not_depend_on_the_grids_n():
+    """An integer attribute becomes categorical when it has at most N values in the
+    training part; test values it never saw must keep their order, not become -1."""
+    from ppdm.experiments import advisor
+
+    rng = np.random.default_rng(3)
+    n = 600
+    x = rng.integers(0, 400, n)  # ~300 distinct values in training: categorical at N=400
+    frame = pd.DataFrame({"x": x, "y": np.where(x >= 200, "hi", "lo")})
+    train, test = frame.iloc[:400], frame.iloc[400:]
+    token = advisor._token(train)
+    unseen = ~test["x"].isin(train["x"])
+    assert unseen.any()
+    baselines = {nb: advisor._baselines(train, test, "y", token, nb, "c45")[1] for nb in (10, 400)}
+    assert baselines[10] == baselines[400] >= 0.99
+    table = advisor._encoded(token, train, "y", 400)
+    codes = advisor._test_frame(table, test[["x"]])["x"].to_numpy()
+    assert (codes >= 0).all()
+    # order kept: a larger value never gets a smaller code
+    order = np.argsort(test["x"].to_numpy(), kind="stable")
+    assert (np.diff(codes[order]) >= 0).all()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -164,13 +165,23 @@ def advise(
     }
     write_json_atomic(summary, out / "advice.json")
     n_eval = summary["cells_evaluated"]
+
+    def pm(g: float, n_bins: int) -> str:
+        """`` ± s.e.`` of a cell's mean accuracy over its repetitions (empty for one)."""
+        cell = table[(table["gamma"] == g) & (table["N"] == n_bins)]
+        sd = float(cell["sd"].iloc[0]) if len(cell) else float("nan")
+        return "" if math.isnan(sd) else f" ± {100 * sd / math.sqrt(reps):.2f}"
+
     typer.echo(f"grid: {n_eval} cells evaluated, {summary['cells_skipped']} skipped (Kang's bound)")
     if rec.candidates is not None:
         typer.echo("rule 7.1, best N for each gamma:")
         for _, r in rec.candidates.iterrows():
             typer.echo(
-                f"  gamma={r['gamma']:g}  N={int(r['N'])}  accuracy={100 * r['accuracy']:.2f}%"
+                f"  gamma={r['gamma']:g}  N={int(r['N'])}  "
+                f"accuracy={100 * r['accuracy']:.2f}%{pm(r['gamma'], int(r['N']))}"
             )
+        if reps > 1:
+            typer.echo(f"  (± one standard error of the mean over {reps} perturbations)")
     typer.echo(
         f"baselines on the same test set: majority class {100 * rec.majority:.2f}%, "
         f"the learner on the original data {100 * rec.original_accuracy:.2f}%"
@@ -184,7 +195,7 @@ def advise(
     verdict = "" if rec.met else f"  (no cell reaches {100 * target:.1f}%: the most accurate one)"
     typer.echo(
         f"recommended (rule {rec.rule}): gamma={rec.gamma:g}, N={rec.N}, "
-        f"accuracy {100 * rec.accuracy:.2f}%{verdict}"
+        f"accuracy {100 * rec.accuracy:.2f}%{pm(rec.gamma, rec.N)}{verdict}"
     )
     p = rec.privacy
     typer.echo(

@@ -148,15 +148,27 @@ def _encoded(token: str, train: pd.DataFrame, class_column: str, n_bins: int) ->
 
 
 def _test_frame(table: EncodedTable, X_test: pd.DataFrame) -> pd.DataFrame:
-    """Test attributes as the learner sees them: raw numbers, category codes (-1 if unseen)."""
+    """Test attributes as the learner sees them: raw numbers, category codes.
+
+    A categorical attribute with numeric values (integers with at most N distinct values
+    in the training part) keeps its order: an unseen test value gets the code of the
+    next larger training value (the largest code if none), so a split on codes is a
+    split on values. An unseen non-numeric category gets -1.
+    """
     from ..domain import CategoricalDomain
 
     out = {}
     for name, dom in zip(table.columns, table.domains):
         col = X_test[name]
         if isinstance(dom, CategoricalDomain):
-            index = {v: i for i, v in enumerate(dom.values)}
-            out[name] = np.array([index.get(v, -1) for v in col.tolist()], dtype=np.int64)
+            values = np.asarray(dom.values)
+            if values.dtype.kind in "iuf" and pd.api.types.is_numeric_dtype(col):
+                order = np.argsort(values, kind="stable")
+                pos = np.searchsorted(values[order], col.to_numpy(np.float64), side="left")
+                out[name] = order[np.minimum(pos, len(values) - 1)].astype(np.int64)
+            else:
+                index = {v: i for i, v in enumerate(dom.values)}
+                out[name] = np.array([index.get(v, -1) for v in col.tolist()], dtype=np.int64)
         else:
             out[name] = col.to_numpy(np.float64)
     return pd.DataFrame(out)
@@ -311,11 +323,19 @@ def _baselines(
     y_test = test[class_column].to_numpy()
     values, counts = np.unique(y_train, return_counts=True)
     majority = float(np.mean(y_test == values[np.argmax(counts)]))
+    # the original data as they are: numbers as numbers, other values as category codes
+    # (so the baseline does not depend on the grid's N)
+    X_train, X_test = train.drop(columns=[class_column]), test.drop(columns=[class_column])
     table = _encoded(token, train, class_column, n_bins)
-    model = make_learner(learner).fit(
-        _test_frame(table, train.drop(columns=[class_column])), y_train
-    )
-    pred = model.predict(_test_frame(table, test.drop(columns=[class_column])))
+    fit_frame, test_frame = _test_frame(table, X_train), _test_frame(table, X_test)
+    for name in X_train.columns:
+        if pd.api.types.is_numeric_dtype(X_train[name]) and not pd.api.types.is_bool_dtype(
+            X_train[name]
+        ):
+            fit_frame[name] = X_train[name].to_numpy(np.float64)
+            test_frame[name] = X_test[name].to_numpy(np.float64)
+    model = make_learner(learner).fit(fit_frame, y_train)
+    pred = model.predict(test_frame)
     return majority, float(np.mean(pred == y_test))
 
 
