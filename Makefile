@@ -2,7 +2,7 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
-EXTRAS ?= test,dask,app
+EXTRAS ?= test,dask,app,bn
 
 .PHONY: demo test venv weka chromium lint format bench clean
 
