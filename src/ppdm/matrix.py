@@ -23,6 +23,7 @@ import numpy as np
 from .exceptions import MatrixError
 from .limits import check_n_values
 from .random import WordStream
+from .validation import check_gamma, check_int
 
 __all__ = [
     "PerturbationMatrix",
@@ -43,30 +44,8 @@ __all__ = [
 ]
 
 
-def check_gamma(gamma: float) -> float:
-    """Validate the amplification ``gamma`` (must be a finite number > 1).
-
-    Examples
-    --------
-    >>> check_gamma(9)
-    9.0
-    """
-    try:
-        g = float(gamma)
-    except (TypeError, ValueError, OverflowError):
-        raise MatrixError(f"gamma must be a number > 1 (got {gamma!r})") from None
-    if not math.isfinite(g) or g <= 1.0:
-        raise MatrixError(
-            f"gamma must be > 1 (got {gamma!r}): gamma = 1 makes the matrix singular "
-            "and gamma < 1 is not a valid amplification"
-        )
-    return g
-
-
 def _check_n(n: int, name: str = "N") -> int:
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
-        raise MatrixError(f"{name} must be an integer >= 2 (got {n!r})")
-    return int(n)
+    return check_int(n, name, low=2, error=MatrixError)
 
 
 def _along(fn, x: np.ndarray, axis: int) -> np.ndarray:

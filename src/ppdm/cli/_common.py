@@ -15,22 +15,27 @@ import re
 import sys
 import traceback
 import warnings
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import NoReturn
+from typing import NoReturn, TypeVar
 
 import click
 import typer
 from typer.core import TyperGroup
 from typer.exceptions import TyperException
 
-from ..exceptions import OutputError, PpdmError, PrivacyWarning
+from ..exceptions import OptionError, OutputError, PpdmError, PrivacyWarning
 from ..io import atomic_path
 from ..publish import install_signal_handlers, publish_dir
+
+T = TypeVar("T")
 
 __all__ = [
     "run_app",
     "fail",
+    "flag_errors",
+    "check_flag",
     "short",
     "error_line",
     "BoundaryGroup",
@@ -100,6 +105,40 @@ def fail(message: str, *, usage: bool = False) -> NoReturn:
     """
     typer.echo(f"error: {_one_line(message)}", err=True)
     raise typer.Exit(EXIT_USAGE if usage else EXIT_FAILURE)
+
+
+@contextmanager
+def flag_errors(flags: Mapping[str, str]) -> Iterator[None]:
+    """Report a library option's error raised inside as a usage error naming its flag.
+
+    The library validates (:class:`ppdm.exceptions.OptionError` names the option,
+    ``n_bins``); the command line says it its own way (``--bins``): ``flags`` maps
+    option names to flags, and the message's leading option name is replaced.
+    """
+    try:
+        yield
+    except OptionError as exc:
+        text, flag = str(exc), flags.get(exc.field, exc.field)
+        if text.startswith(exc.field):
+            text = flag + text[len(exc.field) :]
+        else:
+            text = f"{flag}: {text}"
+        fail(text, usage=True)
+
+
+def check_flag(check: Callable[..., T], value, flag: str, *args, **kwargs) -> T:
+    """``check(value, flag, ...)`` (a validator of :mod:`ppdm.validation`); its error is a usage error.
+
+    Examples
+    --------
+    >>> from ppdm.validation import check_at_least
+    >>> check_flag(check_at_least, 5, "--jobs", 1)
+    5
+    """
+    try:
+        return check(value, flag, *args, **kwargs)
+    except ValueError as exc:
+        fail(str(exc), usage=True)
 
 
 def short(value, limit: int = MAX_VALUE) -> str:
