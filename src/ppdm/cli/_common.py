@@ -65,6 +65,17 @@ __all__ = [
     "progress_bar",
     "PATH_ARGUMENT",
     "TEXT_ARGUMENT",
+    "path_argument",
+    "out_format",
+    "read_labelled",
+    "out_option",
+    "RELEASE_ARGUMENT",
+    "CLASS_OPTION",
+    "ENGINE_OPTION",
+    "SCHEDULER_OPTION",
+    "RELEASE_SEED_OPTION",
+    "JOBS_OPTION",
+    "PROGRESS_OPTION",
 ]
 
 #: A command could not do its work: bad input file, bad spec, I/O error, ...
@@ -647,3 +658,70 @@ class _TextArgument(click.ParamType):
 PATH_ARGUMENT = _PathArgument(path_type=Path)
 #: ``click_type`` of a positional text argument.
 TEXT_ARGUMENT = _TextArgument()
+
+
+# --- options several commands share: declared once ----------------------------------
+
+
+def path_argument(metavar: str, help: str):  # noqa: A002 - typer's keyword
+    """A required positional file or directory, shown by its metavar (``FILE``, ``DIR``)."""
+    return typer.Argument(..., click_type=PATH_ARGUMENT, metavar=metavar, help=help)
+
+
+def out_option(metavar: str, help: str, *, default=..., short: bool = False):  # noqa: A002
+    """``--out`` (``-o`` too with ``short``): a file or directory to write, never empty.
+
+    Required unless a ``default`` (a path, or ``None`` for an optional output) is given.
+    """
+    names = ("--out", "-o") if short else ("--out",)
+    return typer.Option(default, *names, parser=output_path, metavar=metavar, help=help)
+
+
+def out_format(out: Path, flag: str = "--out") -> str:
+    """The table format (csv, parquet, arff) ``out`` names by its suffix, or a usage error."""
+    from ..io import table_format
+
+    try:
+        return table_format(out)
+    except ValueError as exc:
+        fail(f"{flag}: {exc}", usage=True)
+
+
+def read_labelled(path: Path, class_column: str):
+    """Read a table that must hold ``class_column``; an error names the file and its columns."""
+    from ..io import read_table
+
+    frame = read_table(path)
+    if class_column not in frame.columns:
+        fail(
+            f"class column {class_column!r} is not in {str(path)!r}; "
+            f"columns: {short(list(frame.columns))}"
+        )
+    return frame
+
+
+#: The release directory a command reads.
+RELEASE_ARGUMENT = path_argument("DIR", "Release directory.")
+#: ``--class`` / ``-c`` of the commands that learn or add noise: a required column.
+CLASS_OPTION = typer.Option(..., "--class", "-c", metavar="COL", help="Name of the class column.")
+#: ``--engine`` of the release pipeline's commands.
+ENGINE_OPTION = typer.Option(
+    Engine.LOCAL, "--engine", help="dask: partitioned, bit-identical to local."
+)
+#: ``--scheduler`` that goes with ``--engine dask``.
+SCHEDULER_OPTION = typer.Option(
+    None,
+    "--scheduler",
+    metavar="ADDRESS",
+    help="Dask scheduler address; none starts a LocalCluster.",
+)
+#: ``--seed`` of a command that writes a release: for experiments only.
+RELEASE_SEED_OPTION = typer.Option(
+    None, "--seed", metavar="SEED", help="Seed for experiments only (never for a real release)."
+)
+#: ``--jobs`` of the reproduction grids.
+JOBS_OPTION = typer.Option(
+    1, "--jobs", "-j", help="Worker processes (results do not depend on it)."
+)
+#: ``--progress/--no-progress`` of the reproduction grids.
+PROGRESS_OPTION = typer.Option(True, "--progress/--no-progress", help="Show a progress bar.")

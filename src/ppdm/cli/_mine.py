@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from ._common import PATH_ARGUMENT, EstimationMethod, Reconstruction, fail
+from ._common import RELEASE_ARGUMENT, EstimationMethod, Reconstruction, fail
 
 
 def _learner_names(incomplete: str) -> list[str]:
@@ -19,9 +19,7 @@ def _learner_names(incomplete: str) -> list[str]:
 
 
 def mine(
-    release: Path = typer.Argument(
-        ..., click_type=PATH_ARGUMENT, metavar="DIR", help="Release directory."
-    ),
+    release: Path = RELEASE_ARGUMENT,
     test: Path = typer.Option(
         ..., "--test", metavar="FILE", help="Original test table with the class column."
     ),

@@ -11,7 +11,10 @@ import typer
 from ..publish import check_output
 from ..validation import check_at_least
 from ._common import (
-    PATH_ARGUMENT,
+    ENGINE_OPTION,
+    RELEASE_ARGUMENT,
+    RELEASE_SEED_OPTION,
+    SCHEDULER_OPTION,
     Engine,
     EstimationMethod,
     Missing,
@@ -24,7 +27,10 @@ from ._common import (
     check_flag,
     fail,
     flag_errors,
+    out_format,
+    out_option,
     output_path,
+    path_argument,
     progress_bar,
 )
 
@@ -129,15 +135,8 @@ def _count_rows(path: Path) -> int | None:
 
 
 def perturb(
-    input: Path = typer.Argument(
-        ...,
-        click_type=PATH_ARGUMENT,
-        metavar="FILE",
-        help="Original table: .csv or .parquet (never modified).",
-    ),
-    out: Path = typer.Option(
-        ..., "--out", parser=output_path, metavar="DIR", help="Release directory to write."
-    ),
+    input: Path = path_argument("FILE", "Original table: .csv or .parquet (never modified)."),
+    out: Path = out_option("DIR", "Release directory to write."),
     class_: str | None = typer.Option(
         None, "--class", metavar="COL", help="Class column (kept unless --perturb-class)."
     ),
@@ -159,9 +158,7 @@ def perturb(
     spec: Path | None = typer.Option(
         None, "--spec", metavar="FILE", help="Hand-written spec (JSON or YAML)."
     ),
-    seed: int | None = typer.Option(
-        None, "--seed", metavar="SEED", help="Seed for experiments only (never for a real release)."
-    ),
+    seed: int | None = RELEASE_SEED_OPTION,
     perturb_class: bool = typer.Option(False, "--perturb-class", help="Also perturb the class."),
     attributes: str | None = typer.Option(
         None,
@@ -193,15 +190,8 @@ def perturb(
         metavar="M",
         help="Independent perturbed copies per record (Kang); gamma compounds to gamma^M.",
     ),
-    engine: Engine = typer.Option(
-        Engine.LOCAL, "--engine", help="dask: partitioned, bit-identical to local."
-    ),
-    scheduler: str | None = typer.Option(
-        None,
-        "--scheduler",
-        metavar="ADDRESS",
-        help="Dask scheduler address; none starts a LocalCluster.",
-    ),
+    engine: Engine = ENGINE_OPTION,
+    scheduler: str | None = SCHEDULER_OPTION,
     batch_size: int = typer.Option(
         250_000, "--batch-size", metavar="ROWS", help="Rows per batch (bounds memory)."
     ),
@@ -336,9 +326,7 @@ def _warn_unprotected(spec) -> None:
 
 
 def estimate(
-    release: Path = typer.Argument(
-        ..., click_type=PATH_ARGUMENT, metavar="DIR", help="Release directory."
-    ),
+    release: Path = RELEASE_ARGUMENT,
     method: EstimationMethod = typer.Option(
         EstimationMethod.SET_SCALE, "--method", help="Estimation method."
     ),
@@ -351,15 +339,8 @@ def estimate(
         metavar="DIR",
         help="Directory for one PNG per attribute.",
     ),
-    engine: Engine = typer.Option(
-        Engine.LOCAL, "--engine", help="dask: partitioned, bit-identical to local."
-    ),
-    scheduler: str | None = typer.Option(
-        None,
-        "--scheduler",
-        metavar="ADDRESS",
-        help="Dask scheduler address; none starts a LocalCluster.",
-    ),
+    engine: Engine = ENGINE_OPTION,
+    scheduler: str | None = SCHEDULER_OPTION,
     overwrite: bool = typer.Option(
         False, "--overwrite", help="Replace an existing non-empty --plot directory (whole)."
     ),
@@ -467,15 +448,9 @@ def _plot_estimates(results, directory: Path) -> None:
 
 
 def reconstruct(
-    release: Path = typer.Argument(
-        ..., click_type=PATH_ARGUMENT, metavar="DIR", help="Release directory."
-    ),
-    out: Path = typer.Option(
-        ...,
-        "--out",
-        parser=output_path,
-        metavar="FILE",
-        help="Output file: .csv, .parquet or .arff (a directory with --engine dask).",
+    release: Path = RELEASE_ARGUMENT,
+    out: Path = out_option(
+        "FILE", "Output file: .csv, .parquet or .arff (a directory with --engine dask)."
     ),
     method: EstimationMethod = typer.Option(
         EstimationMethod.SET_SCALE, "--method", help="Estimation method of Dist."
@@ -484,15 +459,8 @@ def reconstruct(
     seed: int | None = typer.Option(
         None, "--seed", metavar="SEED", help="Seed for tie breaking (reproducible runs)."
     ),
-    engine: Engine = typer.Option(
-        Engine.LOCAL, "--engine", help="dask: partitioned, bit-identical to local."
-    ),
-    scheduler: str | None = typer.Option(
-        None,
-        "--scheduler",
-        metavar="ADDRESS",
-        help="Dask scheduler address; none starts a LocalCluster.",
-    ),
+    engine: Engine = ENGINE_OPTION,
+    scheduler: str | None = SCHEDULER_OPTION,
     batch_size: int = typer.Option(250_000, "--batch-size", metavar="ROWS", help="Rows per batch."),
     overwrite: bool = typer.Option(
         False, "--overwrite", help="With --engine dask: replace a non-empty output directory."
@@ -502,7 +470,6 @@ def reconstruct(
 
     With --engine dask, --out is a directory of Parquet parts.
     """
-    from ..io import table_format
     from ..pipeline import load_release, reconstruct_release
 
     method, engine = EstimationMethod(method).value, Engine(engine).value
@@ -525,10 +492,7 @@ def reconstruct(
         )
         typer.echo(f"wrote the reconstructed table to {path}/ (partitioned Parquet)")
         return
-    try:
-        table_format(out)
-    except ValueError as exc:
-        fail(f"--out: {exc}", usage=True)
+    out_format(out)
     check_output(out, inputs=(release,))
     rel = load_release(release)
     total = rel.spec.n_records and rel.spec.n_records * rel.spec.copies

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import typer
 
-from ._common import fail
+from ._common import JOBS_OPTION, PROGRESS_OPTION, fail
 
 #: ``reproduce all`` runs these, in this order.
 ALL = (
@@ -41,9 +41,7 @@ def reproduce(
         None, help="Experiment (see --list), or all.", show_default=False
     ),
     quick: bool = typer.Option(False, "--quick", help="Reduced grid, for a run in minutes."),
-    jobs: int = typer.Option(
-        1, "--jobs", "-j", help="Worker processes (results do not depend on it)."
-    ),
+    jobs: int = JOBS_OPTION,
     out: Path = typer.Option(Path("results"), "--out", help="Output directory."),
     seed: int = typer.Option(
         0, "--seed", help="Master seed; each cell's seed derives from it and the cell."
@@ -51,7 +49,7 @@ def reproduce(
     learner: str = typer.Option(
         "c45", "--learner", help="Tree learner of table1/fig4: c45 (the paper's) or cart-entropy."
     ),
-    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
+    progress: bool = PROGRESS_OPTION,
     engine: str = typer.Option("local", "--engine", help="local | dask: where the grid cells run."),
     scheduler: str | None = typer.Option(
         None, "--scheduler", help="Dask scheduler address; none starts a LocalCluster."
