@@ -61,9 +61,8 @@ def perturb_copies(
     m : int
         Number of copies, >= 1.
     random_state : None, int, SeedSequence or Generator
-        ``None`` (a release) draws from an AES-counter stream under 256 bits of OS
-        entropy; an int or SeedSequence gives a reproducible PCG64 stream
-        (experiments), a Generator is used as is.
+        Resolved by :func:`ppdm.random.perturbation_generator`: ``None`` for a
+        release (OS entropy), a seed for experiments.
 
     Returns
     -------

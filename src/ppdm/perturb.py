@@ -58,6 +58,7 @@ __all__ = [
     "perturb_batches",
 ]
 
+
 def perturb_codes(
     codes: np.ndarray, matrix: PerturbationMatrix, random_state: RandomState = None
 ) -> np.ndarray:
@@ -130,13 +131,13 @@ def plan_release(
 
     Examples
     --------
-    >>> import warnings
-    >>> df = pd.DataFrame({"x": [1, 2, 3, 1], "y": ["a", "b", "a", "b"]})
-    >>> with warnings.catch_warnings():
-    ...     warnings.simplefilter("ignore")
-    ...     spec = plan_release(df, class_attribute="y", gamma=19)
-    >>> [(a.name, a.perturbed) for a in spec.attributes]
-    [('x', True), ('y', False)]
+    >>> table = pd.DataFrame({"age": [23, 41, 35, 62], "group": ["a", "b", "a", "b"]})
+    >>> spec = plan_release(table, class_attribute="group", gamma=19, bounds={"age": (20, 70)})
+    >>> [(a.name, a.perturbed) for a in spec.attributes], spec.attributes[0].matrix["gamma"]
+    ([('age', True), ('group', False)], 19.0)
+    >>> spec == plan_release(table, PlanOptions(class_attribute="group", gamma=19,
+    ...                                         bounds={"age": (20, 70)}))
+    True
 
     References
     ----------

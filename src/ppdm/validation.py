@@ -62,18 +62,10 @@ def _number(value, name: str, rule: str, error: type[Exception]) -> float:
 
 
 def check_gamma(gamma, name: str = "gamma", *, error: type[Exception] = MatrixError) -> float:
-    """Validate the amplification ``gamma`` of a matrix: a finite number > 1.
+    """Validate the amplification ``gamma`` of a matrix, a finite number > 1; return it as a float.
 
-    Parameters
-    ----------
-    gamma : float
-    name : str, default="gamma"
-        How the message names the value (a keyword, a field or a flag).
-    error : exception class, default=MatrixError
-
-    Returns
-    -------
-    float
+    ``name`` is how the message names the value (a keyword, a field or a flag);
+    ``error`` is the exception class raised (default :class:`~ppdm.exceptions.MatrixError`).
 
     Examples
     --------

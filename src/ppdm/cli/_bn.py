@@ -14,10 +14,12 @@ from ._common import (
     TableFormat,
     atomic_dir,
     atomic_path,
+    check_flag,
     fail,
     out_format,
     out_option,
     path_argument,
+    write_out_table,
 )
 
 bn_app = typer.Typer(
@@ -71,19 +73,14 @@ def sample(
 ) -> None:
     """Draw N records from a network by forward sampling (one column of state names per node)."""
     from ..bayesnet.sampling import forward_sample
-    from ..io import write_table
     from ..limits import check_n_records
 
     try:
         count = float(n) if any(ch in n for ch in ".eE") else int(n)
     except ValueError:
         fail(f"--n must be a whole number (got {n[:40]!r})", usage=True)
-    try:
-        n_records = check_n_records(count, "--n")
-    except ValueError as exc:
-        fail(str(exc), usage=True)
-    fmt = out_format(out)
-    if fmt == "arff":
+    n_records = check_flag(check_n_records, count, "--n")
+    if out_format(out) == "arff":
         fail("--out must be .csv or .parquet", usage=True)
     network = _read_net(net)
     if not network.is_complete:
@@ -92,8 +89,7 @@ def sample(
     frame = forward_sample(network, n_records, random_state=seed)
     if not codes:
         frame = network.decode(frame)
-    with atomic_path(out) as tmp:
-        write_table(frame, tmp, fmt=fmt)
+    write_out_table(frame, out)
     what = "state codes" if codes else "state names"
     typer.echo(f"wrote {n_records} records of {len(network.names)} variables ({what}) to {out}")
 

@@ -68,6 +68,7 @@ __all__ = [
     "path_argument",
     "out_format",
     "read_labelled",
+    "write_out_table",
     "out_option",
     "RELEASE_ARGUMENT",
     "CLASS_OPTION",
@@ -75,6 +76,7 @@ __all__ = [
     "SCHEDULER_OPTION",
     "RELEASE_SEED_OPTION",
     "JOBS_OPTION",
+    "JSON_OPTION",
     "PROGRESS_OPTION",
 ]
 
@@ -668,12 +670,19 @@ def path_argument(metavar: str, help: str):  # noqa: A002 - typer's keyword
     return typer.Argument(..., click_type=PATH_ARGUMENT, metavar=metavar, help=help)
 
 
-def out_option(metavar: str, help: str, *, default=..., short: bool = False):  # noqa: A002
-    """``--out`` (``-o`` too with ``short``): a file or directory to write, never empty.
+def out_option(
+    metavar: str | None,
+    help: str,  # noqa: A002 - typer's keyword
+    *,
+    default=...,
+    short: bool = False,
+    flag: str = "--out",
+):
+    """``--out`` (``-o`` too with ``short``), or another ``flag``: a path to write, never empty.
 
     Required unless a ``default`` (a path, or ``None`` for an optional output) is given.
     """
-    names = ("--out", "-o") if short else ("--out",)
+    names = (flag, "-o") if short else (flag,)
     return typer.Option(default, *names, parser=output_path, metavar=metavar, help=help)
 
 
@@ -700,6 +709,18 @@ def read_labelled(path: Path, class_column: str):
     return frame
 
 
+def write_out_table(frame, out: Path, **options) -> None:
+    """Write ``frame`` to ``out`` whole or not at all, in the format its suffix names.
+
+    ``options`` go to :func:`ppdm.io.write_table` (e.g. an ARFF ``relation``).
+    """
+    from ..io import write_table
+
+    fmt = out_format(out)
+    with atomic_path(out) as tmp:
+        write_table(frame, tmp, fmt=fmt, **options)
+
+
 #: The release directory a command reads.
 RELEASE_ARGUMENT = path_argument("DIR", "Release directory.")
 #: ``--class`` / ``-c`` of the commands that learn or add noise: a required column.
@@ -719,6 +740,8 @@ SCHEDULER_OPTION = typer.Option(
 RELEASE_SEED_OPTION = typer.Option(
     None, "--seed", metavar="SEED", help="Seed for experiments only (never for a real release)."
 )
+#: ``--json``: print a machine-readable result instead of a table.
+JSON_OPTION = typer.Option(False, "--json", help="Machine-readable output.")
 #: ``--jobs`` of the reproduction grids.
 JOBS_OPTION = typer.Option(
     1, "--jobs", "-j", help="Worker processes (results do not depend on it)."

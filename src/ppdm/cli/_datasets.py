@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from ._common import TEXT_ARGUMENT, atomic_path, fail, out_format, out_option
+from ._common import TEXT_ARGUMENT, fail, out_option, write_out_table
 
 datasets_app = typer.Typer(help="List and export the bundled data sets.", no_args_is_help=True)
 
@@ -68,12 +68,8 @@ def export(
     reg = _registry()
     if name not in reg:
         fail(f"unknown data set {name!r}; choose one of {', '.join(reg)}", usage=True)
-    from ..io import write_table
-
-    fmt = out_format(out)
     frame = reg[name]().frame
-    with atomic_path(out) as tmp:
-        write_table(frame, tmp, fmt=fmt, relation=name)
+    write_out_table(frame, out, relation=name)
     typer.echo(f"wrote {len(frame)} rows to {out}")
 
 

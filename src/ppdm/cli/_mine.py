@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from ._common import RELEASE_ARGUMENT, EstimationMethod, Reconstruction, fail
+from ._common import JSON_OPTION, RELEASE_ARGUMENT, EstimationMethod, Reconstruction, fail
 
 
 def _learner_names(incomplete: str) -> list[str]:
@@ -53,7 +53,7 @@ def mine(
     seed: int | None = typer.Option(
         0, "--seed", metavar="SEED", help="Seed of the reconstruction's tie breaking."
     ),
-    as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
+    as_json: bool = JSON_OPTION,
 ) -> None:
     """Reconstruct a release (or not, for release-tree), learn, and print test accuracy and the model."""
     from ..io import read_table

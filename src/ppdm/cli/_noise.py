@@ -7,6 +7,7 @@ from pathlib import Path
 
 import typer
 
+from ..validation import check_at_least, check_positive
 from ._common import (
     CLASS_OPTION,
     RELEASE_SEED_OPTION,
@@ -14,12 +15,13 @@ from ._common import (
     NoiseBoundary,
     NoiseScope,
     NoiseTechnique,
-    atomic_path,
+    check_flag,
     fail,
     out_format,
     out_option,
     path_argument,
     read_labelled,
+    write_out_table,
 )
 
 noise_app = typer.Typer(
@@ -38,14 +40,6 @@ def _tree(confidence: float, min_leaf: int):
     from ..tree import C45Classifier
 
     return C45Classifier(confidence=confidence, min_leaf=min_leaf)
-
-
-def _write(frame, out: Path) -> None:
-    from ..io import write_table
-
-    fmt = out_format(out)
-    with atomic_path(out) as tmp:
-        write_table(frame, tmp, fmt=fmt)
 
 
 def _fmt(v, digits: int = 4) -> str:
@@ -116,7 +110,7 @@ def class_noise(
     result = add_class_noise(X, y, technique, tree=tree, random_state=seed)
     released = frame.copy()
     released[class_column] = result.y
-    _write(released, out)
+    write_out_table(released, out)
     report = result.to_dict()
     report["out"] = str(out)
     if as_json:
@@ -219,12 +213,10 @@ def attribute_noise(
     target, scope = InnocentTarget(target).value, NoiseScope(scope).value
     boundary = NoiseBoundary(boundary).value
 
-    if max_targets < 1:
-        fail(f"--max-targets must be >= 1 (got {max_targets})", usage=True)
+    check_flag(check_at_least, max_targets, "--max-targets", 1)
     out_format(out)  # a bad --out is refused before any work
     frame, X, y = _load(data, class_column)
-    if not sd_fraction > 0:  # also refuses nan
-        fail(f"--sd-fraction must be a number > 0 (got {sd_fraction})", usage=True)
+    check_flag(check_positive, sd_fraction, "--sd-fraction")
     noise = paper_noise(sd_fraction)
     if y.nunique(dropna=True) < 2:
         fail(
@@ -248,7 +240,7 @@ def attribute_noise(
     n = len(frame)
     targets = np.unique(np.linspace(0, n - 1, min(n, max_targets)).round().astype(int))
     rep = reidentification(result, threshold=threshold, targets=targets)
-    _write(released, out)
+    write_out_table(released, out)
     report = result.to_dict()
     report["reidentification"] = rep.summary()
     report["out"] = str(out)

@@ -12,6 +12,7 @@ from ..publish import check_output
 from ..validation import check_at_least
 from ._common import (
     ENGINE_OPTION,
+    JSON_OPTION,
     RELEASE_ARGUMENT,
     RELEASE_SEED_OPTION,
     SCHEDULER_OPTION,
@@ -29,7 +30,6 @@ from ._common import (
     flag_errors,
     out_format,
     out_option,
-    output_path,
     path_argument,
     progress_bar,
 )
@@ -331,13 +331,9 @@ def estimate(
         EstimationMethod.SET_SCALE, "--method", help="Estimation method."
     ),
     by_class: bool = typer.Option(False, "--by-class", help="Also estimate per class."),
-    as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
-    plot: Path | None = typer.Option(
-        None,
-        "--plot",
-        parser=output_path,
-        metavar="DIR",
-        help="Directory for one PNG per attribute.",
+    as_json: bool = JSON_OPTION,
+    plot: Path | None = out_option(
+        "DIR", "Directory for one PNG per attribute.", default=None, flag="--plot"
     ),
     engine: Engine = ENGINE_OPTION,
     scheduler: str | None = SCHEDULER_OPTION,
@@ -511,12 +507,12 @@ def reconstruct(
 
 def report(
     target: Path = typer.Argument(..., help="Release directory or spec file (JSON/YAML)."),
-    as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
-    html: Path | None = typer.Option(
+    as_json: bool = JSON_OPTION,
+    html: Path | None = out_option(
         None,
-        "--html",
-        parser=output_path,
-        help="Also write a self-contained HTML page (figures, estimates, audit) here.",
+        "Also write a self-contained HTML page (figures, estimates, audit) here.",
+        default=None,
+        flag="--html",
     ),
     audit_original: Path | None = typer.Option(
         None,

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import typer
 
-from ._common import JOBS_OPTION, PROGRESS_OPTION, fail
+from ..validation import check_at_least
+from ._common import JOBS_OPTION, PROGRESS_OPTION, check_flag, fail
 
 #: ``reproduce all`` runs these, in this order.
 ALL = (
@@ -106,10 +107,8 @@ def run_reproduce(
     from ..experiments.learners import LEARNERS
     from ..experiments.runner import write_json_atomic
 
-    if jobs < 1:
-        fail(f"--jobs must be >= 1 (got {jobs})", usage=True)
-    if seed < 0:
-        fail(f"--seed must be >= 0 (got {seed})", usage=True)
+    check_flag(check_at_least, jobs, "--jobs", 1)
+    check_flag(check_at_least, seed, "--seed", 0)
     if learner not in LEARNERS:
         fail(f"--learner must be one of {', '.join(LEARNERS)} (got {learner!r})", usage=True)
     known = registry.names() if choices is None else list(choices)

@@ -10,12 +10,14 @@ import typer
 
 from ._common import (
     CLASS_OPTION,
+    JSON_OPTION,
     atomic_path,
     fail,
     out_format,
     out_option,
     path_argument,
     read_labelled,
+    write_out_table,
 )
 
 tree_app = typer.Typer(
@@ -117,9 +119,7 @@ def predict(
     trust_pickle: bool = typer.Option(False, "--trust-pickle", help=_TRUST_PICKLE_HELP),
 ) -> None:
     """Classify the rows of a table; write them with a "predicted" column."""
-    from ..io import write_table
-
-    fmt = out_format(out)
+    out_format(out)  # a bad --out is refused before any work
     clf, target = _load_model(model, trust_pickle)
     frame = _read(data)
     X = frame.drop(columns=[target]) if target in frame.columns else frame
@@ -137,8 +137,7 @@ def predict(
             predicted = np.asarray(result["predicted"], dtype=object)
             truth = np.asarray(frame[target], dtype=object)
             accuracy = float(np.mean([str(p) == str(t) for p, t in zip(predicted, truth)]))
-    with atomic_path(out) as tmp:
-        write_table(result, tmp, fmt=fmt)
+    write_out_table(result, out)
     msg = f"wrote {len(result)} predictions to {out}"
     if accuracy is not None:
         msg += f" (accuracy {accuracy:.4f} against column {target!r})"
@@ -177,7 +176,7 @@ def compare(
         metavar="FRACTION",
         help="Thresholds match within this fraction of the attribute's range.",
     ),
-    as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
+    as_json: bool = JSON_OPTION,
     trust_pickle: bool = typer.Option(False, "--trust-pickle", help=_TRUST_PICKLE_HELP),
 ) -> None:
     """Compare two trees: roots, shared attributes, matching rules, prediction agreement."""

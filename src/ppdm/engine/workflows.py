@@ -372,6 +372,7 @@ def make_release_partitioned(
     Returns
     -------
     ReleaseSpec
+        With ``data_file`` and ``n_records`` filled in, as written to ``spec.json``.
 
     References
     ----------
