@@ -16,9 +16,7 @@ Dowd, Xu & Zhang, Sec. 3 (Algorithm 1), Sec. 3.2 (continuous attributes) and Sec
 from __future__ import annotations
 
 import dataclasses
-import math
-import numbers
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 from .exceptions import OptionError
@@ -29,6 +27,7 @@ from .validation import (
     check_choice,
     check_gamma,
     check_int,
+    check_interval,
     check_positive,
     show,
 )
@@ -85,25 +84,11 @@ def _bounds(value: Mapping | Iterable | None) -> Bounds:
     for name, rng in pairs:
         if not isinstance(name, str) or not name:
             raise OptionError("bounds", f"bounds: a column name must be text (got {show(name)})")
-        if len(rng) != 2 or not all(
-            isinstance(v, numbers.Real) and not isinstance(v, bool) for v in rng
-        ):
+        if len(rng) != 2:
             raise OptionError(
                 "bounds", f"bounds for {name!r} must be two numbers (low, high) (got {show(rng)})"
             )
-        lo, hi = float(rng[0]), float(rng[1])
-        if not (math.isfinite(lo) and math.isfinite(hi) and math.isfinite(hi - lo)):
-            raise OptionError(
-                "bounds",
-                f"bounds for {name!r} must be finite, and high - low a finite number "
-                f"(got {show(rng[0])}:{show(rng[1])})",
-            )
-        if not lo < hi:
-            raise OptionError(
-                "bounds",
-                f"bounds for {name!r} must have low < high (got {show(rng[0])}:{show(rng[1])})",
-            )
-        out.append((name, (lo, hi)))
+        out.append((name, _checked("bounds", check_interval, *rng, f"bounds for {name!r}")))
     names = [name for name, _ in out]
     if len(set(names)) != len(names):
         raise OptionError("bounds", f"bounds name a column twice (got {names})")
@@ -152,6 +137,7 @@ class PlanOptions:
         Owner's hand-written spec: per-attribute domains, matrices, ``perturbed: false``.
     attributes : list of str, optional
         Attributes to perturb (default: all but the class). Others are released as is.
+        Stored as a tuple.
     perturb_class : bool, default=False
     missing : {"error", "category"}, default="error"
         A missing value is an error, or one more category (see :mod:`ppdm.domain`).
@@ -194,9 +180,9 @@ class PlanOptions:
     gamma: float = DEFAULT_GAMMA
     n_bins: int | None = None
     max_bins: int = DEFAULT_MAX_BINS
-    bounds: Bounds = ()
+    bounds: Bounds | Mapping[str, tuple[float, float]] = ()
     spec: ReleaseSpec | None = dataclasses.field(default=None, hash=False)
-    attributes: tuple[str, ...] | None = None
+    attributes: tuple[str, ...] | Sequence[str] | None = None
     perturb_class: bool = False
     missing: Literal["error", "category"] = "error"
     out_of_bounds: Literal["error", "clip"] = "error"

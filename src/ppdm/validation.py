@@ -30,6 +30,7 @@ __all__ = [
     "check_int",
     "check_at_least",
     "check_choice",
+    "check_interval",
 ]
 
 
@@ -199,3 +200,26 @@ def check_choice(
         listed = ", ".join(repr(c) for c in choices)
         raise error(f"{name} must be one of {listed} (got {show(value)})")
     return value
+
+
+def check_interval(low, high, name: str, *, error: type[Exception] = ValueError):
+    """Validate bounds ``low < high``: finite numbers, ``high - low`` finite too.
+
+    Examples
+    --------
+    >>> check_interval(20, 80, "bounds for 'age'")
+    (20.0, 80.0)
+    >>> check_interval(5, 1, "--bounds 'x=5:1'")
+    Traceback (most recent call last):
+    ...
+    ValueError: --bounds 'x=5:1' must have low < high (got 5:1)
+    """
+    got = f"(got {show(low)}:{show(high)})"
+    if not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in (low, high)):
+        raise error(f"{name} must be two numbers (low, high) {got}")
+    lo, hi = float(low), float(high)
+    if not (math.isfinite(lo) and math.isfinite(hi) and math.isfinite(hi - lo)):
+        raise error(f"{name} must be finite, and high - low a finite number {got}")
+    if not lo < hi:
+        raise error(f"{name} must have low < high {got}")
+    return lo, hi

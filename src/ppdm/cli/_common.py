@@ -139,8 +139,9 @@ def flag_errors(flags: Mapping[str, str]) -> Iterator[None]:
         fail(text, usage=True)
 
 
-def check_flag(check: Callable[..., T], value, flag: str, *args, **kwargs) -> T:
-    """``check(value, flag, ...)`` (a validator of :mod:`ppdm.validation`); its error is a usage error.
+def check_flag(check: Callable[..., T], *args, **kwargs) -> T:
+    """``check(*args, **kwargs)``, a validator of :mod:`ppdm.validation` given the flag's
+    value and name; its error is a usage error (exit 2).
 
     Examples
     --------
@@ -149,7 +150,7 @@ def check_flag(check: Callable[..., T], value, flag: str, *args, **kwargs) -> T:
     5
     """
     try:
-        return check(value, flag, *args, **kwargs)
+        return check(*args, **kwargs)
     except ValueError as exc:
         fail(str(exc), usage=True)
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 
 from ..publish import check_output
-from ..validation import check_at_least
+from ..validation import check_at_least, check_interval
 from ._common import (
     ENGINE_OPTION,
     JSON_OPTION,
@@ -58,7 +58,7 @@ PLAN_FLAGS = {
 
 
 def _parse_bounds(items: list[str]) -> dict[str, tuple[float, float]]:
-    """``COL=LO:HI`` texts as ``{COL: (LO, HI)}``; their values are checked by the options."""
+    """``COL=LO:HI`` texts as ``{COL: (LO, HI)}``, each named as typed in a message."""
     out = {}
     for item in items:
         name, sep, rng = item.rpartition("=")
@@ -66,9 +66,10 @@ def _parse_bounds(items: list[str]) -> dict[str, tuple[float, float]]:
         try:
             if not (sep and sep2 and name):
                 raise ValueError
-            out[name] = (float(lo), float(hi))
+            parsed = (float(lo), float(hi))
         except ValueError:
             fail(f"--bounds must look like COL=LO:HI (got {item!r})", usage=True)
+        out[name] = check_flag(check_interval, *parsed, f"--bounds {item!r}")
     return out
 
 
