@@ -212,3 +212,12 @@ def test_validators_accept_the_edges():
     assert check_probability(1, "p", closed=True) == 1.0
     assert check_int(np.int64(2), "N", low=2) == 2
     assert check_positive(1e-300, "x") == 1e-300
+
+
+def test_matrix_parameters_use_the_shared_checks():
+    from ppdm.matrix import GammaDiagonal, binary_randomization
+
+    with pytest.raises(MatrixError, match=r"^p1 must be in \[0, 1\] \(got 1.5\)$"):
+        binary_randomization(np.float64(1.5), 0.1)
+    with pytest.raises(MatrixError, match=r"^N must be an integer >= 2 \(got 1\)$"):
+        GammaDiagonal(np.int64(1), 9.0)
