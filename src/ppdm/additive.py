@@ -19,6 +19,7 @@ from scipy import special, stats
 
 from .exceptions import DataError
 from .random import RandomState, check_random_state
+from .validation import check_choice, check_int, check_positive, check_probability
 
 __all__ = [
     "AdditiveNoise",
@@ -59,10 +60,8 @@ class AdditiveNoise:
     scale: float
 
     def __post_init__(self) -> None:
-        if self.kind not in _KINDS:
-            raise ValueError(f"kind must be 'uniform' or 'gaussian' (got {self.kind!r})")
-        if not np.isfinite(self.scale) or self.scale <= 0:
-            raise ValueError(f"scale must be a finite number > 0 (got {self.scale})")
+        check_choice(self.kind, "kind", _KINDS)
+        check_positive(self.scale, "scale")
 
     @property
     def variance(self) -> float:
@@ -110,9 +109,7 @@ class AdditiveNoise:
 
 
 def _check_confidence(confidence: float) -> float:
-    if not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence must be in (0, 1) (got {confidence})")
-    return float(confidence)
+    return check_probability(confidence, "confidence")
 
 
 def additive_perturb(
@@ -358,14 +355,10 @@ def reconstruct_distribution(
     w = np.asarray(noisy, dtype=float).ravel()
     if w.size == 0 or not np.all(np.isfinite(w)):
         raise DataError(f"noisy must be a non-empty array of finite values (got {w.size} values)")
-    if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 2:
-        raise ValueError(f"bins must be an int >= 2 (got {bins!r})")
-    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
-        raise ValueError(f"max_iter must be an int >= 1 (got {max_iter!r})")
-    if not tol > 0:
-        raise ValueError(f"tol must be > 0 (got {tol})")
-    if not 0.0 < significance < 1.0:
-        raise ValueError(f"significance must be in (0, 1) (got {significance})")
+    check_int(bins, "bins", low=2)
+    check_int(max_iter, "max_iter")
+    check_positive(tol, "tol")
+    check_probability(significance, "significance")
     lo, hi = (float(w.min()), float(w.max())) if bounds is None else map(float, bounds)
     if not hi > lo:
         raise ValueError(f"bounds must satisfy low < high (got {(lo, hi)})")

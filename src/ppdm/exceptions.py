@@ -10,6 +10,7 @@ __all__ = [
     "DomainError",
     "MatrixError",
     "SpecError",
+    "OptionError",
     "DataError",
     "OutputError",
     "NotFittedError",
@@ -33,6 +34,21 @@ class MatrixError(PpdmError, ValueError):
 
 class SpecError(PpdmError, ValueError):
     """A release spec is malformed or does not match the data."""
+
+
+class OptionError(SpecError):
+    """A release option has a bad value; ``field`` names the option.
+
+    The message starts with the option's name, so a front end can name it its
+    own way (the command line says ``--bins`` where the library says ``n_bins``).
+    """
+
+    def __init__(self, field: str, message: str):
+        super().__init__(message)
+        self.field = field
+
+    def __reduce__(self):
+        return type(self), (self.field, str(self))
 
 
 class DataError(PpdmError, ValueError):

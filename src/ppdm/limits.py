@@ -19,6 +19,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from .validation import show as _show
+
 __all__ = [
     "MAX_VALUES",
     "MAX_DENSE_VALUES",
@@ -132,17 +134,6 @@ def _as_count(value, what: str, error: type[Exception]) -> int:
     if not math.isfinite(v) or v != math.floor(v):
         raise error(f"{what} must be a whole number (got {_show(value)})")
     return int(v)
-
-
-def _show(value, width: int = 40) -> str:
-    """A plain, truncated rendering of ``value`` for messages."""
-    if hasattr(value, "item") and callable(value.item):
-        try:
-            value = value.item()
-        except (ValueError, TypeError):
-            pass
-    text = repr(value)
-    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def check_n_values(

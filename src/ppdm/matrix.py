@@ -23,6 +23,7 @@ import numpy as np
 from .exceptions import MatrixError
 from .limits import check_n_values
 from .random import WordStream
+from .validation import check_gamma, check_int, check_probability
 
 __all__ = [
     "PerturbationMatrix",
@@ -43,30 +44,8 @@ __all__ = [
 ]
 
 
-def check_gamma(gamma: float) -> float:
-    """Validate the amplification ``gamma`` (must be a finite number > 1).
-
-    Examples
-    --------
-    >>> check_gamma(9)
-    9.0
-    """
-    try:
-        g = float(gamma)
-    except (TypeError, ValueError, OverflowError):
-        raise MatrixError(f"gamma must be a number > 1 (got {gamma!r})") from None
-    if not math.isfinite(g) or g <= 1.0:
-        raise MatrixError(
-            f"gamma must be > 1 (got {gamma!r}): gamma = 1 makes the matrix singular "
-            "and gamma < 1 is not a valid amplification"
-        )
-    return g
-
-
 def _check_n(n: int, name: str = "N") -> int:
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
-        raise MatrixError(f"{name} must be an integer >= 2 (got {n!r})")
-    return int(n)
+    return check_int(n, name, low=2, error=MatrixError)
 
 
 def _along(fn, x: np.ndarray, axis: int) -> np.ndarray:
@@ -278,9 +257,7 @@ class PerturbationMatrix:
 
 
 def _check_power(t: int) -> int:
-    if isinstance(t, bool) or not isinstance(t, (int, np.integer)) or t < 1:
-        raise MatrixError(f"t must be an integer >= 1 (got {t!r})")
-    return int(t)
+    return check_int(t, "t", error=MatrixError)
 
 
 def _check_prior(prior: np.ndarray | None, n: int) -> np.ndarray:
@@ -749,8 +726,7 @@ def binary_randomization(p1: float, p2: float) -> ExplicitMatrix:
     Ma & Sivakumar, Sec. 3, Fig. 1(a); Table 1 (C and F).
     """
     for name, v in (("p1", p1), ("p2", p2)):
-        if not 0.0 <= float(v) <= 1.0:
-            raise MatrixError(f"{name} must be in [0, 1] (got {v!r})")
+        check_probability(v, name, closed=True, error=MatrixError)
     if abs(p1 + p2 - 1.0) < 1e-12:
         raise MatrixError(f"p1 + p2 must not be 1 (got {p1} + {p2}): the matrix would be singular")
     m = np.array([[1.0 - p1, p2], [p1, 1.0 - p2]])

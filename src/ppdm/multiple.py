@@ -31,6 +31,7 @@ from .estimate import count_codes, estimate_counts
 from .matrix import PerturbationMatrix
 from .privacy import kang_bound, repeated_amplification
 from .random import RandomState, perturbation_generator
+from .validation import check_int
 
 __all__ = [
     "COMBINE",
@@ -44,9 +45,7 @@ COMBINE: tuple[str, ...] = ("pool", "average")
 
 
 def _check_m(m: int) -> int:
-    if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 1:
-        raise ValueError(f"m (number of copies) must be an integer >= 1 (got {m!r})")
-    return int(m)
+    return check_int(m, "m (number of copies)")
 
 
 def perturb_copies(
@@ -62,9 +61,8 @@ def perturb_copies(
     m : int
         Number of copies, >= 1.
     random_state : None, int, SeedSequence or Generator
-        ``None`` (a release) draws from an AES-counter stream under 256 bits of OS
-        entropy; an int or SeedSequence gives a reproducible PCG64 stream
-        (experiments), a Generator is used as is.
+        Resolved by :func:`ppdm.random.perturbation_generator`: ``None`` for a
+        release (OS entropy), a seed for experiments.
 
     Returns
     -------

@@ -16,19 +16,24 @@ Dowd, Xu & Zhang, Sec. 3 (Algorithm 1, RRP) and Sec. 3.2 (continuous attributes)
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Iterator
-from typing import Literal
 
 import numpy as np
 import pandas as pd
 
 from .additive import AdditiveNoise, privacy_interval_width
 from .domain import BinnedDomain, CategoricalDomain, Domain, DomainSketch
-from .exceptions import DataError, MatrixError, SpecError
+from .exceptions import DataError, SpecError
 from .io import TEXT_ATTR
-from .limits import check_copies, check_n_values
-from .matrix import GammaDiagonal, PerturbationMatrix, check_gamma, matrix_from_spec
+from .matrix import GammaDiagonal, PerturbationMatrix, matrix_from_spec
+from .options import (
+    DEFAULT_GAMMA,
+    DEFAULT_MAX_BINS,
+    DEFAULT_NOISE_LEVEL,
+    NOISE_KINDS,
+    PlanOptions,
+    plan_options,
+)
 from .random import (
     RandomState,
     WordStream,
@@ -38,11 +43,13 @@ from .random import (
     warn_seeded_release,
 )
 from .release import AttributeSpec, ReleaseSpec
+from .validation import check_choice, check_positive
 
 __all__ = [
     "DEFAULT_GAMMA",
     "DEFAULT_MAX_BINS",
     "DEFAULT_NOISE_LEVEL",
+    "PlanOptions",
     "additive_noise_for_level",
     "plan_release",
     "plan_from_sketches",
@@ -50,13 +57,6 @@ __all__ = [
     "perturb_frame",
     "perturb_batches",
 ]
-
-#: Default amplification: rho1 = 0.1 gives rho2 = 0.5.
-DEFAULT_GAMMA = 9.0
-#: Default additive privacy level: 95 % interval width = the attribute's range.
-DEFAULT_NOISE_LEVEL = 1.0
-#: Default N for continuous attributes (and the largest d kept as categorical).
-DEFAULT_MAX_BINS = 20
 
 
 def perturb_codes(
@@ -95,38 +95,12 @@ def perturb_codes(
     return matrix.draw(codes, perturbation_generator(random_state, "perturb-codes"))
 
 
-def _power(base: float, exponent: int) -> float:
-    """``base ** exponent``, ``inf`` where a float overflows."""
-    try:
-        return float(base) ** int(exponent)
-    except OverflowError:
-        return math.inf
-
-
-def _parse_user_spec(spec: ReleaseSpec | None) -> dict[str, AttributeSpec]:
-    return {} if spec is None else {a.name: a for a in spec.attributes}
-
-
 def plan_release(
     data: pd.DataFrame | Iterable[pd.DataFrame],
+    options: PlanOptions | None = None,
     *,
-    class_attribute: str | None = None,
-    gamma: float = DEFAULT_GAMMA,
-    n_bins: int | None = None,
-    max_bins: int = DEFAULT_MAX_BINS,
-    bounds: dict[str, tuple[float, float]] | None = None,
-    spec: ReleaseSpec | None = None,
-    attributes: list[str] | None = None,
-    perturb_class: bool = False,
-    missing: Literal["error", "category"] = "error",
-    out_of_bounds: Literal["error", "clip"] = "error",
-    representative: Literal["center", "left", "right", "random"] = "center",
-    copies: int = 1,
-    method: Literal["substitution", "additive"] = "substitution",
-    noise: Literal["uniform", "gaussian"] = "gaussian",
-    noise_scale: float = DEFAULT_NOISE_LEVEL,
-    allow_unprotected: bool = False,
     kinds: dict[str, str] | None = None,
+    **keywords,
 ) -> ReleaseSpec:
     """Choose the domain and matrix (or additive noise) of every attribute.
 
@@ -134,112 +108,59 @@ def plan_release(
     ----------
     data : DataFrame or iterable of DataFrame batches
         The original table (read once; batches keep memory bounded).
-    class_attribute : str, optional
-        The class column; kept unless ``perturb_class``.
-    gamma : float, default=9
-        Amplification of the default gamma-diagonal matrices.
-    n_bins : int, optional
-        N for continuous attributes (default ``max_bins``).
-    max_bins : int, default=20
-    bounds : dict of column -> (low, high), optional
-        Owner-chosen bounds; other numeric columns take the data's min and max (warned).
-    spec : ReleaseSpec, optional
-        Owner's hand-written spec: per-attribute domains, matrices, ``perturbed: false``.
-    attributes : list of str, optional
-        Attributes to perturb (default: all but the class). Others are released as is.
-    perturb_class : bool, default=False
-    missing, out_of_bounds, representative
-        Rules for inferred domains (see :mod:`ppdm.domain`).
-    copies : int, default=1
-        Independent perturbed copies of every record (substitution only).
-    method : {"substitution", "additive"}, default="substitution"
-        ``"additive"`` releases ``x + y`` with noise ``y`` (Agrawal & Srikant 2000)
-        instead of substituted values; every perturbed attribute must be numeric.
-    noise : {"uniform", "gaussian"}, default="gaussian"
-        Additive noise family.
-    noise_scale : float, default=1.0
-        Additive privacy level: the width of the interval that holds the original with
-        95 % confidence given the released value, as a fraction of the attribute's
-        range (Agrawal & Srikant's privacy metric; their "100 % privacy" is 1.0). The
-        noise scale is set per attribute from it (:func:`additive_noise_for_level`).
+    options : PlanOptions, optional
+        The owner's choices, validated when built (see :class:`ppdm.options.PlanOptions`
+        for every field: ``class_attribute``, ``gamma``, ``n_bins``, ``max_bins``,
+        ``bounds``, ``spec``, ``attributes``, ``perturb_class``, ``missing``,
+        ``out_of_bounds``, ``representative``, ``copies``, ``method``, ``noise``,
+        ``noise_scale``, ``allow_unprotected``).
     kinds : dict, optional
         Filled with every column's kind (``"int"``, ``"float"``, ``"str"``, ``"bool"``),
         decided over all batches: read the second pass with them
         (:func:`ppdm.io.iter_batches`). Batches of raw CSV text (``kinds="text"``) are
         numeric only if every batch is.
+    **keywords
+        Fields of :class:`~ppdm.options.PlanOptions`, given one by one
+        (``plan_release(df, gamma=19, n_bins=10)``); with ``options`` they replace its
+        fields. Validated before the data is read.
 
     Returns
     -------
     ReleaseSpec
         Without ``n_records``; filled in after perturbation.
 
+    Examples
+    --------
+    >>> table = pd.DataFrame({"age": [23, 41, 35, 62], "group": ["a", "b", "a", "b"]})
+    >>> spec = plan_release(table, class_attribute="group", gamma=19, bounds={"age": (20, 70)})
+    >>> [(a.name, a.perturbed) for a in spec.attributes], spec.attributes[0].matrix["gamma"]
+    ([('age', True), ('group', False)], 19.0)
+    >>> spec == plan_release(table, PlanOptions(class_attribute="group", gamma=19,
+    ...                                         bounds={"age": (20, 70)}))
+    True
+
     References
     ----------
     Dowd, Xu & Zhang, Sec. 3 and 7 (choice of N).
     """
-    check_gamma(gamma)  # fail before reading the data
-    if n_bins is not None:  # additive releases are estimated with dense N x N matrices
-        check_n_values(n_bins, "n_bins", dense=method == "additive", error=SpecError)
-    if method not in ("substitution", "additive"):
-        raise SpecError(f"method must be 'substitution' or 'additive' (got {method!r})")
-    if method == "additive":
-        additive_noise_for_level(noise, noise_scale, 1.0)  # validates kind and level
-        if int(copies) != 1:
-            raise SpecError(f"copies > 1 is for substitution releases only (got {copies})")
+    opts = plan_options(options, **keywords)  # fail before reading the data
     batches = [data] if isinstance(data, pd.DataFrame) else data
-    cap = int(n_bins) if n_bins is not None else int(max_bins)
     sketches: dict[str, DomainSketch] | None = None
     for batch in batches:
         if sketches is None:
             columns = [str(c) for c in batch.columns]
-            user = _parse_user_spec(spec)
-            _check_names(columns, class_attribute, attributes, dict(bounds or {}), user)
-            sketches = {c: DomainSketch(c, cap=cap) for c in columns}
+            _check_names(columns, opts)
+            sketches = {c: DomainSketch(c, cap=opts.bins_cap) for c in columns}
         text = bool(batch.attrs.get(TEXT_ATTR))
         for c, sketch in sketches.items():
             sketch.update(batch[c], text=text)
     if kinds is not None and sketches is not None:
         kinds.update({c: s.kind or "str" for c, s in sketches.items()})
-    return plan_from_sketches(
-        sketches or {},
-        class_attribute=class_attribute,
-        gamma=gamma,
-        n_bins=n_bins,
-        max_bins=max_bins,
-        bounds=bounds,
-        spec=spec,
-        attributes=attributes,
-        perturb_class=perturb_class,
-        missing=missing,
-        out_of_bounds=out_of_bounds,
-        representative=representative,
-        copies=copies,
-        method=method,
-        noise=noise,
-        noise_scale=noise_scale,
-        allow_unprotected=allow_unprotected,
-    )
+    return plan_from_sketches(sketches or {}, opts)
 
 
 def plan_from_sketches(
-    sketches: dict[str, DomainSketch],
-    *,
-    class_attribute: str | None = None,
-    gamma: float = DEFAULT_GAMMA,
-    n_bins: int | None = None,
-    max_bins: int = DEFAULT_MAX_BINS,
-    bounds: dict[str, tuple[float, float]] | None = None,
-    spec: ReleaseSpec | None = None,
-    attributes: list[str] | None = None,
-    perturb_class: bool = False,
-    missing: Literal["error", "category"] = "error",
-    out_of_bounds: Literal["error", "clip"] = "error",
-    representative: Literal["center", "left", "right", "random"] = "center",
-    copies: int = 1,
-    method: Literal["substitution", "additive"] = "substitution",
-    noise: Literal["uniform", "gaussian"] = "gaussian",
-    noise_scale: float = DEFAULT_NOISE_LEVEL,
-    allow_unprotected: bool = False,
+    sketches: dict[str, DomainSketch], options: PlanOptions | None = None, **keywords
 ) -> ReleaseSpec:
     """:func:`plan_release` from one-pass column summaries (merged across partitions).
 
@@ -247,12 +168,10 @@ def plan_from_sketches(
     ----------
     sketches : dict of column -> DomainSketch
         One sketch per column, in column order (see :meth:`DomainSketch.merge` for
-        summaries computed partition by partition).
-    class_attribute, gamma, n_bins, max_bins, bounds, spec, attributes, perturb_class
-        As in :func:`plan_release`.
-    missing, out_of_bounds, representative, copies, method, noise, noise_scale
-        As in :func:`plan_release`.
-    allow_unprotected : bool, default=False
+        summaries computed partition by partition), with a cap of at least
+        ``options.bins_cap`` values.
+    options : PlanOptions, optional
+    **keywords
         As in :func:`plan_release`.
 
     Returns
@@ -263,38 +182,21 @@ def plan_from_sketches(
     ----------
     Dowd, Xu & Zhang, Sec. 3 and 7 (choice of N).
     """
-    gamma = check_gamma(gamma)
-    if n_bins is not None:
-        check_n_values(n_bins, "n_bins", dense=method == "additive", error=SpecError)
-    user = _parse_user_spec(spec)
-    bounds = dict(bounds or {})
+    opts = plan_options(options, **keywords)
+    user = {} if opts.spec is None else {a.name: a for a in opts.spec.attributes}
     columns = list(sketches)
     if not columns or sketches[columns[0]].rows == 0:
         raise DataError("the input table is empty: nothing to perturb")
-    _check_names(columns, class_attribute, attributes, bounds, user)
-    if class_attribute is None and spec is not None:
-        class_attribute = spec.class_attribute
-    if (
-        attributes is not None
-        and class_attribute is not None
-        and class_attribute in attributes
-        and not perturb_class
-    ):
-        raise DataError(
-            f"--attributes names the class column {class_attribute!r}, which is released as is; "
-            "add --perturb-class (perturb_class=True) to perturb it, or leave it out"
-        )
-    to_perturb = set(attributes) if attributes is not None else set(columns) - {class_attribute}
-    if perturb_class and class_attribute is not None:
-        to_perturb.add(class_attribute)
-    if class_attribute is not None and not perturb_class:
-        to_perturb.discard(class_attribute)
+    _check_names(columns, opts)
+    class_attribute = opts.class_column
+    to_perturb = set(opts.attributes) if opts.attributes is not None else set(columns)
+    to_perturb.discard(class_attribute)
     out = []
     for c in columns:
         given = user.get(c)
         perturbed = c in to_perturb if given is None else given.perturbed
         if c == class_attribute and given is None:
-            perturbed = perturb_class
+            perturbed = opts.perturb_class
         if not perturbed:
             out.append(AttributeSpec(name=c, perturbed=False))
             continue
@@ -302,54 +204,58 @@ def plan_from_sketches(
             domain: Domain = given.get_domain()
         else:
             domain = sketches[c].to_domain(
-                n_bins=n_bins,
-                max_bins=max_bins,
-                bounds=bounds.get(c),
-                representative=representative,
-                missing=missing,
-                out_of_bounds=out_of_bounds,
+                n_bins=opts.n_bins,
+                max_bins=opts.max_bins,
+                bounds=opts.bounds_of(c),
+                representative=opts.representative,
+                missing=opts.missing,
+                out_of_bounds=opts.out_of_bounds,
             )
-        if method == "additive":
-            out.append(_additive_attribute(c, domain, noise, noise_scale, n_bins or max_bins))
+        if opts.method == "additive":
+            out.append(_additive_attribute(c, domain, opts))
             continue
-        if given is not None and given.matrix is not None:
-            mspec = dict(given.matrix)
-            if mspec.get("kind") == "gamma-diagonal":
-                mspec.setdefault("n_values", domain.n_values)
-            try:
-                matrix = matrix_from_spec(mspec, domain.n_values)
-            except ValueError as exc:
-                raise SpecError(f"attribute {c!r}: {exc}") from None
-        else:
-            try:
-                matrix = GammaDiagonal(domain.n_values, gamma)
-            except MatrixError as exc:
-                raise SpecError(f"attribute {c!r}: {exc}") from None
-        if not np.isfinite(matrix.amplification()) and not allow_unprotected:
-            raise SpecError(
-                f"attribute {c!r}: its {matrix.to_spec().get('kind', 'explicit')} matrix has "
-                "infinite amplification (a zero entry lets some released values reveal the "
-                "original exactly); use a matrix with positive entries, or pass "
-                "--allow-unprotected (allow_unprotected=True) to release it knowingly"
-            )
+        matrix = _attribute_matrix(c, domain, given, opts)
         domain, matrix = _canonical_order(domain, matrix)
         out.append(
             AttributeSpec(name=c, perturbed=True, domain=domain.to_spec(), matrix=matrix.to_spec())
         )
-    check_copies(copies, "copies", error=DataError)
-    if not any(a.perturbed for a in out) and not allow_unprotected:
+    if not any(a.perturbed for a in out) and not opts.allow_unprotected:
         raise DataError(
             "no attribute would be perturbed: the release would be the input as is; choose "
             "attributes to perturb (--attributes), or pass --allow-unprotected "
             "(allow_unprotected=True) to publish it unprotected knowingly"
         )
     return ReleaseSpec(
-        method=method,
-        copies=int(copies),
+        method=opts.method,
+        copies=opts.copies,
         class_attribute=class_attribute,
-        class_perturbed=bool(class_attribute and perturb_class),
+        class_perturbed=bool(class_attribute and opts.perturb_class),
         attributes=out,
     )
+
+
+def _attribute_matrix(
+    name: str, domain: Domain, given: AttributeSpec | None, opts: PlanOptions
+) -> PerturbationMatrix:
+    """The owner's matrix of ``name`` (from the spec) or gamma-diagonal; refused if unprotected."""
+    try:
+        if given is not None and given.matrix is not None:
+            mspec = dict(given.matrix)
+            if mspec.get("kind") == "gamma-diagonal":
+                mspec.setdefault("n_values", domain.n_values)
+            matrix = matrix_from_spec(mspec, domain.n_values)
+        else:
+            matrix = GammaDiagonal(domain.n_values, opts.gamma)
+    except ValueError as exc:
+        raise SpecError(f"attribute {name!r}: {exc}") from None
+    if not np.isfinite(matrix.amplification()) and not opts.allow_unprotected:
+        raise SpecError(
+            f"attribute {name!r}: its {matrix.to_spec().get('kind', 'explicit')} matrix has "
+            "infinite amplification (a zero entry lets some released values reveal the "
+            "original exactly); use a matrix with positive entries, or pass "
+            "--allow-unprotected (allow_unprotected=True) to release it knowingly"
+        )
+    return matrix
 
 
 def canonical_values(values: list) -> list:
@@ -391,18 +297,13 @@ def additive_noise_for_level(kind: str, level: float, value_range: float) -> Add
     >>> round(additive_noise_for_level("gaussian", 1.0, 3.92).scale, 3)
     1.0
     """
-    if kind not in ("uniform", "gaussian"):
-        raise SpecError(f"noise must be 'uniform' or 'gaussian' (got {kind!r})")
-    if not (np.isfinite(level) and level > 0):
-        raise SpecError(
-            f"noise_scale (the 95 % interval width as a fraction of the range) must be > 0 "
-            f"(got {level})"
-        )
+    check_choice(kind, "noise", NOISE_KINDS, error=SpecError)
+    level = check_positive(level, "noise_scale", error=SpecError)
     unit = privacy_interval_width(kind, 1.0, 0.95)  # width per unit of scale
     return AdditiveNoise(kind, float(level) * float(value_range) / unit)
 
 
-def _additive_attribute(name, domain, kind, level, bins) -> AttributeSpec:
+def _additive_attribute(name: str, domain: Domain, opts: PlanOptions) -> AttributeSpec:
     if isinstance(domain, CategoricalDomain):
         values = _numeric_values_of(domain)
         if values is None:
@@ -411,11 +312,14 @@ def _additive_attribute(name, domain, kind, level, bins) -> AttributeSpec:
                 "unperturbed (--attributes) or use substitution"
             )
         domain = BinnedDomain(
-            float(values.min()), float(values.max()), int(bins), bounds_from_data=domain.from_data
+            float(values.min()),
+            float(values.max()),
+            opts.bins_cap,
+            bounds_from_data=domain.from_data,
         )
     if domain.missing_category:
         raise DataError(f"column {name!r}: additive noise cannot carry a 'missing' category")
-    nz = additive_noise_for_level(kind, level, domain.high - domain.low)
+    nz = additive_noise_for_level(opts.noise, opts.noise_scale, domain.high - domain.low)
     return AttributeSpec(
         name=name,
         perturbed=True,
@@ -433,22 +337,20 @@ def _numeric_values_of(domain: CategoricalDomain) -> np.ndarray | None:
     return np.asarray(vals, dtype=np.float64)
 
 
-def _check_names(columns, class_attribute, attributes, bounds, user) -> None:
+def _check_names(columns: list[str], opts: PlanOptions) -> None:
+    """Every column the options name must be in the data, once."""
     if len(set(columns)) != len(columns):
         raise DataError(f"the input has repeated column names: {columns}")
     known = set(columns)
     for label, names in (
-        ("class column", [class_attribute] if class_attribute else []),
-        ("attribute to perturb", attributes or []),
-        ("--bounds column", list(bounds)),
-        ("spec attribute", list(user)),
+        ("class column", [opts.class_attribute] if opts.class_attribute else []),
+        ("attribute to perturb", opts.attributes or []),
+        ("--bounds column", [name for name, _ in opts.bounds]),
+        ("spec attribute", [a.name for a in opts.spec.attributes] if opts.spec else []),
     ):
         for name in names:
             if name not in known:
                 raise DataError(f"unknown {label} {name!r}; the data has columns {columns}")
-    for name, (lo, hi) in bounds.items():
-        if not lo < hi:
-            raise DataError(f"bounds for {name!r} must have low < high (got {lo}:{hi})")
 
 
 #: Names of a release's streams: (purpose, attribute[, copy]) under the run's root.

@@ -23,6 +23,7 @@ import pandas as pd
 from .estimate import Estimate, count_codes, estimate_counts
 from .exceptions import DataError, SpecError
 from .io import BatchWriter, atomic_path, iter_batches, read_table, table_format, write_table
+from .options import PlanOptions, plan_options
 from .perturb import perturb_batches, plan_release
 from .publish import check_output, publish_dir, register_input, release_member
 from .random import RandomState, check_random_state
@@ -103,7 +104,8 @@ def make_release(
     progress: Progress = None,
     overwrite: bool = False,
     on_pass: Callable[[str], None] | None = None,
-    **plan_options,
+    options: PlanOptions | None = None,
+    **plan_keywords,
 ) -> ReleaseSpec:
     """Perturb a table and write a release: ``data.<ext>``, ``spec.json``, ``privacy.*``.
 
@@ -130,13 +132,17 @@ def make_release(
     on_pass : callable, optional
         Called with ``"reading"``, ``"perturbing"`` and ``"checking"`` as each pass over
         the rows starts (for progress bars).
-    **plan_options
-        Passed to :func:`ppdm.perturb.plan_release`.
+    options : PlanOptions, optional
+        The release plan's options (:class:`ppdm.options.PlanOptions`).
+    **plan_keywords
+        Fields of :class:`~ppdm.options.PlanOptions` one by one, as in
+        :func:`ppdm.perturb.plan_release` (with ``options``, they replace its fields).
 
     Returns
     -------
     ReleaseSpec
     """
+    opts = plan_options(options, **plan_keywords)  # bad options fail before any file work
     inputs = () if isinstance(data, pd.DataFrame) else (data,)
     out_dir = check_output(out_dir, inputs=inputs, directory=True, overwrite=overwrite)
     if fmt is None:
@@ -146,9 +152,7 @@ def make_release(
     kinds: dict[str, str] = {}
     if on_pass:
         on_pass("reading")
-    spec = plan_release(
-        _reporting(_batches(data, batch_size, "text"), progress), kinds=kinds, **plan_options
-    )
+    spec = plan_release(_reporting(_batches(data, batch_size, "text"), progress), opts, kinds=kinds)
     kinds.update(spec_kinds(spec))  # a domain from the owner's spec decides how to read
     with publish_dir(out_dir) as tmp:
         data_name = f"data.{fmt}"

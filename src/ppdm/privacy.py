@@ -13,7 +13,8 @@ import math
 import numpy as np
 
 from .additive import AdditiveNoise
-from .matrix import PerturbationMatrix, check_gamma
+from .matrix import PerturbationMatrix
+from .validation import check_amplification, check_at_least, check_gamma, check_probability
 
 __all__ = [
     "RHO1_LEVELS",
@@ -31,13 +32,6 @@ __all__ = [
 RHO1_LEVELS = (0.01, 0.05, 0.1, 0.2)
 
 
-def _check_rho(rho: float, name: str) -> float:
-    r = float(rho)
-    if not 0.0 < r < 1.0:
-        raise ValueError(f"{name} must be in (0, 1) (got {rho!r})")
-    return r
-
-
 def rho2_from_gamma(gamma: float, rho1: float) -> float:
     """Largest posterior rho2 reachable from a prior below rho1 under amplification gamma.
 
@@ -49,10 +43,8 @@ def rho2_from_gamma(gamma: float, rho1: float) -> float:
     >>> round(rho2_from_gamma(9, 0.1), 6)
     0.5
     """
-    g = float(gamma)
-    if g < 1:
-        raise ValueError(f"gamma must be >= 1 (got {gamma!r})")
-    r1 = _check_rho(rho1, "rho1")
+    g = check_amplification(gamma)
+    r1 = check_probability(rho1, "rho1")
     if math.isinf(g):
         return 1.0
     return g * r1 / (1.0 - r1 + g * r1)
@@ -68,8 +60,8 @@ def gamma_from_rho(rho1: float, rho2: float) -> float:
     >>> gamma_from_rho(0.1, 0.5)
     9.0
     """
-    r1 = _check_rho(rho1, "rho1")
-    r2 = _check_rho(rho2, "rho2")
+    r1 = check_probability(rho1, "rho1")
+    r2 = check_probability(rho2, "rho2")
     if r2 <= r1:
         raise ValueError(f"rho2 must be larger than rho1 (got rho1={rho1}, rho2={rho2})")
     return round(r2 * (1 - r1) / (r1 * (1 - r2)), 12)
@@ -114,8 +106,7 @@ def kang_bound(gamma: float, n_values: int, n: int) -> float:
     Kang, Theorem 1.
     """
     g = check_gamma(gamma) if not math.isinf(float(gamma)) else math.inf
-    if n < 1:
-        raise ValueError(f"n must be >= 1 (got {n})")
+    check_at_least(n, "n", 1)
     if math.isinf(g):
         return 0.0
     N = int(n_values)
@@ -132,8 +123,7 @@ def anonymity_k(matrix: PerturbationMatrix) -> int:
 
 def repeated_amplification(gamma: float, m: int) -> float:
     """Amplification of m independent perturbed copies of one record: gamma^m (Kang, Sec. 3)."""
-    if m < 1:
-        raise ValueError(f"m must be >= 1 (got {m})")
+    check_at_least(m, "m", 1)
     return float(gamma) ** int(m)
 
 

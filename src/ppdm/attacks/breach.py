@@ -26,6 +26,7 @@ import numpy as np
 
 from ..matrix import PerturbationMatrix
 from ..privacy import RHO1_LEVELS, posterior, rho2_from_gamma
+from ..validation import check_amplification, check_probability
 from ._substitution import binomial_lower, binomial_upper, check_codes
 
 __all__ = ["BreachLevel", "worst_posterior", "empirical_breach"]
@@ -131,18 +132,7 @@ def _candidates(post: np.ndarray, prior: np.ndarray, rho1: float):
 
 
 def _levels(rho1_levels) -> tuple[float, ...]:
-    levels = tuple(float(r) for r in rho1_levels)
-    for r in levels:
-        if not 0.0 < r < 1.0:
-            raise ValueError(f"rho1 levels must be in (0, 1) (got {r})")
-    return levels
-
-
-def _check_gamma_bound(gamma: float) -> float:
-    g = float(gamma)
-    if not g >= 1.0:
-        raise ValueError(f"gamma must be >= 1 (got {gamma!r})")
-    return g
+    return tuple(check_probability(r, "rho1 levels") for r in rho1_levels)
 
 
 def worst_posterior(
@@ -179,7 +169,7 @@ def worst_posterior(
     p = np.asarray(prior, dtype=np.float64)
     if p.shape != (n,) or np.any(p < 0) or not np.isclose(p.sum(), 1.0):
         raise ValueError(f"prior must be {n} non-negative numbers summing to 1 (got {p})")
-    g = _check_gamma_bound(matrix.amplification() if gamma is None else gamma)
+    g = check_amplification(matrix.amplification() if gamma is None else gamma)
     post = posterior(matrix, p)
     seen = matrix.dense() @ p > 0
     out = []
@@ -256,9 +246,8 @@ def empirical_breach(
         raise ValueError(
             f"original_codes and perturbed_codes must have the same length (got {x.size} and {y.size})"
         )
-    if not 0.0 < alpha < 1.0:
-        raise ValueError(f"alpha must be in (0, 1) (got {alpha})")
-    g = _check_gamma_bound(gamma)
+    check_probability(alpha, "alpha")
+    g = check_amplification(gamma)
     levels = _levels(rho1_levels)
     joint = np.bincount(y * n + x, minlength=n * n).reshape(n, n).astype(np.float64)
     n_h = joint.sum(axis=1)

@@ -21,8 +21,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..estimate import count_codes, estimate_counts
-from ..matrix import GammaDiagonal, PerturbationMatrix, check_gamma
+from ..matrix import GammaDiagonal, PerturbationMatrix
 from ..random import RandomState, check_random_state
+from ..validation import check_gamma, check_int
 from ._substitution import check_codes
 from .bayes_optimal import bayes_optimal_attack
 
@@ -35,9 +36,7 @@ __all__ = [
 
 
 def _check_t(t, name: str = "t", low: int = 1) -> int:
-    if isinstance(t, bool) or not isinstance(t, (int, np.integer)) or t < low:
-        raise ValueError(f"{name} must be an integer >= {low} (got {t!r})")
-    return int(t)
+    return check_int(t, name, low=low)
 
 
 def theorem2_entries(n_values: int, gamma: float, t: int) -> tuple[float, float]:

@@ -9,7 +9,16 @@ from pathlib import Path
 
 import typer
 
-from ._common import PATH_ARGUMENT, AdviseLearner, Reconstruction, atomic_path, fail, output_path
+from ..validation import check_at_least
+from ._common import (
+    AdviseLearner,
+    Reconstruction,
+    atomic_path,
+    check_flag,
+    fail,
+    out_option,
+    path_argument,
+)
 
 
 def _parse_gammas(text: str) -> list[float]:
@@ -47,9 +56,7 @@ def _accuracy(value: float | None) -> float | None:
 
 
 def advise(
-    data: Path = typer.Argument(
-        ..., click_type=PATH_ARGUMENT, metavar="FILE", help="The owner's table: .csv or .parquet."
-    ),
+    data: Path = path_argument("FILE", "The owner's table: .csv or .parquet."),
     class_: str = typer.Option(
         ..., "--class", metavar="COL", help="Class column (never perturbed)."
     ),
@@ -74,13 +81,7 @@ def advise(
     ),
     reps: int = typer.Option(3, "--reps", metavar="N", help="Repetitions per cell."),
     jobs: int = typer.Option(1, "--jobs", "-j", metavar="N", help="Worker processes."),
-    out: Path = typer.Option(
-        Path("advice"),
-        "--out",
-        parser=output_path,
-        metavar="DIR",
-        help="Directory for the table and plot.",
-    ),
+    out: Path = out_option("DIR", "Directory for the table and plot.", default=Path("advice")),
     spec_out: Path | None = typer.Option(
         None,
         "--spec-out",
@@ -110,10 +111,8 @@ def advise(
     from ..io import read_table
 
     mode, learner = Reconstruction(mode).value, AdviseLearner(learner).value
-    if jobs < 1:
-        fail(f"--jobs must be >= 1 (got {jobs})", usage=True)
-    if reps < 1:
-        fail(f"--reps must be >= 1 (got {reps})", usage=True)
+    check_flag(check_at_least, jobs, "--jobs", 1)
+    check_flag(check_at_least, reps, "--reps", 1)
     if not data.exists():
         fail(f"data file {str(data)!r} does not exist")
     from ..publish import check_output

@@ -7,23 +7,19 @@ from pathlib import Path
 
 import typer
 
-from ._common import EXIT_BOUND_VIOLATED, PATH_ARGUMENT, fail
+from ..validation import check_at_least, check_probability
+from ._common import EXIT_BOUND_VIOLATED, JSON_OPTION, check_flag, fail, path_argument
 
 
 def audit(
-    release: Path = typer.Argument(
-        ...,
-        click_type=PATH_ARGUMENT,
-        metavar="DIR",
-        help="Release directory (substitution, one copy).",
-    ),
+    release: Path = path_argument("DIR", "Release directory (substitution, one copy)."),
     original: Path = typer.Option(
         ...,
         "--original",
         metavar="FILE",
         help="The original table the release was made from (.csv/.parquet).",
     ),
-    as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
+    as_json: bool = JSON_OPTION,
     plot: Path | None = typer.Option(
         None, "--plot", metavar="FILE", help="Write a PNG of the audit here."
     ),
@@ -70,12 +66,11 @@ def audit(
         fail(f"release directory {str(release)!r} does not exist")
     if not original.exists():
         fail(f"--original file {str(original)!r} does not exist")
-    if tolerance is not None and not tolerance >= 0:
-        fail(f"--tolerance must be >= 0 (got {tolerance})", usage=True)
+    if tolerance is not None:
+        check_flag(check_at_least, tolerance, "--tolerance", 0)
     if not 0 < rho[0] < rho[1] < 1:
         fail(f"--rho needs 0 < rho1 < rho2 < 1 (got {rho[0]} {rho[1]})", usage=True)
-    if not 0 < alpha < 1:
-        fail(f"--alpha must be in (0, 1) (got {alpha})", usage=True)
+    check_flag(check_probability, alpha, "--alpha")
     if plot is not None and plot.suffix.lower() != ".png":
         fail(f"--plot must name a .png file (got {str(plot)!r})", usage=True)
     report = audit_release(

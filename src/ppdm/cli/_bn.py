@@ -8,14 +8,19 @@ import typer
 
 from ..exceptions import OutputError
 from ._common import (
-    PATH_ARGUMENT,
+    JOBS_OPTION,
+    PROGRESS_OPTION,
     TEXT_ARGUMENT,
     NegativeFix,
     TableFormat,
     atomic_dir,
     atomic_path,
+    check_flag,
     fail,
-    output_path,
+    out_format,
+    out_option,
+    path_argument,
+    write_out_table,
 )
 
 bn_app = typer.Typer(
@@ -50,11 +55,8 @@ def _parse_prior(prior: str | None) -> float | None:
 
 @bn_app.command("sample")
 def sample(
-    net: Path = typer.Argument(
-        ...,
-        click_type=PATH_ARGUMENT,
-        metavar="NET",
-        help="Network file (ppdm-bn/1 JSON/YAML, or BIF/XMLBIF) with every CPD.",
+    net: Path = path_argument(
+        "NET", "Network file (ppdm-bn/1 JSON/YAML, or BIF/XMLBIF) with every CPD."
     ),
     n: str = typer.Option(
         ...,
@@ -62,13 +64,7 @@ def sample(
         metavar="N",
         help="Number of records, 1 to 1e9 (ppdm.limits.MAX_RECORDS); 1e6 notation works.",
     ),
-    out: Path = typer.Option(
-        ...,
-        "--out",
-        parser=output_path,
-        metavar="FILE",
-        help="Output table: .csv or .parquet (state names).",
-    ),
+    out: Path = out_option("FILE", "Output table: .csv or .parquet (state names)."),
     seed: int | None = typer.Option(
         None, "--seed", metavar="SEED", help="Seed for a reproducible sample."
     ),
@@ -78,22 +74,14 @@ def sample(
 ) -> None:
     """Draw N records from a network by forward sampling (one column of state names per node)."""
     from ..bayesnet.sampling import forward_sample
-    from ..io import table_format, write_table
     from ..limits import check_n_records
 
     try:
         count = float(n) if any(ch in n for ch in ".eE") else int(n)
     except ValueError:
         fail(f"--n must be a whole number (got {n[:40]!r})", usage=True)
-    try:
-        n_records = check_n_records(count, "--n")
-    except ValueError as exc:
-        fail(str(exc), usage=True)
-    try:
-        fmt = table_format(out)
-    except ValueError as exc:
-        fail(f"--out: {exc}", usage=True)
-    if fmt == "arff":
+    n_records = check_flag(check_n_records, count, "--n")
+    if out_format(out) == "arff":
         fail("--out must be .csv or .parquet", usage=True)
     network = _read_net(net)
     if not network.is_complete:
@@ -102,20 +90,14 @@ def sample(
     frame = forward_sample(network, n_records, random_state=seed)
     if not codes:
         frame = network.decode(frame)
-    with atomic_path(out) as tmp:
-        write_table(frame, tmp, fmt=fmt)
+    write_out_table(frame, out)
     what = "state codes" if codes else "state names"
     typer.echo(f"wrote {n_records} records of {len(network.names)} variables ({what}) to {out}")
 
 
 @bn_app.command("randomize")
 def randomize(
-    data: Path = typer.Argument(
-        ...,
-        click_type=PATH_ARGUMENT,
-        metavar="FILE",
-        help="Table of state codes or names (.csv or .parquet).",
-    ),
+    data: Path = path_argument("FILE", "Table of state codes or names (.csv or .parquet)."),
     scheme: Path = typer.Option(
         ...,
         "--scheme",
@@ -129,9 +111,7 @@ def randomize(
         show_default="codes 0..K-1",
         help="Network whose state names the data may use.",
     ),
-    out: Path = typer.Option(
-        ..., "--out", parser=output_path, metavar="DIR", help="Release directory to write."
-    ),
+    out: Path = out_option("DIR", "Release directory to write."),
     fmt: TableFormat = typer.Option(
         TableFormat.PARQUET, "--format", help="Format of the released data file."
     ),
@@ -192,9 +172,7 @@ def randomize(
 
 @bn_app.command("learn")
 def learn(
-    net: Path = typer.Argument(
-        ..., click_type=PATH_ARGUMENT, metavar="NET", help="Network structure (CPDs optional)."
-    ),
+    net: Path = path_argument("NET", "Network structure (CPDs optional)."),
     release: list[Path] = typer.Option(
         ..., "--release", metavar="DIR", help="Release directory (repeatable)."
     ),
@@ -217,12 +195,8 @@ def learn(
     fix: NegativeFix = typer.Option(
         NegativeFix.NORM_SUB, "--fix", help="What to do with negative estimated counts."
     ),
-    out: Path = typer.Option(
-        ...,
-        "--out",
-        parser=output_path,
-        metavar="FILE",
-        help="Output network file (.json/.yaml, or .bif/.xmlbif with pgmpy).",
+    out: Path = out_option(
+        "FILE", "Output network file (.json/.yaml, or .bif/.xmlbif with pgmpy)."
     ),
     stderr: Path | None = typer.Option(
         None, "--stderr", metavar="FILE", help="Also write theta and stderr (CSV)."
@@ -299,21 +273,12 @@ def learn(
 
 @bn_app.command("compare")
 def compare(
-    net_a: Path = typer.Argument(
-        ...,
-        click_type=PATH_ARGUMENT,
-        metavar="NET_A",
-        help="Reference network (e.g. learnt from clean data).",
-    ),
-    net_b: Path = typer.Argument(
-        ..., click_type=PATH_ARGUMENT, metavar="NET_B", help="Other network (same structure)."
-    ),
+    net_a: Path = path_argument("NET_A", "Reference network (e.g. learnt from clean data)."),
+    net_b: Path = path_argument("NET_B", "Other network (same structure)."),
     data: Path = typer.Option(
         ..., "--data", metavar="FILE", help="Table of state codes or names giving P(parents)."
     ),
-    out: Path | None = typer.Option(
-        None, "--out", parser=output_path, metavar="FILE", help="Also write the table as CSV."
-    ),
+    out: Path | None = out_option("FILE", "Also write the table as CSV.", default=None),
 ) -> None:
     """CKL distance per node between two parameter sets (Sec. 6.2), in nats."""
     import math
@@ -353,10 +318,8 @@ def reproduce(
     ),
     seed: int = typer.Option(0, "--seed", metavar="SEED", help="Seed of the whole run."),
     quick: bool = typer.Option(False, "--quick", help="Reduced run (CI)."),
-    jobs: int = typer.Option(
-        1, "--jobs", "-j", metavar="N", help="Worker processes (results do not depend on it)."
-    ),
-    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
+    jobs: int = JOBS_OPTION,
+    progress: bool = PROGRESS_OPTION,
 ) -> None:
     """Reproduce Table 2, Fig. 4 or Fig. 5 of Ma & Sivakumar (= ppdm reproduce NAME)."""
     from ._reproduce import run_reproduce

@@ -16,15 +16,16 @@ import re
 import sys
 import traceback
 import warnings
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import NoReturn
+from typing import NoReturn, TypeVar
 
 import typer
 from typer.core import TyperGroup
 from typer.exceptions import TyperException
 
-from ..exceptions import OutputError, PpdmError, PrivacyWarning
+from ..exceptions import OptionError, OutputError, PpdmError, PrivacyWarning
 from ..io import atomic_path
 from ..publish import install_signal_handlers, publish_dir
 
@@ -32,9 +33,13 @@ from ..publish import install_signal_handlers, publish_dir
 #: their own copy of click)
 _click_types = importlib.import_module(typer.BadParameter.__module__.rsplit(".", 1)[0] + ".types")
 
+T = TypeVar("T")
+
 __all__ = [
     "run_app",
     "fail",
+    "flag_errors",
+    "check_flag",
     "short",
     "error_line",
     "BoundaryGroup",
@@ -64,6 +69,19 @@ __all__ = [
     "progress_bar",
     "PATH_ARGUMENT",
     "TEXT_ARGUMENT",
+    "path_argument",
+    "out_format",
+    "read_labelled",
+    "write_out_table",
+    "out_option",
+    "RELEASE_ARGUMENT",
+    "CLASS_OPTION",
+    "ENGINE_OPTION",
+    "SCHEDULER_OPTION",
+    "RELEASE_SEED_OPTION",
+    "JOBS_OPTION",
+    "JSON_OPTION",
+    "PROGRESS_OPTION",
 ]
 
 #: A command could not do its work: bad input file, bad spec, I/O error, ...
@@ -104,6 +122,41 @@ def fail(message: str, *, usage: bool = False) -> NoReturn:
     """
     typer.echo(f"error: {_one_line(message)}", err=True)
     raise typer.Exit(EXIT_USAGE if usage else EXIT_FAILURE)
+
+
+@contextmanager
+def flag_errors(flags: Mapping[str, str]) -> Iterator[None]:
+    """Report a library option's error raised inside as a usage error naming its flag.
+
+    The library validates (:class:`ppdm.exceptions.OptionError` names the option,
+    ``n_bins``); the command line says it its own way (``--bins``): ``flags`` maps
+    option names to flags, and the message's leading option name is replaced.
+    """
+    try:
+        yield
+    except OptionError as exc:
+        text, flag = str(exc), flags.get(exc.field, exc.field)
+        if text.startswith(exc.field):
+            text = flag + text[len(exc.field) :]
+        else:
+            text = f"{flag}: {text}"
+        fail(text, usage=True)
+
+
+def check_flag(check: Callable[..., T], *args, **kwargs) -> T:
+    """``check(*args, **kwargs)``, a validator of :mod:`ppdm.validation` given the flag's
+    value and name; its error is a usage error (exit 2).
+
+    Examples
+    --------
+    >>> from ppdm.validation import check_at_least
+    >>> check_flag(check_at_least, 5, "--jobs", 1)
+    5
+    """
+    try:
+        return check(*args, **kwargs)
+    except ValueError as exc:
+        fail(str(exc), usage=True)
 
 
 def short(value, limit: int = MAX_VALUE) -> str:
@@ -621,3 +674,91 @@ class _TextArgument(_click_types.ParamType):
 PATH_ARGUMENT = _PathArgument()
 #: ``click_type`` of a positional text argument.
 TEXT_ARGUMENT = _TextArgument()
+
+
+# --- options several commands share: declared once ----------------------------------
+
+
+def path_argument(metavar: str, help: str):  # noqa: A002 - typer's keyword
+    """A required positional file or directory, shown by its metavar (``FILE``, ``DIR``)."""
+    return typer.Argument(..., click_type=PATH_ARGUMENT, metavar=metavar, help=help)
+
+
+def out_option(
+    metavar: str | None,
+    help: str,  # noqa: A002 - typer's keyword
+    *,
+    default=...,
+    short: bool = False,
+    flag: str = "--out",
+):
+    """``--out`` (``-o`` too with ``short``), or another ``flag``: a path to write, never empty.
+
+    Required unless a ``default`` (a path, or ``None`` for an optional output) is given.
+    """
+    names = (flag, "-o") if short else (flag,)
+    return typer.Option(default, *names, parser=output_path, metavar=metavar, help=help)
+
+
+def out_format(out: Path, flag: str = "--out") -> str:
+    """The table format (csv, parquet, arff) ``out`` names by its suffix, or a usage error."""
+    from ..io import table_format
+
+    try:
+        return table_format(out)
+    except ValueError as exc:
+        fail(f"{flag}: {exc}", usage=True)
+
+
+def read_labelled(path: Path, class_column: str):
+    """Read a table that must hold ``class_column``; an error names the file and its columns."""
+    from ..io import read_table
+
+    frame = read_table(path)
+    if class_column not in frame.columns:
+        fail(
+            f"class column {class_column!r} is not in {str(path)!r}; "
+            f"columns: {short(list(frame.columns))}"
+        )
+    return frame
+
+
+def write_out_table(frame, out: Path, **options) -> None:
+    """Write ``frame`` to ``out`` whole or not at all, in the format its suffix names.
+
+    ``options`` go to :func:`ppdm.io.write_table` (e.g. an ARFF ``relation``).
+    """
+    from ..io import write_table
+
+    fmt = out_format(out)
+    with atomic_path(out) as tmp:
+        write_table(frame, tmp, fmt=fmt, **options)
+
+
+#: The release directory a command reads.
+RELEASE_ARGUMENT = path_argument("DIR", "Release directory.")
+#: ``--class`` / ``-c`` of the commands that learn or add noise: a required column.
+CLASS_OPTION = typer.Option(..., "--class", "-c", metavar="COL", help="Name of the class column.")
+#: ``--engine`` of the release pipeline's commands.
+ENGINE_OPTION = typer.Option(
+    Engine.LOCAL, "--engine", help="dask: partitioned, bit-identical to local."
+)
+#: ``--scheduler`` that goes with ``--engine dask``.
+SCHEDULER_OPTION = typer.Option(
+    None,
+    "--scheduler",
+    metavar="ADDRESS",
+    help="Dask scheduler address; none starts a LocalCluster.",
+)
+#: ``--seed`` of a command that writes a release: for experiments only.
+RELEASE_SEED_OPTION = typer.Option(
+    None, "--seed", metavar="SEED", help="Seed for experiments only (never for a real release)."
+)
+#: ``--json``: print a machine-readable result instead of a table.
+JSON_OPTION = typer.Option(False, "--json", help="Machine-readable output.")
+#: ``--jobs`` of the reproduction grids.
+JOBS_OPTION = typer.Option(
+    1, "--jobs", "-j", metavar="N", help="Worker processes (results do not depend on it)."
+)
+#: ``--progress/--no-progress`` of the reproduction grids.
+PROGRESS_OPTION = typer.Option(True, "--progress/--no-progress", help="Show a progress bar.")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from ._common import TEXT_ARGUMENT, atomic_path, fail, output_path
+from ._common import TEXT_ARGUMENT, fail, out_option, write_out_table
 
 datasets_app = typer.Typer(help="List and export the bundled data sets.", no_args_is_help=True)
 
@@ -62,27 +62,14 @@ def export(
         autocompletion=_names,
         help="Data set name (see ppdm datasets list).",
     ),
-    out: Path = typer.Option(
-        ...,
-        "--out",
-        parser=output_path,
-        metavar="FILE",
-        help="Output file: .csv, .parquet or .arff.",
-    ),
+    out: Path = out_option("FILE", "Output file: .csv, .parquet or .arff."),
 ) -> None:
     """Write a bundled data set to a file."""
     reg = _registry()
     if name not in reg:
         fail(f"unknown data set {name!r}; choose one of {', '.join(reg)}", usage=True)
-    from ..io import table_format, write_table
-
-    try:
-        fmt = table_format(out)
-    except ValueError as exc:
-        fail(f"--out: {exc}", usage=True)
     frame = reg[name]().frame
-    with atomic_path(out) as tmp:
-        write_table(frame, tmp, fmt=fmt, relation=name)
+    write_out_table(frame, out, relation=name)
     typer.echo(f"wrote {len(frame)} rows to {out}")
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from ._common import fail
+from ._common import check_flag
 
 
 def demo(
@@ -16,21 +16,13 @@ def demo(
     """Perturb, estimate, reconstruct and learn on synthetic Agrawal data; print the figures."""
     from ..demo import format_demo, run_demo
     from ..limits import check_n_records, check_n_values
-    from ..matrix import check_gamma
+    from ..validation import check_at_least, check_gamma
 
-    try:
-        check_gamma(gamma)
-    except ValueError as exc:
-        fail(f"--gamma: {exc}", usage=True)
-    if n < 100:
-        fail(f"--n must be at least 100 (got {n})", usage=True)
-    if bins < 2:
-        fail(f"--bins (N) must be >= 2 (got {bins})", usage=True)
-    try:
-        check_n_values(bins, "--bins")
-        check_n_records(n, "--n")
-    except ValueError as exc:
-        fail(str(exc), usage=True)
+    check_flag(check_gamma, gamma, "--gamma")
+    check_flag(check_at_least, n, "--n", 100)
+    check_flag(check_at_least, bins, "--bins (N)", 2)
+    check_flag(check_n_values, bins, "--bins")
+    check_flag(check_n_records, n, "--n")
     typer.echo(format_demo(run_demo(n, 5_000, gamma=gamma, n_bins=bins, seed=seed)))
 
 

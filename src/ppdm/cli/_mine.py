@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from ._common import PATH_ARGUMENT, EstimationMethod, Reconstruction, fail
+from ._common import JSON_OPTION, RELEASE_ARGUMENT, EstimationMethod, Reconstruction, fail
 
 
 def _learner_names(incomplete: str) -> list[str]:
@@ -19,9 +19,7 @@ def _learner_names(incomplete: str) -> list[str]:
 
 
 def mine(
-    release: Path = typer.Argument(
-        ..., click_type=PATH_ARGUMENT, metavar="DIR", help="Release directory."
-    ),
+    release: Path = RELEASE_ARGUMENT,
     test: Path = typer.Option(
         ..., "--test", metavar="FILE", help="Original test table with the class column."
     ),
@@ -55,7 +53,7 @@ def mine(
     seed: int | None = typer.Option(
         0, "--seed", metavar="SEED", help="Seed of the reconstruction's tie breaking."
     ),
-    as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
+    as_json: bool = JSON_OPTION,
 ) -> None:
     """Reconstruct a release (or not, for release-tree), learn, and print test accuracy and the model."""
     from ..io import read_table

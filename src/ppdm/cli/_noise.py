@@ -7,15 +7,21 @@ from pathlib import Path
 
 import typer
 
+from ..validation import check_at_least, check_positive
 from ._common import (
-    PATH_ARGUMENT,
+    CLASS_OPTION,
+    RELEASE_SEED_OPTION,
     InnocentTarget,
     NoiseBoundary,
     NoiseScope,
     NoiseTechnique,
-    atomic_path,
+    check_flag,
     fail,
-    output_path,
+    out_format,
+    out_option,
+    path_argument,
+    read_labelled,
+    write_out_table,
 )
 
 noise_app = typer.Typer(
@@ -26,14 +32,7 @@ noise_app = typer.Typer(
 
 
 def _load(data: Path, class_column: str):
-    from ..io import read_table, table_format
-
-    table_format(data)
-    frame = read_table(data)
-    if class_column not in frame.columns:
-        fail(
-            f"class column {class_column!r} is not in {str(data)!r}; columns: {list(frame.columns)}"
-        )
+    frame = read_labelled(data, class_column)
     return frame, frame.drop(columns=[class_column]), frame[class_column]
 
 
@@ -41,23 +40,6 @@ def _tree(confidence: float, min_leaf: int):
     from ..tree import C45Classifier
 
     return C45Classifier(confidence=confidence, min_leaf=min_leaf)
-
-
-def _out_format(out: Path) -> str:
-    from ..io import table_format
-
-    try:
-        return table_format(out)
-    except ValueError as exc:
-        fail(f"--out: {exc}", usage=True)
-
-
-def _write(frame, out: Path) -> None:
-    from ..io import write_table
-
-    fmt = _out_format(out)
-    with atomic_path(out) as tmp:
-        write_table(frame, tmp, fmt=fmt)
 
 
 def _fmt(v, digits: int = 4) -> str:
@@ -89,33 +71,20 @@ CONFIDENCE = typer.Option(
 MIN_LEAF = typer.Option(
     2, "--min-leaf", "-M", metavar="N", help="C4.5 minimum instances per leaf (J48 -M)."
 )
-SEED = typer.Option(
-    None, "--seed", metavar="SEED", help="Seed for experiments only (never for a real release)."
-)
-DATA = typer.Argument(
-    ..., click_type=PATH_ARGUMENT, metavar="FILE", help="Original table: .csv, .parquet or .arff."
-)
-CLASS = typer.Option(..., "--class", "-c", metavar="COL", help="Name of the class column.")
-OUT = typer.Option(
-    ...,
-    "--out",
-    "-o",
-    parser=output_path,
-    metavar="FILE",
-    help="Released table (.csv, .parquet, .arff).",
-)
+DATA = path_argument("FILE", "Original table: .csv, .parquet or .arff.")
+OUT = out_option("FILE", "Released table (.csv, .parquet, .arff).", short=True)
 JSON = typer.Option(False, "--json", help="Print the security figures as JSON.")
 
 
 @noise_app.command("class")
 def class_noise(
     data: Path = DATA,
-    class_column: str = CLASS,
+    class_column: str = CLASS_OPTION,
     technique: NoiseTechnique = typer.Option(
         NoiseTechnique.RANDOM, "--technique", "-t", help="Which leaves' classes change, and how."
     ),
     out: Path = OUT,
-    seed: int | None = SEED,
+    seed: int | None = RELEASE_SEED_OPTION,
     as_json: bool = JSON,
     confidence: float = CONFIDENCE,
     min_leaf: int = MIN_LEAF,
@@ -129,7 +98,7 @@ def class_noise(
 
     technique = NoiseTechnique(technique).value
 
-    _out_format(out)  # a bad --out is refused before any work
+    out_format(out)  # a bad --out is refused before any work
     frame, X, y = _load(data, class_column)
     tree = _tree(confidence, min_leaf)
     if y.nunique(dropna=True) < 2:
@@ -141,7 +110,7 @@ def class_noise(
     result = add_class_noise(X, y, technique, tree=tree, random_state=seed)
     released = frame.copy()
     released[class_column] = result.y
-    _write(released, out)
+    write_out_table(released, out)
     report = result.to_dict()
     report["out"] = str(out)
     if as_json:
@@ -188,7 +157,7 @@ def class_noise(
 @noise_app.command("attributes")
 def attribute_noise(
     data: Path = DATA,
-    class_column: str = CLASS,
+    class_column: str = CLASS_OPTION,
     target: InnocentTarget = typer.Option(
         InnocentTarget.TIA,
         "--target",
@@ -226,7 +195,7 @@ def attribute_noise(
         metavar="N",
         help="Re-identification figures on at most N records.",
     ),
-    seed: int | None = SEED,
+    seed: int | None = RELEASE_SEED_OPTION,
     as_json: bool = JSON,
     confidence: float = CONFIDENCE,
     min_leaf: int = MIN_LEAF,
@@ -244,12 +213,10 @@ def attribute_noise(
     target, scope = InnocentTarget(target).value, NoiseScope(scope).value
     boundary = NoiseBoundary(boundary).value
 
-    if max_targets < 1:
-        fail(f"--max-targets must be >= 1 (got {max_targets})", usage=True)
-    _out_format(out)  # a bad --out is refused before any work
+    check_flag(check_at_least, max_targets, "--max-targets", 1)
+    out_format(out)  # a bad --out is refused before any work
     frame, X, y = _load(data, class_column)
-    if not sd_fraction > 0:  # also refuses nan
-        fail(f"--sd-fraction must be a number > 0 (got {sd_fraction})", usage=True)
+    check_flag(check_positive, sd_fraction, "--sd-fraction")
     noise = paper_noise(sd_fraction)
     if y.nunique(dropna=True) < 2:
         fail(
@@ -273,7 +240,7 @@ def attribute_noise(
     n = len(frame)
     targets = np.unique(np.linspace(0, n - 1, min(n, max_targets)).round().astype(int))
     rep = reidentification(result, threshold=threshold, targets=targets)
-    _write(released, out)
+    write_out_table(released, out)
     report = result.to_dict()
     report["reidentification"] = rep.summary()
     report["out"] = str(out)

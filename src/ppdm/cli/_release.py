@@ -9,8 +9,13 @@ from pathlib import Path
 import typer
 
 from ..publish import check_output
+from ..validation import check_at_least, check_interval
 from ._common import (
-    PATH_ARGUMENT,
+    ENGINE_OPTION,
+    JSON_OPTION,
+    RELEASE_ARGUMENT,
+    RELEASE_SEED_OPTION,
+    SCHEDULER_OPTION,
     Engine,
     EstimationMethod,
     Missing,
@@ -20,13 +25,37 @@ from ._common import (
     Representative,
     TableFormat,
     atomic_dir,
+    check_flag,
     fail,
-    output_path,
+    flag_errors,
+    out_format,
+    out_option,
+    path_argument,
     progress_bar,
 )
 
+#: Flag of every release option the command line sets (the library names the field).
+PLAN_FLAGS = {
+    "class_attribute": "--class",
+    "gamma": "--gamma",
+    "n_bins": "--bins",
+    "bounds": "--bounds",
+    "spec": "--spec",
+    "attributes": "--attributes",
+    "perturb_class": "--perturb-class",
+    "missing": "--missing",
+    "out_of_bounds": "--out-of-bounds",
+    "representative": "--representative",
+    "copies": "--copies",
+    "method": "--method",
+    "noise": "--noise",
+    "noise_scale": "--noise-scale",
+    "allow_unprotected": "--allow-unprotected",
+}
+
 
 def _parse_bounds(items: list[str]) -> dict[str, tuple[float, float]]:
+    """``COL=LO:HI`` texts as ``{COL: (LO, HI)}``, each named as typed in a message."""
     out = {}
     for item in items:
         name, sep, rng = item.rpartition("=")
@@ -34,21 +63,10 @@ def _parse_bounds(items: list[str]) -> dict[str, tuple[float, float]]:
         try:
             if not (sep and sep2 and name):
                 raise ValueError
-            bounds = (float(lo), float(hi))
+            parsed = (float(lo), float(hi))
         except ValueError:
             fail(f"--bounds must look like COL=LO:HI (got {item!r})", usage=True)
-        if not bounds[0] < bounds[1]:
-            fail(f"--bounds {item!r}: LO must be smaller than HI", usage=True)
-        if not (
-            math.isfinite(bounds[0])
-            and math.isfinite(bounds[1])
-            and math.isfinite(bounds[1] - bounds[0])
-        ):
-            fail(
-                f"--bounds {item!r}: LO and HI must be finite and HI - LO a finite number",
-                usage=True,
-            )
-        out[name] = bounds
+        out[name] = check_flag(check_interval, *parsed, f"--bounds {item!r}")
     return out
 
 
@@ -115,15 +133,8 @@ def _count_rows(path: Path) -> int | None:
 
 
 def perturb(
-    input: Path = typer.Argument(
-        ...,
-        click_type=PATH_ARGUMENT,
-        metavar="FILE",
-        help="Original table: .csv or .parquet (never modified).",
-    ),
-    out: Path = typer.Option(
-        ..., "--out", parser=output_path, metavar="DIR", help="Release directory to write."
-    ),
+    input: Path = path_argument("FILE", "Original table: .csv or .parquet (never modified)."),
+    out: Path = out_option("DIR", "Release directory to write."),
     class_: str | None = typer.Option(
         None, "--class", metavar="COL", help="Class column (kept unless --perturb-class)."
     ),
@@ -145,9 +156,7 @@ def perturb(
     spec: Path | None = typer.Option(
         None, "--spec", metavar="FILE", help="Hand-written spec (JSON or YAML)."
     ),
-    seed: int | None = typer.Option(
-        None, "--seed", metavar="SEED", help="Seed for experiments only (never for a real release)."
-    ),
+    seed: int | None = RELEASE_SEED_OPTION,
     perturb_class: bool = typer.Option(False, "--perturb-class", help="Also perturb the class."),
     attributes: str | None = typer.Option(
         None,
@@ -179,15 +188,8 @@ def perturb(
         metavar="M",
         help="Independent perturbed copies per record (Kang); gamma compounds to gamma^M.",
     ),
-    engine: Engine = typer.Option(
-        Engine.LOCAL, "--engine", help="dask: partitioned, bit-identical to local."
-    ),
-    scheduler: str | None = typer.Option(
-        None,
-        "--scheduler",
-        metavar="ADDRESS",
-        help="Dask scheduler address; none starts a LocalCluster.",
-    ),
+    engine: Engine = ENGINE_OPTION,
+    scheduler: str | None = SCHEDULER_OPTION,
     batch_size: int = typer.Option(
         250_000, "--batch-size", metavar="ROWS", help="Rows per batch (bounds memory)."
     ),
@@ -223,16 +225,13 @@ def perturb(
 
     Writes DIR/data.<ext>, DIR/spec.json, DIR/privacy.json and DIR/privacy.txt.
     """
-    from ..limits import check_copies, check_n_values
-    from ..matrix import check_gamma
-    from ..perturb import DEFAULT_GAMMA, DEFAULT_NOISE_LEVEL
+    from ..options import DEFAULT_GAMMA, PlanOptions
     from ..pipeline import make_release
     from ..privacy import gamma_from_rho
     from ..release import read_spec
 
     method, noise = ReleaseMethod(method).value, NoiseKind(noise).value
-    missing, out_of_bounds = Missing(missing).value, OutOfBounds(out_of_bounds).value
-    representative, engine = Representative(representative).value, Engine(engine).value
+    engine = Engine(engine).value
     fmt = None if fmt is None else TableFormat(fmt).value
     if method == "additive":
         for flag, given in (("--gamma", gamma), ("--rho", rho), ("--spec", spec)):
@@ -241,63 +240,41 @@ def perturb(
                     f"{flag} is for substitution releases; --method additive takes --noise-scale",
                     usage=True,
                 )
-        if copies != 1:
-            fail(f"--copies is for substitution releases (got {copies})", usage=True)
     elif noise_scale is not None or noise != "gaussian":
         fail("--noise and --noise-scale are for --method additive", usage=True)
-    level = DEFAULT_NOISE_LEVEL if noise_scale is None else noise_scale
-    if not level > 0:
-        fail(f"--noise-scale must be > 0 (got {level})", usage=True)
     if gamma is not None and rho is not None:
         fail("give either --gamma or --rho, not both", usage=True)
     if rho is not None:
         try:
-            g = gamma_from_rho(*rho)
+            gamma = gamma_from_rho(*rho)
         except ValueError as exc:
             fail(f"--rho: {exc}", usage=True)
-    else:
-        g = DEFAULT_GAMMA if gamma is None else gamma
-    try:
-        check_gamma(g)
-    except ValueError as exc:
-        fail(f"{'--rho' if rho is not None else '--gamma'}: {exc}", usage=True)
-    if bins is not None and bins < 2:
-        fail(f"--bins (N) must be >= 2 (got {bins})", usage=True)
-    if bins is not None:
-        try:
-            check_n_values(bins, "--bins", dense=method == "additive")
-        except ValueError as exc:
-            fail(str(exc), usage=True)
-    if copies < 1:
-        fail(f"--copies must be >= 1 (got {copies})", usage=True)
-    try:
-        check_copies(copies, "--copies")
-    except ValueError as exc:
-        fail(str(exc), usage=True)
-    if batch_size < 1:
-        fail(f"--batch-size must be >= 1 (got {batch_size})", usage=True)
+    flags = {**PLAN_FLAGS, "gamma": "--rho: gamma"} if rho is not None else PLAN_FLAGS
+    with flag_errors(flags):  # the library validates; the message names the flag
+        options = PlanOptions(
+            class_attribute=class_,
+            gamma=DEFAULT_GAMMA if gamma is None else gamma,
+            n_bins=bins,
+            bounds=_parse_bounds(bounds),
+            attributes=[a.strip() for a in attributes.split(",")] if attributes else None,
+            perturb_class=perturb_class,
+            missing=Missing(missing).value,
+            out_of_bounds=OutOfBounds(out_of_bounds).value,
+            representative=Representative(representative).value,
+            copies=copies,
+            method=method,
+            noise=noise,
+            **({} if noise_scale is None else {"noise_scale": noise_scale}),
+            allow_unprotected=allow_unprotected,
+        )
+    check_flag(check_at_least, batch_size, "--batch-size", 1)
     _check_engine(engine, scheduler)
     check_output(
         out, inputs=(input,) + ((spec,) if spec else ()), overwrite=overwrite, directory=True
     )
-    user_spec = read_spec(spec) if spec is not None else None
-    plan = dict(
-        class_attribute=class_,
-        gamma=g,
-        n_bins=bins,
-        bounds=_parse_bounds(bounds),
-        spec=user_spec,
-        attributes=[a.strip() for a in attributes.split(",")] if attributes else None,
-        perturb_class=perturb_class,
-        missing=missing,
-        out_of_bounds=out_of_bounds,
-        representative=representative,
-        copies=copies,
-        method=method,
-        noise=noise,
-        noise_scale=level,
-        allow_unprotected=allow_unprotected,
-    )
+    if spec is not None:
+        with flag_errors(flags):
+            options = options.replace(spec=read_spec(spec))
     if engine == "dask":
         from ..engine import make_release_partitioned
 
@@ -308,7 +285,7 @@ def perturb(
             scheduler=scheduler,
             random_state=seed,
             overwrite=overwrite,
-            **plan,
+            options=options,
         )
         _warn_unprotected(result)
         typer.echo(f"released {result.n_records} records to {out}/ (partitioned Parquet)")
@@ -317,7 +294,7 @@ def perturb(
         fail(f"input file {str(input)!r} does not exist")
     total = _count_rows(input)
     with progress_bar("reading", total) as advance:
-        passes = _Passes(advance, total, {"perturbing": copies, "checking": copies})
+        passes = _Passes(advance, total, {"perturbing": options.copies, "checking": options.copies})
         result = make_release(
             input,
             out,
@@ -327,7 +304,7 @@ def perturb(
             progress=passes.advance,
             on_pass=passes.start,
             overwrite=overwrite,
-            **plan,
+            options=options,
         )
     _warn_unprotected(result)
     typer.echo(
@@ -347,30 +324,17 @@ def _warn_unprotected(spec) -> None:
 
 
 def estimate(
-    release: Path = typer.Argument(
-        ..., click_type=PATH_ARGUMENT, metavar="DIR", help="Release directory."
-    ),
+    release: Path = RELEASE_ARGUMENT,
     method: EstimationMethod = typer.Option(
         EstimationMethod.SET_SCALE, "--method", help="Estimation method."
     ),
     by_class: bool = typer.Option(False, "--by-class", help="Also estimate per class."),
-    as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
-    plot: Path | None = typer.Option(
-        None,
-        "--plot",
-        parser=output_path,
-        metavar="DIR",
-        help="Directory for one PNG per attribute.",
+    as_json: bool = JSON_OPTION,
+    plot: Path | None = out_option(
+        "DIR", "Directory for one PNG per attribute.", default=None, flag="--plot"
     ),
-    engine: Engine = typer.Option(
-        Engine.LOCAL, "--engine", help="dask: partitioned, bit-identical to local."
-    ),
-    scheduler: str | None = typer.Option(
-        None,
-        "--scheduler",
-        metavar="ADDRESS",
-        help="Dask scheduler address; none starts a LocalCluster.",
-    ),
+    engine: Engine = ENGINE_OPTION,
+    scheduler: str | None = SCHEDULER_OPTION,
     overwrite: bool = typer.Option(
         False, "--overwrite", help="Replace an existing non-empty --plot directory (whole)."
     ),
@@ -478,15 +442,9 @@ def _plot_estimates(results, directory: Path) -> None:
 
 
 def reconstruct(
-    release: Path = typer.Argument(
-        ..., click_type=PATH_ARGUMENT, metavar="DIR", help="Release directory."
-    ),
-    out: Path = typer.Option(
-        ...,
-        "--out",
-        parser=output_path,
-        metavar="FILE",
-        help="Output file: .csv, .parquet or .arff (a directory with --engine dask).",
+    release: Path = RELEASE_ARGUMENT,
+    out: Path = out_option(
+        "FILE", "Output file: .csv, .parquet or .arff (a directory with --engine dask)."
     ),
     method: EstimationMethod = typer.Option(
         EstimationMethod.SET_SCALE, "--method", help="Estimation method of Dist."
@@ -495,15 +453,8 @@ def reconstruct(
     seed: int | None = typer.Option(
         None, "--seed", metavar="SEED", help="Seed for tie breaking (reproducible runs)."
     ),
-    engine: Engine = typer.Option(
-        Engine.LOCAL, "--engine", help="dask: partitioned, bit-identical to local."
-    ),
-    scheduler: str | None = typer.Option(
-        None,
-        "--scheduler",
-        metavar="ADDRESS",
-        help="Dask scheduler address; none starts a LocalCluster.",
-    ),
+    engine: Engine = ENGINE_OPTION,
+    scheduler: str | None = SCHEDULER_OPTION,
     batch_size: int = typer.Option(250_000, "--batch-size", metavar="ROWS", help="Rows per batch."),
     overwrite: bool = typer.Option(
         False, "--overwrite", help="With --engine dask: replace a non-empty output directory."
@@ -513,12 +464,10 @@ def reconstruct(
 
     With --engine dask, --out is a directory of Parquet parts.
     """
-    from ..io import table_format
     from ..pipeline import load_release, reconstruct_release
 
     method, engine = EstimationMethod(method).value, Engine(engine).value
-    if batch_size < 1:
-        fail(f"--batch-size must be >= 1 (got {batch_size})", usage=True)
+    check_flag(check_at_least, batch_size, "--batch-size", 1)
     _check_engine(engine, scheduler)
     if engine == "dask":
         from ..engine import reconstruct_release_partitioned
@@ -537,10 +486,7 @@ def reconstruct(
         )
         typer.echo(f"wrote the reconstructed table to {path}/ (partitioned Parquet)")
         return
-    try:
-        table_format(out)
-    except ValueError as exc:
-        fail(f"--out: {exc}", usage=True)
+    out_format(out)
     check_output(out, inputs=(release,))
     rel = load_release(release)
     total = rel.spec.n_records and rel.spec.n_records * rel.spec.copies
@@ -558,19 +504,13 @@ def reconstruct(
 
 
 def report(
-    target: Path = typer.Argument(
-        ...,
-        click_type=PATH_ARGUMENT,
-        metavar="TARGET",
-        help="Release directory or spec file (JSON/YAML).",
-    ),
-    as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
-    html: Path | None = typer.Option(
-        None,
-        "--html",
-        parser=output_path,
-        metavar="FILE",
-        help="Also write a self-contained HTML page (figures, estimates, audit) here.",
+    target: Path = path_argument("TARGET", "Release directory or spec file (JSON/YAML)."),
+    as_json: bool = JSON_OPTION,
+    html: Path | None = out_option(
+        "FILE",
+        "Also write a self-contained HTML page (figures, estimates, audit) here.",
+        default=None,
+        flag="--html",
     ),
     audit_original: Path | None = typer.Option(
         None,
@@ -637,7 +577,7 @@ def _reportable(spec):
     a domain takes it from the data, so its figures are known only once released: it
     is left out of the report, with a note.
     """
-    from ..perturb import DEFAULT_GAMMA
+    from ..options import DEFAULT_GAMMA
 
     if spec.data_file is not None or spec.method != "substitution":
         return spec

@@ -14,7 +14,16 @@ from pathlib import Path
 
 import typer
 
-from ._common import TEXT_ARGUMENT, AdviseLearner, Engine, fail
+from ..validation import check_at_least
+from ._common import (
+    JOBS_OPTION,
+    PROGRESS_OPTION,
+    TEXT_ARGUMENT,
+    AdviseLearner,
+    Engine,
+    check_flag,
+    fail,
+)
 
 #: ``reproduce all`` runs these, in this order.
 ALL = (
@@ -45,9 +54,7 @@ def reproduce(
         show_default=False,
     ),
     quick: bool = typer.Option(False, "--quick", help="Reduced grid, for a run in minutes."),
-    jobs: int = typer.Option(
-        1, "--jobs", "-j", metavar="N", help="Worker processes (results do not depend on it)."
-    ),
+    jobs: int = JOBS_OPTION,
     out: Path = typer.Option(Path("results"), "--out", metavar="DIR", help="Output directory."),
     seed: int = typer.Option(
         0,
@@ -60,7 +67,7 @@ def reproduce(
         "--learner",
         help="Tree learner of table1/fig4: c45 (the paper's) or cart-entropy.",
     ),
-    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
+    progress: bool = PROGRESS_OPTION,
     engine: Engine = typer.Option(Engine.LOCAL, "--engine", help="Where the grid cells run."),
     scheduler: str | None = typer.Option(
         None,
@@ -121,10 +128,8 @@ def run_reproduce(
     from ..experiments.learners import LEARNERS
     from ..experiments.runner import write_json_atomic
 
-    if jobs < 1:
-        fail(f"--jobs must be >= 1 (got {jobs})", usage=True)
-    if seed < 0:
-        fail(f"--seed must be >= 0 (got {seed})", usage=True)
+    check_flag(check_at_least, jobs, "--jobs", 1)
+    check_flag(check_at_least, seed, "--seed", 0)
     if learner not in LEARNERS:
         fail(f"--learner must be one of {', '.join(LEARNERS)} (got {learner!r})", usage=True)
     known = registry.names() if choices is None else list(choices)

@@ -8,7 +8,17 @@ from pathlib import Path
 import numpy as np
 import typer
 
-from ._common import PATH_ARGUMENT, atomic_path, fail, output_path, short
+from ._common import (
+    CLASS_OPTION,
+    JSON_OPTION,
+    atomic_path,
+    fail,
+    out_format,
+    out_option,
+    path_argument,
+    read_labelled,
+    write_out_table,
+)
 
 tree_app = typer.Typer(
     help="C4.5 decision trees (Weka J48's algorithm): train, predict, show, compare.",
@@ -19,7 +29,9 @@ _TRUST_PICKLE_HELP = (
     "Also load an old pickled model. Unpickling runs any code the file names: "
     "use only for files you wrote yourself."
 )
-_MODEL_HELP = "Model written by ppdm tree train (JSON; it is read without running code)."
+MODEL_ARGUMENT = path_argument(
+    "MODEL", "Model written by ppdm tree train (JSON; it is read without running code)."
+)
 
 
 def _save_model(model, target: str, path: Path) -> None:
@@ -45,15 +57,6 @@ def _params(clf) -> None:
             fail(f"{flag}: {exc}", usage=True)
 
 
-def _out_format(out: Path) -> str:
-    from ..io import table_format
-
-    try:
-        return table_format(out)
-    except ValueError as exc:
-        fail(f"--out: {exc}", usage=True)
-
-
 def _read(path: Path):
     from ..io import read_table
 
@@ -62,23 +65,9 @@ def _read(path: Path):
 
 @tree_app.command("train")
 def train(
-    data: Path = typer.Argument(
-        ...,
-        click_type=PATH_ARGUMENT,
-        metavar="FILE",
-        help="Training table: .csv, .parquet or .arff.",
-    ),
-    class_column: str = typer.Option(
-        ..., "--class", "-c", metavar="COL", help="Name of the class column."
-    ),
-    out: Path = typer.Option(
-        ...,
-        "--out",
-        "-o",
-        parser=output_path,
-        metavar="FILE",
-        help="Where to write the model (JSON, e.g. model.json).",
-    ),
+    data: Path = path_argument("FILE", "Training table: .csv, .parquet or .arff."),
+    class_column: str = CLASS_OPTION,
+    out: Path = out_option("FILE", "Where to write the model (JSON, e.g. model.json).", short=True),
     confidence: float = typer.Option(
         0.25, "--confidence", "-C", metavar="CF", help="Pruning confidence factor (J48 -C)."
     ),
@@ -105,12 +94,7 @@ def train(
         categorical_features=categorical or None,
     )
     _params(clf)
-    frame = _read(data)
-    if class_column not in frame.columns:
-        fail(
-            f"class column {class_column!r} is not in {str(data)!r}; "
-            f"columns: {short(list(frame.columns))}"
-        )
+    frame = read_labelled(data, class_column)
     X = frame.drop(columns=[class_column])
     y = frame[class_column]
     clf.fit(X, y)
@@ -126,30 +110,16 @@ def train(
 
 @tree_app.command("predict")
 def predict(
-    model: Path = typer.Argument(..., click_type=PATH_ARGUMENT, metavar="MODEL", help=_MODEL_HELP),
-    data: Path = typer.Argument(
-        ...,
-        click_type=PATH_ARGUMENT,
-        metavar="FILE",
-        help="Table to classify: .csv, .parquet or .arff.",
-    ),
-    out: Path = typer.Option(
-        ...,
-        "--out",
-        "-o",
-        parser=output_path,
-        metavar="FILE",
-        help="Output table (.csv, .parquet or .arff).",
-    ),
+    model: Path = MODEL_ARGUMENT,
+    data: Path = path_argument("FILE", "Table to classify: .csv, .parquet or .arff."),
+    out: Path = out_option("FILE", "Output table (.csv, .parquet or .arff).", short=True),
     proba: bool = typer.Option(
         False, "--proba", help="Also write one probability column per class."
     ),
     trust_pickle: bool = typer.Option(False, "--trust-pickle", help=_TRUST_PICKLE_HELP),
 ) -> None:
     """Classify the rows of a table; write them with a "predicted" column."""
-    from ..io import write_table
-
-    fmt = _out_format(out)
+    out_format(out)  # a bad --out is refused before any work
     clf, target = _load_model(model, trust_pickle)
     frame = _read(data)
     X = frame.drop(columns=[target]) if target in frame.columns else frame
@@ -167,8 +137,7 @@ def predict(
             predicted = np.asarray(result["predicted"], dtype=object)
             truth = np.asarray(frame[target], dtype=object)
             accuracy = float(np.mean([str(p) == str(t) for p, t in zip(predicted, truth)]))
-    with atomic_path(out) as tmp:
-        write_table(result, tmp, fmt=fmt)
+    write_out_table(result, out)
     msg = f"wrote {len(result)} predictions to {out}"
     if accuracy is not None:
         msg += f" (accuracy {accuracy:.4f} against column {target!r})"
@@ -177,7 +146,7 @@ def predict(
 
 @tree_app.command("show")
 def show(
-    model: Path = typer.Argument(..., click_type=PATH_ARGUMENT, metavar="MODEL", help=_MODEL_HELP),
+    model: Path = MODEL_ARGUMENT,
     rules: bool = typer.Option(
         False, "--rules", help="Print root-to-leaf rules (C5 style) instead."
     ),
@@ -192,10 +161,8 @@ def show(
 
 @tree_app.command("compare")
 def compare(
-    a: Path = typer.Argument(..., click_type=PATH_ARGUMENT, metavar="MODEL_A", help="First model."),
-    b: Path = typer.Argument(
-        ..., click_type=PATH_ARGUMENT, metavar="MODEL_B", help="Second model."
-    ),
+    a: Path = path_argument("MODEL_A", "First model."),
+    b: Path = path_argument("MODEL_B", "Second model."),
     data: Path = typer.Option(
         None,
         "--data",
@@ -209,7 +176,7 @@ def compare(
         metavar="FRACTION",
         help="Thresholds match within this fraction of the attribute's range.",
     ),
-    as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
+    as_json: bool = JSON_OPTION,
     trust_pickle: bool = typer.Option(False, "--trust-pickle", help=_TRUST_PICKLE_HELP),
 ) -> None:
     """Compare two trees: roots, shared attributes, matching rules, prediction agreement."""

@@ -11,6 +11,7 @@ References
 Dowd, Xu & Zhang, Algorithms 1 and 2 (two-pass streaming reconstruction).
 """
 
+from . import frames
 from .executors import (
     ENGINES,
     DaskExecutor,
@@ -20,18 +21,7 @@ from .executors import (
     map_cells,
     open_executor,
 )
-from .frames import (
-    count_dask,
-    count_partitions_local,
-    estimate_dask,
-    estimate_partitions,
-    perturb_dask,
-    perturb_partitions,
-    plan_release_dask,
-    plan_release_partitions,
-    reconstruct_dask,
-    reconstruct_partitions,
-)
+from .frames import *  # noqa: F403 - the in-memory API, listed once in frames.__all__
 from .kernels import split_multisets
 from .streams import resolve_root
 from .workflows import (
@@ -57,14 +47,5 @@ __all__ = [
     "make_release_partitioned",
     "estimate_release_partitioned",
     "reconstruct_release_partitioned",
-    "plan_release_dask",
-    "perturb_dask",
-    "count_dask",
-    "estimate_dask",
-    "reconstruct_dask",
-    "plan_release_partitions",
-    "perturb_partitions",
-    "count_partitions_local",
-    "estimate_partitions",
-    "reconstruct_partitions",
 ]
+__all__ += frames.__all__  # the in-memory API: Dask DataFrames and lists of partitions

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..perturb import DEFAULT_GAMMA, DEFAULT_MAX_BINS
+from ..options import PlanOptions, plan_options
 from ..pipeline import AttributeEstimate, estimates_from_counts
 from ..random import RandomState
 from ..release import ReleaseSpec
@@ -62,14 +62,6 @@ def _check_parts(parts: Any) -> list[pd.DataFrame]:
     return partitions_of(list(parts))
 
 
-def _plan(executor, handles, options: dict):
-    options = dict(options)
-    n_bins = options.pop("n_bins", None)
-    max_bins = options.pop("max_bins", DEFAULT_MAX_BINS)
-    options.setdefault("gamma", DEFAULT_GAMMA)
-    return plan_partitions(executor, handles, n_bins=n_bins, max_bins=max_bins, **options)
-
-
 def _meta(ddf, spec: ReleaseSpec) -> pd.DataFrame:
     """Empty frame with the dtypes of a perturbed (or reconstructed) partition of ``ddf``."""
     sample = ddf._meta_nonempty.iloc[:1].copy()
@@ -93,13 +85,14 @@ def _lazy(ddf, spec: ReleaseSpec, fn, per_partition: list[dict] | None = None):
 # -- Dask DataFrames ------------------------------------------------------------------
 
 
-def plan_release_dask(ddf, **plan_options) -> ReleaseSpec:
+def plan_release_dask(ddf, options: PlanOptions | None = None, **plan_keywords) -> ReleaseSpec:
     """:func:`ppdm.perturb.plan_release` of a Dask DataFrame (sketches tree-reduced).
 
     Parameters
     ----------
     ddf : dask.dataframe.DataFrame
-    **plan_options
+    options : PlanOptions, optional
+    **plan_keywords
         As in :func:`ppdm.perturb.plan_release`.
 
     Returns
@@ -110,8 +103,9 @@ def plan_release_dask(ddf, **plan_options) -> ReleaseSpec:
     ----------
     Dowd, Xu & Zhang, Sec. 3 and 7.
     """
+    opts = plan_options(options, **plan_keywords)
     _check_ddf(ddf)
-    return _plan(DaskExecutor(), partitions_of(ddf), plan_options)
+    return plan_partitions(DaskExecutor(), partitions_of(ddf), opts)
 
 
 def perturb_dask(ddf, spec: ReleaseSpec, random_state: RandomState = None, *, warn: bool = True):
@@ -210,9 +204,12 @@ def reconstruct_dask(
 # -- local engine on pandas partitions ---------------------------------------------------
 
 
-def plan_release_partitions(parts: list[pd.DataFrame], **plan_options) -> ReleaseSpec:
+def plan_release_partitions(
+    parts: list[pd.DataFrame], options: PlanOptions | None = None, **plan_keywords
+) -> ReleaseSpec:
     """:func:`plan_release_dask` on a list of pandas partitions, sequentially."""
-    return _plan(LocalExecutor(), _check_parts(parts), plan_options)
+    opts = plan_options(options, **plan_keywords)
+    return plan_partitions(LocalExecutor(), _check_parts(parts), opts)
 
 
 def perturb_partitions(

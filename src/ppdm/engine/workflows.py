@@ -37,7 +37,8 @@ import pandas as pd
 from ..estimate import check_method
 from ..exceptions import DataError, SpecError
 from ..io import BatchWriter, iter_batches, partition_files, read_table, table_format
-from ..perturb import DEFAULT_GAMMA, DEFAULT_MAX_BINS, plan_from_sketches
+from ..options import PlanOptions, plan_options
+from ..perturb import plan_from_sketches
 from ..pipeline import (
     AttributeEstimate,
     Release,
@@ -233,26 +234,22 @@ def _reconstruct_write_task(spec, classes, root, directory, n_parts, item) -> in
 # -- shared passes ----------------------------------------------------------------
 
 
-def plan_partitions(
-    executor: Executor, handles: Sequence, *, n_bins: int | None, max_bins: int, **options
-) -> ReleaseSpec:
+def plan_partitions(executor: Executor, handles: Sequence, options: PlanOptions) -> ReleaseSpec:
     """:func:`ppdm.perturb.plan_release` from sketches reduced over the partitions."""
-    return plan_partitions_rows(executor, handles, n_bins=n_bins, max_bins=max_bins, **options)[0]
+    return plan_partitions_rows(executor, handles, options)[0]
 
 
 def plan_partitions_rows(
-    executor: Executor, handles: Sequence, *, n_bins: int | None, max_bins: int, **options
+    executor: Executor, handles: Sequence, options: PlanOptions
 ) -> tuple[ReleaseSpec, list[int]]:
     """:func:`plan_partitions`, and every partition's row count, in one pass."""
-    cap = int(n_bins) if n_bins is not None else int(max_bins)
     sketches, rows = executor.reduce(
-        functools.partial(_sketch_rows_task, cap),
+        functools.partial(_sketch_rows_task, options.bins_cap),
         _indexed(handles),
         merge_sketch_rows,
         stage="summarising the columns",
     )
-    spec = plan_from_sketches(sketches, n_bins=n_bins, max_bins=max_bins, **options)
-    return spec, rows
+    return plan_from_sketches(sketches, options), rows
 
 
 def _check_by_class(spec: ReleaseSpec, by_class: bool) -> None:
@@ -340,12 +337,9 @@ def make_release_partitioned(
     engine: Engine = "local",
     scheduler=None,
     random_state: RandomState = None,
-    class_attribute: str | None = None,
-    gamma: float = DEFAULT_GAMMA,
-    n_bins: int | None = None,
-    max_bins: int = DEFAULT_MAX_BINS,
     overwrite: bool = False,
-    **plan_options,
+    options: PlanOptions | None = None,
+    **plan_keywords,
 ) -> ReleaseSpec:
     """Perturb a partitioned table into a release of partitioned Parquet.
 
@@ -369,31 +363,28 @@ def make_release_partitioned(
         never written anywhere. An int seed (experiments, tests) warns; the release
         then equals the single-file release of the same rows with the same seed,
         whatever the partitioning or engine.
-    class_attribute, gamma, n_bins, max_bins, **plan_options
-        As in :func:`ppdm.perturb.plan_release`.
+    options : PlanOptions, optional
+        The release plan's options (:class:`ppdm.options.PlanOptions`).
+    **plan_keywords
+        Fields of :class:`~ppdm.options.PlanOptions` one by one, as in
+        :func:`ppdm.perturb.plan_release`.
 
     Returns
     -------
     ReleaseSpec
+        With ``data_file`` and ``n_records`` filled in, as written to ``spec.json``.
 
     References
     ----------
     Dowd, Xu & Zhang, Algorithm 1.
     """
+    opts = plan_options(options, **plan_keywords)
     handles = partitions_of(source)
     inputs = (source,) if isinstance(source, (str, os.PathLike)) else ()
     out_dir = check_output(out_dir, inputs=inputs, directory=True, overwrite=overwrite)
     root = resolve_root(random_state, warn=random_state is not None)
     with open_executor(engine, scheduler) as ex, _staging(out_dir) as tmp:
-        spec, counted = plan_partitions_rows(
-            ex,
-            handles,
-            class_attribute=class_attribute,
-            gamma=gamma,
-            n_bins=n_bins,
-            max_bins=max_bins,
-            **plan_options,
-        )
+        spec, counted = plan_partitions_rows(ex, handles, opts)
         (tmp / DATA_DIR).mkdir()
         rows = ex.map(
             functools.partial(_perturb_write_task, spec, root, str(tmp / DATA_DIR), len(handles)),

@@ -1,0 +1,285 @@
+"""The owner's options of a release plan, validated once and passed down whole.
+
+:class:`PlanOptions` holds every choice :func:`ppdm.perturb.plan_release` takes
+(amplification, number of bins, bounds, hand-written spec, which attributes to
+perturb, method, copies, ...). It checks them when it is built, before any data is
+read, with the shared validators of :mod:`ppdm.validation`, so a bad value fails at
+once with one line naming the option and the value (:class:`ppdm.exceptions.OptionError`).
+Checks that need the data (unknown columns, an empty table) stay with the planning.
+
+References
+----------
+Dowd, Xu & Zhang, Sec. 3 (Algorithm 1), Sec. 3.2 (continuous attributes) and Sec. 7
+(choice of N); Kang, Sec. 2 (copies); Agrawal & Srikant (2000), Sec. 2.1 (additive noise).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Literal
+
+from .exceptions import OptionError
+from .limits import check_copies, check_n_values
+from .release import ReleaseSpec
+from .validation import (
+    check_at_least,
+    check_choice,
+    check_gamma,
+    check_int,
+    check_interval,
+    check_positive,
+    show,
+)
+
+__all__ = [
+    "DEFAULT_GAMMA",
+    "DEFAULT_MAX_BINS",
+    "DEFAULT_NOISE_LEVEL",
+    "METHODS",
+    "NOISE_KINDS",
+    "MISSING_RULES",
+    "OUT_OF_BOUNDS_RULES",
+    "REPRESENTATIVES",
+    "PlanOptions",
+    "plan_options",
+]
+
+#: Default amplification: rho1 = 0.1 gives rho2 = 0.5.
+DEFAULT_GAMMA = 9.0
+#: Default additive privacy level: 95 % interval width = the attribute's range.
+DEFAULT_NOISE_LEVEL = 1.0
+#: Default N for continuous attributes (and the largest d kept as categorical).
+DEFAULT_MAX_BINS = 20
+
+METHODS = ("substitution", "additive")
+NOISE_KINDS = ("uniform", "gaussian")
+MISSING_RULES = ("error", "category")
+OUT_OF_BOUNDS_RULES = ("error", "clip")
+REPRESENTATIVES = ("center", "left", "right", "random")
+
+Bounds = tuple[tuple[str, tuple[float, float]], ...]
+
+
+def _checked(field: str, check: Callable[..., Any], *args, **kwargs) -> Any:
+    """``check(*args, **kwargs)``, its ``ValueError`` re-raised as the option's error."""
+    try:
+        return check(*args, **kwargs)
+    except ValueError as exc:
+        raise OptionError(field, str(exc)) from None
+
+
+def _bounds(value: Mapping | Iterable | None) -> Bounds:
+    """Owner bounds as ``((column, (low, high)), ...)``: finite numbers, low < high."""
+    if value is None:
+        return ()
+    pairs = value.items() if isinstance(value, Mapping) else value
+    try:
+        pairs = [(name, tuple(rng)) for name, rng in pairs]
+    except (TypeError, ValueError):
+        raise OptionError(
+            "bounds", f"bounds must map column -> (low, high) (got {show(value)})"
+        ) from None
+    out = []
+    for name, rng in pairs:
+        if not isinstance(name, str) or not name:
+            raise OptionError("bounds", f"bounds: a column name must be text (got {show(name)})")
+        if len(rng) != 2:
+            raise OptionError(
+                "bounds", f"bounds for {name!r} must be two numbers (low, high) (got {show(rng)})"
+            )
+        out.append((name, _checked("bounds", check_interval, *rng, f"bounds for {name!r}")))
+    names = [name for name, _ in out]
+    if len(set(names)) != len(names):
+        raise OptionError("bounds", f"bounds name a column twice (got {names})")
+    return tuple(out)
+
+
+def _names(field: str, value: Iterable[str] | None) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        raise OptionError(field, f"{field} must be a list of column names (got {show(value)})")
+    names = tuple(value)
+    for name in names:
+        if not isinstance(name, str) or not name:
+            raise OptionError(field, f"{field}: a column name must be text (got {show(name)})")
+    if len(set(names)) != len(names):
+        raise OptionError(field, f"{field} names a column twice (got {list(names)})")
+    return names
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class PlanOptions:
+    """The owner's choices for a release plan, validated when built.
+
+    Build it once (from keywords, or from command-line flags) and pass it to
+    :func:`ppdm.perturb.plan_release`, :func:`ppdm.pipeline.make_release` or the
+    partitioned engines. Every field is checked here, before any data is read; a
+    bad value raises :class:`ppdm.exceptions.OptionError` (a ``SpecError``) whose
+    message starts with the field's name and shows the value.
+
+    Parameters
+    ----------
+    class_attribute : str, optional
+        The class column; kept unless ``perturb_class``. Default: the spec's.
+    gamma : float, default=9
+        Amplification of the default gamma-diagonal matrices (> 1).
+    n_bins : int, optional
+        N for continuous attributes (>= 2; default ``max_bins``).
+    max_bins : int, default=20
+        N of continuous attributes without ``n_bins``, and the largest number of
+        values an attribute may have to be kept categorical.
+    bounds : dict of column -> (low, high), optional
+        Owner-chosen bounds (finite, low < high); other numeric columns take the
+        data's min and max (warned). Stored as ``((column, (low, high)), ...)``.
+    spec : ReleaseSpec, optional
+        Owner's hand-written spec: per-attribute domains, matrices, ``perturbed: false``.
+    attributes : list of str, optional
+        Attributes to perturb (default: all but the class). Others are released as is.
+        Stored as a tuple.
+    perturb_class : bool, default=False
+    missing : {"error", "category"}, default="error"
+        A missing value is an error, or one more category (see :mod:`ppdm.domain`).
+    out_of_bounds : {"error", "clip"}, default="error"
+    representative : {"center", "left", "right", "random"}, default="center"
+        The value a bin decodes to.
+    copies : int, default=1
+        Independent perturbed copies of every record (substitution only).
+    method : {"substitution", "additive"}, default="substitution"
+        ``"additive"`` releases ``x + y`` with noise ``y`` (Agrawal & Srikant 2000)
+        instead of substituted values; every perturbed attribute must be numeric.
+    noise : {"uniform", "gaussian"}, default="gaussian"
+        Additive noise family.
+    noise_scale : float, default=1.0
+        Additive privacy level: the width of the interval that holds the original
+        with 95 % confidence given the released value, as a fraction of the
+        attribute's range (Agrawal & Srikant's privacy metric; their "100 %
+        privacy" is 1.0).
+    allow_unprotected : bool, default=False
+        Allow a release in which no attribute is perturbed, or a matrix has
+        infinite amplification.
+
+    Examples
+    --------
+    >>> opts = PlanOptions(class_attribute="y", gamma=19, bounds={"age": (20, 80)})
+    >>> opts.gamma, opts.bounds, opts.bins_cap
+    (19.0, (('age', (20.0, 80.0)),), 20)
+    >>> PlanOptions(gamma=0.5)
+    Traceback (most recent call last):
+    ...
+    ppdm.exceptions.OptionError: gamma must be > 1 (got 0.5): gamma = 1 makes the matrix singular and gamma < 1 is not a valid amplification
+
+    References
+    ----------
+    Dowd, Xu & Zhang, Sec. 3 and 7 (choice of N); Kang, Sec. 2 (copies);
+    Agrawal & Srikant (2000), Sec. 2.1 (additive noise and its privacy level).
+    """
+
+    class_attribute: str | None = None
+    gamma: float = DEFAULT_GAMMA
+    n_bins: int | None = None
+    max_bins: int = DEFAULT_MAX_BINS
+    bounds: Bounds | Mapping[str, tuple[float, float]] = ()
+    spec: ReleaseSpec | None = dataclasses.field(default=None, hash=False)
+    attributes: tuple[str, ...] | Sequence[str] | None = None
+    perturb_class: bool = False
+    missing: Literal["error", "category"] = "error"
+    out_of_bounds: Literal["error", "clip"] = "error"
+    representative: Literal["center", "left", "right", "random"] = "center"
+    copies: int = 1
+    method: Literal["substitution", "additive"] = "substitution"
+    noise: Literal["uniform", "gaussian"] = "gaussian"
+    noise_scale: float = DEFAULT_NOISE_LEVEL
+    allow_unprotected: bool = False
+
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__  # how a frozen dataclass stores its normalised fields
+        method = _checked("method", check_choice, self.method, "method", METHODS)
+        for field, choices in (
+            ("missing", MISSING_RULES),
+            ("out_of_bounds", OUT_OF_BOUNDS_RULES),
+            ("representative", REPRESENTATIVES),
+            ("noise", NOISE_KINDS),
+        ):
+            _checked(field, check_choice, getattr(self, field), field, choices)
+        if self.class_attribute is not None and (
+            not isinstance(self.class_attribute, str) or not self.class_attribute
+        ):
+            raise OptionError(
+                "class_attribute",
+                f"class_attribute must be a column name (got {show(self.class_attribute)})",
+            )
+        if self.spec is not None and not isinstance(self.spec, ReleaseSpec):
+            raise OptionError(
+                "spec", f"spec must be a ReleaseSpec (got {type(self.spec).__name__})"
+            )
+        set_(self, "gamma", _checked("gamma", check_gamma, self.gamma, "gamma"))
+        dense = method == "additive"  # additive releases are estimated with dense N x N work
+        if self.n_bins is not None:  # N of every continuous attribute: capped here
+            n_bins = _checked("n_bins", check_n_values, self.n_bins, "n_bins", dense=dense)
+            set_(self, "n_bins", _checked("n_bins", check_at_least, n_bins, "n_bins (N)", 2))
+        # max_bins is a default: each attribute's N is capped when its domain is built
+        set_(self, "max_bins", _checked("max_bins", check_int, self.max_bins, "max_bins", low=2))
+        set_(self, "bounds", _bounds(self.bounds))
+        set_(self, "attributes", _names("attributes", self.attributes))
+        set_(self, "perturb_class", bool(self.perturb_class))
+        set_(self, "allow_unprotected", bool(self.allow_unprotected))
+        set_(self, "copies", _checked("copies", check_copies, self.copies, "copies"))
+        if method == "additive" and self.copies != 1:
+            raise OptionError(
+                "copies",
+                f"copies is for substitution releases only; an additive release has one (got {self.copies})",
+            )
+        set_(
+            self,
+            "noise_scale",
+            _checked("noise_scale", check_positive, self.noise_scale, "noise_scale"),
+        )
+        cls = self.class_column
+        if self.attributes is not None and cls in self.attributes and not self.perturb_class:
+            raise OptionError(
+                "attributes",
+                f"attributes names the class column {cls!r}, which is released as is; "
+                "add --perturb-class (perturb_class=True) to perturb it, or leave it out",
+            )
+
+    @property
+    def class_column(self) -> str | None:
+        """The class column: ``class_attribute``, else the spec's."""
+        if self.class_attribute is None and self.spec is not None:
+            return self.spec.class_attribute
+        return self.class_attribute
+
+    @property
+    def bins_cap(self) -> int:
+        """The most values a column's sketch keeps: ``n_bins``, else ``max_bins``."""
+        return self.n_bins if self.n_bins is not None else self.max_bins
+
+    def bounds_of(self, column: str) -> tuple[float, float] | None:
+        """The owner's bounds of ``column``, or ``None``."""
+        return dict(self.bounds).get(column)
+
+    def replace(self, **changes) -> PlanOptions:
+        """A copy with some fields changed, validated again."""
+        return dataclasses.replace(self, **changes)
+
+
+def plan_options(options: PlanOptions | None = None, /, **keywords) -> PlanOptions:
+    """The options of a call: ``options``, with any ``keywords`` replacing its fields.
+
+    This is how every function that plans a release accepts both
+    ``f(data, options=PlanOptions(...))`` and ``f(data, gamma=9, ...)``.
+
+    Examples
+    --------
+    >>> plan_options(gamma=19).gamma
+    19.0
+    >>> plan_options(PlanOptions(gamma=19), n_bins=10).n_bins
+    10
+    """
+    if options is None:
+        return PlanOptions(**keywords)
+    if not isinstance(options, PlanOptions):
+        raise TypeError(f"options must be a PlanOptions (got {type(options).__name__})")
+    return options.replace(**keywords) if keywords else options

@@ -1,0 +1,225 @@
+"""Shared validators of parameters: amplification, probabilities, counts, choices.
+
+Every public function checks one kind of value and returns it in its plain Python
+form, or raises ``error`` (a ``ValueError`` subclass) with one line that names the
+parameter, the rule and the value received, e.g. ``gamma must be > 1 (got 0.5)``.
+The caller chooses the name (a keyword, a field, a flag) and the exception class,
+so the library, the release options and the command line share one implementation
+of each rule.
+
+References
+----------
+Evfimievski, Gehrke & Srikant (2003), amplification gamma and rho1-to-rho2 breaches,
+as used by Dowd, Xu & Zhang, Sec. 5.1.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Iterable
+
+from .exceptions import MatrixError
+
+__all__ = [
+    "show",
+    "check_gamma",
+    "check_amplification",
+    "check_probability",
+    "check_positive",
+    "check_int",
+    "check_at_least",
+    "check_choice",
+    "check_interval",
+]
+
+
+def show(value, width: int = 40) -> str:
+    """A plain, truncated rendering of ``value`` for messages (``3``, not ``np.int64(3)``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> show(np.float64(0.5)), show("x" * 50, width=10)
+    ('0.5', "'xxxxxx...")
+    """
+    if hasattr(value, "item") and callable(value.item):
+        try:
+            value = value.item()
+        except (ValueError, TypeError):
+            pass
+    text = repr(value)
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def _number(value, name: str, rule: str, error: type[Exception]) -> float:
+    """``value`` as a float, or ``error`` saying it must be a number (never TypeError)."""
+    if isinstance(value, bool) or not isinstance(value, (numbers.Real, str)):
+        raise error(f"{name} must be a number {rule} (got {show(value)})")
+    try:
+        return float(value)
+    except (TypeError, ValueError, OverflowError):
+        raise error(f"{name} must be a number {rule} (got {show(value)})") from None
+
+
+def check_gamma(gamma, name: str = "gamma", *, error: type[Exception] = MatrixError) -> float:
+    """Validate the amplification ``gamma`` of a matrix, a finite number > 1; return it as a float.
+
+    ``name`` is how the message names the value (a keyword, a field or a flag);
+    ``error`` is the exception class raised (default :class:`~ppdm.exceptions.MatrixError`).
+
+    Examples
+    --------
+    >>> check_gamma(9)
+    9.0
+    >>> check_gamma(1)
+    Traceback (most recent call last):
+    ...
+    ppdm.exceptions.MatrixError: gamma must be > 1 (got 1): gamma = 1 makes the matrix singular and gamma < 1 is not a valid amplification
+
+    References
+    ----------
+    Dowd, Xu & Zhang, Sec. 5.1 (gamma-diagonal matrices need gamma > 1).
+    """
+    g = _number(gamma, name, "> 1", error)
+    if not math.isfinite(g) or g <= 1.0:
+        raise error(
+            f"{name} must be > 1 (got {show(gamma)}): gamma = 1 makes the matrix singular "
+            "and gamma < 1 is not a valid amplification"
+        )
+    return g
+
+
+def check_amplification(
+    gamma, name: str = "gamma", *, error: type[Exception] = ValueError
+) -> float:
+    """Validate an amplification bound: a number >= 1, ``inf`` allowed (no guarantee).
+
+    Unlike :func:`check_gamma` (the parameter of a matrix to build), a bound
+    describes a matrix already built: one with a zero entry (the identity, a
+    permutation) has amplification ``inf``.
+
+    Examples
+    --------
+    >>> check_amplification(float("inf"))
+    inf
+
+    References
+    ----------
+    Evfimievski, Gehrke & Srikant (2003), Definition 3 (amplification).
+    """
+    g = _number(gamma, name, ">= 1", error)
+    if not g >= 1.0:
+        raise error(f"{name} must be >= 1 (got {show(gamma)})")
+    return g
+
+
+def check_probability(
+    p, name: str, *, closed: bool = False, error: type[Exception] = ValueError
+) -> float:
+    """Validate a probability: in ``(0, 1)``, or in ``[0, 1]`` when ``closed``.
+
+    Examples
+    --------
+    >>> check_probability(0.1, "rho1")
+    0.1
+    >>> check_probability(1, "rho2")
+    Traceback (most recent call last):
+    ...
+    ValueError: rho2 must be in (0, 1) (got 1)
+    """
+    interval = "[0, 1]" if closed else "(0, 1)"
+    r = _number(p, name, f"in {interval}", error)
+    inside = 0.0 <= r <= 1.0 if closed else 0.0 < r < 1.0
+    if not inside:
+        raise error(f"{name} must be in {interval} (got {show(p)})")
+    return r
+
+
+def check_positive(x, name: str, *, error: type[Exception] = ValueError) -> float:
+    """Validate a finite number > 0 (a scale, a width, a tolerance).
+
+    Examples
+    --------
+    >>> check_positive(0.25, "noise_scale")
+    0.25
+    """
+    v = _number(x, name, "> 0", error)
+    if not math.isfinite(v):
+        raise error(f"{name} must be a finite number > 0 (got {show(x)})")
+    if not v > 0:
+        raise error(f"{name} must be > 0 (got {show(x)})")
+    return v
+
+
+def check_int(n, name: str, *, low: int = 1, error: type[Exception] = ValueError) -> int:
+    """Validate an integer (not a bool, not a float) ``>= low``.
+
+    Examples
+    --------
+    >>> check_int(3, "m")
+    3
+    >>> check_int(1, "N", low=2)
+    Traceback (most recent call last):
+    ...
+    ValueError: N must be an integer >= 2 (got 1)
+    """
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < low:
+        raise error(f"{name} must be an integer >= {low} (got {show(n)})")
+    return int(n)
+
+
+def check_at_least(n, name: str, low: int, *, error: type[Exception] = ValueError):
+    """Validate a number ``>= low`` (its type checked elsewhere, e.g. by a parser).
+
+    Examples
+    --------
+    >>> check_at_least(0, "--jobs", 1)
+    Traceback (most recent call last):
+    ...
+    ValueError: --jobs must be >= 1 (got 0)
+    """
+    v = _number(n, name, f">= {low}", error)
+    if not v >= low:
+        raise error(f"{name} must be >= {low} (got {show(n)})")
+    return n
+
+
+def check_choice(
+    value, name: str, choices: Iterable[str], *, error: type[Exception] = ValueError
+) -> str:
+    """Validate one of a fixed set of words.
+
+    Examples
+    --------
+    >>> check_choice("clip", "out_of_bounds", ("error", "clip"))
+    'clip'
+    """
+    choices = tuple(choices)
+    if not isinstance(value, str) or value not in choices:
+        listed = ", ".join(repr(c) for c in choices)
+        raise error(f"{name} must be one of {listed} (got {show(value)})")
+    return value
+
+
+def check_interval(low, high, name: str, *, error: type[Exception] = ValueError):
+    """Validate bounds ``low < high``: finite numbers, ``high - low`` finite too.
+
+    Examples
+    --------
+    >>> check_interval(20, 80, "bounds for 'age'")
+    (20.0, 80.0)
+    >>> check_interval(5, 1, "--bounds 'x=5:1'")
+    Traceback (most recent call last):
+    ...
+    ValueError: --bounds 'x=5:1' must have low < high (got 5:1)
+    """
+    got = f"(got {show(low)}:{show(high)})"
+    if not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in (low, high)):
+        raise error(f"{name} must be two numbers (low, high) {got}")
+    lo, hi = float(low), float(high)
+    if not (math.isfinite(lo) and math.isfinite(hi) and math.isfinite(hi - lo)):
+        raise error(f"{name} must be finite, and high - low a finite number {got}")
+    if not lo < hi:
+        raise error(f"{name} must have low < high {got}")
+    return lo, hi
