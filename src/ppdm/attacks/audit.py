@@ -43,6 +43,7 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import DataError, SpecError
+from ..fields import fields_dict
 from ..io import read_table
 from ..privacy import RHO1_LEVELS, gamma_from_rho, rho2_from_gamma
 from ..random import RandomState, check_random_state
@@ -157,20 +158,11 @@ class RecoveryTest:
         )
 
     def to_dict(self) -> dict:
-        return {
-            "recovered": self.recovered,
-            "hits": self.hits,
-            "n": self.n,
-            "lower_confidence": self.lower,
-            "upper_confidence": self.upper,
-            "alpha": self.alpha,
-            "bound": self.bound,
-            "bound_spec": self.bound_spec,
-            "gamma": self.gamma,
-            "gamma_spec": self.gamma_spec,
-            "verdict": self.verdict,
-            "violated": self.violated,
-        }
+        return fields_dict(
+            self,
+            "recovered hits n lower upper alpha bound bound_spec gamma gamma_spec verdict violated",
+            {"lower": "lower_confidence", "upper": "upper_confidence"},
+        )
 
     @classmethod
     def from_dict(cls, attack: str, d: Mapping) -> RecoveryTest:
@@ -274,21 +266,18 @@ class PosteriorTest:
 
     def to_dict(self) -> dict:
         return {
-            "rho1": self.rho1,
-            "bound": self.bound,
-            "bound_spec": self.bound_spec,
-            "model_posterior": self.model_posterior,
-            "empirical_posterior": self.counted_posterior,
-            "empirical_lower_confidence": self.lower,
-            "empirical_upper_confidence": self.upper,
-            "records": self.records,
-            "hits": self.hits,
-            "alpha": self.alpha,
-            "released_value": self.released_value,
+            **fields_dict(
+                self,
+                "rho1 bound bound_spec model_posterior counted_posterior lower upper records hits"
+                " alpha released_value",
+                {
+                    "counted_posterior": "empirical_posterior",
+                    "lower": "empirical_lower_confidence",
+                    "upper": "empirical_upper_confidence",
+                },
+            ),
             "property_values": list(self.property_values),
-            "model_violated": self.model_violated,
-            "verdict": self.verdict,
-            "violated": self.violated,
+            **fields_dict(self, "model_violated verdict violated"),
         }
 
     @classmethod
@@ -377,19 +366,10 @@ class AttributeAudit:
 
     def to_dict(self) -> dict:
         return {
-            "name": self.name,
-            "domain": self.domain,
-            "N": self.N,
-            "gamma": self.gamma,
-            "tolerance": self.tolerance,
-            "prior_only": self.prior_only,
-            "prior_best": self.prior_best,
+            **fields_dict(self, "name domain N gamma tolerance prior_only prior_best"),
             "bound": self.bound,
             "attacks": {k: t.to_dict() for k, t in self.attacks.items()},
-            "best_attack": self.best_attack,
-            "best_recovered": self.best_recovered,
-            "gain": self.gain,
-            "allowed_gain": self.allowed_gain,
+            **fields_dict(self, "best_attack best_recovered gain allowed_gain"),
             "breach": [b.to_dict() for b in self.breach],
             "violated": self.violated,
         }

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..fields import fields_dict
 from ..matrix import PerturbationMatrix
 from ..privacy import RHO1_LEVELS, posterior, rho2_from_gamma
 from ._substitution import binomial_lower, binomial_upper, check_codes
@@ -90,16 +91,11 @@ class BreachLevel:
 
     def to_dict(self) -> dict:
         return {
-            "rho1": self.rho1,
-            "worst_posterior": self.worst_posterior,
-            "lower_confidence": self.lower_confidence,
-            "upper_confidence": self.upper_confidence,
-            "records": self.records,
-            "hits": self.hits,
-            "alpha": self.alpha,
-            "bound": self.bound,
-            "violated": self.violated,
-            "observed_value": self.observed_value,
+            **fields_dict(
+                self,
+                "rho1 worst_posterior lower_confidence upper_confidence records hits alpha bound"
+                " violated observed_value",
+            ),
             "property_values": list(self.property_values),
             "prior": self.prior,
         }

@@ -15,10 +15,11 @@ Sec. 3 (data quality as tree similarity) and Sec. 4.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
+from ..fields import fields_dict
 from ..tree import compare_trees
 
 __all__ = ["TreeQuality", "tree_quality"]
@@ -70,19 +71,8 @@ class TreeQuality:
 
     def to_dict(self) -> dict:
         """A JSON-ready summary (without the rule lists)."""
-        return {
-            "same_root": self.same_root,
-            "original_attributes": self.original_attributes,
-            "kept_attributes": self.kept_attributes,
-            "n_original_rules": self.n_original_rules,
-            "n_perturbed_rules": self.n_perturbed_rules,
-            "rules_kept": self.rules_kept,
-            "new_rules": self.new_rules,
-            "new_significant_rules": self.new_significant_rules,
-            "prediction_agreement": self.agreement,
-            "accuracy_original": self.accuracy_original,
-            "accuracy_perturbed": self.accuracy_perturbed,
-        }
+        names = [f.name for f in fields(self) if f.name != "comparison"]
+        return fields_dict(self, names, {"agreement": "prediction_agreement"})
 
 
 def tree_quality(
