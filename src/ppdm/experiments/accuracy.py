@@ -32,7 +32,7 @@ from .data import TABLE1_DATASETS, load_experiment_data
 from .grid import tree_grid
 from .learners import make_learner
 from .registry import RunContext
-from .runner import Checkpoint, cell_rng, run_cells, write_csv_atomic, write_json_atomic
+from .runner import CellRun, Checkpoint, cell_rng, write_csv_atomic, write_json_atomic
 
 __all__ = [
     "accuracy_cell",
@@ -104,11 +104,7 @@ def accuracy_grid(
     reps: int = 5,
     learner: str = "c45",
     modes: tuple[str, ...] = MODES,
-    jobs: int = 1,
-    mapper=None,
-    checkpoint: Checkpoint | None = None,
-    progress: bool = False,
-    deadline: float | None = None,
+    cell_run: CellRun = CellRun(),
 ) -> pd.DataFrame:
     """The tidy Fig. 4 table: one row per (dataset, gamma, N, rep, mode).
 
@@ -121,12 +117,14 @@ def accuracy_grid(
     reps : int, default=5
     learner : str, default="c45"
     modes : tuple of str, default=("global", "by-class")
-    jobs, mapper, checkpoint, progress, deadline
-        See :func:`ppdm.experiments.runner.run_cells`.
+    cell_run : CellRun, default=CellRun()
+        Mapper, jobs, progress, checkpoint and deadline of the cells.
 
     Returns
     -------
     pandas.DataFrame
+        Columns ``dataset, gamma, N, rep, mode, accuracy, entropy, seconds`` (the tree's
+        test accuracy, the entropy of M and the cell's CPU seconds).
 
     References
     ----------
@@ -149,16 +147,7 @@ def accuracy_grid(
         for d in datasets
     ]
     fn = functools.partial(accuracy_cell, seed=seed, quick=quick, learner=learner, modes=modes)
-    return run_cells(
-        fn,
-        cells,
-        checkpoint=checkpoint,
-        mapper=mapper,
-        jobs=jobs,
-        progress=progress,
-        description="fig4",
-        deadline=deadline,
-    )
+    return cell_run.run(fn, cells, "fig4")
 
 
 def average_accuracy(frame: pd.DataFrame) -> pd.DataFrame:
@@ -195,18 +184,12 @@ def run(ctx: RunContext) -> list[Path]:
     reps = 1 if ctx.quick else 5
     ckpt = Checkpoint(ctx.out / "checkpoints" / f"fig4-{learner}.csv", KEY)
     t0 = time.perf_counter()
-    budget = ctx.options.get("max_minutes")
-    deadline = time.monotonic() + 60.0 * budget if budget else None
     frame = accuracy_grid(
         quick=ctx.quick,
         seed=ctx.seed,
         reps=reps,
         learner=learner,
-        jobs=ctx.jobs,
-        mapper=ctx.mapper,
-        checkpoint=ckpt,
-        progress=ctx.progress,
-        deadline=deadline,
+        cell_run=ctx.cell_run(ckpt, ctx.deadline()),
     )
     wall = time.perf_counter() - t0
     frame = frame.sort_values([*KEY, "mode"], kind="stable").reset_index(drop=True)
