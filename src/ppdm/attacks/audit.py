@@ -166,18 +166,8 @@ class RecoveryTest:
 
     @classmethod
     def from_dict(cls, attack: str, d: Mapping) -> RecoveryTest:
-        return cls(
-            attack,
-            int(d["hits"]),
-            int(d["n"]),
-            float(d["lower_confidence"]),
-            float(d["upper_confidence"]),
-            float(d["alpha"]),
-            float(d["bound"]),
-            float(d["bound_spec"]),
-            float(d["gamma"]),
-            float(d["gamma_spec"]),
-        )
+        floats = "lower_confidence upper_confidence alpha bound bound_spec gamma gamma_spec"
+        return cls(attack, int(d["hits"]), int(d["n"]), *(float(d[k]) for k in floats.split()))
 
 
 @dataclass(frozen=True)
@@ -282,14 +272,12 @@ class PosteriorTest:
 
     @classmethod
     def from_dict(cls, d: Mapping) -> PosteriorTest:
+        floats = (
+            "rho1 bound bound_spec model_posterior empirical_posterior"
+            " empirical_lower_confidence empirical_upper_confidence"
+        )
         return cls(
-            float(d["rho1"]),
-            float(d["bound"]),
-            float(d["bound_spec"]),
-            float(d["model_posterior"]),
-            float(d["empirical_posterior"]),
-            float(d["empirical_lower_confidence"]),
-            float(d["empirical_upper_confidence"]),
+            *(float(d[k]) for k in floats.split()),
             int(d["records"]),
             int(d["hits"]),
             float(d["alpha"]),
@@ -1009,6 +997,12 @@ def _title(rep: AuditReport) -> str:
     )
 
 
+def _point_with_interval(ax, x, value: float, lower: float, upper: float, color) -> None:
+    """A point at ``value`` with the bar of its confidence interval ``lower``-``upper``."""
+    yerr = [[value - lower], [upper - value]]
+    ax.errorbar(x, value, yerr=yerr, fmt="o", color=color, ms=4, capsize=3)
+
+
 def plot_audit(report: AuditReport | Mapping, path: str | os.PathLike) -> None:
     """Two panels: each figure with its interval against its bound; failures in red.
 
@@ -1043,16 +1037,7 @@ def plot_audit(report: AuditReport | Mapping, path: str | os.PathLike) -> None:
     ax1.bar(idx, [a.prior_only for a in attrs], 0.6, color="0.85", label="prior-only guess")
     crit = [a.attacks[a.critical_attack] for a in attrs]
     for i, t in enumerate(crit):
-        c = colour[t.verdict]
-        ax1.errorbar(
-            i,
-            t.recovered,
-            yerr=[[t.recovered - t.lower], [t.upper - t.recovered]],
-            fmt="o",
-            color=c,
-            ms=4,
-            capsize=3,
-        )
+        _point_with_interval(ax1, i, t.recovered, t.lower, t.upper, colour[t.verdict])
         ax1.plot([i - 0.35, i + 0.35], [t.bound] * 2, color="k", lw=1.5)
     ax1.plot([], [], "o", color=ok, label="recovered, with interval")
     ax1.plot([], [], "o", color="tab:orange", label="above bound, not significant")
@@ -1071,16 +1056,8 @@ def plot_audit(report: AuditReport | Mapping, path: str | os.PathLike) -> None:
     for j in range(len(levels)):
         tests = [(a.name, a.breach[j]) for a in attrs]
         name, b = max(tests, key=lambda nb: (nb[1].lower - nb[1].bound, nb[1].counted_posterior))
-        c = colour[b.counted_verdict]
-        ax2.errorbar(
-            pos[j],
-            b.counted_posterior,
-            yerr=[[b.counted_posterior - b.lower], [b.upper - b.counted_posterior]],
-            fmt="o",
-            color=c,
-            ms=4,
-            capsize=3,
-        )
+        colour_j = colour[b.counted_verdict]
+        _point_with_interval(ax2, pos[j], b.counted_posterior, b.lower, b.upper, colour_j)
         worst_model = max(a.breach[j].model_posterior for a in attrs)
         ax2.plot(pos[j], worst_model, "x", color=bad if worst_model > b.bound + _EPS else "k")
         ax2.annotate(
