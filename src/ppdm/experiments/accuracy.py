@@ -22,13 +22,14 @@ import functools
 import time
 from functools import lru_cache
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
 from ..matrix import GammaDiagonal
 from .core import MODES, EncodedTable, encode_table, perturb_table, reconstruct_table
-from .data import TABLE1_DATASETS, load_experiment_data
+from .data import TABLE1_DATASETS, ExperimentData, load_experiment_data
 from .grid import tree_grid
 from .learners import make_learner
 from .registry import RunContext
@@ -40,6 +41,8 @@ __all__ = [
     "average_accuracy",
     "band_summary",
     "fit_score",
+    "PerturbedCell",
+    "perturbed_cell",
     "run",
 ]
 
@@ -58,6 +61,50 @@ def _encoded(name: str, seed: int, quick: bool, n_bins: int) -> EncodedTable:
     return encode_table(data.X_train, data.train[data.target].to_numpy(), n_bins)
 
 
+class PerturbedCell(NamedTuple):
+    """One (dataset, gamma, N, rep) cell's training data, encoded and perturbed once."""
+
+    data: ExperimentData
+    table: EncodedTable
+    perturbed: np.ndarray
+    y_train: np.ndarray
+    rng: np.random.Generator
+
+
+def perturbed_cell(family: str, cell: tuple, seed: int, quick: bool) -> PerturbedCell:
+    """Encode a cell's training data at its N and perturb it once at its gamma.
+
+    Parameters
+    ----------
+    family : str
+        Names the cell's random stream, ``(seed, (family, *cell))``, so that grids
+        perturbing the same cell (``"fig4"``, ``"beyond"``) have their own draws.
+    cell : tuple
+        ``(dataset, gamma, N, rep)``.
+    seed : int
+    quick : bool
+        Data sets cut to 1K train / 500 test rows.
+
+    Returns
+    -------
+    PerturbedCell
+        The data set, its encoded training table, the perturbed codes, the training
+        labels (in the order of the records) and the cell's generator after the
+        perturbation, for what the cell draws next.
+
+    References
+    ----------
+    Dowd, Xu & Zhang, Algorithm 1 and Sec. 6.2.
+    """
+    name, gamma, n_bins, _ = cell
+    data = load_experiment_data(name, seed, quick)
+    table = _encoded(name, seed, quick, int(n_bins))
+    rng = cell_rng(seed, (family, *cell))
+    perturbed = perturb_table(table, float(gamma), rng)
+    labels = np.unique(data.train[data.target].to_numpy())
+    return PerturbedCell(data, table, perturbed, labels[table.classes], rng)
+
+
 def accuracy_cell(
     cell: tuple, *, seed: int, quick: bool, learner: str, modes: tuple[str, ...] = MODES
 ) -> list[dict]:
@@ -70,12 +117,7 @@ def accuracy_cell(
         mode's reconstruction and tree).
     """
     name, gamma, n_bins, rep = cell
-    data = load_experiment_data(name, seed, quick)
-    table = _encoded(name, seed, quick, int(n_bins))
-    rng = cell_rng(seed, ("fig4", *cell))
-    perturbed = perturb_table(table, float(gamma), rng)
-    labels = np.unique(data.train[data.target].to_numpy())
-    y_train = labels[table.classes]
+    data, table, perturbed, y_train, rng = perturbed_cell("fig4", cell, seed, quick)
     rows = []
     for mode in modes:
         t0 = time.perf_counter()
