@@ -284,6 +284,9 @@ def run(
 ) -> pd.DataFrame:
     """Run the paper's experiments; write a tidy CSV, a summary CSV, the original trees and a PNG.
 
+    Every run of every experiment in :data:`EXPERIMENTS` is one cell: it perturbs the
+    original cases once and compares the tree built on them with the original tree.
+
     Parameters
     ----------
     out_dir : path-like
