@@ -313,8 +313,9 @@ def test_attack_substitution_release_bad_input():
 
 def test_experiment_quick_writes_csv_and_png_and_ignores_jobs(tmp_path, reproduce_quick):
     from ppdm.attacks.experiment import gamma_for_interval_level, run
+    from ppdm.cellrun import CellRun
 
-    df1 = run(tmp_path / "a", quick=True, seed=0, jobs=1)
+    df1 = run(tmp_path / "a", quick=True, seed=0, cell_run=CellRun(jobs=1))
     # the shared ``ppdm reproduce all --quick --jobs 2`` run: same seed, two workers
     two = (reproduce_quick / "attacks.csv").read_bytes()
     assert (tmp_path / "a" / "attacks.csv").read_bytes() == two
@@ -339,5 +340,5 @@ def test_experiment_quick_writes_csv_and_png_and_ignores_jobs(tmp_path, reproduc
     assert gamma_for_interval_level(0.5, 10) == 91.0
     with pytest.raises(ValueError, match=r"level must be in \[1/N, 0.95\)"):
         gamma_for_interval_level(0.96, 10)
-    with pytest.raises(ValueError, match="jobs must be an int >= 1"):
-        run(tmp_path / "c", quick=True, jobs=0)
+    with pytest.raises(ValueError, match="jobs must be an integer >= 1"):
+        run(tmp_path / "c", quick=True, cell_run=CellRun(jobs=0))

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from .exceptions import DataError, SpecError
+from .fields import fields_dict
 from .pipeline import Release, load_release, reconstruct_release
 
 __all__ = [
@@ -63,16 +64,17 @@ class MiningResult:
 
     def to_dict(self) -> dict:
         return {
-            "learner": self.learner,
-            "reconstruction": self.reconstruction,
-            "method": self.method,
-            "test_accuracy": self.accuracy,
-            "original_accuracy": self.original_accuracy,
+            **fields_dict(
+                self,
+                "learner reconstruction method accuracy original_accuracy",
+                {"accuracy": "test_accuracy"},
+            ),
             "majority_class": _plain(self.majority_class),
-            "majority_rate": self.majority_rate,
-            "beats_majority": self.beats_majority,
-            "n_test": self.n_test,
-            "model": self.model_text,
+            **fields_dict(
+                self,
+                "majority_rate beats_majority n_test model_text",
+                {"model_text": "model"},
+            ),
             **self.extra,
         }
 

@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 
 from ppdm import cells as runner
+from ppdm.cellrun import CellRun
 
 
 def _backwards(f, cells):
@@ -32,17 +33,17 @@ def test_bn_runs_are_cells_and_do_not_depend_on_the_mapper(seen):
 
     small = functools.partial(privacy_accuracy_table, seed=3, quick=True, n=2000)
     one = small()
-    pd.testing.assert_frame_equal(one, small(mapper=_backwards))
+    pd.testing.assert_frame_equal(one, small(cell_run=CellRun(mapper=_backwards)))
     assert list(dict.fromkeys(one["run"])) == [0, 1, 2]
     t = functools.partial(table2_table, seed=1, quick=True, n=2000)
-    pd.testing.assert_frame_equal(t(), t(mapper=_backwards))
+    pd.testing.assert_frame_equal(t(), t(cell_run=CellRun(mapper=_backwards)))
     assert "bn-privacy-accuracy" in seen and "bn-table2" in seen
 
 
 def test_attacks_cells_come_back_in_grid_order(seen, tmp_path):
     from ppdm.attacks.experiment import run as attacks
 
-    a = attacks(tmp_path / "a", quick=True, mapper=_backwards)
+    a = attacks(tmp_path / "a", quick=True, cell_run=CellRun(mapper=_backwards))
     # cells come back in the order of the grid, not of completion
     rec = a[a.experiment == "recovery"]
     assert list(dict.fromkeys(zip(rec.dataset, rec.privacy_level))) == [

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from ppdm.cellrun import CellRun
 from ppdm.noise.experiment import EXPERIMENTS, PAPER_STATEMENTS, run
 
 
@@ -40,6 +41,6 @@ def test_same_result_with_two_jobs(quick, reproduce_quick):
 
 def test_bad_arguments(tmp_path):
     with pytest.raises(ValueError, match="jobs must be an integer >= 1"):
-        run(tmp_path, jobs=0)
+        run(tmp_path, cell_run=CellRun(jobs=0))
     with pytest.raises(ValueError, match="seed must be a non-negative integer"):
         run(tmp_path, seed=-1)

@@ -55,10 +55,12 @@ def binomial_lower(successes, trials, alpha: float) -> np.ndarray:
 def binomial_upper(successes, trials, alpha: float) -> np.ndarray:
     """Clopper-Pearson one-sided upper confidence limit of a proportion at level ``1 - alpha``.
 
+    Exact like :func:`binomial_lower`; the limit is 1 when every trial succeeds.
+
     Examples
     --------
-    >>> round(float(binomial_upper(0, 10, 0.05)), 4)
-    0.2589
+    >>> binomial_upper([0, 10], [10, 10], 0.05).round(4).tolist()
+    [0.2589, 1.0]
     """
     k = np.asarray(successes, dtype=np.float64)
     n = np.asarray(trials, dtype=np.float64)

@@ -43,6 +43,7 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import DataError, SpecError
+from ..fields import fields_dict
 from ..io import read_table
 from ..privacy import RHO1_LEVELS, gamma_from_rho, rho2_from_gamma
 from ..random import RandomState, check_random_state
@@ -157,35 +158,16 @@ class RecoveryTest:
         )
 
     def to_dict(self) -> dict:
-        return {
-            "recovered": self.recovered,
-            "hits": self.hits,
-            "n": self.n,
-            "lower_confidence": self.lower,
-            "upper_confidence": self.upper,
-            "alpha": self.alpha,
-            "bound": self.bound,
-            "bound_spec": self.bound_spec,
-            "gamma": self.gamma,
-            "gamma_spec": self.gamma_spec,
-            "verdict": self.verdict,
-            "violated": self.violated,
-        }
+        return fields_dict(
+            self,
+            "recovered hits n lower upper alpha bound bound_spec gamma gamma_spec verdict violated",
+            {"lower": "lower_confidence", "upper": "upper_confidence"},
+        )
 
     @classmethod
     def from_dict(cls, attack: str, d: Mapping) -> RecoveryTest:
-        return cls(
-            attack,
-            int(d["hits"]),
-            int(d["n"]),
-            float(d["lower_confidence"]),
-            float(d["upper_confidence"]),
-            float(d["alpha"]),
-            float(d["bound"]),
-            float(d["bound_spec"]),
-            float(d["gamma"]),
-            float(d["gamma_spec"]),
-        )
+        floats = "lower_confidence upper_confidence alpha bound bound_spec gamma gamma_spec"
+        return cls(attack, int(d["hits"]), int(d["n"]), *(float(d[k]) for k in floats.split()))
 
 
 @dataclass(frozen=True)
@@ -274,33 +256,28 @@ class PosteriorTest:
 
     def to_dict(self) -> dict:
         return {
-            "rho1": self.rho1,
-            "bound": self.bound,
-            "bound_spec": self.bound_spec,
-            "model_posterior": self.model_posterior,
-            "empirical_posterior": self.counted_posterior,
-            "empirical_lower_confidence": self.lower,
-            "empirical_upper_confidence": self.upper,
-            "records": self.records,
-            "hits": self.hits,
-            "alpha": self.alpha,
-            "released_value": self.released_value,
+            **fields_dict(
+                self,
+                "rho1 bound bound_spec model_posterior counted_posterior lower upper records hits"
+                " alpha released_value",
+                {
+                    "counted_posterior": "empirical_posterior",
+                    "lower": "empirical_lower_confidence",
+                    "upper": "empirical_upper_confidence",
+                },
+            ),
             "property_values": list(self.property_values),
-            "model_violated": self.model_violated,
-            "verdict": self.verdict,
-            "violated": self.violated,
+            **fields_dict(self, "model_violated verdict violated"),
         }
 
     @classmethod
     def from_dict(cls, d: Mapping) -> PosteriorTest:
+        floats = (
+            "rho1 bound bound_spec model_posterior empirical_posterior"
+            " empirical_lower_confidence empirical_upper_confidence"
+        )
         return cls(
-            float(d["rho1"]),
-            float(d["bound"]),
-            float(d["bound_spec"]),
-            float(d["model_posterior"]),
-            float(d["empirical_posterior"]),
-            float(d["empirical_lower_confidence"]),
-            float(d["empirical_upper_confidence"]),
+            *(float(d[k]) for k in floats.split()),
             int(d["records"]),
             int(d["hits"]),
             float(d["alpha"]),
@@ -377,19 +354,10 @@ class AttributeAudit:
 
     def to_dict(self) -> dict:
         return {
-            "name": self.name,
-            "domain": self.domain,
-            "N": self.N,
-            "gamma": self.gamma,
-            "tolerance": self.tolerance,
-            "prior_only": self.prior_only,
-            "prior_best": self.prior_best,
+            **fields_dict(self, "name domain N gamma tolerance prior_only prior_best"),
             "bound": self.bound,
             "attacks": {k: t.to_dict() for k, t in self.attacks.items()},
-            "best_attack": self.best_attack,
-            "best_recovered": self.best_recovered,
-            "gain": self.gain,
-            "allowed_gain": self.allowed_gain,
+            **fields_dict(self, "best_attack best_recovered gain allowed_gain"),
             "breach": [b.to_dict() for b in self.breach],
             "violated": self.violated,
         }
@@ -1029,6 +997,12 @@ def _title(rep: AuditReport) -> str:
     )
 
 
+def _point_with_interval(ax, x, value: float, lower: float, upper: float, color) -> None:
+    """A point at ``value`` with the bar of its confidence interval ``lower``-``upper``."""
+    yerr = [[value - lower], [upper - value]]
+    ax.errorbar(x, value, yerr=yerr, fmt="o", color=color, ms=4, capsize=3)
+
+
 def plot_audit(report: AuditReport | Mapping, path: str | os.PathLike) -> None:
     """Two panels: each figure with its interval against its bound; failures in red.
 
@@ -1063,16 +1037,7 @@ def plot_audit(report: AuditReport | Mapping, path: str | os.PathLike) -> None:
     ax1.bar(idx, [a.prior_only for a in attrs], 0.6, color="0.85", label="prior-only guess")
     crit = [a.attacks[a.critical_attack] for a in attrs]
     for i, t in enumerate(crit):
-        c = colour[t.verdict]
-        ax1.errorbar(
-            i,
-            t.recovered,
-            yerr=[[t.recovered - t.lower], [t.upper - t.recovered]],
-            fmt="o",
-            color=c,
-            ms=4,
-            capsize=3,
-        )
+        _point_with_interval(ax1, i, t.recovered, t.lower, t.upper, colour[t.verdict])
         ax1.plot([i - 0.35, i + 0.35], [t.bound] * 2, color="k", lw=1.5)
     ax1.plot([], [], "o", color=ok, label="recovered, with interval")
     ax1.plot([], [], "o", color="tab:orange", label="above bound, not significant")
@@ -1091,16 +1056,8 @@ def plot_audit(report: AuditReport | Mapping, path: str | os.PathLike) -> None:
     for j in range(len(levels)):
         tests = [(a.name, a.breach[j]) for a in attrs]
         name, b = max(tests, key=lambda nb: (nb[1].lower - nb[1].bound, nb[1].counted_posterior))
-        c = colour[b.counted_verdict]
-        ax2.errorbar(
-            pos[j],
-            b.counted_posterior,
-            yerr=[[b.counted_posterior - b.lower], [b.upper - b.counted_posterior]],
-            fmt="o",
-            color=c,
-            ms=4,
-            capsize=3,
-        )
+        colour_j = colour[b.counted_verdict]
+        _point_with_interval(ax2, pos[j], b.counted_posterior, b.lower, b.upper, colour_j)
         worst_model = max(a.breach[j].model_posterior for a in attrs)
         ax2.plot(pos[j], worst_model, "x", color=bad if worst_model > b.bound + _EPS else "k")
         ax2.annotate(

@@ -20,10 +20,11 @@ confidence limit, Bonferroni-corrected over every row, candidate set and level e
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ..fields import fields_dict
 from ..matrix import PerturbationMatrix
 from ..privacy import RHO1_LEVELS, posterior, rho2_from_gamma
 from ..validation import check_amplification, check_probability
@@ -91,16 +92,11 @@ class BreachLevel:
 
     def to_dict(self) -> dict:
         return {
-            "rho1": self.rho1,
-            "worst_posterior": self.worst_posterior,
-            "lower_confidence": self.lower_confidence,
-            "upper_confidence": self.upper_confidence,
-            "records": self.records,
-            "hits": self.hits,
-            "alpha": self.alpha,
-            "bound": self.bound,
-            "violated": self.violated,
-            "observed_value": self.observed_value,
+            **fields_dict(
+                self,
+                "rho1 worst_posterior lower_confidence upper_confidence records hits alpha bound"
+                " violated observed_value",
+            ),
             "property_values": list(self.property_values),
             "prior": self.prior,
         }
@@ -133,6 +129,29 @@ def _candidates(post: np.ndarray, prior: np.ndarray, rho1: float):
 
 def _levels(rho1_levels) -> tuple[float, ...]:
     return tuple(check_probability(r, "rho1 levels") for r in rho1_levels)
+
+
+def _level_at(
+    rho1: float, g: float, value: np.ndarray, members: np.ndarray, h: int, prior: np.ndarray
+) -> BreachLevel:
+    """The level's row at released value ``h``: its posterior, property and prior.
+
+    ``value[h]`` and ``members[h]`` are the largest posterior at ``h`` and its property
+    (from :func:`_candidates`); a posterior of 0 or less is no breach (observed value
+    -1, no property). The confidence limits equal the posterior (a model row).
+    """
+    worst = max(float(value[h]), 0.0)
+    ks = tuple(int(k) for k in np.flatnonzero(members[h])) if worst > 0 else ()
+    return BreachLevel(
+        rho1=rho1,
+        worst_posterior=worst,
+        bound=rho2_from_gamma(g, rho1),
+        observed_value=h if worst > 0 else -1,
+        property_values=ks,
+        prior=float(prior[list(ks)].sum()) if ks else 0.0,
+        lower_confidence=worst,
+        upper_confidence=worst,
+    )
 
 
 def worst_posterior(
@@ -176,21 +195,7 @@ def worst_posterior(
     for rho1 in _levels(rho1_levels):
         value, members = _candidates(post, p, rho1)
         value = np.where(seen, value, -1.0)
-        h = int(value.argmax())
-        worst = max(float(value[h]), 0.0)
-        ks = tuple(int(k) for k in np.flatnonzero(members[h])) if worst > 0 else ()
-        out.append(
-            BreachLevel(
-                rho1=rho1,
-                worst_posterior=worst,
-                bound=rho2_from_gamma(g, rho1),
-                observed_value=h if worst > 0 else -1,
-                property_values=ks,
-                prior=float(p[list(ks)].sum()) if ks else 0.0,
-                lower_confidence=worst,
-                upper_confidence=worst,
-            )
-        )
+        out.append(_level_at(rho1, g, value, members, int(value.argmax()), p))
     return out
 
 
@@ -262,20 +267,15 @@ def empirical_breach(
         hits = np.rint(s * n_h)
         lower = np.where(seen & (value >= 0), binomial_lower(hits, n_h, a_each), -1.0)
         h = int(lower.argmax())
-        worst = max(float(value[h]), 0.0)
-        ks = tuple(int(k) for k in np.flatnonzero(members[h])) if worst > 0 else ()
+        level = _level_at(rho1, g, value, members, h, prior)
+        found = level.worst_posterior > 0
         out.append(
-            BreachLevel(
-                rho1=rho1,
-                worst_posterior=worst,
-                bound=rho2_from_gamma(g, rho1),
-                observed_value=h if worst > 0 else -1,
-                property_values=ks,
-                prior=float(prior[list(ks)].sum()) if ks else 0.0,
+            replace(
+                level,
                 lower_confidence=max(float(lower[h]), 0.0),
                 upper_confidence=float(binomial_upper(hits[h], n_h[h], a_each)) if seen[h] else 1.0,
-                records=int(n_h[h]) if worst > 0 else 0,
-                hits=int(hits[h]) if worst > 0 else 0,
+                records=int(n_h[h]) if found else 0,
+                hits=int(hits[h]) if found else 0,
                 alpha=a_each,
             )
         )

@@ -32,13 +32,13 @@ from __future__ import annotations
 import functools
 import os
 import warnings
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from ..additive import additive_perturb
+from ..cellrun import CellRun
 from ..matrix import GammaDiagonal
 from ..perturb import perturb_frame, plan_release
 from ..privacy import rho2_from_gamma
@@ -237,9 +237,7 @@ def run(
     *,
     quick: bool = False,
     seed: int = 0,
-    jobs: int = 1,
-    mapper: Callable | None = None,
-    progress: bool = False,
+    cell_run: CellRun = CellRun(),
 ) -> pd.DataFrame:
     """Run the attacks experiment; write ``attacks.csv`` and ``attacks.png`` to ``out_dir``.
 
@@ -251,13 +249,9 @@ def run(
         Two privacy levels and 2 000 low-rank records instead of four and 5 000.
     seed : int, default=0
         Root seed; every (data set, level) cell gets its own child stream, so the
-        result does not depend on ``jobs`` or the mapper.
-    jobs : int, default=1
-        Worker processes of the default mapper.
-    mapper : callable, optional
-        Where the cells run (see :func:`ppdm.cells.run_cells`).
-    progress : bool, default=False
-        Show a progress bar.
+        result does not depend on ``cell_run``.
+    cell_run : CellRun, default=CellRun()
+        Where the cells run: mapper, jobs and progress (see :func:`ppdm.cells.run_cells`).
 
     Returns
     -------
@@ -278,23 +272,13 @@ def run(
     >>> sorted(df.experiment.unique())
     ['entropy', 'recovery']
     """
-    from ..cells import run_cells
-
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-        raise ValueError(f"jobs must be an int >= 1 (got {jobs!r})")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative int (got {seed!r})")
     levels = QUICK_LEVELS if quick else LEVELS
     tasks = [(ds, lv) for ds in ("low-rank", "wisconsin") for lv in levels]
     cells = [(i, ds, lv) for i, (ds, lv) in enumerate(tasks)]
-    recovery = run_cells(
-        functools.partial(_cell, quick=quick, seed=int(seed)),
-        cells,
-        mapper=mapper,
-        jobs=jobs,
-        progress=progress,
-        description="attacks",
-        order="cells",
+    recovery = cell_run.run(
+        functools.partial(_cell, quick=quick, seed=int(seed)), cells, "attacks", order="cells"
     )
     rows = recovery.to_dict("records") + _entropy_rows(levels)
     df = pd.DataFrame(rows)

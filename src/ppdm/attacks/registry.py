@@ -29,12 +29,15 @@ from .pca import pca_reconstruct
 from .repeated import repeated_perturbation_attack
 from .spectral import spectral_filtering
 
-__all__ = ["ATTACKS", "CodeAttack", "NoiseAttack", "code_attacks", "noise_attacks"]
+__all__ = ["ATTACKS", "Attack", "CodeAttack", "NoiseAttack", "code_attacks", "noise_attacks"]
 
 
 @dataclass(frozen=True)
-class CodeAttack:
-    """An attack on one substituted attribute: released codes and ``M`` to guessed codes.
+class Attack:
+    """An entry of :data:`ATTACKS`: its name and where it comes from.
+
+    The subclass says what the attack reads: :class:`CodeAttack` one attribute's codes,
+    :class:`NoiseAttack` numbers with additive noise.
 
     Attributes
     ----------
@@ -43,6 +46,23 @@ class CodeAttack:
         One line: what the adversary does.
     source : str
         Where the attack comes from.
+    """
+
+    name: str
+    summary: str
+    source: str
+
+    def label(self, repeat: int) -> str:
+        """The name the audit report uses."""
+        return self.name
+
+
+@dataclass(frozen=True)
+class CodeAttack(Attack):
+    """An attack on one substituted attribute: released codes and ``M`` to guessed codes.
+
+    Attributes
+    ----------
     guess : callable
         ``guess(codes, matrix, rng, repeat) -> codes``; ``rng`` and ``repeat`` (the
         number of extra perturbations) serve attacks that perturb again.
@@ -50,9 +70,6 @@ class CodeAttack:
         The report names the attack with its ``repeat``, e.g. ``name(t=2)``.
     """
 
-    name: str
-    summary: str
-    source: str
     guess: Callable[[np.ndarray, PerturbationMatrix, np.random.Generator, int], np.ndarray]
     uses_repeat: bool = False
 
@@ -62,27 +79,17 @@ class CodeAttack:
 
 
 @dataclass(frozen=True)
-class NoiseAttack:
+class NoiseAttack(Attack):
     """A data-recovery attack on numbers with additive noise of known per-column variance.
 
     Attributes
     ----------
-    name : str
-    summary : str
-    source : str
     estimate : callable
         ``estimate(y, variance) -> AttackResult``, ``y`` of shape (n, m) (array or
         DataFrame), ``variance`` of shape (m,).
     """
 
-    name: str
-    summary: str
-    source: str
     estimate: Callable[[object, np.ndarray], AttackResult]
-
-    def label(self, repeat: int) -> str:
-        """The name the audit report uses."""
-        return self.name
 
 
 def _bayes_map(codes, matrix, rng, repeat):

@@ -16,12 +16,12 @@ from __future__ import annotations
 import argparse
 import functools
 import os
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from ..cellrun import CellRun
 from .ckl import conditional_kl, parent_weights
 from .estimation import cpd_from_counts, estimate_parameters, family_counts
 from .network import BayesNet
@@ -70,6 +70,11 @@ def clean_ml(structure: BayesNet, data: pd.DataFrame) -> BayesNet:
     return structure.with_cpds(cpds)
 
 
+def _by_run(cell_run: CellRun, fn, runs: int, description: str) -> pd.DataFrame:
+    """Rows of ``fn((run,))`` for every run ``0..runs-1``, in run order."""
+    return cell_run.run(fn, [(r,) for r in range(runs)], description, order="cells")
+
+
 def _parties(data: pd.DataFrame, sites: dict, scheme: PramScheme) -> list[Party]:
     return [Party(s, data[list(vs)], scheme.subset(vs)) for s, vs in sites.items()]
 
@@ -79,16 +84,14 @@ def table2_table(
     quick: bool = False,
     n: int = 20_000,
     *,
-    jobs: int = 1,
-    mapper: Callable | None = None,
-    progress: bool = False,
+    cell_run: CellRun = CellRun(),
 ) -> pd.DataFrame:
     """Table 2: Fig. 2 network, n records, Table 1 randomization, 5 runs; Models II and I.
 
     One data set D is drawn; each run re-randomizes it (the paper's S, never randomized
     and a root, has s.d. 0, so its runs share D). Rows are the parameters Table 2 lists.
-    Each run is one cell of :func:`ppdm.cells.run_cells` (``jobs``,
-    ``mapper`` and ``progress`` as there); its stream is child ``1 + run`` of ``seed``.
+    Each run is one cell of :func:`ppdm.cells.run_cells`, run as ``cell_run`` says; its
+    stream is child ``1 + run`` of ``seed``.
 
     Returns
     -------
@@ -100,22 +103,13 @@ def table2_table(
     ----------
     Ma & Sivakumar, Sec. 6.1, Tables 1-2.
     """
-    from ..cells import run_cells
-
     runs = 2 if quick else 5
     net = fig2_network()
     data_seed = np.random.SeedSequence(seed, spawn_key=(0,))
     data = forward_sample(net, n, random_state=np.random.default_rng(data_seed))
     clean = clean_ml(net.structure(), data)
-    fits = run_cells(
-        functools.partial(_table2_cell, seed=seed, data=data),
-        [(r,) for r in range(runs)],
-        mapper=mapper,
-        jobs=jobs,
-        progress=progress,
-        description="bn-table2",
-        order="cells",
-    )
+    fn = functools.partial(_table2_cell, seed=seed, data=data)
+    fits = _by_run(cell_run, fn, runs, "bn-table2")
     rows = []
     for v in net.names:
         j = net.n_configurations(v)
@@ -225,9 +219,7 @@ def privacy_accuracy_table(
     n: int = 10_000,
     ps=None,
     *,
-    jobs: int = 1,
-    mapper: Callable | None = None,
-    progress: bool = False,
+    cell_run: CellRun = CellRun(),
 ) -> pd.DataFrame:
     """Fig. 4: CKL of nodes C, D, F vs the symmetric randomization level p (Model II).
 
@@ -235,8 +227,8 @@ def privacy_accuracy_table(
     randomizes it at every p; P0 is ML on the clean data, P(p) the estimate from the
     randomized data: MAP with a Dirichlet(:data:`MAP_ALPHA`) prior (the paper's
     estimator, Sec. 5) and ML, both from the Norm-Sub-fixed counts N^. Each run is one
-    cell of :func:`ppdm.cells.run_cells` (``jobs``, ``mapper`` and
-    ``progress`` as there); its stream is child ``run`` of ``seed``.
+    cell of :func:`ppdm.cells.run_cells`, run as ``cell_run`` says; its stream is child
+    ``run`` of ``seed``.
 
     Returns
     -------
@@ -247,20 +239,11 @@ def privacy_accuracy_table(
     ----------
     Ma & Sivakumar, Sec. 6.2, Fig. 4.
     """
-    from ..cells import run_cells
-
     runs = 3 if quick else 10
     ps = (0.1, 0.3) if quick and ps is None else ps
     ps = tuple(np.round(np.arange(0.05, 0.46, 0.05), 2)) if ps is None else tuple(ps)
-    return run_cells(
-        functools.partial(_privacy_accuracy_cell, seed=seed, n=n, ps=ps),
-        [(r,) for r in range(runs)],
-        mapper=mapper,
-        jobs=jobs,
-        progress=progress,
-        description="bn-privacy-accuracy",
-        order="cells",
-    )
+    fn = functools.partial(_privacy_accuracy_cell, seed=seed, n=n, ps=ps)
+    return _by_run(cell_run, fn, runs, "bn-privacy-accuracy")
 
 
 def _privacy_accuracy_cell(cell: tuple, *, seed: int, n: int, ps: tuple) -> list[dict]:
@@ -284,17 +267,15 @@ def sample_size_table(
     quick: bool = False,
     ps=(0.1, 0.2, 0.3, 0.4),
     *,
-    jobs: int = 1,
-    mapper: Callable | None = None,
-    progress: bool = False,
+    cell_run: CellRun = CellRun(),
 ) -> pd.DataFrame:
     """Fig. 5: CKL vs training sample size n = 2500 * 2^k, k = 1..8, for several p.
 
     Each of 10 runs draws 2500 * 2^8 records from the Fig. 3 network and randomizes them
     once per p; the first n records are used for each n (records are randomized
     independently, so a prefix of the release is a release of the prefix). Each run is
-    one cell of :func:`ppdm.cells.run_cells` (``jobs``, ``mapper`` and
-    ``progress`` as there); its stream is child ``run`` of ``seed``.
+    one cell of :func:`ppdm.cells.run_cells`, run as ``cell_run`` says; its stream is
+    child ``run`` of ``seed``.
 
     Returns
     -------
@@ -306,19 +287,10 @@ def sample_size_table(
     ----------
     Ma & Sivakumar, Sec. 6.3, Fig. 5.
     """
-    from ..cells import run_cells
-
     runs = 2 if quick else 10
     ks = tuple(range(1, 5) if quick else range(1, 9))
-    return run_cells(
-        functools.partial(_sample_size_cell, seed=seed, ks=ks, ps=tuple(ps)),
-        [(r,) for r in range(runs)],
-        mapper=mapper,
-        jobs=jobs,
-        progress=progress,
-        description="bn-sample-size",
-        order="cells",
-    )
+    fn = functools.partial(_sample_size_cell, seed=seed, ks=ks, ps=tuple(ps))
+    return _by_run(cell_run, fn, runs, "bn-sample-size")
 
 
 def _sample_size_cell(cell: tuple, *, seed: int, ks: tuple, ps: tuple) -> list[dict]:
@@ -430,20 +402,20 @@ def _plot_ckl(
     plt.close(fig)
 
 
-def _run_table2(out: Path, seed: int, quick: bool, **cells) -> list[Path]:
+def _run_table2(out: Path, seed: int, quick: bool, cell_run: CellRun) -> list[Path]:
     from ..io import write_table_atomic
 
-    table = table2_table(seed, quick, **cells)
+    table = table2_table(seed, quick, cell_run=cell_run)
     csv, png = out / "bn-table2.csv", out / "bn-table2.png"
     write_table_atomic(table, csv)
     _plot_table2(table, png)
     return [csv, png]
 
 
-def _run_privacy_accuracy(out: Path, seed: int, quick: bool, **cells) -> list[Path]:
+def _run_privacy_accuracy(out: Path, seed: int, quick: bool, cell_run: CellRun) -> list[Path]:
     from ..io import write_table_atomic
 
-    raw = privacy_accuracy_table(seed, quick, **cells)
+    raw = privacy_accuracy_table(seed, quick, cell_run=cell_run)
     summary = _summary(raw, ["estimator", "node", "p"])
     csv, png = out / "bn-privacy-accuracy.csv", out / "bn-privacy-accuracy.png"
     raw_csv = out / "bn-privacy-accuracy-runs.csv"
@@ -455,10 +427,10 @@ def _run_privacy_accuracy(out: Path, seed: int, quick: bool, **cells) -> list[Pa
     return [csv, raw_csv, png]
 
 
-def _run_sample_size(out: Path, seed: int, quick: bool, **cells) -> list[Path]:
+def _run_sample_size(out: Path, seed: int, quick: bool, cell_run: CellRun) -> list[Path]:
     from ..io import write_table_atomic
 
-    raw = sample_size_table(seed, quick, **cells)
+    raw = sample_size_table(seed, quick, cell_run=cell_run)
     summary = _summary(raw, ["estimator", "node", "p", "n"])
     csv, png = out / "bn-sample-size.csv", out / "bn-sample-size.png"
     png_ml = out / "bn-sample-size-ml.png"
@@ -499,9 +471,7 @@ def run(
     seed: int = 0,
     quick: bool = False,
     *,
-    jobs: int = 1,
-    mapper: Callable | None = None,
-    progress: bool = False,
+    cell_run: CellRun = CellRun(),
 ) -> list[Path]:
     """Run one reproduction and write its CSV(s) and PNG into ``out``.
 
@@ -511,8 +481,8 @@ def run(
     out : path-like
     seed : int, default=0
     quick : bool, default=False
-    jobs, mapper, progress
-        Where the runs (cells) go; see :func:`ppdm.cells.run_cells`.
+    cell_run : CellRun, default=CellRun()
+        Where the runs (cells) go: mapper, jobs and progress.
 
     Returns
     -------
@@ -523,7 +493,7 @@ def run(
         raise ValueError(f"name must be one of {', '.join(EXPERIMENTS)} (got {name!r})")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    return EXPERIMENTS[name](out, seed, quick, jobs=jobs, mapper=mapper, progress=progress)
+    return EXPERIMENTS[name](out, seed, quick, cell_run)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -22,17 +22,18 @@ import functools
 import time
 from functools import lru_cache
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
 from ..matrix import GammaDiagonal
 from .core import MODES, EncodedTable, encode_table, perturb_table, reconstruct_table
-from .data import TABLE1_DATASETS, load_experiment_data
+from .data import TABLE1_DATASETS, ExperimentData, load_experiment_data
 from .grid import tree_grid
 from .learners import make_learner
 from .registry import RunContext
-from .runner import Checkpoint, cell_rng, run_cells, write_csv_atomic, write_json_atomic
+from .runner import CellRun, Checkpoint, cell_rng, write_csv_atomic, write_json_atomic
 
 __all__ = [
     "accuracy_cell",
@@ -40,6 +41,8 @@ __all__ = [
     "average_accuracy",
     "band_summary",
     "fit_score",
+    "PerturbedCell",
+    "perturbed_cell",
     "run",
 ]
 
@@ -58,6 +61,50 @@ def _encoded(name: str, seed: int, quick: bool, n_bins: int) -> EncodedTable:
     return encode_table(data.X_train, data.train[data.target].to_numpy(), n_bins)
 
 
+class PerturbedCell(NamedTuple):
+    """One (dataset, gamma, N, rep) cell's training data, encoded and perturbed once."""
+
+    data: ExperimentData
+    table: EncodedTable
+    perturbed: np.ndarray
+    y_train: np.ndarray
+    rng: np.random.Generator
+
+
+def perturbed_cell(family: str, cell: tuple, seed: int, quick: bool) -> PerturbedCell:
+    """Encode a cell's training data at its N and perturb it once at its gamma.
+
+    Parameters
+    ----------
+    family : str
+        Names the cell's random stream, ``(seed, (family, *cell))``, so that grids
+        perturbing the same cell (``"fig4"``, ``"beyond"``) have their own draws.
+    cell : tuple
+        ``(dataset, gamma, N, rep)``.
+    seed : int
+    quick : bool
+        Data sets cut to 1K train / 500 test rows.
+
+    Returns
+    -------
+    PerturbedCell
+        The data set, its encoded training table, the perturbed codes, the training
+        labels (in the order of the records) and the cell's generator after the
+        perturbation, for what the cell draws next.
+
+    References
+    ----------
+    Dowd, Xu & Zhang, Algorithm 1 and Sec. 6.2.
+    """
+    name, gamma, n_bins, _ = cell
+    data = load_experiment_data(name, seed, quick)
+    table = _encoded(name, seed, quick, int(n_bins))
+    rng = cell_rng(seed, (family, *cell))
+    perturbed = perturb_table(table, float(gamma), rng)
+    labels = np.unique(data.train[data.target].to_numpy())
+    return PerturbedCell(data, table, perturbed, labels[table.classes], rng)
+
+
 def accuracy_cell(
     cell: tuple, *, seed: int, quick: bool, learner: str, modes: tuple[str, ...] = MODES
 ) -> list[dict]:
@@ -70,12 +117,7 @@ def accuracy_cell(
         mode's reconstruction and tree).
     """
     name, gamma, n_bins, rep = cell
-    data = load_experiment_data(name, seed, quick)
-    table = _encoded(name, seed, quick, int(n_bins))
-    rng = cell_rng(seed, ("fig4", *cell))
-    perturbed = perturb_table(table, float(gamma), rng)
-    labels = np.unique(data.train[data.target].to_numpy())
-    y_train = labels[table.classes]
+    data, table, perturbed, y_train, rng = perturbed_cell("fig4", cell, seed, quick)
     rows = []
     for mode in modes:
         t0 = time.perf_counter()
@@ -104,11 +146,7 @@ def accuracy_grid(
     reps: int = 5,
     learner: str = "c45",
     modes: tuple[str, ...] = MODES,
-    jobs: int = 1,
-    mapper=None,
-    checkpoint: Checkpoint | None = None,
-    progress: bool = False,
-    deadline: float | None = None,
+    cell_run: CellRun = CellRun(),
 ) -> pd.DataFrame:
     """The tidy Fig. 4 table: one row per (dataset, gamma, N, rep, mode).
 
@@ -121,12 +159,14 @@ def accuracy_grid(
     reps : int, default=5
     learner : str, default="c45"
     modes : tuple of str, default=("global", "by-class")
-    jobs, mapper, checkpoint, progress, deadline
-        See :func:`ppdm.experiments.runner.run_cells`.
+    cell_run : CellRun, default=CellRun()
+        Mapper, jobs, progress, checkpoint and deadline of the cells.
 
     Returns
     -------
     pandas.DataFrame
+        Columns ``dataset, gamma, N, rep, mode, accuracy, entropy, seconds`` (the tree's
+        test accuracy, the entropy of M and the cell's CPU seconds).
 
     References
     ----------
@@ -149,16 +189,7 @@ def accuracy_grid(
         for d in datasets
     ]
     fn = functools.partial(accuracy_cell, seed=seed, quick=quick, learner=learner, modes=modes)
-    return run_cells(
-        fn,
-        cells,
-        checkpoint=checkpoint,
-        mapper=mapper,
-        jobs=jobs,
-        progress=progress,
-        description="fig4",
-        deadline=deadline,
-    )
+    return cell_run.run(fn, cells, "fig4")
 
 
 def average_accuracy(frame: pd.DataFrame) -> pd.DataFrame:
@@ -195,18 +226,12 @@ def run(ctx: RunContext) -> list[Path]:
     reps = 1 if ctx.quick else 5
     ckpt = Checkpoint(ctx.out / "checkpoints" / f"fig4-{learner}.csv", KEY)
     t0 = time.perf_counter()
-    budget = ctx.options.get("max_minutes")
-    deadline = time.monotonic() + 60.0 * budget if budget else None
     frame = accuracy_grid(
         quick=ctx.quick,
         seed=ctx.seed,
         reps=reps,
         learner=learner,
-        jobs=ctx.jobs,
-        mapper=ctx.mapper,
-        checkpoint=ckpt,
-        progress=ctx.progress,
-        deadline=deadline,
+        cell_run=ctx.cell_run(ckpt, ctx.deadline()),
     )
     wall = time.perf_counter() - t0
     frame = frame.sort_values([*KEY, "mode"], kind="stable").reset_index(drop=True)

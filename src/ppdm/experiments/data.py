@@ -105,6 +105,8 @@ def load_experiment_data(name: str, seed: int = 0, quick: bool = False) -> Exper
     Returns
     -------
     ExperimentData
+        The train and test frames and the name of their class column; the cache hands
+        every caller the same frames, which must not be modified.
 
     References
     ----------

@@ -2,7 +2,7 @@
 
 Each family keeps its own cell function and outputs; these functions give them the
 registry's signature ``runner(ctx) -> list[Path]`` and hand them the run's mapper, jobs
-and progress, so their cells go through :func:`ppdm.experiments.runner.run_cells` like
+and progress (:meth:`RunContext.cell_run`), so their cells go through :func:`ppdm.experiments.runner.run_cells` like
 every other grid.
 """
 
@@ -15,16 +15,11 @@ from .registry import RunContext
 __all__ = ["attacks", "bn_table2", "bn_privacy_accuracy", "bn_sample_size", "islam_brankovic"]
 
 
-def _cells(ctx: RunContext) -> dict:
-    """The run's cell options: mapper, jobs and progress."""
-    return {"jobs": ctx.jobs, "mapper": ctx.mapper, "progress": ctx.progress}
-
-
 def attacks(ctx: RunContext) -> list[Path]:
     """Dowd, Xu & Zhang Sec. 3.3: data-recovery attacks, additive noise vs substitution."""
     from ..attacks.experiment import run
 
-    run(ctx.out, quick=ctx.quick, seed=ctx.seed, **_cells(ctx))
+    run(ctx.out, quick=ctx.quick, seed=ctx.seed, cell_run=ctx.cell_run())
     return [ctx.out / "attacks.csv", ctx.out / "attacks.png"]
 
 
@@ -33,7 +28,7 @@ def _bn(name: str, ctx: RunContext) -> list[Path]:
     from ..bayesnet.experiments import run
 
     out = ctx.options.get("bn_out") or ctx.out / "bn"
-    return list(run(name, out, seed=ctx.seed, quick=ctx.quick, **_cells(ctx)))
+    return list(run(name, out, seed=ctx.seed, quick=ctx.quick, cell_run=ctx.cell_run()))
 
 
 def bn_table2(ctx: RunContext) -> list[Path]:
@@ -55,5 +50,5 @@ def islam_brankovic(ctx: RunContext) -> list[Path]:
     """Islam & Brankovic, Sec. 4: class noise and attribute noise on Boston and WBC."""
     from ..noise.experiment import run
 
-    run(ctx.out / "noise", quick=ctx.quick, seed=ctx.seed, **_cells(ctx))
+    run(ctx.out / "noise", quick=ctx.quick, seed=ctx.seed, cell_run=ctx.cell_run())
     return sorted((ctx.out / "noise").glob("*"))

@@ -28,7 +28,7 @@ from .core import point_estimate
 from .data import FIG2_DISTRIBUTIONS, fig2_values
 from .grid import paper_grid
 from .registry import RunContext
-from .runner import Checkpoint, cell_rng, run_cells, write_csv_atomic
+from .runner import CellRun, Checkpoint, cell_rng, write_csv_atomic
 
 __all__ = ["FIG2_METHODS", "fig2_cell", "estimation_error_grid", "summarise_fig2", "run"]
 
@@ -90,10 +90,7 @@ def estimation_error_grid(
     seed: int = 0,
     n_records: int = 10_000,
     reps: int = 5,
-    jobs: int = 1,
-    mapper=None,
-    checkpoint: Checkpoint | None = None,
-    progress: bool = False,
+    cell_run: CellRun = CellRun(),
 ) -> pd.DataFrame:
     """The tidy Fig. 2 table: one row per (distribution, gamma, N, rep, method).
 
@@ -105,12 +102,15 @@ def estimation_error_grid(
     n_records : int, default=10_000
         Records per data set (the paper does not say).
     reps : int, default=5
-    jobs, mapper, checkpoint, progress
-        See :func:`ppdm.experiments.runner.run_cells`.
+    cell_run : CellRun, default=CellRun()
+        Mapper, jobs, progress and checkpoint of the cells.
 
     Returns
     -------
     pandas.DataFrame
+        Columns ``distribution, gamma, N, rep, method, error, rel_l2, kang_bound,
+        exact_rel_l2, entropy`` (E, the relative L2 error, Kang's bound on it and its
+        exact expectation, the entropy of M).
 
     References
     ----------
@@ -118,15 +118,7 @@ def estimation_error_grid(
     """
     cells = [(d, g, n) for d in FIG2_DISTRIBUTIONS for g, n in paper_grid(quick)]
     fn = functools.partial(fig2_cell, seed=seed, n_records=n_records, reps=reps)
-    return run_cells(
-        fn,
-        cells,
-        checkpoint=checkpoint,
-        mapper=mapper,
-        jobs=jobs,
-        progress=progress,
-        description="fig2",
-    )
+    return cell_run.run(fn, cells, "fig2")
 
 
 def summarise_fig2(frame: pd.DataFrame) -> pd.DataFrame:
@@ -160,10 +152,7 @@ def run(ctx: RunContext) -> list[Path]:
         quick=ctx.quick,
         seed=ctx.seed,
         reps=2 if ctx.quick else 5,
-        jobs=ctx.jobs,
-        mapper=ctx.mapper,
-        checkpoint=ckpt,
-        progress=ctx.progress,
+        cell_run=ctx.cell_run(ckpt),
     )
     frame = frame.sort_values([*KEY, "rep", "method"], kind="stable").reset_index(drop=True)
     summary = summarise_fig2(frame)

@@ -26,7 +26,7 @@ from ..matrix import GammaDiagonal
 from ..multiple import estimate_multiple, multiple_amplification, multiple_kang_bound
 from .data import FIG2_DISTRIBUTIONS, fig2_values
 from .registry import RunContext
-from .runner import Checkpoint, cell_rng, run_cells, write_csv_atomic
+from .runner import CellRun, Checkpoint, cell_rng, write_csv_atomic
 
 __all__ = ["KANG_SETTINGS", "kang_cell", "multiple_error_grid", "run"]
 
@@ -83,14 +83,12 @@ def multiple_error_grid(
     seed: int = 0,
     n_records: int = 10_000,
     reps: int = 5,
-    jobs: int = 1,
-    mapper=None,
-    checkpoint: Checkpoint | None = None,
-    progress: bool = False,
+    cell_run: CellRun = CellRun(),
 ) -> pd.DataFrame:
     """The tidy table: one row per (distribution, gamma, N, m, rep, scheme, method).
 
-    ``quick`` uses m in {1, 2, 4} and the plateau distribution only.
+    ``quick`` uses m in {1, 2, 4} and the plateau distribution only; ``cell_run`` holds
+    the mapper, jobs, progress and checkpoint of the cells.
 
     References
     ----------
@@ -100,15 +98,7 @@ def multiple_error_grid(
     dists = FIG2_DISTRIBUTIONS[:1] if quick else FIG2_DISTRIBUTIONS
     cells = [(d, g, n, m) for d in dists for g, n in KANG_SETTINGS for m in ms]
     fn = functools.partial(kang_cell, seed=seed, n_records=n_records, reps=reps)
-    frame = run_cells(
-        fn,
-        cells,
-        checkpoint=checkpoint,
-        mapper=mapper,
-        jobs=jobs,
-        progress=progress,
-        description="kang",
-    )
+    frame = cell_run.run(fn, cells, "kang")
     return frame.sort_values([*KEY, "rep", "scheme", "method"], kind="stable").reset_index(
         drop=True
     )
@@ -122,10 +112,7 @@ def run(ctx: RunContext) -> list[Path]:
         quick=ctx.quick,
         seed=ctx.seed,
         reps=2 if ctx.quick else 5,
-        jobs=ctx.jobs,
-        mapper=ctx.mapper,
-        checkpoint=Checkpoint(ctx.out / "checkpoints" / "kang.csv", KEY),
-        progress=ctx.progress,
+        cell_run=ctx.cell_run(Checkpoint(ctx.out / "checkpoints" / "kang.csv", KEY)),
     )
     summary = frame.groupby([*KEY, "scheme", "method"], as_index=False).agg(
         error=("error", "mean"),

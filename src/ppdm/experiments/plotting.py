@@ -132,13 +132,39 @@ def plot_fig4(mean: pd.DataFrame, path) -> Path:
     return _save(fig, path)
 
 
+def _mode_panels(frame: pd.DataFrame, width: float, height: float) -> tuple:
+    """One panel per reconstruction mode, side by side, each ``width`` x ``height`` inches.
+
+    Returns the figure and, per mode in order of appearance, ``(axes, mode, rows)``.
+    """
+    modes = list(dict.fromkeys(frame["mode"]))
+    fig, axes = _plt().subplots(1, len(modes), figsize=(width * len(modes), height), squeeze=False)
+    return fig, [(ax, m, frame[frame["mode"] == m]) for ax, m in zip(axes[0], modes)]
+
+
+def _bands_by_n(ax, frame: pd.DataFrame, **style) -> None:
+    """Accuracy (%) against entropy, one line of triangles per N, coloured by N's rank."""
+    cmap = _plt().get_cmap("viridis")
+    ns = sorted(frame["N"].unique())
+    for i, n in enumerate(ns):
+        band = frame[frame["N"] == n].sort_values("entropy")
+        color = cmap(i / max(len(ns) - 1, 1))
+        ax.plot(
+            band["entropy"],
+            100 * band["accuracy"],
+            "^-",
+            ms=4,
+            color=color,
+            label=f"N={n}",
+            **style,
+        )
+
+
 def plot_fig5(mean: pd.DataFrame, path) -> Path:
     """Fig. 5: accuracy against entropy, one line per data set (per mode)."""
-    plt = _plt()
-    modes = list(dict.fromkeys(mean["mode"]))
-    fig, axes = plt.subplots(1, len(modes), figsize=(7 * len(modes), 5), squeeze=False)
-    for ax, mode in zip(axes[0], modes):
-        for d, part in mean[mean["mode"] == mode].groupby("dataset", sort=False):
+    fig, panels = _mode_panels(mean, 7, 5)
+    for ax, mode, rows in panels:
+        for d, part in rows.groupby("dataset", sort=False):
             part = part.sort_values("entropy")
             ax.plot(part["entropy"], 100 * part["accuracy"], marker=".", lw=0.6, label=d)
         ax.set_xlabel("entropy of M (bits)")
@@ -150,24 +176,9 @@ def plot_fig5(mean: pd.DataFrame, path) -> Path:
 
 def plot_fig6(bands: pd.DataFrame, path) -> Path:
     """Fig. 6: average accuracy, gamma and N against entropy; one band per N."""
-    plt = _plt()
-    modes = list(dict.fromkeys(bands["mode"]))
-    fig, axes = plt.subplots(1, len(modes), figsize=(8 * len(modes), 5.5), squeeze=False)
-    for ax, mode in zip(axes[0], modes):
-        part = bands[bands["mode"] == mode]
-        cmap = plt.get_cmap("viridis")
-        ns = sorted(part["N"].unique())
-        for i, n in enumerate(ns):
-            band = part[part["N"] == n].sort_values("entropy")
-            ax.plot(
-                band["entropy"],
-                100 * band["accuracy"],
-                "^-",
-                ms=4,
-                lw=0.8,
-                color=cmap(i / max(len(ns) - 1, 1)),
-                label=f"N={n}",
-            )
+    fig, panels = _mode_panels(bands, 8, 5.5)
+    for ax, mode, part in panels:
+        _bands_by_n(ax, part, lw=0.8)
         ax.set_ylim(0, 100)
         ax.set_xlabel("entropy of M (bits)")
         ax.set_ylabel("average accuracy % (triangles)")
@@ -223,18 +234,7 @@ def plot_advice(
     plt = _plt()
     fig, ax = plt.subplots(figsize=(8.5, 5.5))
     done = table[table["status"] == "evaluated"]
-    cmap = plt.get_cmap("viridis")
-    ns = sorted(done["N"].unique())
-    for i, n in enumerate(ns):
-        band = done[done["N"] == n].sort_values("entropy")
-        ax.plot(
-            band["entropy"],
-            100 * band["accuracy"],
-            "^-",
-            ms=4,
-            color=cmap(i / max(len(ns) - 1, 1)),
-            label=f"N={n}",
-        )
+    _bands_by_n(ax, done)
     lines = []
     if "original_accuracy" in table.columns:
         lines.append((table["original_accuracy"].iloc[0], "original data", "black", "-"))

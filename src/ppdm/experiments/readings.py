@@ -65,7 +65,7 @@ from .accuracy import fit_score
 from .core import EncodedTable, encode_table, perturb_table, point_estimate, reconstruct_table
 from .data import TABLE1_DATASETS, load_experiment_data
 from .registry import RunContext
-from .runner import Checkpoint, cell_rng, run_cells, write_csv_atomic, write_json_atomic
+from .runner import CellRun, Checkpoint, cell_rng, write_csv_atomic, write_json_atomic
 
 __all__ = [
     "READINGS",
@@ -315,11 +315,7 @@ def readings_grid(
     readings: tuple[str, ...] = READINGS,
     weka_reps: int = 1,
     weka_cells: tuple[tuple[int, int], ...] = READING_CELLS[:1],
-    jobs: int = 1,
-    mapper=None,
-    checkpoint: Checkpoint | None = None,
-    progress: bool = False,
-    deadline: float | None = None,
+    cell_run: CellRun = CellRun(),
 ) -> pd.DataFrame:
     """One row per (dataset, gamma, N, rep, reading).
 
@@ -338,12 +334,14 @@ def readings_grid(
     weka_cells : tuple of (gamma, N), default=the first of :data:`READING_CELLS`
         Cells on which Weka's J48 runs (each call starts a JVM and takes about half a
         minute on 100K records).
-    jobs, mapper, checkpoint, progress, deadline
-        See :func:`ppdm.experiments.runner.run_cells`.
+    cell_run : CellRun, default=CellRun()
+        Mapper, jobs, progress, checkpoint and deadline of the cells.
 
     Returns
     -------
     pandas.DataFrame
+        Columns ``dataset, gamma, N, rep, reading, accuracy, seconds``, one row per
+        reading run on the cell.
 
     References
     ----------
@@ -362,16 +360,7 @@ def readings_grid(
         weka_reps=weka_reps,
         weka_cells=tuple(weka_cells),
     )
-    return run_cells(
-        fn,
-        keys,
-        checkpoint=checkpoint,
-        mapper=mapper,
-        jobs=jobs,
-        progress=progress,
-        description="readings",
-        deadline=deadline,
-    )
+    return cell_run.run(fn, keys, "readings")
 
 
 def readings_summary(frame: pd.DataFrame) -> pd.DataFrame:
@@ -499,8 +488,6 @@ def run(ctx: RunContext) -> list[Path]:
     reps = 1 if ctx.quick else 3
     suffix = "-quick" if ctx.quick else ""
     ckpt = Checkpoint(ctx.out / "checkpoints" / f"readings-{learner}{suffix}.csv", KEY)
-    budget = ctx.options.get("max_minutes")
-    deadline = time.monotonic() + 60.0 * budget if budget else None
     t0 = time.perf_counter()
     frame = readings_grid(
         cells=cells,
@@ -508,12 +495,8 @@ def run(ctx: RunContext) -> list[Path]:
         quick=ctx.quick,
         seed=ctx.seed,
         learner=learner,
-        jobs=ctx.jobs,
-        mapper=ctx.mapper,
-        checkpoint=ckpt,
-        progress=ctx.progress,
-        deadline=deadline,
         weka_reps=0 if ctx.quick else 1,
+        cell_run=ctx.cell_run(ckpt, ctx.deadline()),
     )
     frame = frame.sort_values([*KEY, "reading"], kind="stable").reset_index(drop=True)
     summary = readings_summary(frame)

@@ -14,9 +14,15 @@ Examples
 from __future__ import annotations
 
 import importlib
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..cellrun import CellRun
+    from ..cells import Checkpoint
 
 __all__ = ["RunContext", "Runner", "register", "register_lazy", "get", "names", "describe"]
 
@@ -51,6 +57,25 @@ class RunContext:
     mapper: Callable | None = None
     progress: bool = True
     options: dict = field(default_factory=dict)
+
+    def deadline(self) -> float | None:
+        """The ``time.monotonic()`` instant ``options["max_minutes"]`` from now, if set."""
+        budget = self.options.get("max_minutes")
+        return time.monotonic() + 60.0 * budget if budget else None
+
+    def cell_run(
+        self, checkpoint: Checkpoint | None = None, deadline: float | None = None
+    ) -> CellRun:
+        """The run's mapper, jobs and progress, with a grid's checkpoint and deadline."""
+        from ..cellrun import CellRun
+
+        return CellRun(
+            jobs=self.jobs,
+            mapper=self.mapper,
+            progress=self.progress,
+            checkpoint=checkpoint,
+            deadline=deadline,
+        )
 
 
 Runner = Callable[[RunContext], list[Path]]

@@ -2,7 +2,7 @@
 atomic writers of the outputs.
 
 Every family of ``ppdm reproduce`` runs its grid through :func:`run_cells` (see
-:mod:`ppdm.cells` for the contract) and writes its tidy tables with
+:mod:`ppdm.cells` for the contract), with the options of a :class:`CellRun`, and writes its tidy tables with
 :func:`write_csv_atomic` and :func:`write_json_atomic`.
 
 References
@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..cellrun import CellRun
 from ..cells import Checkpoint, cell_rng, cell_seed_sequence, local_mapper, run_cells
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "cell_rng",
     "local_mapper",
     "Checkpoint",
+    "CellRun",
     "run_cells",
     "write_csv_atomic",
     "write_json_atomic",

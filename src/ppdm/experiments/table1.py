@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
@@ -17,7 +16,7 @@ import pandas as pd
 from .accuracy import fit_score
 from .data import PAPER_ACCURACY, TABLE1_DATASETS, load_experiment_data
 from .registry import RunContext
-from .runner import run_cells, write_csv_atomic, write_json_atomic
+from .runner import CellRun, write_csv_atomic, write_json_atomic
 
 __all__ = ["original_accuracy", "run"]
 
@@ -28,13 +27,11 @@ def original_accuracy(
     quick: bool = False,
     seed: int = 0,
     learner: str = "c45",
-    jobs: int = 1,
-    mapper: Callable | None = None,
-    progress: bool = False,
+    cell_run: CellRun = CellRun(),
 ) -> pd.DataFrame:
     """One row per data set: sizes, classes, our accuracy and the paper's (percent).
 
-    Each data set is one cell of :func:`ppdm.experiments.runner.run_cells`.
+    Each data set is one cell of :func:`ppdm.cells.run_cells`.
 
     Parameters
     ----------
@@ -43,8 +40,8 @@ def original_accuracy(
         Data sets cut to 1K train / 500 test rows.
     seed : int, default=0
     learner : str, default="c45"
-    jobs, mapper, progress
-        See :func:`ppdm.experiments.runner.run_cells`; results do not depend on them.
+    cell_run : CellRun, default=CellRun()
+        Mapper, jobs and progress of the cells; results do not depend on them.
 
     Returns
     -------
@@ -56,13 +53,10 @@ def original_accuracy(
     ----------
     Dowd, Xu & Zhang, Table 1.
     """
-    out = run_cells(
+    out = cell_run.run(
         functools.partial(_table1_cell, seed=seed, quick=quick, learner=learner),
         [(name,) for name in datasets],
-        mapper=mapper,
-        jobs=jobs,
-        progress=progress,
-        description="table1",
+        "table1",
         order="cells",
     )
     out["difference"] = out["accuracy"] - out["paper_accuracy"]
@@ -98,9 +92,7 @@ def run(ctx: RunContext) -> list[Path]:
         quick=ctx.quick,
         seed=ctx.seed,
         learner=learner,
-        jobs=ctx.jobs,
-        mapper=ctx.mapper,
-        progress=ctx.progress,
+        cell_run=ctx.cell_run(),
     )
     timing = {
         "experiment": "table1",

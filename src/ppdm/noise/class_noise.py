@@ -186,6 +186,9 @@ def add_class_noise(
 ) -> ClassNoiseResult:
     """Perturb the class of the records in the heterogeneous leaves of the original tree.
 
+    Records of homogeneous leaves keep their class, except under All Leaves, which may
+    change any record's class with one probability ``p = E(N) / N_Total``.
+
     Parameters
     ----------
     X : DataFrame or array-like of shape (n_samples, n_features)

@@ -34,12 +34,12 @@ from __future__ import annotations
 
 import functools
 import warnings
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from ..cellrun import CellRun
 from ..exceptions import SeededReleaseWarning
 from .attribute_noise import add_attribute_noise, paper_noise
 from .class_noise import add_class_noise
@@ -280,11 +280,12 @@ def run(
     *,
     quick: bool = False,
     seed: int = 0,
-    jobs: int = 1,
-    mapper: Callable | None = None,
-    progress: bool = False,
+    cell_run: CellRun = CellRun(),
 ) -> pd.DataFrame:
     """Run the paper's experiments; write a tidy CSV, a summary CSV, the original trees and a PNG.
+
+    Every run of every experiment in :data:`EXPERIMENTS` is one cell: it perturbs the
+    original cases once and compares the tree built on them with the original tree.
 
     Parameters
     ----------
@@ -297,12 +298,9 @@ def run(
         Two runs per experiment instead of the paper's 5 or 10 (the same first runs).
     seed : int, default=0
         Seeds the choice of the 300 / 350 cases and every run.
-    jobs : int, default=1
-        Worker processes of the default mapper; results do not depend on it.
-    mapper : callable, optional
-        Where the runs go (see :func:`ppdm.cells.run_cells`).
-    progress : bool, default=False
-        Show a progress bar.
+    cell_run : CellRun, default=CellRun()
+        Where the runs go: mapper, jobs and progress (see :func:`ppdm.cells.run_cells`);
+        results do not depend on it.
 
     Returns
     -------
@@ -318,12 +316,9 @@ def run(
     >>> import tempfile
     >>> runs = run(tempfile.mkdtemp(), quick=True)  # doctest: +SKIP
     """
-    from ..cells import run_cells
     from ..io import write_table_atomic
     from ..tree import C45Classifier, export_text, extract_rules, format_rules
 
-    if not isinstance(jobs, int) or jobs < 1:
-        raise ValueError(f"jobs must be an integer >= 1 (got {jobs!r})")
     if not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer (got {seed!r})")
     out = Path(out_dir)
@@ -333,15 +328,8 @@ def run(
     for name, (_, _, _, _, runs) in EXPERIMENTS.items():
         n = min(runs, _QUICK_RUNS) if quick else runs
         cells += [(name, r) for r in range(n)]
-    runs = run_cells(
-        functools.partial(_cell, seed=int(seed), data=data),
-        cells,
-        mapper=mapper,
-        jobs=jobs,
-        progress=progress,
-        description="islam-brankovic",
-        order="cells",
-    )
+    fn = functools.partial(_cell, seed=int(seed), data=data)
+    runs = cell_run.run(fn, cells, "islam-brankovic", order="cells")
     write_table_atomic(runs, out / "islam_brankovic_runs.csv")
     write_table_atomic(summarize(runs), out / "islam_brankovic_summary.csv")
     text = []

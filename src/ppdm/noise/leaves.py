@@ -59,9 +59,8 @@ def leaf_index(tree, X) -> np.ndarray:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from ppdm.tree import C45Classifier
-    >>> X = np.array([[1.0], [2.0], [3.0], [10.0], [11.0], [12.0]])
+    >>> X = [[1.0], [2.0], [3.0], [10.0], [11.0], [12.0]]
     >>> clf = C45Classifier(min_leaf=1).fit(X, [0, 0, 0, 1, 1, 1])
     >>> leaf_index(clf, X).tolist()
     [1, 1, 1, 2, 2, 2]

@@ -50,13 +50,14 @@ def record_p_same(info: LeafInfo, technique: str) -> np.ndarray:
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from ppdm.noise.leaves import LeafInfo
-    >>> info = LeafInfo(np.array([1, 1, 1, 1, 2]), np.array([0, 0, 0, 1, 1]),
-    ...                 np.array([0, 1]), np.array([1, 2]), np.array([[3, 1], [0, 1]]),
-    ...                 np.array([0, 1]), np.array([1, 1]))
+    The first leaf holds three records of class 0 and one of class 1:
+
+    >>> from ppdm.noise.leaves import leaf_info
+    >>> from ppdm.tree import C45Classifier
+    >>> X, y = [[1.0], [1.0], [2.0], [3.0], [10.0]], [0, 1, 0, 0, 1]
+    >>> info = leaf_info(C45Classifier(min_leaf=1).fit(X, y), X, y)
     >>> record_p_same(info, "random").tolist()
-    [0.75, 0.75, 0.75, 0.25, 1.0]
+    [0.75, 0.25, 0.75, 0.75, 1.0]
     """
     technique = check_technique(technique)
     if technique == "all-leaves":

@@ -356,10 +356,13 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : DataFrame or array-like of shape (n_samples, n_features)
+            Same columns as at fit.
 
         Returns
         -------
         ndarray of shape (n_samples,)
+            Per row, the first class of ``classes_`` whose probability is within 1e-6 of
+            the largest (J48's rule).
         """
         self._check_fitted()
         return self.classes_[Tree.decide(self.predict_proba(X))]
@@ -376,6 +379,7 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         Returns
         -------
         ndarray of shape (n_samples,)
+            Node ids (preorder numbering of ``tree_``).
         """
         Xe = self._encode(X)
         return self.tree_.route(Xe)[0]

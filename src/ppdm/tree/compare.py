@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..fields import fields_dict
 from .export import Rule, extract_rules
 
 __all__ = ["TreeComparison", "compare_trees", "rules_match"]
@@ -102,12 +103,9 @@ class TreeComparison:
     def to_dict(self) -> dict:
         """A JSON-ready summary (rules as strings)."""
         return {
-            "root_a": self.root_a,
-            "root_b": self.root_b,
-            "same_root": self.same_root,
-            "attributes_a": self.attributes_a,
-            "attributes_b": self.attributes_b,
-            "shared_attributes": self.shared_attributes,
+            **fields_dict(
+                self, "root_a root_b same_root attributes_a attributes_b shared_attributes"
+            ),
             "n_rules_a": len(self.rules_a),
             "n_rules_b": len(self.rules_b),
             "matching_rules": [

@@ -81,13 +81,13 @@ def export_text(clf, *, header: bool = True) -> str:
 
     Examples
     --------
-    >>> import numpy as np
+    >>> import pandas as pd
     >>> from ppdm.tree import C45Classifier
-    >>> X = np.array([[1.0], [2.0], [3.0], [10.0], [11.0], [12.0]])
-    >>> clf = C45Classifier(min_leaf=1).fit(X, [0, 0, 0, 1, 1, 1])
+    >>> X = pd.DataFrame({"age": [23, 35, 41, 52, 60, 67]})
+    >>> clf = C45Classifier(min_leaf=1).fit(X, ["low", "low", "low", "high", "high", "high"])
     >>> print(export_text(clf, header=False))
-    x0 <= 3: 0 (3.0)
-    x0 > 3: 1 (3.0)
+    age <= 41: low (3.0)
+    age > 41: high (3.0)
     """
     tree = clf.tree_
     classes = clf.classes_
@@ -187,9 +187,8 @@ def extract_rules(clf, *, include_empty: bool = False) -> list[Rule]:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from ppdm.tree import C45Classifier
-    >>> X = np.array([[1.0], [2.0], [3.0], [10.0], [11.0], [12.0]])
+    >>> X = [[1.0], [2.0], [3.0], [10.0], [11.0], [12.0]]
     >>> clf = C45Classifier(min_leaf=1).fit(X, [0, 0, 0, 1, 1, 1])
     >>> [str(r) for r in extract_rules(clf)]
     ['if x0 <= 3 then 0 (3)', 'if x0 > 3 then 1 (3)']

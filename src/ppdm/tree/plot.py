@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..exceptions import NotFittedError
+from .storage import Tree
 
 __all__ = ["plot_tree", "tree_layout"]
 
@@ -106,7 +107,7 @@ def tree_layout(clf, max_depth: int | None = None) -> dict[int, tuple[float, flo
 def _nodes(clf) -> dict[int, _Drawn]:
     if not hasattr(clf, "tree_"):
         raise NotFittedError(f"this {type(clf).__name__} is not fitted yet; call fit first")
-    if hasattr(clf.tree_, "child_ids"):
+    if isinstance(clf.tree_, Tree):
         return _c45_nodes(clf)
     return _code_tree_nodes(clf)
 

@@ -17,11 +17,13 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import sparse
 
+from ._nodes import NodeArrays
+
 __all__ = ["CodeTree"]
 
 
 @dataclass
-class CodeTree:
+class CodeTree(NodeArrays):
     """A fitted binary tree over original codes, as flat arrays.
 
     Attributes
@@ -54,21 +56,8 @@ class CodeTree:
     nb_logp: np.ndarray | None = field(default=None, repr=False)
     nb_slot: np.ndarray | None = field(default=None, repr=False)
 
-    @property
-    def n_nodes(self) -> int:
-        return int(self.feature.size)
-
-    @property
-    def n_leaves(self) -> int:
-        return int((self.feature < 0).sum())
-
-    @property
-    def max_depth(self) -> int:
-        depth = np.zeros(self.n_nodes, dtype=np.int64)
-        for i in range(self.n_nodes):
-            if self.feature[i] >= 0:
-                depth[self.left[i]] = depth[self.right[i]] = depth[i] + 1
-        return int(depth.max())
+    def child_ids(self, node: int) -> np.ndarray:
+        return np.array([self.left[node], self.right[node]])
 
     def apply(self, codes: np.ndarray) -> np.ndarray:
         """Leaf reached by every row of original ``codes`` (n, d)."""

@@ -16,13 +16,14 @@ from __future__ import annotations
 import numpy as np
 
 from ._compare import SMALL, eq, sm_or_eq
+from ._nodes import NodeArrays
 from .builder import Node
 from .splitter import branch_of
 
 __all__ = ["Tree"]
 
 
-class Tree:
+class Tree(NodeArrays):
     """A fitted tree as flat arrays.
 
     Attributes
@@ -92,25 +93,9 @@ class Tree:
             empty,
         )
 
-    @property
-    def n_nodes(self) -> int:
-        return int(self.feature.size)
-
-    @property
-    def n_leaves(self) -> int:
-        return int((self.feature < 0).sum())
-
     def child_ids(self, node: int) -> np.ndarray:
         s = self.children_start[node]
         return self.children[s : s + self.n_children[node]]
-
-    @property
-    def max_depth(self) -> int:
-        depth = np.zeros(self.n_nodes, dtype=np.int64)
-        for i in range(self.n_nodes):
-            if self.feature[i] >= 0:
-                depth[self.child_ids(i)] = depth[i] + 1
-        return int(depth.max())
 
     def _probs(self, node: int) -> np.ndarray:
         v = self.value[node]

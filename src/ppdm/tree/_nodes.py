@@ -1,0 +1,43 @@
+"""What a tree stored as node arrays tells from its tests alone: size, leaves and depth.
+
+Both array storages (:class:`ppdm.tree.storage.Tree` of C4.5 and
+:class:`ppdm.tree.release_storage.CodeTree` of the trees over original codes) number
+their nodes in preorder, mark a leaf by ``feature == -1`` and name a node's children
+with ``child_ids``; :class:`NodeArrays` derives the rest once for both.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["NodeArrays"]
+
+
+class NodeArrays:
+    """Mixin: ``n_nodes``, ``n_leaves`` and ``max_depth`` of a tree stored as node arrays.
+
+    The class using it holds ``feature`` (int array of shape (n_nodes,), -1 at a leaf,
+    nodes in preorder) and defines ``child_ids(node) -> int array``.
+    """
+
+    feature: np.ndarray
+
+    def child_ids(self, node: int) -> np.ndarray:  # pragma: no cover - defined by users
+        raise NotImplementedError
+
+    @property
+    def n_nodes(self) -> int:
+        return int(self.feature.size)
+
+    @property
+    def n_leaves(self) -> int:
+        return int((self.feature < 0).sum())
+
+    @property
+    def max_depth(self) -> int:
+        """Tests on the longest root-to-leaf path (0 for a single leaf)."""
+        depth = np.zeros(self.n_nodes, dtype=np.int64)
+        for i in range(self.n_nodes):  # preorder: a parent's depth is known first
+            if self.feature[i] >= 0:
+                depth[self.child_ids(i)] = depth[i] + 1
+        return int(depth.max())
