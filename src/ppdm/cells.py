@@ -44,14 +44,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = [
-    "cell_seed_sequence",
-    "cell_rng",
-    "local_mapper",
-    "Checkpoint",
-    "run_cells",
-    "stderr_progress",
-]
+__all__ = ["cell_seed_sequence", "cell_rng", "local_mapper", "Checkpoint", "run_cells"]
 
 Key = tuple
 
