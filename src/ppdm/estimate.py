@@ -229,6 +229,10 @@ def _norm_sub(raw: np.ndarray, total: np.ndarray | float) -> np.ndarray:
     return _project_columns(raw, total)
 
 
+def _ibu(y: np.ndarray, matrix: PerturbationMatrix) -> np.ndarray:
+    return iterative_bayesian_update(y, matrix)
+
+
 @dataclass(frozen=True)
 class Estimator:
     """One way of estimating original counts: an entry of :data:`ESTIMATORS`.
@@ -332,7 +336,7 @@ ESTIMATORS: dict[str, Estimator] = {
             sums_to_n=True,
             nonnegative=True,
             linear=False,
-            fit=lambda y, matrix: iterative_bayesian_update(y, matrix),
+            fit=_ibu,
         ),
     )
 }

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -96,7 +98,9 @@ def test_network_fixes_are_the_table_fixes_on_the_columns_with_a_negative():
         np.testing.assert_array_equal(out[:, ~bad], raw[:, ~bad])
         expect = est.fix(raw[:, bad], np.clip(raw[:, bad].sum(axis=0), 0, None))
         np.testing.assert_allclose(out[:, bad], expect)
-    assert set(LEARNING_FIXES) == {m for m in FIXES if m in ESTIMATORS and ESTIMATORS[m].nonnegative}
+    assert set(LEARNING_FIXES) == {
+        m for m in FIXES if m in ESTIMATORS and ESTIMATORS[m].nonnegative
+    }
 
 
 def test_set_scale_learns_parameters_with_the_parent_totals_kept():
@@ -131,3 +135,8 @@ def test_wrong_names_are_one_line_errors_naming_the_choices():
 def test_the_command_line_offers_the_table():
     assert {m.value for m in EstimationMethod} == set(METHODS)
     assert {f.value for f in NegativeFix} <= set(LEARNING_FIXES)
+
+
+def test_the_table_pickles():
+    # an entry travels to worker processes with the work that names it
+    assert pickle.loads(pickle.dumps(ESTIMATORS)) == ESTIMATORS
