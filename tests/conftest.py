@@ -32,6 +32,36 @@ def run_cli(monkeypatch, capsys):
     return run
 
 
+@pytest.fixture
+def help_page():
+    """``help_page(*command)``: the command's ``--help``, checked to show its summary line,
+    every visible option and every subcommand; returns the page's text."""
+    import click
+    import typer
+    from typer.testing import CliRunner
+
+    from ppdm.cli import app
+
+    def check(*command: str) -> str:
+        result = CliRunner().invoke(app, [*command, "--help"], env={"COLUMNS": "200"})
+        assert result.exit_code == 0, result.output
+        cmd = typer.main.get_command(app)
+        for name in command:
+            cmd = cmd.commands[name]
+        text = " ".join(result.output.split())
+        if cmd.help:
+            assert cmd.help.split("\n")[0].strip() in text
+        for param in cmd.params:
+            if isinstance(param, click.Option) and not param.hidden:
+                assert param.opts[0] in text, (command, param.opts[0])
+        for name, sub in getattr(cmd, "commands", {}).items():
+            if not sub.hidden:
+                assert name in text, (command, name)
+        return text
+
+    return check
+
+
 @pytest.fixture(scope="session")
 def reproduce_quick(tmp_path_factory):
     """The output directory of one ``ppdm reproduce all --quick --jobs 2`` run.

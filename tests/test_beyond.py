@@ -1,8 +1,9 @@
+import json
 import shutil
 
 import pandas as pd
 
-from ppdm.experiments.beyond import METHODS, run
+from ppdm.experiments.beyond import KEY, METHODS, run
 from ppdm.experiments.registry import RunContext
 
 
@@ -25,6 +26,13 @@ def test_beyond_quick_writes_tidy_tables(tmp_path, reproduce_quick):
     for name in ("beyond.csv", "beyond-curve.csv"):
         shutil.copy(reproduce_quick / "checkpoints" / name, tmp_path / "checkpoints" / name)
     paths = run(RunContext(out=tmp_path, quick=True, progress=False))
-    assert all(p.exists() for p in paths)
+    assert [p.relative_to(tmp_path).as_posix() for p in paths] == [
+        "beyond.csv",
+        "beyond_summary.csv",
+        "beyond_curve.csv",
+        "beyond.png",
+        "timings/beyond-quick.json",
+    ]
+    assert json.loads(paths[-1].read_text())["cells"] == len(tidy[KEY].drop_duplicates())
     pd.testing.assert_frame_equal(tidy, pd.read_csv(tmp_path / "beyond.csv"))
     pd.testing.assert_frame_equal(curve, pd.read_csv(tmp_path / "beyond_curve.csv"))

@@ -265,6 +265,43 @@ def _tagged(fn: Callable[[tuple], list[dict]], cell: tuple) -> tuple[tuple, list
     return cell, fn(cell)
 
 
+def stderr_progress(*, eta_label: bool = False, **options):
+    """A ``rich`` progress display on stderr: label, bar, done/total, elapsed and remaining time.
+
+    Parameters
+    ----------
+    eta_label : bool, default=False
+        Write ``ETA`` before the remaining time.
+    **options
+        Passed to :class:`rich.progress.Progress` (e.g. ``transient``, ``disable``).
+
+    Returns
+    -------
+    rich.progress.Progress
+        Not started; use it as a context manager or call ``start()``.
+    """
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    columns = [
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        *([TextColumn("ETA")] if eta_label else []),
+        TimeRemainingColumn(),
+    ]
+    options.setdefault("console", Console(stderr=True))
+    return Progress(*columns, **options)
+
+
 class _progress_bar:  # noqa: N801 - used as a context manager, reads like a function
     def __init__(self, enabled: bool, description: str, total: int, completed: int) -> None:
         self.enabled, self.description = enabled, description
@@ -274,25 +311,7 @@ class _progress_bar:  # noqa: N801 - used as a context manager, reads like a fun
     def __enter__(self) -> Callable[[], None]:
         if not self.enabled:
             return lambda: None
-        from rich.console import Console
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
-
-        self._progress = Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            TextColumn("ETA"),
-            TimeRemainingColumn(),
-            console=Console(stderr=True),
-        )
+        self._progress = stderr_progress(eta_label=True)
         self._progress.start()
         task = self._progress.add_task(self.description, total=self.total, completed=self.completed)
         return lambda: self._progress.advance(task)

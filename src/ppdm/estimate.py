@@ -1,6 +1,7 @@
 """Estimating original counts from perturbed counts.
 
-Methods (all take perturbed counts ``y`` and the matrix ``M``):
+Methods (all take perturbed counts ``y`` and the matrix ``M``), one entry each in the
+name table :data:`ESTIMATORS`:
 
 - ``inverse``: the raw estimate ``X_hat = M^-1 y`` (Eq. 1), unbiased, may be negative;
 - ``zero``: negatives set to 0 (Proposition 1);
@@ -22,6 +23,12 @@ which kind):
   re-run on every replicate and the standard deviation of the B estimates is reported.
   The generator is seeded from the counts, so the output is deterministic.
 
+Adding an estimator is one :class:`Estimator` entry in :data:`ESTIMATORS`: its name, its
+properties (sums to n, non-negative, linear) and either a fix of the raw estimate (which
+also serves the Bayesian-network counts, :mod:`ppdm.bayesnet.estimation`, and joint
+tensors) or a fit from the perturbed counts. :data:`METHODS`, the checks and the choices
+offered to users are read from the table.
+
 For matrices ``a I + b J`` (gamma-diagonal, symmetric channels) the variance, the
 inverse, every IBU step and the re-perturbation are closed forms, O(N) per replicate.
 
@@ -35,16 +42,21 @@ Ma & Sivakumar, Theorems 1-2 (covariance).
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
+from .exceptions import SpecError
 from .matrix import KroneckerMatrix, PerturbationMatrix
 
 __all__ = [
+    "ESTIMATORS",
     "METHODS",
     "BOOTSTRAP_REPLICATES",
     "Estimate",
+    "Estimator",
+    "get_estimator",
     "bootstrap_stderr",
     "count_codes",
     "estimate_counts",
@@ -56,14 +68,7 @@ __all__ = [
     "estimation_error",
 ]
 
-METHODS = ("inverse", "zero", "set-scale", "norm-sub", "ibu")
 BOOTSTRAP_REPLICATES = 200
-
-
-def check_method(method: str) -> str:
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {', '.join(METHODS)} (got {method!r})")
-    return method
 
 
 @dataclass(frozen=True)
@@ -204,19 +209,186 @@ def iterative_bayesian_update(
     return (p * n).reshape(y.shape)
 
 
-def _fix(raw: np.ndarray, y: np.ndarray, matrix: PerturbationMatrix, method: str) -> np.ndarray:
-    n = float(y.sum())
-    if method == "inverse":
-        return raw
-    if method == "zero":
-        return np.clip(raw, 0, None)
-    if method == "set-scale":
-        z = np.clip(raw, 0, None)
-        s = z.sum()
-        return z * (n / s) if s > 0 else np.full_like(z, n / len(z))
-    if method == "norm-sub":
-        return project_simplex(raw, n)
+def _keep(raw: np.ndarray, total: np.ndarray | float) -> np.ndarray:
+    return raw
+
+
+def _zero(raw: np.ndarray, total: np.ndarray | float) -> np.ndarray:
+    return np.clip(raw, 0, None)
+
+
+def _set_scale(raw: np.ndarray, total: np.ndarray | float) -> np.ndarray:
+    z = np.clip(raw, 0, None)
+    s = z.sum(axis=0)
+    return np.where(s > 0, z * (total / np.where(s > 0, s, 1.0)), total / len(z))
+
+
+def _norm_sub(raw: np.ndarray, total: np.ndarray | float) -> np.ndarray:
+    if raw.ndim == 1:
+        return project_simplex(raw, float(total))
+    return _project_columns(raw, total)
+
+
+def _ibu(y: np.ndarray, matrix: PerturbationMatrix) -> np.ndarray:
     return iterative_bayesian_update(y, matrix)
+
+
+@dataclass(frozen=True)
+class Estimator:
+    """One way of estimating original counts: an entry of :data:`ESTIMATORS`.
+
+    An estimator either fixes the raw estimate ``X_hat = M^-1 y`` (``fix``; it then also
+    serves any unbiased raw estimate, e.g. a Bayesian network's counts or a joint
+    tensor) or fits the counts from the perturbed counts and the matrix (``fit``).
+
+    Attributes
+    ----------
+    name : str
+        The name users pass (``method=``, ``--method``, ``--fix``).
+    summary : str
+        One line: what it does.
+    sums_to_n : bool
+        The estimate of every histogram sums to its total ``n`` (for a fix: the total it
+        is given).
+    nonnegative : bool
+        No estimated count is negative.
+    linear : bool
+        The estimate is linear in ``y``; its covariance is then the analytic
+        ``M^-1 Cov(y) M^-T`` and no bootstrap is needed.
+    fix : callable, optional
+        ``fix(raw, total) -> counts``: ``raw`` of shape (N,) or (N, K) (one histogram per
+        column), ``total`` the histogram total(s), a scalar or shape (K,).
+    fit : callable, optional
+        ``fit(y, matrix) -> counts`` for a method that needs more than the raw estimate.
+    aliases : tuple of str, default=()
+        Other names accepted for it.
+
+    Examples
+    --------
+    >>> get_estimator("set-scale").fix(np.array([6.0, -2.0, 2.0]), 6.0).tolist()
+    [4.5, 0.0, 1.5]
+    >>> sorted(name for name, e in ESTIMATORS.items() if e.linear)
+    ['inverse']
+    """
+
+    name: str
+    summary: str
+    sums_to_n: bool
+    nonnegative: bool
+    linear: bool
+    fix: Callable[[np.ndarray, np.ndarray | float], np.ndarray] | None = None
+    fit: Callable[[np.ndarray, PerturbationMatrix], np.ndarray] | None = None
+    aliases: tuple[str, ...] = ()
+
+    @property
+    def from_raw(self) -> bool:
+        """It needs only the raw estimate and the totals (not ``y`` and ``M``)."""
+        return self.fix is not None
+
+    def estimate(self, y: np.ndarray, matrix: PerturbationMatrix) -> np.ndarray:
+        """The estimated counts of ``y`` (N,) or (N, K) perturbed through ``matrix``."""
+        if self.fix is None:
+            return self.fit(y, matrix)  # type: ignore[misc]
+        return self.fix(matrix.inverse_apply(y), y.sum(axis=0))
+
+
+#: The estimators by name (Dowd, Xu & Zhang, Sec. 4.2-4.3; Wang et al. 2020; Agrawal &
+#: Srikant 2000). Adding an estimator is one entry here.
+ESTIMATORS: dict[str, Estimator] = {
+    e.name: e
+    for e in (
+        Estimator(
+            "inverse",
+            "the raw estimate M^-1 y (Eq. 1): unbiased, may be negative",
+            sums_to_n=True,
+            nonnegative=False,
+            linear=True,
+            fix=_keep,
+            aliases=("none",),
+        ),
+        Estimator(
+            "zero",
+            "negatives set to 0 (Proposition 1)",
+            sums_to_n=False,
+            nonnegative=True,
+            linear=False,
+            fix=_zero,
+        ),
+        Estimator(
+            "set-scale",
+            "negatives set to 0, then scaled to the total n (constraints C1, C2)",
+            sums_to_n=True,
+            nonnegative=True,
+            linear=False,
+            fix=_set_scale,
+        ),
+        Estimator(
+            "norm-sub",
+            "Euclidean projection of M^-1 y on {x >= 0, sum x = n}",
+            sums_to_n=True,
+            nonnegative=True,
+            linear=False,
+            fix=_norm_sub,
+        ),
+        Estimator(
+            "ibu",
+            "iterative Bayesian update (EM, the maximum-likelihood estimate)",
+            sums_to_n=True,
+            nonnegative=True,
+            linear=False,
+            fit=_ibu,
+        ),
+    )
+}
+
+#: Names of the estimators, in table order.
+METHODS: tuple[str, ...] = tuple(ESTIMATORS)
+
+
+def get_estimator(
+    name: str,
+    *,
+    what: str = "method",
+    where: Callable[[Estimator], bool] | None = None,
+    purpose: str = "",
+) -> Estimator:
+    """The :data:`ESTIMATORS` entry called ``name`` (or one of its aliases).
+
+    Parameters
+    ----------
+    name : str
+    what : str, default="method"
+        The parameter's name in the error message.
+    where : callable, optional
+        Only entries for which ``where(entry)`` is true are accepted.
+    purpose : str, default=""
+        Said after the choices in the error message (e.g. ``"to learn parameters"``).
+
+    Raises
+    ------
+    SpecError
+        One line naming the parameter, the accepted names and the value.
+
+    Examples
+    --------
+    >>> get_estimator("norm-sub").sums_to_n
+    True
+    >>> get_estimator("none").name
+    'inverse'
+    """
+    ok = [e for e in ESTIMATORS.values() if where is None or where(e)]
+    for e in ok:
+        if name == e.name or name in e.aliases:
+            return e
+    tail = f" {purpose}" if purpose else ""
+    raise SpecError(
+        f"{what} must be one of {', '.join(e.name for e in ok)}{tail} (got {str(name)[:40]!r})"
+    )
+
+
+def check_method(method: str) -> str:
+    """The estimator's name (an alias resolved), else a :class:`ppdm.exceptions.SpecError`."""
+    return get_estimator(method).name
 
 
 def point_estimate(
@@ -239,26 +411,7 @@ def point_estimate(
     ----------
     Dowd, Xu & Zhang, Eq. (1) and Sec. 4.3 (the set-scale fix).
     """
-    y = np.asarray(y, dtype=np.float64)
-    if method == "ibu":
-        return iterative_bayesian_update(y, matrix)
-    raw = matrix.inverse_apply(y)
-    if method == "inverse":
-        return raw
-    n = y.sum(axis=0)
-    if method == "norm-sub":
-        if y.ndim == 1:
-            return project_simplex(raw, float(n))
-        return _project_columns(raw, n)
-    z = np.clip(raw, 0, None)
-    if method == "zero":
-        return z
-    if method == "set-scale":
-        s = z.sum(axis=0)
-        return np.where(s > 0, z * (n / np.where(s > 0, s, 1.0)), n / len(z))
-    raise ValueError(
-        f"method must be one of inverse, zero, set-scale, norm-sub, ibu (got {method!r})"
-    )
+    return get_estimator(method).estimate(np.asarray(y, dtype=np.float64), matrix)
 
 
 def estimate_counts(
@@ -275,7 +428,9 @@ def estimate_counts(
     y : array of shape (N,)
         Perturbed counts.
     matrix : PerturbationMatrix
-    method : {"inverse", "zero", "set-scale", "norm-sub", "ibu"}, default="set-scale"
+    method : str, default="set-scale"
+        A name in :data:`ESTIMATORS` (:data:`METHODS`: inverse, zero, set-scale,
+        norm-sub, ibu).
     replicates : int, default=200
         Bootstrap replicates B for the standard errors of the non-linear methods
         (:func:`bootstrap_stderr`); ``0`` gives them the analytic standard error of the
@@ -296,7 +451,7 @@ def estimate_counts(
     ----------
     Dowd, Xu & Zhang, Eq. (1) and Sec. 4.3; Ma & Sivakumar, Theorems 1-2.
     """
-    check_method(method)
+    est = get_estimator(method)
     if replicates != 0 and replicates < 2:
         raise ValueError(f"replicates must be 0 or at least 2 (got {int(replicates)})")
     y = np.asarray(y, dtype=np.float64)
@@ -304,18 +459,17 @@ def estimate_counts(
         raise ValueError(
             f"perturbed counts must be a vector of N = {matrix.n_values} counts (got shape {y.shape})"
         )
-    raw = matrix.inverse_apply(y)
-    counts = _fix(raw, y, matrix, method)
-    if method == "inverse" or replicates == 0:
+    counts = est.estimate(y, matrix)
+    if est.linear or replicates == 0:
         var = matrix.estimate_variance(np.clip(counts, 0, None))
         stderr = np.sqrt(np.clip(var, 0, None))
-        return Estimate(perturbed=y, counts=counts, stderr=stderr, method=method)
-    stderr = bootstrap_stderr(y, matrix, method, counts, replicates=replicates)
+        return Estimate(perturbed=y, counts=counts, stderr=stderr, method=est.name)
+    stderr = bootstrap_stderr(y, matrix, est.name, counts, replicates=replicates)
     return Estimate(
         perturbed=y,
         counts=counts,
         stderr=stderr,
-        method=method,
+        method=est.name,
         stderr_kind=f"bootstrap (B={replicates})",
     )
 
@@ -404,7 +558,7 @@ def bootstrap_stderr(
     Efron & Tibshirani (1993), Ch. 6 (parametric bootstrap); Ma & Sivakumar,
     Theorem 1 (the perturbation model of the replicates).
     """
-    check_method(method)
+    method = check_method(method)
     if replicates < 2:
         raise ValueError(f"replicates must be at least 2 (got {int(replicates)})")
     y = np.asarray(y, dtype=np.float64)
@@ -442,24 +596,18 @@ def estimate_joint_counts(
     """Estimate a joint count tensor through a factored Kronecker matrix.
 
     Each factor's inverse is applied along its own axis; the full product matrix is
-    never formed. ``method`` may be ``inverse``, ``zero``, ``set-scale`` or ``norm-sub``
-    (applied to the flattened tensor).
+    never formed. ``method`` is any estimator that fixes the raw estimate
+    (:attr:`Estimator.from_raw`: ``inverse``, ``zero``, ``set-scale``, ``norm-sub``), applied to
+    the flattened tensor.
 
     References
     ----------
     Ma & Sivakumar, Sec. 4.
     """
-    check_method(method)
-    if method == "ibu":
-        raise ValueError(
-            "method 'ibu' is not available for joint tensors; use set-scale or norm-sub"
-        )
+    est = get_estimator(method, where=lambda e: e.from_raw, purpose="for joint tensors")
     counts = np.asarray(counts, dtype=np.float64)
     raw = matrix.inverse_apply(counts)
-    if method == "inverse":
-        return raw
-    flat = _fix(raw.ravel(), counts.ravel(), None, method)  # type: ignore[arg-type]
-    return flat.reshape(raw.shape)
+    return est.fix(raw.ravel(), float(counts.ravel().sum())).reshape(raw.shape)  # type: ignore[misc]
 
 
 def estimation_error(estimated: np.ndarray, true: np.ndarray) -> float:

@@ -858,10 +858,14 @@ def atomic_path(path: str | os.PathLike, suffix: str = ".tmp") -> AbstractContex
     --------
     >>> import tempfile
     >>> target = Path(tempfile.mkdtemp()) / "out.txt"
-    >>> with atomic_path(target) as tmp:
-    ...     _ = tmp.write_text("done")
-    >>> target.read_text()
-    'done'
+    >>> try:
+    ...     with atomic_path(target) as tmp:
+    ...         _ = tmp.write_text("half written")
+    ...         raise RuntimeError("stopped")
+    ... except RuntimeError:
+    ...     pass
+    >>> (target.exists(), list(target.parent.iterdir()))
+    (False, [])
     """
     from .publish import publish_file
 

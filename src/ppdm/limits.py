@@ -175,6 +175,18 @@ def check_n_values(
     return value
 
 
+def _check_positive(
+    n, what: str, error: type[Exception], cap: int, unit: str, cap_name: str
+) -> int:
+    """A whole number in ``1..cap``; the message names the cap ``ppdm.limits.<cap_name>``."""
+    value = _as_count(n, what, error)
+    if value < 1:
+        raise error(f"{what} must be >= 1 (got {value})")
+    if value > cap:
+        raise error(f"{what} is {value}, above the cap of {cap} {unit} (ppdm.limits.{cap_name})")
+    return value
+
+
 def check_copies(n, what: str = "copies", *, error: type[Exception] = ValueError) -> int:
     """Check a number of perturbed copies: a whole number in ``1..MAX_COPIES``.
 
@@ -185,14 +197,7 @@ def check_copies(n, what: str = "copies", *, error: type[Exception] = ValueError
     ...
     ValueError: --copies is 1000000000000000000000000000000, above the cap of 1000 copies (ppdm.limits.MAX_COPIES)
     """
-    value = _as_count(n, what, error)
-    if value < 1:
-        raise error(f"{what} must be >= 1 (got {value})")
-    if value > MAX_COPIES:
-        raise error(
-            f"{what} is {value}, above the cap of {MAX_COPIES} copies (ppdm.limits.MAX_COPIES)"
-        )
-    return value
+    return _check_positive(n, what, error, MAX_COPIES, "copies", "MAX_COPIES")
 
 
 def check_n_records(n, what: str = "n", *, error: type[Exception] = ValueError) -> int:
@@ -207,14 +212,7 @@ def check_n_records(n, what: str = "n", *, error: type[Exception] = ValueError) 
     ...
     ValueError: --n is 10000000000000, above the cap of 1000000000 records (ppdm.limits.MAX_RECORDS)
     """
-    value = _as_count(n, what, error)
-    if value < 1:
-        raise error(f"{what} must be >= 1 (got {value})")
-    if value > MAX_RECORDS:
-        raise error(
-            f"{what} is {value}, above the cap of {MAX_RECORDS} records (ppdm.limits.MAX_RECORDS)"
-        )
-    return value
+    return _check_positive(n, what, error, MAX_RECORDS, "records", "MAX_RECORDS")
 
 
 def _yaml_loader():

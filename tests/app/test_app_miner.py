@@ -65,6 +65,9 @@ def test_miner_flow_to_a_tree(page, tables, tmp_path, shot):
     majority = test["group"].value_counts(normalize=True).max()
     assert f"most frequent class: {100 * majority:.1f}%" in text
     assert page.inner_text("#m_tree").strip()
+    page.wait_for_function(
+        "document.querySelector('#m_train_text')?.innerText === 'training finished'"
+    )
     shot(page, "miner-tree", "#m_tree")
     # the release tree from the same page
     page.select_option("#m_learner", "release-tree")

@@ -115,6 +115,9 @@ def test_owner_flow_matches_cli_release(page, tables, tmp_path, shot):
     assert verdict.startswith("FAILED") and "do not publish" in verdict
     assert "the policy allows" in page.inner_text("#o_audit_verdict")
     assert "re-identified by exact matching" in page.inner_text("#o_audit_verdict")
+    page.wait_for_function(
+        "document.querySelector('#o_audit_text')?.innerText === 'audit finished'"
+    )
     shot(page, "owner-audit", "#o_audit_status")
     with page.expect_download() as dl:
         page.click("#o_download")

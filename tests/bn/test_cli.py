@@ -1,13 +1,16 @@
 """``ppdm bn`` commands: the full flow, and clear failures on bad input."""
 
 import json
+import re
 
 import numpy as np
+import pandas as pd
 import pytest
 import yaml
 from typer.testing import CliRunner
 
-from ppdm.bayesnet import read_network, write_network
+from ppdm.bayesnet import LEARNING_FIXES, read_network, write_network
+from ppdm.bayesnet.ckl import ckl_per_node
 from ppdm.bayesnet.networks import fig2_network
 from ppdm.cli import app
 
@@ -75,9 +78,14 @@ def flow(tmp_path_factory):
     return d
 
 
-def test_help():
+def test_help(help_page):
     for cmd in ("sample", "randomize", "learn", "compare", "reproduce"):
-        assert runner.invoke(app, ["bn", cmd, "--help"]).exit_code == 0
+        help_page("bn", cmd)
+    # --fix offers fixes that leave no negative count (the estimator table's)
+    fixes = (
+        re.search(r"--fix \W?([a-z-]+(?:\|[a-z-]+)+)", help_page("bn", "learn")).group(1).split("|")
+    )
+    assert fixes and set(fixes) <= set(LEARNING_FIXES)
 
 
 def test_model2_flow(flow):
@@ -109,6 +117,14 @@ def test_model2_flow(flow):
     truth = fig2_network()
     for v in truth.names:
         assert np.abs(learnt.cpd(v) - truth.cpd(v)).max() < 0.1, v
+    # the written CPDs are the ML estimate N_ijk / N_ij of the (fixed) counts written beside
+    se = pd.read_csv(d / "se.csv")
+    counts = {}
+    for v, rows in se.groupby("node"):
+        c = np.zeros(learnt.cpd(v).shape)
+        c[rows["k"], rows["j"]] = rows["count"]
+        counts[v] = c
+        np.testing.assert_allclose(learnt.cpd(v), c / c.sum(axis=0), rtol=1e-9, err_msg=v)
     res = _ok(
         [
             "bn",
@@ -121,8 +137,14 @@ def test_model2_flow(flow):
             d / "ckl.csv",
         ]
     )
-    assert res.output.count("\n") == 12 and (d / "ckl.csv").exists()
+    assert res.output.count("\n") == 12
     assert f"wrote 11 rows (node, ckl) to {d / 'ckl.csv'}" in res.output
+    ckl = pd.read_csv(d / "ckl.csv")
+    expect = ckl_per_node(truth, learnt, truth.encode(pd.read_parquet(d / "data.parquet")))
+    pd.testing.assert_frame_equal(ckl, expect, check_exact=False, rtol=1e-9)
+    # 2 n KL is about chi-square with (K - 1) J degrees of freedom (at most 12 here), times
+    # the randomization's variance inflation (below 10 for these p): far below 2 n 0.01 = 400
+    assert (ckl["ckl"] >= 0).all() and ckl["ckl"].max() < 0.01
     _ok(
         [
             "bn",
@@ -140,6 +162,11 @@ def test_model2_flow(flow):
             d / "map.yaml",
         ]
     )
+    # MAP with alpha = 1 from the same counts: (N_ijk + 1) / (N_ij + K_i)
+    map_net = read_network(d / "map.yaml")
+    for v, c in counts.items():
+        expect = (c + 1) / (c.sum(axis=0) + c.shape[0])
+        np.testing.assert_allclose(map_net.cpd(v), expect, rtol=1e-9, err_msg=v)
 
 
 def test_model1_flow(flow):
@@ -162,6 +189,18 @@ def test_model1_flow(flow):
         ]
     )
     assert "learnt 3 CPDs" in out.output
+    # F and G have their parents in the party's own clean data: plain frequencies
+    data = pd.read_parquet(d / "data.parquet").astype(str)
+    m1, truth = read_network(d / "m1.json"), fig2_network()
+    for node in ("F", "G"):
+        (parent,) = truth.parents(node)
+        table = pd.crosstab(data[node], data[parent]).reindex(
+            index=list(truth.node(node).states),
+            columns=list(truth.node(parent).states),
+            fill_value=0,
+        )
+        freq = table.to_numpy(dtype=float)
+        np.testing.assert_allclose(m1.cpd(node), freq / freq.sum(axis=0), rtol=1e-12)
     _fails(
         [
             "bn",

@@ -100,7 +100,14 @@ def test_inverse_keeps_analytic_stderr():
     m = GammaDiagonal(len(TABLE), 3.0)
     y = m.apply(TABLE.astype(float))
     e = estimate_counts(y, m, "inverse")
-    np.testing.assert_allclose(e.stderr, np.sqrt(m.estimate_variance(np.clip(e.counts, 0, None))))
+    # Theorems 1-2 literally: M^-1 (sum_k x_k (diag(m_k) - m_k m_k^T)) M^-T, x the clipped estimate
+    dense = m.dense()
+    x = np.clip(e.counts, 0, None)
+    cov_y = sum(
+        x[k] * (np.diag(dense[:, k]) - np.outer(dense[:, k], dense[:, k])) for k in range(len(x))
+    )
+    inv = np.linalg.inv(dense)
+    np.testing.assert_allclose(e.stderr, np.sqrt(np.diag(inv @ cov_y @ inv.T)), rtol=1e-9)
     assert e.stderr_kind == "analytic"
 
 

@@ -66,9 +66,23 @@ def test_large_gamma_diagonal_never_builds_a_dense_matrix(monkeypatch):
     monkeypatch.setattr(GammaDiagonal, "dense", refuse)
     m = GammaDiagonal(n, 9.0)
     y = np.random.default_rng(0).integers(0, 50, n).astype(float)
+    total, gamma = y.sum(), 9.0
+    # M = lam I + o J: the inverse and its variance in closed form (DESIGN.md), O(N)
+    lam, o = (gamma - 1) / (gamma + n - 1), 1 / (gamma + n - 1)
+    inv = estimate_counts(y, m, "inverse")
+    np.testing.assert_allclose(inv.counts, ((gamma + n - 1) * y - total) / (gamma - 1), rtol=1e-9)
+    # Var(X_hat_i) = x_i (1 - 2 o - lam) / lam + n o (1 - o) / lam^2, the clipped x and
+    # its total n plugged in
+    x = np.clip(inv.counts, 0, None)
+    var = x * (1 - 2 * o - lam) / lam + x.sum() * o * (1 - o) / lam**2
+    np.testing.assert_allclose(inv.stderr, np.sqrt(var), rtol=1e-9)
     est = estimate_counts(y, m, "ibu")
-    assert est.stderr.shape == (n,) and np.all(np.isfinite(est.stderr))
-    assert abs(est.counts.sum() - y.sum()) < 1e-6 * y.sum()
+    # IBU stopped at a fixed point of x <- x * M^T (q / M x), here M^T = M = lam I + o J
+    p = est.counts / total
+    mp = lam * p + o
+    step = p * (lam * (y / total) / mp + o * (y / total / mp).sum())
+    assert np.abs(step - p).max() < 1e-6
+    assert est.stderr.shape == (n,) and (est.stderr > 0).any()
     assert m.min_row_support() == n
     from ppdm.privacy import attribute_privacy
 

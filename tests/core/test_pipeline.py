@@ -231,5 +231,15 @@ def test_copies_pool_counts_and_compound_gamma(tmp_path):
     assert len(rel.frame()) == 9000 and rel.spec.n_records == 3000
     report = json.loads((tmp_path / "rel" / "privacy.json").read_text())
     assert report["attributes"][0]["gamma"] == pytest.approx(64)
-    est = estimate_release(rel, "inverse")
-    assert est[0].overall.counts.sum() == pytest.approx(3000)
+    est = {e.name: e for e in estimate_release(rel, "inverse")}
+    color = est["color"]
+    # pooled copies: the closed-form inverse of gamma 4, N 3 applied to the mean copy,
+    # X_hat = ((gamma + N - 1) y / copies - n) / (gamma - 1)
+    y = rel.frame()["color"].value_counts().reindex(color.labels).to_numpy(dtype=float)
+    np.testing.assert_allclose(color.overall.counts, ((4 + 2) * y / 3 - 3000) / 3, rtol=1e-9)
+    # Var of one copy's X_hat_b: x_b (1 - 2o - lam) / lam + n o (1 - o) / lam^2, lam 1/2, o 1/6;
+    # the mean of 3 independent copies has a third of it
+    truth = df["color"].value_counts().reindex(color.labels).to_numpy(dtype=float)
+    var = (truth / 3 + 3000 * (1 / 6) * (5 / 6) / 0.25) / 3
+    np.testing.assert_allclose(color.overall.stderr, np.sqrt(var), rtol=0.05)
+    assert (np.abs(color.overall.counts - truth) < 4 * np.sqrt(var)).all()

@@ -98,7 +98,11 @@ def test_advise_cli_writes_table_plot_and_spec(tmp_path):
     )
     assert res.exit_code == 0, res.output
     assert "recommended (rule 7.2)" in res.output and "epsilon" in res.output
-    assert (tmp_path / "adv" / "advice.png").exists()
+    import matplotlib.pyplot as plt
+
+    image = plt.imread(tmp_path / "adv" / "advice.png")  # a PNG a viewer can open
+    assert image.ndim == 3 and min(image.shape[:2]) > 100
+    assert len(np.unique(image.reshape(-1, image.shape[2]), axis=0)) > 10  # not blank
     table = pd.read_csv(tmp_path / "adv" / "advice_table.csv")
     assert len(table) == 4
     s = read_spec(spec)

@@ -1,4 +1,5 @@
 import functools
+import hashlib
 
 import numpy as np
 import pandas as pd
@@ -80,9 +81,16 @@ def test_registry_lists_and_extends():
 
 
 def test_bad_seed_is_rejected():
-    with pytest.raises(ValueError, match="seed"):
-        cell_seed_sequence(-1, ("a",))
-    assert np.isfinite(cell_rng(0, ("a",)).random())
+    for bad in (-1, True, 1.5, "3"):
+        with pytest.raises(ValueError, match=r"seed must be an integer >= 0"):
+            cell_seed_sequence(bad, ("a",))
+    # the stream is SeedSequence([seed, first 16 bytes of sha256("<type>:<key>"...)])
+    digest = hashlib.sha256(b"str:a").digest()
+    words = [int.from_bytes(digest[i : i + 4], "little") for i in range(0, 16, 4)]
+    expected = np.random.default_rng(np.random.SeedSequence([0, *words])).random(3)
+    np.testing.assert_array_equal(cell_rng(0, ("a",)).random(3), expected)
+    assert cell_rng(np.int64(0), ("a",)).random() == expected[0]
+    assert cell_rng(1, ("a",)).random() != expected[0]
 
 
 def _two_rows(cell):

@@ -131,24 +131,22 @@ def extract_release(upload: dict, workspace: Workspace) -> Path:
     return specs[0].parent
 
 
-def parse_float_list(text: str, what: str) -> list[float]:
+def _parse_list(text: str, what: str, kind: type, noun: str) -> list:
     try:
-        out = [float(x) for x in str(text).replace(";", ",").split(",") if x.strip()]
+        out = [kind(x) for x in str(text).replace(";", ",").split(",") if x.strip()]
     except ValueError:
-        raise ValueError(f"{what} must be numbers separated by commas (got {text!r})") from None
+        raise ValueError(f"{what} must be {noun} separated by commas (got {text!r})") from None
     if not out:
         raise ValueError(f"{what} needs at least one value")
     return out
+
+
+def parse_float_list(text: str, what: str) -> list[float]:
+    return _parse_list(text, what, float, "numbers")
 
 
 def parse_int_list(text: str, what: str) -> list[int]:
-    try:
-        out = [int(x) for x in str(text).replace(";", ",").split(",") if x.strip()]
-    except ValueError:
-        raise ValueError(f"{what} must be integers separated by commas (got {text!r})") from None
-    if not out:
-        raise ValueError(f"{what} needs at least one value")
-    return out
+    return _parse_list(text, what, int, "integers")
 
 
 def parse_bounds(text: str | None, column: str) -> tuple[float, float] | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -30,24 +31,55 @@ def _ticks(ax, labels: list[str]) -> None:
     ax.set_xticks(idx, [labels[i] for i in idx], rotation=45, ha="right", fontsize=7)
 
 
-def histograms(panels: list[dict], path: Path) -> Path:
-    """Before/after counts per attribute: ``{"name", "labels", "original", "released"}``."""
+def _draw_panels(panels: list[dict], path: Path, draw: Callable) -> Path:
+    """One bar chart per panel on a grid of up to 3 columns, saved as a PNG at ``path``.
+
+    ``draw(ax, panel)`` draws the bars and the legend; the title and ticks come from the
+    panel's ``"name"`` and ``"labels"``.
+    """
     plt = _plt()
     rows, cols = _grid(len(panels))
     fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.0 * rows), squeeze=False)
     for ax, p in zip(axes.flat, panels):
-        x = np.arange(len(p["labels"]))
-        ax.bar(x - 0.2, p["original"], 0.4, label="original", color="#4c72b0")
-        ax.bar(x + 0.2, p["released"], 0.4, label="released", color="#dd8452")
+        draw(ax, p)
         ax.set_title(p["name"], fontsize=9)
         _ticks(ax, p["labels"])
-        ax.legend(fontsize=7)
     for ax in list(axes.flat)[len(panels) :]:
         ax.set_visible(False)
     fig.tight_layout()
     fig.savefig(path, dpi=90)
     plt.close(fig)
     return path
+
+
+def _before_after(ax, p: dict) -> None:
+    x = np.arange(len(p["labels"]))
+    ax.bar(x - 0.2, p["original"], 0.4, label="original", color="#4c72b0")
+    ax.bar(x + 0.2, p["released"], 0.4, label="released", color="#dd8452")
+    ax.legend(fontsize=7)
+
+
+def _estimated(ax, p: dict) -> None:
+    x = np.arange(len(p["labels"]))
+    k = len(p["series"])
+    width = 0.8 / max(k, 1)
+    for j, (label, (counts, stderr)) in enumerate(p["series"].items()):
+        ax.bar(
+            x - 0.4 + width * (j + 0.5),
+            counts,
+            width,
+            yerr=2 * np.asarray(stderr),
+            capsize=2,
+            label=label,
+            error_kw={"elinewidth": 0.8},
+        )
+    if k > 1:
+        ax.legend(fontsize=7, title="class", title_fontsize=7)
+
+
+def histograms(panels: list[dict], path: Path) -> Path:
+    """Before/after counts per attribute: ``{"name", "labels", "original", "released"}``."""
+    return _draw_panels(panels, path, _before_after)
 
 
 def estimates(panels: list[dict], path: Path) -> Path:
@@ -55,30 +87,4 @@ def estimates(panels: list[dict], path: Path) -> Path:
 
     ``panels``: ``{"name", "labels", "series": {label: (counts, stderr)}}``.
     """
-    plt = _plt()
-    rows, cols = _grid(len(panels))
-    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.0 * rows), squeeze=False)
-    for ax, p in zip(axes.flat, panels):
-        x = np.arange(len(p["labels"]))
-        k = len(p["series"])
-        width = 0.8 / max(k, 1)
-        for j, (label, (counts, stderr)) in enumerate(p["series"].items()):
-            ax.bar(
-                x - 0.4 + width * (j + 0.5),
-                counts,
-                width,
-                yerr=2 * np.asarray(stderr),
-                capsize=2,
-                label=label,
-                error_kw={"elinewidth": 0.8},
-            )
-        ax.set_title(p["name"], fontsize=9)
-        _ticks(ax, p["labels"])
-        if k > 1:
-            ax.legend(fontsize=7, title="class", title_fontsize=7)
-    for ax in list(axes.flat)[len(panels) :]:
-        ax.set_visible(False)
-    fig.tight_layout()
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
-    return path
+    return _draw_panels(panels, path, _estimated)

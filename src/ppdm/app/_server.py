@@ -80,6 +80,24 @@ class JobSlot:
             self.job.cancel()
             self.status.set(f"{self.kind} cancelled")
 
+    def wire(self, output, cancel, status: tuple[str, str] | None = None) -> None:
+        """Register the slot's Cancel button and, given ``(output_id, text_id)``, its status line."""
+
+        @reactive.effect
+        @reactive.event(cancel)
+        def _cancel():
+            self.cancel()
+
+        if status is None:
+            return
+        output_id, text_id = status
+
+        @output(id=output_id)
+        @render.ui
+        def _status():
+            text = self.status.get()
+            return ui.p(text, id=text_id) if text else None
+
     def poll(self) -> str | None:
         """Update the status; return an error line when the job just failed."""
         job = self.job
@@ -534,10 +552,7 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
             return
         poll_tick.set(poll_tick.get() + 1)
 
-    @reactive.effect
-    @reactive.event(input.o_advise_cancel)
-    def _advise_cancel():
-        slots["advisor"].cancel()
+    slots["advisor"].wire(output, input.o_advise_cancel)
 
     @render.ui
     def o_advise_status():
@@ -610,15 +625,7 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
             return
         poll_tick.set(poll_tick.get() + 1)
 
-    @reactive.effect
-    @reactive.event(input.o_audit_cancel)
-    def _audit_cancel():
-        slots["audit"].cancel()
-
-    @render.ui
-    def o_audit_status():
-        text = slots["audit"].status.get()
-        return ui.p(text, id="o_audit_text") if text else None
+    slots["audit"].wire(output, input.o_audit_cancel, ("o_audit_status", "o_audit_text"))
 
     @render.ui
     def o_audit_verdict():
@@ -836,15 +843,7 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
         miner_test.set(test)
         miner_msg.set(("ok", f"test table {name!r}: {len(test)} records"))
 
-    @reactive.effect
-    @reactive.event(input.m_train_cancel)
-    def _m_train_cancel():
-        slots["training"].cancel()
-
-    @render.ui
-    def m_train_status():
-        text = slots["training"].status.get()
-        return ui.p(text, id="m_train_text") if text else None
+    slots["training"].wire(output, input.m_train_cancel, ("m_train_status", "m_train_text"))
 
     @render.ui
     def m_train_result():

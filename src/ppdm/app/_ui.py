@@ -21,8 +21,22 @@ table.ppdm-table { font-size: 0.85em; }
 """
 
 
+def _tab(title: str, value: str, sidebar: list, cards: list) -> ui.NavPanel:
+    """One role's tab: its sidebar, a message box ``<p>_msg`` (``p`` = value's initial), cards."""
+    box = f"{value[0]}_msg"
+    return ui.nav_panel(
+        title,
+        ui.layout_sidebar(
+            ui.sidebar(*sidebar, width=330),
+            ui.div(ui.output_ui(box), id=f"{box}_box"),
+            *cards,
+        ),
+        value=value,
+    )
+
+
 def _owner() -> ui.NavPanel:
-    sidebar = ui.sidebar(
+    sidebar = [
         ui.h5("1. Open your data"),
         ui.input_file("o_file", "Upload a table", accept=[".csv", ".parquet", ".arff"]),
         ui.input_text("o_path", "or a path on this computer", placeholder="/data/table.csv"),
@@ -53,71 +67,65 @@ def _owner() -> ui.NavPanel:
         ui.panel_conditional(
             "input.o_experiment", ui.input_numeric("o_seed", "seed", value=0, min=0, step=1)
         ),
-        width=330,
-    )
-    return ui.nav_panel(
-        "Owner: make a release",
-        ui.layout_sidebar(
-            sidebar,
-            ui.div(ui.output_ui("o_msg"), id="o_msg_box"),
-            ui.card(
-                ui.card_header("Data"),
-                ui.output_ui("o_summary"),
-                ui.output_table("o_preview", classes="ppdm-table"),
-                ui.output_table("o_kinds", classes="ppdm-table"),
-            ),
-            ui.card(
-                ui.card_header("Attributes: perturb or not, N, your bounds"),
-                ui.p(
-                    "Leave the bounds empty to take them from the data: the release then "
-                    "reveals the minimum and maximum (flagged below).",
-                    class_="ppdm-note",
-                ),
-                ui.output_ui("o_attrs"),
-                ui.h6("Privacy per attribute (updates as you change the controls)"),
-                ui.output_table("o_privacy", classes="ppdm-table"),
-            ),
-            ui.card(
-                ui.card_header("Advisor: which gamma and N keep the tree accurate?"),
-                ui.layout_columns(
-                    ui.input_text("o_adv_gammas", "gamma values", "5,9,12"),
-                    ui.input_text("o_adv_ns", "N values", "5,10,20"),
-                    ui.input_numeric("o_adv_reps", "repetitions", 1, min=1, step=1),
-                    ui.input_text("o_adv_target", "target accuracy (optional)", ""),
-                ),
-                ui.div(
-                    ui.input_action_button("o_advise", "Run advisor", class_="btn-primary"),
-                    ui.input_action_button("o_advise_cancel", "Cancel"),
-                    ui.input_action_button("o_advise_apply", "Use the recommendation"),
-                ),
-                ui.output_ui("o_advise_status"),
-                ui.output_image("o_advise_plot", height="auto"),
-            ),
-            ui.card(
-                ui.card_header("Release"),
-                ui.div(
-                    ui.input_action_button("o_make", "Make the release", class_="btn-primary"),
-                ),
-                ui.output_ui("o_release_info"),
-                ui.output_image("o_hist", height="auto"),
-            ),
-            ui.card(
-                ui.card_header("Audit: attack the release with the original at hand"),
-                ui.div(
-                    ui.input_action_button("o_audit", "Run the audit", class_="btn-primary"),
-                    ui.input_action_button("o_audit_cancel", "Cancel"),
-                ),
-                ui.output_ui("o_audit_status"),
-                ui.output_ui("o_audit_verdict"),
-                ui.output_image("o_audit_plot", height="auto"),
-            ),
+    ]
+    cards = [
+        ui.card(
+            ui.card_header("Data"),
+            ui.output_ui("o_summary"),
+            ui.output_table("o_preview", classes="ppdm-table"),
+            ui.output_table("o_kinds", classes="ppdm-table"),
         ),
-        value="owner",
-    )
+        ui.card(
+            ui.card_header("Attributes: perturb or not, N, your bounds"),
+            ui.p(
+                "Leave the bounds empty to take them from the data: the release then "
+                "reveals the minimum and maximum (flagged below).",
+                class_="ppdm-note",
+            ),
+            ui.output_ui("o_attrs"),
+            ui.h6("Privacy per attribute (updates as you change the controls)"),
+            ui.output_table("o_privacy", classes="ppdm-table"),
+        ),
+        ui.card(
+            ui.card_header("Advisor: which gamma and N keep the tree accurate?"),
+            ui.layout_columns(
+                ui.input_text("o_adv_gammas", "gamma values", "5,9,12"),
+                ui.input_text("o_adv_ns", "N values", "5,10,20"),
+                ui.input_numeric("o_adv_reps", "repetitions", 1, min=1, step=1),
+                ui.input_text("o_adv_target", "target accuracy (optional)", ""),
+            ),
+            ui.div(
+                ui.input_action_button("o_advise", "Run advisor", class_="btn-primary"),
+                ui.input_action_button("o_advise_cancel", "Cancel"),
+                ui.input_action_button("o_advise_apply", "Use the recommendation"),
+            ),
+            ui.output_ui("o_advise_status"),
+            ui.output_image("o_advise_plot", height="auto"),
+        ),
+        ui.card(
+            ui.card_header("Release"),
+            ui.div(
+                ui.input_action_button("o_make", "Make the release", class_="btn-primary"),
+            ),
+            ui.output_ui("o_release_info"),
+            ui.output_image("o_hist", height="auto"),
+        ),
+        ui.card(
+            ui.card_header("Audit: attack the release with the original at hand"),
+            ui.div(
+                ui.input_action_button("o_audit", "Run the audit", class_="btn-primary"),
+                ui.input_action_button("o_audit_cancel", "Cancel"),
+            ),
+            ui.output_ui("o_audit_status"),
+            ui.output_ui("o_audit_verdict"),
+            ui.output_image("o_audit_plot", height="auto"),
+        ),
+    ]
+    return _tab("Owner: make a release", "owner", sidebar, cards)
 
 
 def _miner() -> ui.NavPanel:
-    sidebar = ui.sidebar(
+    sidebar = [
         ui.h5("1. Open a release"),
         ui.input_file("m_zip", "Upload a release (.zip)", accept=[".zip"]),
         ui.input_text(
@@ -127,56 +135,50 @@ def _miner() -> ui.NavPanel:
         ui.hr(),
         ui.input_select("m_method", "Estimation method", list(METHODS), selected="set-scale"),
         ui.input_checkbox("m_byclass", "by class", value=True),
-        width=330,
-    )
-    return ui.nav_panel(
-        "Miner: use a release",
-        ui.layout_sidebar(
-            sidebar,
-            ui.div(ui.output_ui("m_msg"), id="m_msg_box"),
-            ui.card(ui.card_header("Release"), ui.output_ui("m_info")),
-            ui.card(
-                ui.card_header("Estimated original distributions (bars: 2 standard errors)"),
-                ui.input_action_button("m_estimate", "Estimate", class_="btn-primary"),
-                ui.output_image("m_est_plot", height="auto"),
-            ),
-            ui.card(
-                ui.card_header("Reconstructed table (Algorithm 2)"),
-                ui.layout_columns(
-                    ui.input_select(
-                        "m_fmt", "format", {"csv": "CSV", "parquet": "Parquet", "arff": "ARFF"}
-                    ),
-                    ui.input_checkbox("m_recon_byclass", "by class", value=True),
-                ),
-                ui.output_ui("m_download_box"),
-            ),
-            ui.card(
-                ui.card_header("Train a decision tree"),
-                ui.layout_columns(
-                    ui.input_select(
-                        "m_learner",
-                        "learner",
-                        {
-                            "c45": "C4.5 on the reconstructed table",
-                            "release-tree": "tree learnt from the release itself",
-                        },
-                    ),
-                    ui.input_file(
-                        "m_test",
-                        "Test table (original values)",
-                        accept=[".csv", ".parquet", ".arff"],
-                    ),
-                ),
-                ui.div(
-                    ui.input_action_button("m_train", "Train", class_="btn-primary"),
-                    ui.input_action_button("m_train_cancel", "Cancel"),
-                ),
-                ui.output_ui("m_train_status"),
-                ui.output_ui("m_train_result"),
-            ),
+    ]
+    cards = [
+        ui.card(ui.card_header("Release"), ui.output_ui("m_info")),
+        ui.card(
+            ui.card_header("Estimated original distributions (bars: 2 standard errors)"),
+            ui.input_action_button("m_estimate", "Estimate", class_="btn-primary"),
+            ui.output_image("m_est_plot", height="auto"),
         ),
-        value="miner",
-    )
+        ui.card(
+            ui.card_header("Reconstructed table (Algorithm 2)"),
+            ui.layout_columns(
+                ui.input_select(
+                    "m_fmt", "format", {"csv": "CSV", "parquet": "Parquet", "arff": "ARFF"}
+                ),
+                ui.input_checkbox("m_recon_byclass", "by class", value=True),
+            ),
+            ui.output_ui("m_download_box"),
+        ),
+        ui.card(
+            ui.card_header("Train a decision tree"),
+            ui.layout_columns(
+                ui.input_select(
+                    "m_learner",
+                    "learner",
+                    {
+                        "c45": "C4.5 on the reconstructed table",
+                        "release-tree": "tree learnt from the release itself",
+                    },
+                ),
+                ui.input_file(
+                    "m_test",
+                    "Test table (original values)",
+                    accept=[".csv", ".parquet", ".arff"],
+                ),
+            ),
+            ui.div(
+                ui.input_action_button("m_train", "Train", class_="btn-primary"),
+                ui.input_action_button("m_train_cancel", "Cancel"),
+            ),
+            ui.output_ui("m_train_status"),
+            ui.output_ui("m_train_result"),
+        ),
+    ]
+    return _tab("Miner: use a release", "miner", sidebar, cards)
 
 
 def page():

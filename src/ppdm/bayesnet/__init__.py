@@ -8,6 +8,7 @@ Parameter Learning".
 
 from .estimation import (
     FIXES,
+    LEARNING_FIXES,
     FamilyEstimate,
     ParameterEstimate,
     cpd_from_counts,
@@ -31,6 +32,7 @@ from .sampling import forward_sample
 
 __all__ = [
     "FIXES",
+    "LEARNING_FIXES",
     "NETWORK_FORMAT",
     "BayesNet",
     "FamilyEstimate",

@@ -16,8 +16,10 @@ it keeps ``N^_ij`` (so the parents' estimated marginal and the CKL weights are
 unchanged), moves the counts as little as possible in L2, touches only configurations
 that had a negative, and for binary variables equals clipping theta to [0, 1]. ``zero``
 (clip negatives to 0, then normalise) is offered for comparison; it inflates the other
-states of the configuration. A configuration with ``N^_ij <= 0`` has no information:
-ML gives the uniform distribution there and MAP the prior mean.
+states of the configuration. The fixes are the estimators of :data:`ppdm.estimate.ESTIMATORS`
+that work from the raw estimate alone (``none`` is the raw ``inverse``); adding one there
+adds it here. A configuration with ``N^_ij <= 0`` has no information: ML gives the uniform
+distribution there and MAP the prior mean.
 
 Standard errors (Theorems 1-2). ``Cov(N^) = A Cov(N~) A^T`` with ``A = P^-t`` and
 ``Cov(N~) = diag(E N~) - M diag(N) M^T``, so ``Cov(N^) = A diag(E N~) A^T - diag(N)``.
@@ -39,12 +41,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..estimate import ESTIMATORS, Estimator, get_estimator
 from ..exceptions import MatrixError, SpecError
 from .network import BayesNet
 from .pram import PramScheme, marginal_matrix
 
 __all__ = [
     "FIXES",
+    "LEARNING_FIXES",
     "FamilyEstimate",
     "ParameterEstimate",
     "family_counts",
@@ -57,8 +61,23 @@ __all__ = [
     "theorem2_covariance",
 ]
 
-#: Ways of handling negative estimated counts (see the module docstring).
-FIXES = ("norm-sub", "zero", "none")
+
+def _fixes_raw(e: Estimator) -> bool:
+    return e.from_raw
+
+
+def _learnable(e: Estimator) -> bool:
+    return e.from_raw and e.nonnegative
+
+
+#: Ways of handling negative estimated counts (see the module docstring): the estimators
+#: that fix a raw estimate, and ``none`` (the raw estimate, ``inverse``).
+FIXES: tuple[str, ...] = tuple(
+    n for e in ESTIMATORS.values() if _fixes_raw(e) for n in (e.name, *e.aliases)
+)
+
+#: The fixes that leave no negative count, so CPDs can be learned (``bn learn --fix``).
+LEARNING_FIXES: tuple[str, ...] = tuple(e.name for e in ESTIMATORS.values() if _learnable(e))
 
 
 @dataclass(frozen=True)
@@ -190,20 +209,6 @@ def _block_covariance(
     return np.moveaxis(cov, 2, 0)
 
 
-def _project_columns(x: np.ndarray, totals: np.ndarray) -> np.ndarray:
-    """Euclidean projection of every column of ``x`` on ``{z >= 0, sum z = total_j}``."""
-    k = x.shape[0]
-    u = -np.sort(-x, axis=0)
-    css = np.cumsum(u, axis=0) - totals[None, :]
-    idx = np.arange(1, k + 1)[:, None]
-    cond = u - css / idx > 0
-    rho = k - 1 - np.argmax(cond[::-1], axis=0)  # last index where cond holds
-    theta = css[rho, np.arange(x.shape[1])] / (rho + 1)
-    out = np.maximum(x - theta[None, :], 0.0)
-    out[:, totals <= 0] = 0.0  # an empty simplex: no information in this configuration
-    return out
-
-
 def fix_negative_counts(counts: np.ndarray, fix: str = "norm-sub") -> np.ndarray:
     """Make estimated counts ``(K, J)`` non-negative, one parent configuration at a time.
 
@@ -211,9 +216,11 @@ def fix_negative_counts(counts: np.ndarray, fix: str = "norm-sub") -> np.ndarray
     ----------
     counts : ndarray of shape (K, J)
         Raw estimates N^_ijk (rows k, columns j).
-    fix : {"norm-sub", "zero", "none"}, default="norm-sub"
-        ``norm-sub``: project each column on the simplex of total ``max(N^_ij, 0)``;
-        ``zero``: clip at 0; ``none``: leave as is.
+    fix : str, default="norm-sub"
+        One of :data:`FIXES`. ``norm-sub``: project each column on the simplex of total
+        ``max(N^_ij, 0)``; ``set-scale``: clip at 0 and scale to that total; ``zero``:
+        clip at 0; ``none`` (or ``inverse``): leave as is. Columns without a negative are
+        left as they are.
 
     Examples
     --------
@@ -224,18 +231,13 @@ def fix_negative_counts(counts: np.ndarray, fix: str = "norm-sub") -> np.ndarray
     ----------
     Ma & Sivakumar, Sec. 5 (N^ may be negative); Wang et al. (2020), Norm-Sub.
     """
-    if fix not in FIXES:
-        raise ValueError(f"fix must be one of {', '.join(FIXES)} (got {fix!r})")
+    est = get_estimator(fix, what="fix", where=_fixes_raw)
     counts = np.asarray(counts, dtype=np.float64)
-    if fix == "none":
-        return counts.copy()
-    if fix == "zero":
-        return np.clip(counts, 0.0, None)
     out = counts.copy()
     bad = np.flatnonzero((counts < 0).any(axis=0))
     if bad.size:
         totals = np.clip(counts[:, bad].sum(axis=0), 0.0, None)
-        out[:, bad] = _project_columns(counts[:, bad], totals)
+        out[:, bad] = est.fix(counts[:, bad], totals)  # type: ignore[misc]
     return out
 
 
@@ -369,7 +371,8 @@ def estimate_family(
         In CPD column order (last parent fastest).
     scheme : PramScheme
         How every needed column was randomized (unrandomized columns included).
-    fix : {"norm-sub", "zero", "none"}, default="norm-sub"
+    fix : str, default="norm-sub"
+        One of :data:`FIXES`.
 
     Returns
     -------
@@ -461,7 +464,8 @@ def estimate_parameters(
         Nodes to learn (all by default).
     prior : float or mapping of str to float/array, optional
         Dirichlet ``alpha_ijk`` for MAP (scalar for all cells, or per node); ML if None.
-    fix : {"norm-sub", "zero"}, default="norm-sub"
+    fix : str, default="norm-sub"
+        One of :data:`LEARNING_FIXES` (a fix that leaves no negative count).
 
     Returns
     -------
@@ -484,11 +488,7 @@ def estimate_parameters(
     ----------
     Ma & Sivakumar, Sec. 4 (Model II steps 1-2; Model I steps 4-5) and Sec. 5.
     """
-    if fix not in ("norm-sub", "zero"):
-        raise ValueError(
-            f"fix must be 'norm-sub' or 'zero' to learn parameters (got {fix!r}); "
-            "'none' can leave negative probabilities"
-        )
+    get_estimator(fix, what="fix", where=_learnable, purpose="to learn parameters")
     for v in structure.names:
         if v in scheme.cardinalities and scheme.cardinalities[v] != structure.cardinality(v):
             raise SpecError(

@@ -75,14 +75,18 @@ def _f1(t):
     return (t["age"] < 40) | (t["age"] >= 60)
 
 
-def _f2(t):
-    s = t["salary"]
+def _pay_bands(age, pay):
+    """Functions 2 and 6: pay in 50K-100K (age < 40), 75K-125K (40-59), 25K-75K (60+)."""
     return _by_age(
-        t["age"],
-        _between(s, 50_000, 100_000),
-        _between(s, 75_000, 125_000),
-        _between(s, 25_000, 75_000),
+        age,
+        _between(pay, 50_000, 100_000),
+        _between(pay, 75_000, 125_000),
+        _between(pay, 25_000, 75_000),
     )
+
+
+def _f2(t):
+    return _pay_bands(t["age"], t["salary"])
 
 
 def _f3(t):
@@ -121,13 +125,7 @@ def _f5(t):
 
 
 def _f6(t):
-    total = t["salary"] + t["commission"]
-    return _by_age(
-        t["age"],
-        _between(total, 50_000, 100_000),
-        _between(total, 75_000, 125_000),
-        _between(total, 25_000, 75_000),
-    )
+    return _pay_bands(t["age"], t["salary"] + t["commission"])
 
 
 def _income(t):

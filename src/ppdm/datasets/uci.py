@@ -51,11 +51,14 @@ def _open(name: str):
     return resources.files("ppdm.datasets").joinpath("data", name).open("rb")
 
 
-def _read_dat(name: str, columns: list[str], dtype) -> pd.DataFrame:
-    with _open(name) as fh:
+def _read_dat(name: str, file: str, columns: list[str], dtype) -> Dataset:
+    """A gzipped headerless table whose last column is an integer class."""
+    with _open(file) as fh:
         frame = pd.read_csv(fh, compression="gzip", header=None, skipinitialspace=True)
     frame.columns = columns
-    return frame.astype({c: dtype for c in columns[:-1]})
+    frame = frame.astype({c: dtype for c in columns[:-1]})
+    frame[columns[-1]] = frame[columns[-1]].astype(np.int64)
+    return Dataset(name, frame, columns[-1])
 
 
 def load_pendigits() -> Dataset:
@@ -76,9 +79,7 @@ def load_pendigits() -> Dataset:
     (10992, 17)
     """
     cols = [f"a{i + 1}" for i in range(16)] + ["digit"]
-    frame = _read_dat("penbased.dat.gz", cols, np.int64)
-    frame["digit"] = frame["digit"].astype(np.int64)
-    return Dataset("pendigits", frame, "digit")
+    return _read_dat("pendigits", "penbased.dat.gz", cols, np.int64)
 
 
 def load_spambase() -> Dataset:
@@ -94,9 +95,7 @@ def load_spambase() -> Dataset:
     (4597, 58)
     """
     cols = [f"a{i + 1}" for i in range(57)] + ["spam"]
-    frame = _read_dat("spambase.dat.gz", cols, np.float64)
-    frame["spam"] = frame["spam"].astype(np.int64)
-    return Dataset("spambase", frame, "spam")
+    return _read_dat("spambase", "spambase.dat.gz", cols, np.float64)
 
 
 WISCONSIN_COLUMNS = [
@@ -126,9 +125,7 @@ def load_wisconsin() -> Dataset:
     >>> load_wisconsin().frame.shape
     (683, 10)
     """
-    frame = _read_dat("wisconsin.dat.gz", WISCONSIN_COLUMNS + ["class"], np.int64)
-    frame["class"] = frame["class"].astype(np.int64)
-    return Dataset("wisconsin", frame, "class")
+    return _read_dat("wisconsin", "wisconsin.dat.gz", WISCONSIN_COLUMNS + ["class"], np.int64)
 
 
 def load_boston() -> Dataset:

@@ -59,20 +59,14 @@ def check_engine(engine: str) -> str:
     return engine
 
 
-class LocalExecutor:
-    """Run partition tasks in this process, in partition order.
+class _Executor:
+    """The contract both executors keep: ``map`` and an ordered ``reduce``."""
 
-    Examples
-    --------
-    >>> LocalExecutor().reduce(lambda x: x * x, [1, 2, 3], lambda a, b: a + b)
-    14
-    """
-
-    name = "local"
+    name = ""
 
     def map(self, fn: Callable, items: Sequence, *, stage: str = "running") -> list:
-        """``[fn(x) for x in items]``."""
-        return [fn(x) for x in items]
+        """``fn(x)`` for every item; results in item order. ``stage`` names it in errors."""
+        return self._map(fn, items, stage)
 
     def reduce(
         self,
@@ -83,13 +77,43 @@ class LocalExecutor:
         stage: str = "running",
         split_every: int = 8,
     ) -> Any:
-        """Left fold of ``fn(x)`` over ``items`` with ``combine``."""
+        """``combine`` of ``fn(x)`` over ``items`` in order (``combine`` is associative)."""
         if not items:
             raise ValueError("reduce needs at least one item")
+        if split_every < 2:
+            raise ValueError(f"split_every must be >= 2 (got {split_every})")
+        return self._reduce(fn, items, combine, stage, split_every)
+
+    def _map(self, fn: Callable, items: Sequence, stage: str) -> list:
+        raise NotImplementedError
+
+    def _reduce(
+        self, fn: Callable, items: Sequence, combine: Callable, stage: str, split_every: int
+    ) -> Any:
+        raise NotImplementedError
+
+
+class LocalExecutor(_Executor):
+    """Run partition tasks in this process, in partition order (a left fold for ``reduce``).
+
+    Examples
+    --------
+    >>> LocalExecutor().reduce(lambda x: x * x, [1, 2, 3], lambda a, b: a + b)
+    14
+    """
+
+    name = "local"
+
+    def _map(self, fn: Callable, items: Sequence, stage: str) -> list:
+        return [fn(x) for x in items]
+
+    def _reduce(
+        self, fn: Callable, items: Sequence, combine: Callable, stage: str, split_every: int
+    ) -> Any:
         return combine_all(combine, *(fn(x) for x in items))
 
 
-class DaskExecutor:
+class DaskExecutor(_Executor):
     """Run partition tasks on a Dask cluster, one task per partition.
 
     Parameters
@@ -125,27 +149,16 @@ class DaskExecutor:
                 "No output was written; check the workers' memory and logs, then run again"
             ) from exc
 
-    def map(self, fn: Callable, items: Sequence, *, stage: str = "running") -> list:
-        """``fn(x)`` for every item, as parallel tasks; results in item order."""
+    def _map(self, fn: Callable, items: Sequence, stage: str) -> list:
         dask, _ = _require_dask()
         task = dask.delayed(fn, pure=False)
         return self._compute([task(x) for x in items], stage)
 
-    def reduce(
-        self,
-        fn: Callable,
-        items: Sequence,
-        combine: Callable,
-        *,
-        stage: str = "running",
-        split_every: int = 8,
+    def _reduce(
+        self, fn: Callable, items: Sequence, combine: Callable, stage: str, split_every: int
     ) -> Any:
         """Tree reduction: ``fn`` per item, then ``combine`` over ordered groups of ``split_every``."""
         dask, _ = _require_dask()
-        if not items:
-            raise ValueError("reduce needs at least one item")
-        if split_every < 2:
-            raise ValueError(f"split_every must be >= 2 (got {split_every})")
         level = [dask.delayed(fn, pure=False)(x) for x in items]
         node = dask.delayed(combine_all, pure=True)
         while len(level) > 1:

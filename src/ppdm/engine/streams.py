@@ -38,26 +38,18 @@ PERTURB, RECONSTRUCT, SPLIT = 0, 1, 2
 def resolve_root(random_state: RandomState = None, *, warn: bool = False) -> np.random.SeedSequence:
     """The root of a partitioned run, drawn once on the client.
 
-    Parameters
-    ----------
-    random_state : None, int, SeedSequence or Generator, default=None
-        See :func:`ppdm.random.resolve_seed`: ``None`` draws 256 bits of OS entropy
-        (for releases); an int or SeedSequence gives a reproducible root; a Generator
-        is asked for 256 bits.
-    warn : bool, default=False
-        Emit a :class:`~ppdm.exceptions.SeededReleaseWarning` when a release is drawn
-        from a seed.
-
-    Returns
-    -------
-    numpy.random.SeedSequence
+    :func:`ppdm.random.resolve_seed` (256 bits of OS entropy for ``None``, else a
+    reproducible root), and with ``warn=True`` a
+    :class:`~ppdm.exceptions.SeededReleaseWarning` when a release is drawn from a seed.
 
     Examples
     --------
-    >>> resolve_root(7).entropy
-    7
-    >>> resolve_root(None).entropy.bit_length() <= 256
-    True
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     root = resolve_root(7, warn=True)
+    >>> (root.entropy, caught[0].category.__name__)
+    (7, 'SeededReleaseWarning')
     """
     root = resolve_seed(random_state)
     if warn and random_state is not None:
