@@ -15,7 +15,7 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
-from scipy import special, stats
+from scipy import special
 
 from .exceptions import DataError
 from .random import RandomState, check_random_state
@@ -106,6 +106,8 @@ class AdditiveNoise:
         c = _check_confidence(confidence)
         if self.kind == "uniform":
             return c * 2.0 * float(self.scale)
+        from scipy import stats  # scipy.stats costs about 1 s to import: only when needed
+
         return 2.0 * float(stats.norm.ppf(0.5 + c / 2.0)) * float(self.scale)
 
 
@@ -386,6 +388,8 @@ def reconstruct_distribution(
     keep = counts > 0  # intervals with no records add nothing to the update
     T, counts = T[keep], counts[keep]
     n = float(w.size)
+    from scipy import stats
+
     threshold = tol * float(stats.chi2.ppf(1.0 - significance, bins - 1))
 
     p = np.full(bins, 1.0 / bins)
