@@ -409,30 +409,60 @@ def class_codes(batch: pd.DataFrame, spec: ReleaseSpec, classes: list | None, of
 def _count_pass(
     spec: ReleaseSpec, batches: Batches, by_class: bool
 ) -> tuple[dict[str, np.ndarray], list | None]:
+    """Perturbed code counts of every attribute (per class value), in one pass.
+
+    Class values are collected while counting, in the order they appear, and sorted at
+    the end as :func:`class_values` sorts them: no pass over the data only to find them.
+    """
     attrs = spec.perturbed_attributes()
     doms = {a.name: a.get_domain() for a in attrs}
-    classes = None
+    name = None
     if by_class:
         if spec.class_perturbed:
             raise SpecError(
                 "by-class estimation needs an unperturbed class; this release perturbed "
                 f"{spec.class_attribute!r}"
             )
-        classes = class_values(spec, batches)
-    n_c = len(classes) if classes else 1
-    counts = {a.name: np.zeros((n_c, doms[a.name].n_values)) for a in attrs}
+        name = spec.class_attribute
+        if name is None:
+            raise SpecError("the release has no class attribute; by-class work needs one")
+    found: dict = {}  # class value -> its row in the tables, in order of appearance
+    tables = {a.name: np.zeros((1, doms[a.name].n_values)) for a in attrs}
     offset = 0
     for batch in batches():
-        ccodes = class_codes(batch, spec, classes, offset)
+        if name is None:
+            ccodes = np.zeros(len(batch), dtype=np.int64)
+        else:
+            local, uniques = pd.factorize(batch[name], use_na_sentinel=True)
+            if (local < 0).any():
+                row = int(np.flatnonzero(local < 0)[0])
+                raise DataError(
+                    f"class column {name!r} data row {offset + row + 1} has value "
+                    f"{_plain_value(batch[name].iloc[row])}, which is missing or unknown"
+                )
+            rows = np.array([found.setdefault(v, len(found)) for v in uniques.tolist()])
+            ccodes = rows[local] if len(rows) else np.zeros(0, dtype=np.int64)
+        n_c = max(len(found), 1)
         for a in attrs:
             d = doms[a.name]
+            if len(tables[a.name]) < n_c:
+                grown = np.zeros((n_c, d.n_values))
+                grown[: len(tables[a.name])] = tables[a.name]
+                tables[a.name] = grown
             codes = d.encode(batch[a.name], column=a.name, row_offset=offset)
             flat = count_codes(ccodes * d.n_values + codes, n_c * d.n_values)
-            counts[a.name] += flat.reshape(n_c, d.n_values)
+            tables[a.name] += flat.reshape(n_c, d.n_values)
         offset += len(batch)
     if offset == 0:
         raise DataError("the release data is empty")
-    return counts, classes
+    if name is None:
+        return tables, None
+    try:
+        classes = sorted(found)
+    except TypeError:
+        classes = sorted(found, key=str)
+    order = [found[c] for c in classes]
+    return {k: t[order] for k, t in tables.items()}, classes
 
 
 def _pooled(est: Estimate, copies: int) -> Estimate:

@@ -47,3 +47,72 @@ def test_csv_numbers_of_few_distinct_values_are_formatted_once_each_same_bytes()
     buf = io.BytesIO()
     write_csv_batch(frame, buf, header=True)
     assert buf.getvalue() == frame.to_csv(index=False, lineterminator="\n").encode()
+
+
+def _release(tmp_path, n=3000):
+    import warnings
+
+    from ppdm.pipeline import load_release, make_release
+
+    rng = np.random.default_rng(1)
+    df = pd.DataFrame(
+        {
+            "age": rng.uniform(18, 90, n).round(1),
+            "k": rng.integers(1, 6, n),
+            "cls": rng.choice(["zeta", "alpha", "mid"], n),
+        }
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        make_release(
+            df, tmp_path / "rel", random_state=3, class_attribute="cls", bounds={"age": (18, 90)}
+        )
+    return df, load_release(tmp_path / "rel")
+
+
+class _CountingReads:
+    def __init__(self, rel):
+        self.rel, self.reads = rel, 0
+
+    def __call__(self):
+        self.reads += 1
+        return self.rel.batches(1000)
+
+
+def test_by_class_counts_read_the_release_once_with_sorted_classes(tmp_path):
+    from ppdm.pipeline import _count_pass, class_codes
+
+    df, rel = _release(tmp_path)
+    reads = _CountingReads(rel)
+    counts, classes = _count_pass(rel.spec, reads, by_class=True)
+    assert reads.reads == 1  # no pass over the data only to find the class values
+    assert classes == ["alpha", "mid", "zeta"]
+    frame = rel.frame()
+    for a in rel.spec.perturbed_attributes():
+        d = a.get_domain()
+        codes = d.encode(frame[a.name])
+        ccodes = class_codes(frame, rel.spec, classes, 0)
+        expect = np.bincount(ccodes * d.n_values + codes, minlength=3 * d.n_values)
+        np.testing.assert_array_equal(counts[a.name], expect.reshape(3, d.n_values))
+
+
+def test_missing_class_value_is_named_by_its_data_row(tmp_path):
+    from ppdm.exceptions import DataError
+    from ppdm.pipeline import _count_pass
+
+    _, rel = _release(tmp_path)
+    frame = rel.frame()
+    frame.loc[1234, "cls"] = None
+
+    def batches():
+        for i in range(0, len(frame), 1000):
+            yield frame.iloc[i : i + 1000]
+
+    try:
+        _count_pass(rel.spec, batches, by_class=True)
+    except DataError as exc:
+        assert str(exc) == (
+            "class column 'cls' data row 1235 has value nan, which is missing or unknown"
+        )
+    else:
+        raise AssertionError("a missing class value was counted")
