@@ -16,6 +16,7 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 import pandas as pd
@@ -34,6 +35,8 @@ from .reconstruct import (
 )
 from .release import ReleaseSpec, read_spec, write_spec
 from .report import format_privacy_report, privacy_report
+
+T = TypeVar("T")
 
 __all__ = [
     "DEFAULT_BATCH",
@@ -406,6 +409,59 @@ def class_codes(batch: pd.DataFrame, spec: ReleaseSpec, classes: list | None, of
     return codes.astype(np.int64)
 
 
+def read_ahead(items: Iterator[T], depth: int = 2) -> Iterator[T]:
+    """Yield ``items`` in order, produced by a background thread up to ``depth`` ahead.
+
+    Reading a batch (Parquet or CSV decoding in Arrow) and writing one release the GIL,
+    so a pass over a file overlaps its reading, its computing and its writing on two
+    cores. An exception of the producer is raised here, at the item it replaced; when
+    the consumer stops early, the producer is stopped and closed.
+    """
+    import queue
+    import threading
+
+    q: queue.Queue = queue.Queue(maxsize=max(int(depth), 1))
+    stop = threading.Event()
+    end = object()
+
+    def put(item) -> bool:
+        while not stop.is_set():
+            try:
+                q.put(item, timeout=0.05)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def produce() -> None:
+        try:
+            for item in items:
+                if not put((item, None)):
+                    break
+            else:
+                put((end, None))
+        except BaseException as exc:  # handed to the consumer, raised there
+            put((end, exc))
+        finally:
+            close = getattr(items, "close", None)
+            if close is not None:
+                close()
+
+    worker = threading.Thread(target=produce, name="ppdm-read-ahead", daemon=True)
+    worker.start()
+    try:
+        while True:
+            item, exc = q.get()
+            if item is end:
+                if exc is not None:
+                    raise exc
+                return
+            yield item
+    finally:
+        stop.set()
+        worker.join()
+
+
 def _count_pass(
     spec: ReleaseSpec, batches: Batches, by_class: bool
 ) -> tuple[dict[str, np.ndarray], list | None]:
@@ -502,7 +558,7 @@ def estimate_release(
     rel = release if isinstance(release, Release) else load_release(release)
     if rel.spec.method == "additive":
         return _estimate_additive(rel, by_class, batch_size)
-    counts, classes = _count_pass(rel.spec, lambda: rel.batches(batch_size), by_class)
+    counts, classes = _count_pass(rel.spec, lambda: read_ahead(rel.batches(batch_size)), by_class)
     return estimates_from_counts(rel.spec, counts, classes, method)
 
 
@@ -740,7 +796,7 @@ def reconstruct_release(
     rel = release if isinstance(release, Release) else load_release(release)
     stream = reconstruct_batches(
         rel.spec,
-        lambda: rel.batches(batch_size),
+        lambda: read_ahead(rel.batches(batch_size)),
         method=method,
         by_class=by_class,
         random_state=random_state,
@@ -757,7 +813,7 @@ def reconstruct_release(
             )
         else:
             with BatchWriter(tmp, fmt) as writer:
-                for rec in stream:
+                for rec in read_ahead(stream):  # reconstruct the next batch while writing
                     writer.write(rec)
                     if progress:
                         progress(len(rec))
