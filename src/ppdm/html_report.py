@@ -297,8 +297,10 @@ def estimate_figure(r, *, dpi: float = 110):
     angle = np.deg2rad(rotation)
     below = tick_w * np.sin(angle) + tick_h * np.cos(angle) + 0.12  # ticks and pads
     tops = [np.nanmax(np.r_[e.perturbed, np.asarray(e.counts) + e.stderr, 1.0]) for _, e in panels]
-    digits = max(len(f"{t * _LEGEND_ROOM:.0f}") for t in tops)
-    left = extent("0" * min(digits, 7), 10)[0] + 0.45  # tick labels, "records", pads
+    # y tick labels: whole counts up to 6 digits; from 1e6 on, matplotlib writes "1.25"
+    # and a "1e6" above the axis
+    digits = max(len(f"{t * _LEGEND_ROOM:.0f}") if t * _LEGEND_ROOM < 1e6 else 4 for t in tops)
+    left = extent("0" * digits, 10)[0] + 0.45  # tick labels, "records", pads
     title, axes_h, xlabel = 0.3, 1.75, 0.3
     height = len(panels) * (title + axes_h + below) + xlabel + 0.1
     fig.set_size_inches(width, height)
