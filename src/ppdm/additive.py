@@ -15,7 +15,6 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
-from scipy import special
 
 from .exceptions import DataError
 from .random import RandomState, check_random_state
@@ -82,6 +81,8 @@ class AdditiveNoise:
         t = np.asarray(t, dtype=float)
         if self.kind == "uniform":
             return np.clip((t + self.scale) / (2.0 * self.scale), 0.0, 1.0)
+        from scipy import special  # imported when needed: ppdm.pipeline starts without SciPy
+
         return special.ndtr(t / self.scale)
 
     def cdf_integral(self, t) -> np.ndarray:
@@ -96,6 +97,8 @@ class AdditiveNoise:
             inside = (t + a) ** 2 / (4.0 * a)
             return np.where(t <= -a, 0.0, np.where(t >= a, t, inside))
         z = t / a
+        from scipy import special
+
         return t * special.ndtr(z) + a * np.exp(-0.5 * z * z) / np.sqrt(2.0 * np.pi)
 
     def interval_width(self, confidence: float = 0.95) -> float:
