@@ -15,7 +15,6 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
-from scipy import special, stats
 
 from .exceptions import DataError
 from .random import RandomState, check_random_state
@@ -81,6 +80,8 @@ class AdditiveNoise:
         t = np.asarray(t, dtype=float)
         if self.kind == "uniform":
             return np.clip((t + self.scale) / (2.0 * self.scale), 0.0, 1.0)
+        from scipy import special  # imported when needed: ppdm.pipeline starts without SciPy
+
         return special.ndtr(t / self.scale)
 
     def cdf_integral(self, t) -> np.ndarray:
@@ -95,6 +96,8 @@ class AdditiveNoise:
             inside = (t + a) ** 2 / (4.0 * a)
             return np.where(t <= -a, 0.0, np.where(t >= a, t, inside))
         z = t / a
+        from scipy import special
+
         return t * special.ndtr(z) + a * np.exp(-0.5 * z * z) / np.sqrt(2.0 * np.pi)
 
     def interval_width(self, confidence: float = 0.95) -> float:
@@ -105,6 +108,8 @@ class AdditiveNoise:
         c = _check_confidence(confidence)
         if self.kind == "uniform":
             return c * 2.0 * float(self.scale)
+        from scipy import stats  # scipy.stats costs about 1 s to import: only when needed
+
         return 2.0 * float(stats.norm.ppf(0.5 + c / 2.0)) * float(self.scale)
 
 
@@ -379,6 +384,8 @@ def reconstruct_distribution(
     keep = counts > 0  # intervals with no records add nothing to the update
     T, counts = T[keep], counts[keep]
     n = float(w.size)
+    from scipy import stats
+
     threshold = tol * float(stats.chi2.ppf(1.0 - significance, bins - 1))
 
     p = np.full(bins, 1.0 / bins)

@@ -28,7 +28,7 @@ import numpy as np
 
 from .privacy import RHO1_LEVELS, rho2_from_gamma
 
-__all__ = ["render_html_report", "write_html_report"]
+__all__ = ["estimate_figure", "render_html_report", "write_estimate_plots", "write_html_report"]
 
 _CSS = """
 body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2em auto;
@@ -197,25 +197,154 @@ def estimate_bars(ax, x, e, title: str, *, grey: str = "0.7", fontsize: int = 9)
     """Released and estimated counts of one estimate as paired bars, with ±1 s.e.
 
     The lower whisker stops at 0: a count cannot be negative. Shared by the HTML report
-    and ``ppdm estimate --plot``.
+    and ``ppdm estimate --plot``. Each series of bars is one collection and the whiskers
+    one error-bar call, whatever the number of values: the cost is the panel's text, not
+    its bars. The legend sits in the upper right corner, above the tallest bar and
+    whisker (the y axis leaves room for it), so no search for a free place is needed.
+
+    References
+    ----------
+    Dowd, Xu & Zhang, Eq. (1) (the estimate) and Sec. 4 (its standard error).
     """
+    from matplotlib.collections import PolyCollection
+
+    x = np.asarray(x, dtype=float)
+    released = np.asarray(e.perturbed, dtype=float)
     counts = np.asarray(e.counts, dtype=float)
     err = np.asarray(e.stderr, dtype=float)
     yerr = np.vstack([np.minimum(err, np.clip(counts, 0, None)), err])
-    ax.bar(x - 0.2, e.perturbed, width=0.4, color=grey, label="released (perturbed)")
-    ax.bar(
-        x + 0.2,
-        counts,
-        width=0.4,
-        yerr=yerr,
-        capsize=2,
-        color="tab:blue",
-        label=f"estimated original ({e.method}) ± 1 s.e.",
-    )
-    ax.set_title(title, fontsize=fontsize)
+    for left, heights, color, label in (
+        (x - 0.4, released, grey, "released (perturbed)"),
+        (x, counts, "tab:blue", f"estimated original ({e.method}) ± 1 s.e."),
+    ):
+        ax.add_collection(
+            PolyCollection(
+                _bar_outlines(left, np.clip(heights, 0, None), 0.4),
+                facecolors=color,
+                edgecolors="none",
+                label=label,
+            )
+        )
+    ax.errorbar(x + 0.2, counts, yerr=yerr, fmt="none", ecolor="black", capsize=2, elinewidth=1)
+    tops = np.concatenate([released, counts + err, [0.0]])
+    tops = tops[np.isfinite(tops)]
+    top = float(tops.max()) if tops.size else 0.0
+    ax.set_xlim(x.min() - 0.5 - 0.05 * max(len(x), 1), x.max() + 0.5 + 0.05 * max(len(x), 1))
+    ax.set_ylim(0, top * _LEGEND_ROOM if top > 0 else 1.0)
+    # a fixed y: matplotlib would otherwise lay the x axis out to check the title clears it
+    ax.set_title(title, fontsize=fontsize, y=1.0)
     ax.set_ylabel("records")
-    ax.set_ylim(bottom=0)
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=7, loc="upper right")
+
+
+# the y axis reaches this multiple of the tallest bar or whisker: the two-line legend
+# (about a fifth of a panel) then sits above the data
+_LEGEND_ROOM = 1.32
+
+
+def _bar_outlines(left: np.ndarray, heights: np.ndarray, width: float) -> np.ndarray:
+    """Corners of bars ``[left, left + width] x [0, height]``, shape (n, 4, 2)."""
+    v = np.zeros((len(left), 4, 2))
+    v[:, 0, 0] = v[:, 1, 0] = left
+    v[:, 2, 0] = v[:, 3, 0] = left + width
+    v[:, 1, 1] = v[:, 2, 1] = heights
+    return v
+
+
+def estimate_figure(r, *, dpi: float = 110):
+    """One figure for one attribute's estimate: a panel for all records, then one per class.
+
+    The layout is computed from the sizes of the longest labels (no ``tight_layout``,
+    which lays every tick label out an extra time): each panel is 1.75 in high, with
+    room above for its title and below for its tick labels, rotated by 60 degrees past
+    six values.
+
+    Parameters
+    ----------
+    r : ppdm.pipeline.AttributeEstimate
+    dpi : float
+        The resolution the figure is measured for.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    References
+    ----------
+    Dowd, Xu & Zhang, Eq. (1); Agrawal & Srikant (2000), Sec. 4 (by-class estimates).
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.font_manager import FontProperties
+
+    panels = [("all records", r.overall)]
+    if r.by_class:
+        panels += [(f"class {c}", e) for c, e in r.by_class.items()]
+    labels = [str(lab) for lab in r.labels]
+    x = np.arange(len(labels))
+    rotation = 60 if len(x) > 6 else 0
+    width = max(5.5, 0.35 * len(x) + 2)
+    fig = Figure(dpi=dpi)
+    renderer = FigureCanvasAgg(fig).get_renderer()
+
+    def extent(text: str, size: float) -> tuple[float, float]:
+        w, h, _ = renderer.get_text_width_height_descent(
+            text, FontProperties(size=size), ismath=False
+        )
+        return w / dpi, h / dpi
+
+    tick_w, tick_h = extent(max(labels, key=len) if labels else "0", 7)
+    angle = np.deg2rad(rotation)
+    below = tick_w * np.sin(angle) + tick_h * np.cos(angle) + 0.12  # ticks and pads
+    tops = [np.nanmax(np.r_[e.perturbed, np.asarray(e.counts) + e.stderr, 1.0]) for _, e in panels]
+    # y tick labels: whole counts up to 6 digits; from 1e6 on, matplotlib writes "1.25"
+    # and a "1e6" above the axis
+    digits = max(len(f"{t * _LEGEND_ROOM:.0f}") if t * _LEGEND_ROOM < 1e6 else 4 for t in tops)
+    left = extent("0" * digits, 10)[0] + 0.45  # tick labels, "records", pads
+    title, axes_h, xlabel = 0.3, 1.75, 0.3
+    height = len(panels) * (title + axes_h + below) + xlabel + 0.1
+    fig.set_size_inches(width, height)
+    y = height - 0.1
+    axes = []
+    for _ in panels:
+        y -= title + axes_h
+        rect = (left / width, y / height, (width - left - 0.15) / width, axes_h / height)
+        axes.append(fig.add_axes(rect))
+        y -= below
+    for ax, (name, e) in zip(axes, panels):
+        estimate_bars(ax, x, e, f"{r.name}: {name}")
+        ax.set_xticks(x, labels, rotation=rotation, fontsize=7)
+    kind = "bin" if any(lab.startswith("[") for lab in labels) else "value"
+    axes[-1].set_xlabel(f"{r.name} ({kind})")
+    return fig
+
+
+def write_estimate_plots(results, directory: str | os.PathLike, *, dpi: float = 110) -> list[Path]:
+    """One PNG per attribute (see :func:`estimate_figure`), named after the attribute.
+
+    Parameters
+    ----------
+    results : list of ppdm.pipeline.AttributeEstimate
+    directory : path-like
+        An existing directory.
+    dpi : float
+
+    Returns
+    -------
+    list of Path
+        The files written, in the order of ``results``.
+    """
+    import matplotlib
+
+    written = []
+    with matplotlib.rc_context({"text.parse_math": False}):
+        for r in results:
+            fig = estimate_figure(r, dpi=dpi)
+            safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in r.name)
+            path = Path(directory) / f"{safe}.png"
+            fig.savefig(path, dpi=dpi)
+            written.append(path)
+    return written
 
 
 def _estimate_figure(r) -> str:

@@ -743,6 +743,10 @@ def _float_text(values: np.ndarray):
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    few = _few_values(values)
+    if few is not None:  # format each distinct value once (bins decode to a few values)
+        distinct, index = few
+        return pc.take(_float_text(distinct), pa.array(index))
     text = pc.cast(pa.array(values, from_pandas=True), pa.string())
     size = np.abs(values)
     with np.errstate(invalid="ignore"):
@@ -757,6 +761,19 @@ def _float_text(values: np.ndarray):
     if odd.any():
         text = pc.replace_with_mask(text, pa.array(odd), pa.array(values[odd].astype(str)))
     return text
+
+
+def _few_values(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(distinct, index)`` with ``distinct[index]`` bit for bit ``values``, when a long
+    array holds at most one distinct value in 16; else None. Compared as bit patterns,
+    so ``-0.0`` and ``0.0`` stay apart."""
+    n = len(values)
+    if n < 4096 or len(np.unique(values[:1024].view(np.int64))) > 64:
+        return None
+    index, distinct = pd.factorize(values.view(np.int64))
+    if len(distinct) > n // 16:
+        return None
+    return np.asarray(distinct).view(np.float64), index
 
 
 def _csv_text(series: pd.Series):

@@ -16,6 +16,7 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 import pandas as pd
@@ -35,6 +36,8 @@ from .reconstruct import (
 )
 from .release import ReleaseSpec, read_spec, write_spec
 from .report import format_privacy_report, privacy_report
+
+T = TypeVar("T")
 
 __all__ = [
     "DEFAULT_BATCH",
@@ -410,33 +413,116 @@ def class_codes(batch: pd.DataFrame, spec: ReleaseSpec, classes: list | None, of
     return codes.astype(np.int64)
 
 
+def read_ahead(items: Iterator[T], depth: int = 2) -> Iterator[T]:
+    """Yield ``items`` in order, produced by a background thread up to ``depth`` ahead.
+
+    Reading a batch (Parquet or CSV decoding in Arrow) and writing one release the GIL,
+    so a pass over a file overlaps its reading, its computing and its writing on two
+    cores. An exception of the producer is raised here, at the item it replaced; when
+    the consumer stops early, the producer is stopped and closed.
+    """
+    import queue
+    import threading
+
+    q: queue.Queue = queue.Queue(maxsize=max(int(depth), 1))
+    stop = threading.Event()
+    end = object()
+
+    def put(item) -> bool:
+        while not stop.is_set():
+            try:
+                q.put(item, timeout=0.05)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def produce() -> None:
+        try:
+            for item in items:
+                if not put((item, None)):
+                    break
+            else:
+                put((end, None))
+        except BaseException as exc:  # handed to the consumer, raised there
+            put((end, exc))
+        finally:
+            close = getattr(items, "close", None)
+            if close is not None:
+                close()
+
+    worker = threading.Thread(target=produce, name="ppdm-read-ahead", daemon=True)
+    worker.start()
+    try:
+        while True:
+            item, exc = q.get()
+            if item is end:
+                if exc is not None:
+                    raise exc
+                return
+            yield item
+    finally:
+        stop.set()
+        worker.join()
+
+
 def _count_pass(
     spec: ReleaseSpec, batches: Batches, by_class: bool
 ) -> tuple[dict[str, np.ndarray], list | None]:
+    """Perturbed code counts of every attribute (per class value), in one pass.
+
+    Class values are collected while counting, in the order they appear, and sorted at
+    the end as :func:`class_values` sorts them: no pass over the data only to find them.
+    """
     attrs = spec.perturbed_attributes()
     doms = {a.name: a.get_domain() for a in attrs}
-    classes = None
+    name = None
     if by_class:
         if spec.class_perturbed:
             raise SpecError(
                 "by-class estimation needs an unperturbed class; this release perturbed "
                 f"{spec.class_attribute!r}"
             )
-        classes = class_values(spec, batches)
-    n_c = len(classes) if classes else 1
-    counts = {a.name: np.zeros((n_c, doms[a.name].n_values)) for a in attrs}
+        name = spec.class_attribute
+        if name is None:
+            raise SpecError("the release has no class attribute; by-class work needs one")
+    found: dict = {}  # class value -> its row in the tables, in order of appearance
+    tables = {a.name: np.zeros((1, doms[a.name].n_values)) for a in attrs}
     offset = 0
     for batch in batches():
-        ccodes = class_codes(batch, spec, classes, offset)
+        if name is None:
+            ccodes = np.zeros(len(batch), dtype=np.int64)
+        else:
+            local, uniques = pd.factorize(batch[name], use_na_sentinel=True)
+            if (local < 0).any():
+                row = int(np.flatnonzero(local < 0)[0])
+                raise DataError(
+                    f"class column {name!r} data row {offset + row + 1} has value "
+                    f"{_plain_value(batch[name].iloc[row])}, which is missing or unknown"
+                )
+            rows = np.array([found.setdefault(v, len(found)) for v in uniques.tolist()])
+            ccodes = rows[local] if len(rows) else np.zeros(0, dtype=np.int64)
+        n_c = max(len(found), 1)
         for a in attrs:
             d = doms[a.name]
+            if len(tables[a.name]) < n_c:
+                grown = np.zeros((n_c, d.n_values))
+                grown[: len(tables[a.name])] = tables[a.name]
+                tables[a.name] = grown
             codes = d.encode(batch[a.name], column=a.name, row_offset=offset)
             flat = count_codes(ccodes * d.n_values + codes, n_c * d.n_values)
-            counts[a.name] += flat.reshape(n_c, d.n_values)
+            tables[a.name] += flat.reshape(n_c, d.n_values)
         offset += len(batch)
     if offset == 0:
         raise DataError("the release data is empty")
-    return counts, classes
+    if name is None:
+        return tables, None
+    try:
+        classes = sorted(found)
+    except TypeError:
+        classes = sorted(found, key=str)
+    order = [found[c] for c in classes]
+    return {k: t[order] for k, t in tables.items()}, classes
 
 
 def _pooled(est: Estimate, copies: int) -> Estimate:
@@ -476,7 +562,7 @@ def estimate_release(
     rel = release if isinstance(release, Release) else load_release(release)
     if rel.spec.method == "additive":
         return _estimate_additive(rel, by_class, batch_size)
-    counts, classes = _count_pass(rel.spec, lambda: rel.batches(batch_size), by_class)
+    counts, classes = _count_pass(rel.spec, lambda: read_ahead(rel.batches(batch_size)), by_class)
     return estimates_from_counts(rel.spec, counts, classes, method)
 
 
@@ -714,7 +800,7 @@ def reconstruct_release(
     rel = release if isinstance(release, Release) else load_release(release)
     stream = reconstruct_batches(
         rel.spec,
-        lambda: rel.batches(batch_size),
+        lambda: read_ahead(rel.batches(batch_size)),
         method=method,
         by_class=by_class,
         random_state=random_state,
@@ -731,7 +817,7 @@ def reconstruct_release(
             )
         else:
             with BatchWriter(tmp, fmt) as writer:
-                for rec in stream:
+                for rec in read_ahead(stream):  # reconstruct the next batch while writing
                     writer.write(rec)
                     if progress:
                         progress(len(rec))

@@ -77,6 +77,8 @@ for _module in COMMAND_MODULES:
 
 def main() -> None:
     """Entry point of the ``ppdm`` script."""
+    from ..allocator import keep_freed_memory
     from ._common import run_app
 
+    keep_freed_memory()  # batch-sized arrays reuse freed heap instead of new pages
     run_app(app)

@@ -411,34 +411,10 @@ def _estimate_json(r, method: str) -> dict:
 
 def _plot_estimates(results, directory: Path) -> None:
     """One PNG per attribute: perturbed and estimated counts with error bars (by class)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import numpy as np
-
-    from ..html_report import estimate_bars
+    from ..html_report import write_estimate_plots
 
     with atomic_dir(directory) as tmp:
-        for r in results:
-            panels = [("all records", r.overall)]
-            if r.by_class:
-                panels += [(f"class {c}", e) for c, e in r.by_class.items()]
-            x = np.arange(len(r.labels))
-            width = max(5.5, 0.35 * len(x) + 2)
-            fig, axes = plt.subplots(
-                len(panels), 1, figsize=(width, 2.6 * len(panels) + 0.8), squeeze=False
-            )
-            for ax, (title, e) in zip(axes[:, 0], panels):
-                estimate_bars(ax, x, e, f"{r.name}: {title}")
-                ax.set_xticks(x, r.labels, rotation=60 if len(x) > 6 else 0, fontsize=7)
-                ax.legend(fontsize=7)
-            kind = "bin" if any(lab.startswith("[") for lab in r.labels) else "value"
-            axes[-1, 0].set_xlabel(f"{r.name} ({kind})")
-            fig.tight_layout()
-            safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in r.name)
-            fig.savefig(tmp / f"{safe}.png", dpi=110)
-            plt.close(fig)
+        write_estimate_plots(results, tmp)
 
 
 def reconstruct(

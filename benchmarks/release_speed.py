@@ -1,0 +1,154 @@
+"""``ppdm estimate --plot`` and ``ppdm reconstruct`` on a large release, this code beside another.
+
+Usage::
+
+    git worktree add /tmp/ppdm-base <old commit>
+    python benchmarks/release_speed.py --base /tmp/ppdm-base/src              # 10 M rows
+    python benchmarks/release_speed.py --base /tmp/ppdm-base/src --rows 1000000 --runs 2
+
+Generates the table of ``benchmarks/perturb.py`` (six numeric columns, a binary class
+``label``) as Parquet, and as CSV unless ``--formats parquet``; perturbs it once with
+this code (owner bounds, seed 1, N = 20, gamma = 9); then times whole processes with
+``farm-bench``, A = this code and B = the code under ``--base``, in turn A B A B:
+
+- ``ppdm estimate RELEASE --by-class --plot DIR``;
+- ``ppdm reconstruct RELEASE --out FILE --seed 2`` (global) and ``--by-class``.
+
+Each command is ``env PYTHONPATH=<src> python -m ppdm ...``, so both sides start the
+same interpreter with the same packages. After the timings, one reconstruction of each
+side is compared byte for byte (``cmp``): the same seed must give the same file.
+
+farm-bench prints min / median / max of the wall, user and system seconds and peak
+memory of each side and the per-pair ratios A/B; quote the medians beside the load
+average (printed before and after), since the machine may be shared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import filecmp
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+SRC = HERE.parent / "src"
+
+BOUNDS = [
+    "--bounds", "age=18:91",
+    "--bounds", "income=0:2000000",
+    "--bounds", "score=0:1200",
+    "--bounds", "region=0:12",
+    "--bounds", "visits=0:40",
+]  # fmt: skip
+
+
+def loadavg() -> str:
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "n/a"
+
+
+def make_table(path: Path, rows: int) -> None:
+    """The table of ``benchmarks/perturb.py`` in row groups of 500,000 rows."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+    import pyarrow.parquet as pq
+
+    sys.path.insert(0, str(HERE))
+    from perturb import _chunk
+
+    rng = np.random.default_rng(0)
+    done, writer = 0, None
+    while done < rows:
+        table = pa.Table.from_pandas(_chunk(rng, min(500_000, rows - done)), preserve_index=False)
+        if writer is None:
+            writer = (
+                pq.ParquetWriter(path, table.schema)
+                if path.suffix == ".parquet"
+                else pcsv.CSVWriter(path, table.schema)
+            )
+        writer.write_table(table)
+        done += table.num_rows
+    writer.close()
+
+
+def ppdm(src: Path, *args: str) -> list[str]:
+    return ["env", f"PYTHONPATH={src}", sys.executable, "-m", "ppdm", *args]
+
+
+def shell(words: list[str]) -> str:
+    return " ".join(shlex.quote(w) for w in words)
+
+
+def bench(label: str, a: list[str], b: list[str], args, remove: tuple[Path, ...] = ()) -> None:
+    """farm-bench A (this code) against B (the base); ``remove`` = (A's output, B's
+    output), deleted ahead of each run of that side."""
+    if remove:
+        a = ["sh", "-c", f"rm -f {shlex.quote(str(remove[0]))}; exec {shell(a)}"]
+        b = ["sh", "-c", f"rm -f {shlex.quote(str(remove[1]))}; exec {shell(b)}"]
+    cmd = ["farm-bench", "-n", str(args.runs), "--timeout", str(args.timeout)]
+    cmd += ["--vs", shell(b), "--", *a]
+    print(f"\n### {label}   (load average {loadavg()})", flush=True)
+    subprocess.run(cmd, check=False)
+    print(f"(load average after: {loadavg()})", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--base", type=Path, required=True, help="src/ of the code to compare")
+    parser.add_argument("--rows", type=int, default=10_000_000)
+    parser.add_argument("--runs", type=int, default=3, help="A B pairs per command")
+    parser.add_argument("--timeout", type=int, default=1800, help="seconds per command")
+    parser.add_argument("--formats", default="parquet,csv")
+    parser.add_argument("--workdir", type=Path, default=None)
+    args = parser.parse_args()
+    work = args.workdir or Path(tempfile.mkdtemp(prefix="ppdm-release-speed-"))
+    work.mkdir(parents=True, exist_ok=True)
+    print(f"rows {args.rows:,}; A = {SRC}; B = {args.base.resolve()}; cores {os.cpu_count()}")
+    for fmt in [f for f in args.formats.split(",") if f]:
+        table, rel = work / f"table.{fmt}", work / f"release-{fmt}"
+        if not table.exists():
+            make_table(table, args.rows)
+        if not rel.exists():
+            subprocess.run(
+                ppdm(SRC, "perturb", str(table), "--out", str(rel), "--class", "label",
+                     *BOUNDS, "--out-of-bounds", "clip", "--seed", "1"),
+                check=True, capture_output=True,
+            )  # fmt: skip
+        size = (rel / f"data.{fmt}").stat().st_size / 2**20
+        print(f"\n## {fmt}: release {rel} ({size:.0f} MB)")
+        plots = {side: work / f"plots-{fmt}-{side}" for side in "AB"}
+        bench(
+            f"{fmt}: estimate --by-class --plot",
+            ppdm(SRC, "estimate", str(rel), "--by-class", "--plot", str(plots["A"]),
+                 "--overwrite"),
+            ppdm(args.base, "estimate", str(rel), "--by-class", "--plot", str(plots["B"]),
+                 "--overwrite"),
+            args,
+        )  # fmt: skip
+        for how in ([], ["--by-class"]):
+            outs = {
+                side: work / f"rec-{fmt}{'-class' if how else ''}-{side}.{fmt}" for side in "AB"
+            }
+            bench(
+                f"{fmt}: reconstruct --seed 2 {' '.join(how)}",
+                ppdm(SRC, "reconstruct", str(rel), "--out", str(outs["A"]), "--seed", "2", *how),
+                ppdm(args.base, "reconstruct", str(rel), "--out", str(outs["B"]), "--seed", "2",
+                     *how),
+                args,
+                remove=(outs["A"], outs["B"]),
+            )  # fmt: skip
+            same = filecmp.cmp(outs["A"], outs["B"], shallow=False)
+            print(f"reconstructions byte-identical (A vs B): {'yes' if same else 'NO'}")
+    print(f"\nworkdir {work}; load average at the end {loadavg()}")
+
+
+if __name__ == "__main__":
+    main()
