@@ -8,6 +8,7 @@ refused with one line; the input is untouched and no hidden work is left anywher
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -178,19 +179,83 @@ def test_out_empty(cli, request, tmp_path, cmd):
 
 
 def _root_params():
-    for p in _case_params("root"):
-        if p.values[0] == "advise":
-            # not run: a failure writes three files into the real root directory
-            yield pytest.param(
-                "advise",
-                id="advise",
-                marks=[
-                    fuzz_class("output paths"),
-                    pytest.mark.xfail(run=False, strict=True, reason=ADVISE_NO_CHECK),
-                ],
-            )
-        else:
-            yield p
+    yield from _case_params("root")
+
+
+#: Run in a fresh interpreter before ``ppdm``'s entry point: an audit hook refuses any
+#: file created, opened for writing, renamed or linked directly inside ``/``, so a
+#: regression in the refusal fails with an error instead of writing into the real root.
+_ROOT_GUARD = """
+import os, sys
+
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+
+
+def _in_root(path):
+    try:
+        path = os.path.abspath(os.fsdecode(path))
+    except (TypeError, ValueError):
+        return False
+    return path == "/" or os.path.dirname(path) == "/"
+
+
+def _guard(event, args):
+    if event == "open":
+        path, mode, flags = args
+        writing = (mode is not None and any(c in str(mode) for c in "wax+")) or (
+            isinstance(flags, int) and flags & _WRITE_FLAGS
+        )
+        if writing and path is not None and _in_root(path):
+            raise PermissionError(f"guard: refused to write {path!r}")
+    elif event in ("os.mkdir", "os.rename", "os.replace", "os.link", "os.symlink",
+                   "os.truncate", "shutil.move", "shutil.copyfile", "os.chmod"):
+        paths = [a for a in args if isinstance(a, (str, bytes, os.PathLike))]
+        targets = paths[1:] if event in ("os.rename", "os.replace", "os.link",
+                                         "os.symlink", "shutil.move",
+                                         "shutil.copyfile") else paths[:1]
+        if any(_in_root(t) for t in targets):
+            raise PermissionError(f"guard: refused {event} into /")
+
+
+sys.addaudithook(_guard)
+sys.argv = ["ppdm", *sys.argv[1:]]
+from ppdm.cli import main
+
+main()
+"""
+
+
+def _run_guarded(args: list[str], tmp_path: Path) -> tuple[int, str, str]:
+    """``ppdm ARGS`` in a fresh process whose writes into ``/`` are refused (_ROOT_GUARD)."""
+    import subprocess
+
+    import ppdm
+
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(Path(ppdm.__file__).resolve().parents[1]),
+        "MPLCONFIGDIR": str(tmp_path / "mpl"),
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", _ROOT_GUARD, *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=300,
+    )
+    return done.returncode, done.stdout, done.stderr
+
+
+@fuzz_class("output paths")
+def test_the_root_guard_refuses_writes_into_the_root(tmp_path):
+    """The guard itself: a plain write into ``/`` through it is refused."""
+    import subprocess
+
+    code = _ROOT_GUARD.split("sys.argv =")[0] + ("open('/ppdm-guard-probe', 'w')\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode != 0 and "guard: refused" in done.stderr
+    assert not os.path.exists("/ppdm-guard-probe")
 
 
 @pytest.mark.parametrize("cmd", list(_root_params()))
@@ -198,7 +263,10 @@ def test_out_root(cli, request, tmp_path, cmd):
     values = _writer_inputs(request, tmp_path, cmd)
     snap = Snapshot(inputs=_inputs(values), outputs=[])
     before = sorted(os.listdir("/"))
-    result = cli(*_args(cmd, values, "/"))
+    if cmd == "advise":  # a regression would write three files into the real root
+        result = _run_guarded(_args(cmd, values, "/"), tmp_path)
+    else:
+        result = cli(*_args(cmd, values, "/"))
     assert_refused(result, snap, USAGE)
     assert sorted(os.listdir("/")) == before
     assert not [n for n in os.listdir("/") if ".ppdm-" in n]
