@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..exceptions import ParameterError
 from ..random import RandomState, resolve_seed, warn_seeded_release
 
 __all__ = [
@@ -73,7 +74,7 @@ def partition_seed(
     [(0, 3, 0), (0, 3, 1)]
     """
     if int(partition) < 0:
-        raise ValueError(f"partition must be >= 0 (got {partition})")
+        raise ParameterError(f"partition must be >= 0 (got {partition})")
     return np.random.SeedSequence(
         root.entropy,
         spawn_key=tuple(root.spawn_key) + (int(purpose), int(partition)),
