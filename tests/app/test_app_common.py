@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from ppdm.app._common import Workspace, extract_release, message, parse_bounds, plain
-from ppdm.exceptions import DomainError, ParameterError
+from ppdm.exceptions import DataError, DomainError, ParameterError
 
 
 def test_parse_bounds_and_messages():
@@ -39,7 +39,7 @@ def test_extract_release_rejects_unsafe_and_foreign_zips(tmp_path):
             up = tmp_path / f"upload{len(expected)}" / "up.zip"  # one folder per upload
             up.parent.mkdir()
             up.write_bytes(buf.getvalue())
-            with pytest.raises(ValueError, match=expected):
+            with pytest.raises(DataError, match=expected):
                 extract_release({"name": "r.zip", "datapath": str(up)}, ws)
             assert not up.parent.exists()  # the upload and its folder are gone
         assert not (tmp_path / "evil").exists()

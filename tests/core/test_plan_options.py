@@ -181,9 +181,9 @@ def test_check_gamma_is_the_one_implementation():
     with pytest.raises(SpecError, match=r"--gamma must be a number > 1 \(got None\)"):
         check_gamma(None, "--gamma", error=SpecError)
     assert check_gamma(np.int64(3)) == 3.0 and type(check_gamma(np.int64(3))) is float
-    with pytest.raises(ValueError, match=r"rho1 must be in \(0, 1\) \(got 1.0\)"):
+    with pytest.raises(ParameterError, match=r"rho1 must be in \(0, 1\) \(got 1.0\)"):
         ppdm.privacy.rho2_from_gamma(9, np.float64(1.0))
-    with pytest.raises(ValueError, match=r"gamma must be >= 1 \(got 0.5\)"):
+    with pytest.raises(ParameterError, match=r"gamma must be >= 1 \(got 0.5\)"):
         ppdm.privacy.rho2_from_gamma(0.5, 0.1)
 
 

@@ -66,7 +66,7 @@ def test_split_multisets_is_hypergeometric():
 
 
 def test_split_rejects_inconsistent_sizes():
-    with pytest.raises(ValueError, match="do not add up"):
+    with pytest.raises(DataError, match="do not add up"):
         split_multisets(np.array([[1, 1]]), np.array([[1], [2]]), np.random.default_rng(0))
 
 
@@ -119,7 +119,7 @@ def test_map_cells_same_results_everywhere(cluster):
     assert map_cells(_cell, cells) == expected
     assert map_cells(_cell, cells, engine="local", jobs=2) == expected
     assert map_cells(_cell, cells, engine="dask", scheduler=cluster) == expected
-    with pytest.raises(ValueError, match="jobs must be >= 1"):
+    with pytest.raises(ParameterError, match="jobs must be >= 1"):
         map_cells(_cell, cells, jobs=0)
 
 

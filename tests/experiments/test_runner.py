@@ -118,7 +118,7 @@ def test_cells_order_follows_the_cells_whatever_the_completion_order():
 def test_cells_order_is_checked(tmp_path):
     with pytest.raises(ParameterError, match="order must be one of 'keys', 'cells'"):
         run_cells(_two_rows, CELLS, progress=False, order="random")
-    with pytest.raises(ValueError, match="without a checkpoint"):
+    with pytest.raises(ParameterError, match="without a checkpoint"):
         run_cells(
             _two_rows,
             CELLS,
