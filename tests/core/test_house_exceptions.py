@@ -14,6 +14,8 @@ import pytest
 
 import ppdm
 from ppdm import exceptions
+from ppdm.attacks import bayes_optimal_attack
+from ppdm.bayesnet.estimation import cpd_from_counts
 from ppdm.cells import cell_seed_sequence
 from ppdm.estimate import estimate_counts
 from ppdm.exceptions import DataError, ParameterError, PpdmError
@@ -21,6 +23,7 @@ from ppdm.matrix import GammaDiagonal
 from ppdm.multiple import estimate_multiple
 from ppdm.privacy import gamma_from_rho, rho2_from_gamma
 from ppdm.random import check_random_state
+from ppdm.tree import C45Classifier
 
 SRC = Path(ppdm.__file__).resolve().parent
 
@@ -105,3 +108,35 @@ def test_library_arguments_raise_house_errors(call, cls, text):
         call()
     assert "\n" not in str(info.value)
     assert "np." not in str(info.value)
+
+
+N_LONG = 30  # a prior long enough that numpy would wrap its printout over lines
+
+
+@pytest.mark.parametrize(
+    ("call", "cls", "text"),
+    [
+        (
+            lambda: bayes_optimal_attack(
+                np.zeros(5, int), GammaDiagonal(N_LONG, 9.0), np.full(N_LONG, 1.0)
+            ),
+            ParameterError,
+            r"prior must be 30 non-negative numbers summing to 1 \(got \[1\.0, 1\.0, ",
+        ),
+        (
+            lambda: cpd_from_counts(np.ones((N_LONG, 2)), np.full((N_LONG, 2), -1.0)),
+            ParameterError,
+            r"alpha must be > 0 \(got \[\[-1\.0, -1\.0\], ",
+        ),
+        (
+            lambda: C45Classifier(min_leaf=np.int64(0)).fit([[0], [1]], [0, 1]),
+            ParameterError,
+            r"min_leaf must be an integer >= 1 \(got 0\)$",
+        ),
+    ],
+)
+def test_messages_show_plain_values_on_one_line(call, cls, text):
+    with pytest.raises(cls, match=text) as info:
+        call()
+    message = str(info.value)
+    assert "\n" not in message and "np." not in message and "array(" not in message

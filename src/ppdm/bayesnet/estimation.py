@@ -43,6 +43,7 @@ import pandas as pd
 
 from ..estimate import ESTIMATORS, Estimator, get_estimator
 from ..exceptions import DataError, MatrixError, ParameterError, SpecError
+from ..validation import show
 from .network import BayesNet
 from .pram import PramScheme, marginal_matrix
 
@@ -246,7 +247,9 @@ def _alpha(prior, shape: tuple[int, int]) -> np.ndarray | None:
         return None
     alpha = np.broadcast_to(np.asarray(prior, dtype=np.float64), shape)
     if not np.all(np.isfinite(alpha)) or np.any(alpha <= 0):
-        raise ParameterError(f"Dirichlet prior alpha must be > 0 (got {prior!r})")
+        raise ParameterError(
+            f"Dirichlet prior alpha must be > 0 (got {show(np.asarray(prior).tolist())})"
+        )
     return alpha
 
 

@@ -34,7 +34,7 @@ import pandas as pd
 from ..exceptions import ParameterError
 from ..limits import MAX_RECORDS
 from ..random import RandomState, check_random_state
-from ..validation import check_int, check_probability
+from ..validation import check_int, check_probability, show
 from .uci import Dataset
 
 __all__ = ["AGRAWAL_COLUMNS", "agrawal", "agrawal_class", "load_synth"]
@@ -168,7 +168,7 @@ _FUNCTIONS: dict[int, Callable] = {
 
 def _check_function(function: int) -> int:
     if isinstance(function, bool) or not isinstance(function, (int, np.integer)):
-        raise ParameterError(f"function must be an int in 1..10 (got {function!r})")
+        raise ParameterError(f"function must be an int in 1..10 (got {show(function)})")
     if function not in _FUNCTIONS:
         raise ParameterError(f"function must be in 1..10 (got {function})")
     return int(function)
@@ -372,7 +372,7 @@ def load_synth(
     (100, 10, 'group')
     """
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= 5:
-        raise ParameterError(f"k must be an int in 1..5 (got {k!r})")
+        raise ParameterError(f"k must be an int in 1..5 (got {show(k)})")
     frame = agrawal(n_train + n_test, function=int(k), random_state=random_state)
     train = frame.iloc[:n_train].reset_index(drop=True)
     test = frame.iloc[n_train:].reset_index(drop=True)

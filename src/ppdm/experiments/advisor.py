@@ -43,7 +43,7 @@ import pandas as pd
 from ..exceptions import DataError, ParameterError
 from ..matrix import GammaDiagonal
 from ..privacy import attribute_privacy, kang_bound
-from ..validation import check_choice, check_int, check_probability
+from ..validation import check_choice, check_int, check_probability, show
 from .core import MODES, EncodedTable, encode_table, perturb_table, reconstruct_table
 from .grid import ADVISOR_GAMMAS, PAPER_NS
 from .learners import make_learner
@@ -83,7 +83,7 @@ def _check_accuracy(a: float | None) -> float | None:
     if a is None:
         return None
     if not (isinstance(a, (int, float)) and 0.0 < float(a) <= 1.0):
-        raise ParameterError(f"min_accuracy must be a fraction in (0, 1] (got {a!r})")
+        raise ParameterError(f"min_accuracy must be a fraction in (0, 1] (got {show(a)})")
     return float(a)
 
 

@@ -42,6 +42,7 @@ from scipy import optimize
 
 from ..exceptions import DataError, ParameterError
 from ..random import RandomState, release_generator
+from ..validation import show
 from .class_noise import original_tree
 from .leaves import LeafInfo, innocent_attributes
 
@@ -105,7 +106,9 @@ class DiscreteNoise:
         if not np.isfinite(off).all() or np.unique(off).size != off.size:
             raise ParameterError("offsets must be distinct finite numbers")
         if not np.isfinite(p).all() or (p < 0).any() or abs(p.sum() - 1.0) > 1e-9:
-            raise ParameterError(f"probabilities must be >= 0 and sum to 1 (got sum {p.sum()!r})")
+            raise ParameterError(
+                f"probabilities must be >= 0 and sum to 1 (got sum {show(p.sum())})"
+            )
         scale = max(float(np.abs(off).max()), 1.0)
         mean = float(off @ p)
         if abs(mean) > 1e-9 * scale:
@@ -354,7 +357,7 @@ class AttributeNoiseResult:
 def _check_choice(name: str, value: str, choices: tuple) -> str:
     v = str(value).strip().lower()
     if v not in choices:
-        raise ParameterError(f"{name} must be one of {', '.join(choices)} (got {value!r})")
+        raise ParameterError(f"{name} must be one of {', '.join(choices)} (got {show(value)})")
     return v
 
 

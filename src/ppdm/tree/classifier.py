@@ -20,6 +20,7 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import column_or_1d
 
 from ..exceptions import DataError, NotFittedError, ParameterError
+from ..validation import show
 from ._encoding import fit_encoding
 from .builder import grow
 from .level import level_wise_ok
@@ -198,7 +199,7 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         for name, (test, what) in _PARAMETER_CONSTRAINTS.items():
             value = getattr(self, name)
             if not test(value):
-                raise ParameterError(f"{name} must be {what} (got {value!r})")
+                raise ParameterError(f"{name} must be {what} (got {show(value)})")
 
     def _labels(self, y, n_rows: int):
         if y is None:
