@@ -49,6 +49,7 @@ import numpy as np
 
 from .exceptions import DataError, ParameterError, SpecError
 from .matrix import KroneckerMatrix, PerturbationMatrix
+from .validation import check_at_least
 
 __all__ = [
     "ESTIMATORS",
@@ -559,8 +560,7 @@ def bootstrap_stderr(
     Theorem 1 (the perturbation model of the replicates).
     """
     method = check_method(method)
-    if replicates < 2:
-        raise ParameterError(f"replicates must be at least 2 (got {int(replicates)})")
+    check_at_least(replicates, "replicates", 2, error=ParameterError)
     y = np.asarray(y, dtype=np.float64)
     if counts is None:
         counts = point_estimate(y, matrix, method)

@@ -26,6 +26,7 @@ from typing import Union
 import numpy as np
 
 from .exceptions import ParameterError, SeededReleaseWarning
+from .validation import check_at_least, check_int
 
 __all__ = [
     "RandomState",
@@ -70,9 +71,9 @@ def check_random_state(random_state: RandomState = None) -> np.random.Generator:
     if isinstance(random_state, np.random.Generator):
         return random_state
     if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
-        if random_state < 0:
-            raise ParameterError(f"random_state must be a non-negative int (got {random_state})")
-        return np.random.default_rng(int(random_state))
+        return np.random.default_rng(
+            check_int(random_state, "random_state", low=0, error=ParameterError)
+        )
     if isinstance(random_state, np.random.SeedSequence):
         return np.random.default_rng(random_state)
     raise ParameterError(
@@ -319,8 +320,7 @@ class WordStream:
     """
 
     def __init__(self, rng: np.random.Generator, row: int = 0) -> None:
-        if int(row) < 0:
-            raise ParameterError(f"row must be >= 0 (got {row})")
+        check_at_least(row, "row", 0, error=ParameterError)
         self._generator = rng
         self._bits = rng.bit_generator
         self._spare: np.ndarray | None = None

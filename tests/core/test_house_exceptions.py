@@ -17,10 +17,13 @@ from ppdm import exceptions
 from ppdm.attacks import bayes_optimal_attack
 from ppdm.bayesnet.estimation import cpd_from_counts
 from ppdm.cells import cell_seed_sequence
+from ppdm.engine.executors import map_cells
+from ppdm.engine.streams import partition_seed
 from ppdm.estimate import estimate_counts
 from ppdm.exceptions import DataError, ParameterError, PpdmError
 from ppdm.matrix import GammaDiagonal
 from ppdm.multiple import estimate_multiple
+from ppdm.noise.attribute_noise import discrete_gaussian
 from ppdm.privacy import gamma_from_rho, rho2_from_gamma
 from ppdm.random import check_random_state
 from ppdm.tree import C45Classifier
@@ -140,3 +143,24 @@ def test_messages_show_plain_values_on_one_line(call, cls, text):
         call()
     message = str(info.value)
     assert "\n" not in message and "np." not in message and "array(" not in message
+
+
+NAN = float("nan")
+
+
+@pytest.mark.parametrize(
+    ("call", "text"),
+    [
+        # NaN slipped past "x < 0" checks, or int() raised a bare ValueError about it
+        (lambda: map_cells(str, [(1,), (2,)], jobs=NAN), r"jobs must be >= 1 \(got nan\)"),
+        (
+            lambda: partition_seed(np.random.SeedSequence(0), 0, NAN),
+            r"partition must be >= 0 \(got nan\)",
+        ),
+        (lambda: discrete_gaussian(1.0, step=NAN), r"step must be a finite number > 0"),
+        (lambda: check_random_state(np.int64(-3)), r"random_state must be an integer >= 0"),
+    ],
+)
+def test_shared_validators_reject_nan_and_name_the_argument(call, text):
+    with pytest.raises(ParameterError, match=text):
+        call()

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from typing import Any, Literal
 
 from ..exceptions import ParameterError, PpdmError
-from ..validation import check_choice
+from ..validation import check_at_least, check_choice
 from .kernels import combine_all
 
 __all__ = [
@@ -79,8 +79,7 @@ class _Executor:
         """``combine`` of ``fn(x)`` over ``items`` in order (``combine`` is associative)."""
         if not items:
             raise ParameterError("reduce needs at least one item")
-        if split_every < 2:
-            raise ParameterError(f"split_every must be >= 2 (got {split_every})")
+        check_at_least(split_every, "split_every", 2, error=ParameterError)
         return self._reduce(fn, items, combine, stage, split_every)
 
     def _map(self, fn: Callable, items: Sequence, stage: str) -> list:
@@ -202,8 +201,7 @@ def client(scheduler=None, *, n_workers: int | None = None, processes: bool = Tr
                 f"cannot reach the Dask scheduler at {scheduler!r}: {exc}; check --scheduler"
             ) from None
     n = int(n_workers) if n_workers is not None else (os.cpu_count() or 1)
-    if n < 1:
-        raise ParameterError(f"n_workers must be >= 1 (got {n_workers})")
+    check_at_least(n, "n_workers", 1, error=ParameterError)
     return distributed.Client(
         n_workers=n, threads_per_worker=1, processes=processes, dashboard_address=":0"
     )
@@ -282,8 +280,8 @@ def map_cells(
     """
     check_engine(engine)
     cells = list(cells)
-    if jobs is not None and int(jobs) < 1:
-        raise ParameterError(f"jobs must be >= 1 (got {jobs})")
+    if jobs is not None:
+        check_at_least(jobs, "jobs", 1, error=ParameterError)
     if engine == "local":
         if scheduler is not None:
             raise ParameterError("scheduler is only for engine='dask'")

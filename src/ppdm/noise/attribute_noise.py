@@ -42,7 +42,7 @@ from scipy import optimize
 
 from ..exceptions import DataError, ParameterError
 from ..random import RandomState, release_generator
-from ..validation import show
+from ..validation import check_positive, show
 from .class_noise import original_tree
 from .leaves import LeafInfo, innocent_attributes
 
@@ -220,8 +220,7 @@ def discrete_gaussian(sd: float, *, step: float = 1.0, limit: float | None = Non
     >>> round(discrete_gaussian(1.5).sd, 6)
     1.5
     """
-    if not (np.isfinite(step) and step > 0):
-        raise ParameterError(f"step must be > 0 (got {step})")
+    check_positive(step, "step", error=ParameterError)
     if limit is None:
         limit = max(2.0, np.ceil(4 * sd / step)) * step if np.isfinite(sd) else step
     k = int(round(limit / step))
