@@ -15,7 +15,9 @@ import pytest
 import ppdm
 from ppdm import exceptions
 from ppdm.attacks import bayes_optimal_attack
+from ppdm.bayesnet import forward_sample
 from ppdm.bayesnet.estimation import cpd_from_counts
+from ppdm.bayesnet.networks import fig3_network
 from ppdm.cells import cell_seed_sequence
 from ppdm.engine.executors import map_cells
 from ppdm.engine.streams import partition_seed
@@ -151,7 +153,8 @@ NAN = float("nan")
 @pytest.mark.parametrize(
     ("call", "text"),
     [
-        # NaN slipped past "x < 0" checks, or int() raised a bare ValueError about it
+        # NaN slipped past "x < 0" checks, or int() raised a bare ValueError about it;
+        # the records cap fell back to the validator's plain ValueError
         (lambda: map_cells(str, [(1,), (2,)], jobs=NAN), r"jobs must be >= 1 \(got nan\)"),
         (
             lambda: partition_seed(np.random.SeedSequence(0), 0, NAN),
@@ -159,8 +162,9 @@ NAN = float("nan")
         ),
         (lambda: discrete_gaussian(1.0, step=NAN), r"step must be a finite number > 0"),
         (lambda: check_random_state(np.int64(-3)), r"random_state must be an integer >= 0"),
+        (lambda: forward_sample(fig3_network(), 10**13), r"n is 10000000000000, above the cap"),
     ],
 )
-def test_shared_validators_reject_nan_and_name_the_argument(call, text):
+def test_shared_validators_raise_parameter_error_naming_the_argument(call, text):
     with pytest.raises(ParameterError, match=text):
         call()

@@ -66,7 +66,7 @@ def forward_sample(net: BayesNet, n: int, random_state: RandomState = None) -> p
     Ma & Sivakumar, Sec. 6.1-6.3.
     """
     check_int(n, "n", error=ParameterError)
-    n = check_n_records(n, "n")
+    n = check_n_records(n, "n", error=ParameterError)
     if not net.is_complete:
         missing = [v for v in net.names if not net.has_cpd(v)]
         raise SpecError(f"every node needs a CPD to sample; missing: {missing}")
