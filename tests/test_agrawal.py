@@ -3,6 +3,7 @@ import pandas as pd
 import pytest
 
 from ppdm.datasets import AGRAWAL_COLUMNS, agrawal, agrawal_class, load_synth
+from ppdm.exceptions import ParameterError
 
 # One hand-made record, varied per case: a young, low-income applicant.
 BASE = {
@@ -185,7 +186,7 @@ def test_load_synth_splits():
     ],
 )
 def test_errors_name_parameter(kwargs, match):
-    with pytest.raises(ValueError, match=match):
+    with pytest.raises(ParameterError, match=match):
         agrawal(**kwargs)
 
 

@@ -33,7 +33,7 @@ from ppdm.attacks import (
     pca_reconstruct,
     spectral_filtering,
 )
-from ppdm.exceptions import DataError
+from ppdm.exceptions import DataError, ParameterError
 from ppdm.noise import additive_perturb
 
 N, M, K, SIGMA = 2000, 20, 2, 1.0
@@ -131,7 +131,7 @@ def test_pure_noise_has_no_signal_and_gives_the_mean():
 
 def test_marchenko_pastur_bounds():
     assert marchenko_pastur_bounds(2.0, 100, 25) == pytest.approx((0.5, 4.5))
-    with pytest.raises(ValueError, match=r"noise_variance must be .* \(got -1\)"):
+    with pytest.raises(ParameterError, match=r"noise_variance must be .* \(got -1\)"):
         marchenko_pastur_bounds(-1, 10, 2)
 
 
@@ -160,7 +160,7 @@ def test_noise_covariance_forms():
     np.testing.assert_array_equal(noise_covariance([1.0, 2.0], 2), np.diag([1.0, 2.0]))
     with pytest.raises(DataError, match="noise_variance must be"):
         noise_covariance([1.0, 2.0, 3.0], 2)
-    with pytest.raises(ValueError, match="positive definite"):
+    with pytest.raises(ParameterError, match="positive definite"):
         noise_covariance(0.0, 2)
 
 

@@ -35,7 +35,7 @@ from ppdm.attacks import (
 )
 from ppdm.attacks._substitution import binomial_lower, binomial_upper
 from ppdm.domain import CategoricalDomain
-from ppdm.exceptions import DataError, SeededReleaseWarning
+from ppdm.exceptions import DataError, ParameterError, SeededReleaseWarning
 from ppdm.matrix import GammaDiagonal, symmetric_channel
 from ppdm.perturb import perturb_codes, perturb_frame, plan_release
 from ppdm.privacy import rho2_from_gamma
@@ -165,7 +165,7 @@ def test_empirical_breach_flags_weak_and_passes_strong():
     strong = perturb_codes(x, GammaDiagonal(10, 9.0), rng)
     assert any(lv.violated for lv in empirical_breach(x, weak, 10, 9.0))
     assert not any(lv.violated for lv in empirical_breach(x, strong, 10, 9.0))
-    with pytest.raises(ValueError, match="same length"):
+    with pytest.raises(DataError, match="same length"):
         empirical_breach(x, strong[:10], 10, 9.0)
     with pytest.raises(DataError, match=r"original_codes must lie in 0..4"):
         empirical_breach(x, strong, 5, 9.0)
@@ -198,11 +198,11 @@ def test_bayes_attack_bad_input():
         bayes_optimal_attack(np.array([0.5]), m)
     with pytest.raises(DataError, match=r"lie in 0..2"):
         bayes_optimal_attack(np.array([3]), m)
-    with pytest.raises(ValueError, match="prior must be 3"):
+    with pytest.raises(ParameterError, match="prior must be 3"):
         bayes_optimal_attack(np.array([0]), m, [0.5, 0.5])
-    with pytest.raises(ValueError, match="prior_success"):
+    with pytest.raises(ParameterError, match="prior_success"):
         recovery_bound(9.0, 1.5)
-    with pytest.raises(ValueError, match="t must be an integer >= 1"):
+    with pytest.raises(ParameterError, match="t must be an integer >= 1"):
         repeated_perturbation_attack(np.array([0]), m, 0)
 
 
@@ -303,7 +303,7 @@ def test_no_attack_beats_prior_guess_by_more_than_rho_bound_correlated_low_rank(
 def test_attack_substitution_release_bad_input():
     df = pd.DataFrame({"a": np.arange(50.0), "c": ["u", "v"] * 25})
     spec, rel = _release(df, 9.0)
-    with pytest.raises(ValueError, match="attack must be one of"):
+    with pytest.raises(ParameterError, match="attack must be one of"):
         attack_substitution_release(rel, spec, "magic")
     with pytest.raises(DataError, match="not numeric perturbed attributes"):
         attack_substitution_release(rel, spec, "pca_reconstruct", attributes=["c"])
@@ -338,7 +338,7 @@ def test_experiment_quick_writes_csv_and_png_and_ignores_jobs(tmp_path, reproduc
     for _, part in ent.groupby("gamma"):
         assert np.all(np.diff(part.sort_values("t").entropy_bits.to_numpy()) >= -1e-12)
     assert gamma_for_interval_level(0.5, 10) == 91.0
-    with pytest.raises(ValueError, match=r"level must be in \[1/N, 0.95\)"):
+    with pytest.raises(ParameterError, match=r"level must be in \[1/N, 0.95\)"):
         gamma_for_interval_level(0.96, 10)
-    with pytest.raises(ValueError, match="jobs must be an integer >= 1"):
+    with pytest.raises(ParameterError, match="jobs must be an integer >= 1"):
         run(tmp_path / "c", quick=True, cell_run=CellRun(jobs=0))

@@ -16,9 +16,9 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from .exceptions import DataError
+from .exceptions import DataError, ParameterError
 from .random import RandomState, check_random_state
-from .validation import check_choice, check_int, check_positive, check_probability
+from .validation import check_choice, check_int, check_interval, check_positive, check_probability
 
 __all__ = [
     "AdditiveNoise",
@@ -59,8 +59,8 @@ class AdditiveNoise:
     scale: float
 
     def __post_init__(self) -> None:
-        check_choice(self.kind, "kind", _KINDS)
-        check_positive(self.scale, "scale")
+        check_choice(self.kind, "kind", _KINDS, error=ParameterError)
+        check_positive(self.scale, "scale", error=ParameterError)
 
     @property
     def variance(self) -> float:
@@ -114,7 +114,7 @@ class AdditiveNoise:
 
 
 def _check_confidence(confidence: float) -> float:
-    return check_probability(confidence, "confidence")
+    return check_probability(confidence, "confidence", error=ParameterError)
 
 
 def additive_perturb(
@@ -237,7 +237,7 @@ def transition_masses(x_edges, w_edges, kind: NoiseKind, scale: float) -> np.nda
 def _check_edges(edges, name: str) -> np.ndarray:
     e = np.asarray(edges, dtype=float)
     if e.ndim != 1 or e.size < 2 or not np.all(np.isfinite(e)) or np.any(np.diff(e) <= 0):
-        raise ValueError(f"{name} must be a 1-D increasing array of at least 2 finite edges")
+        raise ParameterError(f"{name} must be a 1-D increasing array of at least 2 finite edges")
     return e
 
 
@@ -360,13 +360,12 @@ def reconstruct_distribution(
     w = np.asarray(noisy, dtype=float).ravel()
     if w.size == 0 or not np.all(np.isfinite(w)):
         raise DataError(f"noisy must be a non-empty array of finite values (got {w.size} values)")
-    check_int(bins, "bins", low=2)
-    check_int(max_iter, "max_iter")
-    check_positive(tol, "tol")
-    check_probability(significance, "significance")
+    check_int(bins, "bins", low=2, error=ParameterError)
+    check_int(max_iter, "max_iter", error=ParameterError)
+    check_positive(tol, "tol", error=ParameterError)
+    check_probability(significance, "significance", error=ParameterError)
     lo, hi = (float(w.min()), float(w.max())) if bounds is None else map(float, bounds)
-    if not hi > lo:
-        raise ValueError(f"bounds must satisfy low < high (got {(lo, hi)})")
+    lo, hi = check_interval(lo, hi, "bounds", error=ParameterError)
 
     x_edges = np.linspace(lo, hi, bins + 1)
     h = (hi - lo) / bins

@@ -17,11 +17,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-import numpy as np
 import pandas as pd
 
 from . import cells
 from .cells import Checkpoint
+from .exceptions import ParameterError
+from .validation import check_int
 
 __all__ = ["CellRun"]
 
@@ -46,7 +47,7 @@ class CellRun:
 
     Raises
     ------
-    ValueError
+    ParameterError
         ``jobs`` is not an integer >= 1.
 
     Examples
@@ -65,8 +66,7 @@ class CellRun:
 
     def __post_init__(self) -> None:
         jobs = self.jobs
-        if isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer)) or jobs < 1:
-            raise ValueError(f"jobs must be an integer >= 1 (got {jobs!r})")
+        check_int(jobs, "jobs", error=ParameterError)
 
     def run(
         self,

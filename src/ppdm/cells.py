@@ -44,6 +44,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .exceptions import ParameterError
+from .validation import check_choice, check_int
+
 __all__ = ["cell_seed_sequence", "cell_rng", "local_mapper", "Checkpoint", "run_cells"]
 
 Key = tuple
@@ -65,9 +68,8 @@ def cell_seed_sequence(seed: int, key: Key) -> np.random.SeedSequence:
     >>> bool((a == b).all())
     True
     """
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be an integer >= 0 (got {seed!r})")
-    return np.random.SeedSequence([int(seed), *_key_words(tuple(key))])
+    seed = check_int(seed, "seed", low=0, error=ParameterError)
+    return np.random.SeedSequence([seed, *_key_words(tuple(key))])
 
 
 def cell_rng(seed: int, key: Key) -> np.random.Generator:
@@ -85,8 +87,7 @@ def local_mapper(jobs: int = 1) -> Callable[[Callable, Sequence], Iterator]:
     jobs : int, default=1
         Worker processes, >= 1.
     """
-    if isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer)) or jobs < 1:
-        raise ValueError(f"jobs must be an integer >= 1 (got {jobs!r})")
+    check_int(jobs, "jobs", error=ParameterError)
 
     def mapper(fn: Callable, cells: Sequence) -> Iterator:
         if jobs == 1 or len(cells) <= 1:
@@ -222,10 +223,9 @@ def run_cells(
         Rows of all cells (checkpointed and new), in ``order``, so the result does not
         depend on the mapper, ``jobs`` or the order of completion.
     """
-    if order not in ("keys", "cells"):
-        raise ValueError(f"order must be 'keys' or 'cells' (got {order!r})")
+    check_choice(order, "order", ("keys", "cells"), error=ParameterError)
     if order == "cells" and checkpoint is not None:
-        raise ValueError("order='cells' is for runs without a checkpoint")
+        raise ParameterError("order='cells' is for runs without a checkpoint")
     cells = [tuple(_plain(v) for v in c) for c in cells]
     done = checkpoint.done() if checkpoint is not None else set()
     todo = [c for c in cells if c not in done]

@@ -47,8 +47,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .exceptions import SpecError
+from .exceptions import DataError, ParameterError, SpecError
 from .matrix import KroneckerMatrix, PerturbationMatrix
+from .validation import check_at_least
 
 __all__ = [
     "ESTIMATORS",
@@ -185,7 +186,7 @@ def iterative_bayesian_update(
     """
     y = np.asarray(y, dtype=np.float64)
     if y.ndim not in (1, 2):
-        raise ValueError(f"perturbed counts must be 1-D or 2-D (got shape {y.shape})")
+        raise DataError(f"perturbed counts must be 1-D or 2-D (got shape {y.shape})")
     cols = y.reshape(len(y), -1)
     n = cols.sum(axis=0)
     if init is None:
@@ -453,10 +454,10 @@ def estimate_counts(
     """
     est = get_estimator(method)
     if replicates != 0 and replicates < 2:
-        raise ValueError(f"replicates must be 0 or at least 2 (got {int(replicates)})")
+        raise ParameterError(f"replicates must be 0 or at least 2 (got {int(replicates)})")
     y = np.asarray(y, dtype=np.float64)
     if y.ndim != 1 or len(y) != matrix.n_values:
-        raise ValueError(
+        raise DataError(
             f"perturbed counts must be a vector of N = {matrix.n_values} counts (got shape {y.shape})"
         )
     counts = est.estimate(y, matrix)
@@ -559,8 +560,7 @@ def bootstrap_stderr(
     Theorem 1 (the perturbation model of the replicates).
     """
     method = check_method(method)
-    if replicates < 2:
-        raise ValueError(f"replicates must be at least 2 (got {int(replicates)})")
+    check_at_least(replicates, "replicates", 2, error=ParameterError)
     y = np.asarray(y, dtype=np.float64)
     if counts is None:
         counts = point_estimate(y, matrix, method)

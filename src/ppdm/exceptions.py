@@ -13,6 +13,7 @@ __all__ = [
     "OptionError",
     "DataError",
     "OutputError",
+    "ParameterError",
     "NotFittedError",
     "PrivacyWarning",
     "BoundsLeakWarning",
@@ -57,6 +58,10 @@ class DataError(PpdmError, ValueError):
 
 class OutputError(PpdmError, ValueError):
     """An output path would lose or leak data (an input, the root, a non-empty directory)."""
+
+
+class ParameterError(PpdmError, ValueError):
+    """A function argument has a bad value (a count, a level, a choice, a tolerance)."""
 
 
 class PrivacyWarning(UserWarning):

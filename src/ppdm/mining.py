@@ -24,9 +24,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .exceptions import DataError, SpecError
+from .exceptions import DataError, ParameterError, SpecError
 from .fields import fields_dict
 from .pipeline import Release, load_release, reconstruct_release
+from .validation import check_choice
 
 __all__ = [
     "LEARNERS",
@@ -108,7 +109,7 @@ def _import_class(path: str, name: str):
     try:
         return getattr(importlib.import_module(module), cls)
     except (ImportError, AttributeError) as exc:
-        raise ValueError(f"cannot import learner {name!r}: {exc}") from None
+        raise ParameterError(f"cannot import learner {name!r}: {exc}") from None
 
 
 def resolve_learner(name: str, *, allow_import: bool = False) -> tuple[str, type]:
@@ -132,23 +133,27 @@ def resolve_learner(name: str, *, allow_import: bool = False) -> tuple[str, type
     cls : type
     """
     if not isinstance(name, str):
-        raise ValueError(f"learner must be a string naming one of {_known_names()} (got {name!r})")
+        raise ParameterError(
+            f"learner must be a string naming one of {_known_names()} (got {name!r})"
+        )
     by_path = {path: key for key, path in _REGISTERED.items()}
     key = name if name in _REGISTERED else by_path.get(name)
     if key is not None:
         return key, _import_class(_REGISTERED[key], name)
     shown = name if len(name) <= 80 else f"{name[:80]}..."
     if not allow_import:
-        raise ValueError(
+        raise ParameterError(
             f"learner must be one of {_known_names()} or their module:Class paths "
             f"(got {shown!r}); pass --allow-import (allow_import=True) to load another "
             "scikit-learn classifier by module:Class"
         )
     if not _IMPORT_PATH.match(name):
-        raise ValueError(f"learner must be 'module:Class', e.g. sklearn.svm:SVC (got {shown!r})")
+        raise ParameterError(
+            f"learner must be 'module:Class', e.g. sklearn.svm:SVC (got {shown!r})"
+        )
     cls = _import_class(name, shown)
     if not isinstance(cls, type) or not _is_classifier_class(cls):
-        raise ValueError(
+        raise ParameterError(
             f"learner {shown!r} is not a scikit-learn classifier (a class with fit and predict)"
         )
     return name, cls
@@ -245,8 +250,7 @@ def mine_release(
     target = spec.class_attribute
     if target is None:
         raise SpecError("the release names no class attribute: nothing to learn")
-    if reconstruction not in ("global", "by-class"):
-        raise ValueError(f"reconstruction must be 'global' or 'by-class' (got {reconstruction!r})")
+    check_choice(reconstruction, "reconstruction", ("global", "by-class"), error=ParameterError)
     for name, frame in (("test", test), ("original", original)):
         if frame is not None:
             missing = [c for c in spec.names if c not in frame.columns]

@@ -28,10 +28,11 @@ from __future__ import annotations
 import numpy as np
 
 from .estimate import count_codes, estimate_counts
+from .exceptions import DataError, DomainError, ParameterError
 from .matrix import PerturbationMatrix
 from .privacy import kang_bound, repeated_amplification
 from .random import RandomState, perturbation_generator
-from .validation import check_int
+from .validation import check_choice, check_int
 
 __all__ = [
     "COMBINE",
@@ -45,7 +46,7 @@ COMBINE: tuple[str, ...] = ("pool", "average")
 
 
 def _check_m(m: int) -> int:
-    return check_int(m, "m (number of copies)")
+    return check_int(m, "m (number of copies)", error=ParameterError)
 
 
 def perturb_copies(
@@ -81,9 +82,9 @@ def perturb_copies(
     m = _check_m(m)
     codes = np.asarray(codes)
     if codes.ndim != 1:
-        raise ValueError(f"codes must be one-dimensional (got shape {codes.shape})")
+        raise DataError(f"codes must be one-dimensional (got shape {codes.shape})")
     if codes.size and (codes.min() < 0 or codes.max() >= matrix.n_values):
-        raise ValueError(f"codes must lie in 0..{matrix.n_values - 1}")
+        raise DomainError(f"codes must lie in 0..{matrix.n_values - 1}")
     rng = perturbation_generator(random_state, "perturb-copies")
     u = rng.random((m, codes.size))
     return matrix.sample(np.broadcast_to(codes, (m, codes.size)), u)
@@ -123,8 +124,7 @@ def estimate_multiple(
     ----------
     Kang, Sec. 2.
     """
-    if combine not in COMBINE:
-        raise ValueError(f"combine must be one of {COMBINE} (got {combine!r})")
+    check_choice(combine, "combine", COMBINE, error=ParameterError)
     copies = np.atleast_2d(np.asarray(copies))
     m, n_values = copies.shape[0], matrix.n_values
     per_copy = np.stack([count_codes(c, n_values) for c in copies]).astype(np.float64)

@@ -19,7 +19,7 @@ import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
-from .exceptions import OptionError
+from .exceptions import OptionError, ParameterError
 from .limits import check_copies, check_n_values
 from .release import ReleaseSpec
 from .validation import (
@@ -281,5 +281,5 @@ def plan_options(options: PlanOptions | None = None, /, **keywords) -> PlanOptio
     if options is None:
         return PlanOptions(**keywords)
     if not isinstance(options, PlanOptions):
-        raise TypeError(f"options must be a PlanOptions (got {type(options).__name__})")
+        raise ParameterError(f"options must be a PlanOptions (got {type(options).__name__})")
     return options.replace(**keywords) if keywords else options

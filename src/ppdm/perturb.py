@@ -23,7 +23,7 @@ import pandas as pd
 
 from .additive import AdditiveNoise, privacy_interval_width
 from .domain import BinnedDomain, CategoricalDomain, Domain, DomainSketch
-from .exceptions import DataError, SpecError
+from .exceptions import DataError, ParameterError, SpecError
 from .io import TEXT_ATTR
 from .matrix import GammaDiagonal, PerturbationMatrix, matrix_from_spec
 from .options import (
@@ -43,7 +43,7 @@ from .random import (
     warn_seeded_release,
 )
 from .release import AttributeSpec, ReleaseSpec
-from .validation import check_choice, check_positive
+from .validation import check_at_least, check_choice, check_positive
 
 __all__ = [
     "DEFAULT_GAMMA",
@@ -479,8 +479,7 @@ def perturb_batches(
     ----------
     Dowd, Xu & Zhang, Sec. 3 (Algorithm 1) and Sec. 3.2; Kang, Sec. 2 (copies).
     """
-    if int(row_offset) < 0:
-        raise ValueError(f"row_offset must be >= 0 (got {row_offset})")
+    check_at_least(row_offset, "row_offset", 0, error=ParameterError)
     root = _release_root(random_state, warn)
     if spec.method == "additive":
         yield from _additive_batches(batches, spec, root, int(row_offset))

@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from .additive import AdditiveNoise
+from .exceptions import ParameterError
 from .matrix import PerturbationMatrix
 from .validation import check_amplification, check_at_least, check_gamma, check_probability
 
@@ -43,8 +44,8 @@ def rho2_from_gamma(gamma: float, rho1: float) -> float:
     >>> round(rho2_from_gamma(9, 0.1), 6)
     0.5
     """
-    g = check_amplification(gamma)
-    r1 = check_probability(rho1, "rho1")
+    g = check_amplification(gamma, error=ParameterError)
+    r1 = check_probability(rho1, "rho1", error=ParameterError)
     if math.isinf(g):
         return 1.0
     return g * r1 / (1.0 - r1 + g * r1)
@@ -60,10 +61,10 @@ def gamma_from_rho(rho1: float, rho2: float) -> float:
     >>> gamma_from_rho(0.1, 0.5)
     9.0
     """
-    r1 = check_probability(rho1, "rho1")
-    r2 = check_probability(rho2, "rho2")
+    r1 = check_probability(rho1, "rho1", error=ParameterError)
+    r2 = check_probability(rho2, "rho2", error=ParameterError)
     if r2 <= r1:
-        raise ValueError(f"rho2 must be larger than rho1 (got rho1={rho1}, rho2={rho2})")
+        raise ParameterError(f"rho2 must be larger than rho1 (got rho1={rho1}, rho2={rho2})")
     return round(r2 * (1 - r1) / (r1 * (1 - r2)), 12)
 
 
@@ -106,7 +107,7 @@ def kang_bound(gamma: float, n_values: int, n: int) -> float:
     Kang, Theorem 1.
     """
     g = check_gamma(gamma) if not math.isinf(float(gamma)) else math.inf
-    check_at_least(n, "n", 1)
+    check_at_least(n, "n", 1, error=ParameterError)
     if math.isinf(g):
         return 0.0
     N = int(n_values)
@@ -123,7 +124,7 @@ def anonymity_k(matrix: PerturbationMatrix) -> int:
 
 def repeated_amplification(gamma: float, m: int) -> float:
     """Amplification of m independent perturbed copies of one record: gamma^m (Kang, Sec. 3)."""
-    check_at_least(m, "m", 1)
+    check_at_least(m, "m", 1, error=ParameterError)
     return float(gamma) ** int(m)
 
 

@@ -25,7 +25,8 @@ from typing import Union
 
 import numpy as np
 
-from .exceptions import SeededReleaseWarning
+from .exceptions import ParameterError, SeededReleaseWarning
+from .validation import check_at_least, check_int
 
 __all__ = [
     "RandomState",
@@ -70,12 +71,12 @@ def check_random_state(random_state: RandomState = None) -> np.random.Generator:
     if isinstance(random_state, np.random.Generator):
         return random_state
     if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
-        if random_state < 0:
-            raise ValueError(f"random_state must be a non-negative int (got {random_state})")
-        return np.random.default_rng(int(random_state))
+        return np.random.default_rng(
+            check_int(random_state, "random_state", low=0, error=ParameterError)
+        )
     if isinstance(random_state, np.random.SeedSequence):
         return np.random.default_rng(random_state)
-    raise TypeError(
+    raise ParameterError(
         "random_state must be None, a non-negative int, a SeedSequence or a "
         f"numpy.random.Generator (got {type(random_state).__name__})"
     )
@@ -134,7 +135,7 @@ def warn_seeded_release(stacklevel: int = 2) -> None:
 def _int_bytes(value: int) -> bytes:
     value = int(value)
     if value < 0:
-        raise ValueError(f"stream key parts must be non-negative (got {value})")
+        raise ParameterError(f"stream key parts must be non-negative (got {value})")
     return value.to_bytes(max(1, (value.bit_length() + 7) // 8), "little")
 
 
@@ -182,7 +183,9 @@ def stream_key(root: np.random.SeedSequence, *name: str | int) -> int:
         elif isinstance(part, (int, np.integer)) and not isinstance(part, bool):
             h.update(_field(b"i", _int_bytes(part)))
         else:
-            raise TypeError(f"stream name parts must be str or int (got {type(part).__name__})")
+            raise ParameterError(
+                f"stream name parts must be str or int (got {type(part).__name__})"
+            )
     return int.from_bytes(h.digest(), "little")
 
 
@@ -317,8 +320,7 @@ class WordStream:
     """
 
     def __init__(self, rng: np.random.Generator, row: int = 0) -> None:
-        if int(row) < 0:
-            raise ValueError(f"row must be >= 0 (got {row})")
+        check_at_least(row, "row", 0, error=ParameterError)
         self._generator = rng
         self._bits = rng.bit_generator
         self._spare: np.ndarray | None = None

@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 
 from ppdm.app._common import Workspace, extract_release, message, parse_bounds, plain
-from ppdm.exceptions import DomainError
+from ppdm.exceptions import DataError, DomainError, ParameterError
 
 
 def test_parse_bounds_and_messages():
     assert parse_bounds("20:81", "age") == (20.0, 81.0)
     assert parse_bounds("  ", "age") is None
-    with pytest.raises(ValueError, match="bounds of column 'age' need low < high"):
+    with pytest.raises(ParameterError, match="bounds of column 'age' must have low < high"):
         parse_bounds("5:5", "age")
     assert message(DomainError("column 'x' row 3 bad\nmore"), "release") == (
         "release: column 'x' row 3 bad"
@@ -39,7 +39,7 @@ def test_extract_release_rejects_unsafe_and_foreign_zips(tmp_path):
             up = tmp_path / f"upload{len(expected)}" / "up.zip"  # one folder per upload
             up.parent.mkdir()
             up.write_bytes(buf.getvalue())
-            with pytest.raises(ValueError, match=expected):
+            with pytest.raises(DataError, match=expected):
                 extract_release({"name": "r.zip", "datapath": str(up)}, ws)
             assert not up.parent.exists()  # the upload and its folder are gone
         assert not (tmp_path / "evil").exists()

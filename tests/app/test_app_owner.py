@@ -172,7 +172,7 @@ BAD_CONTROLS = [
     # field, value, the message naming column and value, shown live in the table?
     ("#bounds_0", "abc", "bounds of column 'age' must look like low:high", True),
     ("#n_1", "1", "N of column 'salary' must be an integer >= 2 (got 1)", True),
-    ("#o_gamma", "0.5", "gamma must be a number > 1 (got 0.5)", True),
+    ("#o_gamma", "0.5", "gamma must be > 1 (got 0.5)", True),
     # the data is checked against the bounds when the release is drawn
     (
         "#bounds_0",

@@ -18,6 +18,7 @@ from ppdm.bayesnet import (
 from ppdm.bayesnet.experiments import clean_ml
 from ppdm.bayesnet.networks import fig3_network, symmetric_scheme
 from ppdm.estimate import estimate_joint_counts
+from ppdm.exceptions import DataError, ParameterError
 from ppdm.matrix import ExplicitMatrix, KroneckerMatrix, symmetric_binary, symmetric_channel
 
 CARDS = (2, 2, 3)  # child X, parents P1 (binary), P2 (ternary)
@@ -136,9 +137,9 @@ def test_fix_keeps_parent_totals_and_makes_counts_non_negative():
 def test_map_estimate_and_empty_configurations():
     counts = np.array([[3.0, 0.0], [1.0, 0.0]])
     np.testing.assert_allclose(cpd_from_counts(counts, prior=1.0), [[4 / 6, 0.5], [2 / 6, 0.5]])
-    with pytest.raises(ValueError, match="alpha must be > 0"):
+    with pytest.raises(ParameterError, match="alpha must be > 0"):
         cpd_from_counts(counts, prior=0.0)
-    with pytest.raises(ValueError, match="counts must be >= 0"):
+    with pytest.raises(DataError, match="counts must be >= 0"):
         cpd_from_counts(-counts)
 
 

@@ -5,7 +5,7 @@ import pytest
 
 from ppdm.bayesnet import BayesNet, Node, forward_sample, read_network, write_network
 from ppdm.bayesnet.networks import FIG2_SITES, FIG3_SITES, fig2_network, fig3_network
-from ppdm.exceptions import SpecError
+from ppdm.exceptions import ParameterError, SpecError
 
 
 @pytest.mark.parametrize("make", [fig2_network, fig3_network])
@@ -107,7 +107,7 @@ def test_forward_sample_is_seeded_and_matches_marginals():
 
 
 def test_forward_sample_rejects_bad_input():
-    with pytest.raises(ValueError, match="n must be"):
+    with pytest.raises(ParameterError, match="n must be"):
         forward_sample(fig3_network(), 0)
-    with pytest.raises(ValueError, match="needs a CPD"):
+    with pytest.raises(SpecError, match="needs a CPD"):
         forward_sample(fig3_network().structure(), 10)

@@ -18,7 +18,7 @@ from ppdm.bayesnet.parties import (
     write_release,
 )
 from ppdm.bayesnet.pram import PramScheme
-from ppdm.exceptions import SpecError
+from ppdm.exceptions import DataError, SpecError
 
 
 @pytest.fixture(scope="module")
@@ -106,7 +106,7 @@ def test_ckl():
     data = forward_sample(net, 1000, random_state=0)
     table = ckl_per_node(net, net, data)
     assert list(table["node"]) == list(net.topological_order) and (table["ckl"] == 0).all()
-    with pytest.raises(ValueError, match="share a"):
+    with pytest.raises(DataError, match="share a"):
         conditional_kl(a, b[:, :1], [1.0])
 
 

@@ -17,6 +17,7 @@ from ppdm.estimate import (
     point_estimate,
     project_simplex,
 )
+from ppdm.exceptions import ParameterError
 from ppdm.matrix import ExplicitMatrix, GammaDiagonal
 from ppdm.perturb import perturb_codes
 
@@ -113,7 +114,7 @@ def test_inverse_keeps_analytic_stderr():
 
 def test_bad_replicates_rejected():
     m = GammaDiagonal(3, 3.0)
-    with pytest.raises(ValueError, match="replicates"):
+    with pytest.raises(ParameterError, match="replicates"):
         estimate_counts(np.array([5.0, 3.0, 2.0]), m, "zero", replicates=1)
 
 

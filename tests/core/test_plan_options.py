@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from ppdm.engine import plan_release_partitions
-from ppdm.exceptions import MatrixError, OptionError, SpecError
+from ppdm.exceptions import MatrixError, OptionError, ParameterError, SpecError
 from ppdm.options import PlanOptions, plan_options
 from ppdm.perturb import plan_release
 from ppdm.pipeline import make_release
@@ -121,7 +121,7 @@ def test_keywords_replace_fields_of_the_options(table):
     assert base.gamma == 19  # the object given is unchanged
     with pytest.raises(OptionError, match="gamma must be > 1"):
         plan_options(base, gamma=0)
-    with pytest.raises(TypeError, match="options must be a PlanOptions"):
+    with pytest.raises(ParameterError, match="options must be a PlanOptions"):
         plan_options({"gamma": 9})
     with pytest.raises(TypeError, match="unexpected keyword"):
         plan_release(table, gama=9)
@@ -181,9 +181,9 @@ def test_check_gamma_is_the_one_implementation():
     with pytest.raises(SpecError, match=r"--gamma must be a number > 1 \(got None\)"):
         check_gamma(None, "--gamma", error=SpecError)
     assert check_gamma(np.int64(3)) == 3.0 and type(check_gamma(np.int64(3))) is float
-    with pytest.raises(ValueError, match=r"rho1 must be in \(0, 1\) \(got 1.0\)"):
+    with pytest.raises(ParameterError, match=r"rho1 must be in \(0, 1\) \(got 1.0\)"):
         ppdm.privacy.rho2_from_gamma(9, np.float64(1.0))
-    with pytest.raises(ValueError, match=r"gamma must be >= 1 \(got 0.5\)"):
+    with pytest.raises(ParameterError, match=r"gamma must be >= 1 \(got 0.5\)"):
         ppdm.privacy.rho2_from_gamma(0.5, 0.1)
 
 

@@ -17,7 +17,7 @@ from ppdm.engine import (
     split_multisets,
 )
 from ppdm.engine.executors import open_executor
-from ppdm.exceptions import DomainError, SpecError
+from ppdm.exceptions import DataError, DomainError, ParameterError, SpecError
 from ppdm.perturb import plan_release
 
 
@@ -66,7 +66,7 @@ def test_split_multisets_is_hypergeometric():
 
 
 def test_split_rejects_inconsistent_sizes():
-    with pytest.raises(ValueError, match="do not add up"):
+    with pytest.raises(DataError, match="do not add up"):
         split_multisets(np.array([[1, 1]]), np.array([[1], [2]]), np.random.default_rng(0))
 
 
@@ -95,13 +95,13 @@ def test_by_class_needs_an_unperturbed_class(table, splitter):
 
 
 def test_bad_arguments_are_named():
-    with pytest.raises(ValueError, match="engine must be one of local, dask.*'spark'"):
+    with pytest.raises(ParameterError, match="engine must be one of 'local', 'dask'.*'spark'"):
         with open_executor("spark"):
             pass
-    with pytest.raises(ValueError, match="scheduler is only for engine='dask'"):
+    with pytest.raises(ParameterError, match="scheduler is only for engine='dask'"):
         with open_executor("local", "tcp://x:8786"):
             pass
-    with pytest.raises(TypeError, match="got int"):
+    with pytest.raises(DataError, match="got int"):
         partitions_of(3)
     with pytest.raises(FileNotFoundError, match="matches no CSV or Parquet file"):
         partitions_of("/nonexistent/*.parquet")
@@ -119,7 +119,7 @@ def test_map_cells_same_results_everywhere(cluster):
     assert map_cells(_cell, cells) == expected
     assert map_cells(_cell, cells, engine="local", jobs=2) == expected
     assert map_cells(_cell, cells, engine="dask", scheduler=cluster) == expected
-    with pytest.raises(ValueError, match="jobs must be >= 1"):
+    with pytest.raises(ParameterError, match="jobs must be >= 1"):
         map_cells(_cell, cells, jobs=0)
 
 

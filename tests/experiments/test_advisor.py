@@ -4,6 +4,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ppdm.cli import app
+from ppdm.exceptions import DataError, ParameterError
 from ppdm.experiments.advisor import (
     advisor_grid,
     recommend,
@@ -52,12 +53,12 @@ def test_rule_7_2_smallest_n_then_smallest_gamma():
 
 
 def test_rules_reject_bad_tables():
-    with pytest.raises(ValueError, match="needs columns"):
+    with pytest.raises(DataError, match="needs columns"):
         rule_best_n_per_gamma(TABLE.drop(columns=["accuracy"]))
-    with pytest.raises(ValueError, match="min_accuracy"):
+    with pytest.raises(ParameterError, match="min_accuracy"):
         rule_min_accuracy(TABLE, 1.5)
     skipped = TABLE.assign(status="skipped")
-    with pytest.raises(ValueError, match="no evaluated"):
+    with pytest.raises(DataError, match="no evaluated"):
         rule_best_n_per_gamma(skipped)
 
 
@@ -123,7 +124,7 @@ def test_advise_cli_bad_inputs(tmp_path):
     assert res.exit_code != 0 and "--min-accuracy" in res.output
     res = r.invoke(app, ["advise", str(tmp_path / "missing.csv"), "--class", "y"])
     assert res.exit_code != 0 and "does not exist" in res.output
-    with pytest.raises(ValueError, match="class column 'nope'"):
+    with pytest.raises(DataError, match="class column 'nope'"):
         split_owner_data(_owner_table(), "nope")
 
 

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from ppdm.cellrun import CellRun
+from ppdm.exceptions import ParameterError
 from ppdm.experiments.registry import RunContext
 from ppdm.experiments.runner import Checkpoint, cell_rng, run_cells
 
@@ -23,7 +24,7 @@ def _backwards(f, cells):
 
 @pytest.mark.parametrize("jobs", [0, -1, True, 1.5, "2"])
 def test_bad_jobs_are_refused(jobs):
-    with pytest.raises(ValueError, match=r"jobs must be an integer >= 1 \(got "):
+    with pytest.raises(ParameterError, match=r"jobs must be an integer >= 1 \(got "):
         CellRun(jobs=jobs)
 
 

@@ -3,6 +3,7 @@ import pandas as pd
 import pytest
 
 from ppdm.estimate import estimate_counts
+from ppdm.exceptions import ParameterError
 from ppdm.experiments.core import encode_table, perturb_table, point_estimate, reconstruct_table
 from ppdm.experiments.fig2 import fig2_cell
 from ppdm.matrix import GammaDiagonal
@@ -34,9 +35,9 @@ def test_reconstruction_keeps_estimated_counts_and_modes():
         assert r.shape == p.shape and r.min() >= 0 and r.max() < 10
     ti = encode_table(X, y, 10, rule="infer")
     assert ti.n_values.tolist()[1] == 3  # d <= N integer attribute stays categorical
-    with pytest.raises(ValueError, match="mode"):
+    with pytest.raises(ParameterError, match="mode"):
         reconstruct_table(t, p, 5.0, rng, mode="local")
-    with pytest.raises(ValueError, match="rule"):
+    with pytest.raises(ParameterError, match="rule"):
         encode_table(X, y, 10, rule="quantile")
 
 
@@ -54,9 +55,9 @@ def test_pooled_equals_averaged_for_the_linear_estimate():
 def test_multiple_bound_and_privacy_cost():
     assert np.isclose(multiple_kang_bound(5, 20, 1000, 4), kang_bound(5, 20, 1000) / 2)
     assert multiple_amplification(9.0, 3) == 729.0
-    with pytest.raises(ValueError, match="m"):
+    with pytest.raises(ParameterError, match="m"):
         perturb_copies(np.array([0, 1]), GammaDiagonal(2, 3.0), 0)
-    with pytest.raises(ValueError, match="combine"):
+    with pytest.raises(ParameterError, match="combine"):
         estimate_multiple(np.zeros((2, 3), int), GammaDiagonal(2, 3.0), combine="median")
 
 

@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from ppdm.exceptions import ParameterError
 from ppdm.experiments import readings
 from ppdm.experiments.accuracy import accuracy_cell
 from ppdm.experiments.readings import (
@@ -77,7 +78,7 @@ def test_summary_uses_only_runs_finished_for_every_data_set():
 
 
 def test_unknown_reading_is_refused():
-    with pytest.raises(ValueError, match="unknown reading 'x'"):
+    with pytest.raises(ParameterError, match="unknown reading 'x'"):
         reading_cell(CELL, seed=0, quick=True, learner=LEARNER, readings=("x",))
 
 

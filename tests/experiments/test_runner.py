@@ -5,6 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from ppdm.exceptions import ParameterError
 from ppdm.experiments.registry import RunContext, get, names, register
 from ppdm.experiments.runner import Checkpoint, cell_rng, cell_seed_sequence, run_cells
 
@@ -82,7 +83,7 @@ def test_registry_lists_and_extends():
 
 def test_bad_seed_is_rejected():
     for bad in (-1, True, 1.5, "3"):
-        with pytest.raises(ValueError, match=r"seed must be an integer >= 0"):
+        with pytest.raises(ParameterError, match=r"seed must be an integer >= 0"):
             cell_seed_sequence(bad, ("a",))
     # the stream is SeedSequence([seed, first 16 bytes of sha256("<type>:<key>"...)])
     digest = hashlib.sha256(b"str:a").digest()
@@ -115,9 +116,9 @@ def test_cells_order_follows_the_cells_whatever_the_completion_order():
 
 
 def test_cells_order_is_checked(tmp_path):
-    with pytest.raises(ValueError, match="order must be 'keys' or 'cells'"):
+    with pytest.raises(ParameterError, match="order must be one of 'keys', 'cells'"):
         run_cells(_two_rows, CELLS, progress=False, order="random")
-    with pytest.raises(ValueError, match="without a checkpoint"):
+    with pytest.raises(ParameterError, match="without a checkpoint"):
         run_cells(
             _two_rows,
             CELLS,

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from ppdm.exceptions import ParameterError
 from ppdm.noise import (
     DiscreteNoise,
     add_attribute_noise,
@@ -157,9 +158,9 @@ def test_reidentification_by_hand():
 
 
 def test_noise_must_have_mean_zero():
-    with pytest.raises(ValueError, match="mean zero"):
+    with pytest.raises(ParameterError, match="mean zero"):
         DiscreteNoise([0.0, 1.0], [0.5, 0.5])
-    with pytest.raises(ValueError, match="sum to 1"):
+    with pytest.raises(ParameterError, match="sum to 1"):
         DiscreteNoise([-1.0, 1.0], [0.5, 0.6])
-    with pytest.raises(ValueError, match="sd_fraction must be in"):
+    with pytest.raises(ParameterError, match="sd_fraction must be in"):
         paper_noise(0.9)

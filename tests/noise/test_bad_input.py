@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ppdm.exceptions import DataError
+from ppdm.exceptions import DataError, ParameterError
 from ppdm.noise import add_attribute_noise, add_class_noise, all_leaves_probability, leaf_info
 from ppdm.tree import C45Classifier
 
@@ -53,19 +53,19 @@ def test_bad_parameters():
     X, y = separable()
     y = y.copy()
     y[0] = 1
-    with pytest.raises(ValueError, match="technique must be one of random, probabilistic"):
+    with pytest.raises(ParameterError, match="technique must be one of random, probabilistic"):
         add_class_noise(X, y, "shuffle")
-    with pytest.raises(ValueError, match="target must be one of lia, tia, both"):
+    with pytest.raises(ParameterError, match="target must be one of lia, tia, both"):
         add_attribute_noise(X, y, "all")
-    with pytest.raises(ValueError, match="scope must be one of"):
+    with pytest.raises(ParameterError, match="scope must be one of"):
         add_attribute_noise(X, y, "tia", scope="some")
-    with pytest.raises(ValueError, match="boundary must be one of"):
+    with pytest.raises(ParameterError, match="boundary must be one of"):
         add_attribute_noise(X, y, "tia", attributes=["b"], boundary="clip")
     with pytest.raises(DataError, match="attributes names columns not in X"):
         add_attribute_noise(X, y, "tia", attributes=["zzz"])
     with pytest.raises(DataError, match="outside its bounds"):
         add_attribute_noise(X, y, "tia", attributes=["b"], bounds={"b": (0, 1)})
-    with pytest.raises(ValueError, match="n_total must be"):
+    with pytest.raises(ParameterError, match="n_total must be"):
         all_leaves_probability([[3, 1]], 2)
     with pytest.raises(DataError, match="labels the tree does not know"):
         leaf_info(C45Classifier().fit(X[["a"]], y), X[["a"]], y + 5)

@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 
 from ppdm.cellrun import CellRun
+from ppdm.exceptions import ParameterError
 from ppdm.noise.experiment import EXPERIMENTS, PAPER_STATEMENTS, run
 
 
@@ -40,7 +41,7 @@ def test_same_result_with_two_jobs(quick, reproduce_quick):
 
 
 def test_bad_arguments(tmp_path):
-    with pytest.raises(ValueError, match="jobs must be an integer >= 1"):
+    with pytest.raises(ParameterError, match="jobs must be an integer >= 1"):
         run(tmp_path, cell_run=CellRun(jobs=0))
-    with pytest.raises(ValueError, match="seed must be a non-negative integer"):
+    with pytest.raises(ParameterError, match="seed must be an integer >= 0"):
         run(tmp_path, seed=-1)

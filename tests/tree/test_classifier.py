@@ -13,7 +13,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer
 
 from ppdm.datasets import load_wisconsin
-from ppdm.exceptions import DataError, NotFittedError
+from ppdm.exceptions import DataError, NotFittedError, ParameterError
 from ppdm.tree import C45Classifier, export_text
 
 from .conftest import synthetic
@@ -248,7 +248,7 @@ def test_numeric_column_with_text_is_an_error(wisc):
 )
 def test_bad_parameters_name_the_parameter(wisc, param, value, match):
     X, y = wisc
-    with pytest.raises(ValueError, match=match):
+    with pytest.raises(ParameterError, match=match):
         C45Classifier(**{param: value}).fit(X, y)
 
 

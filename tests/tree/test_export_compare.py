@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from ppdm.datasets import load_wisconsin
+from ppdm.exceptions import ParameterError
 from ppdm.tree import C45Classifier, compare_trees, export_text, extract_rules, format_rules
 from ppdm.tree._weka import parse_j48_tree
 
@@ -107,5 +108,5 @@ def test_compare_threshold_tolerance():
     b = C45Classifier(min_leaf=1).fit(X + 2.0, y)  # threshold 3 -> 5, range 20
     assert len(compare_trees(a, b, tolerance=0.05).matches) == 0
     assert len(compare_trees(a, b, tolerance=0.15).matches) == 2
-    with pytest.raises(ValueError, match="tolerance must be >= 0"):
+    with pytest.raises(ParameterError, match="tolerance must be >= 0"):
         compare_trees(a, b, tolerance=-1)

@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from ppdm.cli import app
 from ppdm.datasets import load_pendigits
+from ppdm.exceptions import ParameterError
 from ppdm.perturb import perturb_frame, plan_release
 from ppdm.tree import ReleaseTreeClassifier
 from ppdm.tree.release_nb import class_conditionals
@@ -115,7 +116,7 @@ def test_table_of_class_conditionals_sums_to_one(digits):
         # each class's column is P(group | class) over the groups of the leaf's box
         np.testing.assert_allclose(rows.sum(axis=0), 1.0, atol=rows.shape[0] * 5e-4)
     assert "Naive Bayes leaves" not in clf.export_text(conditionals="none")
-    with pytest.raises(ValueError, match="conditionals must be"):
+    with pytest.raises(ParameterError, match="conditionals must be"):
         clf.export_text(conditionals="all")
 
 

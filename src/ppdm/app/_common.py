@@ -10,6 +10,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..exceptions import DataError, ParameterError
+from ..validation import check_interval
+
 __all__ = [
     "Workspace",
     "message",
@@ -61,7 +64,7 @@ def plain(value) -> object:
 def _check_suffix(name: str) -> str:
     suffix = Path(name).suffix.lower()
     if suffix not in TABLE_SUFFIXES:
-        raise ValueError(
+        raise DataError(
             f"{name!r} is not a table ppdm reads: use .csv, .parquet or .arff (got {suffix or 'no suffix'!r})"
         )
     return suffix
@@ -74,9 +77,9 @@ def _read(path: Path, name: str) -> pd.DataFrame:
     try:
         frame = read_table(path)
     except Exception as exc:
-        raise ValueError(message(exc, f"cannot read {name!r}")) from None
+        raise DataError(message(exc, f"cannot read {name!r}")) from None
     if frame.empty or frame.shape[1] == 0:
-        raise ValueError(f"{name!r} holds no records")
+        raise DataError(f"{name!r} holds no records")
     frame.columns = [str(c) for c in frame.columns]
     return frame
 
@@ -103,9 +106,9 @@ def read_path(text: str) -> tuple[pd.DataFrame, str]:
     """Read a table from a path typed by the user (never modified)."""
     path = Path(text.strip()).expanduser()
     if not text.strip():
-        raise ValueError("type the path of a .csv, .parquet or .arff file")
+        raise ParameterError("type the path of a .csv, .parquet or .arff file")
     if not path.is_file():
-        raise ValueError(f"file {str(path)!r} does not exist")
+        raise DataError(f"file {str(path)!r} does not exist")
     return _read(path, str(path)), path.name
 
 
@@ -118,16 +121,16 @@ def extract_release(upload: dict, workspace: Workspace) -> Path:
             for member in zf.namelist():
                 p = Path(member)
                 if p.is_absolute() or ".." in p.parts:
-                    raise ValueError(f"{name!r} holds an unsafe path {member!r}")
+                    raise DataError(f"{name!r} holds an unsafe path {member!r}")
             zf.extractall(target)
     except zipfile.BadZipFile:
-        raise ValueError(f"{name!r} is not a zip file (a release is a zip or a folder)") from None
+        raise DataError(f"{name!r} is not a zip file (a release is a zip or a folder)") from None
     finally:
         Path(upload["datapath"]).unlink(missing_ok=True)
         _drop_upload_dir(upload["datapath"])
     specs = sorted(target.rglob("spec.json"), key=lambda p: len(p.parts))
     if not specs:
-        raise ValueError(f"{name!r} holds no spec.json: it is not a ppdm release")
+        raise DataError(f"{name!r} holds no spec.json: it is not a ppdm release")
     return specs[0].parent
 
 
@@ -135,9 +138,9 @@ def _parse_list(text: str, what: str, kind: type, noun: str) -> list:
     try:
         out = [kind(x) for x in str(text).replace(";", ",").split(",") if x.strip()]
     except ValueError:
-        raise ValueError(f"{what} must be {noun} separated by commas (got {text!r})") from None
+        raise ParameterError(f"{what} must be {noun} separated by commas (got {text!r})") from None
     if not out:
-        raise ValueError(f"{what} needs at least one value")
+        raise ParameterError(f"{what} needs at least one value")
     return out
 
 
@@ -157,9 +160,7 @@ def parse_bounds(text: str | None, column: str) -> tuple[float, float] | None:
     try:
         low, high = (float(p) for p in parts)
     except ValueError:
-        raise ValueError(
+        raise ParameterError(
             f"bounds of column {column!r} must look like low:high, e.g. 20:81 (got {text!r})"
         ) from None
-    if not low < high:
-        raise ValueError(f"bounds of column {column!r} need low < high (got {text!r})")
-    return low, high
+    return check_interval(low, high, f"bounds of column {column!r}", error=ParameterError)

@@ -20,10 +20,12 @@ from shiny import reactive, render, ui
 from shiny.types import SilentException
 
 from ..domain import infer_domain
+from ..exceptions import OutputError, ParameterError, SpecError
 from ..matrix import GammaDiagonal
 from ..perturb import DEFAULT_MAX_BINS
 from ..privacy import attribute_privacy, gamma_from_rho
 from ..release import AttributeSpec, ReleaseSpec
+from ..validation import check_gamma
 from . import _figures
 from ._common import (
     Workspace,
@@ -70,7 +72,7 @@ class JobSlot:
 
     def start(self, workspace: Workspace, function: str, **kwargs) -> None:
         if self.running():
-            raise ValueError(f"the {self.kind} is already running: wait or cancel it")
+            raise ParameterError(f"the {self.kind} is already running: wait or cancel it")
         self.result.set(None)
         self.job = start_job(self.kind, workspace.path, function, **kwargs)
         self.status.set(f"{self.kind}: starting...")
@@ -294,9 +296,7 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
         if input.o_gmode() == "rho":
             return gamma_from_rho(float(input.o_rho1()), float(input.o_rho2()))
         g = input.o_gamma()
-        if g is None or not float(g) > 1:
-            raise ValueError(f"gamma must be a number > 1 (got {g})")
-        return float(g)
+        return check_gamma(g, "gamma", error=ParameterError)
 
     @reactive.calc
     def plan() -> list[dict]:
@@ -311,7 +311,7 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
                 try:
                     n = _val(f"n_{i}", DEFAULT_MAX_BINS)
                     if n is None or int(n) != n or n < 2:
-                        raise ValueError(f"N of column {c!r} must be an integer >= 2 (got {n})")
+                        raise ParameterError(f"N of column {c!r} must be an integer >= 2 (got {n})")
                     bounds = parse_bounds(_val(f"bounds_{i}", ""), c)
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore")
@@ -374,11 +374,11 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
             if not item["perturbed"]:
                 attrs.append(AttributeSpec(name=c, perturbed=False))
             elif "error" in item:
-                raise ValueError(item["error"])
+                raise SpecError(item["error"])
             else:
                 attrs.append(AttributeSpec(name=c, domain=item["domain"].to_spec()))
         if not any(a.perturbed for a in attrs):
-            raise ValueError("no attribute is marked 'perturb': nothing to protect")
+            raise SpecError("no attribute is marked 'perturb': nothing to protect")
         return ReleaseSpec(class_attribute=cls or None, attributes=attrs)
 
     @reactive.effect
@@ -463,9 +463,9 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
         target = Path(str(input.o_save_dir()).strip()).expanduser()
         try:
             if not str(input.o_save_dir()).strip():
-                raise ValueError("type the folder to save the release into")
+                raise OutputError("type the folder to save the release into")
             if target.exists() and any(target.iterdir()):
-                raise ValueError(
+                raise OutputError(
                     f"folder {str(target)!r} exists and is not empty: choose a new one"
                 )
             shutil.copytree(d, target, dirs_exist_ok=True)
@@ -528,7 +528,7 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
         try:
             cls = input.o_class()
             if not cls:
-                raise ValueError("the advisor needs a class attribute: choose one")
+                raise SpecError("the advisor needs a class attribute: choose one")
             gammas = parse_float_list(input.o_adv_gammas(), "gamma values")
             ns = parse_int_list(input.o_adv_ns(), "N values")
             target_text = str(input.o_adv_target()).strip()
@@ -726,7 +726,7 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
         try:
             text = str(input.m_path()).strip()
             if not text:
-                raise ValueError("type the folder of a release (it holds spec.json)")
+                raise ParameterError("type the folder of a release (it holds spec.json)")
             _open_release(Path(text).expanduser())
         except Exception as exc:
             _miner_error(exc)
@@ -816,10 +816,10 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
         d = miner_dir.get()
         try:
             if d is None:
-                raise ValueError("open a release first")
+                raise ParameterError("open a release first")
             test = miner_test.get()
             if test is None:
-                raise ValueError("upload a test table with the original values and the class")
+                raise ParameterError("upload a test table with the original values and the class")
             slots["training"].start(
                 ws, "train", release=str(d), test=test, learner=input.m_learner()
             )

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..exceptions import DataError
+from ..exceptions import DataError, ParameterError
 from ..io import atomic_path
 
 __all__ = ["AttackResult", "atomic_file", "noise_covariance"]
@@ -110,9 +110,9 @@ def noise_covariance(noise, m: int) -> np.ndarray:
             f"noise_variance must be a number, shape ({m},) or ({m}, {m}) (got shape {s.shape})"
         )
     if not np.all(np.isfinite(cov)):
-        raise ValueError("noise_variance must be finite")
+        raise ParameterError("noise_variance must be finite")
     if np.linalg.eigvalsh(cov)[0] <= 0:
-        raise ValueError(
+        raise ParameterError(
             f"noise_variance must be positive definite (got {noise if s.ndim == 0 else 'a matrix'})"
         )
     return cov

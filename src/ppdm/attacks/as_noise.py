@@ -24,9 +24,10 @@ import numpy as np
 import pandas as pd
 
 from ..domain import Domain
-from ..exceptions import DataError
+from ..exceptions import DataError, ParameterError
 from ..matrix import PerturbationMatrix
 from ..release import ReleaseSpec
+from ..validation import check_choice
 from ._common import AttackResult
 from ._substitution import estimated_prior, numeric_values, within_bin_variance
 from .registry import noise_attacks
@@ -116,8 +117,7 @@ def attack_substitution_release(
     >>> attack_substitution_release(rel, spec, "pca_reconstruct").estimate.shape
     (400, 3)
     """
-    if attack not in NUMERIC_ATTACKS:
-        raise ValueError(f"attack must be one of {', '.join(NUMERIC_ATTACKS)} (got {attack!r})")
+    check_choice(attack, "attack", NUMERIC_ATTACKS, error=ParameterError)
     if spec.method != "substitution":
         raise DataError(f"the release must use substitution (got method {spec.method!r})")
     spec.check_columns([str(c) for c in released.columns])

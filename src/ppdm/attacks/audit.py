@@ -42,11 +42,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..exceptions import DataError, SpecError
+from ..exceptions import DataError, ParameterError, SpecError
 from ..fields import fields_dict
 from ..io import read_table
 from ..privacy import RHO1_LEVELS, gamma_from_rho, rho2_from_gamma
 from ..random import RandomState, check_random_state
+from ..validation import check_probability
 from ._common import atomic_file
 from ._substitution import binomial_lower, binomial_upper, numeric_values
 from .as_noise import attack_substitution_release
@@ -805,9 +806,8 @@ def audit_release(
     True
     """
     if tolerance is not None and not (math.isfinite(tolerance) and tolerance >= 0):
-        raise ValueError(f"tolerance must be a finite number >= 0 (got {tolerance})")
-    if not 0.0 < alpha < 1.0:
-        raise ValueError(f"alpha must be in (0, 1) (got {alpha})")
+        raise ParameterError(f"tolerance must be a finite number >= 0 (got {tolerance})")
+    check_probability(alpha, "alpha", error=ParameterError)
     policy_gamma = gamma_from_rho(*rho)
     rel, spec, orig, released = _load(release, original)
     if keys is not None:

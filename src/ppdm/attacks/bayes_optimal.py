@@ -27,8 +27,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..exceptions import ParameterError
 from ..matrix import PerturbationMatrix
 from ..privacy import posterior, rho2_from_gamma
+from ..validation import check_probability, show
 from ._substitution import check_codes, estimated_prior
 
 __all__ = ["PosteriorAttack", "bayes_optimal_attack", "recovery_bound"]
@@ -106,7 +108,9 @@ def bayes_optimal_attack(
     else:
         p = np.asarray(prior, dtype=np.float64)
         if p.shape != (n,) or np.any(p < 0) or not np.isclose(p.sum(), 1.0):
-            raise ValueError(f"prior must be {n} non-negative numbers summing to 1 (got {p})")
+            raise ParameterError(
+                f"prior must be {n} non-negative numbers summing to 1 (got {show(p.tolist())})"
+            )
     post = posterior(matrix, p)
     best = post.argmax(axis=1)
     observed = matrix.dense() @ p
@@ -145,9 +149,7 @@ def recovery_bound(gamma: float, prior_success: float) -> float:
     >>> recovery_bound(9.0, 0.1)
     0.5
     """
-    q = float(prior_success)
-    if not 0.0 <= q <= 1.0:
-        raise ValueError(f"prior_success must be in [0, 1] (got {prior_success})")
+    q = check_probability(prior_success, "prior_success", closed=True, error=ParameterError)
     if q in (0.0, 1.0):
         return q
     return rho2_from_gamma(gamma, q)

@@ -24,10 +24,11 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ..exceptions import DataError, ParameterError
 from ..fields import fields_dict
 from ..matrix import PerturbationMatrix
 from ..privacy import RHO1_LEVELS, posterior, rho2_from_gamma
-from ..validation import check_amplification, check_probability
+from ..validation import check_amplification, check_probability, show
 from ._substitution import binomial_lower, binomial_upper, check_codes
 
 __all__ = ["BreachLevel", "worst_posterior", "empirical_breach"]
@@ -128,7 +129,7 @@ def _candidates(post: np.ndarray, prior: np.ndarray, rho1: float):
 
 
 def _levels(rho1_levels) -> tuple[float, ...]:
-    return tuple(check_probability(r, "rho1 levels") for r in rho1_levels)
+    return tuple(check_probability(r, "rho1 levels", error=ParameterError) for r in rho1_levels)
 
 
 def _level_at(
@@ -187,8 +188,12 @@ def worst_posterior(
     n = matrix.n_values
     p = np.asarray(prior, dtype=np.float64)
     if p.shape != (n,) or np.any(p < 0) or not np.isclose(p.sum(), 1.0):
-        raise ValueError(f"prior must be {n} non-negative numbers summing to 1 (got {p})")
-    g = check_amplification(matrix.amplification() if gamma is None else gamma)
+        raise ParameterError(
+            f"prior must be {n} non-negative numbers summing to 1 (got {show(p.tolist())})"
+        )
+    g = check_amplification(
+        matrix.amplification() if gamma is None else gamma, error=ParameterError
+    )
     post = posterior(matrix, p)
     seen = matrix.dense() @ p > 0
     out = []
@@ -248,11 +253,11 @@ def empirical_breach(
     x = check_codes(original_codes, n, "original_codes")
     y = check_codes(perturbed_codes, n, "perturbed_codes")
     if x.shape != y.shape:
-        raise ValueError(
+        raise DataError(
             f"original_codes and perturbed_codes must have the same length (got {x.size} and {y.size})"
         )
-    check_probability(alpha, "alpha")
-    g = check_amplification(gamma)
+    check_probability(alpha, "alpha", error=ParameterError)
+    g = check_amplification(gamma, error=ParameterError)
     levels = _levels(rho1_levels)
     joint = np.bincount(y * n + x, minlength=n * n).reshape(n, n).astype(np.float64)
     n_h = joint.sum(axis=1)

@@ -39,9 +39,11 @@ import pandas as pd
 
 from ..additive import additive_perturb
 from ..cellrun import CellRun
+from ..exceptions import ParameterError
 from ..matrix import GammaDiagonal
 from ..perturb import perturb_frame, plan_release
 from ..privacy import rho2_from_gamma
+from ..validation import check_int
 from ._common import atomic_file
 from .as_noise import attack_substitution_release
 from .bayes_optimal import bayes_optimal_attack
@@ -67,7 +69,9 @@ def gamma_for_interval_level(level: float, n_values: int) -> float:
     11.0
     """
     if not 1.0 / n_values <= level < 0.95:
-        raise ValueError(f"level must be in [1/N, 0.95) = [{1 / n_values:.3g}, 0.95) (got {level})")
+        raise ParameterError(
+            f"level must be in [1/N, 0.95) = [{1 / n_values:.3g}, 0.95) (got {level})"
+        )
     return round(1.0 + 20.0 * n_values * (0.95 - level), 9)
 
 
@@ -272,8 +276,7 @@ def run(
     >>> sorted(df.experiment.unique())
     ['entropy', 'recovery']
     """
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative int (got {seed!r})")
+    check_int(seed, "seed", low=0, error=ParameterError)
     levels = QUICK_LEVELS if quick else LEVELS
     tasks = [(ds, lv) for ds in ("low-rank", "wisconsin") for lv in levels]
     cells = [(i, ds, lv) for i, (ds, lv) in enumerate(tasks)]

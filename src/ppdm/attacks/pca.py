@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..exceptions import ParameterError
+from ..validation import show
 from ._common import AttackResult, as_matrix, centered_cov, eigh_desc, noise_covariance
 
 __all__ = ["pca_reconstruct"]
@@ -64,7 +66,7 @@ def pca_reconstruct(released, noise_variance, n_components: int | None = None) -
         or not isinstance(n_components, (int, np.integer))
         or not 0 <= n_components <= m
     ):
-        raise ValueError(f"n_components must be an int in 0..{m} (got {n_components!r})")
+        raise ParameterError(f"n_components must be an int in 0..{m} (got {show(n_components)})")
     mu, yc, cov = centered_cov(y)
     sigma_x = cov - sigma_r
     vals, vecs = eigh_desc(sigma_x)

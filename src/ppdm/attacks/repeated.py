@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..estimate import count_codes, estimate_counts
+from ..exceptions import ParameterError
 from ..matrix import GammaDiagonal, PerturbationMatrix
 from ..random import RandomState, check_random_state
 from ..validation import check_gamma, check_int
@@ -36,7 +37,7 @@ __all__ = [
 
 
 def _check_t(t, name: str = "t", low: int = 1) -> int:
-    return check_int(t, name, low=low)
+    return check_int(t, name, low=low, error=ParameterError)
 
 
 def theorem2_entries(n_values: int, gamma: float, t: int) -> tuple[float, float]:

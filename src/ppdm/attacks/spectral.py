@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..exceptions import ParameterError
+from ..validation import check_positive
 from ._common import AttackResult, as_matrix, centered_cov, eigh_desc
 
 __all__ = ["marchenko_pastur_bounds", "spectral_filtering"]
@@ -40,10 +42,9 @@ def marchenko_pastur_bounds(
     >>> marchenko_pastur_bounds(1.0, 400, 100)
     (0.25, 2.25)
     """
-    if not np.isfinite(noise_variance) or noise_variance <= 0:
-        raise ValueError(f"noise_variance must be a finite number > 0 (got {noise_variance})")
+    check_positive(noise_variance, "noise_variance", error=ParameterError)
     if n_records < 1 or n_attributes < 1:
-        raise ValueError(
+        raise ParameterError(
             f"n_records and n_attributes must be >= 1 (got {n_records}, {n_attributes})"
         )
     r = np.sqrt(n_attributes / n_records)
@@ -103,7 +104,7 @@ def spectral_filtering(released, noise_variance: float) -> AttackResult:
     y, wrap = as_matrix(released)
     sigma2 = np.asarray(noise_variance, dtype=float)
     if sigma2.ndim != 0:
-        raise ValueError(
+        raise ParameterError(
             "noise_variance must be one number for spectral filtering: the Marchenko-Pastur "
             f"bounds assume equal noise variance on every attribute (got shape {sigma2.shape})"
         )

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..exceptions import SpecError
+from ..exceptions import DataError, ParameterError, SpecError
 from .estimation import family_counts
 from .network import BayesNet
 
@@ -64,12 +64,12 @@ def conditional_kl(cpd_ref: np.ndarray, cpd_other: np.ndarray, weights: np.ndarr
     b = np.asarray(cpd_other, dtype=np.float64)
     w = np.asarray(weights, dtype=np.float64).ravel()
     if a.shape != b.shape or a.ndim != 2 or w.shape != (a.shape[1],):
-        raise ValueError(
+        raise DataError(
             f"CPDs must share a (K, J) shape and weights have J entries "
             f"(got {a.shape}, {b.shape}, {w.shape})"
         )
     if np.any(w < 0) or w.sum() <= 0:
-        raise ValueError("weights must be >= 0 with a positive sum")
+        raise ParameterError("weights must be >= 0 with a positive sum")
     w = w / w.sum()
     kl = kl_divergence(a, b, axis=0)
     with np.errstate(invalid="ignore"):  # 0 * inf for an unseen configuration is dropped

@@ -42,7 +42,8 @@ import numpy as np
 import pandas as pd
 
 from ..estimate import ESTIMATORS, Estimator, get_estimator
-from ..exceptions import MatrixError, SpecError
+from ..exceptions import DataError, MatrixError, ParameterError, SpecError
+from ..validation import show
 from .network import BayesNet
 from .pram import PramScheme, marginal_matrix
 
@@ -246,7 +247,9 @@ def _alpha(prior, shape: tuple[int, int]) -> np.ndarray | None:
         return None
     alpha = np.broadcast_to(np.asarray(prior, dtype=np.float64), shape)
     if not np.all(np.isfinite(alpha)) or np.any(alpha <= 0):
-        raise ValueError(f"Dirichlet prior alpha must be > 0 (got {prior!r})")
+        raise ParameterError(
+            f"Dirichlet prior alpha must be > 0 (got {show(np.asarray(prior).tolist())})"
+        )
     return alpha
 
 
@@ -270,7 +273,7 @@ def cpd_from_counts(counts: np.ndarray, prior=None) -> np.ndarray:
     """
     counts = np.asarray(counts, dtype=np.float64)
     if np.any(counts < 0):
-        raise ValueError("counts must be >= 0; fix negative estimates first (fix_negative_counts)")
+        raise DataError("counts must be >= 0; fix negative estimates first (fix_negative_counts)")
     alpha = _alpha(prior, counts.shape)
     num = counts if alpha is None else counts + alpha
     den = num.sum(axis=0, keepdims=True)

@@ -22,6 +22,8 @@ import numpy as np
 import pandas as pd
 
 from ..cellrun import CellRun
+from ..exceptions import ParameterError
+from ..validation import check_choice
 from .ckl import conditional_kl, parent_weights
 from .estimation import cpd_from_counts, estimate_parameters, family_counts
 from .network import BayesNet
@@ -489,8 +491,7 @@ def run(
     list of Path
         The files written.
     """
-    if name not in EXPERIMENTS:
-        raise ValueError(f"name must be one of {', '.join(EXPERIMENTS)} (got {name!r})")
+    check_choice(name, "name", EXPERIMENTS, error=ParameterError)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     return EXPERIMENTS[name](out, seed, quick, cell_run)

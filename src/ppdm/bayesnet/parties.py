@@ -32,11 +32,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..exceptions import SpecError
+from ..exceptions import ParameterError, SpecError
 from ..io import read_table, table_format, write_table
 from ..limits import load_structured
 from ..publish import register_input, release_member
 from ..random import RandomState, resolve_seed
+from ..validation import check_choice
 from .estimation import ParameterEstimate, estimate_parameters
 from .network import BayesNet
 from .pram import PramScheme
@@ -113,8 +114,7 @@ def write_release(release: Release, directory: str | os.PathLike, fmt: str = "pa
     Path
         The directory.
     """
-    if fmt not in ("parquet", "csv"):
-        raise ValueError(f"fmt must be 'parquet' or 'csv' (got {fmt!r})")
+    check_choice(fmt, "fmt", ("parquet", "csv"), error=ParameterError)
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     name = f"data.{fmt}"
@@ -161,7 +161,7 @@ def read_release(directory: str | os.PathLike) -> Release:
 def combine_releases(releases: Sequence[Release]) -> tuple[pd.DataFrame, PramScheme]:
     """Join releases column-wise (records aligned by position) into one frame and scheme."""
     if not releases:
-        raise ValueError("at least one release is needed")
+        raise ParameterError("at least one release is needed")
     n = {len(r.data) for r in releases}
     if len(n) != 1:
         sizes = {r.party: len(r.data) for r in releases}

@@ -10,8 +10,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..exceptions import ParameterError, SpecError
 from ..limits import check_n_records
 from ..random import RandomState, check_random_state
+from ..validation import check_int
 from .network import BayesNet, code_dtype
 
 __all__ = ["code_dtype", "parent_configuration", "forward_sample"]
@@ -63,12 +65,11 @@ def forward_sample(net: BayesNet, n: int, random_state: RandomState = None) -> p
     ----------
     Ma & Sivakumar, Sec. 6.1-6.3.
     """
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"n must be an integer >= 1 (got {n!r})")
-    n = check_n_records(n, "n")
+    check_int(n, "n", error=ParameterError)
+    n = check_n_records(n, "n", error=ParameterError)
     if not net.is_complete:
         missing = [v for v in net.names if not net.has_cpd(v)]
-        raise ValueError(f"every node needs a CPD to sample; missing: {missing}")
+        raise SpecError(f"every node needs a CPD to sample; missing: {missing}")
     rng = check_random_state(random_state)
     codes: dict[str, np.ndarray] = {}
     for name in net.topological_order:

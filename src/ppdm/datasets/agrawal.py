@@ -31,8 +31,10 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
+from ..exceptions import ParameterError
 from ..limits import MAX_RECORDS
 from ..random import RandomState, check_random_state
+from ..validation import check_int, check_probability, show
 from .uci import Dataset
 
 __all__ = ["AGRAWAL_COLUMNS", "agrawal", "agrawal_class", "load_synth"]
@@ -166,9 +168,9 @@ _FUNCTIONS: dict[int, Callable] = {
 
 def _check_function(function: int) -> int:
     if isinstance(function, bool) or not isinstance(function, (int, np.integer)):
-        raise TypeError(f"function must be an int in 1..10 (got {function!r})")
+        raise ParameterError(f"function must be an int in 1..10 (got {show(function)})")
     if function not in _FUNCTIONS:
-        raise ValueError(f"function must be in 1..10 (got {function})")
+        raise ParameterError(f"function must be in 1..10 (got {function})")
     return int(function)
 
 
@@ -317,15 +319,13 @@ def agrawal(
     >>> agrawal(5, random_state=1).equals(agrawal(5, random_state=1))
     True
     """
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
-        raise ValueError(f"n must be a non-negative int (got {n!r})")
+    check_int(n, "n", low=0, error=ParameterError)
     function = _check_function(function)
-    if not 0.0 <= perturbation <= 1.0:
-        raise ValueError(f"perturbation must be in [0, 1] (got {perturbation})")
+    check_probability(perturbation, "perturbation", closed=True, error=ParameterError)
     rng = check_random_state(random_state)
     n = int(n)
     if n > MAX_RECORDS:
-        raise ValueError(
+        raise ParameterError(
             f"n is {n}, above the cap of {MAX_RECORDS} records (ppdm.limits.MAX_RECORDS)"
         )
     cols = _balanced(n, function, rng) if balance and n > 0 else _draw(n, rng)
@@ -372,7 +372,7 @@ def load_synth(
     (100, 10, 'group')
     """
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= 5:
-        raise ValueError(f"k must be an int in 1..5 (got {k!r})")
+        raise ParameterError(f"k must be an int in 1..5 (got {show(k)})")
     frame = agrawal(n_train + n_test, function=int(k), random_state=random_state)
     train = frame.iloc[:n_train].reset_index(drop=True)
     test = frame.iloc[n_train:].reset_index(drop=True)

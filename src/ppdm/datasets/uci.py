@@ -11,6 +11,8 @@ from importlib import resources
 import numpy as np
 import pandas as pd
 
+from ..exceptions import ParameterError
+
 __all__ = [
     "Dataset",
     "load_pendigits",
@@ -170,7 +172,7 @@ def train_test_split_fixed(
     """
     n = len(data.frame)
     if not 0 < n_test < n:
-        raise ValueError(f"n_test must be in 1..{n - 1} for {data.name} (got {n_test})")
+        raise ParameterError(f"n_test must be in 1..{n - 1} for {data.name} (got {n_test})")
     perm = np.random.default_rng(random_state).permutation(n)
     test = data.frame.iloc[np.sort(perm[:n_test])].reset_index(drop=True)
     train = data.frame.iloc[np.sort(perm[n_test:])].reset_index(drop=True)

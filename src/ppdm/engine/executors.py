@@ -20,7 +20,8 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Literal
 
-from ..exceptions import PpdmError
+from ..exceptions import ParameterError, PpdmError
+from ..validation import check_at_least, check_choice
 from .kernels import combine_all
 
 __all__ = [
@@ -54,9 +55,7 @@ def _require_dask():
 
 def check_engine(engine: str) -> str:
     """Validate an engine name."""
-    if engine not in ENGINES:
-        raise ValueError(f"engine must be one of {', '.join(ENGINES)} (got {engine!r})")
-    return engine
+    return check_choice(engine, "engine", ENGINES, error=ParameterError)
 
 
 class _Executor:
@@ -79,9 +78,8 @@ class _Executor:
     ) -> Any:
         """``combine`` of ``fn(x)`` over ``items`` in order (``combine`` is associative)."""
         if not items:
-            raise ValueError("reduce needs at least one item")
-        if split_every < 2:
-            raise ValueError(f"split_every must be >= 2 (got {split_every})")
+            raise ParameterError("reduce needs at least one item")
+        check_at_least(split_every, "split_every", 2, error=ParameterError)
         return self._reduce(fn, items, combine, stage, split_every)
 
     def _map(self, fn: Callable, items: Sequence, stage: str) -> list:
@@ -203,8 +201,7 @@ def client(scheduler=None, *, n_workers: int | None = None, processes: bool = Tr
                 f"cannot reach the Dask scheduler at {scheduler!r}: {exc}; check --scheduler"
             ) from None
     n = int(n_workers) if n_workers is not None else (os.cpu_count() or 1)
-    if n < 1:
-        raise ValueError(f"n_workers must be >= 1 (got {n_workers})")
+    check_at_least(n, "n_workers", 1, error=ParameterError)
     return distributed.Client(
         n_workers=n, threads_per_worker=1, processes=processes, dashboard_address=":0"
     )
@@ -228,7 +225,7 @@ def open_executor(
     check_engine(engine)
     if engine == "local":
         if scheduler is not None:
-            raise ValueError(
+            raise ParameterError(
                 f"scheduler is only for engine='dask' (got scheduler={scheduler!r} with engine='local')"
             )
         yield LocalExecutor()
@@ -283,11 +280,11 @@ def map_cells(
     """
     check_engine(engine)
     cells = list(cells)
-    if jobs is not None and int(jobs) < 1:
-        raise ValueError(f"jobs must be >= 1 (got {jobs})")
+    if jobs is not None:
+        check_at_least(jobs, "jobs", 1, error=ParameterError)
     if engine == "local":
         if scheduler is not None:
-            raise ValueError("scheduler is only for engine='dask'")
+            raise ParameterError("scheduler is only for engine='dask'")
         if jobs is None or int(jobs) == 1 or len(cells) < 2:
             return [fn(c) for c in cells]
         from concurrent.futures import ProcessPoolExecutor

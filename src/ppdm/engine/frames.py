@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..exceptions import DataError
 from ..options import PlanOptions, plan_options
 from ..pipeline import AttributeEstimate, estimates_from_counts
 from ..random import RandomState
@@ -53,12 +54,12 @@ def _check_ddf(ddf: Any) -> None:
     import dask.dataframe as dd
 
     if not isinstance(ddf, dd.DataFrame):
-        raise TypeError(f"ddf must be a dask.dataframe.DataFrame (got {type(ddf).__name__})")
+        raise DataError(f"ddf must be a dask.dataframe.DataFrame (got {type(ddf).__name__})")
 
 
 def _check_parts(parts: Any) -> list[pd.DataFrame]:
     if not isinstance(parts, (list, tuple)) or not parts:
-        raise TypeError("parts must be a non-empty list of pandas DataFrames")
+        raise DataError("parts must be a non-empty list of pandas DataFrames")
     return partitions_of(list(parts))
 
 

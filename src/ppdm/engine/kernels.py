@@ -300,7 +300,7 @@ def split_multisets(
     sizes = np.asarray(sizes, dtype=np.int64)
     n_parts = sizes.shape[0]
     if sizes.ndim != 2 or sizes.shape[1] != rem.shape[0]:
-        raise ValueError(f"sizes must have shape (partitions, {rem.shape[0]}) (got {sizes.shape})")
+        raise DataError(f"sizes must have shape (partitions, {rem.shape[0]}) (got {sizes.shape})")
     if not np.array_equal(sizes.sum(axis=0), rem.sum(axis=1)):
         raise DataError(
             "the partitions' tie-group sizes do not add up to the global counts; "

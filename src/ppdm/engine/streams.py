@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..exceptions import ParameterError
 from ..random import RandomState, resolve_seed, warn_seeded_release
+from ..validation import check_at_least
 
 __all__ = [
     "PERTURB",
@@ -72,8 +74,7 @@ def partition_seed(
     >>> [s.spawn_key for s in partition_seed(root, PERTURB, 3).spawn(2)]
     [(0, 3, 0), (0, 3, 1)]
     """
-    if int(partition) < 0:
-        raise ValueError(f"partition must be >= 0 (got {partition})")
+    check_at_least(partition, "partition", 0, error=ParameterError)
     return np.random.SeedSequence(
         root.entropy,
         spawn_key=tuple(root.spawn_key) + (int(purpose), int(partition)),

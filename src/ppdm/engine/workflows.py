@@ -108,11 +108,11 @@ def partitions_of(data: Any) -> list:
         return [str(f) for f in partition_files(data)]
     if isinstance(data, (list, tuple)):
         if not data or not all(isinstance(p, pd.DataFrame) for p in data):
-            raise TypeError("a list of partitions must hold one or more pandas DataFrames")
+            raise DataError("a list of partitions must hold one or more pandas DataFrames")
         return list(data)
     if hasattr(data, "to_delayed") and hasattr(data, "npartitions"):
         return list(data.to_delayed())
-    raise TypeError(
+    raise DataError(
         "data must be a path or glob of CSV/Parquet files, a pandas DataFrame, a list of "
         f"them, or a dask DataFrame (got {type(data).__name__})"
     )

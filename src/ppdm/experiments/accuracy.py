@@ -27,6 +27,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from ..exceptions import ParameterError
 from ..matrix import GammaDiagonal
 from .core import MODES, EncodedTable, encode_table, perturb_table, reconstruct_table
 from .data import TABLE1_DATASETS, ExperimentData, load_experiment_data
@@ -174,7 +175,7 @@ def accuracy_grid(
     """
     bad = [m for m in modes if m not in MODES]
     if bad:
-        raise ValueError(f"modes must be among {MODES} (got {bad})")
+        raise ParameterError(f"modes must be among {MODES} (got {bad})")
 
     # Order for a run stopped early (--max-minutes): repetition-major, and within a
     # repetition a coarse sub-grid (gamma 3, 9, 15, 21 x N 10, 30, 60, 100) first, so

@@ -40,8 +40,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..exceptions import DataError, ParameterError
 from ..matrix import GammaDiagonal
 from ..privacy import attribute_privacy, kang_bound
+from ..validation import check_choice, check_int, check_probability, show
 from .core import MODES, EncodedTable, encode_table, perturb_table, reconstruct_table
 from .grid import ADVISOR_GAMMAS, PAPER_NS
 from .learners import make_learner
@@ -62,7 +64,9 @@ __all__ = [
 def _check_gammas(gammas) -> tuple[float, ...]:
     out = tuple(float(g) for g in gammas)
     if not out or any(not math.isfinite(g) or g <= 1 for g in out):
-        raise ValueError(f"gammas must be a non-empty list of numbers > 1 (got {list(gammas)!r})")
+        raise ParameterError(
+            f"gammas must be a non-empty list of numbers > 1 (got {list(gammas)!r})"
+        )
     return tuple(sorted(set(out)))
 
 
@@ -71,7 +75,7 @@ def _check_ns(ns) -> tuple[int, ...]:
     if not out or any(
         isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2 for n in out
     ):
-        raise ValueError(f"ns must be a non-empty list of integers >= 2 (got {list(ns)!r})")
+        raise ParameterError(f"ns must be a non-empty list of integers >= 2 (got {list(ns)!r})")
     return tuple(sorted({int(n) for n in out}))
 
 
@@ -79,7 +83,7 @@ def _check_accuracy(a: float | None) -> float | None:
     if a is None:
         return None
     if not (isinstance(a, (int, float)) and 0.0 < float(a) <= 1.0):
-        raise ValueError(f"min_accuracy must be a fraction in (0, 1] (got {a!r})")
+        raise ParameterError(f"min_accuracy must be a fraction in (0, 1] (got {show(a)})")
     return float(a)
 
 
@@ -108,26 +112,24 @@ def split_owner_data(
     train, test : DataFrame
     """
     if class_column not in frame.columns:
-        raise ValueError(
+        raise DataError(
             f"class column {class_column!r} is not in the data; it has {list(frame.columns)}"
         )
     if frame.shape[1] < 2:
-        raise ValueError("the data needs at least one attribute besides the class")
+        raise DataError("the data needs at least one attribute besides the class")
     if frame[class_column].isna().any():
-        raise ValueError(f"class column {class_column!r} has missing values")
-    if not 0.0 < test_fraction < 1.0:
-        raise ValueError(f"test_fraction must be in (0, 1) (got {test_fraction!r})")
+        raise DataError(f"class column {class_column!r} has missing values")
+    check_probability(test_fraction, "test_fraction", error=ParameterError)
     rng = np.random.default_rng(np.random.SeedSequence([int(seed), 7]))
     n = len(frame)
     if sample is not None:
-        if isinstance(sample, bool) or not isinstance(sample, (int, np.integer)) or sample < 10:
-            raise ValueError(f"sample must be an integer >= 10 (got {sample!r})")
+        check_int(sample, "sample", low=10, error=ParameterError)
         if sample < n:
             frame = frame.iloc[np.sort(rng.choice(n, int(sample), replace=False))]
             n = len(frame)
     n_test = int(round(n * test_fraction))
     if n_test < 1 or n - n_test < 2:
-        raise ValueError(f"the data has {n} rows: too few to split into train and test")
+        raise DataError(f"the data has {n} rows: too few to split into train and test")
     perm = rng.permutation(n)
     test = frame.iloc[np.sort(perm[:n_test])].reset_index(drop=True)
     train = frame.iloc[np.sort(perm[n_test:])].reset_index(drop=True)
@@ -250,10 +252,8 @@ def advisor_grid(
     """
     gammas, ns = _check_gammas(gammas), _check_ns(ns)
     min_accuracy = _check_accuracy(min_accuracy)
-    if mode not in MODES:
-        raise ValueError(f"mode must be one of {MODES} (got {mode!r})")
-    if isinstance(reps, bool) or not isinstance(reps, (int, np.integer)) or reps < 1:
-        raise ValueError(f"reps must be an integer >= 1 (got {reps!r})")
+    check_choice(mode, "mode", MODES, error=ParameterError)
+    check_int(reps, "reps", error=ParameterError)
     make_learner(learner)  # fail early on a bad name
     token = _token(train)
     fn = functools.partial(
@@ -362,12 +362,12 @@ def clearly_above_majority(table: pd.DataFrame) -> pd.Series:
 def _check_table(table: pd.DataFrame) -> pd.DataFrame:
     need = {"gamma", "N", "accuracy"}
     if not need <= set(table.columns):
-        raise ValueError(f"the table needs columns {sorted(need)} (got {list(table.columns)})")
+        raise DataError(f"the table needs columns {sorted(need)} (got {list(table.columns)})")
     done = table.dropna(subset=["accuracy"])
     if "status" in done.columns:
         done = done[done["status"] == "evaluated"]
     if done.empty:
-        raise ValueError("the table has no evaluated cells to choose from")
+        raise DataError("the table has no evaluated cells to choose from")
     return done
 
 
@@ -473,7 +473,7 @@ def rule_min_accuracy(
     if max_gamma is not None:
         done = done[done["gamma"] <= max_gamma]
         if done.empty:
-            raise ValueError(f"no evaluated cell has gamma <= {max_gamma}")
+            raise DataError(f"no evaluated cell has gamma <= {max_gamma}")
     ok = done[done["accuracy"] >= target]
     if len(ok):
         return ok.sort_values(["N", "gamma"], kind="stable").iloc[0], True

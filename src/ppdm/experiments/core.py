@@ -21,8 +21,10 @@ import pandas as pd
 
 from ..domain import BinnedDomain, CategoricalDomain, infer_domain
 from ..estimate import point_estimate
+from ..exceptions import ParameterError
 from ..matrix import GammaDiagonal
 from ..reconstruct import largest_remainder, matrix_reconstruct
+from ..validation import check_choice, check_int
 
 __all__ = [
     "EncodedTable",
@@ -103,10 +105,8 @@ def encode_table(
     -------
     EncodedTable
     """
-    if rule not in ("equi-width", "infer"):
-        raise ValueError(f"rule must be 'equi-width' or 'infer' (got {rule!r})")
-    if isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer)) or n_bins < 2:
-        raise ValueError(f"n_bins (N) must be an integer >= 2 (got {n_bins!r})")
+    check_choice(rule, "rule", ("equi-width", "infer"), error=ParameterError)
+    check_int(n_bins, "n_bins (N)", low=2, error=ParameterError)
     domains, codes = [], []
     for name in X.columns:
         col = X[name]
@@ -165,8 +165,7 @@ def reconstruct_table(
     int array (n, d)
         Reconstructed codes.
     """
-    if mode not in MODES:
-        raise ValueError(f"mode must be one of {MODES} (got {mode!r})")
+    check_choice(mode, "mode", MODES, error=ParameterError)
     out = np.empty_like(perturbed)
     if mode == "by-class":
         groups, n_groups = table.classes, table.n_classes

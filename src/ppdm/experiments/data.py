@@ -28,6 +28,8 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
+from ..exceptions import ParameterError
+from ..validation import check_int
 from .runner import cell_seed_sequence
 
 __all__ = [
@@ -123,7 +125,9 @@ def load_experiment_data(name: str, seed: int = 0, quick: bool = False) -> Exper
         return ExperimentData(name, train.frame, test.frame, train.target)
     loaders = {"pendigits": datasets.load_pendigits, "spambase": datasets.load_spambase}
     if name not in loaders:
-        raise ValueError(f"unknown data set {name!r}; choose one of {', '.join(TABLE1_DATASETS)}")
+        raise ParameterError(
+            f"unknown data set {name!r}; choose one of {', '.join(TABLE1_DATASETS)}"
+        )
     data = loaders[name]()
     n_test = SIZES[name][1]
     train, test = datasets.train_test_split_fixed(data, n_test, random_state=dseed)
@@ -146,7 +150,9 @@ def _fig2_weights(name: str) -> np.ndarray:
         return ((v >= 51) & (v <= 150)).astype(np.float64)
     if name == "triangles":
         return np.maximum(0.0, 50.0 - np.abs(((v - 1) % 100) - 49.5))
-    raise ValueError(f"unknown Fig. 2 distribution {name!r}; choose one of {FIG2_DISTRIBUTIONS}")
+    raise ParameterError(
+        f"unknown Fig. 2 distribution {name!r}; choose one of {FIG2_DISTRIBUTIONS}"
+    )
 
 
 def fig2_values(name: str, n: int = 10_000, seed: int = 0) -> np.ndarray:
@@ -158,8 +164,7 @@ def fig2_values(name: str, n: int = 10_000, seed: int = 0) -> np.ndarray:
     >>> int(v.min()) >= 51 and int(v.max()) <= 150
     True
     """
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"n must be an integer >= 1 (got {n!r})")
+    check_int(n, "n", error=ParameterError)
     w = _fig2_weights(name)
     rng = np.random.default_rng(cell_seed_sequence(seed, ("fig2-data", name)))
     return rng.choice(FIG2_DOMAIN, size=int(n), p=w / w.sum())

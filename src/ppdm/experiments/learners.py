@@ -15,6 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ..exceptions import ParameterError
+from ..validation import check_choice
+
 __all__ = ["LEARNERS", "make_learner"]
 
 
@@ -22,7 +25,7 @@ def _c45():
     try:
         from ..tree import C45Classifier
     except ImportError as exc:  # the tree package is optional in partial builds
-        raise ValueError(
+        raise ParameterError(
             "learner 'c45' needs ppdm.tree.C45Classifier, which this build lacks "
             f"({exc}); use learner 'cart-entropy' for a stand-in"
         ) from None
@@ -46,6 +49,5 @@ def make_learner(name: str = "c45"):
     >>> make_learner("cart-entropy").criterion
     'entropy'
     """
-    if name not in LEARNERS:
-        raise ValueError(f"learner must be one of {', '.join(LEARNERS)} (got {name!r})")
+    check_choice(name, "learner", LEARNERS, error=ParameterError)
     return LEARNERS[name]()

@@ -59,6 +59,7 @@ import numpy as np
 import pandas as pd
 
 from ..domain import BinnedDomain
+from ..exceptions import ParameterError
 from ..matrix import GammaDiagonal
 from ..reconstruct import largest_remainder, matrix_reconstruct
 from .accuracy import fit_score
@@ -289,7 +290,9 @@ def reading_cell(
                 train[data.target] = y_train
                 acc = weka_j48(train, data.test, data.target)
         else:
-            raise ValueError(f"unknown reading {reading!r}; choose one of {', '.join(READINGS)}")
+            raise ParameterError(
+                f"unknown reading {reading!r}; choose one of {', '.join(READINGS)}"
+            )
         rows.append(
             {
                 "dataset": name,
@@ -349,7 +352,7 @@ def readings_grid(
     """
     bad = [r for r in readings if r not in READINGS]
     if bad:
-        raise ValueError(f"readings must be among {READINGS} (got {bad})")
+        raise ParameterError(f"readings must be among {READINGS} (got {bad})")
     keys = [(d, g, n, r) for r in range(reps) for g, n in cells for d in datasets]
     fn = functools.partial(
         reading_cell,

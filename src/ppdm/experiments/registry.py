@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..exceptions import ParameterError
+
 if TYPE_CHECKING:
     from ..cellrun import CellRun
     from ..cells import Checkpoint
@@ -99,7 +101,7 @@ def register(name: str, runner: Runner, help: str = "") -> None:
 def register_lazy(name: str, target: str, help: str = "") -> None:
     """Register ``"package.module:function"`` under ``name``, imported on first use."""
     if ":" not in target:
-        raise ValueError(f"target must look like 'package.module:function' (got {target!r})")
+        raise ParameterError(f"target must look like 'package.module:function' (got {target!r})")
     _REGISTRY[name] = _Entry(None, target, help)
 
 

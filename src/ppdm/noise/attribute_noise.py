@@ -40,8 +40,9 @@ import numpy as np
 import pandas as pd
 from scipy import optimize
 
-from ..exceptions import DataError
+from ..exceptions import DataError, ParameterError
 from ..random import RandomState, release_generator
+from ..validation import check_positive, show
 from .class_noise import original_tree
 from .leaves import LeafInfo, innocent_attributes
 
@@ -98,18 +99,20 @@ class DiscreteNoise:
         off = np.asarray(self.offsets, dtype=float)
         p = np.asarray(self.probabilities, dtype=float)
         if off.ndim != 1 or off.shape != p.shape or off.size == 0:
-            raise ValueError(
+            raise ParameterError(
                 "offsets and probabilities must be 1-D arrays of the same non-zero length "
                 f"(got shapes {off.shape} and {p.shape})"
             )
         if not np.isfinite(off).all() or np.unique(off).size != off.size:
-            raise ValueError("offsets must be distinct finite numbers")
+            raise ParameterError("offsets must be distinct finite numbers")
         if not np.isfinite(p).all() or (p < 0).any() or abs(p.sum() - 1.0) > 1e-9:
-            raise ValueError(f"probabilities must be >= 0 and sum to 1 (got sum {p.sum()!r})")
+            raise ParameterError(
+                f"probabilities must be >= 0 and sum to 1 (got sum {show(p.sum())})"
+            )
         scale = max(float(np.abs(off).max()), 1.0)
         mean = float(off @ p)
         if abs(mean) > 1e-9 * scale:
-            raise ValueError(f"the noise must have mean zero (got mean {mean:g})")
+            raise ParameterError(f"the noise must have mean zero (got mean {mean:g})")
         object.__setattr__(self, "offsets", off)
         object.__setattr__(self, "probabilities", p / p.sum())
 
@@ -145,7 +148,7 @@ def _normal_on_grid(grid: np.ndarray, sd: float, what: str) -> np.ndarray:
 
     widest = float(np.sqrt((grid**2).mean()))  # the uniform law on the grid
     if not (np.isfinite(sd) and 0 < sd < widest * (1 - 1e-6)):
-        raise ValueError(
+        raise ParameterError(
             f"{what} must be in (0, {widest:.4g}) for a normal shape on this grid (got {sd})"
         )
     step = float(np.min(np.diff(grid)))
@@ -186,7 +189,7 @@ def paper_noise(
     0.276
     """
     if not (np.isfinite(step) and step > 0 and np.isfinite(limit) and limit >= step):
-        raise ValueError(f"need 0 < step <= limit (got step={step}, limit={limit})")
+        raise ParameterError(f"need 0 < step <= limit (got step={step}, limit={limit})")
     k = int(round(limit / step))
     grid = np.arange(-k, k + 1) * step
     p = _normal_on_grid(grid, float(sd_fraction), "sd_fraction")
@@ -217,8 +220,7 @@ def discrete_gaussian(sd: float, *, step: float = 1.0, limit: float | None = Non
     >>> round(discrete_gaussian(1.5).sd, 6)
     1.5
     """
-    if not (np.isfinite(step) and step > 0):
-        raise ValueError(f"step must be > 0 (got {step})")
+    check_positive(step, "step", error=ParameterError)
     if limit is None:
         limit = max(2.0, np.ceil(4 * sd / step)) * step if np.isfinite(sd) else step
     k = int(round(limit / step))
@@ -354,7 +356,7 @@ class AttributeNoiseResult:
 def _check_choice(name: str, value: str, choices: tuple) -> str:
     v = str(value).strip().lower()
     if v not in choices:
-        raise ValueError(f"{name} must be one of {', '.join(choices)} (got {value!r})")
+        raise ParameterError(f"{name} must be one of {', '.join(choices)} (got {show(value)})")
     return v
 
 
@@ -426,7 +428,7 @@ def add_attribute_noise(
     boundary = _check_choice("boundary", boundary, _BOUNDARIES)
     noise = paper_noise() if noise is None else noise
     if not isinstance(noise, DiscreteNoise):
-        raise TypeError(f"noise must be a DiscreteNoise (got {type(noise).__name__})")
+        raise ParameterError(f"noise must be a DiscreteNoise (got {type(noise).__name__})")
     tree, info = original_tree(X, y, tree)
     names = list(tree.feature_names_)
     frame = X.copy() if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X), columns=names)
@@ -478,7 +480,7 @@ def add_attribute_noise(
             else bounds[name]
         )
         if not (np.isfinite(lo) and np.isfinite(hi) and lo <= hi):
-            raise ValueError(
+            raise ParameterError(
                 f"bounds for {name!r} must be finite with low <= high (got {(lo, hi)})"
             )
         known = values[~np.isnan(values)]

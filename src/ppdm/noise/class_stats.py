@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..exceptions import DataError, ParameterError
+
 __all__ = [
     "CLASS_TECHNIQUES",
     "check_technique",
@@ -35,7 +37,7 @@ def check_technique(technique: str) -> str:
     """
     name = str(technique).strip().lower().replace("_", "-")
     if name not in CLASS_TECHNIQUES:
-        raise ValueError(
+        raise ParameterError(
             f"technique must be one of {', '.join(CLASS_TECHNIQUES)} (got {technique!r})"
         )
     return name
@@ -46,7 +48,7 @@ def _counts(counts) -> np.ndarray:
     if c.ndim == 1:
         c = c[None, :]
     if c.ndim != 2 or (c < 0).any() or not np.isfinite(c).all():
-        raise ValueError(
+        raise DataError(
             "counts must be a (leaves x classes) array of non-negative class counts "
             f"(got shape {np.shape(counts)})"
         )
@@ -114,7 +116,7 @@ def all_leaves_probability(counts, n_total: int) -> float:
     n_total = int(n_total)
     c = _counts(counts)
     if n_total < c.sum() or n_total <= 0:
-        raise ValueError(
+        raise ParameterError(
             f"n_total must be >= the records in counts ({int(c.sum())}) and > 0 (got {n_total})"
         )
     return expected_changes(c) / n_total

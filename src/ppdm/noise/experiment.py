@@ -40,7 +40,8 @@ import numpy as np
 import pandas as pd
 
 from ..cellrun import CellRun
-from ..exceptions import SeededReleaseWarning
+from ..exceptions import ParameterError, SeededReleaseWarning
+from ..validation import check_int
 from .attribute_noise import add_attribute_noise, paper_noise
 from .class_noise import add_class_noise
 from .quality import tree_quality
@@ -319,8 +320,7 @@ def run(
     from ..io import write_table_atomic
     from ..tree import C45Classifier, export_text, extract_rules, format_rules
 
-    if not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer (got {seed!r})")
+    check_int(seed, "seed", low=0, error=ParameterError)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     data = {name: _data(name, int(seed)) for name in _SIZES}

@@ -19,8 +19,10 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
+from ..exceptions import ParameterError
 from ..fields import fields_dict
 from ..tree import compare_trees
+from ..validation import check_probability
 
 __all__ = ["TreeQuality", "tree_quality"]
 
@@ -122,8 +124,7 @@ def tree_quality(
     >>> q.same_root, q.rules_kept, q.new_rules, round(q.agreement, 3)
     (True, 0, 2, 0.833)
     """
-    if not (np.isfinite(significant_support) and 0 <= significant_support <= 1):
-        raise ValueError(f"significant_support must be in [0, 1] (got {significant_support})")
+    check_probability(significant_support, "significant_support", closed=True, error=ParameterError)
     cmp = compare_trees(original, perturbed, X, tolerance=tolerance)
     matched_b = {j for _, j in cmp.matches}
     new = [r for j, r in enumerate(cmp.rules_b) if j not in matched_b]

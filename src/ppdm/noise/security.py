@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..exceptions import ParameterError
 from .class_stats import all_leaves_probability, check_technique
 from .leaves import LeafInfo
 
@@ -218,13 +219,13 @@ def reidentification(
     True
     """
     if not (np.isfinite(threshold) and 0 < threshold <= 1):
-        raise ValueError(f"threshold must be a probability in (0, 1] (got {threshold})")
+        raise ParameterError(f"threshold must be a probability in (0, 1] (got {threshold})")
     attributes = [a for a in result.columns if result.eligible[:, result.columns.index(a)].any()]
     original, released = result.original, result.X
     n = len(released)
     rows = np.arange(n) if targets is None else np.asarray(list(targets), dtype=np.int64)
     if rows.size and (rows.min() < 0 or rows.max() >= n):
-        raise ValueError(f"targets must be row positions in 0..{n - 1}")
+        raise ParameterError(f"targets must be row positions in 0..{n - 1}")
     # per attribute: codes of the targets' original and candidates' released values,
     # and the transition table P(released value | original value)
     tables = []

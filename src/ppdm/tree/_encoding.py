@@ -39,7 +39,7 @@ def _as_frame(X) -> tuple[pd.DataFrame, bool]:
     if isinstance(X, pd.DataFrame):
         return X, True
     if sp.issparse(X):
-        raise TypeError(
+        raise DataError(
             "sparse input is not supported by C45Classifier; convert it with X.toarray()"
         )
     if isinstance(X, pd.Series):

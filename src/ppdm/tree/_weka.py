@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..exceptions import DataError
 from ..io import write_arff as io_write_arff
 
 __all__ = [
@@ -91,7 +92,7 @@ _LEAF = re.compile(r"^(?P<label>.+) \((?P<w>[-0-9.Ee]+)(/(?P<e>[-0-9.Ee]+))?\)$"
 def _leaf(text: str) -> ParsedNode:
     m = _LEAF.match(text.strip())
     if not m:
-        raise ValueError(f"cannot read J48 leaf {text!r}")
+        raise DataError(f"cannot read J48 leaf {text!r}")
     return ParsedNode(label=m["label"], weight=float(m["w"]), errors=float(m["e"] or 0.0))
 
 
@@ -116,7 +117,7 @@ def parse_j48_tree(text: str) -> ParsedNode:
     for line in body:
         m = _LINE.match(line)
         if not m:
-            raise ValueError(f"cannot read J48 line {line!r}")
+            raise DataError(f"cannot read J48 line {line!r}")
         depth = len(m["indent"]) // 4
         del stack[depth + 1 :]
         parent = stack[depth]

@@ -19,7 +19,8 @@ from sklearn.exceptions import NotFittedError as _SklearnNotFittedError
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import column_or_1d
 
-from ..exceptions import DataError, NotFittedError
+from ..exceptions import DataError, NotFittedError, ParameterError
+from ..validation import show
 from ._encoding import fit_encoding
 from .builder import grow
 from .level import level_wise_ok
@@ -198,11 +199,11 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         for name, (test, what) in _PARAMETER_CONSTRAINTS.items():
             value = getattr(self, name)
             if not test(value):
-                raise ValueError(f"{name} must be {what} (got {value!r})")
+                raise ParameterError(f"{name} must be {what} (got {show(value)})")
 
     def _labels(self, y, n_rows: int):
         if y is None:
-            raise ValueError("requires y to be passed, but the target y is None")
+            raise DataError("requires y to be passed, but the target y is None")
         if isinstance(y, (pd.Series, pd.DataFrame)):
             y = y.to_numpy()
         y = np.asarray(y)
@@ -216,7 +217,7 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         if y.dtype.kind == "f" and known.any():
             kind = type_of_target(y[known])
             if kind == "continuous":
-                raise ValueError(
+                raise DataError(
                     "Unknown label type: continuous. C45Classifier needs class labels, "
                     "not a continuous target"
                 )

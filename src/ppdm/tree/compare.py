@@ -21,7 +21,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..exceptions import ParameterError
 from ..fields import fields_dict
+from ..validation import check_at_least
 from .export import Rule, extract_rules
 
 __all__ = ["TreeComparison", "compare_trees", "rules_match"]
@@ -202,8 +204,7 @@ def compare_trees(a, b, X=None, *, tolerance: float = 0.05) -> TreeComparison:
     >>> r.same_root, len(r.matches), r.agreement
     (True, 2, 1.0)
     """
-    if tolerance < 0:
-        raise ValueError(f"tolerance must be >= 0 (got {tolerance})")
+    check_at_least(tolerance, "tolerance", 0, error=ParameterError)
     rules_a, rules_b = extract_rules(a), extract_rules(b)
     root_a = a.feature_names_[a.tree_.feature[0]] if a.tree_.feature[0] >= 0 else None
     root_b = b.feature_names_[b.tree_.feature[0]] if b.tree_.feature[0] >= 0 else None

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..exceptions import ParameterError
+from ..validation import check_choice
 from ._compare import SMALL, gr
 from .splitter import _max_class
 
@@ -362,10 +364,7 @@ def export_release_text(clf, *, conditionals: str = "summary") -> str:
     Kohavi (1996), NBTree (naive Bayes leaves); Dowd, Xu & Zhang, Eq. (1) (estimated
     counts); Weka J48 ``ClassifierTree.toString`` (layout).
     """
-    if conditionals not in ("summary", "table", "none"):
-        raise ValueError(
-            f"conditionals must be 'summary', 'table' or 'none' (got {conditionals!r})"
-        )
+    check_choice(conditionals, "conditionals", ("summary", "table", "none"), error=ParameterError)
     t = clf.tree_
     names = clf.feature_names_
     classes = clf.classes_
