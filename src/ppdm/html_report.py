@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .exceptions import ParameterError
 from .privacy import RHO1_LEVELS, rho2_from_gamma
 
 __all__ = ["estimate_figure", "render_html_report", "write_estimate_plots", "write_html_report"]
@@ -609,7 +610,7 @@ def write_html_report(
             audit_text = format_audit(audit)
     else:
         if audit_original is not None:
-            raise ValueError(
+            raise ParameterError(
                 f"--audit-original needs a release directory; {str(target)!r} is a spec file"
             )
         spec = read_spec(target)

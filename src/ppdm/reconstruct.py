@@ -24,7 +24,7 @@ from collections.abc import Iterable, Iterator
 import numpy as np
 
 from . import limits
-from .exceptions import DataError
+from .exceptions import DataError, ParameterError
 
 __all__ = [
     "check_tie_group_table",
@@ -79,7 +79,7 @@ def largest_remainder(counts: np.ndarray, total: int) -> np.ndarray:
     c = np.clip(np.asarray(counts, dtype=np.float64), 0, None)
     total = int(total)
     if total < 0:
-        raise ValueError(f"total must be >= 0 (got {total})")
+        raise ParameterError(f"total must be >= 0 (got {total})")
     if total == 0:
         return np.zeros(len(c), dtype=np.int64)
     s = c.sum()
@@ -123,7 +123,7 @@ def tie_group_multisets(perturbed_counts: np.ndarray, dist: np.ndarray) -> np.nd
     y = np.asarray(perturbed_counts, dtype=np.int64)
     d = np.asarray(dist, dtype=np.int64)
     if y.sum() != d.sum():
-        raise ValueError(f"group sizes sum to {y.sum()} but the distribution sums to {d.sum()}")
+        raise DataError(f"group sizes sum to {y.sum()} but the distribution sums to {d.sum()}")
     out = np.zeros((len(y), len(d)), dtype=np.int64)
     groups, codes, sizes = _overlaps(y, d)
     out[groups, codes] = sizes
@@ -169,7 +169,7 @@ class AssignmentState:
             left = self.remaining[g]
             total = int(left.sum())
             if sizes[g] > total:
-                raise ValueError(
+                raise DataError(
                     f"tie group {g} has more records ({sizes[g]}) than the counts allow ({total})"
                 )
             if sizes[g] == total:
@@ -262,7 +262,7 @@ def matrix_reconstruct(
 def _groups_and_multisets(codes, dist, classes, n_codes):
     if classes is None:
         if dist.shape[0] != 1:
-            raise ValueError("a per-class distribution needs the class codes")
+            raise ParameterError("a per-class distribution needs the class codes")
         y = np.bincount(codes, minlength=n_codes)
         return codes, tie_group_multisets(y, dist[0])
     classes = np.asarray(classes, dtype=np.int64)
