@@ -198,3 +198,45 @@ def test_leaf_check_summary_adds_grid_learners_on_the_same_keys(grid):
     assert out.loc["grid byclass", "test_accuracy"] == pytest.approx(0.64)
     assert out.loc["grid local", "cells"] == 1
     assert out.loc["grid local", "scored"] == pytest.approx(0.0)
+
+
+def test_forest_recommended_by_hand(grid, tmp_path):
+    """The forest ran on (a, 5, 10, rep 0) and (a, 12, 20, rep 0) only: the grid's
+    learners are compared on those rows alone (rep 1 of (5, 10) left out)."""
+    forest = pd.DataFrame(
+        [("a", 5, 10, 0, "release-forest", 0.78), ("a", 12, 20, 0, "release-forest", 0.82)],
+        columns=["dataset", "gamma", "N", "rep", "method", "accuracy"],
+    )
+    out = bs.forest_recommended(grid, forest, ORIGINAL).set_index("dataset")
+    a = out.loc["a"]
+    assert list(out.index) == ["a"]
+    assert a["cells"] == 2
+    assert a["release_forest"] == pytest.approx(0.80)
+    assert a["ratio"] == pytest.approx(1.0)
+    # release tree on the same rows: (0.70 + 0.80) / 2 = 0.75 (rep 1's 0.74 left out)
+    assert a["best_baseline"] == "release-tree"
+    assert a["best_baseline_accuracy"] == pytest.approx(0.75)
+    by_n = bs.forest_recommended(grid, forest, ORIGINAL, ("N",))
+    assert by_n["release_forest"].tolist() == pytest.approx([0.78, 0.82])
+    # run() writes the forest tables when beyond_forest.csv is there
+    grid.to_csv(tmp_path / "beyond.csv", index=False)
+    summary = pd.DataFrame(
+        {"dataset": ["a", "b"], "method": "release-tree", "accuracy": 0.0, "original": [0.8, 1.0]}
+    )
+    summary.to_csv(tmp_path / "beyond_summary.csv", index=False)
+    forest.to_csv(tmp_path / bs.FOREST_FILE, index=False)
+    names = sorted(p.name for p in bs.run(RunContext(out=tmp_path)))
+    assert "beyond_forest_recommended.csv" in names and "beyond_forest_by_n.csv" in names
+
+
+def test_forest_cell_sees_the_grids_perturbation():
+    """The forest alone on a quick cell: one row, and the release tree of the same cell
+    is unchanged by running the forest beside it (same perturbation)."""
+    from ppdm.experiments.beyond import beyond_cell
+
+    cell = ("synth3", 5, 10, 0)
+    alone = beyond_cell(cell, seed=0, quick=True, methods=("release-tree",))
+    both = beyond_cell(cell, seed=0, quick=True, methods=("release-forest", "release-tree"))
+    assert [r["method"] for r in both] == ["release-forest", "release-tree"]
+    assert both[1]["accuracy"] == alone[0]["accuracy"]
+    assert 0.5 < both[0]["accuracy"] <= 1.0

@@ -49,6 +49,8 @@ __all__ = [
     "recommended",
     "recommended_by_n",
     "curve_summary",
+    "forest_grid",
+    "forest_recommended",
     "leaf_check",
     "leaf_check_cell",
     "leaf_check_summary",
@@ -88,13 +90,16 @@ def cell_means(grid: pd.DataFrame, gamma_range: tuple[float, float] = GAMMA_RANG
     )
 
 
-def _compare(cells: pd.DataFrame, original: pd.Series, by: list[str]) -> pd.DataFrame:
+def _compare(
+    cells: pd.DataFrame, original: pd.Series, by: list[str], learner: str = RELEASE
+) -> pd.DataFrame:
+    col = learner.replace("-", "_")
     mean = cells.groupby([*by, "method"], as_index=False).agg(
         accuracy=("accuracy", "mean"), cells=("accuracy", "size")
     )
-    rel = mean[mean["method"] == RELEASE].drop(columns="method")
-    rel = rel.rename(columns={"accuracy": "release_tree"})
-    others = mean[mean["method"] != RELEASE].sort_values(
+    rel = mean[mean["method"] == learner].drop(columns="method")
+    rel = rel.rename(columns={"accuracy": col})
+    others = mean[mean["method"] != learner].sort_values(
         [*by, "accuracy", "method"], ascending=[True] * len(by) + [False, True], kind="stable"
     )
     best = others.groupby(by, as_index=False).first()[[*by, "method", "accuracy"]]
@@ -104,16 +109,16 @@ def _compare(cells: pd.DataFrame, original: pd.Series, by: list[str]) -> pd.Data
     if missing:
         raise DataError(f"beyond_summary.csv: no original accuracy for data set {missing[0]!r}")
     out["original"] = out["dataset"].map(original)
-    tree = cells[cells["method"] == RELEASE]
+    tree = cells[cells["method"] == learner]
     met = tree["accuracy"] / tree["dataset"].map(original) >= GOAL
     share = met.groupby([tree[c] for c in by]).mean().rename("share_cells_goal_met")
     out = out.merge(share.reset_index(), on=by, how="left")
-    out["ratio"] = out["release_tree"] / out["original"]
+    out["ratio"] = out[col] / out["original"]
     out["best_baseline_ratio"] = out["best_baseline_accuracy"] / out["original"]
     out["goal_met"] = out["ratio"] >= GOAL
     # accuracy still missing to reach GOAL * original (0 where the goal is met)
-    out["shortfall"] = (GOAL * out["original"] - out["release_tree"]).clip(lower=0.0)
-    cols = [*by, "cells", "original", "release_tree", "ratio", "best_baseline"]
+    out["shortfall"] = (GOAL * out["original"] - out[col]).clip(lower=0.0)
+    cols = [*by, "cells", "original", col, "ratio", "best_baseline"]
     cols += ["best_baseline_accuracy", "best_baseline_ratio", "goal_met", "shortfall"]
     cols += ["share_cells_goal_met"]
     return out[cols].reset_index(drop=True)
@@ -147,6 +152,24 @@ def recommended_by_n(grid: pd.DataFrame, original: pd.Series) -> pd.DataFrame:
     return _compare(cell_means(grid), original, ["dataset", "N"])
 
 
+#: The forest's own grid file (rows of ``release-forest`` only) and its learner name.
+FOREST_FILE = "beyond_forest.csv"
+FOREST = "release-forest"
+
+
+def forest_recommended(
+    grid: pd.DataFrame, forest: pd.DataFrame, original: pd.Series, by: tuple[str, ...] = ()
+) -> pd.DataFrame:
+    """The forest against the original and every learner of the grid, on the cells and
+    repetitions the forest ran (its rows joined to ``beyond.csv`` on dataset, gamma, N
+    and rep), over the recommended gammas: as :func:`recommended`, column
+    ``release_forest``, the release tree among the other learners."""
+    keys = forest[["dataset", "gamma", "N", "rep"]].drop_duplicates()
+    same = grid.merge(keys, on=["dataset", "gamma", "N", "rep"])
+    both = pd.concat([same[list(_GRID_COLUMNS)], forest[list(_GRID_COLUMNS)]], ignore_index=True)
+    return _compare(cell_means(both), original, ["dataset", *by], learner=FOREST)
+
+
 def curve_summary(curve: pd.DataFrame) -> pd.DataFrame:
     """Learning curve: mean accuracy per (dataset, n, method) and its ratio to the
     original at the same n; rows ``dataset == "mean"`` average the data sets."""
@@ -177,6 +200,12 @@ def run(ctx: RunContext) -> list[Path]:
         check = pd.read_csv(out / "beyond_leaf_check.csv")
         table = leaf_check_summary(check, original, grid)
         paths.append(write_csv_atomic(table, out / "beyond_leaf_check_summary.csv"))
+    if (out / FOREST_FILE).is_file():
+        forest = _read(out / FOREST_FILE, _GRID_COLUMNS)
+        for by, name in (((), "beyond_forest_recommended.csv"), (("N",), "beyond_forest_by_n.csv")):
+            paths.append(
+                write_csv_atomic(forest_recommended(grid, forest, original, by), out / name)
+            )
     return paths
 
 
@@ -306,13 +335,70 @@ def leaf_check_summary(
     return out[[*cols, "release_accuracy"]]
 
 
+def forest_grid(
+    out: Path,
+    *,
+    reps: int = 1,
+    jobs: int = 1,
+    max_minutes: float | None = None,
+    datasets=None,
+    seed: int = 0,
+) -> Path:
+    """The forest alone on every (gamma, N) cell of the grid, repetitions ``0..reps-1``,
+    each cell perturbed exactly as in ``beyond.csv``; resumable (checkpoint
+    ``checkpoints/beyond-forest.csv``). Writes ``beyond_forest.csv`` (the grid's columns)
+    and ``timings/beyond-forest.json``."""
+    import time
+
+    from .beyond import KEY, beyond_grid
+    from .data import TABLE1_DATASETS
+    from .runner import Checkpoint, write_json_atomic
+
+    t0 = time.perf_counter()
+    deadline = time.monotonic() + 60.0 * max_minutes if max_minutes else None
+    frame = beyond_grid(
+        seed=seed,
+        reps=reps,
+        jobs=jobs,
+        checkpoint=Checkpoint(out / "checkpoints" / "beyond-forest.csv", KEY),
+        deadline=deadline,
+        datasets=tuple(datasets) if datasets else TABLE1_DATASETS,
+        methods=(FOREST,),
+    )
+    timing = {
+        "experiment": "beyond-forest",
+        "jobs": jobs,
+        "cells": int(len(frame)),
+        "seconds_per_method": frame.groupby("method")["seconds"].sum().round(1).to_dict(),
+        "wall_seconds_this_session": round(time.perf_counter() - t0, 1),
+    }
+    write_json_atomic(timing, out / "timings" / "beyond-forest.json")
+    tidy = frame.drop(columns=["seconds"]).sort_values([*KEY, "method"], kind="stable")
+    return write_csv_atomic(tidy.reset_index(drop=True), out / FOREST_FILE)
+
+
 def main(argv: list[str] | None = None) -> None:
-    """``python -m ppdm.experiments.beyond_summary leaf-check --out DIR [--datasets ...]``."""
+    """``python -m ppdm.experiments.beyond_summary leaf-check --out DIR [--datasets ...]``
+    or ``... forest-grid --out DIR [--reps 1] [--jobs 2] [--max-minutes M]``."""
     parser = argparse.ArgumentParser(prog="python -m ppdm.experiments.beyond_summary")
-    parser.add_argument("command", choices=["leaf-check"])
+    parser.add_argument("command", choices=["leaf-check", "forest-grid"])
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--datasets", nargs="+", default=None)
+    parser.add_argument("--reps", type=int, default=1)
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--max-minutes", type=float, default=None)
     args = parser.parse_args(argv)
+    if args.command == "forest-grid":
+        print(
+            forest_grid(
+                args.out,
+                reps=args.reps,
+                jobs=args.jobs,
+                max_minutes=args.max_minutes,
+                datasets=args.datasets,
+            )
+        )
+        return
     if args.datasets is None:
         goal = pd.read_csv(args.out / "beyond_recommended.csv")
         args.datasets = goal.loc[~goal["goal_met"], "dataset"].tolist()
