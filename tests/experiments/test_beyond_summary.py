@@ -240,3 +240,14 @@ def test_forest_cell_sees_the_grids_perturbation():
     assert [r["method"] for r in both] == ["release-forest", "release-tree"]
     assert both[1]["accuracy"] == alone[0]["accuracy"]
     assert 0.5 < both[0]["accuracy"] <= 1.0
+
+
+def test_boxes_check_recovers_the_identity_tree_when_the_channel_keeps_everything():
+    """gamma = 1e9: the release is (almost surely) the original, so the leaves
+    re-estimated from it choose the identity tree's classes; at gamma 5 they cannot do
+    better than the noise-free tree on the same boxes by more than chance allows."""
+    exact = bs.boxes_check_cell(("synth3", 1e9, 10, 0), quick=True)
+    assert exact["same_boxes_release"] == pytest.approx(exact["identity_tree"])
+    assert exact["leaves"] >= 2 and exact["median_leaf_neff"] > 30
+    noisy = bs.boxes_check_cell(("synth3", 5, 10, 0), quick=True)
+    assert noisy["median_leaf_neff"] < exact["median_leaf_neff"]
