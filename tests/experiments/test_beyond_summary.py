@@ -251,3 +251,34 @@ def test_boxes_check_recovers_the_identity_tree_when_the_channel_keeps_everythin
     assert exact["leaves"] >= 2 and exact["median_leaf_neff"] > 30
     noisy = bs.boxes_check_cell(("synth3", 5, 10, 0), quick=True)
     assert noisy["median_leaf_neff"] < exact["median_leaf_neff"]
+
+
+def test_heldout_summary_by_hand():
+    rows = [
+        ("t", 5, 10, 0, "original", 0.90),
+        ("t", 5, 10, 1, "original", 0.80),
+        ("t", 5, 10, 0, "release-forest", 0.80),
+        ("t", 5, 10, 1, "release-forest", 0.70),
+        ("t", 9, 20, 0, "original", 1.00),
+        ("t", 9, 20, 0, "release-forest", 0.90),
+    ]
+    frame = pd.DataFrame(rows, columns=["dataset", "gamma", "N", "rep", "method", "accuracy"])
+    out = bs.heldout_summary(frame).set_index(["gamma", "N", "method"])
+    assert out.loc[(5, 10, "release-forest"), "ratio_to_original"] == pytest.approx(0.75 / 0.85)
+    # "all": mean of the cell means, 0.825 and 0.925
+    assert out.loc[("all", "all", "release-forest"), "accuracy"] == pytest.approx(0.825)
+    assert out.loc[("all", "all", "original"), "accuracy"] == pytest.approx(0.925)
+
+
+def test_heldout_cell_rows_and_unknown_table():
+    rows = bs.heldout_cell(("wisconsin", 12, 10, 0))
+    assert [r["method"] for r in rows] == [
+        "original",
+        "alg2-by-class",
+        "byclass",
+        "release-tree",
+        "release-forest",
+    ]
+    assert all(0.0 <= r["accuracy"] <= 1.0 for r in rows)
+    with pytest.raises(DataError, match="unknown held-out table 'iris'"):
+        bs.heldout_cell(("iris", 12, 10, 0))

@@ -52,6 +52,9 @@ __all__ = [
     "boxes_check",
     "boxes_check_cell",
     "forest_grid",
+    "heldout",
+    "heldout_cell",
+    "heldout_summary",
     "forest_recommended",
     "leaf_check",
     "leaf_check_cell",
@@ -202,6 +205,9 @@ def run(ctx: RunContext) -> list[Path]:
         check = pd.read_csv(out / "beyond_leaf_check.csv")
         table = leaf_check_summary(check, original, grid)
         paths.append(write_csv_atomic(table, out / "beyond_leaf_check_summary.csv"))
+    if (out / "beyond_heldout.csv").is_file():
+        frame = pd.read_csv(out / "beyond_heldout.csv")
+        paths.append(write_csv_atomic(heldout_summary(frame), out / "beyond_heldout_summary.csv"))
     if (out / FOREST_FILE).is_file():
         forest = _read(out / FOREST_FILE, _GRID_COLUMNS)
         for by, name in (((), "beyond_forest_recommended.csv"), (("N",), "beyond_forest_by_n.csv")):
@@ -368,6 +374,95 @@ def boxes_check(datasets, *, seed: int = 0, path: Path | None = None) -> pd.Data
     return pd.DataFrame(rows)
 
 
+#: Held-out tables (not among the grid's seven): name -> loader of (X, y).
+HELDOUT_REPS = 10
+
+
+def _heldout_table(name: str):
+    if name == "wisconsin":
+        from ..datasets import load_wisconsin
+
+        ds = load_wisconsin()
+        return ds.frame.drop(columns=ds.target), ds.frame[ds.target].to_numpy()
+    if name == "breast-cancer":
+        from sklearn.datasets import load_breast_cancer
+
+        bunch = load_breast_cancer(as_frame=True)
+        return bunch.data, bunch.target.to_numpy()
+    raise DataError(f"unknown held-out table {name!r} (known: 'wisconsin', 'breast-cancer')")
+
+
+def heldout_cell(cell: tuple, *, seed: int = 0) -> list[dict]:
+    """One (table, gamma, N, rep) cell on a table outside the grid: a random two-thirds
+    training split (per repetition), every attribute in N equi-width bins perturbed with
+    the gamma-diagonal matrix; C4.5 on the original split (``original``), Algorithm 2 by
+    class + C4.5, ByClass + C4.5, the release tree and the release forest
+    (``FOREST_PARAMS``), all tested on the original third."""
+    from ..tree import ReleaseForestClassifier, ReleaseTreeClassifier
+    from .accuracy import fit_score
+    from .beyond import FOREST_PARAMS, _test_codes
+    from .core import encode_table, perturb_table, reconstruct_table
+    from .runner import cell_rng
+
+    name, gamma, n_bins, rep = cell
+    X, y = _heldout_table(name)
+    order = np.random.default_rng([seed, int(rep)]).permutation(len(y))
+    cut = (2 * len(y)) // 3
+    tr, te = order[:cut], order[cut:]
+    X_train, X_test = X.iloc[tr].reset_index(drop=True), X.iloc[te].reset_index(drop=True)
+    y_train, y_test = y[tr], y[te]
+    table = encode_table(X_train, y_train, int(n_bins))
+    rng = cell_rng(seed, ("heldout", *cell))
+    perturbed = perturb_table(table, float(gamma), rng)
+    labels = np.unique(y_train)
+    test_codes = _test_codes(table, X_test)
+    mats = [GammaDiagonal(int(n), float(gamma)) for n in table.n_values]
+    acc = {"original": fit_score("c45", X_train, y_train, X_test, y_test)}
+    for method, mode, est in (
+        ("alg2-by-class", "by-class", "set-scale"),
+        ("byclass", "by-class", "ibu"),
+    ):
+        rec = reconstruct_table(table, perturbed, float(gamma), rng, mode=mode, method=est)
+        acc[method] = fit_score("c45", table.decode(rec), labels[table.classes], X_test, y_test)
+    for method, model in (
+        ("release-tree", ReleaseTreeClassifier()),
+        ("release-forest", ReleaseForestClassifier(**FOREST_PARAMS)),
+    ):
+        model.fit_codes(perturbed, labels[table.classes], table.domains, mats, table.columns)
+        acc[method] = float(np.mean(model.predict_codes(test_codes) == y_test))
+    key = {"dataset": name, "gamma": int(gamma), "N": int(n_bins), "rep": int(rep)}
+    return [{**key, "method": m, "accuracy": a} for m, a in acc.items()]
+
+
+def heldout(
+    tables=("wisconsin", "breast-cancer"), *, seed: int = 0, path: Path | None = None
+) -> pd.DataFrame:
+    """:func:`heldout_cell` on ``CHECK_CELLS`` x ``HELDOUT_REPS`` repetitions."""
+    rows: list[dict] = []
+    for rep in range(HELDOUT_REPS):
+        for gamma, n_bins in CHECK_CELLS:
+            for name in tables:
+                rows += heldout_cell((name, gamma, n_bins, rep), seed=seed)
+        if path is not None:
+            write_csv_atomic(pd.DataFrame(rows), path)
+    return pd.DataFrame(rows)
+
+
+def heldout_summary(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per table, cell and learner: mean accuracy over the repetitions and its ratio to
+    the original C4.5's mean on the same splits; cell ``"all"`` averages the cells."""
+    mean = frame.groupby(["dataset", "gamma", "N", "method"], as_index=False)["accuracy"].mean()
+    overall = mean.groupby(["dataset", "method"], as_index=False)["accuracy"].mean()
+    overall["gamma"], overall["N"] = "all", "all"
+    both = pd.concat([mean.astype({"gamma": object, "N": object}), overall], ignore_index=True)
+    key = ["dataset", "gamma", "N"]
+    orig = both[both["method"] == "original"].set_index(key)["accuracy"]
+    both["ratio_to_original"] = (
+        both["accuracy"].to_numpy() / orig.reindex(pd.MultiIndex.from_frame(both[key])).to_numpy()
+    )
+    return both
+
+
 def leaf_check(datasets, *, seed: int = 0, path: Path | None = None) -> pd.DataFrame:
     """:func:`leaf_check_cell` over ``CHECK_CELLS`` x ``CHECK_REPS`` repetitions, one
     process, one cell after another (repetition 0 of every cell and data set first); with
@@ -459,7 +554,7 @@ def main(argv: list[str] | None = None) -> None:
     """``python -m ppdm.experiments.beyond_summary leaf-check --out DIR [--datasets ...]``
     or ``... forest-grid --out DIR [--reps 1] [--jobs 2] [--max-minutes M]``."""
     parser = argparse.ArgumentParser(prog="python -m ppdm.experiments.beyond_summary")
-    parser.add_argument("command", choices=["leaf-check", "forest-grid", "boxes-check"])
+    parser.add_argument("command", choices=["leaf-check", "forest-grid", "boxes-check", "heldout"])
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--datasets", nargs="+", default=None)
     parser.add_argument("--reps", type=int, default=1)
@@ -476,6 +571,11 @@ def main(argv: list[str] | None = None) -> None:
                 datasets=args.datasets,
             )
         )
+        return
+    if args.command == "heldout":
+        path = args.out / "beyond_heldout.csv"
+        heldout(tuple(args.datasets or ("wisconsin", "breast-cancer")), path=path)
+        print(path)
         return
     if args.datasets is None:
         goal = pd.read_csv(args.out / "beyond_recommended.csv")
