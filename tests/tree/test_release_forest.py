@@ -117,3 +117,15 @@ def test_forest_helpers():
     assert path.shape == (50, ptr[-1]) and len(ptr) == 4
     assert forest.n_leaves_ == sum(t.n_leaves for t in forest.trees_)
     assert forest.feature_importances_.sum() == pytest.approx(1.0)
+
+
+def test_scorer_enumerates_only_the_attributes_the_forest_tests():
+    """40 attributes, of which the trees test a few: the cells are enumerated over those
+    only (numpy's grids stop at 32 dimensions), and without perturbation the score is
+    every record's exact correctness."""
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 4, size=(3000, 40)).astype(float)
+    y = (X[:, 0] + X[:, 1] >= 3).astype(int)
+    forest = ReleaseForestClassifier(n_estimators=3, random_state=0).fit(X[:2000], y[:2000])
+    s = release_correct(forest, X[2000:], y[2000:])
+    np.testing.assert_allclose(s, forest.predict(X[2000:]) == y[2000:])

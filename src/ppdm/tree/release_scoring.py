@@ -126,17 +126,24 @@ def _forest_correct(est, codes: np.ndarray, y_idx: np.ndarray, n_values: list[in
             f"the forest's trees cut the code grid into {n_cells} cells (at most {MAX_CELLS}); "
             "release_accuracy needs decision regions that are few boxes"
         )
+    # attributes no tree tests are one atom (factor 1); enumerate the others' atoms,
     # one representative code per atom, and the forest's class in every cell
-    reps = [np.array([np.flatnonzero(a == k)[0] for k in range(m)]) for a, m in zip(atoms, sizes)]
-    grid = np.stack(np.meshgrid(*reps, indexing="ij"), axis=-1).reshape(-1, len(reps))
-    cls = np.argmax(est._proba_codes(grid), axis=1).reshape(sizes)
-    # per record and attribute, v_atom(p_rj) for every atom: (n, atoms_j)
-    inv_t = [m.inverse_transpose_apply(np.eye(m.n_values)) for m in est.matrices_]
+    active = [j for j, m in enumerate(sizes) if m > 1]
+    shape = [sizes[j] for j in active]
+    grid = np.zeros((int(np.prod(shape, dtype=float)), len(n_values)), dtype=np.int64)
+    if active:
+        cell_atoms = np.indices(shape).reshape(len(active), -1).T
+        for k, j in enumerate(active):
+            first = np.array([np.flatnonzero(atoms[j] == a)[0] for a in range(sizes[j])])
+            grid[:, j] = first[cell_atoms[:, k]]
+    cls = np.argmax(est._proba_codes(grid), axis=1)
+    # per record and active attribute, v_atom(p_rj) for every atom: (n, atoms_j)
+    inv_t = [est.matrices_[j].inverse_transpose_apply(np.eye(n_values[j])) for j in active]
     factors = []
-    for j, (a, m) in enumerate(zip(atoms, sizes)):
-        onehot = np.zeros((n_values[j], m))
-        onehot[np.arange(n_values[j]), a] = 1.0
-        factors.append((inv_t[j] @ onehot)[codes[:, j]])
+    for k, j in enumerate(active):
+        onehot = np.zeros((n_values[j], sizes[j]))
+        onehot[np.arange(n_values[j]), atoms[j]] = 1.0
+        factors.append((inv_t[k] @ onehot)[codes[:, j]])
     s = np.zeros(len(codes))
     for c in range(len(est.classes_)):
         rows = np.flatnonzero(y_idx == c)
@@ -144,10 +151,9 @@ def _forest_correct(est, codes: np.ndarray, y_idx: np.ndarray, n_values: list[in
             continue
         # contract the indicator of class c's cells with the records' factors, attribute
         # by attribute: sum over cells of prod_j v_{atom_j}(p_rj)
-        acc = (cls == c).astype(float).reshape(1, -1)
-        acc = np.broadcast_to(acc, (rows.size, acc.shape[1]))
-        for j, f in enumerate(factors):
-            acc = acc.reshape(rows.size, sizes[j], -1)
+        acc = np.broadcast_to((cls == c).astype(float), (rows.size, len(cls)))
+        for k, f in enumerate(factors):
+            acc = acc.reshape(rows.size, shape[k], -1)
             acc = np.einsum("rak,ra->rk", acc, f[rows])
         s[rows] = acc.reshape(-1)
     return s
