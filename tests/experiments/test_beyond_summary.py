@@ -282,3 +282,20 @@ def test_heldout_cell_rows_and_unknown_table():
     assert all(0.0 <= r["accuracy"] <= 1.0 for r in rows)
     with pytest.raises(DataError, match="unknown held-out table 'iris'"):
         bs.heldout_cell(("iris", 12, 10, 0))
+
+
+def test_boxes_check_summary_by_hand():
+    rows = [
+        ("a", 5, 10, 0, 0.9, 0.8, 0.7, 2.0),
+        ("a", 5, 10, 1, 0.9, 0.6, 0.7, 4.0),
+        ("a", 9, 20, 0, 1.0, 0.9, 0.8, 6.0),
+    ]
+    cols = ["dataset", "gamma", "N", "rep", "identity_tree", "same_boxes_release"]
+    check = pd.DataFrame(rows, columns=[*cols, "release_tree", "median_leaf_neff"])
+    out = bs.boxes_check_summary(check, ORIGINAL).set_index("dataset").loc["a"]
+    assert out["cells"] == 2
+    # cell means 0.7 and 0.9 for same_boxes_release; over cells 0.8; original 0.8
+    assert out["same_boxes_release"] == pytest.approx(0.8)
+    assert out["same_boxes_release_ratio"] == pytest.approx(1.0)
+    assert out["identity_tree_ratio"] == pytest.approx(0.95 / 0.8)
+    assert out["median_leaf_neff"] == pytest.approx(4.5)

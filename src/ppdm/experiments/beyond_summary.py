@@ -51,6 +51,7 @@ __all__ = [
     "curve_summary",
     "boxes_check",
     "boxes_check_cell",
+    "boxes_check_summary",
     "forest_grid",
     "heldout",
     "heldout_cell",
@@ -205,6 +206,10 @@ def run(ctx: RunContext) -> list[Path]:
         check = pd.read_csv(out / "beyond_leaf_check.csv")
         table = leaf_check_summary(check, original, grid)
         paths.append(write_csv_atomic(table, out / "beyond_leaf_check_summary.csv"))
+    if (out / "beyond_boxes_check.csv").is_file():
+        check = pd.read_csv(out / "beyond_boxes_check.csv")
+        table = boxes_check_summary(check, original)
+        paths.append(write_csv_atomic(table, out / "beyond_boxes_check_summary.csv"))
     if (out / "beyond_heldout.csv").is_file():
         frame = pd.read_csv(out / "beyond_heldout.csv")
         paths.append(write_csv_atomic(heldout_summary(frame), out / "beyond_heldout_summary.csv"))
@@ -359,6 +364,20 @@ def boxes_check_cell(cell: tuple, *, seed: int = 0, quick: bool = False) -> dict
         "release_tree": float(np.mean(tree.predict_codes(test_codes) == y_test)),
         "median_leaf_neff": float(np.median(neffs)),
     }
+
+
+def boxes_check_summary(check: pd.DataFrame, original: pd.Series) -> pd.DataFrame:
+    """Per data set: mean over the cells (each the mean over its repetitions) of the
+    noise-free tree, the same boxes with classes from the release, and the release tree,
+    with their ratios to the original."""
+    cols = ["identity_tree", "same_boxes_release", "release_tree", "median_leaf_neff"]
+    per_cell = check.groupby(["dataset", "gamma", "N"], as_index=False)[cols].mean()
+    out = per_cell.groupby("dataset", as_index=False)[cols].mean()
+    out.insert(1, "cells", per_cell.groupby("dataset").size().to_numpy())
+    out["original"] = out["dataset"].map(original)
+    for c in cols[:3]:
+        out[f"{c}_ratio"] = out[c] / out["original"]
+    return out
 
 
 def boxes_check(datasets, *, seed: int = 0, path: Path | None = None) -> pd.DataFrame:
