@@ -129,3 +129,11 @@ def test_scorer_enumerates_only_the_attributes_the_forest_tests():
     forest = ReleaseForestClassifier(n_estimators=3, random_state=0).fit(X[:2000], y[:2000])
     s = release_correct(forest, X[2000:], y[2000:])
     np.testing.assert_allclose(s, forest.predict(X[2000:]) == y[2000:])
+
+
+def test_random_state_may_be_a_generator():
+    X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 1.0], [3.0, 0.0]] * 20)
+    y = [0, 0, 1, 1] * 20
+    a = ReleaseForestClassifier(n_estimators=3, random_state=np.random.default_rng(5)).fit(X, y)
+    b = ReleaseForestClassifier(n_estimators=3, random_state=np.random.default_rng(5)).fit(X, y)
+    np.testing.assert_allclose(a.predict_proba(X), b.predict_proba(X))

@@ -176,9 +176,11 @@ min_effective_leaf, leaf_model, max_bins
     def _grow(self, data: ReleaseData, min_leaf: float) -> ReleaseForestClassifier:
         auto = "naive-bayes" if len(self.classes_) > 2 else "majority"
         self.leaf_model_ = auto if self.leaf_model == "auto" else self.leaf_model
-        seeds = check_random_state(self.random_state).randint(
-            0, np.iinfo(np.int32).max, size=int(self.n_estimators)
-        )
+        top, size = np.iinfo(np.int32).max, int(self.n_estimators)
+        if isinstance(self.random_state, np.random.Generator):
+            seeds = self.random_state.integers(0, top, size=size)
+        else:
+            seeds = check_random_state(self.random_state).randint(0, top, size=size)
         n = len(data.y)
         trees = []
         for seed in seeds:
