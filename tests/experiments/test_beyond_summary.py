@@ -198,3 +198,104 @@ def test_leaf_check_summary_adds_grid_learners_on_the_same_keys(grid):
     assert out.loc["grid byclass", "test_accuracy"] == pytest.approx(0.64)
     assert out.loc["grid local", "cells"] == 1
     assert out.loc["grid local", "scored"] == pytest.approx(0.0)
+
+
+def test_forest_recommended_by_hand(grid, tmp_path):
+    """The forest ran on (a, 5, 10, rep 0) and (a, 12, 20, rep 0) only: the grid's
+    learners are compared on those rows alone (rep 1 of (5, 10) left out)."""
+    forest = pd.DataFrame(
+        [("a", 5, 10, 0, "release-forest", 0.78), ("a", 12, 20, 0, "release-forest", 0.82)],
+        columns=["dataset", "gamma", "N", "rep", "method", "accuracy"],
+    )
+    out = bs.forest_recommended(grid, forest, ORIGINAL).set_index("dataset")
+    a = out.loc["a"]
+    assert list(out.index) == ["a"]
+    assert a["cells"] == 2
+    assert a["release_forest"] == pytest.approx(0.80)
+    assert a["ratio"] == pytest.approx(1.0)
+    # release tree on the same rows: (0.70 + 0.80) / 2 = 0.75 (rep 1's 0.74 left out)
+    assert a["best_baseline"] == "release-tree"
+    assert a["best_baseline_accuracy"] == pytest.approx(0.75)
+    by_n = bs.forest_recommended(grid, forest, ORIGINAL, ("N",))
+    assert by_n["release_forest"].tolist() == pytest.approx([0.78, 0.82])
+    # run() writes the forest tables when beyond_forest.csv is there
+    grid.to_csv(tmp_path / "beyond.csv", index=False)
+    summary = pd.DataFrame(
+        {"dataset": ["a", "b"], "method": "release-tree", "accuracy": 0.0, "original": [0.8, 1.0]}
+    )
+    summary.to_csv(tmp_path / "beyond_summary.csv", index=False)
+    forest.to_csv(tmp_path / bs.FOREST_FILE, index=False)
+    names = sorted(p.name for p in bs.run(RunContext(out=tmp_path)))
+    assert "beyond_forest_recommended.csv" in names and "beyond_forest_by_n.csv" in names
+
+
+def test_forest_cell_sees_the_grids_perturbation():
+    """The forest alone on a quick cell: one row, and the release tree of the same cell
+    is unchanged by running the forest beside it (same perturbation)."""
+    from ppdm.experiments.beyond import beyond_cell
+
+    cell = ("synth3", 5, 10, 0)
+    alone = beyond_cell(cell, seed=0, quick=True, methods=("release-tree",))
+    both = beyond_cell(cell, seed=0, quick=True, methods=("release-forest", "release-tree"))
+    assert [r["method"] for r in both] == ["release-forest", "release-tree"]
+    assert both[1]["accuracy"] == alone[0]["accuracy"]
+    assert 0.5 < both[0]["accuracy"] <= 1.0
+
+
+def test_boxes_check_recovers_the_identity_tree_when_the_channel_keeps_everything():
+    """gamma = 1e9: the release is (almost surely) the original, so the leaves
+    re-estimated from it choose the identity tree's classes; at gamma 5 they cannot do
+    better than the noise-free tree on the same boxes by more than chance allows."""
+    exact = bs.boxes_check_cell(("synth3", 1e9, 10, 0), quick=True)
+    assert exact["same_boxes_release"] == pytest.approx(exact["identity_tree"])
+    assert exact["leaves"] >= 2 and exact["median_leaf_neff"] > 30
+    noisy = bs.boxes_check_cell(("synth3", 5, 10, 0), quick=True)
+    assert noisy["median_leaf_neff"] < exact["median_leaf_neff"]
+
+
+def test_heldout_summary_by_hand():
+    rows = [
+        ("t", 5, 10, 0, "original", 0.90),
+        ("t", 5, 10, 1, "original", 0.80),
+        ("t", 5, 10, 0, "release-forest", 0.80),
+        ("t", 5, 10, 1, "release-forest", 0.70),
+        ("t", 9, 20, 0, "original", 1.00),
+        ("t", 9, 20, 0, "release-forest", 0.90),
+    ]
+    frame = pd.DataFrame(rows, columns=["dataset", "gamma", "N", "rep", "method", "accuracy"])
+    out = bs.heldout_summary(frame).set_index(["gamma", "N", "method"])
+    assert out.loc[(5, 10, "release-forest"), "ratio_to_original"] == pytest.approx(0.75 / 0.85)
+    # "all": mean of the cell means, 0.825 and 0.925
+    assert out.loc[("all", "all", "release-forest"), "accuracy"] == pytest.approx(0.825)
+    assert out.loc[("all", "all", "original"), "accuracy"] == pytest.approx(0.925)
+
+
+def test_heldout_cell_rows_and_unknown_table():
+    rows = bs.heldout_cell(("wisconsin", 12, 10, 0))
+    assert [r["method"] for r in rows] == [
+        "original",
+        "alg2-by-class",
+        "byclass",
+        "release-tree",
+        "release-forest",
+    ]
+    assert all(0.0 <= r["accuracy"] <= 1.0 for r in rows)
+    with pytest.raises(DataError, match="unknown held-out table 'iris'"):
+        bs.heldout_cell(("iris", 12, 10, 0))
+
+
+def test_boxes_check_summary_by_hand():
+    rows = [
+        ("a", 5, 10, 0, 0.9, 0.8, 0.7, 2.0),
+        ("a", 5, 10, 1, 0.9, 0.6, 0.7, 4.0),
+        ("a", 9, 20, 0, 1.0, 0.9, 0.8, 6.0),
+    ]
+    cols = ["dataset", "gamma", "N", "rep", "identity_tree", "same_boxes_release"]
+    check = pd.DataFrame(rows, columns=[*cols, "release_tree", "median_leaf_neff"])
+    out = bs.boxes_check_summary(check, ORIGINAL).set_index("dataset").loc["a"]
+    assert out["cells"] == 2
+    # cell means 0.7 and 0.9 for same_boxes_release; over cells 0.8; original 0.8
+    assert out["same_boxes_release"] == pytest.approx(0.8)
+    assert out["same_boxes_release_ratio"] == pytest.approx(1.0)
+    assert out["identity_tree_ratio"] == pytest.approx(0.95 / 0.8)
+    assert out["median_leaf_neff"] == pytest.approx(4.5)

@@ -9,11 +9,21 @@ from __future__ import annotations
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from ppdm.tree import C45Classifier, LocalReconstructionClassifier, ReleaseTreeClassifier
+from ppdm.tree import (
+    C45Classifier,
+    LocalReconstructionClassifier,
+    ReleaseForestClassifier,
+    ReleaseTreeClassifier,
+)
 
 
 @parametrize_with_checks(
-    [C45Classifier(), ReleaseTreeClassifier(), LocalReconstructionClassifier()]
+    [
+        C45Classifier(),
+        ReleaseTreeClassifier(),
+        LocalReconstructionClassifier(),
+        ReleaseForestClassifier(n_estimators=5),
+    ]
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)

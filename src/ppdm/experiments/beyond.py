@@ -12,7 +12,9 @@ the untouched test set:
 - ``local``: Agrawal & Srikant's Local, reconstruction at every node
   (:class:`ppdm.tree.LocalReconstructionClassifier`);
 - ``release-tree``: :class:`ppdm.tree.ReleaseTreeClassifier`, unbiased box counts, no
-  reconstruction.
+  reconstruction;
+- ``release-forest`` (run on request, ``EXTRA_METHODS``):
+  :class:`ppdm.tree.ReleaseForestClassifier` with ``FOREST_PARAMS``.
 
 A learning curve against n on Synth1-5 (fixed gamma and N) shows where variance at depth
 limits the release tree.
@@ -45,6 +47,10 @@ from .runner import Checkpoint, cell_rng, run_cells, write_csv_atomic, write_jso
 __all__ = ["METHODS", "beyond_cell", "beyond_grid", "curve_cell", "summarise", "run"]
 
 METHODS = ("alg2-global", "alg2-by-class", "byclass", "local", "release-tree")
+#: Learners run only when asked for (``beyond_grid(methods=...)``).
+EXTRA_METHODS = ("release-forest",)
+#: The forest of the grid: 20 bagged release trees, 70 % of the attributes per split.
+FOREST_PARAMS = {"n_estimators": 20, "max_features": 0.7, "random_state": 0}
 KEY = ["dataset", "gamma", "N", "rep"]
 #: Quick grid: two gammas of Sec. 7's range and two N.
 QUICK_GAMMAS, QUICK_NS = (5, 12), (10,)
@@ -63,7 +69,11 @@ def _test_codes(table, X_test: pd.DataFrame) -> np.ndarray:
 
 
 def _learn(method, table, perturbed, gamma, rng, y_train, data, test_codes) -> float:
-    from ..tree import LocalReconstructionClassifier, ReleaseTreeClassifier
+    from ..tree import (
+        LocalReconstructionClassifier,
+        ReleaseForestClassifier,
+        ReleaseTreeClassifier,
+    )
 
     y_test = data.test[data.target].to_numpy()
     if method in ("alg2-global", "alg2-by-class", "byclass"):
@@ -72,11 +82,12 @@ def _learn(method, table, perturbed, gamma, rng, y_train, data, test_codes) -> f
         rec = reconstruct_table(table, perturbed, gamma, rng, mode=mode, method=est)
         return fit_score("c45", table.decode(rec), y_train, data.X_test, y_test)
     mats = [GammaDiagonal(int(n), gamma) for n in table.n_values]
-    model = (
-        LocalReconstructionClassifier(random_state=rng)
-        if method == "local"
-        else ReleaseTreeClassifier()
-    )
+    if method == "local":
+        model = LocalReconstructionClassifier(random_state=rng)
+    elif method == "release-forest":
+        model = ReleaseForestClassifier(**FOREST_PARAMS)
+    else:
+        model = ReleaseTreeClassifier()
     model.fit_codes(perturbed, y_train, table.domains, mats, table.columns)
     return float(np.mean(model.predict_codes(test_codes) == y_test))
 
@@ -159,8 +170,12 @@ def beyond_grid(
     progress=False,
     deadline=None,
     datasets=TABLE1_DATASETS,
+    methods: tuple[str, ...] = METHODS,
 ) -> pd.DataFrame:
-    """The tidy comparison table: one row per (dataset, gamma, N, rep, method)."""
+    """The tidy comparison table: one row per (dataset, gamma, N, rep, method).
+
+    ``methods`` may name any of ``METHODS + EXTRA_METHODS``; every cell is perturbed the
+    same way whichever learners run on it."""
     gammas, ns = (QUICK_GAMMAS, QUICK_NS) if quick else (ADVISOR_GAMMAS, PAPER_NS)
     coarse = lambda g, n: 0 if g in (5, 8, 12) and n in (10, 20, 40, 70, 100) else 1  # noqa: E731
     cells = [
@@ -169,7 +184,7 @@ def beyond_grid(
         for g, n in sorted(((g, n) for g in gammas for n in ns), key=lambda c: (coarse(*c), c))
         for d in datasets
     ]
-    fn = functools.partial(beyond_cell, seed=seed, quick=quick)
+    fn = functools.partial(beyond_cell, seed=seed, quick=quick, methods=tuple(methods))
     return run_cells(
         fn,
         cells,

@@ -49,6 +49,14 @@ __all__ = [
     "recommended",
     "recommended_by_n",
     "curve_summary",
+    "boxes_check",
+    "boxes_check_cell",
+    "boxes_check_summary",
+    "forest_grid",
+    "heldout",
+    "heldout_cell",
+    "heldout_summary",
+    "forest_recommended",
     "leaf_check",
     "leaf_check_cell",
     "leaf_check_summary",
@@ -88,13 +96,16 @@ def cell_means(grid: pd.DataFrame, gamma_range: tuple[float, float] = GAMMA_RANG
     )
 
 
-def _compare(cells: pd.DataFrame, original: pd.Series, by: list[str]) -> pd.DataFrame:
+def _compare(
+    cells: pd.DataFrame, original: pd.Series, by: list[str], learner: str = RELEASE
+) -> pd.DataFrame:
+    col = learner.replace("-", "_")
     mean = cells.groupby([*by, "method"], as_index=False).agg(
         accuracy=("accuracy", "mean"), cells=("accuracy", "size")
     )
-    rel = mean[mean["method"] == RELEASE].drop(columns="method")
-    rel = rel.rename(columns={"accuracy": "release_tree"})
-    others = mean[mean["method"] != RELEASE].sort_values(
+    rel = mean[mean["method"] == learner].drop(columns="method")
+    rel = rel.rename(columns={"accuracy": col})
+    others = mean[mean["method"] != learner].sort_values(
         [*by, "accuracy", "method"], ascending=[True] * len(by) + [False, True], kind="stable"
     )
     best = others.groupby(by, as_index=False).first()[[*by, "method", "accuracy"]]
@@ -104,16 +115,16 @@ def _compare(cells: pd.DataFrame, original: pd.Series, by: list[str]) -> pd.Data
     if missing:
         raise DataError(f"beyond_summary.csv: no original accuracy for data set {missing[0]!r}")
     out["original"] = out["dataset"].map(original)
-    tree = cells[cells["method"] == RELEASE]
+    tree = cells[cells["method"] == learner]
     met = tree["accuracy"] / tree["dataset"].map(original) >= GOAL
     share = met.groupby([tree[c] for c in by]).mean().rename("share_cells_goal_met")
     out = out.merge(share.reset_index(), on=by, how="left")
-    out["ratio"] = out["release_tree"] / out["original"]
+    out["ratio"] = out[col] / out["original"]
     out["best_baseline_ratio"] = out["best_baseline_accuracy"] / out["original"]
     out["goal_met"] = out["ratio"] >= GOAL
     # accuracy still missing to reach GOAL * original (0 where the goal is met)
-    out["shortfall"] = (GOAL * out["original"] - out["release_tree"]).clip(lower=0.0)
-    cols = [*by, "cells", "original", "release_tree", "ratio", "best_baseline"]
+    out["shortfall"] = (GOAL * out["original"] - out[col]).clip(lower=0.0)
+    cols = [*by, "cells", "original", col, "ratio", "best_baseline"]
     cols += ["best_baseline_accuracy", "best_baseline_ratio", "goal_met", "shortfall"]
     cols += ["share_cells_goal_met"]
     return out[cols].reset_index(drop=True)
@@ -147,6 +158,24 @@ def recommended_by_n(grid: pd.DataFrame, original: pd.Series) -> pd.DataFrame:
     return _compare(cell_means(grid), original, ["dataset", "N"])
 
 
+#: The forest's own grid file (rows of ``release-forest`` only) and its learner name.
+FOREST_FILE = "beyond_forest.csv"
+FOREST = "release-forest"
+
+
+def forest_recommended(
+    grid: pd.DataFrame, forest: pd.DataFrame, original: pd.Series, by: tuple[str, ...] = ()
+) -> pd.DataFrame:
+    """The forest against the original and every learner of the grid, on the cells and
+    repetitions the forest ran (its rows joined to ``beyond.csv`` on dataset, gamma, N
+    and rep), over the recommended gammas: as :func:`recommended`, column
+    ``release_forest``, the release tree among the other learners."""
+    keys = forest[["dataset", "gamma", "N", "rep"]].drop_duplicates()
+    same = grid.merge(keys, on=["dataset", "gamma", "N", "rep"])
+    both = pd.concat([same[list(_GRID_COLUMNS)], forest[list(_GRID_COLUMNS)]], ignore_index=True)
+    return _compare(cell_means(both), original, ["dataset", *by], learner=FOREST)
+
+
 def curve_summary(curve: pd.DataFrame) -> pd.DataFrame:
     """Learning curve: mean accuracy per (dataset, n, method) and its ratio to the
     original at the same n; rows ``dataset == "mean"`` average the data sets."""
@@ -177,6 +206,19 @@ def run(ctx: RunContext) -> list[Path]:
         check = pd.read_csv(out / "beyond_leaf_check.csv")
         table = leaf_check_summary(check, original, grid)
         paths.append(write_csv_atomic(table, out / "beyond_leaf_check_summary.csv"))
+    if (out / "beyond_boxes_check.csv").is_file():
+        check = pd.read_csv(out / "beyond_boxes_check.csv")
+        table = boxes_check_summary(check, original)
+        paths.append(write_csv_atomic(table, out / "beyond_boxes_check_summary.csv"))
+    if (out / "beyond_heldout.csv").is_file():
+        frame = pd.read_csv(out / "beyond_heldout.csv")
+        paths.append(write_csv_atomic(heldout_summary(frame), out / "beyond_heldout_summary.csv"))
+    if (out / FOREST_FILE).is_file():
+        forest = _read(out / FOREST_FILE, _GRID_COLUMNS)
+        for by, name in (((), "beyond_forest_recommended.csv"), (("N",), "beyond_forest_by_n.csv")):
+            paths.append(
+                write_csv_atomic(forest_recommended(grid, forest, original, by), out / name)
+            )
     return paths
 
 
@@ -261,6 +303,185 @@ def leaf_check_cell(cell: tuple, *, seed: int = 0) -> list[dict]:
     return rows
 
 
+def boxes_check_cell(cell: tuple, *, seed: int = 0, quick: bool = False) -> dict:
+    """How far the *right boxes* get on a release: one two-class grid cell, perturbed
+    exactly as in ``beyond.csv``.
+
+    The release tree's algorithm is fitted on the *original* training codes (identity
+    channel: the boxes a noise-free tree finds; ``identity_tree`` is its test accuracy),
+    then every leaf's class is re-chosen from unbiased box counts of the release
+    (clipped at 0) and the tree tested again (``same_boxes_release``). A learner that
+    estimates the classes of these boxes from the release cannot do better than the
+    estimate's noise allows, whatever its structure search; ``release_tree`` is the
+    default learner on the same release. ``median_leaf_neff`` is the median Kish
+    effective size of the leaves' release estimates.
+    """
+    from ..boxcounts import box_weights
+    from ..matrix import identity
+    from ..tree import ReleaseTreeClassifier
+    from .accuracy import _encoded
+    from .beyond import _test_codes
+    from .core import perturb_table
+    from .data import load_experiment_data
+    from .runner import cell_rng
+
+    name, gamma, n_bins, rep = cell
+    data = load_experiment_data(name, seed, quick)
+    table = _encoded(name, seed, quick, int(n_bins))
+    perturbed = perturb_table(table, float(gamma), cell_rng(seed, ("beyond", *cell)))
+    labels = np.unique(data.train[data.target].to_numpy())
+    y_train = labels[table.classes]
+    y_test = data.test[data.target].to_numpy()
+    test_codes = _test_codes(table, data.X_test)
+    mats = [GammaDiagonal(int(n), float(gamma)) for n in table.n_values]
+    ids = [identity(int(n)) for n in table.n_values]
+    kw = {"leaf_model": "majority"}
+    clean = ReleaseTreeClassifier(**kw).fit_codes(
+        table.codes, y_train, table.domains, ids, table.columns
+    )
+    identity_acc = float(np.mean(clean.predict_codes(test_codes) == y_test))
+    n_values = [int(n) for n in table.n_values]
+    value = clean.tree_.value.copy()
+    neffs = []
+    for leaf, box in clean.tree_.leaf_boxes(n_values):
+        w = box_weights(perturbed, mats, box)
+        counts = np.clip(np.bincount(table.classes, weights=w, minlength=len(labels)), 0, None)
+        if counts.sum() > 0:
+            value[leaf] = counts / counts.sum()
+        sq = float(np.dot(w, w))
+        neffs.append(float(w.sum()) ** 2 / sq if sq > 0 else 0.0)
+    clean.tree_.value = value
+    same_boxes = float(np.mean(clean.predict_codes(test_codes) == y_test))
+    tree = ReleaseTreeClassifier().fit_codes(perturbed, y_train, table.domains, mats, table.columns)
+    return {
+        "dataset": name,
+        "gamma": int(gamma),
+        "N": int(n_bins),
+        "rep": int(rep),
+        "leaves": int(clean.tree_.n_leaves),
+        "identity_tree": identity_acc,
+        "same_boxes_release": same_boxes,
+        "release_tree": float(np.mean(tree.predict_codes(test_codes) == y_test)),
+        "median_leaf_neff": float(np.median(neffs)),
+    }
+
+
+def boxes_check_summary(check: pd.DataFrame, original: pd.Series) -> pd.DataFrame:
+    """Per data set: mean over the cells (each the mean over its repetitions) of the
+    noise-free tree, the same boxes with classes from the release, and the release tree,
+    with their ratios to the original."""
+    cols = ["identity_tree", "same_boxes_release", "release_tree", "median_leaf_neff"]
+    per_cell = check.groupby(["dataset", "gamma", "N"], as_index=False)[cols].mean()
+    out = per_cell.groupby("dataset", as_index=False)[cols].mean()
+    out.insert(1, "cells", per_cell.groupby("dataset").size().to_numpy())
+    out["original"] = out["dataset"].map(original)
+    for c in cols[:3]:
+        out[f"{c}_ratio"] = out[c] / out["original"]
+    return out
+
+
+def boxes_check(datasets, *, seed: int = 0, path: Path | None = None) -> pd.DataFrame:
+    """:func:`boxes_check_cell` on ``CHECK_CELLS`` x ``CHECK_REPS``; with ``path``, the
+    rows so far are written after every cell."""
+    rows: list[dict] = []
+    for rep in range(CHECK_REPS):
+        for gamma, n_bins in CHECK_CELLS:
+            for name in datasets:
+                rows.append(boxes_check_cell((name, gamma, n_bins, rep), seed=seed))
+                if path is not None:
+                    write_csv_atomic(pd.DataFrame(rows), path)
+    return pd.DataFrame(rows)
+
+
+#: Held-out tables (not among the grid's seven): name -> loader of (X, y).
+HELDOUT_REPS = 10
+
+
+def _heldout_table(name: str):
+    if name == "wisconsin":
+        from ..datasets import load_wisconsin
+
+        ds = load_wisconsin()
+        return ds.frame.drop(columns=ds.target), ds.frame[ds.target].to_numpy()
+    if name == "breast-cancer":
+        from sklearn.datasets import load_breast_cancer
+
+        bunch = load_breast_cancer(as_frame=True)
+        return bunch.data, bunch.target.to_numpy()
+    raise DataError(f"unknown held-out table {name!r} (known: 'wisconsin', 'breast-cancer')")
+
+
+def heldout_cell(cell: tuple, *, seed: int = 0) -> list[dict]:
+    """One (table, gamma, N, rep) cell on a table outside the grid: a random two-thirds
+    training split (per repetition), every attribute in N equi-width bins perturbed with
+    the gamma-diagonal matrix; C4.5 on the original split (``original``), Algorithm 2 by
+    class + C4.5, ByClass + C4.5, the release tree and the release forest
+    (``FOREST_PARAMS``), all tested on the original third."""
+    from ..tree import ReleaseForestClassifier, ReleaseTreeClassifier
+    from .accuracy import fit_score
+    from .beyond import FOREST_PARAMS, _test_codes
+    from .core import encode_table, perturb_table, reconstruct_table
+    from .runner import cell_rng
+
+    name, gamma, n_bins, rep = cell
+    X, y = _heldout_table(name)
+    order = np.random.default_rng([seed, int(rep)]).permutation(len(y))
+    cut = (2 * len(y)) // 3
+    tr, te = order[:cut], order[cut:]
+    X_train, X_test = X.iloc[tr].reset_index(drop=True), X.iloc[te].reset_index(drop=True)
+    y_train, y_test = y[tr], y[te]
+    table = encode_table(X_train, y_train, int(n_bins))
+    rng = cell_rng(seed, ("heldout", *cell))
+    perturbed = perturb_table(table, float(gamma), rng)
+    labels = np.unique(y_train)
+    test_codes = _test_codes(table, X_test)
+    mats = [GammaDiagonal(int(n), float(gamma)) for n in table.n_values]
+    acc = {"original": fit_score("c45", X_train, y_train, X_test, y_test)}
+    for method, mode, est in (
+        ("alg2-by-class", "by-class", "set-scale"),
+        ("byclass", "by-class", "ibu"),
+    ):
+        rec = reconstruct_table(table, perturbed, float(gamma), rng, mode=mode, method=est)
+        acc[method] = fit_score("c45", table.decode(rec), labels[table.classes], X_test, y_test)
+    for method, model in (
+        ("release-tree", ReleaseTreeClassifier()),
+        ("release-forest", ReleaseForestClassifier(**FOREST_PARAMS)),
+    ):
+        model.fit_codes(perturbed, labels[table.classes], table.domains, mats, table.columns)
+        acc[method] = float(np.mean(model.predict_codes(test_codes) == y_test))
+    key = {"dataset": name, "gamma": int(gamma), "N": int(n_bins), "rep": int(rep)}
+    return [{**key, "method": m, "accuracy": a} for m, a in acc.items()]
+
+
+def heldout(
+    tables=("wisconsin", "breast-cancer"), *, seed: int = 0, path: Path | None = None
+) -> pd.DataFrame:
+    """:func:`heldout_cell` on ``CHECK_CELLS`` x ``HELDOUT_REPS`` repetitions."""
+    rows: list[dict] = []
+    for rep in range(HELDOUT_REPS):
+        for gamma, n_bins in CHECK_CELLS:
+            for name in tables:
+                rows += heldout_cell((name, gamma, n_bins, rep), seed=seed)
+        if path is not None:
+            write_csv_atomic(pd.DataFrame(rows), path)
+    return pd.DataFrame(rows)
+
+
+def heldout_summary(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per table, cell and learner: mean accuracy over the repetitions and its ratio to
+    the original C4.5's mean on the same splits; cell ``"all"`` averages the cells."""
+    mean = frame.groupby(["dataset", "gamma", "N", "method"], as_index=False)["accuracy"].mean()
+    overall = mean.groupby(["dataset", "method"], as_index=False)["accuracy"].mean()
+    overall["gamma"], overall["N"] = "all", "all"
+    both = pd.concat([mean.astype({"gamma": object, "N": object}), overall], ignore_index=True)
+    key = ["dataset", "gamma", "N"]
+    orig = both[both["method"] == "original"].set_index(key)["accuracy"]
+    both["ratio_to_original"] = (
+        both["accuracy"].to_numpy() / orig.reindex(pd.MultiIndex.from_frame(both[key])).to_numpy()
+    )
+    return both
+
+
 def leaf_check(datasets, *, seed: int = 0, path: Path | None = None) -> pd.DataFrame:
     """:func:`leaf_check_cell` over ``CHECK_CELLS`` x ``CHECK_REPS`` repetitions, one
     process, one cell after another (repetition 0 of every cell and data set first); with
@@ -306,16 +527,84 @@ def leaf_check_summary(
     return out[[*cols, "release_accuracy"]]
 
 
+def forest_grid(
+    out: Path,
+    *,
+    reps: int = 1,
+    jobs: int = 1,
+    max_minutes: float | None = None,
+    datasets=None,
+    seed: int = 0,
+) -> Path:
+    """The forest alone on every (gamma, N) cell of the grid, repetitions ``0..reps-1``,
+    each cell perturbed exactly as in ``beyond.csv``; resumable (checkpoint
+    ``checkpoints/beyond-forest.csv``). Writes ``beyond_forest.csv`` (the grid's columns)
+    and ``timings/beyond-forest.json``."""
+    import time
+
+    from .beyond import KEY, beyond_grid
+    from .data import TABLE1_DATASETS
+    from .runner import Checkpoint, write_json_atomic
+
+    t0 = time.perf_counter()
+    deadline = time.monotonic() + 60.0 * max_minutes if max_minutes else None
+    frame = beyond_grid(
+        seed=seed,
+        reps=reps,
+        jobs=jobs,
+        checkpoint=Checkpoint(out / "checkpoints" / "beyond-forest.csv", KEY),
+        deadline=deadline,
+        datasets=tuple(datasets) if datasets else TABLE1_DATASETS,
+        methods=(FOREST,),
+    )
+    timing = {
+        "experiment": "beyond-forest",
+        "jobs": jobs,
+        "cells": int(len(frame)),
+        "seconds_per_method": frame.groupby("method")["seconds"].sum().round(1).to_dict(),
+        "wall_seconds_this_session": round(time.perf_counter() - t0, 1),
+    }
+    write_json_atomic(timing, out / "timings" / "beyond-forest.json")
+    tidy = frame.drop(columns=["seconds"]).sort_values([*KEY, "method"], kind="stable")
+    return write_csv_atomic(tidy.reset_index(drop=True), out / FOREST_FILE)
+
+
 def main(argv: list[str] | None = None) -> None:
-    """``python -m ppdm.experiments.beyond_summary leaf-check --out DIR [--datasets ...]``."""
+    """``python -m ppdm.experiments.beyond_summary leaf-check --out DIR [--datasets ...]``
+    or ``... forest-grid --out DIR [--reps 1] [--jobs 2] [--max-minutes M]``."""
     parser = argparse.ArgumentParser(prog="python -m ppdm.experiments.beyond_summary")
-    parser.add_argument("command", choices=["leaf-check"])
+    parser.add_argument("command", choices=["leaf-check", "forest-grid", "boxes-check", "heldout"])
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--datasets", nargs="+", default=None)
+    parser.add_argument("--reps", type=int, default=1)
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--max-minutes", type=float, default=None)
     args = parser.parse_args(argv)
+    if args.command == "forest-grid":
+        print(
+            forest_grid(
+                args.out,
+                reps=args.reps,
+                jobs=args.jobs,
+                max_minutes=args.max_minutes,
+                datasets=args.datasets,
+            )
+        )
+        return
+    if args.command == "heldout":
+        path = args.out / "beyond_heldout.csv"
+        heldout(tuple(args.datasets or ("wisconsin", "breast-cancer")), path=path)
+        print(path)
+        return
     if args.datasets is None:
         goal = pd.read_csv(args.out / "beyond_recommended.csv")
         args.datasets = goal.loc[~goal["goal_met"], "dataset"].tolist()
+    if args.command == "boxes-check":
+        two_class = [d for d in args.datasets if d != "pendigits"]
+        path = args.out / "beyond_boxes_check.csv"
+        boxes_check(two_class, path=path)
+        print(path)
+        return
     path = args.out / "beyond_leaf_check.csv"
     leaf_check(args.datasets, path=path)
     print(path)

@@ -39,6 +39,9 @@ class BuildParams:
     criterion: str
     min_effective_leaf: float
     naive_bayes: bool
+    #: attributes searched at every split (None: all), drawn afresh per node with ``rng``
+    max_features: int | None = None
+    rng: np.random.Generator | None = None
 
 
 @dataclass
@@ -148,20 +151,33 @@ class ReleaseTreeBuilder:
             return None
         if node.counts.max() >= node.total * (1 - 1e-9):
             return None
+        d = len(self.d.names)
+        k = self.p.max_features
+        if k is None or k >= d:
+            batches = [list(range(d))]
+        else:
+            # a random subset of k attributes; as in Breiman's forests, when none of them
+            # has an admissible split the search goes on through the others, k at a time
+            rng = self.p.rng if self.p.rng is not None else np.random.default_rng(0)
+            perm = rng.permutation(d)
+            batches = [sorted(int(j) for j in perm[i : i + k]) for i in range(0, d, k)]
         cands = []
-        for j in range(len(self.d.names)):
-            c = search_attribute(
-                self.d,
-                self.C,
-                j,
-                node.masks.get(j),
-                self._others(node, j),
-                node.counts,
-                node.n_eff,
-                self.rules,
-            )
-            if c is not None:
-                cands.append(c)
+        for batch in batches:
+            for j in batch:
+                c = search_attribute(
+                    self.d,
+                    self.C,
+                    j,
+                    node.masks.get(j),
+                    self._others(node, j),
+                    node.counts,
+                    node.n_eff,
+                    self.rules,
+                )
+                if c is not None:
+                    cands.append(c)
+            if cands:
+                break
         return best_split(cands)
 
     def _leaf_error(self, node: _Node) -> float:

@@ -52,10 +52,12 @@ def _final_step(estimator, X):
             if step is not None and step != "passthrough":
                 X = step.transform(X)
         estimator = estimator.steps[-1][1]
-    if not all(hasattr(estimator, a) for a in ("tree_", "coders_", "matrices_")):
+    fitted = hasattr(estimator, "tree_") or hasattr(estimator, "trees_")
+    if not (fitted and all(hasattr(estimator, a) for a in ("coders_", "matrices_"))):
         raise DataError(
-            f"release_accuracy needs a fitted release learner (ReleaseTreeClassifier or "
-            f"LocalReconstructionClassifier); got {type(estimator).__name__}"
+            f"release_accuracy needs a fitted release learner (ReleaseTreeClassifier, "
+            f"ReleaseForestClassifier or LocalReconstructionClassifier); "
+            f"got {type(estimator).__name__}"
         )
     return estimator, X
 
@@ -100,13 +102,72 @@ def _leaf_regions(estimator, leaf: int, box: list, n_values: list[int]):
     return regions
 
 
+def _atoms(trees, j: int, n_values: int) -> np.ndarray:
+    """Atom of every code of attribute ``j``: codes that every test of ``j`` in
+    ``trees`` sends the same way share an atom (numbered 0, 1, ...)."""
+    sides = [t.mask[t.feature == j, :n_values] for t in trees]
+    sig = np.concatenate(sides, axis=0).T if sides else np.zeros((n_values, 0), bool)
+    return np.unique(sig, axis=0, return_inverse=True)[1].reshape(-1)
+
+
+def _forest_correct(est, codes: np.ndarray, y_idx: np.ndarray, n_values: list[int]) -> np.ndarray:
+    """``release_correct`` of a forest: its prediction is constant on the cells of the
+    common refinement of its trees' tests, so the cells are its box-shaped regions."""
+    if any(t.nb_logp is not None for t in est.trees_):
+        raise DataError(
+            "a forest with naive Bayes leaves predicts differently in every cell of the code "
+            "grid; release_accuracy needs decision regions that are few boxes"
+        )
+    atoms = [_atoms(est.trees_, j, n) for j, n in enumerate(n_values)]
+    sizes = [int(a.max()) + 1 for a in atoms]
+    n_cells = int(np.prod(sizes, dtype=float))
+    if n_cells > MAX_CELLS:
+        raise DataError(
+            f"the forest's trees cut the code grid into {n_cells} cells (at most {MAX_CELLS}); "
+            "release_accuracy needs decision regions that are few boxes"
+        )
+    # attributes no tree tests are one atom (factor 1); enumerate the others' atoms,
+    # one representative code per atom, and the forest's class in every cell
+    active = [j for j, m in enumerate(sizes) if m > 1]
+    shape = [sizes[j] for j in active]
+    grid = np.zeros((int(np.prod(shape, dtype=float)), len(n_values)), dtype=np.int64)
+    if active:
+        cell_atoms = np.indices(shape).reshape(len(active), -1).T
+        for k, j in enumerate(active):
+            first = np.array([np.flatnonzero(atoms[j] == a)[0] for a in range(sizes[j])])
+            grid[:, j] = first[cell_atoms[:, k]]
+    cls = np.argmax(est._proba_codes(grid), axis=1)
+    # per record and active attribute, v_atom(p_rj) for every atom: (n, atoms_j)
+    inv_t = [est.matrices_[j].inverse_transpose_apply(np.eye(n_values[j])) for j in active]
+    factors = []
+    for k, j in enumerate(active):
+        onehot = np.zeros((n_values[j], sizes[j]))
+        onehot[np.arange(n_values[j]), atoms[j]] = 1.0
+        factors.append((inv_t[k] @ onehot)[codes[:, j]])
+    s = np.zeros(len(codes))
+    for c in range(len(est.classes_)):
+        rows = np.flatnonzero(y_idx == c)
+        if not rows.size:
+            continue
+        # contract the indicator of class c's cells with the records' factors, attribute
+        # by attribute: sum over cells of prod_j v_{atom_j}(p_rj)
+        acc = np.broadcast_to((cls == c).astype(float), (rows.size, len(cls)))
+        for k, f in enumerate(factors):
+            acc = acc.reshape(rows.size, shape[k], -1)
+            acc = np.einsum("rak,ra->rk", acc, f[rows])
+        s[rows] = acc.reshape(-1)
+    return s
+
+
 def release_correct(estimator, X, y=None) -> np.ndarray:
     """Per perturbed record, an unbiased estimate of "its original is classified correctly".
 
     Parameters
     ----------
-    estimator : fitted ReleaseTreeClassifier or LocalReconstructionClassifier
-        (or a Pipeline ending in one).
+    estimator : fitted ReleaseTreeClassifier, ReleaseForestClassifier or
+        LocalReconstructionClassifier (or a Pipeline ending in one). A forest is scored
+        on the cells of the common refinement of its trees' tests (at most
+        ``MAX_CELLS``; not with naive Bayes leaves).
     X : DataFrame or array
         Perturbed records (a held-out fold of the release), as ``fit`` takes them.
     y : array-like, optional
@@ -121,6 +182,8 @@ def release_correct(estimator, X, y=None) -> np.ndarray:
     y_idx = _labels(est, Xt, y)
     codes = est._encode(Xt)
     n_values = [c.n_values for c in est.coders_]
+    if hasattr(est, "trees_"):
+        return _forest_correct(est, codes, y_idx, n_values)
     # v_I(h) = sum_{o in I} (M^-T)[h, o], per attribute
     inv_t = [m.inverse_transpose_apply(np.eye(m.n_values)) for m in est.matrices_]
     s = np.zeros(len(codes))
