@@ -83,6 +83,7 @@ class MiningResult:
 #: Learners fitted on the release itself (no reconstruction); they take the release's spec.
 RELEASE_LEARNERS = {
     "release-tree": "ppdm.tree:ReleaseTreeClassifier",
+    "release-forest": "ppdm.tree:ReleaseForestClassifier",
     "local-tree": "ppdm.tree:LocalReconstructionClassifier",
 }
 #: Learners fitted on the reconstructed table, by short name.
@@ -197,6 +198,14 @@ def _features(frame: pd.DataFrame, spec, target: str, learner: str) -> pd.DataFr
     return pd.DataFrame(out, index=X.index)
 
 
+def _seeded(model, random_state):
+    """``model`` with ``random_state`` set, if it has one (the same seed, the same model)."""
+    get_params = getattr(model, "get_params", None)
+    if random_state is not None and get_params is not None and "random_state" in get_params():
+        model.set_params(random_state=random_state)
+    return model
+
+
 def _model_text(model) -> str:
     if hasattr(model, "export_text"):
         return model.export_text()
@@ -258,7 +267,7 @@ def mine_release(
                 raise DataError(f"the {name} table lacks the release's columns {missing}")
     y_test = test[target]
     if key in RELEASE_LEARNERS:
-        model = make_learner(key, spec).fit(rel.frame())
+        model = _seeded(make_learner(key, spec), random_state).fit(rel.frame())
         recon_kind, used_method = None, None
     else:
         table = reconstruct_release(
@@ -268,7 +277,7 @@ def mine_release(
             by_class=reconstruction == "by-class",
             random_state=random_state,
         )
-        model = make_learner(learner, spec, allow_import=allow_import)
+        model = _seeded(make_learner(learner, spec, allow_import=allow_import), random_state)
         model.fit(_features(table, spec, target, key), table[target])
         recon_kind, used_method = reconstruction, method
     acc = float(np.mean(model.predict(_features(test, spec, target, key)) == y_test.to_numpy()))

@@ -154,3 +154,23 @@ def test_mine_prints_the_naive_bayes_model(digits, tmp_path):
     assert r.exit_code == 0, r.output
     assert "naive Bayes [1]" in r.output and "Naive Bayes leaves" in r.output
     assert "\n: 0\n" not in r.output
+
+
+def test_mine_prints_the_forest_summary_and_is_seeded(digits, tmp_path):
+    df, spec, rel = digits
+    from ppdm.pipeline import make_release
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        make_release(df, tmp_path / "rel", spec=spec, random_state=0)
+    df.to_csv(tmp_path / "test.csv", index=False)
+    args = ["mine", str(tmp_path / "rel"), "--test", str(tmp_path / "test.csv")]
+    runs = [CliRunner().invoke(app, [*args, "--learner", "release-forest"]) for _ in range(2)]
+    assert all(r.exit_code == 0 for r in runs), runs[0].output
+    # the same release and seed give the same forest, so the same text and accuracy
+    assert runs[0].output == runs[1].output
+    text = runs[0].output
+    assert "Release forest: 25 release trees" in text
+    assert "spec=" not in text  # a summary, not the estimator's repr with the whole spec
+    shares = [float(x) for x in re.findall(r"^  \S+: ([\d.]+)$", text, flags=re.M)]
+    assert shares and sum(shares) <= 1.0 + 1e-9 and shares == sorted(shares, reverse=True)

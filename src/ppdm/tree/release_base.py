@@ -26,7 +26,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d, validate_data
 
-from ..exceptions import DataError, SpecError
+from ..exceptions import DataError, ParameterError, SpecError
 from .classifier import _NotFitted
 from .release_coding import DomainCoder, ReleaseData, _short, fit_coder
 
@@ -77,7 +77,7 @@ class ReleaseLearner(ClassifierMixin, BaseEstimator):
         for name, (test, what) in self._parameter_constraints.items():
             value = getattr(self, name)
             if not test(value):
-                raise ValueError(f"{name} must be {what} (got {_short(value)})")
+                raise ParameterError(f"{name} must be {what} (got {_short(value)})")
 
     def _min_leaf_count(self, n: int) -> float:
         if isinstance(self.min_leaf, float) and 0 < self.min_leaf < 1:
@@ -144,7 +144,7 @@ class ReleaseLearner(ClassifierMixin, BaseEstimator):
 
     def _labels(self, y, n_rows: int) -> np.ndarray:
         if y is None:
-            raise ValueError("requires y to be passed, but the target y is None")
+            raise ParameterError("requires y to be passed, but the target y is None")
         y = np.asarray(y.to_numpy() if isinstance(y, (pd.Series, pd.DataFrame)) else y)
         if y.ndim == 2 and y.shape[1] == 1:
             y = column_or_1d(y, warn=True)
@@ -222,7 +222,7 @@ class ReleaseLearner(ClassifierMixin, BaseEstimator):
         if isinstance(X, pd.DataFrame):
             return X
         if hasattr(X, "toarray") or hasattr(X, "tocsr"):
-            raise TypeError("sparse input is not supported: pass a dense array or a DataFrame")
+            raise DataError("sparse input is not supported: pass a dense array or a DataFrame")
         arr = np.asarray(X, dtype=object)
         if arr.ndim != 2:
             raise DataError(f"X must be 2-D (rows by columns); got shape {arr.shape}")
@@ -271,7 +271,7 @@ class ReleaseLearner(ClassifierMixin, BaseEstimator):
             elif arr.shape[1] == len(every):
                 X = pd.DataFrame(arr, columns=every).infer_objects()
             else:
-                raise ValueError(
+                raise DataError(
                     f"X has {arr.shape[1]} features, but {type(self).__name__} is expecting "
                     f"{self.n_features_in_} features as input"
                 )

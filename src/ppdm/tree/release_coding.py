@@ -162,7 +162,7 @@ def fit_coder(values: np.ndarray, max_bins: int):
         return ThresholdCoder(np.asarray(cuts, dtype=np.float64))
     for row, v in enumerate(values):
         if not (v is None or isinstance(v, (str, bytes, bool, numbers.Real, np.generic))):
-            raise TypeError(
+            raise TypeError(  # scikit-learn's check_dtype_object wants a TypeError here
                 f"row {row + 1} has value {_short(v)}: an argument must be a string or a number, "
                 f"not {type(v).__name__}"
             )

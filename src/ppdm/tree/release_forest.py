@@ -238,6 +238,40 @@ min_effective_leaf, leaf_model, max_bins
         ptr = np.concatenate([[0], np.cumsum([p.shape[1] for p in paths])])
         return sparse.hstack(paths).tocsr(), ptr
 
+    def export_text(self, *, top: int = 10) -> str:
+        """A summary of the forest: its trees, their sizes and the most used attributes.
+
+        A forest of tens of trees is not read tree by tree; the summary says how many
+        trees vote, how large they are and which attributes carry the most of their
+        impurity decrease (:attr:`feature_importances_`).
+
+        Parameters
+        ----------
+        top : int, default=10
+            Attributes listed, by decreasing importance.
+
+        References
+        ----------
+        Breiman (2001), random forests; the trees are release trees (docs/release_tree.md).
+        """
+        self._check_fitted()
+        leaves = [int(t.n_leaves) for t in self.trees_]
+        searched = "all" if self.max_features is None else f"{self.max_features!r} of the"
+        lines = [
+            f"Release forest: {len(self.trees_)} release trees, each on "
+            f"{'a bootstrap sample' if self.bootstrap else 'every record'} of the release, "
+            f"{searched} attributes searched per split; leaves are "
+            f"{self.leaf_model_.replace('-', ' ')} models",
+            f"leaves per tree: {min(leaves)} to {max(leaves)} (mean {np.mean(leaves):.1f}); "
+            f"depth up to {self.get_depth()}",
+            "attributes by importance (mean share of the trees' impurity decrease):",
+        ]
+        imp = self.feature_importances_
+        order = np.argsort(-imp, kind="stable")[: max(int(top), 0)]
+        names = self._names
+        lines += [f"  {names[j]}: {imp[j]:.3f}" for j in order if imp[j] > 0]
+        return "\n".join(lines) + "\n"
+
     @property
     def n_leaves_(self) -> int:
         """Leaves summed over the trees."""
