@@ -25,6 +25,7 @@ import typer
 from typer.core import TyperGroup
 from typer.exceptions import TyperException
 
+from ..estimate import ESTIMATORS, METHODS
 from ..exceptions import OptionError, OutputError, PpdmError, PrivacyWarning
 from ..io import atomic_path
 from ..publish import install_signal_handlers, publish_dir
@@ -82,6 +83,16 @@ __all__ = [
     "JOBS_OPTION",
     "JSON_OPTION",
     "PROGRESS_OPTION",
+    "QUICK_OPTION",
+    "REPRODUCE_SEED_OPTION",
+    "BATCH_SIZE_OPTION",
+    "value_option",
+    "file_option",
+    "seed_option",
+    "plot_option",
+    "method_option",
+    "learner_option",
+    "flag_option",
 ]
 
 #: A command could not do its work: bad input file, bad spec, I/O error, ...
@@ -513,14 +524,18 @@ class Engine(_Choice):
     DASK = "dask"
 
 
-class EstimationMethod(_Choice):
-    """``--method`` of the distribution estimate (Dowd, Xu & Zhang, Sec. 4)."""
+def _table_choice(name: str, values, doc: str) -> type[_Choice]:
+    """A choice whose values are the names of one of the library's tables, in table order."""
+    choice = _Choice(name, {v.upper().replace("-", "_"): v for v in values}, module=__name__)
+    choice.__doc__ = doc
+    return choice
 
-    INVERSE = "inverse"
-    ZERO = "zero"
-    SET_SCALE = "set-scale"
-    NORM_SUB = "norm-sub"
-    IBU = "ibu"
+
+#: ``--method`` of the distribution estimate (Dowd, Xu & Zhang, Sec. 4): every entry of
+#: the estimator table, :data:`ppdm.estimate.METHODS`.
+EstimationMethod = _table_choice(
+    "EstimationMethod", METHODS, "``--method`` of the distribution estimate (Sec. 4)."
+)
 
 
 class ReleaseMethod(_Choice):
@@ -581,11 +596,14 @@ class NoiseBoundary(_Choice):
     RESAMPLE = "resample"
 
 
-class NegativeFix(_Choice):
-    """``bn learn --fix``: what to do with negative estimated counts."""
-
-    NORM_SUB = "norm-sub"
-    ZERO = "zero"
+#: ``bn learn --fix``: the estimators that fix a raw estimate and leave no negative count,
+#: :data:`ppdm.bayesnet.estimation.LEARNING_FIXES` (read from the estimator table here:
+#: importing the Bayesian-network package would double the command line's start-up).
+NegativeFix = _table_choice(
+    "NegativeFix",
+    [e.name for e in ESTIMATORS.values() if e.from_raw and e.nonnegative],
+    "``bn learn --fix``: what to do with negative estimated counts.",
+)
 
 
 # --- progress bars -----------------------------------------------------------------
@@ -606,26 +624,11 @@ def progress_bar(label: str, total: int | None = None):
         new pass with its own label and length.
     """
     from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
+
+    from ..cells import stderr_progress
 
     console = Console(stderr=True)
-    bar = Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        console=console,
-        transient=True,
-        disable=not console.is_terminal,
-    )
+    bar = stderr_progress(console=console, transient=True, disable=not console.is_terminal)
     with bar:
         task = bar.add_task(label, total=total)
 
@@ -762,3 +765,53 @@ JOBS_OPTION = typer.Option(
 )
 #: ``--progress/--no-progress`` of the reproduction grids.
 PROGRESS_OPTION = typer.Option(True, "--progress/--no-progress", help="Show a progress bar.")
+#: ``--quick`` of the reproductions.
+QUICK_OPTION = typer.Option(False, "--quick", help="Reduced grid, for a run in minutes.")
+#: ``--seed`` of the reproductions.
+REPRODUCE_SEED_OPTION = typer.Option(
+    0, "--seed", metavar="SEED", help="Master seed; each cell's seed derives from it and the cell."
+)
+#: ``--batch-size`` of the commands that stream a table.
+BATCH_SIZE_OPTION = typer.Option(
+    250_000, "--batch-size", metavar="ROWS", help="Rows per batch (bounds memory)."
+)
+
+
+def value_option(default, flag: str, metavar: str, help: str, **extra):  # noqa: A002
+    """``flag METAVAR``: an option taking one value (a number, a name, a list as text).
+
+    ``extra`` goes to :func:`typer.Option` (``show_default``, a short name is given as
+    ``short="-x"``).
+    """
+    names = (flag, extra.pop("short")) if "short" in extra else (flag,)
+    return typer.Option(default, *names, metavar=metavar, help=help, **extra)
+
+
+def file_option(flag: str, help: str, default=...):  # noqa: A002 - typer's keyword
+    """``flag FILE``: a file the command reads (required unless a ``default`` is given)."""
+    return typer.Option(default, flag, metavar="FILE", help=help)
+
+
+def seed_option(help: str, default: int | None = None):  # noqa: A002 - typer's keyword
+    """``--seed SEED``; ``help`` says what it seeds."""
+    return typer.Option(default, "--seed", metavar="SEED", help=help)
+
+
+def plot_option(metavar: str, help: str):  # noqa: A002 - typer's keyword
+    """``--plot``: where to write figures (optional, never empty)."""
+    return out_option(metavar, help, default=None, flag="--plot")
+
+
+def method_option(help: str = "Estimation method of Dist."):  # noqa: A002 - typer's keyword
+    """``--method`` of the distribution estimate, set-scale unless told."""
+    return typer.Option(EstimationMethod.SET_SCALE, "--method", help=help)
+
+
+def learner_option(help: str):  # noqa: A002 - typer's keyword
+    """``--learner`` of the tree grids: the paper's C4.5 or CART with entropy."""
+    return typer.Option(AdviseLearner.C45, "--learner", help=help)
+
+
+def flag_option(flag: str, help: str):  # noqa: A002 - typer's keyword
+    """A switch, off unless given."""
+    return typer.Option(False, flag, help=help)

@@ -17,10 +17,12 @@ from ._common import (
     NoiseTechnique,
     check_flag,
     fail,
+    flag_option,
     out_format,
     out_option,
     path_argument,
     read_labelled,
+    value_option,
     write_out_table,
 )
 
@@ -73,7 +75,7 @@ MIN_LEAF = typer.Option(
 )
 DATA = path_argument("FILE", "Original table: .csv, .parquet or .arff.")
 OUT = out_option("FILE", "Released table (.csv, .parquet, .arff).", short=True)
-JSON = typer.Option(False, "--json", help="Print the security figures as JSON.")
+JSON = flag_option("--json", "Print the security figures as JSON.")
 
 
 @noise_app.command("class")
@@ -165,11 +167,8 @@ def attribute_noise(
         help="Leaf or Total Innocent Attributes, or both.",
     ),
     out: Path = OUT,
-    sd_fraction: float = typer.Option(
-        0.276,
-        "--sd-fraction",
-        metavar="FRACTION",
-        help="Noise sd as a fraction of the value (paper: 0.276).",
+    sd_fraction: float = value_option(
+        0.276, "--sd-fraction", "FRACTION", "Noise sd as a fraction of the value (paper: 0.276)."
     ),
     scope: NoiseScope = typer.Option(
         NoiseScope.ALL, "--scope", help="The records of which leaves get noise."
@@ -186,14 +185,9 @@ def attribute_noise(
         metavar="COL",
         help="Only these attributes may get noise (repeatable).",
     ),
-    threshold: float = typer.Option(
-        0.01, "--threshold", metavar="P", help="Candidate records: p(X -> Y) >= P."
-    ),
-    max_targets: int = typer.Option(
-        1000,
-        "--max-targets",
-        metavar="N",
-        help="Re-identification figures on at most N records.",
+    threshold: float = value_option(0.01, "--threshold", "P", "Candidate records: p(X -> Y) >= P."),
+    max_targets: int = value_option(
+        1000, "--max-targets", "N", "Re-identification figures on at most N records."
     ),
     seed: int | None = RELEASE_SEED_OPTION,
     as_json: bool = JSON,

@@ -13,10 +13,12 @@ from ._common import (
     JSON_OPTION,
     atomic_path,
     fail,
+    flag_option,
     out_format,
     out_option,
     path_argument,
     read_labelled,
+    value_option,
     write_out_table,
 )
 
@@ -78,10 +80,10 @@ def train(
     no_subtree_raising: bool = typer.Option(
         False, "--no-subtree-raising", "-S", help="Do not raise subtrees while pruning (J48 -S)."
     ),
-    categorical: list[str] = typer.Option(
-        None, "--categorical", metavar="COL", help="Treat this column as categorical (repeatable)."
+    categorical: list[str] = value_option(
+        None, "--categorical", "COL", "Treat this column as categorical (repeatable)."
     ),
-    show: bool = typer.Option(False, "--show", help="Print the tree after training."),
+    show: bool = flag_option("--show", "Print the tree after training."),
 ) -> None:
     """Learn a C4.5 tree from a table and save it."""
     from ..tree import C45Classifier, export_text
@@ -113,10 +115,8 @@ def predict(
     model: Path = MODEL_ARGUMENT,
     data: Path = path_argument("FILE", "Table to classify: .csv, .parquet or .arff."),
     out: Path = out_option("FILE", "Output table (.csv, .parquet or .arff).", short=True),
-    proba: bool = typer.Option(
-        False, "--proba", help="Also write one probability column per class."
-    ),
-    trust_pickle: bool = typer.Option(False, "--trust-pickle", help=_TRUST_PICKLE_HELP),
+    proba: bool = flag_option("--proba", "Also write one probability column per class."),
+    trust_pickle: bool = flag_option("--trust-pickle", _TRUST_PICKLE_HELP),
 ) -> None:
     """Classify the rows of a table; write them with a "predicted" column."""
     out_format(out)  # a bad --out is refused before any work
@@ -147,10 +147,8 @@ def predict(
 @tree_app.command("show")
 def show(
     model: Path = MODEL_ARGUMENT,
-    rules: bool = typer.Option(
-        False, "--rules", help="Print root-to-leaf rules (C5 style) instead."
-    ),
-    trust_pickle: bool = typer.Option(False, "--trust-pickle", help=_TRUST_PICKLE_HELP),
+    rules: bool = flag_option("--rules", "Print root-to-leaf rules (C5 style) instead."),
+    trust_pickle: bool = flag_option("--trust-pickle", _TRUST_PICKLE_HELP),
 ) -> None:
     """Print a tree in J48's layout, or its rules with coverage/errors."""
     from ..tree import export_text, extract_rules, format_rules
@@ -170,14 +168,14 @@ def compare(
         metavar="FILE",
         help="Table on which to measure prediction agreement.",
     ),
-    tolerance: float = typer.Option(
+    tolerance: float = value_option(
         0.05,
         "--tolerance",
-        metavar="FRACTION",
-        help="Thresholds match within this fraction of the attribute's range.",
+        "FRACTION",
+        "Thresholds match within this fraction of the attribute's range.",
     ),
     as_json: bool = JSON_OPTION,
-    trust_pickle: bool = typer.Option(False, "--trust-pickle", help=_TRUST_PICKLE_HELP),
+    trust_pickle: bool = flag_option("--trust-pickle", _TRUST_PICKLE_HELP),
 ) -> None:
     """Compare two trees: roots, shared attributes, matching rules, prediction agreement."""
     from ..tree import compare_trees
