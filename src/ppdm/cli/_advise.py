@@ -17,6 +17,7 @@ from ._common import (
     Reconstruction,
     atomic_path,
     check_flag,
+    choice_option,
     fail,
     learner_option,
     out_option,
@@ -86,8 +87,8 @@ def advise(
         default=None,
         flag="--spec-out",
     ),
-    mode: Reconstruction = typer.Option(
-        Reconstruction.GLOBAL, "--mode", help="Reconstruction: globally or per class."
+    mode: Reconstruction = choice_option(
+        Reconstruction.GLOBAL, "--mode", "Reconstruction: globally or per class."
     ),
     learner: AdviseLearner = learner_option("Learner."),
     skip: bool = typer.Option(

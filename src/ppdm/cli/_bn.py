@@ -19,6 +19,7 @@ from ._common import (
     atomic_dir,
     atomic_path,
     check_flag,
+    choice_option,
     fail,
     file_option,
     flag_option,
@@ -114,8 +115,8 @@ def randomize(
         show_default="codes 0..K-1",
     ),
     out: Path = out_option("DIR", "Release directory to write."),
-    fmt: TableFormat = typer.Option(
-        TableFormat.PARQUET, "--format", help="Format of the released data file."
+    fmt: TableFormat = choice_option(
+        TableFormat.PARQUET, "--format", "Format of the released data file."
     ),
     seed: int | None = RELEASE_SEED_OPTION,
 ) -> None:
@@ -184,8 +185,8 @@ def learn(
         "MAP estimate with a Dirichlet prior.",
         show_default="ML",
     ),
-    fix: NegativeFix = typer.Option(
-        NegativeFix.NORM_SUB, "--fix", help="What to do with negative estimated counts."
+    fix: NegativeFix = choice_option(
+        NegativeFix.NORM_SUB, "--fix", "What to do with negative estimated counts."
     ),
     out: Path = out_option(
         "FILE", "Output network file (.json/.yaml, or .bif/.xmlbif with pgmpy)."

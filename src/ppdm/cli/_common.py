@@ -37,6 +37,9 @@ _click_types = importlib.import_module(typer.BadParameter.__module__.rsplit(".",
 T = TypeVar("T")
 
 __all__ = [
+    "choice_option",
+    "CONFIDENCE_OPTION",
+    "MIN_LEAF_OPTION",
     "run_app",
     "fail",
     "flag_errors",
@@ -703,6 +706,60 @@ def out_option(
     return typer.Option(default, *names, parser=output_path, metavar=metavar, help=help)
 
 
+def choice_option(default: _Choice, flag: str, help: str, short: str | None = None):  # noqa: A002
+    """``flag`` taking one of the values of ``default``'s choice; help lists them."""
+    names = (flag,) if short is None else (flag, short)
+    return typer.Option(default, *names, help=help)
+
+
+def value_option(
+    default,
+    flag: str,
+    metavar: str,
+    help: str,  # noqa: A002 - typer's keyword
+    *,
+    short: str | None = None,
+    **extra,
+):
+    """``flag METAVAR`` (or ``short``): an option taking a value (a number, a name, a list).
+
+    ``extra`` goes to :func:`typer.Option` (e.g. ``show_default``).
+    """
+    names = (flag,) if short is None else (flag, short)
+    return typer.Option(default, *names, metavar=metavar, help=help, **extra)
+
+
+def file_option(flag: str, help: str, default=...):  # noqa: A002 - typer's keyword
+    """``flag FILE``: a file the command reads (required unless a ``default`` is given)."""
+    return typer.Option(default, flag, metavar="FILE", help=help)
+
+
+def seed_option(help: str, default: int | None = None):  # noqa: A002 - typer's keyword
+    """``--seed SEED``; ``help`` says what it seeds."""
+    return typer.Option(default, "--seed", metavar="SEED", help=help)
+
+
+def plot_option(metavar: str, help: str):  # noqa: A002 - typer's keyword
+    """``--plot``: where to write figures (optional, never empty)."""
+    return out_option(metavar, help, default=None, flag="--plot")
+
+
+def method_option(help: str = "Estimation method of Dist."):  # noqa: A002 - typer's keyword
+    """``--method`` of the distribution estimate, set-scale unless told."""
+    return choice_option(EstimationMethod.SET_SCALE, "--method", help)
+
+
+def learner_option(help: str):  # noqa: A002 - typer's keyword
+    """``--learner`` of the tree grids: the paper's C4.5 or CART with entropy."""
+    return choice_option(AdviseLearner.C45, "--learner", help)
+
+
+def flag_option(flag: str, help: str, short: str | None = None):  # noqa: A002
+    """A switch, off unless given."""
+    names = (flag,) if short is None else (flag, short)
+    return typer.Option(False, *names, help=help)
+
+
 def out_format(out: Path, flag: str = "--out") -> str:
     """The table format (csv, parquet, arff) ``out`` names by its suffix, or a usage error."""
     from ..io import table_format
@@ -741,77 +798,38 @@ def write_out_table(frame, out: Path, **options) -> None:
 #: The release directory a command reads.
 RELEASE_ARGUMENT = path_argument("DIR", "Release directory.")
 #: ``--class`` / ``-c`` of the commands that learn or add noise: a required column.
-CLASS_OPTION = typer.Option(..., "--class", "-c", metavar="COL", help="Name of the class column.")
+CLASS_OPTION = value_option(..., "--class", "COL", "Name of the class column.", short="-c")
 #: ``--engine`` of the release pipeline's commands.
-ENGINE_OPTION = typer.Option(
-    Engine.LOCAL, "--engine", help="dask: partitioned, bit-identical to local."
+ENGINE_OPTION = choice_option(
+    Engine.LOCAL, "--engine", "dask: partitioned, bit-identical to local."
 )
 #: ``--scheduler`` that goes with ``--engine dask``.
-SCHEDULER_OPTION = typer.Option(
-    None,
-    "--scheduler",
-    metavar="ADDRESS",
-    help="Dask scheduler address; none starts a LocalCluster.",
+SCHEDULER_OPTION = value_option(
+    None, "--scheduler", "ADDRESS", "Dask scheduler address; none starts a LocalCluster."
 )
 #: ``--seed`` of a command that writes a release: for experiments only.
-RELEASE_SEED_OPTION = typer.Option(
-    None, "--seed", metavar="SEED", help="Seed for experiments only (never for a real release)."
-)
+RELEASE_SEED_OPTION = seed_option("Seed for experiments only (never for a real release).")
 #: ``--json``: print a machine-readable result instead of a table.
-JSON_OPTION = typer.Option(False, "--json", help="Machine-readable output.")
+JSON_OPTION = flag_option("--json", "Machine-readable output.")
 #: ``--jobs`` of the reproduction grids.
-JOBS_OPTION = typer.Option(
-    1, "--jobs", "-j", metavar="N", help="Worker processes (results do not depend on it)."
+JOBS_OPTION = value_option(
+    1, "--jobs", "N", "Worker processes (results do not depend on it).", short="-j"
 )
 #: ``--progress/--no-progress`` of the reproduction grids.
 PROGRESS_OPTION = typer.Option(True, "--progress/--no-progress", help="Show a progress bar.")
 #: ``--quick`` of the reproductions.
-QUICK_OPTION = typer.Option(False, "--quick", help="Reduced grid, for a run in minutes.")
+QUICK_OPTION = flag_option("--quick", "Reduced grid, for a run in minutes.")
 #: ``--seed`` of the reproductions.
-REPRODUCE_SEED_OPTION = typer.Option(
-    0, "--seed", metavar="SEED", help="Master seed; each cell's seed derives from it and the cell."
+REPRODUCE_SEED_OPTION = seed_option(
+    "Master seed; each cell's seed derives from it and the cell.", 0
+)
+#: ``--confidence`` / ``-C`` of the commands that grow a C4.5 tree.
+CONFIDENCE_OPTION = value_option(
+    0.25, "--confidence", "CF", "C4.5 pruning confidence factor (J48 -C).", short="-C"
+)
+#: ``--min-leaf`` / ``-M`` of the commands that grow a C4.5 tree.
+MIN_LEAF_OPTION = value_option(
+    2, "--min-leaf", "N", "C4.5 minimum instances per leaf (J48 -M).", short="-M"
 )
 #: ``--batch-size`` of the commands that stream a table.
-BATCH_SIZE_OPTION = typer.Option(
-    250_000, "--batch-size", metavar="ROWS", help="Rows per batch (bounds memory)."
-)
-
-
-def value_option(default, flag: str, metavar: str, help: str, **extra):  # noqa: A002
-    """``flag METAVAR``: an option taking one value (a number, a name, a list as text).
-
-    ``extra`` goes to :func:`typer.Option` (``show_default``, a short name is given as
-    ``short="-x"``).
-    """
-    names = (flag, extra.pop("short")) if "short" in extra else (flag,)
-    return typer.Option(default, *names, metavar=metavar, help=help, **extra)
-
-
-def file_option(flag: str, help: str, default=...):  # noqa: A002 - typer's keyword
-    """``flag FILE``: a file the command reads (required unless a ``default`` is given)."""
-    return typer.Option(default, flag, metavar="FILE", help=help)
-
-
-def seed_option(help: str, default: int | None = None):  # noqa: A002 - typer's keyword
-    """``--seed SEED``; ``help`` says what it seeds."""
-    return typer.Option(default, "--seed", metavar="SEED", help=help)
-
-
-def plot_option(metavar: str, help: str):  # noqa: A002 - typer's keyword
-    """``--plot``: where to write figures (optional, never empty)."""
-    return out_option(metavar, help, default=None, flag="--plot")
-
-
-def method_option(help: str = "Estimation method of Dist."):  # noqa: A002 - typer's keyword
-    """``--method`` of the distribution estimate, set-scale unless told."""
-    return typer.Option(EstimationMethod.SET_SCALE, "--method", help=help)
-
-
-def learner_option(help: str):  # noqa: A002 - typer's keyword
-    """``--learner`` of the tree grids: the paper's C4.5 or CART with entropy."""
-    return typer.Option(AdviseLearner.C45, "--learner", help=help)
-
-
-def flag_option(flag: str, help: str):  # noqa: A002 - typer's keyword
-    """A switch, off unless given."""
-    return typer.Option(False, flag, help=help)
+BATCH_SIZE_OPTION = value_option(250_000, "--batch-size", "ROWS", "Rows per batch (bounds memory).")

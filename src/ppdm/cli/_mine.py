@@ -12,6 +12,7 @@ from ._common import (
     RELEASE_ARGUMENT,
     EstimationMethod,
     Reconstruction,
+    choice_option,
     fail,
     file_option,
     flag_option,
@@ -32,8 +33,8 @@ def _learner_names(incomplete: str) -> list[str]:
 def mine(
     release: Path = RELEASE_ARGUMENT,
     test: Path = file_option("--test", "Original test table with the class column."),
-    reconstruct: Reconstruction = typer.Option(
-        Reconstruction.BY_CLASS, "--reconstruct", help="Algorithm 2 globally or per class."
+    reconstruct: Reconstruction = choice_option(
+        Reconstruction.BY_CLASS, "--reconstruct", "Algorithm 2 globally or per class."
     ),
     method: EstimationMethod = method_option(),
     learner: str = value_option(

@@ -27,6 +27,7 @@ from ._common import (
     TableFormat,
     atomic_dir,
     check_flag,
+    choice_option,
     fail,
     file_option,
     flag_errors,
@@ -170,16 +171,16 @@ def perturb(
         "Attributes to perturb.",
         show_default="all but the class",
     ),
-    missing: Missing = typer.Option(
-        Missing.ERROR, "--missing", help="A missing value is an error, or one more category."
+    missing: Missing = choice_option(
+        Missing.ERROR, "--missing", "A missing value is an error, or one more category."
     ),
-    out_of_bounds: OutOfBounds = typer.Option(
+    out_of_bounds: OutOfBounds = choice_option(
         OutOfBounds.ERROR,
         "--out-of-bounds",
-        help="A value outside the bounds is an error, or clipped to them.",
+        "A value outside the bounds is an error, or clipped to them.",
     ),
-    representative: Representative = typer.Option(
-        Representative.CENTER, "--representative", help="The value a bin decodes to."
+    representative: Representative = choice_option(
+        Representative.CENTER, "--representative", "The value a bin decodes to."
     ),
     fmt: TableFormat | None = typer.Option(
         None,
@@ -196,12 +197,12 @@ def perturb(
     engine: Engine = ENGINE_OPTION,
     scheduler: str | None = SCHEDULER_OPTION,
     batch_size: int = BATCH_SIZE_OPTION,
-    method: ReleaseMethod = typer.Option(
+    method: ReleaseMethod = choice_option(
         ReleaseMethod.SUBSTITUTION,
         "--method",
-        help="Random substitution, or additive noise (the Agrawal & Srikant baseline).",
+        "Random substitution, or additive noise (the Agrawal & Srikant baseline).",
     ),
-    noise: NoiseKind = typer.Option(NoiseKind.GAUSSIAN, "--noise", help="Additive noise."),
+    noise: NoiseKind = choice_option(NoiseKind.GAUSSIAN, "--noise", "Additive noise."),
     noise_scale: float | None = value_option(
         None,
         "--noise-scale",

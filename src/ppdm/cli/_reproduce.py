@@ -25,6 +25,7 @@ from ._common import (
     AdviseLearner,
     Engine,
     check_flag,
+    choice_option,
     fail,
     flag_option,
     learner_option,
@@ -68,7 +69,7 @@ def reproduce(
         "Tree learner of table1/fig4: c45 (the paper's) or cart-entropy."
     ),
     progress: bool = PROGRESS_OPTION,
-    engine: Engine = typer.Option(Engine.LOCAL, "--engine", help="Where the grid cells run."),
+    engine: Engine = choice_option(Engine.LOCAL, "--engine", "Where the grid cells run."),
     scheduler: str | None = SCHEDULER_OPTION,
     max_minutes: float | None = value_option(
         None,

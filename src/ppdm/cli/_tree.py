@@ -10,7 +10,9 @@ import typer
 
 from ._common import (
     CLASS_OPTION,
+    CONFIDENCE_OPTION,
     JSON_OPTION,
+    MIN_LEAF_OPTION,
     atomic_path,
     fail,
     flag_option,
@@ -70,15 +72,11 @@ def train(
     data: Path = path_argument("FILE", "Training table: .csv, .parquet or .arff."),
     class_column: str = CLASS_OPTION,
     out: Path = out_option("FILE", "Where to write the model (JSON, e.g. model.json).", short=True),
-    confidence: float = typer.Option(
-        0.25, "--confidence", "-C", metavar="CF", help="Pruning confidence factor (J48 -C)."
-    ),
-    min_leaf: int = typer.Option(
-        2, "--min-leaf", "-M", metavar="N", help="Minimum instances per leaf (J48 -M)."
-    ),
-    unpruned: bool = typer.Option(False, "--unpruned", "-U", help="Do not prune (J48 -U)."),
-    no_subtree_raising: bool = typer.Option(
-        False, "--no-subtree-raising", "-S", help="Do not raise subtrees while pruning (J48 -S)."
+    confidence: float = CONFIDENCE_OPTION,
+    min_leaf: int = MIN_LEAF_OPTION,
+    unpruned: bool = flag_option("--unpruned", "Do not prune (J48 -U).", "-U"),
+    no_subtree_raising: bool = flag_option(
+        "--no-subtree-raising", "Do not raise subtrees while pruning (J48 -S).", "-S"
     ),
     categorical: list[str] = value_option(
         None, "--categorical", "COL", "Treat this column as categorical (repeatable)."
@@ -161,12 +159,8 @@ def show(
 def compare(
     a: Path = path_argument("MODEL_A", "First model."),
     b: Path = path_argument("MODEL_B", "Second model."),
-    data: Path = typer.Option(
-        None,
-        "--data",
-        "-d",
-        metavar="FILE",
-        help="Table on which to measure prediction agreement.",
+    data: Path = value_option(
+        None, "--data", "FILE", "Table on which to measure prediction agreement.", short="-d"
     ),
     tolerance: float = value_option(
         0.05,
