@@ -11,7 +11,7 @@ import pytest
 from ppdm.bayesnet import FIXES, LEARNING_FIXES, PramScheme, fix_negative_counts
 from ppdm.bayesnet.estimation import estimate_family, estimate_parameters
 from ppdm.bayesnet.network import BayesNet, Node
-from ppdm.cli._common import EstimationMethod, NegativeFix
+from ppdm.cli._options import EstimationMethod, NegativeFix
 from ppdm.estimate import (
     ESTIMATORS,
     METHODS,

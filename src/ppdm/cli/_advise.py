@@ -10,15 +10,13 @@ from pathlib import Path
 import typer
 
 from ..validation import check_at_least
-from ._common import (
+from ._common import atomic_path, check_flag, fail
+from ._options import (
     JOBS_OPTION,
     PROGRESS_OPTION,
     AdviseLearner,
     Reconstruction,
-    atomic_path,
-    check_flag,
     choice_option,
-    fail,
     learner_option,
     out_option,
     path_argument,

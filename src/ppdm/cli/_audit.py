@@ -8,11 +8,9 @@ from pathlib import Path
 import typer
 
 from ..validation import check_at_least, check_probability
-from ._common import (
-    EXIT_BOUND_VIOLATED,
+from ._common import EXIT_BOUND_VIOLATED, check_flag, fail
+from ._options import (
     JSON_OPTION,
-    check_flag,
-    fail,
     file_option,
     path_argument,
     plot_option,

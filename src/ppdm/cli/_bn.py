@@ -7,7 +7,8 @@ from pathlib import Path
 import typer
 
 from ..exceptions import OutputError
-from ._common import (
+from ._common import atomic_dir, atomic_path, check_flag, fail, out_format, write_out_table
+from ._options import (
     JOBS_OPTION,
     PROGRESS_OPTION,
     QUICK_OPTION,
@@ -16,19 +17,13 @@ from ._common import (
     TEXT_ARGUMENT,
     NegativeFix,
     TableFormat,
-    atomic_dir,
-    atomic_path,
-    check_flag,
     choice_option,
-    fail,
     file_option,
     flag_option,
-    out_format,
     out_option,
     path_argument,
     seed_option,
     value_option,
-    write_out_table,
 )
 
 bn_app = typer.Typer(

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import typer
 
-from ._common import (
+from ._common import fail
+from ._options import (
     JSON_OPTION,
     RELEASE_ARGUMENT,
     EstimationMethod,
     Reconstruction,
     choice_option,
-    fail,
     file_option,
     flag_option,
     method_option,

@@ -8,7 +8,8 @@ from pathlib import Path
 import typer
 
 from ..validation import check_at_least, check_positive
-from ._common import (
+from ._common import check_flag, fail, out_format, read_labelled, write_out_table
+from ._options import (
     CLASS_OPTION,
     CONFIDENCE_OPTION,
     MIN_LEAF_OPTION,
@@ -17,16 +18,11 @@ from ._common import (
     NoiseBoundary,
     NoiseScope,
     NoiseTechnique,
-    check_flag,
     choice_option,
-    fail,
     flag_option,
-    out_format,
     out_option,
     path_argument,
-    read_labelled,
     value_option,
-    write_out_table,
 )
 
 noise_app = typer.Typer(

@@ -10,7 +10,8 @@ import typer
 
 from ..publish import check_output
 from ..validation import check_at_least, check_interval
-from ._common import (
+from ._common import atomic_dir, check_flag, fail, flag_errors, out_format, progress_bar
+from ._options import (
     BATCH_SIZE_OPTION,
     ENGINE_OPTION,
     JSON_OPTION,
@@ -25,19 +26,13 @@ from ._common import (
     ReleaseMethod,
     Representative,
     TableFormat,
-    atomic_dir,
-    check_flag,
     choice_option,
-    fail,
     file_option,
-    flag_errors,
     flag_option,
     method_option,
-    out_format,
     out_option,
     path_argument,
     plot_option,
-    progress_bar,
     seed_option,
     value_option,
 )

@@ -15,7 +15,8 @@ from pathlib import Path
 import typer
 
 from ..validation import check_at_least
-from ._common import (
+from ._common import check_flag, fail
+from ._options import (
     JOBS_OPTION,
     PROGRESS_OPTION,
     QUICK_OPTION,
@@ -24,9 +25,7 @@ from ._common import (
     TEXT_ARGUMENT,
     AdviseLearner,
     Engine,
-    check_flag,
     choice_option,
-    fail,
     flag_option,
     learner_option,
     out_option,

@@ -8,20 +8,16 @@ from pathlib import Path
 import numpy as np
 import typer
 
-from ._common import (
+from ._common import atomic_path, fail, out_format, read_labelled, write_out_table
+from ._options import (
     CLASS_OPTION,
     CONFIDENCE_OPTION,
     JSON_OPTION,
     MIN_LEAF_OPTION,
-    atomic_path,
-    fail,
     flag_option,
-    out_format,
     out_option,
     path_argument,
-    read_labelled,
     value_option,
-    write_out_table,
 )
 
 tree_app = typer.Typer(
