@@ -1,4 +1,4 @@
-"""Options and helpers several commands share (cli/_common): the same words everywhere."""
+"""Options and helpers several commands share (cli/_options, cli/_common): said alike."""
 
 from __future__ import annotations
 
