@@ -110,9 +110,7 @@ def randomize(
         show_default="codes 0..K-1",
     ),
     out: Path = out_option("DIR", "Release directory to write."),
-    fmt: TableFormat = choice_option(
-        TableFormat.PARQUET, "--format", "Format of the released data file."
-    ),
+    fmt: TableFormat = choice_option(TableFormat.PARQUET, "--format"),
     seed: int | None = RELEASE_SEED_OPTION,
 ) -> None:
     """Post-randomize a party's columns and write a release (data file + release.json)."""
@@ -180,9 +178,7 @@ def learn(
         "MAP estimate with a Dirichlet prior.",
         show_default="ML",
     ),
-    fix: NegativeFix = choice_option(
-        NegativeFix.NORM_SUB, "--fix", "What to do with negative estimated counts."
-    ),
+    fix: NegativeFix = choice_option(NegativeFix.NORM_SUB, "--fix"),
     out: Path = out_option(
         "FILE", "Output network file (.json/.yaml, or .bif/.xmlbif with pgmpy)."
     ),

@@ -75,9 +75,7 @@ JSON = flag_option("--json", "Print the security figures as JSON.")
 def class_noise(
     data: Path = DATA,
     class_column: str = CLASS_OPTION,
-    technique: NoiseTechnique = choice_option(
-        NoiseTechnique.RANDOM, "--technique", "Which leaves' classes change, and how.", "-t"
-    ),
+    technique: NoiseTechnique = choice_option(NoiseTechnique.RANDOM, "--technique", short="-t"),
     out: Path = OUT,
     seed: int | None = RELEASE_SEED_OPTION,
     as_json: bool = JSON,
@@ -153,21 +151,13 @@ def class_noise(
 def attribute_noise(
     data: Path = DATA,
     class_column: str = CLASS_OPTION,
-    target: InnocentTarget = choice_option(
-        InnocentTarget.TIA, "--target", "Leaf or Total Innocent Attributes, or both.", "-t"
-    ),
+    target: InnocentTarget = choice_option(InnocentTarget.TIA, "--target", short="-t"),
     out: Path = OUT,
     sd_fraction: float = value_option(
         0.276, "--sd-fraction", "FRACTION", "Noise sd as a fraction of the value (paper: 0.276)."
     ),
-    scope: NoiseScope = choice_option(
-        NoiseScope.ALL, "--scope", "The records of which leaves get noise."
-    ),
-    boundary: NoiseBoundary = choice_option(
-        NoiseBoundary.REFLECT,
-        "--boundary",
-        "How noisy values stay within each attribute's min and max.",
-    ),
+    scope: NoiseScope = choice_option(NoiseScope.ALL, "--scope"),
+    boundary: NoiseBoundary = choice_option(NoiseBoundary.REFLECT, "--boundary"),
     attribute: list[str] = value_option(
         None, "--attribute", "COL", "Only these attributes may get noise (repeatable).", short="-a"
     ),

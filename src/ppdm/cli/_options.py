@@ -67,28 +67,32 @@ _click_types = importlib.import_module(typer.BadParameter.__module__.rsplit(".",
 #
 # typer shows an Enum's values in --help, completes them in the shell and refuses any
 # other value with a usage error (exit 2) naming the flag. Commands pass ``.value`` on.
+# A choice's docstring is the help of the flag that takes it (unless the flag says more).
 
 
 class _Choice(enum.StrEnum):
     """A choice of the command line: its value is what the user types."""
 
 
+#: ``perturb --missing``.
 class Missing(_Choice):
-    """``--missing``: a missing value is an error, or one more category."""
+    """A missing value is an error, or one more category."""
 
     ERROR = "error"
     CATEGORY = "category"
 
 
+#: ``perturb --out-of-bounds``.
 class OutOfBounds(_Choice):
-    """``--out-of-bounds``: a value outside the bounds is an error, or clipped."""
+    """A value outside the bounds is an error, or clipped to them."""
 
     ERROR = "error"
     CLIP = "clip"
 
 
+#: ``perturb --representative``.
 class Representative(_Choice):
-    """``--representative``: the value a bin decodes to."""
+    """The value a bin decodes to."""
 
     CENTER = "center"
     LEFT = "left"
@@ -96,8 +100,9 @@ class Representative(_Choice):
     RANDOM = "random"
 
 
+#: ``--format`` of a released data file (``perturb``, ``bn randomize``).
 class TableFormat(_Choice):
-    """``--format`` of a released data file."""
+    """Format of the released data file."""
 
     CSV = "csv"
     PARQUET = "parquet"
@@ -124,15 +129,17 @@ EstimationMethod = _table_choice(
 )
 
 
+#: ``perturb --method``.
 class ReleaseMethod(_Choice):
-    """``perturb --method``: random substitution, or additive noise (Agrawal & Srikant)."""
+    """Random substitution, or additive noise (the Agrawal & Srikant baseline)."""
 
     SUBSTITUTION = "substitution"
     ADDITIVE = "additive"
 
 
+#: ``perturb --noise``: the noise of an additive release.
 class NoiseKind(_Choice):
-    """``--noise`` of an additive release."""
+    """Additive noise."""
 
     UNIFORM = "uniform"
     GAUSSIAN = "gaussian"
@@ -152,31 +159,35 @@ class AdviseLearner(_Choice):
     CART_ENTROPY = "cart-entropy"
 
 
+#: ``noise class --technique`` (Islam & Brankovic).
 class NoiseTechnique(_Choice):
-    """``noise class --technique`` (Islam & Brankovic)."""
+    """Which leaves' classes change, and how."""
 
     RANDOM = "random"
     PROBABILISTIC = "probabilistic"
     ALL_LEAVES = "all-leaves"
 
 
+#: ``noise attributes --target``.
 class InnocentTarget(_Choice):
-    """``noise attributes --target``: Leaf or Total Innocent Attributes, or both."""
+    """Leaf or Total Innocent Attributes, or both."""
 
     LIA = "lia"
     TIA = "tia"
     BOTH = "both"
 
 
+#: ``noise attributes --scope``.
 class NoiseScope(_Choice):
-    """``noise attributes --scope``: the records of which leaves get noise."""
+    """The records of which leaves get noise."""
 
     ALL = "all"
     HETEROGENEOUS = "heterogeneous"
 
 
+#: ``noise attributes --boundary``.
 class NoiseBoundary(_Choice):
-    """``noise attributes --boundary``: how noisy values stay in [min, max]."""
+    """How noisy values stay within each attribute's min and max."""
 
     REFLECT = "reflect"
     RESAMPLE = "resample"
@@ -188,7 +199,7 @@ class NoiseBoundary(_Choice):
 NegativeFix = _table_choice(
     "NegativeFix",
     [e.name for e in ESTIMATORS.values() if e.from_raw and e.nonnegative],
-    "``bn learn --fix``: what to do with negative estimated counts.",
+    "What to do with negative estimated counts.",
 )
 
 
@@ -253,10 +264,18 @@ def out_option(
     return typer.Option(default, *names, parser=output_path, metavar=metavar, help=help)
 
 
-def choice_option(default: _Choice, flag: str, help: str, short: str | None = None):  # noqa: A002
-    """``flag`` taking one of the values of ``default``'s choice; help lists them."""
+def choice_option(
+    default: _Choice,
+    flag: str,
+    help: str | None = None,  # noqa: A002 - typer's keyword
+    short: str | None = None,
+):
+    """``flag`` taking one of the values of ``default``'s choice; help lists them.
+
+    ``help`` is the choice's docstring unless given.
+    """
     names = (flag,) if short is None else (flag, short)
-    return typer.Option(default, *names, help=help)
+    return typer.Option(default, *names, help=type(default).__doc__ if help is None else help)
 
 
 def value_option(

@@ -166,22 +166,14 @@ def perturb(
         "Attributes to perturb.",
         show_default="all but the class",
     ),
-    missing: Missing = choice_option(
-        Missing.ERROR, "--missing", "A missing value is an error, or one more category."
-    ),
-    out_of_bounds: OutOfBounds = choice_option(
-        OutOfBounds.ERROR,
-        "--out-of-bounds",
-        "A value outside the bounds is an error, or clipped to them.",
-    ),
-    representative: Representative = choice_option(
-        Representative.CENTER, "--representative", "The value a bin decodes to."
-    ),
+    missing: Missing = choice_option(Missing.ERROR, "--missing"),
+    out_of_bounds: OutOfBounds = choice_option(OutOfBounds.ERROR, "--out-of-bounds"),
+    representative: Representative = choice_option(Representative.CENTER, "--representative"),
     fmt: TableFormat | None = typer.Option(
         None,
         "--format",
         show_default="the input's",
-        help="Format of the released data file.",
+        help=TableFormat.__doc__,
     ),
     copies: int = value_option(
         1,
@@ -192,12 +184,8 @@ def perturb(
     engine: Engine = ENGINE_OPTION,
     scheduler: str | None = SCHEDULER_OPTION,
     batch_size: int = BATCH_SIZE_OPTION,
-    method: ReleaseMethod = choice_option(
-        ReleaseMethod.SUBSTITUTION,
-        "--method",
-        "Random substitution, or additive noise (the Agrawal & Srikant baseline).",
-    ),
-    noise: NoiseKind = choice_option(NoiseKind.GAUSSIAN, "--noise", "Additive noise."),
+    method: ReleaseMethod = choice_option(ReleaseMethod.SUBSTITUTION, "--method"),
+    noise: NoiseKind = choice_option(NoiseKind.GAUSSIAN, "--noise"),
     noise_scale: float | None = value_option(
         None,
         "--noise-scale",
