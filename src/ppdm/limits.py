@@ -19,6 +19,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from .validation import check_at_least
 from .validation import show as _show
 
 __all__ = [
@@ -179,9 +180,7 @@ def _check_positive(
     n, what: str, error: type[Exception], cap: int, unit: str, cap_name: str
 ) -> int:
     """A whole number in ``1..cap``; the message names the cap ``ppdm.limits.<cap_name>``."""
-    value = _as_count(n, what, error)
-    if value < 1:
-        raise error(f"{what} must be >= 1 (got {value})")
+    value = check_at_least(_as_count(n, what, error), what, 1, error=error)
     if value > cap:
         raise error(f"{what} is {value}, above the cap of {cap} {unit} (ppdm.limits.{cap_name})")
     return value

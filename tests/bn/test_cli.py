@@ -319,3 +319,15 @@ def test_reproduce_quick(tmp_path):
     out = _ok(["bn", "reproduce", "bn-table2", "--quick", "--out", tmp_path / "rep"])
     assert "bn-table2.csv" in out.output
     assert (tmp_path / "rep" / "bn-table2.png").stat().st_size > 0
+
+
+@pytest.mark.parametrize("fix", LEARNING_FIXES)
+def test_learn_takes_every_fix_of_the_table(flow, fix):
+    d = flow
+    out = d / f"learnt-{fix}.json"
+    releases = [a for site in ("site1", "site2", "site3") for a in ("--release", d / site)]
+    _ok(["bn", "learn", d / "fig2.yaml", *releases, "--fix", fix, "--out", out])
+    learnt, truth = read_network(out), fig2_network()
+    for v in truth.names:
+        # the same tolerance as the default fix's flow: 20,000 records, mild randomization
+        assert np.abs(learnt.cpd(v) - truth.cpd(v)).max() < 0.1, (fix, v)

@@ -1,4 +1,4 @@
-"""Options and helpers several commands share (cli/_common): the same words everywhere."""
+"""Options and helpers several commands share (cli/_options, cli/_common): said alike."""
 
 from __future__ import annotations
 
@@ -90,3 +90,51 @@ def test_the_engine_exports_the_in_memory_api_once():
     assert len(set(ppdm.engine.__all__)) == len(ppdm.engine.__all__)
     for name in ppdm.engine.__all__:
         assert getattr(ppdm.engine, name) is not None
+
+
+def _option_help(command: list[str], flag: str) -> str:
+    import typer.main
+
+    from ppdm.cli import app
+
+    cmd = typer.main.get_command(app)
+    for name in command:
+        cmd = cmd.commands[name]
+    param = next(p for p in cmd.params if flag in p.opts)
+    return param.help
+
+
+@pytest.mark.parametrize(
+    ("commands", "flag"),
+    [
+        ([["perturb"], ["bn", "randomize"], ["noise", "class"], ["noise", "attributes"]], "--seed"),
+        ([["reproduce"], ["bn", "reproduce"]], "--seed"),
+        ([["reproduce"], ["bn", "reproduce"]], "--quick"),
+        ([["reproduce"], ["bn", "reproduce"]], "--out"),
+        ([["reproduce"], ["advise"]], "--jobs"),
+        ([["reproduce"], ["advise"]], "--progress"),
+        ([["perturb"], ["reconstruct"]], "--batch-size"),
+        ([["mine"], ["estimate"], ["reconstruct"]], "--method"),
+    ],
+)
+def test_a_flag_that_means_the_same_reads_the_same(commands, flag):
+    texts = {_option_help(c, flag) for c in commands}
+    assert len(texts) == 1, texts
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["audit", "{tmp}", "--original", "{tmp}/o.csv", "--plot", ""],
+        ["estimate", "{tmp}", "--plot", " "],
+        ["reproduce", "fig3", "--out", ""],
+        ["bn", "reproduce", "bn-table2", "--out", ""],
+    ],
+)
+def test_an_empty_output_path_is_refused_before_any_work(run_cli, monkeypatch, tmp_path, command):
+    monkeypatch.chdir(tmp_path)  # an empty path would mean "here"
+    args = [a.format(tmp=tmp_path) for a in command]
+    code, _, err = run_cli(*args)
+    assert code == 2 and "is empty; name a file or directory to write" in err, err
+    assert err.count("\n") == 1
+    assert list(tmp_path.iterdir()) == []

@@ -10,14 +10,18 @@ from pathlib import Path
 import typer
 
 from ..validation import check_at_least
-from ._common import (
+from ._common import atomic_path, check_flag, fail
+from ._options import (
+    JOBS_OPTION,
+    PROGRESS_OPTION,
     AdviseLearner,
     Reconstruction,
-    atomic_path,
-    check_flag,
-    fail,
+    choice_option,
+    learner_option,
     out_option,
     path_argument,
+    seed_option,
+    value_option,
 )
 
 
@@ -57,53 +61,44 @@ def _accuracy(value: float | None) -> float | None:
 
 def advise(
     data: Path = path_argument("FILE", "The owner's table: .csv or .parquet."),
-    class_: str = typer.Option(
-        ..., "--class", metavar="COL", help="Class column (never perturbed)."
-    ),
-    gamma: str = typer.Option(
-        "5..12", "--gamma", metavar="GAMMAS", help="gamma values: 5..12, 5,7,9 or 9."
-    ),
-    ns: str = typer.Option(
+    class_: str = value_option(..., "--class", "COL", "Class column (never perturbed)."),
+    gamma: str = value_option("5..12", "--gamma", "GAMMAS", "gamma values: 5..12, 5,7,9 or 9."),
+    ns: str = value_option(
         "5,10,15,20,30,40,50,60,70,80,90,100",
         "--ns",
-        metavar="N,N,...",
+        "N,N,...",
+        "N values, comma-separated.",
         show_default="5,10,15,20,30,40,...,100",
-        help="N values, comma-separated.",
     ),
-    min_accuracy: float | None = typer.Option(
-        None,
-        "--min-accuracy",
-        metavar="ACCURACY",
-        help="Target accuracy (0.85 or 85): applies rule 7.2.",
+    min_accuracy: float | None = value_option(
+        None, "--min-accuracy", "ACCURACY", "Target accuracy (0.85 or 85): applies rule 7.2."
     ),
-    sample: int | None = typer.Option(
-        None, "--sample", metavar="ROWS", help="Run the grid on a sample of this many rows."
+    sample: int | None = value_option(
+        None, "--sample", "ROWS", "Run the grid on a sample of this many rows."
     ),
-    reps: int = typer.Option(3, "--reps", metavar="N", help="Repetitions per cell."),
-    jobs: int = typer.Option(1, "--jobs", "-j", metavar="N", help="Worker processes."),
+    reps: int = value_option(3, "--reps", "N", "Repetitions per cell."),
+    jobs: int = JOBS_OPTION,
     out: Path = out_option("DIR", "Directory for the table and plot.", default=Path("advice")),
-    spec_out: Path | None = typer.Option(
-        None,
-        "--spec-out",
-        metavar="FILE",
-        help="Write a spec for ppdm perturb --spec (.json or .yaml).",
+    spec_out: Path | None = out_option(
+        "FILE",
+        "Write a spec for ppdm perturb --spec (.json or .yaml).",
+        default=None,
+        flag="--spec-out",
     ),
-    mode: Reconstruction = typer.Option(
-        Reconstruction.GLOBAL, "--mode", help="Reconstruction: globally or per class."
+    mode: Reconstruction = choice_option(
+        Reconstruction.GLOBAL, "--mode", "Reconstruction: globally or per class."
     ),
-    learner: AdviseLearner = typer.Option(AdviseLearner.C45, "--learner", help="Learner."),
+    learner: AdviseLearner = learner_option("Learner."),
     skip: bool = typer.Option(
         True,
         "--skip/--no-skip",
         help="Skip cells Kang's bound ordering says cannot meet the target.",
     ),
-    tie_tolerance: float = typer.Option(
-        0.0, "--tie-tolerance", metavar="DELTA", help="Rule 7.1: accuracies this close tie."
+    tie_tolerance: float = value_option(
+        0.0, "--tie-tolerance", "DELTA", "Rule 7.1: accuracies this close tie."
     ),
-    seed: int = typer.Option(0, "--seed", metavar="SEED", help="Seed of the split and the grid."),
-    progress: bool = typer.Option(
-        True, "--progress/--no-progress", help="A progress bar over the grid's cells on stderr."
-    ),
+    seed: int = seed_option("Seed of the split and the grid.", 0),
+    progress: bool = PROGRESS_OPTION,
 ) -> None:
     """Recommend (gamma, N) for your data (Dowd, Xu & Zhang Sec. 7) and show its privacy."""
     from ..experiments import advisor, plotting

@@ -8,47 +8,42 @@ from pathlib import Path
 import typer
 
 from ..validation import check_at_least, check_probability
-from ._common import EXIT_BOUND_VIOLATED, JSON_OPTION, check_flag, fail, path_argument
+from ._common import EXIT_BOUND_VIOLATED, check_flag, fail
+from ._options import (
+    JSON_OPTION,
+    file_option,
+    path_argument,
+    plot_option,
+    seed_option,
+    value_option,
+)
 
 
 def audit(
     release: Path = path_argument("DIR", "Release directory (substitution, one copy)."),
-    original: Path = typer.Option(
-        ...,
-        "--original",
-        metavar="FILE",
-        help="The original table the release was made from (.csv/.parquet).",
+    original: Path = file_option(
+        "--original", "The original table the release was made from (.csv/.parquet)."
     ),
     as_json: bool = JSON_OPTION,
-    plot: Path | None = typer.Option(
-        None, "--plot", metavar="FILE", help="Write a PNG of the audit here."
-    ),
-    tolerance: float | None = typer.Option(
+    plot: Path | None = plot_option("FILE", "Write a PNG of the audit here."),
+    tolerance: float | None = value_option(
         None,
         "--tolerance",
-        metavar="T",
-        help="A numeric guess within T of the original counts as recovered (default: one bin width).",
+        "T",
+        "A numeric guess within T of the original counts as recovered (default: one bin width).",
     ),
-    rho: tuple[float, float] = typer.Option(
+    rho: tuple[float, float] = value_option(
         (0.1, 0.5),
         "--rho",
-        metavar="RHO1 RHO2",
-        help="Policy rho1 rho2: no property of prior rho1 may reach rho2.",
+        "RHO1 RHO2",
+        "Policy rho1 rho2: no property of prior rho1 may reach rho2.",
     ),
-    alpha: float = typer.Option(
-        0.001,
-        "--alpha",
-        metavar="ALPHA",
-        help="False-alarm probability shared by all counted figures.",
+    alpha: float = value_option(
+        0.001, "--alpha", "ALPHA", "False-alarm probability shared by all counted figures."
     ),
-    seed: int = typer.Option(
-        0, "--seed", metavar="SEED", help="Seed of the repeated-perturbation attack."
-    ),
-    keys: str | None = typer.Option(
-        None,
-        "--keys",
-        metavar="A,B",
-        help="Key columns a,b: k-anonymity and linkage re-identification share.",
+    seed: int = seed_option("Seed of the repeated-perturbation attack.", 0),
+    keys: str | None = value_option(
+        None, "--keys", "A,B", "Key columns a,b: k-anonymity and linkage re-identification share."
     ),
 ) -> None:
     """Attack a release, compare with the prior-only guess and the rho1-to-rho2 bound.

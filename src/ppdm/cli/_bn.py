@@ -7,20 +7,23 @@ from pathlib import Path
 import typer
 
 from ..exceptions import OutputError
-from ._common import (
+from ._common import atomic_dir, atomic_path, check_flag, fail, out_format, write_out_table
+from ._options import (
     JOBS_OPTION,
     PROGRESS_OPTION,
+    QUICK_OPTION,
+    RELEASE_SEED_OPTION,
+    REPRODUCE_SEED_OPTION,
     TEXT_ARGUMENT,
     NegativeFix,
     TableFormat,
-    atomic_dir,
-    atomic_path,
-    check_flag,
-    fail,
-    out_format,
+    choice_option,
+    file_option,
+    flag_option,
     out_option,
     path_argument,
-    write_out_table,
+    seed_option,
+    value_option,
 )
 
 bn_app = typer.Typer(
@@ -58,18 +61,16 @@ def sample(
     net: Path = path_argument(
         "NET", "Network file (ppdm-bn/1 JSON/YAML, or BIF/XMLBIF) with every CPD."
     ),
-    n: str = typer.Option(
+    n: str = value_option(
         ...,
         "--n",
-        metavar="N",
-        help="Number of records, 1 to 1e9 (ppdm.limits.MAX_RECORDS); 1e6 notation works.",
+        "N",
+        "Number of records, 1 to 1e9 (ppdm.limits.MAX_RECORDS); 1e6 notation works.",
     ),
     out: Path = out_option("FILE", "Output table: .csv or .parquet (state names)."),
-    seed: int | None = typer.Option(
-        None, "--seed", metavar="SEED", help="Seed for a reproducible sample."
-    ),
-    codes: bool = typer.Option(
-        False, "--codes", help="Write integer state codes 0..K-1 instead of state names."
+    seed: int | None = seed_option("Seed for a reproducible sample."),
+    codes: bool = flag_option(
+        "--codes", "Write integer state codes 0..K-1 instead of state names."
     ),
 ) -> None:
     """Draw N records from a network by forward sampling (one column of state names per node)."""
@@ -98,29 +99,19 @@ def sample(
 @bn_app.command("randomize")
 def randomize(
     data: Path = path_argument("FILE", "Table of state codes or names (.csv or .parquet)."),
-    scheme: Path = typer.Option(
-        ...,
-        "--scheme",
-        metavar="FILE",
-        help="Scheme file (JSON/YAML): variables, randomize groups, party.",
+    scheme: Path = file_option(
+        "--scheme", "Scheme file (JSON/YAML): variables, randomize groups, party."
     ),
-    net: Path | None = typer.Option(
+    net: Path | None = value_option(
         None,
         "--net",
-        metavar="NET",
+        "NET",
+        "Network whose state names the data may use.",
         show_default="codes 0..K-1",
-        help="Network whose state names the data may use.",
     ),
     out: Path = out_option("DIR", "Release directory to write."),
-    fmt: TableFormat = typer.Option(
-        TableFormat.PARQUET, "--format", help="Format of the released data file."
-    ),
-    seed: int | None = typer.Option(
-        None,
-        "--seed",
-        metavar="SEED",
-        help="Seed (experiments only: a seeded release can be undone).",
-    ),
+    fmt: TableFormat = choice_option(TableFormat.PARQUET, "--format"),
+    seed: int | None = RELEASE_SEED_OPTION,
 ) -> None:
     """Post-randomize a party's columns and write a release (data file + release.json)."""
     from ..bayesnet.network import encode_states, read_mapping
@@ -173,33 +164,26 @@ def randomize(
 @bn_app.command("learn")
 def learn(
     net: Path = path_argument("NET", "Network structure (CPDs optional)."),
-    release: list[Path] = typer.Option(
-        ..., "--release", metavar="DIR", help="Release directory (repeatable)."
+    release: list[Path] = value_option(..., "--release", "DIR", "Release directory (repeatable)."),
+    model: int = value_option(
+        2, "--model", "1|2", "1: a party learns its nodes; 2: a miner learns all."
     ),
-    model: int = typer.Option(
-        2,
-        "--model",
-        metavar="1|2",
-        help="1: a party learns its nodes; 2: a miner learns all.",
+    party: str | None = value_option(
+        None, "--party", "NAME", "Model 1: the learning party's name."
     ),
-    party: str | None = typer.Option(
-        None, "--party", metavar="NAME", help="Model 1: the learning party's name."
-    ),
-    prior: str | None = typer.Option(
+    prior: str | None = value_option(
         None,
         "--prior",
-        metavar="dirichlet:ALPHA",
+        "dirichlet:ALPHA",
+        "MAP estimate with a Dirichlet prior.",
         show_default="ML",
-        help="MAP estimate with a Dirichlet prior.",
     ),
-    fix: NegativeFix = typer.Option(
-        NegativeFix.NORM_SUB, "--fix", help="What to do with negative estimated counts."
-    ),
+    fix: NegativeFix = choice_option(NegativeFix.NORM_SUB, "--fix"),
     out: Path = out_option(
         "FILE", "Output network file (.json/.yaml, or .bif/.xmlbif with pgmpy)."
     ),
-    stderr: Path | None = typer.Option(
-        None, "--stderr", metavar="FILE", help="Also write theta and stderr (CSV)."
+    stderr: Path | None = out_option(
+        "FILE", "Also write theta and stderr (CSV).", default=None, flag="--stderr"
     ),
 ) -> None:
     """Estimate CPDs from releases: N_ijk through the Kronecker structure, then ML or MAP.
@@ -275,9 +259,7 @@ def learn(
 def compare(
     net_a: Path = path_argument("NET_A", "Reference network (e.g. learnt from clean data)."),
     net_b: Path = path_argument("NET_B", "Other network (same structure)."),
-    data: Path = typer.Option(
-        ..., "--data", metavar="FILE", help="Table of state codes or names giving P(parents)."
-    ),
+    data: Path = file_option("--data", "Table of state codes or names giving P(parents)."),
     out: Path | None = out_option("FILE", "Also write the table as CSV.", default=None),
 ) -> None:
     """CKL distance per node between two parameter sets (Sec. 6.2), in nats."""
@@ -313,11 +295,9 @@ def reproduce(
     name: str = typer.Argument(
         ..., click_type=TEXT_ARGUMENT, metavar="NAME", help=f"One of {', '.join(_REPRODUCTIONS)}."
     ),
-    out: Path = typer.Option(
-        Path("results/bn"), "--out", metavar="DIR", help="Output directory (CSV + PNG)."
-    ),
-    seed: int = typer.Option(0, "--seed", metavar="SEED", help="Seed of the whole run."),
-    quick: bool = typer.Option(False, "--quick", help="Reduced run (CI)."),
+    out: Path = out_option("DIR", "Output directory (CSV + PNG).", default=Path("results/bn")),
+    seed: int = REPRODUCE_SEED_OPTION,
+    quick: bool = QUICK_OPTION,
     jobs: int = JOBS_OPTION,
     progress: bool = PROGRESS_OPTION,
 ) -> None:

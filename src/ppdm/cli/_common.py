@@ -8,8 +8,6 @@ traceback. Set the environment variable ``PPDM_DEBUG=1`` to see the traceback to
 
 from __future__ import annotations
 
-import enum
-import importlib
 import json
 import os
 import re
@@ -29,10 +27,6 @@ from ..exceptions import OptionError, OutputError, PpdmError, PrivacyWarning
 from ..io import atomic_path
 from ..publish import install_signal_handlers, publish_dir
 
-#: the parameter types of the click that typer parses with (recent typer versions ship
-#: their own copy of click)
-_click_types = importlib.import_module(typer.BadParameter.__module__.rsplit(".", 1)[0] + ".types")
-
 T = TypeVar("T")
 
 __all__ = [
@@ -51,37 +45,10 @@ __all__ = [
     "atomic_path",
     "atomic_dir",
     "output_path",
-    "Missing",
-    "OutOfBounds",
-    "Representative",
-    "TableFormat",
-    "Engine",
-    "EstimationMethod",
-    "ReleaseMethod",
-    "NoiseKind",
-    "Reconstruction",
-    "AdviseLearner",
-    "NoiseTechnique",
-    "InnocentTarget",
-    "NoiseScope",
-    "NoiseBoundary",
-    "NegativeFix",
     "progress_bar",
-    "PATH_ARGUMENT",
-    "TEXT_ARGUMENT",
-    "path_argument",
     "out_format",
     "read_labelled",
     "write_out_table",
-    "out_option",
-    "RELEASE_ARGUMENT",
-    "CLASS_OPTION",
-    "ENGINE_OPTION",
-    "SCHEDULER_OPTION",
-    "RELEASE_SEED_OPTION",
-    "JOBS_OPTION",
-    "JSON_OPTION",
-    "PROGRESS_OPTION",
 ]
 
 #: A command could not do its work: bad input file, bad spec, I/O error, ...
@@ -466,128 +433,6 @@ def output_path(value: str | os.PathLike) -> Path:
     return Path(value)
 
 
-# --- choices: one str Enum per kind of option value ---------------------------------
-#
-# typer shows an Enum's values in --help, completes them in the shell and refuses any
-# other value with a usage error (exit 2) naming the flag. Commands pass ``.value`` on.
-
-
-class _Choice(enum.StrEnum):
-    """A choice of the command line: its value is what the user types."""
-
-
-class Missing(_Choice):
-    """``--missing``: a missing value is an error, or one more category."""
-
-    ERROR = "error"
-    CATEGORY = "category"
-
-
-class OutOfBounds(_Choice):
-    """``--out-of-bounds``: a value outside the bounds is an error, or clipped."""
-
-    ERROR = "error"
-    CLIP = "clip"
-
-
-class Representative(_Choice):
-    """``--representative``: the value a bin decodes to."""
-
-    CENTER = "center"
-    LEFT = "left"
-    RIGHT = "right"
-    RANDOM = "random"
-
-
-class TableFormat(_Choice):
-    """``--format`` of a released data file."""
-
-    CSV = "csv"
-    PARQUET = "parquet"
-
-
-class Engine(_Choice):
-    """``--engine``: in this process, or partitioned on dask (bit-identical)."""
-
-    LOCAL = "local"
-    DASK = "dask"
-
-
-class EstimationMethod(_Choice):
-    """``--method`` of the distribution estimate (Dowd, Xu & Zhang, Sec. 4)."""
-
-    INVERSE = "inverse"
-    ZERO = "zero"
-    SET_SCALE = "set-scale"
-    NORM_SUB = "norm-sub"
-    IBU = "ibu"
-
-
-class ReleaseMethod(_Choice):
-    """``perturb --method``: random substitution, or additive noise (Agrawal & Srikant)."""
-
-    SUBSTITUTION = "substitution"
-    ADDITIVE = "additive"
-
-
-class NoiseKind(_Choice):
-    """``--noise`` of an additive release."""
-
-    UNIFORM = "uniform"
-    GAUSSIAN = "gaussian"
-
-
-class Reconstruction(_Choice):
-    """Algorithm 2 over the whole release, or per class partition."""
-
-    GLOBAL = "global"
-    BY_CLASS = "by-class"
-
-
-class AdviseLearner(_Choice):
-    """``advise --learner``."""
-
-    C45 = "c45"
-    CART_ENTROPY = "cart-entropy"
-
-
-class NoiseTechnique(_Choice):
-    """``noise class --technique`` (Islam & Brankovic)."""
-
-    RANDOM = "random"
-    PROBABILISTIC = "probabilistic"
-    ALL_LEAVES = "all-leaves"
-
-
-class InnocentTarget(_Choice):
-    """``noise attributes --target``: Leaf or Total Innocent Attributes, or both."""
-
-    LIA = "lia"
-    TIA = "tia"
-    BOTH = "both"
-
-
-class NoiseScope(_Choice):
-    """``noise attributes --scope``: the records of which leaves get noise."""
-
-    ALL = "all"
-    HETEROGENEOUS = "heterogeneous"
-
-
-class NoiseBoundary(_Choice):
-    """``noise attributes --boundary``: how noisy values stay in [min, max]."""
-
-    REFLECT = "reflect"
-    RESAMPLE = "resample"
-
-
-class NegativeFix(_Choice):
-    """``bn learn --fix``: what to do with negative estimated counts."""
-
-    NORM_SUB = "norm-sub"
-    ZERO = "zero"
-
-
 # --- progress bars -----------------------------------------------------------------
 
 
@@ -606,26 +451,11 @@ def progress_bar(label: str, total: int | None = None):
         new pass with its own label and length.
     """
     from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
+
+    from ..cells import stderr_progress
 
     console = Console(stderr=True)
-    bar = Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        console=console,
-        transient=True,
-        disable=not console.is_terminal,
-    )
+    bar = stderr_progress(console=console, transient=True, disable=not console.is_terminal)
     with bar:
         task = bar.add_task(label, total=total)
 
@@ -637,67 +467,6 @@ def progress_bar(label: str, total: int | None = None):
 
         advance.reset = reset  # type: ignore[attr-defined]
         yield advance
-
-
-# --- positional arguments: shown by their metavar (FILE, DIR) alone ------------------
-
-
-class _PathArgument(_click_types.ParamType):
-    """A path argument whose help shows its metavar only (no ``<path>`` type column).
-
-    It only converts to :class:`~pathlib.Path`; each command checks existence and kind
-    itself, with a message that says what the file was for.
-    """
-
-    name = "path"
-
-    def convert(self, value, param, ctx):
-        return value if isinstance(value, Path) else Path(value)
-
-    def get_metavar(self, param, ctx=None) -> str:  # noqa: ARG002 - click's signature
-        return ""
-
-
-class _TextArgument(_click_types.ParamType):
-    """A text argument whose help shows its metavar only (no ``<str>`` type column)."""
-
-    name = "text"
-
-    def convert(self, value, param, ctx):
-        return value if isinstance(value, str) else str(value)
-
-    def get_metavar(self, param, ctx=None) -> str:  # noqa: ARG002 - click's signature
-        return ""
-
-
-#: ``click_type`` of a positional file or directory argument.
-PATH_ARGUMENT = _PathArgument()
-#: ``click_type`` of a positional text argument.
-TEXT_ARGUMENT = _TextArgument()
-
-
-# --- options several commands share: declared once ----------------------------------
-
-
-def path_argument(metavar: str, help: str):  # noqa: A002 - typer's keyword
-    """A required positional file or directory, shown by its metavar (``FILE``, ``DIR``)."""
-    return typer.Argument(..., click_type=PATH_ARGUMENT, metavar=metavar, help=help)
-
-
-def out_option(
-    metavar: str | None,
-    help: str,  # noqa: A002 - typer's keyword
-    *,
-    default=...,
-    short: bool = False,
-    flag: str = "--out",
-):
-    """``--out`` (``-o`` too with ``short``), or another ``flag``: a path to write, never empty.
-
-    Required unless a ``default`` (a path, or ``None`` for an optional output) is given.
-    """
-    names = (flag, "-o") if short else (flag,)
-    return typer.Option(default, *names, parser=output_path, metavar=metavar, help=help)
 
 
 def out_format(out: Path, flag: str = "--out") -> str:
@@ -733,32 +502,3 @@ def write_out_table(frame, out: Path, **options) -> None:
     fmt = out_format(out)
     with atomic_path(out) as tmp:
         write_table(frame, tmp, fmt=fmt, **options)
-
-
-#: The release directory a command reads.
-RELEASE_ARGUMENT = path_argument("DIR", "Release directory.")
-#: ``--class`` / ``-c`` of the commands that learn or add noise: a required column.
-CLASS_OPTION = typer.Option(..., "--class", "-c", metavar="COL", help="Name of the class column.")
-#: ``--engine`` of the release pipeline's commands.
-ENGINE_OPTION = typer.Option(
-    Engine.LOCAL, "--engine", help="dask: partitioned, bit-identical to local."
-)
-#: ``--scheduler`` that goes with ``--engine dask``.
-SCHEDULER_OPTION = typer.Option(
-    None,
-    "--scheduler",
-    metavar="ADDRESS",
-    help="Dask scheduler address; none starts a LocalCluster.",
-)
-#: ``--seed`` of a command that writes a release: for experiments only.
-RELEASE_SEED_OPTION = typer.Option(
-    None, "--seed", metavar="SEED", help="Seed for experiments only (never for a real release)."
-)
-#: ``--json``: print a machine-readable result instead of a table.
-JSON_OPTION = typer.Option(False, "--json", help="Machine-readable output.")
-#: ``--jobs`` of the reproduction grids.
-JOBS_OPTION = typer.Option(
-    1, "--jobs", "-j", metavar="N", help="Worker processes (results do not depend on it)."
-)
-#: ``--progress/--no-progress`` of the reproduction grids.
-PROGRESS_OPTION = typer.Option(True, "--progress/--no-progress", help="Show a progress bar.")

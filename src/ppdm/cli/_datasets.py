@@ -7,7 +7,8 @@ from pathlib import Path
 
 import typer
 
-from ._common import TEXT_ARGUMENT, fail, out_option, write_out_table
+from ._common import fail, write_out_table
+from ._options import TEXT_ARGUMENT, out_option
 
 datasets_app = typer.Typer(help="List and export the bundled data sets.", no_args_is_help=True)
 

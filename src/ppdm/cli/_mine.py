@@ -7,7 +7,19 @@ from pathlib import Path
 
 import typer
 
-from ._common import JSON_OPTION, RELEASE_ARGUMENT, EstimationMethod, Reconstruction, fail
+from ._common import fail
+from ._options import (
+    JSON_OPTION,
+    RELEASE_ARGUMENT,
+    EstimationMethod,
+    Reconstruction,
+    choice_option,
+    file_option,
+    flag_option,
+    method_option,
+    seed_option,
+    value_option,
+)
 
 
 def _learner_names(incomplete: str) -> list[str]:
@@ -20,39 +32,29 @@ def _learner_names(incomplete: str) -> list[str]:
 
 def mine(
     release: Path = RELEASE_ARGUMENT,
-    test: Path = typer.Option(
-        ..., "--test", metavar="FILE", help="Original test table with the class column."
+    test: Path = file_option("--test", "Original test table with the class column."),
+    reconstruct: Reconstruction = choice_option(
+        Reconstruction.BY_CLASS, "--reconstruct", "Algorithm 2 globally or per class."
     ),
-    reconstruct: Reconstruction = typer.Option(
-        Reconstruction.BY_CLASS, "--reconstruct", help="Algorithm 2 globally or per class."
-    ),
-    method: EstimationMethod = typer.Option(
-        EstimationMethod.SET_SCALE, "--method", help="Estimation method of Dist."
-    ),
-    learner: str = typer.Option(
+    method: EstimationMethod = method_option(),
+    learner: str = value_option(
         "c45",
         "--learner",
-        metavar="NAME",
-        autocompletion=_learner_names,
-        help="c45, release-tree, local-tree, cart, random-forest, extra-trees, "
+        "NAME",
+        "c45, release-tree, local-tree, cart, random-forest, extra-trees, "
         "gradient-boosting, logistic-regression, naive-bayes, knn; "
         "or MODULE:CLASS with --allow-import.",
+        autocompletion=_learner_names,
     ),
-    allow_import: bool = typer.Option(
-        False,
+    allow_import: bool = flag_option(
         "--allow-import",
-        help="Let --learner import any scikit-learn classifier as MODULE:CLASS "
+        "Let --learner import any scikit-learn classifier as MODULE:CLASS "
         "(importing runs the module's code: only modules you trust).",
     ),
-    original: Path | None = typer.Option(
-        None,
-        "--original",
-        metavar="FILE",
-        help="Original training table: also report the learner's accuracy on it.",
+    original: Path | None = file_option(
+        "--original", "Original training table: also report the learner's accuracy on it.", None
     ),
-    seed: int | None = typer.Option(
-        0, "--seed", metavar="SEED", help="Seed of the reconstruction's tie breaking."
-    ),
+    seed: int | None = seed_option("Seed of the reconstruction's tie breaking.", 0),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Reconstruct a release (or not, for release-tree), learn, and print test accuracy and the model."""

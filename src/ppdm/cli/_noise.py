@@ -8,20 +8,21 @@ from pathlib import Path
 import typer
 
 from ..validation import check_at_least, check_positive
-from ._common import (
+from ._common import check_flag, fail, out_format, read_labelled, write_out_table
+from ._options import (
     CLASS_OPTION,
+    CONFIDENCE_OPTION,
+    MIN_LEAF_OPTION,
     RELEASE_SEED_OPTION,
     InnocentTarget,
     NoiseBoundary,
     NoiseScope,
     NoiseTechnique,
-    check_flag,
-    fail,
-    out_format,
+    choice_option,
+    flag_option,
     out_option,
     path_argument,
-    read_labelled,
-    write_out_table,
+    value_option,
 )
 
 noise_app = typer.Typer(
@@ -65,29 +66,21 @@ def _table(rows: list[dict], columns: list[tuple[str, str]]) -> str:
     return "\n".join([line(head)] + [line(b) for b in body])
 
 
-CONFIDENCE = typer.Option(
-    0.25, "--confidence", "-C", metavar="CF", help="C4.5 pruning confidence (J48 -C)."
-)
-MIN_LEAF = typer.Option(
-    2, "--min-leaf", "-M", metavar="N", help="C4.5 minimum instances per leaf (J48 -M)."
-)
 DATA = path_argument("FILE", "Original table: .csv, .parquet or .arff.")
 OUT = out_option("FILE", "Released table (.csv, .parquet, .arff).", short=True)
-JSON = typer.Option(False, "--json", help="Print the security figures as JSON.")
+JSON = flag_option("--json", "Print the security figures as JSON.")
 
 
 @noise_app.command("class")
 def class_noise(
     data: Path = DATA,
     class_column: str = CLASS_OPTION,
-    technique: NoiseTechnique = typer.Option(
-        NoiseTechnique.RANDOM, "--technique", "-t", help="Which leaves' classes change, and how."
-    ),
+    technique: NoiseTechnique = choice_option(NoiseTechnique.RANDOM, "--technique", short="-t"),
     out: Path = OUT,
     seed: int | None = RELEASE_SEED_OPTION,
     as_json: bool = JSON,
-    confidence: float = CONFIDENCE,
-    min_leaf: int = MIN_LEAF,
+    confidence: float = CONFIDENCE_OPTION,
+    min_leaf: int = MIN_LEAF_OPTION,
 ) -> None:
     """Perturb the class in the heterogeneous leaves of the tree built on the data.
 
@@ -158,47 +151,24 @@ def class_noise(
 def attribute_noise(
     data: Path = DATA,
     class_column: str = CLASS_OPTION,
-    target: InnocentTarget = typer.Option(
-        InnocentTarget.TIA,
-        "--target",
-        "-t",
-        help="Leaf or Total Innocent Attributes, or both.",
-    ),
+    target: InnocentTarget = choice_option(InnocentTarget.TIA, "--target", short="-t"),
     out: Path = OUT,
-    sd_fraction: float = typer.Option(
-        0.276,
-        "--sd-fraction",
-        metavar="FRACTION",
-        help="Noise sd as a fraction of the value (paper: 0.276).",
+    sd_fraction: float = value_option(
+        0.276, "--sd-fraction", "FRACTION", "Noise sd as a fraction of the value (paper: 0.276)."
     ),
-    scope: NoiseScope = typer.Option(
-        NoiseScope.ALL, "--scope", help="The records of which leaves get noise."
+    scope: NoiseScope = choice_option(NoiseScope.ALL, "--scope"),
+    boundary: NoiseBoundary = choice_option(NoiseBoundary.REFLECT, "--boundary"),
+    attribute: list[str] = value_option(
+        None, "--attribute", "COL", "Only these attributes may get noise (repeatable).", short="-a"
     ),
-    boundary: NoiseBoundary = typer.Option(
-        NoiseBoundary.REFLECT,
-        "--boundary",
-        help="How noisy values stay within each attribute's min and max.",
-    ),
-    attribute: list[str] = typer.Option(
-        None,
-        "--attribute",
-        "-a",
-        metavar="COL",
-        help="Only these attributes may get noise (repeatable).",
-    ),
-    threshold: float = typer.Option(
-        0.01, "--threshold", metavar="P", help="Candidate records: p(X -> Y) >= P."
-    ),
-    max_targets: int = typer.Option(
-        1000,
-        "--max-targets",
-        metavar="N",
-        help="Re-identification figures on at most N records.",
+    threshold: float = value_option(0.01, "--threshold", "P", "Candidate records: p(X -> Y) >= P."),
+    max_targets: int = value_option(
+        1000, "--max-targets", "N", "Re-identification figures on at most N records."
     ),
     seed: int | None = RELEASE_SEED_OPTION,
     as_json: bool = JSON,
-    confidence: float = CONFIDENCE,
-    min_leaf: int = MIN_LEAF,
+    confidence: float = CONFIDENCE_OPTION,
+    min_leaf: int = MIN_LEAF_OPTION,
 ) -> None:
     """Add zero-mean discrete noise to each leaf's innocent attributes.
 

@@ -10,7 +10,9 @@ import typer
 
 from ..publish import check_output
 from ..validation import check_at_least, check_interval
-from ._common import (
+from ._common import atomic_dir, check_flag, fail, flag_errors, out_format, progress_bar
+from ._options import (
+    BATCH_SIZE_OPTION,
     ENGINE_OPTION,
     JSON_OPTION,
     RELEASE_ARGUMENT,
@@ -24,14 +26,15 @@ from ._common import (
     ReleaseMethod,
     Representative,
     TableFormat,
-    atomic_dir,
-    check_flag,
-    fail,
-    flag_errors,
-    out_format,
+    choice_option,
+    file_option,
+    flag_option,
+    method_option,
     out_option,
     path_argument,
-    progress_bar,
+    plot_option,
+    seed_option,
+    value_option,
 )
 
 #: Flag of every release option the command line sets (the library names the field).
@@ -135,85 +138,68 @@ def _count_rows(path: Path) -> int | None:
 def perturb(
     input: Path = path_argument("FILE", "Original table: .csv or .parquet (never modified)."),
     out: Path = out_option("DIR", "Release directory to write."),
-    class_: str | None = typer.Option(
-        None, "--class", metavar="COL", help="Class column (kept unless --perturb-class)."
+    class_: str | None = value_option(
+        None, "--class", "COL", "Class column (kept unless --perturb-class)."
     ),
-    gamma: float | None = typer.Option(
-        None, "--gamma", metavar="GAMMA", show_default="9", help="Amplification gamma > 1."
+    gamma: float | None = value_option(
+        None, "--gamma", "GAMMA", "Amplification gamma > 1.", show_default="9"
     ),
-    rho: tuple[float, float] | None = typer.Option(
+    rho: tuple[float, float] | None = value_option(
         None,
         "--rho",
-        metavar="RHO1 RHO2",
-        help="Privacy target instead of --gamma: gamma = rho2(1-rho1)/(rho1(1-rho2)).",
+        "RHO1 RHO2",
+        "Privacy target instead of --gamma: gamma = rho2(1-rho1)/(rho1(1-rho2)).",
     ),
-    bins: int | None = typer.Option(
-        None, "--bins", metavar="N", show_default="20", help="N for continuous attributes."
+    bins: int | None = value_option(
+        None, "--bins", "N", "N for continuous attributes.", show_default="20"
     ),
-    bounds: list[str] = typer.Option(
-        [], "--bounds", metavar="COL=LO:HI", help="Owner bounds of a column (repeatable)."
+    bounds: list[str] = value_option(
+        [], "--bounds", "COL=LO:HI", "Owner bounds of a column (repeatable)."
     ),
-    spec: Path | None = typer.Option(
-        None, "--spec", metavar="FILE", help="Hand-written spec (JSON or YAML)."
-    ),
+    spec: Path | None = file_option("--spec", "Hand-written spec (JSON or YAML).", None),
     seed: int | None = RELEASE_SEED_OPTION,
-    perturb_class: bool = typer.Option(False, "--perturb-class", help="Also perturb the class."),
-    attributes: str | None = typer.Option(
+    perturb_class: bool = flag_option("--perturb-class", "Also perturb the class."),
+    attributes: str | None = value_option(
         None,
         "--attributes",
-        metavar="COL,COL,...",
+        "COL,COL,...",
+        "Attributes to perturb.",
         show_default="all but the class",
-        help="Attributes to perturb.",
     ),
-    missing: Missing = typer.Option(
-        Missing.ERROR, "--missing", help="A missing value is an error, or one more category."
-    ),
-    out_of_bounds: OutOfBounds = typer.Option(
-        OutOfBounds.ERROR,
-        "--out-of-bounds",
-        help="A value outside the bounds is an error, or clipped to them.",
-    ),
-    representative: Representative = typer.Option(
-        Representative.CENTER, "--representative", help="The value a bin decodes to."
-    ),
+    missing: Missing = choice_option(Missing.ERROR, "--missing"),
+    out_of_bounds: OutOfBounds = choice_option(OutOfBounds.ERROR, "--out-of-bounds"),
+    representative: Representative = choice_option(Representative.CENTER, "--representative"),
     fmt: TableFormat | None = typer.Option(
         None,
         "--format",
         show_default="the input's",
-        help="Format of the released data file.",
+        help=TableFormat.__doc__,
     ),
-    copies: int = typer.Option(
+    copies: int = value_option(
         1,
         "--copies",
-        metavar="M",
-        help="Independent perturbed copies per record (Kang); gamma compounds to gamma^M.",
+        "M",
+        "Independent perturbed copies per record (Kang); gamma compounds to gamma^M.",
     ),
     engine: Engine = ENGINE_OPTION,
     scheduler: str | None = SCHEDULER_OPTION,
-    batch_size: int = typer.Option(
-        250_000, "--batch-size", metavar="ROWS", help="Rows per batch (bounds memory)."
-    ),
-    method: ReleaseMethod = typer.Option(
-        ReleaseMethod.SUBSTITUTION,
-        "--method",
-        help="Random substitution, or additive noise (the Agrawal & Srikant baseline).",
-    ),
-    noise: NoiseKind = typer.Option(NoiseKind.GAUSSIAN, "--noise", help="Additive noise."),
-    noise_scale: float | None = typer.Option(
+    batch_size: int = BATCH_SIZE_OPTION,
+    method: ReleaseMethod = choice_option(ReleaseMethod.SUBSTITUTION, "--method"),
+    noise: NoiseKind = choice_option(NoiseKind.GAUSSIAN, "--noise"),
+    noise_scale: float | None = value_option(
         None,
         "--noise-scale",
-        metavar="FRACTION",
-        help="Additive privacy level: the 95 % confidence interval width as a fraction of "
+        "FRACTION",
+        "Additive privacy level: the 95 % confidence interval width as a fraction of "
         "each attribute's range (AS2000's metric).",
         show_default="1.0",
     ),
-    overwrite: bool = typer.Option(
-        False, "--overwrite", help="Replace an existing non-empty release directory (whole)."
+    overwrite: bool = flag_option(
+        "--overwrite", "Replace an existing non-empty release directory (whole)."
     ),
-    allow_unprotected: bool = typer.Option(
-        False,
+    allow_unprotected: bool = flag_option(
         "--allow-unprotected",
-        help="Publish even if no attribute is protected, or a matrix has infinite "
+        "Publish even if no attribute is protected, or a matrix has infinite "
         "amplification (identity, permutation, zero entries).",
     ),
 ) -> None:
@@ -325,18 +311,14 @@ def _warn_unprotected(spec) -> None:
 
 def estimate(
     release: Path = RELEASE_ARGUMENT,
-    method: EstimationMethod = typer.Option(
-        EstimationMethod.SET_SCALE, "--method", help="Estimation method."
-    ),
-    by_class: bool = typer.Option(False, "--by-class", help="Also estimate per class."),
+    method: EstimationMethod = method_option(),
+    by_class: bool = flag_option("--by-class", "Also estimate per class."),
     as_json: bool = JSON_OPTION,
-    plot: Path | None = out_option(
-        "DIR", "Directory for one PNG per attribute.", default=None, flag="--plot"
-    ),
+    plot: Path | None = plot_option("DIR", "Directory for one PNG per attribute."),
     engine: Engine = ENGINE_OPTION,
     scheduler: str | None = SCHEDULER_OPTION,
-    overwrite: bool = typer.Option(
-        False, "--overwrite", help="Replace an existing non-empty --plot directory (whole)."
+    overwrite: bool = flag_option(
+        "--overwrite", "Replace an existing non-empty --plot directory (whole)."
     ),
 ) -> None:
     """Estimate the original distribution of every perturbed attribute, with standard errors."""
@@ -422,18 +404,14 @@ def reconstruct(
     out: Path = out_option(
         "FILE", "Output file: .csv, .parquet or .arff (a directory with --engine dask)."
     ),
-    method: EstimationMethod = typer.Option(
-        EstimationMethod.SET_SCALE, "--method", help="Estimation method of Dist."
-    ),
-    by_class: bool = typer.Option(False, "--by-class", help="Reconstruct per class partition."),
-    seed: int | None = typer.Option(
-        None, "--seed", metavar="SEED", help="Seed for tie breaking (reproducible runs)."
-    ),
+    method: EstimationMethod = method_option(),
+    by_class: bool = flag_option("--by-class", "Reconstruct per class partition."),
+    seed: int | None = seed_option("Seed for tie breaking (reproducible runs)."),
     engine: Engine = ENGINE_OPTION,
     scheduler: str | None = SCHEDULER_OPTION,
-    batch_size: int = typer.Option(250_000, "--batch-size", metavar="ROWS", help="Rows per batch."),
-    overwrite: bool = typer.Option(
-        False, "--overwrite", help="With --engine dask: replace a non-empty output directory."
+    batch_size: int = BATCH_SIZE_OPTION,
+    overwrite: bool = flag_option(
+        "--overwrite", "With --engine dask: replace a non-empty output directory."
     ),
 ) -> None:
     """Rebuild a table from a release (Algorithm 2, global or by class).
@@ -488,16 +466,13 @@ def report(
         default=None,
         flag="--html",
     ),
-    audit_original: Path | None = typer.Option(
-        None,
+    audit_original: Path | None = file_option(
         "--audit-original",
-        metavar="FILE",
-        help="With --html: the original table; run the audit and put its verdict in the page.",
+        "With --html: the original table; run the audit and put its verdict in the page.",
+        None,
     ),
-    method: EstimationMethod = typer.Option(
-        EstimationMethod.SET_SCALE,
-        "--method",
-        help="With --html: estimation method of the distributions.",
+    method: EstimationMethod = method_option(
+        "With --html: estimation method of the distributions."
     ),
 ) -> None:
     """Print the privacy report of a release or spec; --html writes it as a web page too."""

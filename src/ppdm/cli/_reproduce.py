@@ -15,14 +15,21 @@ from pathlib import Path
 import typer
 
 from ..validation import check_at_least
-from ._common import (
+from ._common import check_flag, fail
+from ._options import (
     JOBS_OPTION,
     PROGRESS_OPTION,
+    QUICK_OPTION,
+    REPRODUCE_SEED_OPTION,
+    SCHEDULER_OPTION,
     TEXT_ARGUMENT,
     AdviseLearner,
     Engine,
-    check_flag,
-    fail,
+    choice_option,
+    flag_option,
+    learner_option,
+    out_option,
+    value_option,
 )
 
 #: ``reproduce all`` runs these, in this order.
@@ -53,35 +60,23 @@ def reproduce(
         help="Experiment (see --list), or all.",
         show_default=False,
     ),
-    quick: bool = typer.Option(False, "--quick", help="Reduced grid, for a run in minutes."),
+    quick: bool = QUICK_OPTION,
     jobs: int = JOBS_OPTION,
-    out: Path = typer.Option(Path("results"), "--out", metavar="DIR", help="Output directory."),
-    seed: int = typer.Option(
-        0,
-        "--seed",
-        metavar="SEED",
-        help="Master seed; each cell's seed derives from it and the cell.",
-    ),
-    learner: AdviseLearner = typer.Option(
-        AdviseLearner.C45,
-        "--learner",
-        help="Tree learner of table1/fig4: c45 (the paper's) or cart-entropy.",
+    out: Path = out_option("DIR", "Output directory (CSV + PNG).", default=Path("results")),
+    seed: int = REPRODUCE_SEED_OPTION,
+    learner: AdviseLearner = learner_option(
+        "Tree learner of table1/fig4: c45 (the paper's) or cart-entropy."
     ),
     progress: bool = PROGRESS_OPTION,
-    engine: Engine = typer.Option(Engine.LOCAL, "--engine", help="Where the grid cells run."),
-    scheduler: str | None = typer.Option(
-        None,
-        "--scheduler",
-        metavar="ADDRESS",
-        help="Dask scheduler address; none starts a LocalCluster.",
-    ),
-    max_minutes: float | None = typer.Option(
+    engine: Engine = choice_option(Engine.LOCAL, "--engine", "Where the grid cells run."),
+    scheduler: str | None = SCHEDULER_OPTION,
+    max_minutes: float | None = value_option(
         None,
         "--max-minutes",
-        metavar="MINUTES",
-        help="Stop the fig4 grid after this long, keep finished cells; rerun to resume.",
+        "MINUTES",
+        "Stop the fig4 grid after this long, keep finished cells; rerun to resume.",
     ),
-    list_: bool = typer.Option(False, "--list", help="List the experiments and exit."),
+    list_: bool = flag_option("--list", "List the experiments and exit."),
 ) -> None:
     """Regenerate a figure or table of the papers: tidy CSV + PNG in --out, resumable."""
     if list_:

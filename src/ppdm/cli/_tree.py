@@ -8,16 +8,16 @@ from pathlib import Path
 import numpy as np
 import typer
 
-from ._common import (
+from ._common import atomic_path, fail, out_format, read_labelled, write_out_table
+from ._options import (
     CLASS_OPTION,
+    CONFIDENCE_OPTION,
     JSON_OPTION,
-    atomic_path,
-    fail,
-    out_format,
+    MIN_LEAF_OPTION,
+    flag_option,
     out_option,
     path_argument,
-    read_labelled,
-    write_out_table,
+    value_option,
 )
 
 tree_app = typer.Typer(
@@ -68,20 +68,16 @@ def train(
     data: Path = path_argument("FILE", "Training table: .csv, .parquet or .arff."),
     class_column: str = CLASS_OPTION,
     out: Path = out_option("FILE", "Where to write the model (JSON, e.g. model.json).", short=True),
-    confidence: float = typer.Option(
-        0.25, "--confidence", "-C", metavar="CF", help="Pruning confidence factor (J48 -C)."
+    confidence: float = CONFIDENCE_OPTION,
+    min_leaf: int = MIN_LEAF_OPTION,
+    unpruned: bool = flag_option("--unpruned", "Do not prune (J48 -U).", "-U"),
+    no_subtree_raising: bool = flag_option(
+        "--no-subtree-raising", "Do not raise subtrees while pruning (J48 -S).", "-S"
     ),
-    min_leaf: int = typer.Option(
-        2, "--min-leaf", "-M", metavar="N", help="Minimum instances per leaf (J48 -M)."
+    categorical: list[str] = value_option(
+        None, "--categorical", "COL", "Treat this column as categorical (repeatable)."
     ),
-    unpruned: bool = typer.Option(False, "--unpruned", "-U", help="Do not prune (J48 -U)."),
-    no_subtree_raising: bool = typer.Option(
-        False, "--no-subtree-raising", "-S", help="Do not raise subtrees while pruning (J48 -S)."
-    ),
-    categorical: list[str] = typer.Option(
-        None, "--categorical", metavar="COL", help="Treat this column as categorical (repeatable)."
-    ),
-    show: bool = typer.Option(False, "--show", help="Print the tree after training."),
+    show: bool = flag_option("--show", "Print the tree after training."),
 ) -> None:
     """Learn a C4.5 tree from a table and save it."""
     from ..tree import C45Classifier, export_text
@@ -113,10 +109,8 @@ def predict(
     model: Path = MODEL_ARGUMENT,
     data: Path = path_argument("FILE", "Table to classify: .csv, .parquet or .arff."),
     out: Path = out_option("FILE", "Output table (.csv, .parquet or .arff).", short=True),
-    proba: bool = typer.Option(
-        False, "--proba", help="Also write one probability column per class."
-    ),
-    trust_pickle: bool = typer.Option(False, "--trust-pickle", help=_TRUST_PICKLE_HELP),
+    proba: bool = flag_option("--proba", "Also write one probability column per class."),
+    trust_pickle: bool = flag_option("--trust-pickle", _TRUST_PICKLE_HELP),
 ) -> None:
     """Classify the rows of a table; write them with a "predicted" column."""
     out_format(out)  # a bad --out is refused before any work
@@ -147,10 +141,8 @@ def predict(
 @tree_app.command("show")
 def show(
     model: Path = MODEL_ARGUMENT,
-    rules: bool = typer.Option(
-        False, "--rules", help="Print root-to-leaf rules (C5 style) instead."
-    ),
-    trust_pickle: bool = typer.Option(False, "--trust-pickle", help=_TRUST_PICKLE_HELP),
+    rules: bool = flag_option("--rules", "Print root-to-leaf rules (C5 style) instead."),
+    trust_pickle: bool = flag_option("--trust-pickle", _TRUST_PICKLE_HELP),
 ) -> None:
     """Print a tree in J48's layout, or its rules with coverage/errors."""
     from ..tree import export_text, extract_rules, format_rules
@@ -163,21 +155,17 @@ def show(
 def compare(
     a: Path = path_argument("MODEL_A", "First model."),
     b: Path = path_argument("MODEL_B", "Second model."),
-    data: Path = typer.Option(
-        None,
-        "--data",
-        "-d",
-        metavar="FILE",
-        help="Table on which to measure prediction agreement.",
+    data: Path = value_option(
+        None, "--data", "FILE", "Table on which to measure prediction agreement.", short="-d"
     ),
-    tolerance: float = typer.Option(
+    tolerance: float = value_option(
         0.05,
         "--tolerance",
-        metavar="FRACTION",
-        help="Thresholds match within this fraction of the attribute's range.",
+        "FRACTION",
+        "Thresholds match within this fraction of the attribute's range.",
     ),
     as_json: bool = JSON_OPTION,
-    trust_pickle: bool = typer.Option(False, "--trust-pickle", help=_TRUST_PICKLE_HELP),
+    trust_pickle: bool = flag_option("--trust-pickle", _TRUST_PICKLE_HELP),
 ) -> None:
     """Compare two trees: roots, shared attributes, matching rules, prediction agreement."""
     from ..tree import compare_trees

@@ -21,10 +21,9 @@ import numpy as np
 import pandas as pd
 
 from ..domain import BinnedDomain
-from ..estimate import estimation_error, iterative_bayesian_update
+from ..estimate import estimation_error, point_estimate
 from ..matrix import GammaDiagonal
 from ..privacy import kang_bound
-from .core import point_estimate
 from .data import FIG2_DISTRIBUTIONS, fig2_values
 from .grid import paper_grid
 from .registry import RunContext
@@ -35,13 +34,6 @@ __all__ = ["FIG2_METHODS", "fig2_cell", "estimation_error_grid", "summarise_fig2
 #: Estimation methods compared in Fig. 2 (the paper shows the first two).
 FIG2_METHODS: tuple[str, ...] = ("inverse", "set-scale", "norm-sub", "ibu")
 KEY = ["distribution", "gamma", "N"]
-
-
-def _estimate(y: np.ndarray, m: GammaDiagonal, method: str) -> np.ndarray:
-    if method == "ibu":
-        # tol on proportions: 1e-7 of n is far below one record for n = 10,000
-        return iterative_bayesian_update(y, m, tol=1e-7, max_iter=5000)
-    return point_estimate(y, m, method)
 
 
 def fig2_cell(cell: tuple, *, seed: int, n_records: int, reps: int) -> list[dict]:
@@ -66,7 +58,7 @@ def fig2_cell(cell: tuple, *, seed: int, n_records: int, reps: int) -> list[dict
     for rep in range(reps):
         y = np.bincount(m.sample(codes, rng.random(len(codes))), minlength=n_bins)
         for method in FIG2_METHODS:
-            est = _estimate(y, m, method)
+            est = point_estimate(y, m, method)
             rows.append(
                 {
                     "distribution": name,

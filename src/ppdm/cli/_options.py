@@ -1,0 +1,366 @@
+"""Options and arguments several commands share, and the choices they take: declared once.
+
+A flag that means the same in two commands is one declaration here (its name,
+default, metavar and help), so the help pages say it the same way; a command's own
+flags use the same factories (:func:`value_option`, :func:`choice_option`, ...).
+"""
+
+from __future__ import annotations
+
+import enum
+import importlib
+from pathlib import Path
+
+import typer
+
+from ..estimate import ESTIMATORS, METHODS
+from ._common import output_path
+
+__all__ = [
+    "choice_option",
+    "CONFIDENCE_OPTION",
+    "MIN_LEAF_OPTION",
+    "Missing",
+    "OutOfBounds",
+    "Representative",
+    "TableFormat",
+    "Engine",
+    "EstimationMethod",
+    "ReleaseMethod",
+    "NoiseKind",
+    "Reconstruction",
+    "AdviseLearner",
+    "NoiseTechnique",
+    "InnocentTarget",
+    "NoiseScope",
+    "NoiseBoundary",
+    "NegativeFix",
+    "PATH_ARGUMENT",
+    "TEXT_ARGUMENT",
+    "path_argument",
+    "out_option",
+    "RELEASE_ARGUMENT",
+    "CLASS_OPTION",
+    "ENGINE_OPTION",
+    "SCHEDULER_OPTION",
+    "RELEASE_SEED_OPTION",
+    "JOBS_OPTION",
+    "JSON_OPTION",
+    "PROGRESS_OPTION",
+    "QUICK_OPTION",
+    "REPRODUCE_SEED_OPTION",
+    "BATCH_SIZE_OPTION",
+    "value_option",
+    "file_option",
+    "seed_option",
+    "plot_option",
+    "method_option",
+    "learner_option",
+    "flag_option",
+]
+
+#: the parameter types of the click that typer parses with (recent typer versions ship
+#: their own copy of click)
+_click_types = importlib.import_module(typer.BadParameter.__module__.rsplit(".", 1)[0] + ".types")
+
+# --- choices: one str Enum per kind of option value ---------------------------------
+#
+# typer shows an Enum's values in --help, completes them in the shell and refuses any
+# other value with a usage error (exit 2) naming the flag. Commands pass ``.value`` on.
+# A choice's docstring is the help of the flag that takes it (unless the flag says more).
+
+
+class _Choice(enum.StrEnum):
+    """A choice of the command line: its value is what the user types."""
+
+
+#: ``perturb --missing``.
+class Missing(_Choice):
+    """A missing value is an error, or one more category."""
+
+    ERROR = "error"
+    CATEGORY = "category"
+
+
+#: ``perturb --out-of-bounds``.
+class OutOfBounds(_Choice):
+    """A value outside the bounds is an error, or clipped to them."""
+
+    ERROR = "error"
+    CLIP = "clip"
+
+
+#: ``perturb --representative``.
+class Representative(_Choice):
+    """The value a bin decodes to."""
+
+    CENTER = "center"
+    LEFT = "left"
+    RIGHT = "right"
+    RANDOM = "random"
+
+
+#: ``--format`` of a released data file (``perturb``, ``bn randomize``).
+class TableFormat(_Choice):
+    """Format of the released data file."""
+
+    CSV = "csv"
+    PARQUET = "parquet"
+
+
+class Engine(_Choice):
+    """``--engine``: in this process, or partitioned on dask (bit-identical)."""
+
+    LOCAL = "local"
+    DASK = "dask"
+
+
+def _table_choice(name: str, values, doc: str) -> type[_Choice]:
+    """A choice whose values are the names of one of the library's tables, in table order."""
+    choice = _Choice(name, {v.upper().replace("-", "_"): v for v in values}, module=__name__)
+    choice.__doc__ = doc
+    return choice
+
+
+#: ``--method`` of the distribution estimate (Dowd, Xu & Zhang, Sec. 4): every entry of
+#: the estimator table, :data:`ppdm.estimate.METHODS`.
+EstimationMethod = _table_choice(
+    "EstimationMethod", METHODS, "``--method`` of the distribution estimate (Sec. 4)."
+)
+
+
+#: ``perturb --method``.
+class ReleaseMethod(_Choice):
+    """Random substitution, or additive noise (the Agrawal & Srikant baseline)."""
+
+    SUBSTITUTION = "substitution"
+    ADDITIVE = "additive"
+
+
+#: ``perturb --noise``: the noise of an additive release.
+class NoiseKind(_Choice):
+    """Additive noise."""
+
+    UNIFORM = "uniform"
+    GAUSSIAN = "gaussian"
+
+
+class Reconstruction(_Choice):
+    """Algorithm 2 over the whole release, or per class partition."""
+
+    GLOBAL = "global"
+    BY_CLASS = "by-class"
+
+
+class AdviseLearner(_Choice):
+    """``advise --learner``."""
+
+    C45 = "c45"
+    CART_ENTROPY = "cart-entropy"
+
+
+#: ``noise class --technique`` (Islam & Brankovic).
+class NoiseTechnique(_Choice):
+    """Which leaves' classes change, and how."""
+
+    RANDOM = "random"
+    PROBABILISTIC = "probabilistic"
+    ALL_LEAVES = "all-leaves"
+
+
+#: ``noise attributes --target``.
+class InnocentTarget(_Choice):
+    """Leaf or Total Innocent Attributes, or both."""
+
+    LIA = "lia"
+    TIA = "tia"
+    BOTH = "both"
+
+
+#: ``noise attributes --scope``.
+class NoiseScope(_Choice):
+    """The records of which leaves get noise."""
+
+    ALL = "all"
+    HETEROGENEOUS = "heterogeneous"
+
+
+#: ``noise attributes --boundary``.
+class NoiseBoundary(_Choice):
+    """How noisy values stay within each attribute's min and max."""
+
+    REFLECT = "reflect"
+    RESAMPLE = "resample"
+
+
+#: ``bn learn --fix``: the estimators that fix a raw estimate and leave no negative count,
+#: :data:`ppdm.bayesnet.estimation.LEARNING_FIXES` (read from the estimator table here:
+#: importing the Bayesian-network package would double the command line's start-up).
+NegativeFix = _table_choice(
+    "NegativeFix",
+    [e.name for e in ESTIMATORS.values() if e.from_raw and e.nonnegative],
+    "What to do with negative estimated counts.",
+)
+
+
+# --- positional arguments: shown by their metavar (FILE, DIR) alone ------------------
+
+
+class _PathArgument(_click_types.ParamType):
+    """A path argument whose help shows its metavar only (no ``<path>`` type column).
+
+    It only converts to :class:`~pathlib.Path`; each command checks existence and kind
+    itself, with a message that says what the file was for.
+    """
+
+    name = "path"
+
+    def convert(self, value, param, ctx):
+        return value if isinstance(value, Path) else Path(value)
+
+    def get_metavar(self, param, ctx=None) -> str:  # noqa: ARG002 - click's signature
+        return ""
+
+
+class _TextArgument(_click_types.ParamType):
+    """A text argument whose help shows its metavar only (no ``<str>`` type column)."""
+
+    name = "text"
+
+    def convert(self, value, param, ctx):
+        return value if isinstance(value, str) else str(value)
+
+    def get_metavar(self, param, ctx=None) -> str:  # noqa: ARG002 - click's signature
+        return ""
+
+
+#: ``click_type`` of a positional file or directory argument.
+PATH_ARGUMENT = _PathArgument()
+#: ``click_type`` of a positional text argument.
+TEXT_ARGUMENT = _TextArgument()
+
+
+# --- options: declared once ----------------------------------
+
+
+def path_argument(metavar: str, help: str):  # noqa: A002 - typer's keyword
+    """A required positional file or directory, shown by its metavar (``FILE``, ``DIR``)."""
+    return typer.Argument(..., click_type=PATH_ARGUMENT, metavar=metavar, help=help)
+
+
+def out_option(
+    metavar: str | None,
+    help: str,  # noqa: A002 - typer's keyword
+    *,
+    default=...,
+    short: bool = False,
+    flag: str = "--out",
+):
+    """``--out`` (``-o`` too with ``short``), or another ``flag``: a path to write, never empty.
+
+    Required unless a ``default`` (a path, or ``None`` for an optional output) is given.
+    """
+    names = (flag, "-o") if short else (flag,)
+    return typer.Option(default, *names, parser=output_path, metavar=metavar, help=help)
+
+
+def choice_option(
+    default: _Choice,
+    flag: str,
+    help: str | None = None,  # noqa: A002 - typer's keyword
+    short: str | None = None,
+):
+    """``flag`` taking one of the values of ``default``'s choice; help lists them.
+
+    ``help`` is the choice's docstring unless given.
+    """
+    names = (flag,) if short is None else (flag, short)
+    return typer.Option(default, *names, help=type(default).__doc__ if help is None else help)
+
+
+def value_option(
+    default,
+    flag: str,
+    metavar: str,
+    help: str,  # noqa: A002 - typer's keyword
+    *,
+    short: str | None = None,
+    **extra,
+):
+    """``flag METAVAR`` (or ``short``): an option taking a value (a number, a name, a list).
+
+    ``extra`` goes to :func:`typer.Option` (e.g. ``show_default``).
+    """
+    names = (flag,) if short is None else (flag, short)
+    return typer.Option(default, *names, metavar=metavar, help=help, **extra)
+
+
+def file_option(flag: str, help: str, default=...):  # noqa: A002 - typer's keyword
+    """``flag FILE``: a file the command reads (required unless a ``default`` is given)."""
+    return typer.Option(default, flag, metavar="FILE", help=help)
+
+
+def seed_option(help: str, default: int | None = None):  # noqa: A002 - typer's keyword
+    """``--seed SEED``; ``help`` says what it seeds."""
+    return typer.Option(default, "--seed", metavar="SEED", help=help)
+
+
+def plot_option(metavar: str, help: str):  # noqa: A002 - typer's keyword
+    """``--plot``: where to write figures (optional, never empty)."""
+    return out_option(metavar, help, default=None, flag="--plot")
+
+
+def method_option(help: str = "Estimation method of Dist."):  # noqa: A002 - typer's keyword
+    """``--method`` of the distribution estimate, set-scale unless told."""
+    return choice_option(EstimationMethod.SET_SCALE, "--method", help)
+
+
+def learner_option(help: str):  # noqa: A002 - typer's keyword
+    """``--learner`` of the tree grids: the paper's C4.5 or CART with entropy."""
+    return choice_option(AdviseLearner.C45, "--learner", help)
+
+
+def flag_option(flag: str, help: str, short: str | None = None):  # noqa: A002
+    """A switch, off unless given."""
+    names = (flag,) if short is None else (flag, short)
+    return typer.Option(False, *names, help=help)
+
+
+#: The release directory a command reads.
+RELEASE_ARGUMENT = path_argument("DIR", "Release directory.")
+#: ``--class`` / ``-c`` of the commands that learn or add noise: a required column.
+CLASS_OPTION = value_option(..., "--class", "COL", "Name of the class column.", short="-c")
+#: ``--engine`` of the release pipeline's commands.
+ENGINE_OPTION = choice_option(
+    Engine.LOCAL, "--engine", "dask: partitioned, bit-identical to local."
+)
+#: ``--scheduler`` that goes with ``--engine dask``.
+SCHEDULER_OPTION = value_option(
+    None, "--scheduler", "ADDRESS", "Dask scheduler address; none starts a LocalCluster."
+)
+#: ``--seed`` of a command that writes a release: for experiments only.
+RELEASE_SEED_OPTION = seed_option("Seed for experiments only (never for a real release).")
+#: ``--json``: print a machine-readable result instead of a table.
+JSON_OPTION = flag_option("--json", "Machine-readable output.")
+#: ``--jobs`` of the reproduction grids.
+JOBS_OPTION = value_option(
+    1, "--jobs", "N", "Worker processes (results do not depend on it).", short="-j"
+)
+#: ``--progress/--no-progress`` of the reproduction grids.
+PROGRESS_OPTION = typer.Option(True, "--progress/--no-progress", help="Show a progress bar.")
+#: ``--quick`` of the reproductions.
+QUICK_OPTION = flag_option("--quick", "Reduced grid, for a run in minutes.")
+#: ``--seed`` of the reproductions.
+REPRODUCE_SEED_OPTION = seed_option(
+    "Master seed; each cell's seed derives from it and the cell.", 0
+)
+#: ``--confidence`` / ``-C`` of the commands that grow a C4.5 tree.
+CONFIDENCE_OPTION = value_option(
+    0.25, "--confidence", "CF", "C4.5 pruning confidence factor (J48 -C).", short="-C"
+)
+#: ``--min-leaf`` / ``-M`` of the commands that grow a C4.5 tree.
+MIN_LEAF_OPTION = value_option(
+    2, "--min-leaf", "N", "C4.5 minimum instances per leaf (J48 -M).", short="-M"
+)
+#: ``--batch-size`` of the commands that stream a table.
+BATCH_SIZE_OPTION = value_option(250_000, "--batch-size", "ROWS", "Rows per batch (bounds memory).")
