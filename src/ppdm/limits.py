@@ -19,6 +19,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from .exceptions import ParameterError
 from .validation import check_at_least
 from .validation import show as _show
 
@@ -138,7 +139,7 @@ def _as_count(value, what: str, error: type[Exception]) -> int:
 
 
 def check_n_values(
-    n, what: str = "N", *, dense: bool = False, error: type[Exception] = ValueError
+    n, what: str = "N", *, dense: bool = False, error: type[Exception] = ParameterError
 ) -> int:
     """Check a number of codes against :data:`MAX_VALUES` (or :data:`MAX_DENSE_VALUES`).
 
@@ -150,7 +151,7 @@ def check_n_values(
         How the message names it, e.g. ``"--bins"`` or ``"column 'age': n_bins"``.
     dense : bool, default=False
         Use the cap of dense (explicit) matrices.
-    error : exception class, default=ValueError
+    error : exception class, default=ParameterError
 
     Returns
     -------
@@ -163,7 +164,7 @@ def check_n_values(
     >>> check_n_values(10**7, "--bins")
     Traceback (most recent call last):
     ...
-    ValueError: --bins is 10000000, above the cap of 65536 values per attribute (ppdm.limits.MAX_VALUES)
+    ppdm.exceptions.ParameterError: --bins is 10000000, above the cap of 65536 values per attribute (ppdm.limits.MAX_VALUES)
     """
     value = _as_count(n, what, error)
     cap, name = (MAX_DENSE_VALUES, "MAX_DENSE_VALUES") if dense else (MAX_VALUES, "MAX_VALUES")
@@ -186,7 +187,7 @@ def _check_positive(
     return value
 
 
-def check_copies(n, what: str = "copies", *, error: type[Exception] = ValueError) -> int:
+def check_copies(n, what: str = "copies", *, error: type[Exception] = ParameterError) -> int:
     """Check a number of perturbed copies: a whole number in ``1..MAX_COPIES``.
 
     Examples
@@ -194,12 +195,12 @@ def check_copies(n, what: str = "copies", *, error: type[Exception] = ValueError
     >>> check_copies(10**30, "--copies")
     Traceback (most recent call last):
     ...
-    ValueError: --copies is 1000000000000000000000000000000, above the cap of 1000 copies (ppdm.limits.MAX_COPIES)
+    ppdm.exceptions.ParameterError: --copies is 1000000000000000000000000000000, above the cap of 1000 copies (ppdm.limits.MAX_COPIES)
     """
     return _check_positive(n, what, error, MAX_COPIES, "copies", "MAX_COPIES")
 
 
-def check_n_records(n, what: str = "n", *, error: type[Exception] = ValueError) -> int:
+def check_n_records(n, what: str = "n", *, error: type[Exception] = ParameterError) -> int:
     """Check a requested number of records: a whole number in ``1..MAX_RECORDS``.
 
     Examples
@@ -209,7 +210,7 @@ def check_n_records(n, what: str = "n", *, error: type[Exception] = ValueError) 
     >>> check_n_records(1e13, "--n")
     Traceback (most recent call last):
     ...
-    ValueError: --n is 10000000000000, above the cap of 1000000000 records (ppdm.limits.MAX_RECORDS)
+    ppdm.exceptions.ParameterError: --n is 10000000000000, above the cap of 1000000000 records (ppdm.limits.MAX_RECORDS)
     """
     return _check_positive(n, what, error, MAX_RECORDS, "records", "MAX_RECORDS")
 
@@ -265,7 +266,7 @@ def _depth_of(data: Any, limit: int) -> int:
     return deepest
 
 
-def check_numbers(data: Any, where: str, error: type[Exception] = ValueError) -> None:
+def check_numbers(data: Any, where: str, error: type[Exception] = ParameterError) -> None:
     """Refuse non-finite floats and integers beyond 64 bits anywhere in parsed ``data``.
 
     Such numbers (``1e400``, ``.inf``, ``1`` followed by 400 zeros) make no sense in any
@@ -278,7 +279,7 @@ def check_numbers(data: Any, where: str, error: type[Exception] = ValueError) ->
     >>> check_numbers({"a": [1, {"g": float("inf")}]}, "spec 'x.json'")
     Traceback (most recent call last):
     ...
-    ValueError: spec 'x.json' field a.1.g: inf is not a finite number
+    ppdm.exceptions.ParameterError: spec 'x.json' field a.1.g: inf is not a finite number
     """
     stack: list[tuple[Any, tuple]] = [(data, ())]
     while stack:
@@ -301,7 +302,7 @@ def load_structured(
     path: str | os.PathLike,
     what: str = "spec",
     *,
-    error: type[Exception] = ValueError,
+    error: type[Exception] = ParameterError,
     fmt: str | None = None,
 ) -> Any:
     """Parse a JSON or YAML file (by extension, or ``fmt``) within the caps.
@@ -316,7 +317,7 @@ def load_structured(
     path : path-like
     what : str, default="spec"
         How messages name the file, e.g. ``"spec"`` or ``"network"``.
-    error : exception class, default=ValueError
+    error : exception class, default=ParameterError
     fmt : {"json", "yaml"}, optional
         The format, when not given by the extension (``.yaml``/``.yml`` is YAML, anything
         else JSON).

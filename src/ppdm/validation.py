@@ -19,7 +19,7 @@ import math
 import numbers
 from collections.abc import Iterable
 
-from .exceptions import MatrixError
+from .exceptions import MatrixError, ParameterError
 
 __all__ = [
     "show",
@@ -91,7 +91,7 @@ def check_gamma(gamma, name: str = "gamma", *, error: type[Exception] = MatrixEr
 
 
 def check_amplification(
-    gamma, name: str = "gamma", *, error: type[Exception] = ValueError
+    gamma, name: str = "gamma", *, error: type[Exception] = ParameterError
 ) -> float:
     """Validate an amplification bound: a number >= 1, ``inf`` allowed (no guarantee).
 
@@ -115,7 +115,7 @@ def check_amplification(
 
 
 def check_probability(
-    p, name: str, *, closed: bool = False, error: type[Exception] = ValueError
+    p, name: str, *, closed: bool = False, error: type[Exception] = ParameterError
 ) -> float:
     """Validate a probability: in ``(0, 1)``, or in ``[0, 1]`` when ``closed``.
 
@@ -126,7 +126,7 @@ def check_probability(
     >>> check_probability(1, "rho2")
     Traceback (most recent call last):
     ...
-    ValueError: rho2 must be in (0, 1) (got 1)
+    ppdm.exceptions.ParameterError: rho2 must be in (0, 1) (got 1)
     """
     interval = "[0, 1]" if closed else "(0, 1)"
     r = _number(p, name, f"in {interval}", error)
@@ -136,7 +136,7 @@ def check_probability(
     return r
 
 
-def check_positive(x, name: str, *, error: type[Exception] = ValueError) -> float:
+def check_positive(x, name: str, *, error: type[Exception] = ParameterError) -> float:
     """Validate a finite number > 0 (a scale, a width, a tolerance).
 
     Examples
@@ -152,7 +152,7 @@ def check_positive(x, name: str, *, error: type[Exception] = ValueError) -> floa
     return v
 
 
-def check_int(n, name: str, *, low: int = 1, error: type[Exception] = ValueError) -> int:
+def check_int(n, name: str, *, low: int = 1, error: type[Exception] = ParameterError) -> int:
     """Validate an integer (not a bool, not a float) ``>= low``.
 
     Examples
@@ -162,14 +162,14 @@ def check_int(n, name: str, *, low: int = 1, error: type[Exception] = ValueError
     >>> check_int(1, "N", low=2)
     Traceback (most recent call last):
     ...
-    ValueError: N must be an integer >= 2 (got 1)
+    ppdm.exceptions.ParameterError: N must be an integer >= 2 (got 1)
     """
     if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < low:
         raise error(f"{name} must be an integer >= {low} (got {show(n)})")
     return int(n)
 
 
-def check_at_least(n, name: str, low: int, *, error: type[Exception] = ValueError):
+def check_at_least(n, name: str, low: int, *, error: type[Exception] = ParameterError):
     """Validate a number ``>= low`` (its type checked elsewhere, e.g. by a parser).
 
     Examples
@@ -177,7 +177,7 @@ def check_at_least(n, name: str, low: int, *, error: type[Exception] = ValueErro
     >>> check_at_least(0, "--jobs", 1)
     Traceback (most recent call last):
     ...
-    ValueError: --jobs must be >= 1 (got 0)
+    ppdm.exceptions.ParameterError: --jobs must be >= 1 (got 0)
     """
     v = _number(n, name, f">= {low}", error)
     if not v >= low:
@@ -186,7 +186,7 @@ def check_at_least(n, name: str, low: int, *, error: type[Exception] = ValueErro
 
 
 def check_choice(
-    value, name: str, choices: Iterable[str], *, error: type[Exception] = ValueError
+    value, name: str, choices: Iterable[str], *, error: type[Exception] = ParameterError
 ) -> str:
     """Validate one of a fixed set of words.
 
@@ -202,7 +202,7 @@ def check_choice(
     return value
 
 
-def check_interval(low, high, name: str, *, error: type[Exception] = ValueError):
+def check_interval(low, high, name: str, *, error: type[Exception] = ParameterError):
     """Validate bounds ``low < high``: finite numbers, ``high - low`` finite too.
 
     Examples
@@ -212,7 +212,7 @@ def check_interval(low, high, name: str, *, error: type[Exception] = ValueError)
     >>> check_interval(5, 1, "--bounds 'x=5:1'")
     Traceback (most recent call last):
     ...
-    ValueError: --bounds 'x=5:1' must have low < high (got 5:1)
+    ppdm.exceptions.ParameterError: --bounds 'x=5:1' must have low < high (got 5:1)
     """
     got = f"(got {show(low)}:{show(high)})"
     if not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in (low, high)):

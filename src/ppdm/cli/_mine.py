@@ -41,7 +41,7 @@ def mine(
         "c45",
         "--learner",
         "NAME",
-        "c45, release-tree, local-tree, cart, random-forest, extra-trees, "
+        "c45, release-tree, release-forest, local-tree, cart, random-forest, extra-trees, "
         "gradient-boosting, logistic-regression, naive-bayes, knn; "
         "or MODULE:CLASS with --allow-import.",
         autocompletion=_learner_names,
