@@ -38,6 +38,7 @@ CHOICES = [
     (["bn", "learn"], "--fix", ["norm-sub", "zero"], "clip"),
 ]
 
+
 def _command_paths() -> list[tuple[str, ...]]:
     """Every command and command group of ``ppdm`` (the root too), from the app itself."""
     import typer.main
