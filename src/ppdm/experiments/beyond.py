@@ -37,7 +37,7 @@ import pandas as pd
 
 from ..domain import BinnedDomain
 from ..matrix import GammaDiagonal
-from .accuracy import _encoded, fit_score
+from .accuracy import fit_score, perturbed_cell
 from .core import perturb_table, reconstruct_table
 from .data import TABLE1_DATASETS, load_experiment_data
 from .grid import ADVISOR_GAMMAS, PAPER_NS
@@ -97,12 +97,7 @@ def beyond_cell(
 ) -> list[dict]:
     """One (dataset, gamma, N, rep) cell: perturb once, run every learner on it."""
     name, gamma, n_bins, rep = cell
-    data = load_experiment_data(name, seed, quick)
-    table = _encoded(name, seed, quick, int(n_bins))
-    rng = cell_rng(seed, ("beyond", *cell))
-    perturbed = perturb_table(table, float(gamma), rng)
-    labels = np.unique(data.train[data.target].to_numpy())
-    y_train = labels[table.classes]
+    data, table, perturbed, y_train, rng = perturbed_cell("beyond", cell, seed, quick)
     test_codes = _test_codes(table, data.X_test)
     rows = []
     for method in methods:

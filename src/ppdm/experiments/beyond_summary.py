@@ -260,18 +260,11 @@ def leaf_check_cell(cell: tuple, *, seed: int = 0) -> list[dict]:
     (fitted on the whole release) and ``release_accuracy`` on the last third of the
     release (fitted on the first two thirds), NaN where it refuses the model."""
     from ..tree import ReleaseTreeClassifier
-    from .accuracy import _encoded
+    from .accuracy import perturbed_cell
     from .beyond import _test_codes
-    from .core import perturb_table
-    from .data import load_experiment_data
-    from .runner import cell_rng
 
     name, gamma, n_bins, rep = cell
-    data = load_experiment_data(name, seed, False)
-    table = _encoded(name, seed, False, int(n_bins))
-    perturbed = perturb_table(table, float(gamma), cell_rng(seed, ("beyond", *cell)))
-    labels = np.unique(data.train[data.target].to_numpy())
-    y_train = labels[table.classes]
+    data, table, perturbed, y_train, _ = perturbed_cell("beyond", cell, seed, False)
     y_test = data.test[data.target].to_numpy()
     test_codes = _test_codes(table, data.X_test)
     mats = [GammaDiagonal(int(n), float(gamma)) for n in table.n_values]
@@ -319,18 +312,12 @@ def boxes_check_cell(cell: tuple, *, seed: int = 0, quick: bool = False) -> dict
     from ..boxcounts import box_weights
     from ..matrix import identity
     from ..tree import ReleaseTreeClassifier
-    from .accuracy import _encoded
+    from .accuracy import perturbed_cell
     from .beyond import _test_codes
-    from .core import perturb_table
-    from .data import load_experiment_data
-    from .runner import cell_rng
 
     name, gamma, n_bins, rep = cell
-    data = load_experiment_data(name, seed, quick)
-    table = _encoded(name, seed, quick, int(n_bins))
-    perturbed = perturb_table(table, float(gamma), cell_rng(seed, ("beyond", *cell)))
+    data, table, perturbed, y_train, _ = perturbed_cell("beyond", cell, seed, quick)
     labels = np.unique(data.train[data.target].to_numpy())
-    y_train = labels[table.classes]
     y_test = data.test[data.target].to_numpy()
     test_codes = _test_codes(table, data.X_test)
     mats = [GammaDiagonal(int(n), float(gamma)) for n in table.n_values]
