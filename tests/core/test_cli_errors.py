@@ -288,3 +288,27 @@ def test_mine_shows_the_majority_rate(run_cli, tmp_path):
     payload = _json.loads(out)
     assert payload["majority_class"] == "no" and payload["majority_rate"] == rate
     assert payload["n_test"] == n
+
+
+@pytest.mark.parametrize(
+    ("args", "name"),
+    [
+        (["estimate", ""], "'DIR'"),
+        (["perturb", "", "--out", "{tmp}/rel"], "'FILE'"),
+        (["reconstruct", "", "--out", "{tmp}/rec.csv"], "'DIR'"),
+        (["tree", "train", "", "--class", "y", "--out", "{tmp}/m.json"], "'FILE'"),
+        (["mine", "{tmp}", "--test", ""], "'--test'"),
+        (["perturb", "{tmp}/t.csv", "--spec", "", "--out", "{tmp}/rel"], "'--spec'"),
+    ],
+)
+def test_an_empty_path_is_refused_not_read_as_the_current_directory(
+    run_cli, tmp_path, monkeypatch, args, name
+):
+    # the current directory holds a readable table: '' must not be taken for it
+    (tmp_path / "t.csv").write_text("x,y\n1,a\n2,b\n")
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_cli(*[a.format(tmp=tmp_path) for a in args])
+    assert code == 2, err
+    lines = [x for x in err.splitlines() if x.strip()]
+    assert len(lines) == 1 and name in lines[0] and "is empty" in lines[0], err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.csv"]

@@ -210,13 +210,19 @@ class _PathArgument(_click_types.ParamType):
     """A path argument whose help shows its metavar only (no ``<path>`` type column).
 
     It only converts to :class:`~pathlib.Path`; each command checks existence and kind
-    itself, with a message that says what the file was for.
+    itself, with a message that says what the file was for. An empty text is refused:
+    ``Path("")`` would be the current directory (``ppdm perturb "$FILE"`` with ``FILE``
+    unset must not read every table in it).
     """
 
     name = "path"
 
     def convert(self, value, param, ctx):
-        return value if isinstance(value, Path) else Path(value)
+        if isinstance(value, Path):
+            return value
+        if not str(value).strip():
+            self.fail("is empty (an unset shell variable?)", param, ctx)
+        return Path(value)
 
     def get_metavar(self, param, ctx=None) -> str:  # noqa: ARG002 - click's signature
         return ""
@@ -297,7 +303,7 @@ def value_option(
 
 def file_option(flag: str, help: str, default=...):  # noqa: A002 - typer's keyword
     """``flag FILE``: a file the command reads (required unless a ``default`` is given)."""
-    return typer.Option(default, flag, metavar="FILE", help=help)
+    return typer.Option(default, flag, metavar="FILE", help=help, click_type=PATH_ARGUMENT)
 
 
 def seed_option(help: str, default: int | None = None):  # noqa: A002 - typer's keyword
