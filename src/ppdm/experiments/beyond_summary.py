@@ -367,17 +367,24 @@ def boxes_check_summary(check: pd.DataFrame, original: pd.Series) -> pd.DataFram
     return out
 
 
-def boxes_check(datasets, *, seed: int = 0, path: Path | None = None) -> pd.DataFrame:
-    """:func:`boxes_check_cell` on ``CHECK_CELLS`` x ``CHECK_REPS``; with ``path``, the
-    rows so far are written after every cell."""
+def _sweep(cell_fn, names, reps: int, *, seed: int, path: Path | None) -> pd.DataFrame:
+    """``cell_fn`` on ``CHECK_CELLS`` x ``reps`` repetitions x ``names``, one process, one
+    cell after another (repetition 0 of every cell and name first); with ``path``, the rows
+    so far are written after every cell, so an interrupted run keeps what it did."""
     rows: list[dict] = []
-    for rep in range(CHECK_REPS):
+    for rep in range(reps):
         for gamma, n_bins in CHECK_CELLS:
-            for name in datasets:
-                rows.append(boxes_check_cell((name, gamma, n_bins, rep), seed=seed))
+            for name in names:
+                out = cell_fn((name, gamma, n_bins, rep), seed=seed)
+                rows += out if isinstance(out, list) else [out]
                 if path is not None:
                     write_csv_atomic(pd.DataFrame(rows), path)
     return pd.DataFrame(rows)
+
+
+def boxes_check(datasets, *, seed: int = 0, path: Path | None = None) -> pd.DataFrame:
+    """:func:`boxes_check_cell` on ``CHECK_CELLS`` x ``CHECK_REPS`` (see :func:`_sweep`)."""
+    return _sweep(boxes_check_cell, datasets, CHECK_REPS, seed=seed, path=path)
 
 
 #: Held-out tables (not among the grid's seven): name -> loader of (X, y).
@@ -443,15 +450,8 @@ def heldout_cell(cell: tuple, *, seed: int = 0) -> list[dict]:
 def heldout(
     tables=("wisconsin", "breast-cancer"), *, seed: int = 0, path: Path | None = None
 ) -> pd.DataFrame:
-    """:func:`heldout_cell` on ``CHECK_CELLS`` x ``HELDOUT_REPS`` repetitions."""
-    rows: list[dict] = []
-    for rep in range(HELDOUT_REPS):
-        for gamma, n_bins in CHECK_CELLS:
-            for name in tables:
-                rows += heldout_cell((name, gamma, n_bins, rep), seed=seed)
-        if path is not None:
-            write_csv_atomic(pd.DataFrame(rows), path)
-    return pd.DataFrame(rows)
+    """:func:`heldout_cell` on ``CHECK_CELLS`` x ``HELDOUT_REPS`` (see :func:`_sweep`)."""
+    return _sweep(heldout_cell, tables, HELDOUT_REPS, seed=seed, path=path)
 
 
 def heldout_summary(frame: pd.DataFrame) -> pd.DataFrame:
@@ -470,17 +470,8 @@ def heldout_summary(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def leaf_check(datasets, *, seed: int = 0, path: Path | None = None) -> pd.DataFrame:
-    """:func:`leaf_check_cell` over ``CHECK_CELLS`` x ``CHECK_REPS`` repetitions, one
-    process, one cell after another (repetition 0 of every cell and data set first); with
-    ``path``, the rows so far are written after every cell."""
-    rows: list[dict] = []
-    for rep in range(CHECK_REPS):
-        for gamma, n_bins in CHECK_CELLS:
-            for name in datasets:
-                rows += leaf_check_cell((name, gamma, n_bins, rep), seed=seed)
-                if path is not None:
-                    write_csv_atomic(pd.DataFrame(rows), path)
-    return pd.DataFrame(rows)
+    """:func:`leaf_check_cell` on ``CHECK_CELLS`` x ``CHECK_REPS`` (see :func:`_sweep`)."""
+    return _sweep(leaf_check_cell, datasets, CHECK_REPS, seed=seed, path=path)
 
 
 def leaf_check_summary(
