@@ -74,129 +74,78 @@ class _Choice(enum.StrEnum):
     """A choice of the command line: its value is what the user types."""
 
 
-#: ``perturb --missing``.
-class Missing(_Choice):
-    """A missing value is an error, or one more category."""
-
-    ERROR = "error"
-    CATEGORY = "category"
-
-
-#: ``perturb --out-of-bounds``.
-class OutOfBounds(_Choice):
-    """A value outside the bounds is an error, or clipped to them."""
-
-    ERROR = "error"
-    CLIP = "clip"
-
-
-#: ``perturb --representative``.
-class Representative(_Choice):
-    """The value a bin decodes to."""
-
-    CENTER = "center"
-    LEFT = "left"
-    RIGHT = "right"
-    RANDOM = "random"
-
-
-#: ``--format`` of a released data file (``perturb``, ``bn randomize``).
-class TableFormat(_Choice):
-    """Format of the released data file."""
-
-    CSV = "csv"
-    PARQUET = "parquet"
-
-
-class Engine(_Choice):
-    """``--engine``: in this process, or partitioned on dask (bit-identical)."""
-
-    LOCAL = "local"
-    DASK = "dask"
-
-
-def _table_choice(name: str, values, doc: str) -> type[_Choice]:
-    """A choice whose values are the names of one of the library's tables, in table order."""
+def _choice(name: str, values, doc: str) -> type[_Choice]:
+    """A choice whose members are ``values`` in order (``"by-class"`` is ``BY_CLASS``)."""
     choice = _Choice(name, {v.upper().replace("-", "_"): v for v in values}, module=__name__)
     choice.__doc__ = doc
     return choice
 
 
+#: ``perturb --missing``.
+Missing = _choice(
+    "Missing", ("error", "category"), "A missing value is an error, or one more category."
+)
+#: ``perturb --out-of-bounds``.
+OutOfBounds = _choice(
+    "OutOfBounds", ("error", "clip"), "A value outside the bounds is an error, or clipped to them."
+)
+#: ``perturb --representative``.
+Representative = _choice(
+    "Representative", ("center", "left", "right", "random"), "The value a bin decodes to."
+)
+#: ``--format`` of a released data file (``perturb``, ``bn randomize``).
+TableFormat = _choice("TableFormat", ("csv", "parquet"), "Format of the released data file.")
+#: ``--engine``.
+Engine = _choice(
+    "Engine",
+    ("local", "dask"),
+    "``--engine``: in this process, or partitioned on dask (bit-identical).",
+)
 #: ``--method`` of the distribution estimate (Dowd, Xu & Zhang, Sec. 4): every entry of
 #: the estimator table, :data:`ppdm.estimate.METHODS`.
-EstimationMethod = _table_choice(
+EstimationMethod = _choice(
     "EstimationMethod", METHODS, "``--method`` of the distribution estimate (Sec. 4)."
 )
-
-
 #: ``perturb --method``.
-class ReleaseMethod(_Choice):
-    """Random substitution, or additive noise (the Agrawal & Srikant baseline)."""
-
-    SUBSTITUTION = "substitution"
-    ADDITIVE = "additive"
-
-
+ReleaseMethod = _choice(
+    "ReleaseMethod",
+    ("substitution", "additive"),
+    "Random substitution, or additive noise (the Agrawal & Srikant baseline).",
+)
 #: ``perturb --noise``: the noise of an additive release.
-class NoiseKind(_Choice):
-    """Additive noise."""
-
-    UNIFORM = "uniform"
-    GAUSSIAN = "gaussian"
-
-
-class Reconstruction(_Choice):
-    """Algorithm 2 over the whole release, or per class partition."""
-
-    GLOBAL = "global"
-    BY_CLASS = "by-class"
-
-
-class AdviseLearner(_Choice):
-    """``advise --learner``."""
-
-    C45 = "c45"
-    CART_ENTROPY = "cart-entropy"
-
-
+NoiseKind = _choice("NoiseKind", ("uniform", "gaussian"), "Additive noise.")
+#: Algorithm 2's ``--reconstruction`` / ``--mode``.
+Reconstruction = _choice(
+    "Reconstruction",
+    ("global", "by-class"),
+    "Algorithm 2 over the whole release, or per class partition.",
+)
+#: ``advise --learner``, ``reproduce --learner``.
+AdviseLearner = _choice("AdviseLearner", ("c45", "cart-entropy"), "``advise --learner``.")
 #: ``noise class --technique`` (Islam & Brankovic).
-class NoiseTechnique(_Choice):
-    """Which leaves' classes change, and how."""
-
-    RANDOM = "random"
-    PROBABILISTIC = "probabilistic"
-    ALL_LEAVES = "all-leaves"
-
-
+NoiseTechnique = _choice(
+    "NoiseTechnique",
+    ("random", "probabilistic", "all-leaves"),
+    "Which leaves' classes change, and how.",
+)
 #: ``noise attributes --target``.
-class InnocentTarget(_Choice):
-    """Leaf or Total Innocent Attributes, or both."""
-
-    LIA = "lia"
-    TIA = "tia"
-    BOTH = "both"
-
-
+InnocentTarget = _choice(
+    "InnocentTarget", ("lia", "tia", "both"), "Leaf or Total Innocent Attributes, or both."
+)
 #: ``noise attributes --scope``.
-class NoiseScope(_Choice):
-    """The records of which leaves get noise."""
-
-    ALL = "all"
-    HETEROGENEOUS = "heterogeneous"
-
-
+NoiseScope = _choice(
+    "NoiseScope", ("all", "heterogeneous"), "The records of which leaves get noise."
+)
 #: ``noise attributes --boundary``.
-class NoiseBoundary(_Choice):
-    """How noisy values stay within each attribute's min and max."""
-
-    REFLECT = "reflect"
-    RESAMPLE = "resample"
-
-
+NoiseBoundary = _choice(
+    "NoiseBoundary",
+    ("reflect", "resample"),
+    "How noisy values stay within each attribute's min and max.",
+)
 #: ``bn learn --fix``: the estimators that fix a raw estimate and leave no negative count,
 #: :data:`ppdm.bayesnet.estimation.LEARNING_FIXES` (read from the estimator table here:
 #: importing the Bayesian-network package would double the command line's start-up).
-NegativeFix = _table_choice(
+NegativeFix = _choice(
     "NegativeFix",
     [e.name for e in ESTIMATORS.values() if e.from_raw and e.nonnegative],
     "What to do with negative estimated counts.",
