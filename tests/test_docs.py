@@ -60,7 +60,7 @@ def _validate_yaml(obj, where: str, tmp: Path, name: str | None) -> None:
     if "attributes" in obj:
         read_spec(path)
     elif "nodes" in obj:
-        from ppdm.bayesnet.network import read_network
+        from ppdm.bayesnet.files import read_network
 
         read_network(path)
     elif "randomize" in obj or "party" in obj or "variables" in obj:

@@ -257,7 +257,7 @@ def test_unperturbed_domain_above_cap_names_the_attribute(tmp_path):
 
 
 def test_network_loader_refuses_aliases_nesting_and_inf(tmp_path):
-    from ppdm.bayesnet.network import read_network
+    from ppdm.bayesnet.files import read_network
 
     bomb = tmp_path / "net.yaml"
     bomb.write_text(_BOMB)
@@ -306,7 +306,8 @@ def test_forward_sample_record_cap():
     ],
 )
 def test_bn_sample_n_cap(run_cli, tmp_path, value, message):
-    from ppdm.bayesnet.network import BayesNet, Node, write_network
+    from ppdm.bayesnet.files import write_network
+    from ppdm.bayesnet.network import BayesNet, Node
 
     net = tmp_path / "net.yaml"
     write_network(BayesNet([Node("A", ("0", "1"))], {"A": [0.5, 0.5]}), net)

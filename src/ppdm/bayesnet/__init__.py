@@ -19,7 +19,8 @@ from .estimation import (
     theorem1_moments,
     theorem2_covariance,
 )
-from .network import NETWORK_FORMAT, BayesNet, Node, read_network, write_network
+from .files import read_network, write_network
+from .network import NETWORK_FORMAT, BayesNet, Node
 from .pram import (
     PramScheme,
     Randomization,

@@ -28,7 +28,6 @@ Ma & Sivakumar, Sec. 4-5 (N_ijk, theta_ijk with j a parent configuration).
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -45,8 +44,6 @@ __all__ = [
     "Node",
     "BayesNet",
     "read_mapping",
-    "read_network",
-    "write_network",
     "encode_states",
     "decode_states",
 ]
@@ -353,62 +350,6 @@ def read_mapping(path: str | os.PathLike) -> dict:
     if path.suffix.lower() not in (".yaml", ".yml", ".json"):
         raise SpecError(f"cannot tell the format of {str(path)!r}: use .json, .yaml or .yml")
     return load_structured(path, "file", error=SpecError)
-
-
-_PGMPY_FORMATS = (".bif", ".xmlbif", ".xml")
-
-
-def read_network(path: str | os.PathLike) -> BayesNet:
-    """Read a network: ``ppdm-bn/1`` JSON or YAML, or BIF/XMLBIF (by extension).
-
-    ``.bif``, ``.xmlbif`` and ``.xml`` are read through pgmpy's readers (the ``bn``
-    extra); without pgmpy they raise a one-line ``ImportError``.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> net = BayesNet([Node("A", ("0", "1"))], {"A": [0.5, 0.5]})
-    >>> p = pathlib.Path(tempfile.mkdtemp()) / "a.yaml"
-    >>> write_network(net, p); read_network(p) == net
-    True
-    """
-    path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"network file {str(path)!r} does not exist")
-    suffix = path.suffix.lower()
-    if suffix in _PGMPY_FORMATS:
-        from .interop import read_pgmpy_file
-
-        return read_pgmpy_file(path, suffix)
-    if suffix not in (".json", ".yaml", ".yml"):
-        raise SpecError(
-            f"cannot tell the format of {str(path)!r}: use .json, .yaml, .yml, .bif, .xmlbif or .xml"
-        )
-    return BayesNet.from_dict(read_mapping(path))
-
-
-def write_network(net: BayesNet, path: str | os.PathLike, fmt: str | None = None) -> None:
-    """Write ``net`` as JSON, YAML, BIF or XMLBIF (``fmt``, else by the file extension).
-
-    BIF (``.bif``) and XMLBIF (``.xmlbif``, ``.xml``) go through pgmpy's writers (the
-    ``bn`` extra) and need every CPD.
-    """
-    path = Path(path)
-    suffix = "." + fmt.lower().lstrip(".") if fmt else path.suffix.lower()
-    if suffix in (".yaml", ".yml"):
-        import yaml
-
-        path.write_text(yaml.safe_dump(net.to_dict(), sort_keys=False))
-    elif suffix == ".json":
-        path.write_text(json.dumps(net.to_dict(), indent=2) + "\n")
-    elif suffix in _PGMPY_FORMATS:
-        from .interop import write_pgmpy_file
-
-        write_pgmpy_file(net, path, suffix)
-    else:
-        raise SpecError(
-            f"cannot tell the format of {str(path)!r}: use .json, .yaml, .yml, .bif, .xmlbif or .xml"
-        )
 
 
 _MAX_SHOWN = 60

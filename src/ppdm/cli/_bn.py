@@ -35,7 +35,7 @@ _REPRODUCTIONS = ("bn-table2", "bn-privacy-accuracy", "bn-sample-size")
 
 
 def _read_net(path: Path):
-    from ..bayesnet.network import read_network
+    from ..bayesnet.files import read_network
 
     try:
         return read_network(path)
@@ -194,7 +194,7 @@ def learn(
     other nodes are kept, so parties can chain their outputs to share parameters.
     """
     from ..bayesnet.estimation import estimate_parameters
-    from ..bayesnet.network import write_network
+    from ..bayesnet.files import write_network
     from ..bayesnet.parties import combine_releases, read_release
 
     if model not in (1, 2):
