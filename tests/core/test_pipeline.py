@@ -243,3 +243,25 @@ def test_copies_pool_counts_and_compound_gamma(tmp_path):
     var = (truth / 3 + 3000 * (1 / 6) * (5 / 6) / 0.25) / 3
     np.testing.assert_allclose(color.overall.stderr, np.sqrt(var), rtol=0.05)
     assert (np.abs(color.overall.counts - truth) < 4 * np.sqrt(var)).all()
+
+
+def test_estimate_by_class_prints_a_table_per_class(tmp_path, monkeypatch):
+    """Each class's estimates as a table like the overall one, its rows the per-class
+    estimates ``estimate_release`` computes."""
+    monkeypatch.setenv("COLUMNS", "200")
+    df = table(1500)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        make_release(df, tmp_path / "rel", random_state=2, class_attribute="cls", n_bins=8)
+    r = CliRunner().invoke(app, ["estimate", str(tmp_path / "rel"), "--by-class"])
+    assert r.exit_code == 0, r.output
+    assert "±" not in r.output  # no wrapped lists of value±se
+    results = estimate_release(load_release(tmp_path / "rel"), "set-scale", by_class=True)
+    for res in results:
+        for c, ec in res.by_class.items():
+            title = f"{res.name}: class {c} (set-scale)"
+            assert title in r.output
+            block = r.output.split(title, 1)[1]
+            rows = [x for x in block.splitlines() if x.startswith("│")][: len(res.labels)]
+            shown = [float(x.split("│")[3]) for x in rows]
+            assert shown == pytest.approx(np.round(ec.counts, 1), abs=0.051)

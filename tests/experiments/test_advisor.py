@@ -205,3 +205,42 @@ def test_original_baseline_and_test_codes_do_not_depend_on_the_grids_n():
     # order kept: a larger value never gets a smaller code
     order = np.argsort(test["x"].to_numpy(), kind="stable")
     assert (np.diff(codes[order]) >= 0).all()
+
+
+def test_each_cell_carries_the_standard_error_of_its_mean():
+    train, test = split_owner_data(_owner_table(), "y", seed=1)
+    grid = advisor_grid(train, test, "y", gammas=[9], ns=[5], reps=3, learner="cart-entropy")
+    row = grid.iloc[0]
+    assert row["se"] == pytest.approx(row["sd"] / np.sqrt(3))
+    one = advisor_grid(train, test, "y", gammas=[9], ns=[5], reps=1, learner="cart-entropy")
+    assert np.isnan(one["se"].iloc[0])  # one repetition: no spread to show
+
+
+def test_advice_plot_draws_the_standard_errors(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from ppdm.experiments import plotting
+
+    table = TABLE.assign(
+        entropy=TABLE["N"] / 10, status="evaluated", se=0.02, majority=0.5, original_accuracy=0.9
+    )
+    drawn = {}
+    real_save = plotting._save
+
+    def keep(fig, path):
+        drawn["fig"] = fig
+        return real_save(fig, path)
+
+    plotting._save = keep
+    try:
+        plotting.plot_advice(table, tmp_path / "a.png")
+    finally:
+        plotting._save = real_save
+    ax = drawn["fig"].axes[0]
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "± 1 s.e. over the repetitions" in labels
+    segments = [s for c in ax.collections if hasattr(c, "get_segments") for s in c.get_segments()]
+    # one vertical whisker per cell, 2 points of accuracy (100 * se) on each side
+    lengths = sorted(round(abs(s[1][1] - s[0][1]), 6) for s in segments if len(s) == 2)
+    assert lengths.count(4.0) >= len(table)

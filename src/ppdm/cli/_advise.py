@@ -163,8 +163,8 @@ def advise(
     def pm(g: float, n_bins: int) -> str:
         """`` ± s.e.`` of a cell's mean accuracy over its repetitions (empty for one)."""
         cell = table[(table["gamma"] == g) & (table["N"] == n_bins)]
-        sd = float(cell["sd"].iloc[0]) if len(cell) else float("nan")
-        return "" if math.isnan(sd) else f" ± {100 * sd / math.sqrt(reps):.2f}"
+        se = float(cell["se"].iloc[0]) if len(cell) else float("nan")
+        return "" if math.isnan(se) else f" ± {100 * se:.2f}"
 
     typer.echo(f"grid: {n_eval} cells evaluated, {summary['cells_skipped']} skipped (Kang's bound)")
     if rec.candidates is not None:

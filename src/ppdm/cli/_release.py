@@ -352,20 +352,20 @@ def estimate(
     from rich.table import Table
 
     console = Console()
-    for r in results:
-        table = Table(title=f"{r.name} ({r.overall.method})")
-        e = r.overall
-        for col in ("bin", "perturbed", "estimated", f"stderr ({e.stderr_kind})"):
-            table.add_column(col, justify="left" if col == "bin" else "right")
-        for lab, y, x, s in zip(r.labels, e.perturbed, e.counts, e.stderr):
+
+    def show(title: str, labels, e) -> None:
+        table = Table(title=title)
+        first = "bin" if any(lab.startswith("[") for lab in labels) else "value"
+        for col in (first, "perturbed", "estimated", f"stderr ({e.stderr_kind})"):
+            table.add_column(col, justify="left" if col == first else "right")
+        for lab, y, x, s in zip(labels, e.perturbed, e.counts, e.stderr):
             table.add_row(lab, f"{y:.0f}", f"{x:.1f}", f"{s:.1f}")
         console.print(table)
-        if r.by_class:
-            for c, ec in r.by_class.items():
-                console.print(
-                    f"  class {c}: "
-                    + ", ".join(f"{x:.1f}±{s:.1f}" for x, s in zip(ec.counts, ec.stderr))
-                )
+
+    for r in results:
+        show(f"{r.name} ({r.overall.method})", r.labels, r.overall)
+        for c, ec in (r.by_class or {}).items():  # one table per class, as the plot's panels
+            show(f"{r.name}: class {c} ({ec.method})", r.labels, ec)
 
 
 def _estimate_json(r, method: str) -> dict:

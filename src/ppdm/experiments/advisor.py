@@ -243,8 +243,9 @@ def advisor_grid(
     Returns
     -------
     pandas.DataFrame
-        One row per (gamma, N): ``entropy``, ``kang_bound``, ``accuracy`` and ``sd``
-        (NaN when skipped), ``status`` (``evaluated`` / ``skipped``) and ``reason``.
+        One row per (gamma, N): ``entropy``, ``kang_bound``, ``accuracy``, its ``sd``
+        over the repetitions and the standard error ``se`` of their mean (NaN when skipped
+        or with one repetition), ``status`` (``evaluated`` / ``skipped``) and ``reason``.
 
     References
     ----------
@@ -305,6 +306,11 @@ def advisor_grid(
                     "kang_bound": kang_bound(g, nn, n),
                     "accuracy": float(np.mean(accs)) if accs else np.nan,
                     "sd": float(np.std(accs, ddof=1)) if accs and len(accs) > 1 else np.nan,
+                    "se": (
+                        float(np.std(accs, ddof=1) / np.sqrt(len(accs)))
+                        if accs and len(accs) > 1
+                        else np.nan
+                    ),
                     "status": "evaluated" if accs else "skipped",
                     "reason": "" if accs else reason.get((g, nn), "not evaluated"),
                     "majority": majority,

@@ -228,13 +228,26 @@ def plot_advice(
     """The advisor's Fig. 6-style plot: accuracy against entropy, one band per N.
 
     Horizontal lines show the target accuracy (if any), the majority-class rate and the
-    learner's accuracy on the original data (when the table carries them); skipped
-    cells are counted in a note, not drawn (they have no accuracy).
+    learner's accuracy on the original data (when the table carries them); grey whiskers
+    are one standard error of each cell's mean over its repetitions (column ``se``);
+    skipped cells are counted in a note, not drawn (they have no accuracy).
     """
     plt = _plt()
     fig, ax = plt.subplots(figsize=(8.5, 5.5))
     done = table[table["status"] == "evaluated"]
     _bands_by_n(ax, done)
+    if "se" in done.columns and np.isfinite(done["se"]).any():
+        ax.errorbar(
+            done["entropy"],
+            100 * done["accuracy"],
+            yerr=100 * done["se"].fillna(0.0),
+            fmt="none",
+            ecolor="grey",
+            elinewidth=0.8,
+            capsize=2,
+            alpha=0.7,
+            label="± 1 s.e. over the repetitions",
+        )
     lines = []
     if "original_accuracy" in table.columns:
         lines.append((table["original_accuracy"].iloc[0], "original data", "black", "-"))
