@@ -37,7 +37,8 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _table import BOUNDS, chunks, loadavg  # noqa: E402
 
 ROUND_TRIP = r"""
 import sys
@@ -73,40 +74,22 @@ else:
     make_release(src, out, **opts)
 """
 
-BOUNDS = [
-    "--bounds", "age=18:91",
-    "--bounds", "income=0:2000000",
-    "--bounds", "score=0:1200",
-    "--bounds", "region=0:12",
-    "--bounds", "visits=0:40",
-]  # fmt: skip
-
 
 def make_tables(directory: Path, rows: int) -> tuple[Path, Path]:
     """The benchmark table as CSV and Parquet (row groups of 500,000 rows)."""
     import pyarrow as pa
-    import pyarrow.csv as pcsv
     import pyarrow.parquet as pq
 
-    sys.path.insert(0, str(Path(__file__).parent))
-    from perturb import _chunk
-
-    rng = np.random.default_rng(0)
-    chunk = 500_000
     csv, parquet = directory / "table.csv", directory / "table.parquet"
-    done = 0
     pw = None
     with open(csv, "wb") as fh:
-        while done < rows:
-            frame = _chunk(rng, min(chunk, rows - done))
+        for i, frame in enumerate(chunks(rows)):
             table = pa.Table.from_pandas(frame, preserve_index=False)
-            frame.to_csv(fh, header=done == 0, index=False)
+            frame.to_csv(fh, header=i == 0, index=False)
             if pw is None:
                 pw = pq.ParquetWriter(parquet, table.schema)
             pw.write_table(table)
-            done += len(frame)
     pw.close()
-    del pcsv
     return csv, parquet
 
 
@@ -131,13 +114,6 @@ def run(cmd: list[str]) -> tuple[float, float]:
         err = proc.stderr.read().decode(errors="replace").strip().splitlines()
         raise RuntimeError(f"{cmd[:4]} failed: {err[-1] if err else proc.returncode}")
     return elapsed, peak / 2**20
-
-
-def loadavg() -> str:
-    try:
-        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
-    except OSError:
-        return "n/a"
 
 
 def ppdm(*args: str) -> list[str]:

@@ -34,25 +34,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-import numpy as np
-
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from _table import BOUNDS, chunks, loadavg  # noqa: E402
+
 SRC = HERE.parent / "src"
-
-BOUNDS = [
-    "--bounds", "age=18:91",
-    "--bounds", "income=0:2000000",
-    "--bounds", "score=0:1200",
-    "--bounds", "region=0:12",
-    "--bounds", "visits=0:40",
-]  # fmt: skip
-
-
-def loadavg() -> str:
-    try:
-        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
-    except OSError:
-        return "n/a"
 
 
 def make_table(path: Path, rows: int) -> None:
@@ -61,13 +47,9 @@ def make_table(path: Path, rows: int) -> None:
     import pyarrow.csv as pcsv
     import pyarrow.parquet as pq
 
-    sys.path.insert(0, str(HERE))
-    from perturb import _chunk
-
-    rng = np.random.default_rng(0)
-    done, writer = 0, None
-    while done < rows:
-        table = pa.Table.from_pandas(_chunk(rng, min(500_000, rows - done)), preserve_index=False)
+    writer = None
+    for frame in chunks(rows):
+        table = pa.Table.from_pandas(frame, preserve_index=False)
         if writer is None:
             writer = (
                 pq.ParquetWriter(path, table.schema)
@@ -75,7 +57,6 @@ def make_table(path: Path, rows: int) -> None:
                 else pcsv.CSVWriter(path, table.schema)
             )
         writer.write_table(table)
-        done += table.num_rows
     writer.close()
 
 
