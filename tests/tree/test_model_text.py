@@ -138,7 +138,8 @@ def test_majority_leaves_show_their_class_counts(digits):
         assert sum(counts.values()) == pytest.approx(float(m.group(2)), abs=0.05 * len(counts))
 
 
-def test_mine_prints_the_naive_bayes_model(digits, tmp_path):
+def _mine_args(digits, tmp_path) -> list[str]:
+    """``ppdm mine`` of a release of ``digits`` written to ``tmp_path``, tested on the table."""
     df, spec, rel = digits
     from ppdm.pipeline import make_release
 
@@ -146,25 +147,18 @@ def test_mine_prints_the_naive_bayes_model(digits, tmp_path):
         warnings.simplefilter("ignore")
         make_release(df, tmp_path / "rel", spec=spec, random_state=0)
     df.to_csv(tmp_path / "test.csv", index=False)
-    r = CliRunner().invoke(
-        app,
-        ["mine", str(tmp_path / "rel"), "--test", str(tmp_path / "test.csv")]
-        + ["--learner", "release-tree"],
-    )
+    return ["mine", str(tmp_path / "rel"), "--test", str(tmp_path / "test.csv")]
+
+
+def test_mine_prints_the_naive_bayes_model(digits, tmp_path):
+    r = CliRunner().invoke(app, [*_mine_args(digits, tmp_path), "--learner", "release-tree"])
     assert r.exit_code == 0, r.output
     assert "naive Bayes [1]" in r.output and "Naive Bayes leaves" in r.output
     assert "\n: 0\n" not in r.output
 
 
 def test_mine_prints_the_forest_summary_and_is_seeded(digits, tmp_path):
-    df, spec, rel = digits
-    from ppdm.pipeline import make_release
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        make_release(df, tmp_path / "rel", spec=spec, random_state=0)
-    df.to_csv(tmp_path / "test.csv", index=False)
-    args = ["mine", str(tmp_path / "rel"), "--test", str(tmp_path / "test.csv")]
+    args = _mine_args(digits, tmp_path)
     runs = [CliRunner().invoke(app, [*args, "--learner", "release-forest"]) for _ in range(2)]
     assert all(r.exit_code == 0 for r in runs), runs[0].output
     # the same release and seed give the same forest, so the same text and accuracy
