@@ -33,6 +33,7 @@ __all__ = [
     "MISSING",
     "infer_domain",
     "DomainSketch",
+    "DomainRule",
     "domain_from_spec",
 ]
 
@@ -442,6 +443,42 @@ def _sorted_unique(values: np.ndarray) -> list:
         return sorted(uniq, key=str)
 
 
+@dataclass(frozen=True)
+class DomainRule:
+    """How a column's domain is chosen from its data (:func:`infer_domain`).
+
+    Attributes
+    ----------
+    n_bins : int, optional
+        N for a binned domain; also the largest number of distinct integers kept as
+        categorical.
+    max_bins : int, default=20
+        N when ``n_bins`` is not given.
+    bounds : (float, float), optional
+        Owner-chosen ``(low, high)`` of a numeric column (no bounds read off the data).
+    representative, out_of_bounds
+        See :class:`BinnedDomain`.
+    missing : {"error", "category"}, default="error"
+        Whether a missing value is an error or its own category.
+
+    References
+    ----------
+    Dowd, Xu & Zhang, Sec. 3.2 and Sec. 7.
+    """
+
+    n_bins: int | None = None
+    max_bins: int = 20
+    bounds: tuple[float, float] | None = None
+    representative: Representative = "center"
+    missing: Literal["error", "category"] = "error"
+    out_of_bounds: Literal["error", "clip"] = "error"
+
+    @property
+    def n(self) -> int:
+        """N: ``n_bins`` if given, else ``max_bins``."""
+        return int(self.n_bins) if self.n_bins is not None else int(self.max_bins)
+
+
 class DomainSketch:
     """One-pass summary of a column, enough to choose its domain without holding the data.
 
@@ -589,22 +626,14 @@ class DomainSketch:
             out.values = set()
         return out
 
-    def to_domain(
-        self,
-        *,
-        n_bins: int | None = None,
-        max_bins: int = 20,
-        bounds: tuple[float, float] | None = None,
-        representative: Representative = "center",
-        missing: Literal["error", "category"] = "error",
-        out_of_bounds: Literal["error", "clip"] = "error",
-        warn: bool = True,
-    ) -> Domain:
-        """The domain :func:`infer_domain` would choose for the data seen so far."""
+    def to_domain(self, rule: DomainRule = DomainRule(), *, warn: bool = True) -> Domain:
+        """The domain ``rule`` chooses for the data seen so far (see :func:`infer_domain`)."""
         column = self.column
         if self.rows == 0:
             raise DomainError(f"column {column!r} is empty: cannot infer its domain")
-        n = int(n_bins) if n_bins is not None else int(max_bins)
+        n = rule.n
+        bounds, missing = rule.bounds, rule.missing
+        representative, out_of_bounds = rule.representative, rule.out_of_bounds
         if n < 2:
             raise DomainError(f"the number of bins N must be >= 2 (got {n}) for column {column!r}")
         if self.first_missing is not None and missing != "category":
@@ -738,14 +767,6 @@ def infer_domain(
     ----------
     Dowd, Xu & Zhang, Sec. 3.2 and Sec. 7.
     """
-    n = int(n_bins) if n_bins is not None else int(max_bins)
-    sketch = DomainSketch(column, cap=max(n, 2)).update(values)
-    return sketch.to_domain(
-        n_bins=n_bins,
-        max_bins=max_bins,
-        bounds=bounds,
-        representative=representative,
-        missing=missing,
-        out_of_bounds=out_of_bounds,
-        warn=warn,
-    )
+    rule = DomainRule(n_bins, max_bins, bounds, representative, missing, out_of_bounds)
+    sketch = DomainSketch(column, cap=max(rule.n, 2)).update(values)
+    return sketch.to_domain(rule, warn=warn)

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .additive import AdditiveNoise, privacy_interval_width
-from .domain import BinnedDomain, CategoricalDomain, Domain, DomainSketch
+from .domain import BinnedDomain, CategoricalDomain, Domain, DomainRule, DomainSketch
 from .exceptions import DataError, ParameterError, SpecError
 from .io import TEXT_ATTR
 from .matrix import GammaDiagonal, PerturbationMatrix, matrix_from_spec
@@ -203,7 +203,7 @@ def plan_from_sketches(
         if given is not None and given.domain is not None:
             domain: Domain = given.get_domain()
         else:
-            domain = sketches[c].to_domain(
+            rule = DomainRule(
                 n_bins=opts.n_bins,
                 max_bins=opts.max_bins,
                 bounds=opts.bounds_of(c),
@@ -211,6 +211,7 @@ def plan_from_sketches(
                 missing=opts.missing,
                 out_of_bounds=opts.out_of_bounds,
             )
+            domain = sketches[c].to_domain(rule)
         if opts.method == "additive":
             out.append(_additive_attribute(c, domain, opts))
             continue

@@ -86,42 +86,49 @@ def _owner() -> ui.NavPanel:
             ui.h6("Privacy per attribute (updates as you change the controls)"),
             ui.output_table("o_privacy", classes="ppdm-table"),
         ),
-        ui.card(
-            ui.card_header("Advisor: which gamma and N keep the tree accurate?"),
-            ui.layout_columns(
+        _action_card(
+            "Advisor: which gamma and N keep the tree accurate?",
+            [
+                ("o_advise", "Run advisor"),
+                ("o_advise_cancel", "Cancel"),
+                ("o_advise_apply", "Use the recommendation"),
+            ],
+            ui.output_ui("o_advise_status"),
+            ui.output_image("o_advise_plot", height="auto"),
+            controls=ui.layout_columns(
                 ui.input_text("o_adv_gammas", "gamma values", "5,9,12"),
                 ui.input_text("o_adv_ns", "N values", "5,10,20"),
                 ui.input_numeric("o_adv_reps", "repetitions", 1, min=1, step=1),
                 ui.input_text("o_adv_target", "target accuracy (optional)", ""),
             ),
-            ui.div(
-                ui.input_action_button("o_advise", "Run advisor", class_="btn-primary"),
-                ui.input_action_button("o_advise_cancel", "Cancel"),
-                ui.input_action_button("o_advise_apply", "Use the recommendation"),
-            ),
-            ui.output_ui("o_advise_status"),
-            ui.output_image("o_advise_plot", height="auto"),
         ),
-        ui.card(
-            ui.card_header("Release"),
-            ui.div(
-                ui.input_action_button("o_make", "Make the release", class_="btn-primary"),
-            ),
+        _action_card(
+            "Release",
+            [("o_make", "Make the release")],
             ui.output_ui("o_release_info"),
             ui.output_image("o_hist", height="auto"),
         ),
-        ui.card(
-            ui.card_header("Audit: attack the release with the original at hand"),
-            ui.div(
-                ui.input_action_button("o_audit", "Run the audit", class_="btn-primary"),
-                ui.input_action_button("o_audit_cancel", "Cancel"),
-            ),
+        _action_card(
+            "Audit: attack the release with the original at hand",
+            [("o_audit", "Run the audit"), ("o_audit_cancel", "Cancel")],
             ui.output_ui("o_audit_status"),
             ui.output_ui("o_audit_verdict"),
             ui.output_image("o_audit_plot", height="auto"),
         ),
     ]
     return _tab("Owner: make a release", "owner", sidebar, cards)
+
+
+def _action_card(title: str, buttons: list[tuple[str, str]], *outputs, controls=None):
+    """A card: its header, optional controls, a row of action buttons (``(id, label)``;
+    the first is the primary action), then its outputs."""
+    (first_id, first_label), *rest = buttons
+    row = ui.div(
+        ui.input_action_button(first_id, first_label, class_="btn-primary"),
+        *(ui.input_action_button(i, label) for i, label in rest),
+    )
+    head = [ui.card_header(title)] + ([controls] if controls is not None else [])
+    return ui.card(*head, row, *outputs)
 
 
 def _miner() -> ui.NavPanel:
