@@ -160,14 +160,14 @@ class PerturbationMatrix:
             stop = min(start + chunk, flat_in.size)
             u = buf[: stop - start]
             rng.random(out=u)
-            flat_out[start:stop] = self.sample(flat_in[start:stop], u)
+            flat_out[start:stop] = self._alias_sample(flat_in[start:stop], u)
         return out
 
     @cached_property
     def _alias(self) -> tuple[np.ndarray, np.ndarray]:
         return _alias_tables(self.dense())
 
-    def sample(self, codes: np.ndarray, u: np.ndarray) -> np.ndarray:
+    def _alias_sample(self, codes: np.ndarray, u: np.ndarray) -> np.ndarray:
         """Perturbed codes for original ``codes`` given uniforms ``u`` in [0, 1).
 
         One uniform per value, O(1) per value (Walker's alias method on each column).
@@ -380,14 +380,6 @@ class GammaDiagonal(PerturbationMatrix):
         out._n = self._n
         out.gamma = 1.0 + lam_t * self._n / (1.0 - lam_t)
         return out
-
-    def sample(self, codes: np.ndarray, u: np.ndarray) -> np.ndarray:
-        """Keep-or-uniform sampler, one uniform per value: keep if ``u < lam``, else
-        ``floor((u - lam)/(1 - lam) N)``, uniform on all N codes."""
-        lam, n = self.keep_probability, self._n
-        u = np.asarray(u)
-        other = np.minimum(((u - lam) * (n / (1.0 - lam))).astype(np.int64), n - 1)
-        return np.where(u < lam, codes, other).astype(np.int32)
 
     @cached_property
     def _integer_sampler(self) -> tuple[int, int]:

@@ -86,8 +86,7 @@ def perturb_copies(
     if codes.size and (codes.min() < 0 or codes.max() >= matrix.n_values):
         raise DomainError(f"codes must lie in 0..{matrix.n_values - 1}")
     rng = perturbation_generator(random_state, "perturb-copies")
-    u = rng.random((m, codes.size))
-    return matrix.sample(np.broadcast_to(codes, (m, codes.size)), u)
+    return matrix.draw(np.broadcast_to(codes, (m, codes.size)), rng)
 
 
 def estimate_multiple(

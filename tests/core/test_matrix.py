@@ -114,7 +114,7 @@ def test_sampler_empirical_transitions_match_matrix_chi_square():
     for m in (GammaDiagonal(6, 5.0), explicit([[0.6, 0.1, 0.2], [0.3, 0.7, 0.2], [0.1, 0.2, 0.6]])):
         n = m.n_values
         codes = np.repeat(np.arange(n), n_per)
-        out = m.sample(codes, rng.random(codes.size))
+        out = m.draw(codes, rng)
         table = np.zeros((n, n))
         np.add.at(table, (out, codes), 1)
         for k in range(n):

@@ -152,13 +152,13 @@ def test_release_correct_codes_unbiased_for_naive_bayes_leaves():
     train, y_train = _small_release(rng)
     held, y_held = _small_release(rng, 1000)
     doms, mats = [CategoricalDomain(tuple(range(6)))] * 2, [GammaDiagonal(6, 9.0)] * 2
-    release = np.column_stack([mats[0].sample(train[:, j], rng.random(len(train))) for j in (0, 1)])
+    release = np.column_stack([mats[0].draw(train[:, j], rng) for j in (0, 1)])
     clf = ReleaseTreeClassifier(leaf_model="naive-bayes", max_depth=1)
     clf.fit_codes(release, y_train, doms, mats, ["x", "z"])
     truth = float(np.mean(clf.predict_codes(held) == y_held))
     est = []
     for _ in range(200):
-        p = np.column_stack([mats[0].sample(held[:, j], rng.random(len(held))) for j in (0, 1)])
+        p = np.column_stack([mats[0].draw(held[:, j], rng) for j in (0, 1)])
         est.append(bs._release_correct_codes(clf, p, y_held).mean())
     est = np.asarray(est)
     assert abs(est.mean() - truth) < 4 * est.std(ddof=1) / np.sqrt(len(est))

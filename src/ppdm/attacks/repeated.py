@@ -188,7 +188,7 @@ def repeated_perturbation_attack(
     current = codes
     for s in range(t + 1):
         if s > 0:
-            current = matrix.sample(current, rng.random(current.shape)).astype(np.int64)
+            current = matrix.draw(current, rng).astype(np.int64)
         channel = matrix.power(s + 1)
         est = estimate_counts(count_codes(current, n), channel, method, replicates=0)
         guess = bayes_optimal_attack(current, channel, prior).guess

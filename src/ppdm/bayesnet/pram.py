@@ -328,7 +328,7 @@ class PramScheme:
             for r in self.randomizations:
                 gen = stream_generator(root, "pram", str(party), *r.variables)
                 code = r.combine(frame)
-                new = r.matrix.sample(code, gen.random(len(frame)))
+                new = r.matrix.draw(code, gen)
                 for v, c in zip(r.variables, r.split(new)):
                     out[v] = c.astype(frame[v].dtype)
         return pd.DataFrame(out, index=frame.index)

@@ -7,7 +7,8 @@ skipped, so it also runs after ``reproduce all --quick``.
 
 References
 ----------
-Dowd, Xu & Zhang, Sec. 6.2 (Figs. 4-6, Table 1); Ma & Sivakumar, Sec. 6 (Table 2,
+Dowd, Xu & Zhang, Sec. 6.1 (Fig. 2), Sec. 6.2 (Figs. 4-6, Table 1), Sec. 1, 3.3 and 5.2
+(attacks); Kang, Sec. 4 (the bound and multiple substitutions); Ma & Sivakumar, Sec. 6 (Table 2,
 Figs. 4-5); Islam & Brankovic, Sec. 4 (All Leaves).
 """
 
@@ -21,7 +22,18 @@ import pandas as pd
 from .registry import RunContext
 from .runner import write_csv_atomic
 
-__all__ = ["fig4_claims", "table2_claims", "all_leaves_claims", "bn_claims", "claims", "run"]
+__all__ = [
+    "fig2_claims",
+    "kang_claims",
+    "readings_claims",
+    "attacks_claims",
+    "fig4_claims",
+    "table2_claims",
+    "all_leaves_claims",
+    "bn_claims",
+    "claims",
+    "run",
+]
 
 _COLUMNS = ["section", "claim", "value", "note"]
 
@@ -32,6 +44,306 @@ def _row(section: str, claim: str, value: float, note: str = "") -> dict:
 
 def _group(name: str) -> str:
     return "synthetic" if str(name).startswith("synth") else "uci"
+
+
+#: Differences below this are rounding (set-scale's zeroing step never raises the error).
+_TIE = 1e-12
+
+
+def fig2_claims(summary: pd.DataFrame) -> pd.DataFrame:
+    """Fig. 2 and Kang's bound on its grid, from ``fig2_summary.csv`` (5-run means per cell).
+
+    - per distribution, the grid mean of E for each method and the reduction of the mean
+      (raw inverse to set-scale, in percent);
+    - the median relative difference of the two distributions' surfaces,
+      ``|E_plateau - E_triangles| / max(E_plateau, E_triangles)`` over the cells;
+    - cells where set-scale's mean E is at most the raw inverse's (to rounding);
+    - the per-cell reduction ``1 - E_set-scale / E_inverse``: median per distribution,
+      share of cells with at least 50 % and with none, median per N over both sets;
+    - which of set-scale, Norm-Sub and IBU has the lowest mean E in each cell (a tie goes
+      to the first of the three);
+    - Kang's bound: cells where the exact expected error is below it, the median ratio
+      exact / bound, and the share of cells where the 5-run RMS error exceeds it.
+    """
+    rows = []
+    s = summary
+    methods = {"inverse": "E_inverse", "set-scale": "E_set-scale"}
+    methods.update({"Norm-Sub": "E_norm-sub", "IBU": "E_ibu"})
+    for dist, g in s.groupby("distribution"):
+        for name, col in methods.items():
+            rows.append(_row("fig2", f"{dist} mean E {name}", g[col].mean()))
+        cut = 100 * (1 - g["E_set-scale"].mean() / g["E_inverse"].mean())
+        rows.append(_row("fig2", f"{dist} reduction of the mean E (%)", cut))
+    wide = s.pivot_table(
+        index=["gamma", "N"], columns="distribution", values=list(methods.values())
+    )
+    dists = sorted(s["distribution"].unique())
+    if len(dists) == 2:
+        for name in ("inverse", "set-scale"):
+            a, b = wide[(methods[name], dists[0])], wide[(methods[name], dists[1])]
+            rel = (a - b).abs() / np.maximum(a, b)
+            note = f"|{dists[0]} - {dists[1]}| / max over cells"
+            rows.append(
+                _row(
+                    "fig2",
+                    f"{name} surfaces: median relative difference (%)",
+                    100 * rel.median(),
+                    note,
+                )
+            )
+    never = (s["E_set-scale"] <= s["E_inverse"] + _TIE).sum()
+    rows.append(_row("fig2", "cells with set-scale E <= inverse E", never))
+    rows.append(_row("fig2", "cells", len(s)))
+    rows.append(_row("fig2", "largest 5-run mean E, inverse", s["E_inverse"].max()))
+    red = 1 - s["E_set-scale"] / s["E_inverse"]
+    for dist, r in red.groupby(s["distribution"]):
+        rows.append(_row("fig2", f"{dist} median per-cell reduction (%)", 100 * r.median()))
+        rows.append(
+            _row("fig2", f"{dist} share of cells reduced >= 50 % (%)", 100 * (r >= 0.5).mean())
+        )
+        rows.append(
+            _row("fig2", f"{dist} share of cells not reduced (%)", 100 * (r.abs() <= _TIE).mean())
+        )
+    for n, r in red.groupby(s["N"]):
+        rows.append(_row("fig2", f"median per-cell reduction at N = {n} (%)", 100 * r.median()))
+    three = ["E_set-scale", "E_norm-sub", "E_ibu"]
+    values = s[three].to_numpy()
+    best = values.argmin(axis=1)
+    ties = int(
+        (
+            np.isclose(values, values.min(axis=1, keepdims=True), rtol=0, atol=_TIE).sum(axis=1) > 1
+        ).sum()
+    )
+    for i, name in enumerate(("set-scale", "Norm-Sub", "IBU")):
+        rows.append(
+            _row("fig2", f"cells where {name} is best", (best == i).sum(), f"{ties} tied cells")
+        )
+    rows.append(
+        _row(
+            "fig2",
+            "cells with exact rel. L2 below Kang's bound",
+            (s["exact_rel_l2"] <= s["kang_bound"]).sum(),
+        )
+    )
+    for dist, g in s.groupby("distribution"):
+        ratio = (g["exact_rel_l2"] / g["kang_bound"]).median()
+        rows.append(_row("fig2", f"{dist} median exact / Kang bound", ratio))
+        over = 100 * (g["rms_rel_l2"] > g["kang_bound"]).mean()
+        rows.append(_row("fig2", f"{dist} share of cells with 5-run RMS above the bound (%)", over))
+    return pd.DataFrame(rows, columns=_COLUMNS)
+
+
+#: The cell whose errors the Kang section quotes: (distribution, gamma, N).
+KANG_CELL = ("plateau", 9, 100)
+
+
+def kang_claims(summary: pd.DataFrame, cell: tuple[str, int, int] = KANG_CELL) -> pd.DataFrame:
+    """Kang's multiple substitutions, from ``kang_summary.csv`` (raw inverse).
+
+    - cells (distribution, gamma, N, m) whose RMS relative L2 error of the m pooled copies is
+      at most Kang's bound at m n records;
+    - for ``cell``: the m copies' RMS error and bound at m = 1, 4 and 10, and the error of
+      one copy at gamma^4 (the same amplification as four copies).
+    """
+    rows = []
+    k = summary[summary["method"] == "inverse"]
+    copies = k[k["scheme"] == "copies"]
+    rows.append(
+        _row(
+            "kang",
+            "copies cells under the bound",
+            (copies["rms_rel_l2"] <= copies["kang_bound"]).sum(),
+        )
+    )
+    rows.append(_row("kang", "copies cells", len(copies)))
+    dist, gamma, n_bins = cell
+    at = k[(k["distribution"] == dist) & (k["gamma"] == gamma) & (k["N"] == n_bins)]
+    where = f"{dist}, gamma {gamma}, N {n_bins}"
+    for m in (1, 4, 10):
+        c = at[(at["scheme"] == "copies") & (at["m"] == m)]
+        if len(c):
+            rows.append(_row("kang", f"{where}: {m} copies, RMS rel. L2", c["rms_rel_l2"].iloc[0]))
+            rows.append(_row("kang", f"{where}: {m} copies, Kang bound", c["kang_bound"].iloc[0]))
+    one = at[(at["scheme"] == "single") & (at["m"] == 4)]
+    if len(one):
+        note = f"gamma {gamma}^4 = {int(one['amplification'].iloc[0])}"
+        rows.append(
+            _row(
+                "kang",
+                f"{where}: one copy at gamma^4, RMS rel. L2",
+                one["rms_rel_l2"].iloc[0],
+                note,
+            )
+        )
+    return pd.DataFrame(rows, columns=_COLUMNS)
+
+
+#: Readings that change only the data representation (Explaining the gap).
+REPRESENTATION = ("test-discretized", "discrete-n-d", "bounds-whole", "left", "random")
+
+
+def readings_claims(readings: pd.DataFrame, fig4: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The fig4-readings table, from the tidy ``readings.csv`` (accuracies as fractions).
+
+    Per reading, the mean over data sets of the mean over its runs, in percent: synthetic
+    (``synth*``), UCI (the others), pendigits and spambase, and the change against
+    ``paper``; the largest change made by a representation reading (:data:`REPRESENTATION`);
+    Weka's J48 against ppdm's C4.5 on the runs J48 has; and, given ``fig4.csv``, how many
+    ``paper`` / ``by-class`` runs equal the Fig. 4 cell they share (global / by-class mode).
+    """
+    rows = []
+    r = readings.dropna(subset=["accuracy"]).assign(accuracy=lambda d: 100 * d["accuracy"])
+    per = r.groupby(["reading", "dataset"]).accuracy.mean().reset_index()
+    per["group"] = per["dataset"].map(_group)
+    level = per.groupby(["reading", "group"]).accuracy.mean().unstack()
+    sets = per.set_index(["reading", "dataset"]).accuracy
+    for reading, v in level.iterrows():
+        for group, label in (("synthetic", "synthetic"), ("uci", "UCI")):
+            if group in v and not np.isnan(v[group]):
+                rows.append(_row("readings", f"{reading} {label}", v[group]))
+        for name in ("pendigits", "spambase"):
+            if (reading, name) in sets.index:
+                rows.append(_row("readings", f"{reading} {name}", sets[(reading, name)]))
+        if "paper" in level.index and reading != "paper":
+            for group, label in (("synthetic", "synthetic"), ("uci", "UCI")):
+                if group in v:
+                    change = v[group] - level.loc["paper", group]
+                    rows.append(_row("readings", f"{reading} {label} change vs paper", change))
+    if "paper" in level.index:
+        rep = [x for x in REPRESENTATION if x in level.index]
+        if rep:
+            d = (level.loc[rep] - level.loc["paper"]).abs().stack()
+            (reading, group), top = d.idxmax(), d.max()
+            rows.append(
+                _row(
+                    "readings",
+                    "representation readings: largest change vs paper",
+                    top,
+                    f"{reading}, {group}",
+                )
+            )
+    if "weka-j48" in level.index:
+        weka = r[r["reading"] == "weka-j48"]
+        key = ["dataset", "gamma", "N", "rep"]
+        both = weka.merge(r[r["reading"] == "paper"], on=key, suffixes=("_weka", "_ppdm"))
+        both["group"] = both["dataset"].map(_group)
+        for group, label in (("synthetic", "synthetic"), ("uci", "UCI")):
+            g = both[both["group"] == group]
+            rows.append(_row("readings", f"weka-j48 cell {label}: J48", g["accuracy_weka"].mean()))
+            rows.append(
+                _row("readings", f"weka-j48 cell {label}: ppdm C4.5", g["accuracy_ppdm"].mean())
+            )
+        gap = (both["accuracy_weka"] - both["accuracy_ppdm"]).abs()
+        note = ", ".join(
+            sorted(
+                {
+                    f"gamma {a}, N {b}, rep {c}"
+                    for a, b, c in both[["gamma", "N", "rep"]].itertuples(index=False)
+                }
+            )
+        )
+        rows.append(
+            _row("readings", "weka-j48: largest |J48 - ppdm C4.5| per data set", gap.max(), note)
+        )
+    if fig4 is not None:
+        key = ["dataset", "gamma", "N", "rep"]
+        for reading, mode in (("paper", "global"), ("by-class", "by-class")):
+            mine = readings[readings["reading"] == reading]
+            theirs = fig4[fig4["mode"] == mode]
+            both = mine.merge(theirs, on=key, suffixes=("", "_fig4"))
+            same = np.isclose(both["accuracy"], both["accuracy_fig4"], rtol=0, atol=_TIE).sum()
+            note = f"of {len(mine)} runs; {len(both)} have a fig4.csv cell"
+            rows.append(_row("readings", f"{reading} runs equal to fig4.csv ({mode})", same, note))
+    return pd.DataFrame(rows, columns=_COLUMNS)
+
+
+#: Display names of the attacks (docs/attacks.md).
+ATTACKS = {
+    "spectral_filtering": "spectral",
+    "pca_reconstruct": "PCA-DR",
+    "bayes_reconstruct": "BE-DR",
+}
+
+
+def attacks_claims(attacks: pd.DataFrame) -> pd.DataFrame:
+    """The attack table and the statements built on it, from ``attacks.csv``.
+
+    Per data set and privacy level pi: the released data's error (RMSE / sd) under additive
+    noise and substitution, the best data-recovery attack on each (lowest error; its name in
+    the note), the Bayes MAP guess's recovered share and the prior-only share; the repeated
+    perturbation's MAP recovered share for t = 0..3. Across levels: the largest cut of the
+    additive error by an attack, in how many levels BE-DR lowers the substitution error, in
+    how many the MAP success falls with every extra perturbation, in how many every
+    data-recovery attack recovers fewer values than MAP (and than the prior-only guess).
+    """
+    rows = []
+    a = attacks[attacks["experiment"] == "recovery"]
+    cut_best, cut_where = -np.inf, ""
+    lowered = falling = below_map = below_prior = levels = 0
+    for (data, pi), g in a.groupby(["dataset", "privacy_level"], sort=True):
+        levels += 1
+        where = f"{data}, pi {pi:.2f}"
+        for method in ("additive", "substitution"):
+            m = g[g["method"] == method].set_index("attack")
+            if "released" not in m.index:
+                continue
+            released = m.loc["released", "rmse_rel"]
+            rows.append(_row("attacks", f"{where}: {method} released", released))
+            tried = m.loc[[x for x in ATTACKS if x in m.index]]
+            if len(tried):
+                best = tried["rmse_rel"].idxmin()
+                value = tried.loc[best, "rmse_rel"]
+                rows.append(
+                    _row("attacks", f"{where}: best attack on {method}", value, ATTACKS[best])
+                )
+                if method == "additive" and 1 - value / released > cut_best:
+                    cut_best, cut_where = 1 - value / released, where
+            if method == "substitution":
+                if "bayes_reconstruct" in m.index:
+                    lowered += int(m.loc["bayes_reconstruct", "rmse_rel"] < released)
+                if "bayes_map" in m.index:
+                    rec = m.loc["bayes_map", "recovered"]
+                    prior = m.loc["bayes_map", "prior_only"]
+                    rows.append(_row("attacks", f"{where}: Bayes MAP recovered", rec))
+                    rows.append(_row("attacks", f"{where}: prior-only recovered", prior))
+                    most = tried["recovered"].max()
+                    below_map += int(most < rec)
+                    below_prior += int(most < prior)
+                rep = g[g["attack"] == "repeated_map"].sort_values("t")
+                for t, v in zip(rep["t"], rep["recovered"]):
+                    rows.append(
+                        _row("attacks", f"{where}: repeated MAP recovered, t = {int(t)}", v)
+                    )
+                falling += int(
+                    len(rep) > 1 and bool(np.all(np.diff(rep["recovered"].to_numpy()) < 0))
+                )
+    if levels:
+        rows.append(
+            _row(
+                "attacks",
+                "largest cut of the additive error by an attack (%)",
+                100 * cut_best,
+                cut_where,
+            )
+        )
+        rows.append(_row("attacks", "levels", levels))
+        rows.append(_row("attacks", "levels where BE-DR lowers the substitution error", lowered))
+        rows.append(_row("attacks", "levels where repeated MAP falls at every t", falling))
+        rows.append(
+            _row(
+                "attacks",
+                "levels where every data-recovery attack recovers less than MAP",
+                below_map,
+            )
+        )
+        rows.append(
+            _row(
+                "attacks",
+                "levels where every data-recovery attack recovers less than prior-only",
+                below_prior,
+            )
+        )
+    return pd.DataFrame(rows, columns=_COLUMNS)
 
 
 #: Parts of the (gamma, N) grid over which the Fig. 4 levels are averaged.
@@ -196,6 +508,15 @@ def claims(out: str | Path) -> pd.DataFrame:
     noise = out / "noise" / "islam_brankovic_runs.csv"
     if noise.is_file():
         parts.append(all_leaves_claims(pd.read_csv(noise), BOSTON_ATTRIBUTES))
+    if (out / "fig2_summary.csv").is_file():
+        parts.append(fig2_claims(pd.read_csv(out / "fig2_summary.csv")))
+    if (out / "kang_summary.csv").is_file():
+        parts.append(kang_claims(pd.read_csv(out / "kang_summary.csv")))
+    if (out / "readings.csv").is_file():
+        fig4 = pd.read_csv(out / "fig4.csv") if (out / "fig4.csv").is_file() else None
+        parts.append(readings_claims(pd.read_csv(out / "readings.csv"), fig4))
+    if (out / "attacks.csv").is_file():
+        parts.append(attacks_claims(pd.read_csv(out / "attacks.csv")))
     if not parts:
         return pd.DataFrame(columns=_COLUMNS)
     return pd.concat(parts, ignore_index=True)

@@ -128,11 +128,14 @@ def encode_table(
 
 
 def perturb_table(table: EncodedTable, gamma: float, rng: np.random.Generator) -> np.ndarray:
-    """Algorithm 1 on every attribute with a gamma-diagonal matrix; one uniform per value."""
-    u = rng.random(table.codes.shape)
+    """Algorithm 1 on every attribute with a gamma-diagonal matrix, attribute by attribute.
+
+    Uses the releases' exact integer sampler (:meth:`GammaDiagonal.draw`), so experiments
+    measure the channel a release applies.
+    """
     out = np.empty_like(table.codes)
     for j, n_values in enumerate(table.n_values):
-        out[:, j] = GammaDiagonal(int(n_values), gamma).sample(table.codes[:, j], u[:, j])
+        out[:, j] = GammaDiagonal(int(n_values), gamma).draw(table.codes[:, j], rng)
     return out
 
 

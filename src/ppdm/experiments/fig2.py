@@ -56,7 +56,7 @@ def fig2_cell(cell: tuple, *, seed: int, n_records: int, reps: int) -> list[dict
     rng = cell_rng(seed, ("fig2", *cell))
     rows = []
     for rep in range(reps):
-        y = np.bincount(m.sample(codes, rng.random(len(codes))), minlength=n_bins)
+        y = np.bincount(m.draw(codes, rng), minlength=n_bins)
         for method in FIG2_METHODS:
             est = point_estimate(y, m, method)
             rows.append(

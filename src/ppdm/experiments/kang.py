@@ -52,8 +52,8 @@ def kang_cell(cell: tuple, *, seed: int, n_records: int, reps: int) -> list[dict
     rng = cell_rng(seed, ("kang", *cell))
     rows = []
     for rep in range(reps):
-        copies = mat.sample(np.broadcast_to(codes, (m, codes.size)), rng.random((m, codes.size)))
-        one = single.sample(codes, rng.random(codes.size))[None, :]
+        copies = mat.draw(np.broadcast_to(codes, (m, codes.size)), rng)
+        one = single.draw(codes, rng)[None, :]
         for scheme, cps, mm in (("copies", copies, mat), ("single", one, single)):
             for method in ("inverse", "set-scale"):
                 est = estimate_multiple(cps, mm, method, "pool")

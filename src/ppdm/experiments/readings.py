@@ -145,7 +145,7 @@ def _perturb_reconstruct(
 def _reconstruct_class(classes: np.ndarray, n_classes: int, gamma: float, rng) -> np.ndarray:
     """Algorithm 1 then Algorithm 2 (set-scale) on the class codes alone."""
     m = GammaDiagonal(int(n_classes), gamma)
-    perturbed = m.sample(classes, rng.random(classes.shape))
+    perturbed = m.draw(classes, rng)
     hist = np.bincount(perturbed, minlength=n_classes)
     est = point_estimate(hist[:, None], m, "set-scale")[:, 0]
     return matrix_reconstruct(perturbed, largest_remainder(est, int(hist.sum())), rng)
