@@ -71,6 +71,7 @@ _PARAMETER_CONSTRAINTS = {
     ),
     "learning_rate": (lambda v: is_number(v) and 0 < v <= 1, "a number in (0, 1]"),
     "min_effective_leaf": (lambda v: is_number(v) and v >= 0, "a number >= 0"),
+    "pair_weight": (lambda v: is_number(v) and 0 <= v <= 1, "a number in [0, 1]"),
     "early_stopping": (lambda v: isinstance(v, (bool, np.bool_)), "True or False"),
 }
 
@@ -186,9 +187,12 @@ class _Residuals:
     release, kept up to date as stumps are added (the interaction term by one product
     with the stump attribute's pair block)."""
 
-    def __init__(self, stats: ReleaseStatistics, intercept: np.ndarray) -> None:
+    def __init__(
+        self, stats: ReleaseStatistics, intercept: np.ndarray, pair_weight: float = 1.0
+    ) -> None:
         self.stats = stats
         self.intercept = intercept
+        self.pair_weight = float(pair_weight)
         K, d, W = stats.class_counts.shape
         self.tables = np.zeros((K, d, W))
         self.inter = np.zeros((K, d, W))
@@ -209,8 +213,14 @@ class _Residuals:
         return float(np.dot(delta**2, s.counts[j, :n_j]) - 2.0 * np.dot(delta, r))
 
     def add(self, k: int, j: int, delta: np.ndarray) -> None:
-        self.tables[k, j, : len(delta)] += delta
-        self.inter[k] += self.stats.pair_block(j) @ delta
+        s, lam, n_j = self.stats, self.pair_weight, len(delta)
+        self.tables[k, j, :n_j] += delta
+        if lam > 0:
+            self.inter[k] += lam * (s.pair_block(j) @ delta)
+        if lam < 1:  # the independence model's pair tables n_i[u] n_j[v] / n
+            indep = s.counts * (np.dot(s.counts[j, :n_j], delta) / s.n_records)
+            indep[j] = 0.0
+            self.inter[k] += (1.0 - lam) * indep
 
 
 class ReleaseBoostingClassifier(ReleaseLearner):
@@ -236,6 +246,14 @@ class ReleaseBoostingClassifier(ReleaseLearner):
         Least estimated records per side of a split; a float in (0, 1) is a fraction of n.
     min_effective_leaf : float, default=30
         Least Kish effective size ``(sum w)^2 / sum w^2`` per side of a split.
+    pair_weight : float, default=1.0
+        Weight ``lambda`` of the release's two-way tables in the interaction term:
+        ``T_jj'`` is replaced by ``lambda T_jj' + (1 - lambda) n_j n_j'^T / n``, the
+        independence model's tables, which rest on one inverse factor per entry instead
+        of two. 1 keeps every statistic unbiased; smaller values trade that for far less
+        noise (with 0 the estimated squared error is a convex function of the tables, so
+        boosting cannot follow a noise direction without bound). The held-out error of
+        ``early_stopping`` always uses the unbiased tables.
     early_stopping : bool, default=True
         Choose every class's number of rounds (at most ``n_estimators``) by two-fold
         cross-validation on the release: a booster fitted on one half, its squared error
@@ -307,11 +325,13 @@ class ReleaseBoostingClassifier(ReleaseLearner):
         learning_rate: float = 0.1,
         min_leaf: float = 1,
         min_effective_leaf: float = 30.0,
+        pair_weight: float = 1.0,
         early_stopping: bool = True,
         max_bins: int = 255,
     ) -> None:
         self.spec = spec
         self.early_stopping = early_stopping
+        self.pair_weight = pair_weight
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.min_leaf = min_leaf
@@ -355,7 +375,7 @@ class ReleaseBoostingClassifier(ReleaseLearner):
         d, W, n = len(nv), stats.width, stats.n_records
         lr, min_eff = float(self.learning_rate), float(self.min_effective_leaf)
         intercept = np.bincount(data.y, minlength=K) / n
-        model = _Residuals(stats, intercept)
+        model = _Residuals(stats, intercept, float(self.pair_weight))
         held = _Residuals(ReleaseStatistics(heldout, K), intercept) if heldout is not None else None
         ordered = np.asarray(data.ordered, dtype=bool)
         # ordered attributes: the threshold order and its effective sizes never change
