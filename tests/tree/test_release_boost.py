@@ -43,7 +43,7 @@ def test_identity_channel_is_scikit_learns_l2_stump_booster():
     X, y = _table()
     m, lr = 30, 0.2
     clf = ReleaseBoostingClassifier(
-        n_estimators=m, learning_rate=lr, min_effective_leaf=0, early_stopping=False
+        n_estimators=m, learning_rate=lr, min_effective_leaf=0, pair_weight=1.0
     ).fit(X, y)
     F = clf.decision_scores(X)
     ref = np.zeros_like(F)
@@ -126,12 +126,13 @@ def test_residual_sums_and_pair_counts_are_unbiased_by_simulation():
 def test_learns_from_a_release_and_early_stopping_stops_on_noise():
     df, spec, rel = _agrawal_release()
     X, y = df.drop(columns="group"), df["group"]
-    clf = ReleaseBoostingClassifier(spec=spec, n_estimators=100).fit(rel)
+    clf = ReleaseBoostingClassifier(spec=spec, n_estimators=100, early_stopping=True).fit(rel)
     assert clf.score(X, y) > 0.85  # function 1 is additive (age only)
     assert clf.n_estimators_.min() > 0
     # a class independent of every attribute: held-out error stops the boosting early
     noise = rel.assign(group=np.random.default_rng(0).permutation(rel["group"].to_numpy()))
-    stopped = ReleaseBoostingClassifier(spec=spec, n_estimators=100).fit(noise)
+    stopped = ReleaseBoostingClassifier(spec=spec, n_estimators=100, early_stopping=True)
+    stopped.fit(noise)
     assert stopped.n_estimators_.max() < 50
     assert stopped.cv_loss_.shape == (2, 101)
 
