@@ -76,8 +76,9 @@ def _fixed_table(n=2000, seed=3):
     y = ((orig[:, 0] + orig[:, 1] + rng.integers(0, 3, n)) > 5).astype(int)
     mats = [
         GammaDiagonal(6, 5.0),
+        # not symmetric: M^-1 and M^-T differ
         ExplicitMatrix(
-            [[0.7, 0.1, 0.1, 0.1], [0.1, 0.7, 0.1, 0.1], [0.1, 0.1, 0.6, 0.2], [0.1, 0.1, 0.2, 0.6]]
+            [[0.7, 0.2, 0.1, 0.1], [0.1, 0.6, 0.1, 0.1], [0.1, 0.1, 0.6, 0.2], [0.1, 0.1, 0.2, 0.6]]
         ),
         GammaDiagonal(5, 9.0),
     ]
