@@ -385,3 +385,32 @@ def test_run_writes_the_boost_summaries(tmp_path, grid):
     names = sorted(p.name for p in bs.run(RunContext(out=tmp_path)))
     assert "beyond_boost_check_summary.csv" in names
     assert "beyond_boost_check_settings.csv" in names
+
+
+def test_boost_check_tunes_then_checks_and_resumes(tmp_path, monkeypatch):
+    """One quick cell: repetition 0 runs every setting, repetition 1 and the held-out
+    table only the chosen one; a second run finds every cell done and runs nothing."""
+    monkeypatch.setattr(bs, "CHECK_CELLS", ((12, 10),))
+    monkeypatch.setattr(bs, "BOOST_CHECK_REPS", (1,))
+    monkeypatch.setattr(bs, "HELDOUT_REPS", 1)
+    path = tmp_path / bs.BOOST_FILE
+    out = bs.boost_check(["synth1"], tables=("wisconsin",), quick=True, path=path)
+    chosen = bs.boost_choice(out)
+    boost = out[out["method"] == bs.BOOST]
+    tuned = boost[(boost["rep"] == 0) & (boost["dataset"] == "synth1")]
+    assert len(tuned) == len(bs.boost_settings())
+    later = boost[(boost["rep"] == 1) | (boost["dataset"] == "wisconsin")]
+    assert len(later) == 2 and set(later["setting"]) == {chosen}
+    assert set(out.loc[out["dataset"] == "wisconsin", "method"]) == {
+        "original",
+        "release-tree",
+        "release-forest",
+        bs.BOOST,
+    }
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a finished cell was run again")
+
+    monkeypatch.setattr(bs, "boost_check_cell", refuse)
+    again = bs.boost_check(["synth1"], tables=("wisconsin",), quick=True, path=path)
+    assert len(again) == len(out)
