@@ -299,3 +299,118 @@ def test_boxes_check_summary_by_hand():
     assert out["same_boxes_release_ratio"] == pytest.approx(1.0)
     assert out["identity_tree_ratio"] == pytest.approx(0.95 / 0.8)
     assert out["median_leaf_neff"] == pytest.approx(4.5)
+
+
+def _boost_rows():
+    s1, s2 = bs.boost_settings()[:2]
+    rows = []
+    # tuning, data set "a" (original 0.8): s1 averages 0.75, s2 0.70 -> s1 is chosen
+    for g, n, tree, b1, b2 in ((5, 10, 0.70, 0.80, 0.60), (9, 20, 0.74, 0.70, 0.80)):
+        rows += [
+            ("a", g, n, 0, "release-tree", "", tree),
+            ("a", g, n, 0, "release-forest", "", tree + 0.02),
+            ("a", g, n, 0, bs.BOOST, s1, b1),
+            ("a", g, n, 0, bs.BOOST, s2, b2),
+        ]
+    # check: repetitions 1 and 2 of one cell with s1
+    rows += [
+        ("a", 5, 10, 1, "release-tree", "", 0.72),
+        ("a", 5, 10, 1, bs.BOOST, s1, 0.60),
+        ("a", 5, 10, 2, bs.BOOST, s1, 0.70),
+        # held-out table: its own original per split
+        ("wisconsin", 5, 10, 0, "original", "", 0.90),
+        ("wisconsin", 5, 10, 1, "original", "", 1.00),
+        ("wisconsin", 5, 10, 0, bs.BOOST, s1, 0.95),
+        ("wisconsin", 5, 10, 1, bs.BOOST, s1, 0.85),
+    ]
+    cols = ["dataset", "gamma", "N", "rep", "method", "setting", "accuracy"]
+    return pd.DataFrame(rows, columns=cols), s1, s2
+
+
+def test_boost_choice_and_summary_by_hand():
+    check, s1, s2 = _boost_rows()
+    assert bs.boost_choice(check) == s1
+    table, settings = bs.boost_check_summary(check, ORIGINAL)
+    out = table.set_index(["dataset", "part", "method"])
+    boost = f"{bs.BOOST} ({s1})"
+    assert out.loc[("a", "tuning", boost), "accuracy"] == pytest.approx(0.75)
+    assert out.loc[("a", "tuning", boost), "ratio_to_original"] == pytest.approx(0.75 / 0.8)
+    assert out.loc[("a", "tuning", "release-forest"), "accuracy"] == pytest.approx(0.74)
+    # check part: one cell, mean of its two repetitions
+    row = out.loc[("a", "check", boost)]
+    assert (row["cells"], row["reps"]) == (1, 2)
+    assert row["accuracy"] == pytest.approx(0.65)
+    w = out.loc[("wisconsin", "check", boost)]
+    assert w["accuracy"] == pytest.approx(0.90)
+    assert w["original"] == pytest.approx(0.95) and w["ratio_to_original"] == pytest.approx(
+        0.90 / 0.95
+    )
+    assert not any(m == "original" for m in table["method"])
+    assert settings["setting"].tolist()[:2] == [s1, s2]
+    assert settings.set_index("setting").loc[s2, "mean"] == pytest.approx(0.70)
+
+
+def test_boost_choice_breaks_ties_by_order_and_needs_tuning_rows():
+    check, s1, s2 = _boost_rows()
+    tied = check.assign(accuracy=0.5)
+    assert bs.boost_choice(tied) == s1
+    with pytest.raises(DataError, match="no tuning rows"):
+        bs.boost_choice(check[check["rep"] != 0])
+    with pytest.raises(DataError, match="boosting setting 'lr=0.1' is not"):
+        bs.boost_check_cell(("synth3", 5, 10, 0), quick=True, settings=["lr=0.1"])
+
+
+def test_boost_check_cell_sees_the_grids_perturbation():
+    """One quick cell: the release tree beside boosting is the grid's tree of the same
+    cell (same perturbation); staged and early-stopped settings give one row each."""
+    from ppdm.experiments.beyond import beyond_cell
+
+    cell = ("synth3", 5, 10, 0)
+    settings = ["lr=0.1 pw=0 mel=30 m=25", "lr=0.1 pw=0 mel=30 m=50", "lr=0.1 pw=0 mel=30 m=cv"]
+    rows = bs.boost_check_cell(cell, quick=True, settings=settings)
+    grid = beyond_cell(cell, seed=0, quick=True, methods=("release-tree",))
+    assert [r["method"] for r in rows] == ["release-tree", "release-forest"] + [bs.BOOST] * 3
+    assert rows[0]["accuracy"] == grid[0]["accuracy"]
+    assert [r["setting"] for r in rows[2:]] == settings
+    assert rows[2]["rounds"] <= 25 and rows[3]["rounds"] <= 50
+    assert all(0.3 < r["accuracy"] <= 1.0 for r in rows)
+
+
+def test_run_writes_the_boost_summaries(tmp_path, grid):
+    check, _, _ = _boost_rows()
+    grid.to_csv(tmp_path / "beyond.csv", index=False)
+    summary = pd.DataFrame({"dataset": ["a", "b"], "original": [0.8, 1.0], "accuracy": [0.8, 1.0]})
+    summary.to_csv(tmp_path / "beyond_summary.csv", index=False)
+    check.to_csv(tmp_path / bs.BOOST_FILE, index=False)
+    names = sorted(p.name for p in bs.run(RunContext(out=tmp_path)))
+    assert "beyond_boost_check_summary.csv" in names
+    assert "beyond_boost_check_settings.csv" in names
+
+
+def test_boost_check_tunes_then_checks_and_resumes(tmp_path, monkeypatch):
+    """One quick cell: repetition 0 runs every setting, repetition 1 and the held-out
+    table only the chosen one; a second run finds every cell done and runs nothing."""
+    monkeypatch.setattr(bs, "CHECK_CELLS", ((12, 10),))
+    monkeypatch.setattr(bs, "BOOST_CHECK_REPS", (1,))
+    monkeypatch.setattr(bs, "HELDOUT_REPS", 1)
+    path = tmp_path / bs.BOOST_FILE
+    out = bs.boost_check(["synth1"], tables=("wisconsin",), quick=True, path=path)
+    chosen = bs.boost_choice(out)
+    boost = out[out["method"] == bs.BOOST]
+    tuned = boost[(boost["rep"] == 0) & (boost["dataset"] == "synth1")]
+    assert len(tuned) == len(bs.boost_settings())
+    later = boost[(boost["rep"] == 1) | (boost["dataset"] == "wisconsin")]
+    assert len(later) == 2 and set(later["setting"]) == {chosen}
+    assert set(out.loc[out["dataset"] == "wisconsin", "method"]) == {
+        "original",
+        "release-tree",
+        "release-forest",
+        bs.BOOST,
+    }
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a finished cell was run again")
+
+    monkeypatch.setattr(bs, "boost_check_cell", refuse)
+    again = bs.boost_check(["synth1"], tables=("wisconsin",), quick=True, path=path)
+    assert len(again) == len(out)
