@@ -15,13 +15,16 @@ Agrawal & Srikant (2000), Sec. 5 (Global, ByClass, Local); Dowd, Xu & Zhang, Alg
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 import numpy as np
 
 from ..estimate import point_estimate
 from ..random import check_random_state
 from ..reconstruct import largest_remainder, matrix_reconstruct
 from .criterion import gain_ratio, info_gain
-from .release_base import BASE_CONSTRAINTS, ReleaseLearner
+from .release_base import BASE_CONSTRAINTS, GrowParams, ReleaseLearner
 from .release_coding import ReleaseData
 from .release_storage import CodeTree
 
@@ -33,7 +36,8 @@ _PARAMETER_CONSTRAINTS = {
 }
 
 
-class LocalReconstructionClassifier(ReleaseLearner):
+@dataclass(eq=False, repr=False, kw_only=True)
+class LocalReconstructionClassifier(GrowParams, ReleaseLearner):
     """Decision tree with per-node reconstruction (Agrawal & Srikant's Local).
 
     Parameters
@@ -62,22 +66,8 @@ class LocalReconstructionClassifier(ReleaseLearner):
 
     _parameter_constraints = _PARAMETER_CONSTRAINTS
 
-    def __init__(
-        self,
-        *,
-        spec=None,
-        max_depth: int = 12,
-        min_leaf: float = 0.005,
-        method: str = "set-scale",
-        random_state=0,
-        max_bins: int = 255,
-    ) -> None:
-        self.spec = spec
-        self.max_depth = max_depth
-        self.min_leaf = min_leaf
-        self.method = method
-        self.random_state = random_state
-        self.max_bins = max_bins
+    method: str = "set-scale"
+    random_state: Any = 0
 
     def _grow(self, data: ReleaseData, min_leaf: float) -> LocalReconstructionClassifier:
         y_codes = data.y

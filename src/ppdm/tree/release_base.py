@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import numbers
 import os
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -30,7 +32,7 @@ from ..exceptions import DataError, ParameterError, SpecError
 from .classifier import _NotFitted
 from .release_coding import DomainCoder, ReleaseData, _short, fit_coder
 
-__all__ = ["ReleaseLearner", "is_bool", "is_number"]
+__all__ = ["GrowParams", "ReleaseLearner", "TreeParams", "is_bool", "is_number"]
 
 
 def is_bool(v) -> bool:
@@ -63,6 +65,29 @@ BASE_CONSTRAINTS = {
 }
 
 
+@dataclass(eq=False, repr=False, kw_only=True)
+class GrowParams:
+    """Parameters of every release learner that grows trees top-down (declared once)."""
+
+    max_depth: int = 12
+    min_leaf: float = 0.005
+
+
+@dataclass(eq=False, repr=False, kw_only=True)
+class TreeParams(GrowParams):
+    """The release tree's parameters, shared by :class:`ReleaseTreeClassifier` and
+    :class:`ReleaseForestClassifier` (declared once; documented on the tree)."""
+
+    alpha: float = 0.001
+    confidence: float = 0.25
+    prune: bool = True
+    prior_strength: float = 1.0
+    criterion: str = "gini"
+    leaf_model: str = "auto"
+    min_effective_leaf: float = 30.0
+
+
+@dataclass(eq=False, repr=False, kw_only=True)
 class ReleaseLearner(ClassifierMixin, BaseEstimator):
     """Base of the classifiers learnt from a release (not used directly).
 
@@ -70,7 +95,12 @@ class ReleaseLearner(ClassifierMixin, BaseEstimator):
     ``_grow(data, min_leaf)``, which sets ``tree_``.
     """
 
-    _parameter_constraints: dict = BASE_CONSTRAINTS
+    _parameter_constraints: ClassVar[dict] = BASE_CONSTRAINTS
+
+    #: The release spec (or a release directory / spec file); None: an unperturbed table.
+    spec: Any = None
+    #: Most bins a numeric column of an unperturbed table (no spec) is coded into.
+    max_bins: int = 255
 
     # -- parameters --------------------------------------------------------------------
     def _validate_params(self) -> None:

@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -223,6 +224,7 @@ class _Residuals:
             self.inter[k] += (1.0 - lam) * indep
 
 
+@dataclass(eq=False, repr=False, kw_only=True)
 class ReleaseBoostingClassifier(ReleaseLearner):
     """Squared-loss boosting of stumps learnt from a random-substitution release.
 
@@ -319,26 +321,12 @@ class ReleaseBoostingClassifier(ReleaseLearner):
 
     _parameter_constraints = _PARAMETER_CONSTRAINTS
 
-    def __init__(
-        self,
-        *,
-        spec=None,
-        n_estimators: int = 100,
-        learning_rate: float = 0.1,
-        min_leaf: float = 1,
-        min_effective_leaf: float = 30.0,
-        pair_weight: float = 0.5,
-        early_stopping: bool = False,
-        max_bins: int = 255,
-    ) -> None:
-        self.spec = spec
-        self.early_stopping = early_stopping
-        self.pair_weight = pair_weight
-        self.n_estimators = n_estimators
-        self.learning_rate = learning_rate
-        self.min_leaf = min_leaf
-        self.min_effective_leaf = min_effective_leaf
-        self.max_bins = max_bins
+    n_estimators: int = 100
+    learning_rate: float = 0.1
+    min_leaf: float = 1
+    min_effective_leaf: float = 30.0
+    pair_weight: float = 0.5
+    early_stopping: bool = False
 
     # -- fitting -----------------------------------------------------------------------
     def _grow(self, data: ReleaseData, min_leaf: float) -> ReleaseBoostingClassifier:

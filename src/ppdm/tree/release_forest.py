@@ -22,12 +22,14 @@ box counts of every tree).
 from __future__ import annotations
 
 import numbers
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy import sparse
 from sklearn.utils import check_random_state
 
-from .release_base import ReleaseLearner
+from .release_base import ReleaseLearner, TreeParams
 from .release_builder import BuildParams, ReleaseTreeBuilder
 from .release_coding import ReleaseData
 from .release_tree import _PARAMETER_CONSTRAINTS as _TREE_CONSTRAINTS
@@ -65,7 +67,8 @@ _PARAMETER_CONSTRAINTS = {
 }
 
 
-class ReleaseForestClassifier(ReleaseLearner):
+@dataclass(eq=False, repr=False, kw_only=True)
+class ReleaseForestClassifier(TreeParams, ReleaseLearner):
     """Bagged release trees, learnt from a random-substitution release.
 
     Every tree is grown as :class:`ReleaseTreeClassifier` grows one (the same
@@ -126,40 +129,10 @@ min_effective_leaf, leaf_model, max_bins
 
     _parameter_constraints = _PARAMETER_CONSTRAINTS
 
-    def __init__(
-        self,
-        *,
-        spec=None,
-        n_estimators: int = 25,
-        max_features=None,
-        bootstrap: bool = True,
-        random_state=None,
-        max_depth: int = 12,
-        min_leaf: float = 0.005,
-        alpha: float = 0.001,
-        confidence: float = 0.25,
-        prune: bool = True,
-        prior_strength: float = 1.0,
-        criterion: str = "gini",
-        leaf_model: str = "auto",
-        min_effective_leaf: float = 30.0,
-        max_bins: int = 255,
-    ) -> None:
-        self.spec = spec
-        self.max_depth = max_depth
-        self.min_leaf = min_leaf
-        self.alpha = alpha
-        self.confidence = confidence
-        self.prune = prune
-        self.prior_strength = prior_strength
-        self.criterion = criterion
-        self.leaf_model = leaf_model
-        self.min_effective_leaf = min_effective_leaf
-        self.max_bins = max_bins
-        self.n_estimators = n_estimators
-        self.max_features = max_features
-        self.bootstrap = bootstrap
-        self.random_state = random_state
+    n_estimators: int = 25
+    max_features: int | float | str | None = None
+    bootstrap: bool = True
+    random_state: Any = None
 
     def _n_search(self, d: int) -> int | None:
         mf = self.max_features

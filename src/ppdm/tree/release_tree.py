@@ -50,7 +50,9 @@ Quinlan (1993), C4.5, ch. 2 and 4 (gain ratio, pessimistic pruning).
 
 from __future__ import annotations
 
-from .release_base import BASE_CONSTRAINTS, ReleaseLearner, is_bool, is_number
+from dataclasses import dataclass
+
+from .release_base import BASE_CONSTRAINTS, ReleaseLearner, TreeParams, is_bool, is_number
 from .release_builder import BuildParams, ReleaseTreeBuilder
 from .release_coding import ReleaseData
 
@@ -75,7 +77,8 @@ _PARAMETER_CONSTRAINTS = {
 }
 
 
-class ReleaseTreeClassifier(ReleaseLearner):
+@dataclass(eq=False, repr=False, kw_only=True)
+class ReleaseTreeClassifier(TreeParams, ReleaseLearner):
     """Decision tree learnt from a random-substitution release, with no reconstruction.
 
     Parameters
@@ -160,33 +163,6 @@ class ReleaseTreeClassifier(ReleaseLearner):
     """
 
     _parameter_constraints = _PARAMETER_CONSTRAINTS
-
-    def __init__(
-        self,
-        *,
-        spec=None,
-        max_depth: int = 12,
-        min_leaf: float = 0.005,
-        alpha: float = 0.001,
-        confidence: float = 0.25,
-        prune: bool = True,
-        prior_strength: float = 1.0,
-        criterion: str = "gini",
-        leaf_model: str = "auto",
-        min_effective_leaf: float = 30.0,
-        max_bins: int = 255,
-    ) -> None:
-        self.spec = spec
-        self.criterion = criterion
-        self.leaf_model = leaf_model
-        self.min_effective_leaf = min_effective_leaf
-        self.max_depth = max_depth
-        self.min_leaf = min_leaf
-        self.alpha = alpha
-        self.confidence = confidence
-        self.prune = prune
-        self.prior_strength = prior_strength
-        self.max_bins = max_bins
 
     def _grow(self, data: ReleaseData, min_leaf: float) -> ReleaseTreeClassifier:
         auto = "naive-bayes" if len(self.classes_) > 2 else "majority"
