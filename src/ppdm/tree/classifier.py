@@ -11,6 +11,8 @@ from __future__ import annotations
 import numbers
 import sys
 from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -90,6 +92,7 @@ def _recursion_room(depth: int):
         sys.setrecursionlimit(old)
 
 
+@dataclass(eq=False, repr=False, kw_only=True)
 class C45Classifier(ClassifierMixin, BaseEstimator):
     """C4.5 decision tree (Release 8), faithful to Weka's J48.
 
@@ -173,26 +176,14 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
     ['a', 'b']
     """
 
-    def __init__(
-        self,
-        *,
-        confidence: float = 0.25,
-        min_leaf: int = 2,
-        unpruned: bool = False,
-        subtree_raising: bool = True,
-        collapse_tree: bool = True,
-        use_mdl_correction: bool = True,
-        categorical_features=None,
-        class_weight=None,
-    ) -> None:
-        self.confidence = confidence
-        self.min_leaf = min_leaf
-        self.unpruned = unpruned
-        self.subtree_raising = subtree_raising
-        self.collapse_tree = collapse_tree
-        self.use_mdl_correction = use_mdl_correction
-        self.categorical_features = categorical_features
-        self.class_weight = class_weight
+    confidence: float = 0.25
+    min_leaf: int = 2
+    unpruned: bool = False
+    subtree_raising: bool = True
+    collapse_tree: bool = True
+    use_mdl_correction: bool = True
+    categorical_features: Any = None
+    class_weight: Any = None
 
     # -- validation --------------------------------------------------------------
     def _validate_params(self) -> None:

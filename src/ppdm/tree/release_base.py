@@ -30,6 +30,7 @@ from sklearn.utils.validation import column_or_1d, validate_data
 
 from ..exceptions import DataError, ParameterError, SpecError
 from .classifier import _NotFitted
+from .release_builder import BuildParams
 from .release_coding import DomainCoder, ReleaseData, _short, fit_coder
 
 __all__ = ["GrowParams", "ReleaseLearner", "TreeParams", "is_bool", "is_number"]
@@ -85,6 +86,21 @@ class TreeParams(GrowParams):
     criterion: str = "gini"
     leaf_model: str = "auto"
     min_effective_leaf: float = 30.0
+
+    def _build_params(self, min_leaf: float, leaf_model: str, **extra) -> BuildParams:
+        """The builder's parameters for these settings (``extra``: the forest's)."""
+        return BuildParams(
+            max_depth=int(self.max_depth),
+            min_leaf=min_leaf,
+            alpha=float(self.alpha),
+            confidence=float(self.confidence),
+            prune=bool(self.prune),
+            prior_strength=float(self.prior_strength),
+            criterion=self.criterion,
+            min_effective_leaf=float(self.min_effective_leaf),
+            naive_bayes=leaf_model == "naive-bayes",
+            **extra,
+        )
 
 
 @dataclass(eq=False, repr=False, kw_only=True)

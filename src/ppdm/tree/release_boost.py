@@ -300,15 +300,8 @@ class ReleaseBoostingClassifier(ReleaseLearner):
 
     Examples
     --------
-    >>> import warnings
-    >>> from ppdm.datasets import agrawal
-    >>> from ppdm.perturb import plan_release, perturb_frame
-    >>> df = agrawal(4000, function=1, random_state=0)[["age", "salary", "group"]]
-    >>> with warnings.catch_warnings():
-    ...     warnings.simplefilter("ignore")
-    ...     spec = plan_release(df, class_attribute="group", gamma=19, n_bins=10,
-    ...                         bounds={"age": (20, 81), "salary": (20e3, 150e3)})
-    ...     rel = perturb_frame(df, spec, random_state=0)
+    >>> from ppdm.examples import agrawal_release
+    >>> df, spec, rel = agrawal_release()
     >>> clf = ReleaseBoostingClassifier(spec=spec).fit(rel)
     >>> clf.score(df.drop(columns="group"), df["group"]) > 0.85
     True

@@ -30,7 +30,7 @@ from scipy import sparse
 from sklearn.utils import check_random_state
 
 from .release_base import ReleaseLearner, TreeParams
-from .release_builder import BuildParams, ReleaseTreeBuilder
+from .release_builder import ReleaseTreeBuilder
 from .release_coding import ReleaseData
 from .release_tree import _PARAMETER_CONSTRAINTS as _TREE_CONSTRAINTS
 
@@ -108,15 +108,8 @@ min_effective_leaf, leaf_model, max_bins
 
     Examples
     --------
-    >>> import warnings
-    >>> from ppdm.datasets import agrawal
-    >>> from ppdm.perturb import plan_release, perturb_frame
-    >>> df = agrawal(4000, function=1, random_state=0)[["age", "salary", "group"]]
-    >>> with warnings.catch_warnings():
-    ...     warnings.simplefilter("ignore")
-    ...     spec = plan_release(df, class_attribute="group", gamma=19, n_bins=10,
-    ...                         bounds={"age": (20, 81), "salary": (20e3, 150e3)})
-    ...     rel = perturb_frame(df, spec, random_state=0)
+    >>> from ppdm.examples import agrawal_release
+    >>> df, spec, rel = agrawal_release()
     >>> clf = ReleaseForestClassifier(spec=spec, n_estimators=5, random_state=0).fit(rel)
     >>> clf.score(df.drop(columns="group"), df["group"]) > 0.85
     True
@@ -164,18 +157,8 @@ min_effective_leaf, leaf_model, max_bins
                 sample = ReleaseData(
                     data.names, data.coders, data.matrices, data.codes[idx], data.y[idx]
                 )
-            params = BuildParams(
-                max_depth=int(self.max_depth),
-                min_leaf=min_leaf,
-                alpha=float(self.alpha),
-                confidence=float(self.confidence),
-                prune=bool(self.prune),
-                prior_strength=float(self.prior_strength),
-                criterion=self.criterion,
-                min_effective_leaf=float(self.min_effective_leaf),
-                naive_bayes=self.leaf_model_ == "naive-bayes",
-                max_features=self._n_search(len(data.names)),
-                rng=rng,
+            params = self._build_params(
+                min_leaf, self.leaf_model_, max_features=self._n_search(len(data.names)), rng=rng
             )
             trees.append(ReleaseTreeBuilder(sample, len(self.classes_), params).build())
         self.trees_ = trees

@@ -53,7 +53,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .release_base import BASE_CONSTRAINTS, ReleaseLearner, TreeParams, is_bool, is_number
-from .release_builder import BuildParams, ReleaseTreeBuilder
+from .release_builder import ReleaseTreeBuilder
 from .release_coding import ReleaseData
 
 __all__ = ["ReleaseTreeClassifier"]
@@ -144,15 +144,8 @@ class ReleaseTreeClassifier(TreeParams, ReleaseLearner):
 
     Examples
     --------
-    >>> import warnings
-    >>> from ppdm.datasets import agrawal
-    >>> from ppdm.perturb import plan_release, perturb_frame
-    >>> df = agrawal(4000, function=1, random_state=0)[["age", "salary", "group"]]
-    >>> with warnings.catch_warnings():
-    ...     warnings.simplefilter("ignore")
-    ...     spec = plan_release(df, class_attribute="group", gamma=19, n_bins=10,
-    ...                         bounds={"age": (20, 81), "salary": (20e3, 150e3)})
-    ...     rel = perturb_frame(df, spec, random_state=0)
+    >>> from ppdm.examples import agrawal_release
+    >>> df, spec, rel = agrawal_release()
     >>> clf = ReleaseTreeClassifier(spec=spec).fit(rel)
     >>> clf.score(df.drop(columns="group"), df["group"]) > 0.85
     True
@@ -167,17 +160,7 @@ class ReleaseTreeClassifier(TreeParams, ReleaseLearner):
     def _grow(self, data: ReleaseData, min_leaf: float) -> ReleaseTreeClassifier:
         auto = "naive-bayes" if len(self.classes_) > 2 else "majority"
         self.leaf_model_ = auto if self.leaf_model == "auto" else self.leaf_model
-        params = BuildParams(
-            max_depth=int(self.max_depth),
-            min_leaf=min_leaf,
-            alpha=float(self.alpha),
-            confidence=float(self.confidence),
-            prune=bool(self.prune),
-            prior_strength=float(self.prior_strength),
-            criterion=self.criterion,
-            min_effective_leaf=float(self.min_effective_leaf),
-            naive_bayes=self.leaf_model_ == "naive-bayes",
-        )
+        params = self._build_params(min_leaf, self.leaf_model_)
         self.tree_ = ReleaseTreeBuilder(data, len(self.classes_), params).build()
         self.matrices_ = data.matrices
         return self
