@@ -408,8 +408,10 @@ def rule_best_n_per_gamma(table: pd.DataFrame, tolerance: float = 0.0) -> pd.Dat
     for _g, part in done.groupby("gamma", sort=True):
         best = part["accuracy"].max()
         ties = part[part["accuracy"] >= best - tolerance]
-        rows.append(ties.sort_values("N", kind="stable").iloc[0][["gamma", "N", "accuracy"]])
-    return pd.DataFrame(rows).reset_index(drop=True)
+        rows.append(ties.sort_values("N", kind="stable").head(1)[["gamma", "N", "accuracy"]])
+    if not rows:
+        return pd.DataFrame(columns=["gamma", "N", "accuracy"])
+    return pd.concat(rows, ignore_index=True)  # keeps the columns' dtypes (N stays an int)
 
 
 @dataclass(frozen=True)
