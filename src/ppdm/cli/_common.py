@@ -24,8 +24,7 @@ from typer.core import TyperGroup
 from typer.exceptions import TyperException
 
 from ..exceptions import OptionError, OutputError, PpdmError, PrivacyWarning
-from ..io import atomic_path
-from ..publish import install_signal_handlers, publish_dir
+from ..publish import install_signal_handlers, publish_dir, publish_file
 
 T = TypeVar("T")
 
@@ -415,6 +414,14 @@ def run_app(app: typer.Typer) -> None:
             _report(exc)
         except typer.Exit as done:
             sys.exit(done.exit_code)
+
+
+def atomic_path(path: str | os.PathLike, suffix: str = ".tmp") -> AbstractContextManager[Path]:
+    """Yield a hidden path beside ``path``; rename it into place only on success.
+
+    :func:`ppdm.io.atomic_path` without importing the table readers (and pandas).
+    """
+    return publish_file(path, suffix=suffix)
 
 
 def atomic_dir(path: str | os.PathLike) -> AbstractContextManager[Path]:
