@@ -182,13 +182,50 @@ def numbers_of_text(array, kind: str):
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    if kind == "int" and len(array) and pc.any(pc.match_substring(array, ".")).as_py():
+        return None  # no integer is written with a point (and a failed cast is slow)
     try:
         out = pc.cast(array, _arrow_type(kind))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
-    if len(array) and pc.any(pc.match_substring_regex(array, r"^\s*[+-]?0[0-9]")).as_py():
+    if len(array) and _has_leading_zero(array):
         return None
     return out
+
+
+#: First bytes of a text that ``^\s*[+-]?0[0-9]`` can match.
+_LEADING = b"0+- \t\n\r\f\v"
+
+
+def _has_leading_zero(array) -> bool:
+    """Whether some text of ``array`` matches ``^\\s*[+-]?0[0-9]`` (a number with a leading
+    zero); only the texts starting with a zero, a sign or a space go through the regex."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    chunks = array.chunks if isinstance(array, pa.ChunkedArray) else [array]
+    for chunk in chunks:
+        if len(chunk) == 0:
+            continue
+        if pa.types.is_string(chunk.type) or pa.types.is_large_string(chunk.type):
+            _, offsets, data = chunk.buffers()
+            wide = np.int64 if pa.types.is_large_string(chunk.type) else np.int32
+            off = np.frombuffer(
+                offsets, dtype=wide, count=len(chunk) + 1, offset=chunk.offset * wide(0).itemsize
+            )
+            if data is None or off[-1] == off[0]:
+                continue
+            raw = np.frombuffer(data, dtype=np.uint8)
+            starts = off[:-1]
+            mask = (off[1:] > starts) & np.isin(
+                raw[np.minimum(starts, len(raw) - 1)], np.frombuffer(_LEADING, dtype=np.uint8)
+            )
+            if not mask.any():
+                continue
+            chunk = chunk.filter(pa.array(mask))
+        if pc.any(pc.match_substring_regex(chunk, r"^\s*[+-]?0[0-9]")).as_py():
+            return True
+    return False
 
 
 def infer_kind(array) -> str:
