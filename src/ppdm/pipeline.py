@@ -168,7 +168,7 @@ def make_release(
     if spec is None:
         if on_pass:
             on_pass("reading")
-        batches = _reporting(_batches(data, batch_size, "text"), progress)
+        batches = _reporting(read_ahead(_batches(data, batch_size, "text")), progress)
         spec = plan_release(batches, opts, kinds=kinds)
     kinds.update(spec_kinds(spec))  # a domain from the owner's spec decides how to read
     with publish_dir(out_dir) as tmp:
@@ -180,7 +180,7 @@ def make_release(
         if spec.method == "substitution":  # as verify_release checks them, before writing
             doms = {a.name: a.get_domain() for a in spec.perturbed_attributes()}
         with BatchWriter(tmp / data_name, fmt) as writer:
-            batches = _batches(data, batch_size, kinds)
+            batches = read_ahead(_batches(data, batch_size, kinds))
             for batch in perturb_batches(batches, spec, random_state):
                 for name, domain in doms.items():
                     domain.encode(batch[name], column=name, row_offset=n)
