@@ -13,8 +13,8 @@ and as Parquet (row groups of 500,000 rows), then times, each as a whole process
 
 - the yardstick: a pyarrow round trip of the same file (CSV: the streaming reader into
   ``CSVWriter``; Parquet: row group by row group into a ``ParquetWriter``);
-- ``ppdm perturb`` (owner bounds, seed fixed), ``ppdm estimate --by-class --plot`` and
-  ``ppdm reconstruct`` of the release, in the input's format.
+- ``ppdm perturb`` (owner bounds, seed fixed), ``ppdm estimate``, ``ppdm estimate
+  --by-class --plot`` and ``ppdm reconstruct`` of the release, in the input's format.
 
 With ``--partitions P`` the Parquet table is also split in P files and perturbed by the
 local partitioned engine, beside ``make_release`` on the single file (in-process calls,
@@ -182,6 +182,7 @@ def main() -> None:
                     ppdm("perturb", str(src), "--out", str(rel), "--class", "label",
                          *BOUNDS, "--out-of-bounds", "clip", "--seed", "1", "--overwrite"),
                 ),
+                ("estimate", ppdm("estimate", str(rel))),
                 (
                     "estimate --by-class --plot",
                     ppdm("estimate", str(rel), "--by-class", "--plot", str(tmp / "plots"),
