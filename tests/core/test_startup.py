@@ -67,3 +67,34 @@ def test_help_of_the_release_commands_loads_no_heavy_library(command):
 def test_the_probe_sees_a_heavy_import():
     # the probe itself would notice: importing the table readers loads pandas and pyarrow
     assert {"pandas", "pyarrow"} <= set(_loaded("import ppdm.io"))
+
+
+def test_release_commands_off_a_terminal_load_only_what_they_use(tmp_path):
+    # no progress bar is drawn off a terminal and the tables are printed plain: rich,
+    # SciPy, matplotlib and scikit-learn stay out of perturb, estimate and reconstruct
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    src = tmp_path / "t.csv"
+    pd.DataFrame({"x": rng.uniform(0, 10, 500).round(2), "y": rng.integers(0, 2, 500)}).to_csv(
+        src, index=False
+    )
+    rel, rec = tmp_path / "rel", tmp_path / "rec.csv"
+    commands = [
+        ["perturb", str(src), "--out", str(rel), "--class", "y", "--bounds", "x=0:10"],
+        ["estimate", str(rel), "--by-class"],
+        ["reconstruct", str(rel), "--out", str(rec)],
+    ]
+    for args in commands:
+        code = (
+            "import ppdm.cli, sys\n"
+            f"sys.argv = ['ppdm', *{args!r}]\n"
+            "try:\n"
+            "    ppdm.cli.main()\n"
+            "except SystemExit as done:\n"
+            "    assert not done.code, done.code"
+        )
+        loaded = _loaded(code)
+        assert set(loaded) == {"pandas", "pyarrow", "pydantic"}, (args[0], loaded)
+    assert rec.exists()

@@ -457,6 +457,14 @@ def progress_bar(label: str, total: int | None = None):
         ``advance(k)`` moves the bar by ``k``; ``advance.reset(label, total)`` starts a
         new pass with its own label and length.
     """
+    if not _stderr_is_terminal():  # rich would draw nothing: do not load it
+
+        def skip(k: int = 1) -> None:
+            pass
+
+        skip.reset = lambda new_label, new_total: None  # type: ignore[attr-defined]
+        yield skip
+        return
     from rich.console import Console
 
     from ..cells import stderr_progress
@@ -474,6 +482,17 @@ def progress_bar(label: str, total: int | None = None):
 
         advance.reset = reset  # type: ignore[attr-defined]
         yield advance
+
+
+def _stderr_is_terminal() -> bool:
+    """Whether rich may draw on stderr: a terminal, or told so by ``TTY_COMPATIBLE`` or
+    ``FORCE_COLOR`` (rich's own rules; unknown cases count as a terminal)."""
+    if "TTY_COMPATIBLE" in os.environ or "FORCE_COLOR" in os.environ:
+        return True
+    try:
+        return bool(sys.stderr.isatty())
+    except (AttributeError, ValueError):
+        return True
 
 
 def out_format(out: Path, flag: str = "--out") -> str:
