@@ -205,10 +205,13 @@ class _NeedsData(Exception):
 class _FooterSketch(DomainSketch):
     """What a Parquet footer tells of a column: rows, kind, no missing value."""
 
-    def to_domain(self, *, bounds=None, **options) -> Domain:
+    def to_domain(self, *args, **options) -> Domain:
+        # the owner's bounds, given one by one or in a domain rule (its first argument)
+        rule = args[0] if args else options.get("rule")
+        bounds = getattr(rule, "bounds", None) if rule is not None else options.get("bounds")
         if not self.numeric or bounds is None:
             raise _NeedsData(self.column)
-        return super().to_domain(bounds=bounds, **options)
+        return super().to_domain(*args, **options)
 
 
 def _plan_from_footer(
