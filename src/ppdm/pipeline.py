@@ -223,6 +223,18 @@ def _plan_from_footer(
     (:func:`ppdm.io.parquet_kinds`); that is all the plan needs when every perturbed
     attribute has its domain from the owner (numeric with bounds, or a spec's
     domain). Otherwise the data is read.
+
+    Parameters
+    ----------
+    path : path-like
+        The input table.
+    opts : PlanOptions
+    kinds : dict
+        Filled with every column's kind when a plan is returned.
+
+    Returns
+    -------
+    ReleaseSpec or None
     """
     summary = parquet_kinds(path)
     if summary is None:
@@ -317,6 +329,20 @@ def check_written_release(
     Together they give :func:`verify_release`'s guarantee: the data has the spec's
     columns and ``n_records * copies`` rows, and every perturbed value, as read from
     the file, encodes in its domain.
+
+    Parameters
+    ----------
+    directory : path-like
+        The release directory (its spec and data file written).
+    batch_size : int
+        Rows per batch when the release is read back whole.
+    progress : callable, optional
+        Called with the number of rows checked.
+
+    Returns
+    -------
+    int
+        The rows of the data file.
 
     Raises
     ------
