@@ -13,16 +13,18 @@ and as Parquet (row groups of 500,000 rows), then times, each as a whole process
 
 - the yardstick: a pyarrow round trip of the same file (CSV: the streaming reader into
   ``CSVWriter``; Parquet: row group by row group into a ``ParquetWriter``);
-- ``ppdm perturb`` (owner bounds, seed fixed), ``ppdm estimate --by-class --plot`` and
-  ``ppdm reconstruct`` of the release, in the input's format.
+- ``ppdm perturb`` (owner bounds, seed fixed), ``ppdm estimate``, ``ppdm estimate
+  --by-class --plot`` and ``ppdm reconstruct`` of the release, in the input's format.
 
 With ``--partitions P`` the Parquet table is also split in P files and perturbed by the
 local partitioned engine, beside ``make_release`` on the single file (in-process calls,
 interpreter start included in both).
 
 Prints the median wall seconds, the ratio to the round trip (median of the per-pair
-ratios), rows/s and the peak RSS of each, and the load average before and after: the
-machine may be shared, so read the figures beside it.
+ratios), rows/s and the peak RSS of each, the median CPU seconds (user + system, threads
+included) and their ratio to the round trip's, and the load average before and after:
+the machine may be shared, so read the figures beside it (CPU seconds move less with
+the load than wall seconds).
 """
 
 from __future__ import annotations
@@ -93,10 +95,19 @@ def make_tables(directory: Path, rows: int) -> tuple[Path, Path]:
     return csv, parquet
 
 
-def run(cmd: list[str]) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MB, sampled every 20 ms) of one process."""
+def _children_cpu() -> float:
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run(cmd: list[str], cpu: list[float] | None = None) -> tuple[float, float]:
+    """Wall seconds and peak RSS (MB, sampled every 20 ms) of one process; its CPU
+    seconds (user + system, its threads included) are appended to ``cpu``."""
     import psutil
 
+    before = _children_cpu()
     t = time.perf_counter()
     proc = psutil.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     peak = 0
@@ -110,6 +121,8 @@ def run(cmd: list[str]) -> tuple[float, float]:
             pass
         time.sleep(0.02)
     elapsed = time.perf_counter() - t
+    if cpu is not None:
+        cpu.append(_children_cpu() - before)
     if proc.returncode != 0:
         err = proc.stderr.read().decode(errors="replace").strip().splitlines()
         raise RuntimeError(f"{cmd[:4]} failed: {err[-1] if err else proc.returncode}")
@@ -171,7 +184,8 @@ def main() -> None:
         print(f"rows: {args.rows:,}; CSV {csv.stat().st_size / 2**20:.0f} MB, "
               f"Parquet {parquet.stat().st_size / 2**20:.0f} MB; load average {loadavg()}")  # fmt: skip
         print(f"{'format':8s} {'command':34s} {'median s':>9s} {'x trip':>7s} "
-              f"{'rows/s':>12s} {'peak MB':>8s} {'trip s':>7s} {'load':>16s}")  # fmt: skip
+              f"{'rows/s':>12s} {'peak MB':>8s} {'trip s':>7s} {'cpu s':>6s} "
+              f"{'x cpu':>6s} {'load':>16s}")  # fmt: skip
         for fmt in [f for f in args.formats.split(",") if f]:
             src = csv if fmt == "csv" else parquet
             rel = tmp / f"release-{fmt}"
@@ -182,6 +196,7 @@ def main() -> None:
                     ppdm("perturb", str(src), "--out", str(rel), "--class", "label",
                          *BOUNDS, "--out-of-bounds", "clip", "--seed", "1", "--overwrite"),
                 ),
+                ("estimate", ppdm("estimate", str(rel))),
                 (
                     "estimate --by-class --plot",
                     ppdm("estimate", str(rel), "--by-class", "--plot", str(tmp / "plots"),
@@ -194,21 +209,22 @@ def main() -> None:
                 ),
             ]  # fmt: skip
             for label, cmd in commands:
-                times, trips, ratios, peaks = [], [], [], []
+                times, trips, ratios, peaks, cpu, trip_cpu = [], [], [], [], [], []
                 for _ in range(args.repeat):
                     if label == "reconstruct":
                         (tmp / f"rec.{fmt}").unlink(missing_ok=True)
-                    a, peak = run(cmd)
-                    b, _ = run(trip)
+                    a, peak = run(cmd, cpu)
+                    b, _ = run(trip, trip_cpu)
                     times.append(a)
                     trips.append(b)
                     ratios.append(a / b)
                     peaks.append(peak)
                 t = statistics.median(times)
+                cpu_ratio = statistics.median(x / y for x, y in zip(cpu, trip_cpu))
                 print(
                     f"{fmt:8s} {label:34s} {t:9.2f} {statistics.median(ratios):7.2f} "
                     f"{args.rows / t:12,.0f} {max(peaks):8.0f} {statistics.median(trips):7.2f} "
-                    f"{loadavg():>16s}",
+                    f"{statistics.median(cpu):6.2f} {cpu_ratio:6.2f} {loadavg():>16s}",
                     flush=True,
                 )
         if args.partitions:

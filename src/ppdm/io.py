@@ -29,6 +29,8 @@ __all__ = [
     "partition_files",
     "read_table",
     "iter_batches",
+    "parquet_kinds",
+    "count_csv_records",
     "write_table",
     "write_table_atomic",
     "atomic_path",
@@ -180,13 +182,50 @@ def numbers_of_text(array, kind: str):
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    if kind == "int" and len(array) and pc.any(pc.match_substring(array, ".")).as_py():
+        return None  # no integer is written with a point (and a failed cast is slow)
     try:
         out = pc.cast(array, _arrow_type(kind))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
-    if len(array) and pc.any(pc.match_substring_regex(array, r"^\s*[+-]?0[0-9]")).as_py():
+    if len(array) and _has_leading_zero(array):
         return None
     return out
+
+
+#: First bytes of a text that ``^\s*[+-]?0[0-9]`` can match.
+_LEADING = b"0+- \t\n\r\f\v"
+
+
+def _has_leading_zero(array) -> bool:
+    """Whether some text of ``array`` matches ``^\\s*[+-]?0[0-9]`` (a number with a leading
+    zero); only the texts starting with a zero, a sign or a space go through the regex."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    chunks = array.chunks if isinstance(array, pa.ChunkedArray) else [array]
+    for chunk in chunks:
+        if len(chunk) == 0:
+            continue
+        if pa.types.is_string(chunk.type) or pa.types.is_large_string(chunk.type):
+            _, offsets, data = chunk.buffers()
+            wide = np.int64 if pa.types.is_large_string(chunk.type) else np.int32
+            off = np.frombuffer(
+                offsets, dtype=wide, count=len(chunk) + 1, offset=chunk.offset * wide(0).itemsize
+            )
+            if data is None or off[-1] == off[0]:
+                continue
+            raw = np.frombuffer(data, dtype=np.uint8)
+            starts = off[:-1]
+            mask = (off[1:] > starts) & np.isin(
+                raw[np.minimum(starts, len(raw) - 1)], np.frombuffer(_LEADING, dtype=np.uint8)
+            )
+            if not mask.any():
+                continue
+            chunk = chunk.filter(pa.array(mask))
+        if pc.any(pc.match_substring_regex(chunk, r"^\s*[+-]?0[0-9]")).as_py():
+            return True
+    return False
 
 
 def infer_kind(array) -> str:
@@ -466,6 +505,87 @@ def _parquet_file(path: Path, columns):
                 raise DataError(f"input file {str(path)!r} has no column {c!r}")
     _check_parquet(path, schema, columns)
     return pf
+
+
+def _footer_kind(t) -> str | None:
+    """Kind of a column of Arrow type ``t`` as pandas reads it, if its type is plain."""
+    import pyarrow.types as pt
+
+    if pt.is_boolean(t):
+        return "bool"
+    if pt.is_integer(t):
+        return "int"
+    if pt.is_float32(t) or pt.is_float64(t):
+        return "float"
+    if pt.is_string(t) or pt.is_large_string(t):
+        return "str"
+    return None
+
+
+def parquet_kinds(path: str | os.PathLike) -> tuple[int, dict[str, str]] | None:
+    """Row count and every column's kind of a Parquet file, from its footer alone.
+
+    Known only if every column has a plain type (integer, float32/64, boolean, string,
+    not dictionary-encoded), no column is a stored pandas index, the names are unique
+    and the statistics of every row group state that no column holds a missing value;
+    else ``None`` (the data must be read to learn them). A file ppdm cannot release
+    raises the :class:`DataError` :func:`iter_batches` would.
+
+    Returns
+    -------
+    (rows, kinds) or None
+        ``kinds`` maps each column, in order, to ``"int"``, ``"float"``, ``"bool"`` or
+        ``"str"``: the kind :func:`iter_batches`' batches have.
+    """
+    path = check_regular_file(path)
+    if path.is_dir() or table_format(path) != "parquet":
+        return None
+    pf = _parquet_file(path, None)
+    schema, meta = pf.schema_arrow, pf.metadata
+    names = [str(n) for n in schema.names]
+    if len(set(names)) != len(names) or meta.num_columns != len(names) or meta.num_rows == 0:
+        return None
+    pandas_meta = schema.pandas_metadata or {}
+    if any(not isinstance(c, dict) for c in pandas_meta.get("index_columns", [])):
+        return None
+    kinds = {}
+    for name, field in zip(names, schema):
+        kind = _footer_kind(field.type)
+        if kind is None:
+            return None
+        kinds[name] = kind
+    for g in range(meta.num_row_groups):
+        group = meta.row_group(g)
+        for j in range(group.num_columns):
+            stats = group.column(j).statistics
+            if stats is None or not stats.has_null_count or stats.null_count != 0:
+                return None
+    return int(meta.num_rows), kinds
+
+
+def count_csv_records(path: str | os.PathLike) -> int:
+    """Records of a CSV file with a header, as :func:`iter_batches` reads them.
+
+    Counts line ends (fast); a file whose line ends are not one per record (a quoted
+    value holding a line break, a last line without its end) is counted by the CSV
+    parser instead.
+    """
+    path = Path(path)
+    lines, plain, last = 0, True, b"\n"
+    with open(path, "rb") as fh:
+        while plain and (block := fh.read(1 << 24)):
+            lines += block.count(b"\n")
+            # a quote may hide a line break; an empty line is not a record
+            plain = (
+                b'"' not in block
+                and b"\r" not in block
+                and b"\n\n" not in block
+                and not (last == b"\n" and block[:1] == b"\n")
+            )
+            last = block[-1:]
+    if plain and last == b"\n" and lines >= 1:
+        return lines - 1
+    return sum(len(b) for b in _iter_csv(path, 1 << 20, None, "text", allow_empty=True))
 
 
 def read_table(

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,11 +22,20 @@ from typing import TypeVar
 import numpy as np
 import pandas as pd
 
+from .domain import Domain, DomainSketch
 from .estimate import Estimate, count_codes, estimate_counts
-from .exceptions import DataError, SpecError
-from .io import BatchWriter, atomic_path, iter_batches, read_table, table_format, write_table
+from .exceptions import DataError, DomainError, SpecError
+from .io import (
+    BatchWriter,
+    atomic_path,
+    iter_batches,
+    parquet_kinds,
+    read_table,
+    table_format,
+    write_table,
+)
 from .options import PlanOptions, plan_options
-from .perturb import perturb_batches, plan_release
+from .perturb import perturb_batches, plan_from_sketches, plan_release
 from .publish import check_output, publish_dir, register_input, release_member
 from .random import RandomState, check_random_state
 from .reconstruct import (
@@ -47,6 +57,7 @@ __all__ = [
     "load_release",
     "check_release_spec",
     "verify_release",
+    "check_written_release",
     "estimate_release",
     "estimates_from_counts",
     "reconstruction_multisets",
@@ -153,18 +164,26 @@ def make_release(
     if fmt not in ("csv", "parquet"):
         raise DataError(f"release data format must be csv or parquet (got {fmt!r})")
     kinds: dict[str, str] = {}
-    if on_pass:
-        on_pass("reading")
-    spec = plan_release(_reporting(_batches(data, batch_size, "text"), progress), opts, kinds=kinds)
+    spec = None if isinstance(data, pd.DataFrame) else _plan_from_footer(data, opts, kinds)
+    if spec is None:
+        if on_pass:
+            on_pass("reading")
+        batches = _reporting(read_ahead(_batches(data, batch_size, "text")), progress)
+        spec = plan_release(batches, opts, kinds=kinds)
     kinds.update(spec_kinds(spec))  # a domain from the owner's spec decides how to read
     with publish_dir(out_dir) as tmp:
         data_name = f"data.{fmt}"
         n = 0
         if on_pass:
             on_pass("perturbing")
+        doms = {}
+        if spec.method == "substitution":  # as verify_release checks them, before writing
+            doms = {a.name: a.get_domain() for a in spec.perturbed_attributes()}
         with BatchWriter(tmp / data_name, fmt) as writer:
-            batches = _batches(data, batch_size, kinds)
+            batches = read_ahead(_batches(data, batch_size, kinds))
             for batch in perturb_batches(batches, spec, random_state):
+                for name, domain in doms.items():
+                    domain.encode(batch[name], column=name, row_offset=n)
                 writer.write(batch)
                 n += len(batch)
                 if progress:
@@ -175,8 +194,181 @@ def make_release(
         write_spec_and_report(spec, tmp)
         if on_pass:
             on_pass("checking")
-        verify_release(tmp, batch_size, progress=progress)
+        check_written_release(tmp, batch_size, progress=progress)
     return spec
+
+
+class _NeedsData(Exception):
+    """A domain of the plan is learnt from the values: the data must be read."""
+
+
+class _FooterSketch(DomainSketch):
+    """What a Parquet footer tells of a column: rows, kind, no missing value."""
+
+    def to_domain(self, *args, **options) -> Domain:
+        # the owner's bounds, given one by one or in a domain rule (its first argument)
+        rule = args[0] if args else options.get("rule")
+        bounds = getattr(rule, "bounds", None) if rule is not None else options.get("bounds")
+        if not self.numeric or bounds is None:
+            raise _NeedsData(self.column)
+        return super().to_domain(*args, **options)
+
+
+def _plan_from_footer(
+    path: str | os.PathLike, opts: PlanOptions, kinds: dict[str, str]
+) -> ReleaseSpec | None:
+    """The plan :func:`plan_release` makes, without reading the data, or ``None``.
+
+    A Parquet footer gives the row count and every column's kind
+    (:func:`ppdm.io.parquet_kinds`); that is all the plan needs when every perturbed
+    attribute has its domain from the owner (numeric with bounds, or a spec's
+    domain). Otherwise the data is read.
+
+    Parameters
+    ----------
+    path : path-like
+        The input table.
+    opts : PlanOptions
+    kinds : dict
+        Filled with every column's kind when a plan is returned.
+
+    Returns
+    -------
+    ReleaseSpec or None
+    """
+    summary = parquet_kinds(path)
+    if summary is None:
+        return None
+    rows, column_kinds = summary
+    sketches = {}
+    for name, kind in column_kinds.items():
+        sketch = _FooterSketch(name, cap=opts.bins_cap)
+        sketch.rows, sketch.kind, sketch.numeric = rows, kind, kind in ("int", "float")
+        sketches[name] = sketch
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            spec = plan_from_sketches(sketches, opts)
+        except _NeedsData:
+            return None
+    for w in caught:  # said once, by the plan that is kept
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
+    kinds.update(column_kinds)
+    return spec
+
+
+def _values_round_trip(spec: ReleaseSpec, path: Path, fmt: str) -> bool:
+    """Write every value a perturbed attribute can take to ``path`` and read it back.
+
+    Returns ``False`` (nothing checked) when the values are not a finite set known from
+    the spec (additive noise, the ``"random"`` representative). Else every value must
+    encode in its domain once written and read as the release's data is
+    (:class:`DomainError` if not).
+    """
+    if spec.method != "substitution":
+        return False
+    attrs = spec.perturbed_attributes()
+    doms = {a.name: a.get_domain() for a in attrs}
+    if any(getattr(d, "representative", None) == "random" for d in doms.values()):
+        return False
+    if not doms:
+        return True
+    n = max(d.n_values for d in doms.values())
+    frame = pd.DataFrame(
+        {name: d.decode(np.resize(np.arange(d.n_values), n)) for name, d in doms.items()}
+    )
+    try:
+        with BatchWriter(path, fmt) as writer:  # as the release's data was written
+            writer.write(frame)
+        if fmt == "csv":
+            from .io import _read_csv
+
+            back = _read_csv(path, None, spec_kinds(spec))
+        else:
+            import pyarrow.parquet as pq
+
+            back = pq.read_table(path).to_pandas()
+        for name, d in doms.items():
+            try:
+                d.encode(back[name], column=name)
+            except DomainError:
+                bad = next(
+                    i for i in range(len(back)) if not _encodes(d, back[name].iloc[i : i + 1])
+                )
+                raise DomainError(
+                    f"column {name!r}: its value {_plain_value(frame[name].iloc[bad])} is read "
+                    f"back from a {fmt} release as {_plain_value(back[name].iloc[bad])}, which "
+                    "is not in its domain; it cannot be released in this format"
+                ) from None
+    finally:
+        path.unlink(missing_ok=True)
+    return True
+
+
+def _encodes(domain: Domain, values: pd.Series) -> bool:
+    try:
+        domain.encode(values)
+    except DomainError:
+        return False
+    return True
+
+
+def check_written_release(
+    directory: str | os.PathLike, batch_size: int = DEFAULT_BATCH, progress: Progress = None
+) -> int:
+    """Check a release :func:`make_release` has just written; return its row count.
+
+    :func:`make_release` encodes every perturbed value in its domain as it writes it;
+    this checks the file without reading its values back, when a substitution
+    release's values are a finite set (the domain's representatives): the file's
+    columns and rows are read from its header (CSV: its line ends are counted; Parquet:
+    its footer), and every value a perturbed attribute can take is written in the
+    release's format to a scratch file and read back as the data is read, where it
+    must encode in its domain. Otherwise (additive noise, the ``"random"``
+    representative) the release is read back whole by :func:`verify_release`.
+    Together they give :func:`verify_release`'s guarantee: the data has the spec's
+    columns and ``n_records * copies`` rows, and every perturbed value, as read from
+    the file, encodes in its domain.
+
+    Parameters
+    ----------
+    directory : path-like
+        The release directory (its spec and data file written).
+    batch_size : int
+        Rows per batch when the release is read back whole.
+    progress : callable, optional
+        Called with the number of rows checked.
+
+    Returns
+    -------
+    int
+        The rows of the data file.
+
+    Raises
+    ------
+    SpecError, DomainError
+        The release is not self-consistent.
+    """
+    rel = load_release(directory)
+    fmt = table_format(rel.data_path)
+    if fmt not in ("csv", "parquet") or not _values_round_trip(
+        rel.spec, Path(directory) / f".values.{fmt}", fmt
+    ):
+        return verify_release(directory, batch_size, progress=progress)
+    if fmt == "csv":
+        from .io import _csv_names, count_csv_records
+
+        columns, rows = _csv_names(rel.data_path), count_csv_records(rel.data_path)
+    else:
+        import pyarrow.parquet as pq
+
+        meta = pq.ParquetFile(rel.data_path).metadata
+        columns, rows = [str(n) for n in meta.schema.to_arrow_schema().names], meta.num_rows
+    rel.spec.check_columns(columns)
+    rel._check_rows(rows)
+    if progress:
+        progress(rows)
+    return rows
 
 
 def _plain_value(value) -> str:

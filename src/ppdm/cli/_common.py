@@ -24,8 +24,7 @@ from typer.core import TyperGroup
 from typer.exceptions import TyperException
 
 from ..exceptions import OptionError, OutputError, PpdmError, PrivacyWarning
-from ..io import atomic_path
-from ..publish import install_signal_handlers, publish_dir
+from ..publish import install_signal_handlers, publish_dir, publish_file
 
 T = TypeVar("T")
 
@@ -417,6 +416,14 @@ def run_app(app: typer.Typer) -> None:
             sys.exit(done.exit_code)
 
 
+def atomic_path(path: str | os.PathLike, suffix: str = ".tmp") -> AbstractContextManager[Path]:
+    """Yield a hidden path beside ``path``; rename it into place only on success.
+
+    :func:`ppdm.io.atomic_path` without importing the table readers (and pandas).
+    """
+    return publish_file(path, suffix=suffix)
+
+
 def atomic_dir(path: str | os.PathLike) -> AbstractContextManager[Path]:
     """Yield a hidden directory beside ``path``; publish it whole on success.
 
@@ -450,6 +457,14 @@ def progress_bar(label: str, total: int | None = None):
         ``advance(k)`` moves the bar by ``k``; ``advance.reset(label, total)`` starts a
         new pass with its own label and length.
     """
+    if not _stderr_is_terminal():  # rich would draw nothing: do not load it
+
+        def skip(k: int = 1) -> None:
+            pass
+
+        skip.reset = lambda new_label, new_total: None  # type: ignore[attr-defined]
+        yield skip
+        return
     from rich.console import Console
 
     from ..cells import stderr_progress
@@ -467,6 +482,17 @@ def progress_bar(label: str, total: int | None = None):
 
         advance.reset = reset  # type: ignore[attr-defined]
         yield advance
+
+
+def _stderr_is_terminal() -> bool:
+    """Whether rich may draw on stderr: a terminal, or told so by ``TTY_COMPATIBLE`` or
+    ``FORCE_COLOR`` (rich's own rules; unknown cases count as a terminal)."""
+    if "TTY_COMPATIBLE" in os.environ or "FORCE_COLOR" in os.environ:
+        return True
+    try:
+        return bool(sys.stderr.isatty())
+    except (AttributeError, ValueError):
+        return True
 
 
 def out_format(out: Path, flag: str = "--out") -> str:

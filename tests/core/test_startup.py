@@ -1,0 +1,100 @@
+"""Start-up of the command line: the commands' declarations load without the heavy libraries.
+
+A ``ppdm`` process imports :mod:`ppdm.cli` before it parses a flag; pandas, pyarrow,
+SciPy, matplotlib and scikit-learn are imported by the command that needs them.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HEAVY = ("pandas", "pyarrow", "scipy", "matplotlib", "sklearn", "rich", "pydantic")
+
+SRC = str(Path(__file__).resolve().parents[2] / "src")
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = SRC + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+def _loaded(code: str) -> list[str]:
+    probe = (
+        f"import sys\n{code}\n"
+        f"print('loaded:', *(m for m in {HEAVY!r} if m in sys.modules), file=sys.stderr)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=_env()
+    )
+    return out.stderr.strip().splitlines()[-1].split()[1:]
+
+
+def test_importing_the_command_line_loads_no_heavy_library():
+    assert _loaded("import ppdm.cli") == []
+
+
+def test_version_loads_no_heavy_library():
+    code = (
+        "import ppdm.cli, sys\n"
+        "sys.argv = ['ppdm', '--version']\n"
+        "try:\n"
+        "    ppdm.cli.main()\n"
+        "except SystemExit:\n"
+        "    pass"
+    )
+    assert _loaded(code) == []
+
+
+@pytest.mark.parametrize("command", ["perturb", "estimate", "reconstruct", "report"])
+def test_help_of_the_release_commands_loads_no_heavy_library(command):
+    code = (
+        "import ppdm.cli, sys\n"
+        f"sys.argv = ['ppdm', {command!r}, '--help']\n"
+        "try:\n"
+        "    ppdm.cli.main()\n"
+        "except SystemExit:\n"
+        "    pass"
+    )
+    assert _loaded(code) in ([], ["rich"])  # typer draws its help with rich
+
+
+def test_the_probe_sees_a_heavy_import():
+    # the probe itself would notice: importing the table readers loads pandas and pyarrow
+    assert {"pandas", "pyarrow"} <= set(_loaded("import ppdm.io"))
+
+
+def test_release_commands_off_a_terminal_load_only_what_they_use(tmp_path):
+    # no progress bar is drawn off a terminal and the tables are printed plain: rich,
+    # SciPy, matplotlib and scikit-learn stay out of perturb, estimate and reconstruct
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    src = tmp_path / "t.csv"
+    pd.DataFrame({"x": rng.uniform(0, 10, 500).round(2), "y": rng.integers(0, 2, 500)}).to_csv(
+        src, index=False
+    )
+    rel, rec = tmp_path / "rel", tmp_path / "rec.csv"
+    commands = [
+        ["perturb", str(src), "--out", str(rel), "--class", "y", "--bounds", "x=0:10"],
+        ["estimate", str(rel), "--by-class"],
+        ["reconstruct", str(rel), "--out", str(rec)],
+    ]
+    for args in commands:
+        code = (
+            "import ppdm.cli, sys\n"
+            f"sys.argv = ['ppdm', *{args!r}]\n"
+            "try:\n"
+            "    ppdm.cli.main()\n"
+            "except SystemExit as done:\n"
+            "    assert not done.code, done.code"
+        )
+        loaded = _loaded(code)
+        assert set(loaded) == {"pandas", "pyarrow", "pydantic"}, (args[0], loaded)
+    assert rec.exists()
