@@ -320,9 +320,7 @@ def estimate_figure(r, *, dpi: float = 110):
     return fig
 
 
-def write_estimate_plots(
-    results, directory: str | os.PathLike, *, dpi: float = 110, jobs: int | None = None
-) -> list[Path]:
+def write_estimate_plots(results, directory: str | os.PathLike, *, dpi: float = 110) -> list[Path]:
     """One PNG per attribute (see :func:`estimate_figure`), named after the attribute.
 
     Parameters
@@ -331,82 +329,23 @@ def write_estimate_plots(
     directory : path-like
         An existing directory.
     dpi : float
-    jobs : int, optional
-        Processes drawing the figures: 1, or 2 (a forked process draws every other
-        figure, with the same bytes). Default: 2 for three figures or more where the
-        process may fork (Linux) and has two cores, else 1. If the forked process
-        fails, this one draws its figures.
 
     Returns
     -------
     list of Path
         The files written, in the order of ``results``.
     """
-    results = list(results)
-    paths = []
-    for r in results:
-        safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in r.name)
-        paths.append(Path(directory) / f"{safe}.png")
-    if jobs is None:
-        jobs = 2 if len(results) >= 3 and _may_fork() else 1
-    jobs = min(int(jobs), 2)
-    mine = list(range(len(results)))
-    pid = None
-    if jobs > 1 and len(results) > 1:
-        import threading
-
-        import matplotlib.backends.backend_agg  # noqa: F401 - loaded before the fork
-        import matplotlib.figure  # noqa: F401
-
-        for thread in threading.enumerate():  # no import may be under way at the fork
-            if thread.name == "ppdm-import":
-                thread.join()
-        pid = os.fork()
-        if pid == 0:  # the forked process: draw every other figure and leave at once
-            code = 1
-            try:
-                import signal
-
-                for name in ("SIGINT", "SIGTERM", "SIGHUP"):
-                    signal.signal(getattr(signal, name), signal.SIG_DFL)
-                _draw_plots(results[1::2], paths[1::2], dpi)
-                code = 0
-            finally:
-                os._exit(code)
-        mine = mine[0::2]
-    try:
-        _draw_plots([results[i] for i in mine], [paths[i] for i in mine], dpi)
-    except BaseException:
-        if pid is not None:
-            import signal
-
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-        raise
-    if pid is not None:
-        _, status = os.waitpid(pid, 0)
-        if status != 0:  # the forked process failed: draw its figures here
-            _draw_plots(results[1::2], paths[1::2], dpi)
-    return paths
-
-
-def _may_fork() -> bool:
-    import sys
-
-    if not sys.platform.startswith("linux") or not hasattr(os, "fork"):
-        return False
-    try:
-        return len(os.sched_getaffinity(0)) >= 2
-    except (AttributeError, OSError):
-        return (os.cpu_count() or 1) >= 2
-
-
-def _draw_plots(results, paths, dpi: float) -> None:
     import matplotlib
 
+    written = []
     with matplotlib.rc_context({"text.parse_math": False}):
-        for r, path in zip(results, paths):
-            estimate_figure(r, dpi=dpi).savefig(path, dpi=dpi)
+        for r in results:
+            fig = estimate_figure(r, dpi=dpi)
+            safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in r.name)
+            path = Path(directory) / f"{safe}.png"
+            fig.savefig(path, dpi=dpi)
+            written.append(path)
+    return written
 
 
 def _estimate_figure(r) -> str:

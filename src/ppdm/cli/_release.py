@@ -58,22 +58,6 @@ PLAN_FLAGS = {
 }
 
 
-def import_behind(*modules: str) -> None:
-    """Import ``modules`` in a background thread (an error is left to the import that
-    needs the module)."""
-    import importlib
-    import threading
-
-    def load() -> None:
-        try:
-            for name in modules:
-                importlib.import_module(name)
-        except Exception:  # noqa: BLE001 - raised again where the module is used
-            pass
-
-    threading.Thread(target=load, name="ppdm-import", daemon=True).start()
-
-
 def _parse_bounds(items: list[str]) -> dict[str, tuple[float, float]]:
     """``COL=LO:HI`` texts as ``{COL: (LO, HI)}``, each named as typed in a message."""
     out = {}
@@ -345,8 +329,6 @@ def estimate(
     if plot is not None:
         check_output(plot, inputs=(release,), flag="--plot", directory=True, overwrite=overwrite)
     _check_engine(engine, scheduler)
-    if plot is not None:  # matplotlib loads while the release is counted
-        import_behind("matplotlib.figure", "matplotlib.backends.backend_agg")
     if engine == "dask":
         from ..engine import estimate_release_partitioned
 
