@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from pathlib import Path
 
 import typer
@@ -349,100 +348,24 @@ def estimate(
         payload = {"attributes": [_estimate_json(r, r.overall.method) for r in results]}
         typer.echo(json.dumps(payload, indent=2))
         return
-    console = None
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
 
     def show(title: str, labels, e) -> None:
-        nonlocal console
-        first = "bin" if any(lab.startswith("[") for lab in labels) else "value"
-        header = [first, "perturbed", "estimated", f"stderr ({e.stderr_kind})"]
-        rows = [
-            [lab, f"{y:.0f}", f"{x:.1f}", f"{s:.1f}"]
-            for lab, y, x, s in zip(labels, e.perturbed, e.counts, e.stderr)
-        ]
-        text = plain_table(title, header, rows)
-        if text is not None:
-            typer.echo(text)
-            return
-        from rich.console import Console
-        from rich.table import Table
-
-        console = console or Console()
         table = Table(title=title)
-        for col in header:
+        first = "bin" if any(lab.startswith("[") for lab in labels) else "value"
+        for col in (first, "perturbed", "estimated", f"stderr ({e.stderr_kind})"):
             table.add_column(col, justify="left" if col == first else "right")
-        for row in rows:
-            table.add_row(*row)
+        for lab, y, x, s in zip(labels, e.perturbed, e.counts, e.stderr):
+            table.add_row(lab, f"{y:.0f}", f"{x:.1f}", f"{s:.1f}")
         console.print(table)
 
     for r in results:
         show(f"{r.name} ({r.overall.method})", r.labels, r.overall)
         for c, ec in (r.by_class or {}).items():  # one table per class, as the plot's panels
             show(f"{r.name}: class {c} ({ec.method})", r.labels, ec)
-
-
-#: Texts rich prints as they are: printable ASCII without markup tags, emoji codes or
-#: escapes.
-_PLAIN_TEXT = re.compile(r"[ -~]*")
-_RICH_MARKUP = re.compile(r"\[[a-zA-Z#/@]|\\|:[^\s:]+:")
-
-
-def _console_width() -> int | None:
-    """The width rich gives a table on this stdout, or None if rich would style it."""
-    import os
-    import sys
-
-    env = os.environ
-    styled = ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "JUPYTER_COLUMNS")
-    if os.name != "posix" or any(env.get(k) for k in styled) or "ipykernel" in sys.modules:
-        return None
-    try:
-        if sys.stdout.isatty():
-            return None
-    except (AttributeError, ValueError):
-        return None
-    columns = env.get("COLUMNS")
-    if columns is not None and columns.isdigit():
-        return int(columns) or 80
-    for fd in (0, 1, 2):
-        try:
-            return os.get_terminal_size(fd).columns or 80
-        except (AttributeError, ValueError, OSError):
-            continue
-    return 80
-
-
-def plain_table(title: str, header: list[str], rows: list[list[str]]) -> str | None:
-    """The table ``rich`` prints off a terminal (heavy head, first column left, others
-    right, title centred), drawn without it; ``None`` when rich would draw it
-    otherwise (a styled terminal, a table or title too wide for the console, text
-    rich reads as markup).
-    """
-    cells = [title, *header, *(c for row in rows for c in row)]
-    if not all(
-        _PLAIN_TEXT.fullmatch(c) and not _RICH_MARKUP.search(c) and c == c.strip() for c in cells
-    ):
-        return None
-    console = _console_width()
-    widths = [max(len(c) for c in col) for col in zip(header, *rows)]
-    total = sum(widths) + 3 * len(widths) + 1
-    if console is None or total > console or len(title) > total or not title.strip():
-        return None
-
-    def line(left: str, fill: str, mid: str, right: str) -> str:
-        return left + mid.join(fill * (w + 2) for w in widths) + right
-
-    def cells_of(row: list[str], bar: str) -> str:
-        texts = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:], widths[1:])]
-        return bar + bar.join(f" {t} " for t in texts) + bar
-
-    pad = total - len(title)
-    out = [" " * (pad // 2) + title + " " * (pad - pad // 2)]
-    out.append(line("┏", "━", "┳", "┓"))
-    out.append(cells_of(header, "┃"))
-    out.append(line("┡", "━", "╇", "┩"))
-    out.extend(cells_of(row, "│") for row in rows)
-    out.append(line("└", "─", "┴", "┘"))
-    return "\n".join(out)
 
 
 def _estimate_json(r, method: str) -> dict:
