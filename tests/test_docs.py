@@ -68,6 +68,16 @@ def _validate_yaml(obj, where: str, tmp: Path, name: str | None) -> None:
         from ppdm.bayesnet.pram import PramScheme
 
         PramScheme.from_spec(read_mapping(path))
+    elif "distributed" in obj:  # a Dask configuration: every key must be one Dask has
+        import dask
+        import distributed  # noqa: F401 - loads the distributed.* defaults
+
+        def keys(d, prefix=""):
+            for k, v in d.items():
+                yield from keys(v, f"{prefix}{k}.") if isinstance(v, dict) else [prefix + k]
+
+        for key in keys(obj):
+            dask.config.get(key)  # KeyError for a key Dask does not have
     else:
         raise AssertionError(f"{where}: unknown kind of YAML/JSON example: {sorted(obj)}")
 

@@ -202,9 +202,16 @@ def client(scheduler=None, *, n_workers: int | None = None, processes: bool = Tr
             ) from None
     n = int(n_workers) if n_workers is not None else (os.cpu_count() or 1)
     check_at_least(n, "n_workers", 1, error=ParameterError)
-    return distributed.Client(
-        n_workers=n, threads_per_worker=1, processes=processes, dashboard_address=":0"
-    )
+    dask, _ = _require_dask()
+    # Dask's nannies start workers with MALLOC_TRIM_THRESHOLD_=65536, which makes glibc
+    # hand every freed block of the NumPy temporaries back to the kernel and fault it in
+    # again: the same partition task then costs about 1.5x the CPU it costs in a local
+    # process (BENCHMARKS.md, "Dask scale-out"). The LocalCluster started here keeps
+    # glibc's own, adaptive threshold.
+    with dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}):
+        return distributed.Client(
+            n_workers=n, threads_per_worker=1, processes=processes, dashboard_address=":0"
+        )
 
 
 @contextmanager
