@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import os
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -22,7 +22,7 @@ from typing import TypeVar
 import numpy as np
 import pandas as pd
 
-from .domain import Domain, DomainSketch
+from .domain import Domain, DomainRule, DomainSketch
 from .estimate import Estimate, count_codes, estimate_counts
 from .exceptions import DataError, DomainError, SpecError
 from .io import (
@@ -54,6 +54,7 @@ __all__ = [
     "Release",
     "AttributeEstimate",
     "make_release",
+    "plan_from_footers",
     "load_release",
     "check_release_spec",
     "verify_release",
@@ -205,45 +206,55 @@ class _NeedsData(Exception):
 class _FooterSketch(DomainSketch):
     """What a Parquet footer tells of a column: rows, kind, no missing value."""
 
-    def to_domain(self, *args, **options) -> Domain:
-        # the owner's bounds, given one by one or in a domain rule (its first argument)
-        rule = args[0] if args else options.get("rule")
-        bounds = getattr(rule, "bounds", None) if rule is not None else options.get("bounds")
-        if not self.numeric or bounds is None:
+    def to_domain(self, rule: DomainRule = DomainRule(), *, warn: bool = True) -> Domain:
+        if not self.numeric or rule.bounds is None:  # learnt from the values
             raise _NeedsData(self.column)
-        return super().to_domain(*args, **options)
+        return super().to_domain(rule, warn=warn)
 
 
 def _plan_from_footer(
     path: str | os.PathLike, opts: PlanOptions, kinds: dict[str, str]
 ) -> ReleaseSpec | None:
-    """The plan :func:`plan_release` makes, without reading the data, or ``None``.
+    """:func:`plan_from_footers` of one file (``kinds`` filled when a plan is returned)."""
+    found = plan_from_footers([path], opts)
+    if found is None:
+        return None
+    spec, _rows, column_kinds = found
+    kinds.update(column_kinds)
+    return spec
+
+
+def plan_from_footers(
+    paths: Sequence[str | os.PathLike], opts: PlanOptions
+) -> tuple[ReleaseSpec, list[int], dict[str, str]] | None:
+    """The plan :func:`plan_release` makes of Parquet files, without reading their data.
 
     A Parquet footer gives the row count and every column's kind
     (:func:`ppdm.io.parquet_kinds`); that is all the plan needs when every perturbed
     attribute has its domain from the owner (numeric with bounds, or a spec's
-    domain). Otherwise the data is read.
+    domain). Otherwise (or when the files' columns differ) the data is read.
 
     Parameters
     ----------
-    path : path-like
-        The input table.
+    paths : sequence of path-like
+        The input table, one file per partition.
     opts : PlanOptions
-    kinds : dict
-        Filled with every column's kind when a plan is returned.
 
     Returns
     -------
-    ReleaseSpec or None
+    (spec, rows per file, kinds) or None
     """
-    summary = parquet_kinds(path)
-    if summary is None:
+    summaries = [parquet_kinds(p) for p in paths]
+    if not summaries or any(s is None for s in summaries):
         return None
-    rows, column_kinds = summary
+    column_kinds = summaries[0][1]
+    if any(list(s[1].items()) != list(column_kinds.items()) for s in summaries):
+        return None
+    rows = [s[0] for s in summaries]
     sketches = {}
     for name, kind in column_kinds.items():
         sketch = _FooterSketch(name, cap=opts.bins_cap)
-        sketch.rows, sketch.kind, sketch.numeric = rows, kind, kind in ("int", "float")
+        sketch.rows, sketch.kind, sketch.numeric = sum(rows), kind, kind in ("int", "float")
         sketches[name] = sketch
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -253,8 +264,7 @@ def _plan_from_footer(
             return None
     for w in caught:  # said once, by the plan that is kept
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
-    kinds.update(column_kinds)
-    return spec
+    return spec, rows, dict(column_kinds)
 
 
 def _values_round_trip(spec: ReleaseSpec, path: Path, fmt: str) -> bool:

@@ -50,3 +50,19 @@ def test_a_sound_release_reads_back_with_its_row_count(tmp_path):
     assert spec.n_records == 600
     back = pd.read_parquet(tmp_path / "rel" / "data")
     assert len(back) == 600 and back["x"].between(0, 10).all()
+
+
+def test_parquet_partitions_with_owner_bounds_are_planned_from_their_footers(tmp_path, monkeypatch):
+    src = _parts(tmp_path)
+    opts = dict(class_attribute="y", bounds={"x": (0, 10)}, random_state=1)
+    with monkeypatch.context() as m:  # the plan from a pass over the partitions
+        m.setattr(workflows, "plan_from_footers", lambda *a: None)
+        make_release_partitioned(src, tmp_path / "read", **opts)
+
+    def no_pass(*a):
+        raise AssertionError("the partitions were read to plan the release")
+
+    monkeypatch.setattr(workflows, "_sketch_rows_task", no_pass)
+    make_release_partitioned(src, tmp_path / "footer", **opts)
+    for name in ("spec.json", "privacy.json", "data/part-00000.parquet", "data/part-00002.parquet"):
+        assert (tmp_path / "read" / name).read_bytes() == (tmp_path / "footer" / name).read_bytes()

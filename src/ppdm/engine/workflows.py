@@ -44,6 +44,7 @@ from ..pipeline import (
     Release,
     estimates_from_counts,
     load_release,
+    plan_from_footers,
     write_spec_and_report,
 )
 from ..publish import check_output, publish_dir
@@ -264,7 +265,17 @@ def plan_partitions(executor: Executor, handles: Sequence, options: PlanOptions)
 def plan_partitions_rows(
     executor: Executor, handles: Sequence, options: PlanOptions
 ) -> tuple[ReleaseSpec, list[int]]:
-    """:func:`plan_partitions`, and every partition's row count, in one pass."""
+    """:func:`plan_partitions`, and every partition's row count, in one pass.
+
+    Parquet partitions whose perturbed columns all have their domains from the owner
+    are planned from their footers (:func:`ppdm.pipeline.plan_from_footers`): no pass.
+    """
+    if handles and all(
+        isinstance(h, (str, os.PathLike)) and table_format(h) == "parquet" for h in handles
+    ):
+        found = plan_from_footers(handles, options)
+        if found is not None:
+            return found[0], found[1]
     sketches, rows = executor.reduce(
         functools.partial(_sketch_rows_task, options.bins_cap),
         _indexed(handles),
