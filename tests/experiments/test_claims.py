@@ -1,4 +1,4 @@
-"""Claim rows of ``ppdm reproduce claims`` for Fig. 2, Kang, fig4-readings and the attacks.
+"""Claim rows of ``ppdm reproduce claims`` for Fig. 2, Kang, Figs. 4-6, fig4-readings and the attacks.
 
 Each test builds a small frame whose statistics are known by hand, so a wrong formula fails.
 """
@@ -13,6 +13,7 @@ from ppdm.experiments.claims import (
     attacks_claims,
     claims,
     fig2_claims,
+    fig4_claims,
     kang_claims,
     readings_claims,
 )
@@ -197,6 +198,110 @@ def test_readings_claims_count_runs_equal_to_fig4():
     c = _values(readings_claims(r, fig4))
     assert c["paper runs equal to fig4.csv (global)"] == 6
     assert c["by-class runs equal to fig4.csv (by-class)"] == 8
+
+
+def test_readings_claims_quote_the_fig4_means_over_their_cells():
+    r = _readings()
+    key = ["dataset", "gamma", "N", "rep"]
+    fig4 = pd.concat(
+        [
+            r[r.reading == "paper"][key + ["accuracy"]].assign(mode="global"),
+            r[r.reading == "by-class"][key + ["accuracy"]].assign(mode="by-class"),
+        ]
+    )
+    # a third Fig. 4 run of the cell counts; another (gamma, N) cell does not
+    extra = fig4[fig4["rep"] == 0].assign(rep=2, accuracy=1.0)
+    other = fig4.assign(gamma=21, accuracy=0.0)
+    c = _values(readings_claims(r, pd.concat([fig4, extra, other])))
+    # global synthetic: synth1 (0.8, 0.6, 1.0), synth2 (0.5, 0.5, 1.0) -> (0.8 + 2/3) / 2
+    assert c["fig4.csv global synthetic mean over the readings' cells"] == pytest.approx(
+        100 * (0.8 + 2 / 3) / 2
+    )
+    # by-class UCI: pendigits (0.8, 0.8, 1.0), spambase (0.7, 0.9, 1.0)
+    assert c["fig4.csv by-class UCI mean over the readings' cells"] == pytest.approx(
+        100 * ((2.6 / 3) + (2.6 / 3)) / 2
+    )
+
+
+def _fig4() -> pd.DataFrame:
+    """Two data sets, gamma 2 and 9, N 5, 10, 15, 20 and 60, two repetitions.
+
+    synth1 (by-class) is 1.0 everywhere; the other accuracies are set by a formula so that
+    the N = 5 band is below N = 10 at gamma 9 and above it at gamma 2 in the global mode.
+    """
+    rows = []
+    for dataset in ("synth1", "pendigits"):
+        for mode in ("global", "by-class"):
+            for gamma in (2, 9):
+                for n in (5, 10, 15, 20, 60):
+                    for rep in (0, 1):
+                        if dataset == "synth1" and mode == "by-class":
+                            acc = 1.0
+                        elif mode == "global" and n == 5:
+                            acc = 0.7
+                        else:
+                            acc = 0.5 + 0.02 * gamma - 0.001 * n + 0.01 * rep
+                        rows.append(
+                            dict(
+                                dataset=dataset,
+                                gamma=gamma,
+                                N=n,
+                                rep=rep,
+                                mode=mode,
+                                accuracy=acc,
+                                entropy=float(n) / gamma,
+                            )
+                        )
+    return pd.DataFrame(rows)
+
+
+def test_fig4_claims_levels_ranges_bands_and_n5_gaps():
+    f = _fig4()
+    c = _values(fig4_claims(f))
+    notes = fig4_claims(f).set_index("claim")["note"]
+    # synth1 by class: all 10 cells at 100 % in both runs; one run below 100 % breaks a cell
+    assert c["synth1 by-class cells at 100 % in every run"] == 10
+    assert c["synth1 global cells at 100 % in every run"] == 0
+    g = f.copy()
+    g.loc[(g.dataset == "synth1") & (g["mode"] == "by-class") & (g.N == 60), "accuracy"] = 0.99
+    assert _values(fig4_claims(g))["synth1 by-class cells at 100 % in every run"] == 8
+    # per-data-set means: pendigits by class, rep 0: mean over gamma and N of the formula
+    expected = 100 * np.mean(
+        [0.5 + 0.02 * a - 0.001 * n for a in (2, 9) for n in (5, 10, 15, 20, 60)]
+    )
+    assert c["by-class pendigits mean (rep 0)"] == pytest.approx(expected)
+    assert c["by-class pendigits mean (all reps)"] == pytest.approx(expected + 0.5)
+    # band entry (5-run mean averaged over data sets): by class, gamma 9, N 10
+    band = (100.0 + 100 * (0.5 + 0.18 - 0.010 + 0.005)) / 2
+    assert c["by-class band N 10, gamma 9"] == pytest.approx(band)
+    # N >= 60 bands: global gamma 2 (lowest) and gamma 9 (highest)
+    low = 100 * (0.5 + 0.04 - 0.06 + 0.005)
+    assert c["global bands N >= 60: lowest"] == pytest.approx(low)
+    assert c["global bands N >= 60: highest"] == pytest.approx(low + 14.0)
+    # global: N = 5 is 70 %; N = 10 is 53.5 % at gamma 2, 67.5 % at gamma 9
+    assert c["global N=10 minus N=5 at gamma 2"] == pytest.approx(-16.5)
+    assert c["global N=10 minus N=5 at gamma 9"] == pytest.approx(-2.5)
+    assert c["global N=5 above N=10: largest gap"] == pytest.approx(16.5)
+    assert notes["global N=5 above N=10: largest gap"] == "gammas 2,9"
+    assert c["global N=5 below N=15: gammas"] == 0
+    # by class N = 5 is above N = 10 (the formula falls with N): no gamma below
+    assert c["by-class N=5 below N=20: gammas"] == 0
+    assert c["by-class N=10 minus N=5 at gamma 9"] == pytest.approx(-0.25)
+    # region ranges over the seven-set (here two-set) averages of the 5-run means
+    assert c["global seven-set average, whole grid: highest"] == pytest.approx(70.0)
+    assert c["by-class seven-set average, gamma >= 9 and N <= 30: lowest"] == pytest.approx(
+        (100.0 + 100 * (0.5 + 0.18 - 0.020 + 0.005)) / 2
+    )
+    # the lowest band says where it is
+    assert notes["by-class lowest cell"] == "gamma 2, N 60"
+    # Synth2's best at fixed N is quoted only when Synth2 is there
+    assert not any("at N = 15" in k for k in c.index)
+    s2 = f[f.dataset == "pendigits"].assign(dataset="synth2")
+    c2 = fig4_claims(s2).set_index("claim")
+    assert c2.loc["synth2 best 5-run mean at N = 15", "value"] == pytest.approx(
+        100 * (0.5 + 0.18 - 0.015 + 0.005)
+    )
+    assert c2.loc["synth2 best 5-run mean at N = 15", "note"] == "by-class, gamma 9, 2 runs"
 
 
 def _attacks() -> pd.DataFrame:
