@@ -274,15 +274,21 @@ class BinnedDomain:
                 f"column {column!r} data row {row + 1} has non-numeric value "
                 f"{_plain(series.iloc[row - row_offset])}; a binned domain needs numbers"
             ) from None
-        missing = np.isnan(x)
-        if missing.any() and not self.missing_category:
+        # three reductions decide the common case (no missing value, all in bounds)
+        # without a mask per condition; the masks are built only when needed
+        with np.errstate(invalid="ignore"):  # inf + -inf
+            total = np.add.reduce(x)
+        missing = np.isnan(x) if np.isnan(total) else None
+        if missing is not None and not missing.any():
+            missing = None  # the sum was NaN from +inf and -inf, not from a missing value
+        if missing is not None and not self.missing_category:
             raise DomainError(
                 f"column {column!r} has a missing value at data row "
                 f"{_first_bad_row(missing, row_offset) + 1}; fill it, or use --missing category "
                 "(missing='category') to make 'missing' its own category"
             )
-        outside = ~missing & ((x < self.low) | (x > self.high))
-        if outside.any():
+        if len(x) and (np.fmin.reduce(x) < self.low or np.fmax.reduce(x) > self.high):
+            outside = (x < self.low) | (x > self.high)  # NaN compares False
             if self.out_of_bounds == "error":
                 row = _first_bad_row(outside, row_offset)
                 raise DomainError(
@@ -291,11 +297,15 @@ class BinnedDomain:
                     "--out-of-bounds clip (out_of_bounds='clip')"
                 )
             x = np.clip(x, self.low, self.high)
-        codes = np.floor((x - self.low) / self.width)
-        codes = np.clip(np.nan_to_num(codes, nan=0.0), 0, self.n_bins - 1).astype(np.int32)
-        if self.missing_category:
-            codes[missing] = self.n_bins
-        return codes
+        # floor((x - low) / width) in one buffer; low <= x <= high, so only the top needs
+        # a clip (high lands on N)
+        t = np.subtract(x, self.low)
+        np.divide(t, self.width, out=t)
+        np.floor(t, out=t)
+        np.minimum(t, self.n_bins - 1, out=t)
+        if missing is not None:
+            t[missing] = self.n_bins
+        return t.astype(np.int32)
 
     def representatives(self) -> np.ndarray:
         """The value every bin decodes to, at the precision of the domain.
@@ -335,7 +345,7 @@ class BinnedDomain:
             out = self.low + codes * self.width + rng.random(codes.shape) * self.width
         else:
             table = np.append(self.representatives(), np.nan)
-            out = table[np.clip(codes, 0, self.n_bins)]
+            out = table.take(codes, mode="clip")  # codes outside 0..N read the ends
         out = np.asarray(out, dtype=np.float64)
         if self.missing_category:
             out[codes == self.n_bins] = np.nan
