@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .beyond_summary import BOOST_CHECK_REPS, GOAL, RELEASE
 from .registry import RunContext
 from .runner import write_csv_atomic
 
@@ -31,6 +32,15 @@ __all__ = [
     "table2_claims",
     "all_leaves_claims",
     "bn_claims",
+    "beyond_grid_claims",
+    "beyond_recommended_claims",
+    "beyond_curve_claims",
+    "beyond_leaf_claims",
+    "beyond_forest_claims",
+    "beyond_heldout_claims",
+    "beyond_boost_claims",
+    "beyond_boxes_claims",
+    "beyond_claims",
     "claims",
     "run",
 ]
@@ -563,6 +573,701 @@ def bn_claims(runs: pd.DataFrame, figure: str) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=_COLUMNS)
 
 
+# --- Beyond the papers: learning from the release itself -------------------------------
+
+
+#: (gamma, N) cells at which the Synth1-5 average is quoted ("central cells").
+CENTRAL_CELLS = ((5, 10), (9, 10), (9, 20), (12, 10), (12, 20))
+
+#: Per data set, the N ranges (inclusive) over which the ratio to the original per N is
+#: quoted as lowest-highest (``beyond_recommended_by_n.csv``).
+BY_N_RANGES = {
+    "pendigits": ((5, 100),),
+    "spambase": ((5, 100), (10, 100)),
+    "synth1": ((15, 100),),
+    "synth2": ((5, 15), (40, 100)),
+    "synth3": ((5, 20),),
+    "synth4": ((30, 100),),
+    "synth5": ((30, 100),),
+}
+
+#: Per data set, a gamma and the N values at which the per-cell ratios are quoted.
+GAMMA_ROWS = {"synth3": (12, (10, 20, 30))}
+
+#: Data sets with more than two classes: the release tree's default (``leaf_model="auto"``)
+#: gives them naive Bayes leaves, the others majority leaves (Table 1: pendigits, 10 classes).
+MULTICLASS = ("pendigits",)
+
+#: Leaf-check models and the grid learners quoted beside them.
+LEAF_MODELS = (
+    "tree-majority",
+    "tree-nb",
+    "naive-bayes",
+    "grid release-tree",
+    "grid byclass",
+    "grid alg2-by-class",
+)
+#: The three candidates fitted by the leaf check itself.
+LEAF_CANDIDATES = ("tree-majority", "tree-nb", "naive-bayes")
+
+#: Held-out tables of the beyond checks (not in ``beyond.csv``).
+HELDOUT_TABLES = ("wisconsin", "breast-cancer")
+
+_KEY = ["dataset", "gamma", "N", "rep"]
+
+
+def _range(section: str, name: str, values: pd.Series, note: str = "") -> list[dict]:
+    """Two rows, ``<name>: lowest`` and ``<name>: highest``, naming where each is."""
+    v = values.dropna()
+    if v.empty:
+        return []
+    lo, hi = v.idxmin(), v.idxmax()
+    return [
+        _row(section, f"{name}: lowest", v[lo], f"{lo}{note}"),
+        _row(section, f"{name}: highest", v[hi], f"{hi}{note}"),
+    ]
+
+
+def _cells(cells) -> str:
+    return "; ".join(f"gamma {g}, N {n}" for g, n in cells)
+
+
+def beyond_grid_claims(grid: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFrame:
+    """The beyond grid's table and the prose built on it, from ``beyond.csv`` and
+    ``beyond_summary.csv`` (accuracies as fractions).
+
+    - per data set: cells, the original and every learner's mean accuracy (the 480-row
+      means), the best learner (its name in the note), the release tree's ratio to the
+      original; the mean over data sets per learner;
+    - per data set, from the (gamma, N, rep) cells: the share where the release tree is
+      best or tied (to rounding) and where it is strictly ahead of ByClass, the mean
+      difference to ByClass, the release tree and ByClass at the smallest and largest N
+      (means over gammas and repetitions), and the N where ByClass is ahead on average;
+    - Synth1-5: the release tree's margin over the better of ByClass and Algorithm 2 by
+      class and its shortfall to the original (%), lowest and highest; the (gamma, N)
+      cells of the Synth average where it is ahead of every other learner; at
+      :data:`CENTRAL_CELLS` the Synth average of the release tree and of Algorithm 2
+      (global and by class) and their ranges; the Synth means over the whole grid.
+
+    References
+    ----------
+    Dowd, Xu & Zhang, Sec. 6.2 (data sets and grid); Agrawal & Srikant (2000), Sec. 5
+    (ByClass, Local).
+    """
+    sec = "beyond"
+    rows = []
+    s = summary
+    methods = sorted(s["method"].unique())
+    for name, g in s.groupby("dataset"):
+        g = g.set_index("method")
+        rows.append(_row(sec, f"{name} cells", g["cells"].max()))
+        rows.append(_row(sec, f"{name} original", g["original"].iloc[0]))
+        for m, v in g["accuracy"].items():
+            rows.append(_row(sec, f"{name} {m} mean", v))
+        best = g["accuracy"].idxmax()
+        rows.append(_row(sec, f"{name} best learner", g.loc[best, "accuracy"], best))
+        if RELEASE in g.index:
+            rows.append(
+                _row(sec, f"{name} release-tree / original", g.loc[RELEASE, "ratio_to_original"])
+            )
+    for m in methods:
+        v = s.loc[s["method"] == m, "accuracy"]
+        rows.append(_row(sec, f"mean over data sets {m}", v.mean(), f"{len(v)} data sets"))
+    wide = grid.pivot_table(index=_KEY, columns="method", values="accuracy")
+    if RELEASE in wide.columns:
+        tree = wide[RELEASE]
+        others = wide.drop(columns=[RELEASE, "original"], errors="ignore")
+        best_or_tied = tree >= others.max(axis=1) - _TIE
+        for name, v in best_or_tied.groupby(level="dataset"):
+            rows.append(_row(sec, f"{name} release-tree best-or-tied share", v.mean()))
+        if "byclass" in wide.columns:
+            diff = tree - wide["byclass"]
+            for name, d in diff.groupby(level="dataset"):
+                rows.append(_row(sec, f"{name} release-tree minus byclass", d.mean()))
+                rows.append(
+                    _row(sec, f"{name} release-tree ahead of byclass share", (d > 0).mean())
+                )
+            per_n = (
+                grid[grid["method"].isin([RELEASE, "byclass"])]
+                .groupby(["dataset", "N", "method"])["accuracy"]
+                .mean()
+                .unstack()
+            )
+            for name, p in per_n.groupby(level="dataset"):
+                p = p.droplevel("dataset")
+                for n_bins in (p.index.min(), p.index.max()):
+                    for m in (RELEASE, "byclass"):
+                        rows.append(_row(sec, f"{name} N {n_bins} {m}", p.loc[n_bins, m]))
+                behind = p.index[p["byclass"] > p[RELEASE]]
+                note = "N " + ",".join(str(n) for n in behind) if len(behind) else ""
+                rows.append(_row(sec, f"{name} N values where byclass is ahead", len(behind), note))
+    synth = s[s["dataset"].map(_group) == "synthetic"]
+    if len(synth):
+        acc = synth.pivot(index="dataset", columns="method", values="accuracy")
+        if {RELEASE, "byclass", "alg2-by-class"} <= set(acc.columns):
+            margin = acc[RELEASE] - acc[["byclass", "alg2-by-class"]].max(axis=1)
+            rows += _range(sec, "synth release-tree margin over byclass and alg2-by-class", margin)
+        ratio = synth[synth["method"] == RELEASE].set_index("dataset")["ratio_to_original"]
+        rows += _range(sec, "synth release-tree below the original (%)", 100 * (1 - ratio))
+        for m in (RELEASE, "alg2-by-class", "alg2-global"):
+            if m in acc.columns:
+                rows.append(_row(sec, f"synth mean {m}", acc[m].mean(), f"{len(acc)} data sets"))
+        g = grid[grid["dataset"].map(_group) == "synthetic"]
+        cell = g.groupby(["gamma", "N", "method"])["accuracy"].mean().unstack()
+        if RELEASE in cell.columns:
+            others = cell.drop(columns=[RELEASE, "original"], errors="ignore")
+            ahead = (cell[RELEASE] > others.max(axis=1)).sum()
+            rows.append(_row(sec, "synth (gamma, N) cells with release-tree ahead of all", ahead))
+            rows.append(_row(sec, "synth (gamma, N) cells", len(cell)))
+            central = [c for c in CENTRAL_CELLS if c in cell.index]
+            for m in (RELEASE, "alg2-by-class", "alg2-global"):
+                if m not in cell.columns or not central:
+                    continue
+                v = cell.loc[central, m]
+                for (gamma, n_bins), x in v.items():
+                    rows.append(_row(sec, f"synth mean gamma {gamma}, N {n_bins} {m}", x))
+                v.index = [f"gamma {a}, N {b}" for a, b in v.index]
+                rows += _range(sec, f"synth central cells {m}", v)
+    return pd.DataFrame(rows, columns=_COLUMNS)
+
+
+def _cell_ratio(grid: pd.DataFrame, original: pd.Series, learner: str = RELEASE) -> pd.Series:
+    """Per (dataset, gamma, N): ``learner``'s mean over repetitions / the original."""
+    t = grid[grid["method"] == learner].groupby(["dataset", "gamma", "N"])["accuracy"].mean()
+    return t / t.index.get_level_values("dataset").map(original).to_numpy()
+
+
+def beyond_recommended_claims(
+    rec: pd.DataFrame,
+    by_n: pd.DataFrame | None = None,
+    grid: pd.DataFrame | None = None,
+    original: pd.Series | None = None,
+) -> pd.DataFrame:
+    """The recommended-cells table, the ratio per N and the per-data-set reasons, from
+    ``beyond_recommended.csv``, ``beyond_recommended_by_n.csv`` and (per gamma and per
+    cell) ``beyond.csv`` with the originals of ``beyond_summary.csv``.
+
+    - per data set: cells, original, release tree, ratio, best other learner (name in
+      the note) and its ratio, goal met (1/0), shortfall ("missing") and share of cells
+      at goal; the data sets where the release tree is ahead of the best other learner
+      and where the goal is met; ratio and shortfall, lowest and highest, over the data
+      sets that miss the goal;
+    - per data set and N (section ``beyond-by-n``): ratio and best other ratio; the N
+      where the release tree is behind the best other; ratio ranges over
+      :data:`BY_N_RANGES`, and the best other's over every N;
+    - from ``beyond.csv``: the ratio per gamma (mean over N), the (gamma, N) cells whose
+      5-repetition mean reaches the goal (listed when few), and the cells of
+      :data:`GAMMA_ROWS`.
+
+    References
+    ----------
+    Dowd, Xu & Zhang, Sec. 7 (recommended gamma range).
+    """
+    sec = "beyond-recommended"
+    rows = []
+    for r in rec.itertuples(index=False):
+        d = r.dataset
+        rows.append(_row(sec, f"{d} cells", r.cells))
+        rows.append(_row(sec, f"{d} original", r.original))
+        rows.append(_row(sec, f"{d} release-tree", r.release_tree))
+        rows.append(_row(sec, f"{d} ratio", r.ratio))
+        rows.append(_row(sec, f"{d} best other", r.best_baseline_accuracy, str(r.best_baseline)))
+        rows.append(_row(sec, f"{d} best other ratio", r.best_baseline_ratio, str(r.best_baseline)))
+        rows.append(_row(sec, f"{d} goal met", bool(r.goal_met)))
+        rows.append(_row(sec, f"{d} missing", r.shortfall, "0.95 x original - release tree"))
+        rows.append(_row(sec, f"{d} cells at goal share", r.share_cells_goal_met))
+    ahead = rec["release_tree"] > rec["best_baseline_accuracy"]
+    note = "not " + ",".join(rec.loc[~ahead, "dataset"]) if (~ahead).any() else ""
+    rows.append(_row(sec, "data sets with release-tree ahead of the best other", ahead.sum(), note))
+    met = rec["goal_met"].astype(bool)
+    rows.append(_row(sec, "data sets at goal", met.sum(), ",".join(rec.loc[met, "dataset"])))
+    miss = rec[~met].set_index("dataset")
+    rows += _range(sec, "ratio of the data sets missing the goal", miss["ratio"])
+    rows += _range(sec, "missing of the data sets missing the goal", miss["shortfall"])
+    if by_n is not None:
+        sn = "beyond-by-n"
+        for r in by_n.itertuples(index=False):
+            rows.append(_row(sn, f"{r.dataset} N {r.N} ratio", r.ratio))
+            rows.append(
+                _row(
+                    sn,
+                    f"{r.dataset} N {r.N} best other ratio",
+                    r.best_baseline_ratio,
+                    r.best_baseline,
+                )
+            )
+        for d, g in by_n.groupby("dataset"):
+            g = g.set_index("N")
+            behind = g.index[g["ratio"] < g["best_baseline_ratio"]]
+            rows.append(
+                _row(
+                    sn,
+                    f"{d} N values with release-tree behind the best other",
+                    len(behind),
+                    "N " + ",".join(str(n) for n in behind) if len(behind) else "",
+                )
+            )
+            for lo, hi in BY_N_RANGES.get(d, ()):
+                part = g[(g.index >= lo) & (g.index <= hi)]
+                ratio = part["ratio"].set_axis([f"N {n}" for n in part.index])
+                rows += _range(sn, f"{d} ratio, N {lo}-{hi}", ratio)
+            best = g["best_baseline_ratio"].set_axis([f"N {n}" for n in g.index])
+            rows += _range(sn, f"{d} best other ratio, every N", best)
+    if grid is not None and original is not None:
+        cell = _cell_ratio(grid, original)
+        for (d, gamma), v in cell.groupby(level=["dataset", "gamma"]):
+            rows.append(_row(sec, f"{d} ratio at gamma {gamma} (mean over N)", v.mean()))
+        for d, v in cell.groupby(level="dataset"):
+            at = v[v >= GOAL - _TIE].droplevel("dataset")
+            note = _cells(at.index) if 0 < len(at) <= 5 else ""
+            rows.append(_row(sec, f"{d} (gamma, N) cells at goal", len(at), note))
+        for d, (gamma, ns) in GAMMA_ROWS.items():
+            at = [(d, gamma, n) for n in ns if (d, gamma, n) in cell.index]
+            if not at:
+                continue
+            v = cell.loc[at]
+            for (_, _, n_bins), x in v.items():
+                rows.append(_row(sec, f"{d} gamma {gamma}, N {n_bins} ratio", x))
+            rows += _range(
+                sec,
+                f"{d} gamma {gamma}, N {ns[0]}-{ns[-1]} ratio",
+                v.set_axis([f"N {n}" for _, _, n in v.index]),
+            )
+    return pd.DataFrame(rows, columns=_COLUMNS)
+
+
+def beyond_curve_claims(curve: pd.DataFrame) -> pd.DataFrame:
+    """The learning curve, from ``beyond_curve_summary.csv``: the release tree's ratio to
+    the original per data set (and the ``mean`` row) and n, and the mean accuracy over
+    the data sets of every learner per n (gamma 9, N 20 in the run)."""
+    sec = "beyond-curve"
+    rows = []
+    tree = curve[curve["method"] == RELEASE]
+    for r in tree.itertuples(index=False):
+        rows.append(_row(sec, f"{r.dataset} n {r.n} release-tree ratio", r.ratio_to_original))
+    for r in curve[curve["dataset"] == "mean"].itertuples(index=False):
+        rows.append(_row(sec, f"mean n {r.n} {r.method} accuracy", r.accuracy))
+    return pd.DataFrame(rows, columns=_COLUMNS)
+
+
+def beyond_leaf_claims(
+    summary: pd.DataFrame,
+    check: pd.DataFrame | None = None,
+    grid: pd.DataFrame | None = None,
+    original: pd.Series | None = None,
+) -> pd.DataFrame:
+    """The leaf check, from ``beyond_leaf_check_summary.csv`` (and ``beyond_leaf_check.csv``,
+    ``beyond.csv`` and the originals).
+
+    - per data set and model of :data:`LEAF_MODELS`: mean test accuracy and its ratio to
+      the original;
+    - from the check's rows: cells per data set; the cells where ``release_accuracy``
+      scored each candidate; the cells where the default leaf model (naive Bayes leaves
+      for :data:`MULTICLASS`, majority leaves otherwise) equals the grid's release tree;
+      the default's mean per (gamma, N) cell; per data set the best of the three
+      candidates, the goal ``0.95 x original`` and the best candidate's shortfall.
+    """
+    sec = "beyond-leaf"
+    rows = []
+    s = summary.set_index(["dataset", "model"])
+    for (d, m), r in s.iterrows():
+        if m in LEAF_MODELS:
+            rows.append(_row(sec, f"{d} {m}", r["test_accuracy"]))
+            rows.append(_row(sec, f"{d} {m} ratio", r["ratio_to_original"]))
+    if check is None:
+        return pd.DataFrame(rows, columns=_COLUMNS)
+    for d, g in check.groupby("dataset"):
+        rows.append(_row(sec, f"{d} cells", len(g[_KEY].drop_duplicates())))
+    rows.append(_row(sec, "cells", len(check[_KEY].drop_duplicates())))
+    for m, g in check.groupby("model"):
+        rows.append(
+            _row(
+                sec, f"cells where release_accuracy scored {m}", g["release_accuracy"].notna().sum()
+            )
+        )
+    default = np.where(check["dataset"].isin(MULTICLASS), "tree-nb", "tree-majority")
+    mine = check[check["model"] == default]
+    if grid is not None:
+        tree = grid[grid["method"] == RELEASE]
+        both = mine.merge(tree, on=_KEY)
+        same = np.isclose(both["test_accuracy"], both["accuracy"], rtol=0, atol=_TIE).sum()
+        note = f"of {len(mine)} cells; {len(both)} in beyond.csv"
+        rows.append(_row(sec, "cells where the default equals the grid's release tree", same, note))
+    per_cell = mine.groupby(["dataset", "gamma", "N"])["test_accuracy"].mean()
+    for (d, gamma, n_bins), v in per_cell.items():
+        rows.append(_row(sec, f"{d} default at gamma {gamma}, N {n_bins}", v))
+    if original is not None:
+        cand = summary[summary["model"].isin(LEAF_CANDIDATES)]
+        for d, g in cand.groupby("dataset"):
+            if d not in original.index:
+                continue
+            best = g.loc[g["test_accuracy"].idxmax()]
+            goal = GOAL * original[d]
+            rows.append(_row(sec, f"{d} best candidate", best["test_accuracy"], best["model"]))
+            rows.append(_row(sec, f"{d} goal (0.95 x original)", goal))
+            rows.append(
+                _row(
+                    sec,
+                    f"{d} best candidate short of the goal",
+                    max(goal - best["test_accuracy"], 0.0),
+                    best["model"],
+                )
+            )
+    return pd.DataFrame(rows, columns=_COLUMNS)
+
+
+def beyond_forest_claims(
+    forest_rec: pd.DataFrame,
+    forest: pd.DataFrame | None = None,
+    grid: pd.DataFrame | None = None,
+    original: pd.Series | None = None,
+) -> pd.DataFrame:
+    """The forest on the grid, from ``beyond_forest_recommended.csv`` and, on the same
+    (dataset, gamma, N, rep) rows, ``beyond_forest.csv`` and ``beyond.csv``.
+
+    - per data set: cells, original, forest, its ratio and share of cells at goal;
+    - with the grid rows: the release tree on the same cells (mean, ratio, share of cells
+      at goal), the best other learner besides tree and forest (name in the note) and
+      its ratio, forest minus tree; the mean over data sets of tree and forest and of
+      their difference; the data sets where the forest is ahead; the cells where it is
+      ahead of and behind the tree.
+    """
+    sec = "beyond-forest"
+    rows = []
+    f = forest_rec.set_index("dataset")
+    for d, r in f.iterrows():
+        rows.append(_row(sec, f"{d} cells", r["cells"]))
+        rows.append(_row(sec, f"{d} original", r["original"]))
+        rows.append(_row(sec, f"{d} release-forest", r["release_forest"]))
+        rows.append(_row(sec, f"{d} release-forest ratio", r["ratio"]))
+        rows.append(_row(sec, f"{d} release-forest cells at goal share", r["share_cells_goal_met"]))
+    rows.append(_row(sec, "cells", f["cells"].sum()))
+    rows.append(_row(sec, "mean over data sets release-forest", f["release_forest"].mean()))
+    if forest is None or grid is None or original is None:
+        return pd.DataFrame(rows, columns=_COLUMNS)
+    keys = forest[_KEY].drop_duplicates()
+    same = grid.merge(keys, on=_KEY)
+    cell = same.groupby(["dataset", "gamma", "N", "method"])["accuracy"].mean().unstack()
+    per = cell.groupby(level="dataset").mean()
+    tree = per[RELEASE]
+    others = per.drop(columns=[RELEASE, "original"], errors="ignore")
+    share = cell[RELEASE] >= GOAL * cell.index.get_level_values("dataset").map(original).to_numpy()
+    share = share.groupby(level="dataset").mean()
+    for d in per.index:
+        orig = original[d]
+        rows.append(_row(sec, f"{d} release-tree", tree[d]))
+        rows.append(_row(sec, f"{d} release-tree ratio", tree[d] / orig))
+        rows.append(_row(sec, f"{d} release-tree cells at goal share", share[d]))
+        best = others.loc[d].idxmax()
+        rows.append(_row(sec, f"{d} best other", others.loc[d, best], best))
+        rows.append(_row(sec, f"{d} best other ratio", others.loc[d, best] / orig, best))
+        if d in f.index:
+            rows.append(
+                _row(
+                    sec,
+                    f"{d} release-forest minus release-tree",
+                    f.loc[d, "release_forest"] - tree[d],
+                )
+            )
+    common = [d for d in per.index if d in f.index]
+    rows.append(_row(sec, "mean over data sets release-tree", tree[common].mean()))
+    diff = f.loc[common, "release_forest"] - tree[common]
+    rows.append(_row(sec, "mean over data sets release-forest minus release-tree", diff.mean()))
+    note = "not " + ",".join(diff.index[diff <= 0]) if (diff <= 0).any() else ""
+    rows.append(_row(sec, "data sets with release-forest ahead", (diff > 0).sum(), note))
+    both = forest.merge(same[same["method"] == RELEASE], on=_KEY, suffixes=("_forest", "_tree"))
+    d = both["accuracy_forest"] - both["accuracy_tree"]
+    rows.append(_row(sec, "cells with release-forest ahead of release-tree", (d > _TIE).sum()))
+    rows.append(_row(sec, "cells with release-forest behind release-tree", (d < -_TIE).sum()))
+    rows.append(_row(sec, "cells with both", len(both)))
+    return pd.DataFrame(rows, columns=_COLUMNS)
+
+
+def beyond_heldout_claims(summary: pd.DataFrame) -> pd.DataFrame:
+    """The held-out tables, from ``beyond_heldout_summary.csv``: per table, cell (and
+    ``all``) and learner, the mean accuracy and its ratio to the original; forest minus
+    tree averaged over the cells; the cells where forest and tree reach the goal."""
+    sec = "beyond-heldout"
+    rows = []
+    s = summary.assign(gamma=summary["gamma"].astype(str), N=summary["N"].astype(str))
+    for r in s.itertuples(index=False):
+        cell = "all cells" if r.gamma == "all" else f"({r.gamma}, {r.N})"
+        rows.append(_row(sec, f"{r.dataset} {cell} {r.method}", r.accuracy))
+        if r.method != "original":
+            rows.append(_row(sec, f"{r.dataset} {cell} {r.method} ratio", r.ratio_to_original))
+    cells = s[s["gamma"] != "all"]
+    wide = cells.pivot_table(index=["dataset", "gamma", "N"], columns="method", values="accuracy")
+    ratio = cells.pivot_table(
+        index=["dataset", "gamma", "N"], columns="method", values="ratio_to_original"
+    )
+    if {RELEASE, "release-forest"} <= set(wide.columns):
+        gain = wide["release-forest"] - wide[RELEASE]
+        rows.append(_row(sec, "release-forest minus release-tree, mean over cells", gain.mean()))
+        for m in (RELEASE, "release-forest"):
+            at = (ratio[m] >= GOAL - _TIE).sum()
+            rows.append(_row(sec, f"cells with {m} at goal", at, f"of {len(ratio)}"))
+    return pd.DataFrame(rows, columns=_COLUMNS)
+
+
+def _setting(text: str) -> dict:
+    return dict(part.split("=", 1) for part in str(text).split())
+
+
+def beyond_boost_claims(
+    summary: pd.DataFrame,
+    settings: pd.DataFrame | None = None,
+    check: pd.DataFrame | None = None,
+    leaf: pd.DataFrame | None = None,
+    grid: pd.DataFrame | None = None,
+    forest: pd.DataFrame | None = None,
+    heldout: pd.DataFrame | None = None,
+    original: pd.Series | None = None,
+) -> pd.DataFrame:
+    """The boosting check, from ``beyond_boost_check_summary.csv``, ``_settings.csv`` and
+    ``beyond_boost_check.csv``, with the leaf check's plain naive Bayes model and the
+    grid, forest and held-out rows it reproduces.
+
+    - settings: how many, the chosen one (highest mean; its name in the note), the best
+      with pair weight 1 (and pendigits there), pendigits' range with pair weight 1 and
+      100 or 200 rounds, the best with rounds chosen by cross-validation;
+    - per data set (check part): cells, runs, original, tree, forest and boosting (with
+      ratios), the naive Bayes model of the leaf check on the same repetitions; the mean
+      over the grid's data sets; boosting minus forest and tree; on the synthetic sets the
+      range of boosting and naive Bayes, their largest gap, and how far boosting is below
+      the better of tree and forest; naive Bayes minus boosting; the cells (repetitions
+      0-2) where boosting is ahead of the forest;
+    - the rows of tree, forest and original equal to ``beyond.csv``,
+      ``beyond_forest.csv`` and ``beyond_heldout.csv``.
+
+    References
+    ----------
+    Friedman (2001), Sec. 4.1 (L2 boosting).
+    """
+    sec = "beyond-boost"
+    rows = []
+    chosen = None
+    if settings is not None and len(settings):
+        st = settings.assign(
+            **{k: settings["setting"].map(lambda t, k=k: _setting(t).get(k)) for k in ("pw", "m")}
+        )
+        top = st.loc[st["mean"].idxmax()]
+        chosen = top["setting"]
+        rows.append(_row(sec, "settings", len(st)))
+        rows.append(_row(sec, "chosen setting mean", top["mean"], chosen))
+        one = st[st["pw"] == "1"]
+        if len(one):
+            b = one.loc[one["mean"].idxmax()]
+            rows.append(_row(sec, "best pair-weight-1 setting mean", b["mean"], b["setting"]))
+            if "pendigits" in one.columns:
+                rows.append(
+                    _row(
+                        sec,
+                        "pendigits at the best pair-weight-1 setting",
+                        b["pendigits"],
+                        b["setting"],
+                    )
+                )
+                many = one[one["m"].isin(["100", "200"])].set_index("setting")["pendigits"]
+                rows += _range(sec, "pendigits, pair weight 1, 100-200 rounds", many)
+        cv = st[st["m"] == "cv"]
+        if len(cv):
+            b = cv.loc[cv["mean"].idxmax()]
+            rows.append(
+                _row(sec, "best cross-validated-rounds setting mean", b["mean"], b["setting"])
+            )
+    part = summary[summary["part"] == "check"]
+    part = part.assign(method=part["method"].str.split(" ").str[0])
+    wide = part.pivot_table(index="dataset", columns="method", values="accuracy")
+    for d, g in part.groupby("dataset"):
+        rows.append(_row(sec, f"{d} cells", g["cells"].max()))
+        rows.append(_row(sec, f"{d} runs", g["reps"].max()))
+        rows.append(_row(sec, f"{d} original", g["original"].iloc[0]))
+        for r in g.itertuples(index=False):
+            rows.append(_row(sec, f"{d} {r.method}", r.accuracy))
+            rows.append(_row(sec, f"{d} {r.method} ratio", r.ratio_to_original))
+    boost = "release-boost"
+    if leaf is not None:
+        nb = leaf[(leaf["model"] == "naive-bayes") & leaf["rep"].isin(BOOST_CHECK_REPS)]
+        reps = ",".join(str(r) for r in BOOST_CHECK_REPS)
+        nb = nb.groupby(["dataset", "gamma", "N"])["test_accuracy"].mean().groupby("dataset").mean()
+        for d, v in nb.items():
+            rows.append(_row(sec, f"{d} naive-bayes", v, f"leaf check, repetitions {reps}"))
+            if original is not None and d in original.index:
+                rows.append(_row(sec, f"{d} naive-bayes ratio", v / original[d]))
+        wide = wide.join(nb.rename("naive-bayes"), how="left")
+    grid_sets = [d for d in wide.index if d not in HELDOUT_TABLES]
+    for m in wide.columns:
+        v = wide.loc[grid_sets, m].dropna()
+        if len(v):
+            rows.append(_row(sec, f"mean over grid data sets {m}", v.mean(), f"{len(v)} data sets"))
+    if {boost, "release-forest", RELEASE} <= set(wide.columns):
+        for d in wide.index:
+            rows.append(
+                _row(
+                    sec,
+                    f"{d} release-boost minus release-forest",
+                    wide.loc[d, boost] - wide.loc[d, "release-forest"],
+                )
+            )
+            rows.append(
+                _row(
+                    sec,
+                    f"{d} release-boost minus release-tree",
+                    wide.loc[d, boost] - wide.loc[d, RELEASE],
+                )
+            )
+            if "naive-bayes" in wide.columns and not np.isnan(wide.loc[d, "naive-bayes"]):
+                rows.append(
+                    _row(
+                        sec,
+                        f"{d} naive-bayes minus release-boost",
+                        wide.loc[d, "naive-bayes"] - wide.loc[d, boost],
+                    )
+                )
+        synth = [d for d in grid_sets if _group(d) == "synthetic"]
+        if synth:
+            below = (
+                wide.loc[synth, [RELEASE, "release-forest"]].max(axis=1) - wide.loc[synth, boost]
+            )
+            rows += _range(sec, "synth release-boost below the better of tree and forest", below)
+            if "naive-bayes" in wide.columns:
+                both = wide.loc[synth, [boost, "naive-bayes"]].stack()
+                both.index = [f"{a} {b}" for a, b in both.index]
+                rows += _range(sec, "synth release-boost and naive-bayes", both)
+                gap = (wide.loc[synth, boost] - wide.loc[synth, "naive-bayes"]).abs()
+                rows.append(
+                    _row(
+                        sec, "synth largest |release-boost - naive-bayes|", gap.max(), gap.idxmax()
+                    )
+                )
+    if check is None:
+        return pd.DataFrame(rows, columns=_COLUMNS)
+    c = check[~check["dataset"].isin(HELDOUT_TABLES)]
+    if chosen is not None:
+        b = c[(c["method"] == boost) & (c["setting"] == chosen)]
+        fo = c[c["method"] == "release-forest"]
+        m = b.merge(fo, on=_KEY, suffixes=("_boost", "_forest"))
+        for d, g in m.groupby("dataset"):
+            ahead = (g["accuracy_boost"] > g["accuracy_forest"] + _TIE).sum()
+            rows.append(
+                _row(
+                    sec,
+                    f"{d} cells with release-boost ahead of release-forest",
+                    ahead,
+                    f"of {len(g)}",
+                )
+            )
+    checks = []
+    if grid is not None:
+        checks.append(("release-tree rows equal to beyond.csv", c, grid, [RELEASE]))
+    if forest is not None:
+        checks.append(
+            ("release-forest rows equal to beyond_forest.csv", c, forest, ["release-forest"])
+        )
+    if heldout is not None:
+        h = check[check["dataset"].isin(HELDOUT_TABLES)]
+        checks.append(
+            (
+                "held-out rows equal to beyond_heldout.csv",
+                h,
+                heldout,
+                [RELEASE, "release-forest", "original"],
+            )
+        )
+    for name, mine, theirs, methods in checks:
+        a = mine[mine["method"].isin(methods)]
+        both = a.merge(theirs, on=[*_KEY, "method"], suffixes=("", "_other"))
+        same = np.isclose(both["accuracy"], both["accuracy_other"], rtol=0, atol=_TIE).sum()
+        rows.append(_row(sec, name, same, f"of {len(both)} rows in both"))
+    return pd.DataFrame(rows, columns=_COLUMNS)
+
+
+def beyond_boxes_claims(summary: pd.DataFrame, check: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The boxes check, from ``beyond_boxes_check_summary.csv`` (and ``beyond_boxes_check.csv``):
+    per data set the original, the noise-free tree, the same boxes with classes from the
+    release and the release tree (with ratios), the median effective records per leaf;
+    the range of leaves per data set and the release tree per (gamma, N) cell."""
+    sec = "beyond-boxes"
+    rows = []
+    cols = ("identity_tree", "same_boxes_release", "release_tree")
+    for r in summary.itertuples(index=False):
+        rows.append(_row(sec, f"{r.dataset} original", r.original))
+        for c in cols:
+            rows.append(_row(sec, f"{r.dataset} {c}", getattr(r, c)))
+            rows.append(_row(sec, f"{r.dataset} {c} ratio", getattr(r, f"{c}_ratio")))
+        rows.append(_row(sec, f"{r.dataset} median effective records per leaf", r.median_leaf_neff))
+    if check is not None:
+        for d, g in check.groupby("dataset"):
+            rows.append(_row(sec, f"{d} leaves: fewest", g["leaves"].min()))
+            rows.append(_row(sec, f"{d} leaves: most", g["leaves"].max()))
+            per = g.groupby(["gamma", "N"])["release_tree"].mean()
+            for (gamma, n_bins), v in per.items():
+                rows.append(_row(sec, f"{d} release_tree at gamma {gamma}, N {n_bins}", v))
+    return pd.DataFrame(rows, columns=_COLUMNS)
+
+
+def _read_optional(path: Path, **kwargs) -> pd.DataFrame | None:
+    return pd.read_csv(path, **kwargs) if path.is_file() else None
+
+
+def beyond_claims(out: str | Path) -> pd.DataFrame:
+    """Every number of REPRODUCTION.md's "Beyond the papers" computed from the beyond
+    CSVs under ``out`` (sections ``beyond``, ``beyond-recommended``, ``beyond-by-n``,
+    ``beyond-curve``, ``beyond-leaf``, ``beyond-forest``, ``beyond-heldout``,
+    ``beyond-boost``, ``beyond-boxes``); the parts whose inputs are missing are skipped.
+
+    References
+    ----------
+    Dowd, Xu & Zhang, Sec. 6-7; Agrawal & Srikant (2000), Sec. 5.
+    """
+    out = Path(out)
+    grid = _read_optional(out / "beyond.csv")
+    summary = _read_optional(out / "beyond_summary.csv")
+    original = None if summary is None else summary.groupby("dataset")["original"].first()
+    parts = []
+    if grid is not None and summary is not None:
+        parts.append(beyond_grid_claims(grid, summary))
+    rec = _read_optional(out / "beyond_recommended.csv")
+    if rec is not None:
+        by_n = _read_optional(out / "beyond_recommended_by_n.csv")
+        parts.append(beyond_recommended_claims(rec, by_n, grid, original))
+    curve = _read_optional(out / "beyond_curve_summary.csv")
+    if curve is not None:
+        parts.append(beyond_curve_claims(curve))
+    leaf = _read_optional(out / "beyond_leaf_check.csv")
+    leaf_summary = _read_optional(out / "beyond_leaf_check_summary.csv")
+    if leaf_summary is not None:
+        parts.append(beyond_leaf_claims(leaf_summary, leaf, grid, original))
+    forest = _read_optional(out / "beyond_forest.csv")
+    forest_rec = _read_optional(out / "beyond_forest_recommended.csv")
+    if forest_rec is not None:
+        parts.append(beyond_forest_claims(forest_rec, forest, grid, original))
+    heldout = _read_optional(out / "beyond_heldout.csv")
+    heldout_summary = _read_optional(out / "beyond_heldout_summary.csv")
+    if heldout_summary is not None:
+        parts.append(beyond_heldout_claims(heldout_summary))
+    boost = _read_optional(out / "beyond_boost_check_summary.csv")
+    if boost is not None:
+        parts.append(
+            beyond_boost_claims(
+                boost,
+                _read_optional(out / "beyond_boost_check_settings.csv"),
+                _read_optional(out / "beyond_boost_check.csv", keep_default_na=False),
+                leaf,
+                grid,
+                forest,
+                heldout,
+                original,
+            )
+        )
+    boxes = _read_optional(out / "beyond_boxes_check_summary.csv")
+    if boxes is not None:
+        parts.append(beyond_boxes_claims(boxes, _read_optional(out / "beyond_boxes_check.csv")))
+    if not parts:
+        return pd.DataFrame(columns=_COLUMNS)
+    return pd.concat(parts, ignore_index=True)
+
+
 #: Attributes of the original Boston tree, by depth (root first): see islam_brankovic_trees.txt.
 BOSTON_ATTRIBUTES = ("rm", "dis", "ptratio", "lstat", "indus")
 
@@ -595,6 +1300,9 @@ def claims(out: str | Path) -> pd.DataFrame:
         parts.append(readings_claims(pd.read_csv(out / "readings.csv"), fig4))
     if (out / "attacks.csv").is_file():
         parts.append(attacks_claims(pd.read_csv(out / "attacks.csv")))
+    beyond = beyond_claims(out)
+    if len(beyond):
+        parts.append(beyond)
     if not parts:
         return pd.DataFrame(columns=_COLUMNS)
     return pd.concat(parts, ignore_index=True)
