@@ -75,6 +75,8 @@ def test_beyond_grid_claims_from_a_hand_built_grid():
     assert notes["synth1 best learner"] == "byclass"
     assert c["pendigits release-tree / original"] == pytest.approx(0.75)
     assert c["mean over data sets release-tree"] == pytest.approx((0.75 + 0.6) / 2)
+    assert c["data sets where release-tree is the best learner"] == 1
+    assert notes["data sets where release-tree is the best learner"] == "not synth1"
     # best or tied: 0.9 > 0.8, 0.8 ties 0.8, 0.7 < 0.8, 0.6 < 0.7
     assert c["synth1 release-tree best-or-tied share"] == pytest.approx(0.5)
     assert c["pendigits release-tree best-or-tied share"] == pytest.approx(1.0)
@@ -280,13 +282,15 @@ def test_beyond_forest_claims_against_the_tree_on_the_same_cells():
             "original": [1.0],
             "release_forest": [0.825],
             "ratio": [0.825],
+            "goal_met": [False],
             "share_cells_goal_met": [0.5],
         }
     )
     frame = beyond_forest_claims(forest_rec, forest, grid, ORIGINAL)
     c, notes = _values(frame), _notes(frame)
     assert c["synth1 release-forest"] == pytest.approx(0.825)
-    assert c["cells"] == 2
+    assert c["cells"] == 2 and c["cells per data set: highest"] == 2
+    assert c["data sets with release-forest at goal"] == 0
     # tree on repetition 0: 0.9 at (5, 10), 0.7 at (9, 20)
     assert c["synth1 release-tree"] == pytest.approx(0.8)
     assert c["synth1 release-tree cells at goal share"] == pytest.approx(0.0)
@@ -296,6 +300,8 @@ def test_beyond_forest_claims_against_the_tree_on_the_same_cells():
     assert c["synth1 release-forest minus release-tree"] == pytest.approx(0.025)
     assert c["mean over data sets release-forest minus release-tree"] == pytest.approx(0.025)
     assert c["data sets with release-forest ahead"] == 1
+    name = "release-forest gain over release-tree, data sets ahead and missing the goal"
+    assert c[f"{name}: lowest"] == pytest.approx(0.025)
     assert c["cells with release-forest ahead of release-tree"] == 1
     assert c["cells with release-forest behind release-tree"] == 0
     assert c["cells with both"] == 2
@@ -421,6 +427,7 @@ def test_beyond_boost_claims_settings_table_and_reproduced_rows():
         0.2
     )
     assert c["synth release-boost and naive-bayes: lowest"] == pytest.approx(0.7)
+    assert c["tuning cells"] == 1 and c["check cells"] == 1
     # cells of the grid's data sets: repetition 0 ahead (0.95 > 0.9), repetition 1 behind
     assert c["synth2 cells with release-boost ahead of release-forest"] == 1
     assert notes["synth2 cells with release-boost ahead of release-forest"] == "of 2"
@@ -457,6 +464,7 @@ def test_beyond_boxes_claims():
         }
     )
     c = _values(beyond_boxes_claims(summary, check))
+    assert c["cells"] == 3
     assert c["synth4 same_boxes_release ratio"] == pytest.approx(0.9)
     assert c["synth4 median effective records per leaf"] == pytest.approx(2.2)
     assert c["synth4 leaves: fewest"] == 27 and c["synth4 leaves: most"] == 30

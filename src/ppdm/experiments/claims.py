@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .beyond_summary import BOOST_CHECK_REPS, GOAL, RELEASE
+from .beyond_summary import BOOST_CHECK_REPS, BOOST_TUNE_REP, GOAL, RELEASE
 from .registry import RunContext
 from .runner import write_csv_atomic
 
@@ -673,6 +673,11 @@ def beyond_grid_claims(grid: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFram
     for m in methods:
         v = s.loc[s["method"] == m, "accuracy"]
         rows.append(_row(sec, f"mean over data sets {m}", v.mean(), f"{len(v)} data sets"))
+    acc = s.pivot(index="dataset", columns="method", values="accuracy")
+    if RELEASE in acc.columns:
+        top = acc.idxmax(axis=1) == RELEASE
+        note = "not " + ",".join(acc.index[~top]) if (~top).any() else ""
+        rows.append(_row(sec, "data sets where release-tree is the best learner", top.sum(), note))
     wide = grid.pivot_table(index=_KEY, columns="method", values="accuracy")
     if RELEASE in wide.columns:
         tree = wide[RELEASE]
@@ -942,7 +947,12 @@ def beyond_forest_claims(
         rows.append(_row(sec, f"{d} release-forest ratio", r["ratio"]))
         rows.append(_row(sec, f"{d} release-forest cells at goal share", r["share_cells_goal_met"]))
     rows.append(_row(sec, "cells", f["cells"].sum()))
+    rows += _range(sec, "cells per data set", f["cells"])
     rows.append(_row(sec, "mean over data sets release-forest", f["release_forest"].mean()))
+    met = f["goal_met"].astype(bool)
+    rows.append(
+        _row(sec, "data sets with release-forest at goal", met.sum(), ",".join(f.index[met]))
+    )
     if forest is None or grid is None or original is None:
         return pd.DataFrame(rows, columns=_COLUMNS)
     keys = forest[_KEY].drop_duplicates()
@@ -975,6 +985,9 @@ def beyond_forest_claims(
     rows.append(_row(sec, "mean over data sets release-forest minus release-tree", diff.mean()))
     note = "not " + ",".join(diff.index[diff <= 0]) if (diff <= 0).any() else ""
     rows.append(_row(sec, "data sets with release-forest ahead", (diff > 0).sum(), note))
+    gain = [d for d in common if not met[d] and diff[d] > 0]
+    name = "release-forest gain over release-tree, data sets ahead and missing the goal"
+    rows += _range(sec, name, diff[gain])
     both = forest.merge(same[same["method"] == RELEASE], on=_KEY, suffixes=("_forest", "_tree"))
     d = both["accuracy_forest"] - both["accuracy_tree"]
     rows.append(_row(sec, "cells with release-forest ahead of release-tree", (d > _TIE).sum()))
@@ -1143,6 +1156,9 @@ def beyond_boost_claims(
     if check is None:
         return pd.DataFrame(rows, columns=_COLUMNS)
     c = check[~check["dataset"].isin(HELDOUT_TABLES)]
+    tune = c["rep"] == BOOST_TUNE_REP
+    rows.append(_row(sec, "tuning cells", len(c.loc[tune, _KEY].drop_duplicates())))
+    rows.append(_row(sec, "check cells", len(c.loc[~tune, _KEY].drop_duplicates())))
     if chosen is not None:
         b = c[(c["method"] == boost) & (c["setting"] == chosen)]
         fo = c[c["method"] == "release-forest"]
@@ -1197,6 +1213,7 @@ def beyond_boxes_claims(summary: pd.DataFrame, check: pd.DataFrame | None = None
             rows.append(_row(sec, f"{r.dataset} {c} ratio", getattr(r, f"{c}_ratio")))
         rows.append(_row(sec, f"{r.dataset} median effective records per leaf", r.median_leaf_neff))
     if check is not None:
+        rows.append(_row(sec, "cells", len(check)))
         for d, g in check.groupby("dataset"):
             rows.append(_row(sec, f"{d} leaves: fewest", g["leaves"].min()))
             rows.append(_row(sec, f"{d} leaves: most", g["leaves"].max()))
