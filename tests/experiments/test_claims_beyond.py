@@ -491,3 +491,20 @@ def test_claims_on_a_directory_of_beyond_files_only(tmp_path):
     (tmp_path / "beyond_summary.csv").unlink()
     assert "beyond" not in set(claims(tmp_path)["section"])
     assert list(beyond_claims(tmp_path / "nothing-here").columns) == list(out.columns)
+
+
+def test_a_beyond_file_without_a_column_is_one_error_line(tmp_path):
+    from typer.testing import CliRunner
+
+    from ppdm.cli import app
+    from ppdm.exceptions import DataError
+
+    _recommended().drop(columns="goal_met").to_csv(tmp_path / "beyond_recommended.csv", index=False)
+    with pytest.raises(DataError, match=r"beyond_recommended\.csv: column 'goal_met' missing"):
+        beyond_claims(tmp_path)
+    res = CliRunner().invoke(app, ["reproduce", "claims", "--out", str(tmp_path)])
+    assert res.exit_code != 0
+    lines = res.output.strip().splitlines()
+    assert len(lines) == 1 and "column 'goal_met' missing" in lines[0]
+    assert "Traceback" not in res.output
+    assert not (tmp_path / "claims.csv").exists()

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..exceptions import DataError
 from .beyond_summary import BOOST_CHECK_REPS, BOOST_TUNE_REP, GOAL, RELEASE
 from .registry import RunContext
 from .runner import write_csv_atomic
@@ -1223,8 +1224,74 @@ def beyond_boxes_claims(summary: pd.DataFrame, check: pd.DataFrame | None = None
     return pd.DataFrame(rows, columns=_COLUMNS)
 
 
-def _read_optional(path: Path, **kwargs) -> pd.DataFrame | None:
-    return pd.read_csv(path, **kwargs) if path.is_file() else None
+_GRID = ("dataset", "gamma", "N", "rep", "method", "accuracy")
+_RATIOS = ("ratio", "best_baseline", "best_baseline_accuracy", "best_baseline_ratio")
+_BOXES = ("identity_tree", "same_boxes_release", "release_tree")
+
+#: Columns read from each beyond file.
+BEYOND_COLUMNS = {
+    "beyond.csv": _GRID,
+    "beyond_summary.csv": (
+        "dataset",
+        "method",
+        "accuracy",
+        "cells",
+        "original",
+        "ratio_to_original",
+    ),
+    "beyond_recommended.csv": (
+        *("dataset", "cells", "original", "release_tree", *_RATIOS),
+        *("goal_met", "shortfall", "share_cells_goal_met"),
+    ),
+    "beyond_recommended_by_n.csv": (
+        "dataset",
+        "N",
+        "ratio",
+        "best_baseline",
+        "best_baseline_ratio",
+    ),
+    "beyond_curve_summary.csv": ("dataset", "n", "method", "accuracy", "ratio_to_original"),
+    "beyond_leaf_check.csv": (*_GRID[:4], "model", "test_accuracy", "release_accuracy"),
+    "beyond_leaf_check_summary.csv": ("dataset", "model", "test_accuracy", "ratio_to_original"),
+    "beyond_forest.csv": _GRID,
+    "beyond_forest_recommended.csv": (
+        *("dataset", "cells", "original", "release_forest", "ratio"),
+        *("goal_met", "share_cells_goal_met"),
+    ),
+    "beyond_heldout.csv": _GRID,
+    "beyond_heldout_summary.csv": (
+        "dataset",
+        "gamma",
+        "N",
+        "method",
+        "accuracy",
+        "ratio_to_original",
+    ),
+    "beyond_boost_check.csv": (*_GRID, "setting"),
+    "beyond_boost_check_summary.csv": (
+        *("dataset", "part", "method", "cells", "reps", "accuracy", "original"),
+        "ratio_to_original",
+    ),
+    "beyond_boost_check_settings.csv": ("setting", "mean"),
+    "beyond_boxes_check_summary.csv": (
+        *("dataset", "original", *_BOXES, "median_leaf_neff"),
+        *(f"{c}_ratio" for c in _BOXES),
+    ),
+    "beyond_boxes_check.csv": ("dataset", "gamma", "N", "leaves", "release_tree"),
+}
+
+
+def _read_optional(out: Path, name: str, **kwargs) -> pd.DataFrame | None:
+    """``out / name`` if it is there (``None`` if not), with its :data:`BEYOND_COLUMNS`."""
+    path = out / name
+    if not path.is_file():
+        return None
+    frame = pd.read_csv(path, **kwargs)
+    missing = [c for c in BEYOND_COLUMNS[name] if c not in frame.columns]
+    if missing:
+        has = ", ".join(str(c) for c in list(frame.columns)[:8])
+        raise DataError(f"{path}: column {missing[0]!r} missing (has {has})")
+    return frame
 
 
 def beyond_claims(out: str | Path) -> pd.DataFrame:
@@ -1238,38 +1305,38 @@ def beyond_claims(out: str | Path) -> pd.DataFrame:
     Dowd, Xu & Zhang, Sec. 6-7; Agrawal & Srikant (2000), Sec. 5.
     """
     out = Path(out)
-    grid = _read_optional(out / "beyond.csv")
-    summary = _read_optional(out / "beyond_summary.csv")
+    grid = _read_optional(out, "beyond.csv")
+    summary = _read_optional(out, "beyond_summary.csv")
     original = None if summary is None else summary.groupby("dataset")["original"].first()
     parts = []
     if grid is not None and summary is not None:
         parts.append(beyond_grid_claims(grid, summary))
-    rec = _read_optional(out / "beyond_recommended.csv")
+    rec = _read_optional(out, "beyond_recommended.csv")
     if rec is not None:
-        by_n = _read_optional(out / "beyond_recommended_by_n.csv")
+        by_n = _read_optional(out, "beyond_recommended_by_n.csv")
         parts.append(beyond_recommended_claims(rec, by_n, grid, original))
-    curve = _read_optional(out / "beyond_curve_summary.csv")
+    curve = _read_optional(out, "beyond_curve_summary.csv")
     if curve is not None:
         parts.append(beyond_curve_claims(curve))
-    leaf = _read_optional(out / "beyond_leaf_check.csv")
-    leaf_summary = _read_optional(out / "beyond_leaf_check_summary.csv")
+    leaf = _read_optional(out, "beyond_leaf_check.csv")
+    leaf_summary = _read_optional(out, "beyond_leaf_check_summary.csv")
     if leaf_summary is not None:
         parts.append(beyond_leaf_claims(leaf_summary, leaf, grid, original))
-    forest = _read_optional(out / "beyond_forest.csv")
-    forest_rec = _read_optional(out / "beyond_forest_recommended.csv")
+    forest = _read_optional(out, "beyond_forest.csv")
+    forest_rec = _read_optional(out, "beyond_forest_recommended.csv")
     if forest_rec is not None:
         parts.append(beyond_forest_claims(forest_rec, forest, grid, original))
-    heldout = _read_optional(out / "beyond_heldout.csv")
-    heldout_summary = _read_optional(out / "beyond_heldout_summary.csv")
+    heldout = _read_optional(out, "beyond_heldout.csv")
+    heldout_summary = _read_optional(out, "beyond_heldout_summary.csv")
     if heldout_summary is not None:
         parts.append(beyond_heldout_claims(heldout_summary))
-    boost = _read_optional(out / "beyond_boost_check_summary.csv")
+    boost = _read_optional(out, "beyond_boost_check_summary.csv")
     if boost is not None:
         parts.append(
             beyond_boost_claims(
                 boost,
-                _read_optional(out / "beyond_boost_check_settings.csv"),
-                _read_optional(out / "beyond_boost_check.csv", keep_default_na=False),
+                _read_optional(out, "beyond_boost_check_settings.csv"),
+                _read_optional(out, "beyond_boost_check.csv", keep_default_na=False),
                 leaf,
                 grid,
                 forest,
@@ -1277,9 +1344,9 @@ def beyond_claims(out: str | Path) -> pd.DataFrame:
                 original,
             )
         )
-    boxes = _read_optional(out / "beyond_boxes_check_summary.csv")
+    boxes = _read_optional(out, "beyond_boxes_check_summary.csv")
     if boxes is not None:
-        parts.append(beyond_boxes_claims(boxes, _read_optional(out / "beyond_boxes_check.csv")))
+        parts.append(beyond_boxes_claims(boxes, _read_optional(out, "beyond_boxes_check.csv")))
     if not parts:
         return pd.DataFrame(columns=_COLUMNS)
     return pd.concat(parts, ignore_index=True)
