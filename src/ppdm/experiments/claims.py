@@ -3,13 +3,17 @@
 ``ppdm reproduce claims --out results`` reads what the other experiments wrote into
 ``--out`` (nothing is rerun) and writes ``claims.csv``: one row per number, with the
 section it belongs to, a short name, the value and a note. Inputs that are missing are
-skipped, so it also runs after ``reproduce all --quick``.
+skipped, so it also runs after ``reproduce all --quick``. The sections ``beyond*`` hold
+the numbers of "Beyond the papers" (the learners of the release itself), from the
+``beyond*.csv`` files of ``reproduce beyond`` and ``reproduce beyond-summary``
+(:func:`beyond_claims`).
 
 References
 ----------
-Dowd, Xu & Zhang, Sec. 6.1 (Fig. 2), Sec. 6.2 (Figs. 4-6, Table 1), Sec. 1, 3.3 and 5.2
-(attacks); Kang, Sec. 4 (the bound and multiple substitutions); Ma & Sivakumar, Sec. 6 (Table 2,
-Figs. 4-5); Islam & Brankovic, Sec. 4 (All Leaves).
+Dowd, Xu & Zhang, Sec. 6.1 (Fig. 2), Sec. 6.2 (Figs. 4-6, Table 1), Sec. 7 (recommended
+gammas), Sec. 1, 3.3 and 5.2 (attacks); Kang, Sec. 4 (the bound and multiple substitutions);
+Ma & Sivakumar, Sec. 6 (Table 2, Figs. 4-5); Islam & Brankovic, Sec. 4 (All Leaves); Agrawal
+& Srikant (2000), Sec. 5 (ByClass, Local).
 """
 
 from __future__ import annotations
