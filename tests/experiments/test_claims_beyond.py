@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from ppdm.experiments.claims import (
+    BeyondFiles,
     beyond_boost_claims,
     beyond_boxes_claims,
     beyond_claims,
@@ -147,7 +148,7 @@ def test_beyond_recommended_claims_table_ranges_and_cells():
     grid = pd.DataFrame(rows, columns=["dataset", "gamma", "N", "rep", "accuracy"])
     grid["method"] = "release-tree"
     original = pd.Series({"synth3": 1.0})
-    frame = beyond_recommended_claims(_recommended(), _by_n(), grid, original)
+    frame = beyond_recommended_claims(_recommended(), _by_n(), BeyondFiles(grid, original))
     c, notes = _values(frame), _notes(frame)
     sec = frame.set_index("claim")["section"]
     assert c["synth2 ratio"] == pytest.approx(0.8)
@@ -251,7 +252,7 @@ def test_beyond_leaf_claims_default_scoring_and_shortfall():
         }
     )
     original = pd.Series({"pendigits": 1.0, "synth2": 1.0})
-    frame = beyond_leaf_claims(summary, check, grid, original)
+    frame = beyond_leaf_claims(summary, BeyondFiles(grid, original, leaf=check))
     c, notes = _values(frame), _notes(frame)
     assert c["pendigits tree-nb"] == pytest.approx(0.75)
     assert c["synth2 naive-bayes ratio"] == pytest.approx(0.6)
@@ -286,7 +287,7 @@ def test_beyond_forest_claims_against_the_tree_on_the_same_cells():
             "share_cells_goal_met": [0.5],
         }
     )
-    frame = beyond_forest_claims(forest_rec, forest, grid, ORIGINAL)
+    frame = beyond_forest_claims(forest_rec, BeyondFiles(grid, ORIGINAL, forest=forest))
     c, notes = _values(frame), _notes(frame)
     assert c["synth1 release-forest"] == pytest.approx(0.825)
     assert c["cells"] == 2 and c["cells per data set: highest"] == 2
@@ -402,7 +403,9 @@ def _boost_inputs():
 def test_beyond_boost_claims_settings_table_and_reproduced_rows():
     summary, settings, check, leaf, grid, forest, heldout = _boost_inputs()
     original = pd.Series({"synth2": 1.0})
-    frame = beyond_boost_claims(summary, settings, check, leaf, grid, forest, heldout, original)
+    frame = beyond_boost_claims(
+        summary, settings, check, BeyondFiles(grid, original, leaf, forest, heldout)
+    )
     c, notes = _values(frame), _notes(frame)
     assert c["settings"] == 5
     assert c["chosen setting mean"] == pytest.approx(0.75)

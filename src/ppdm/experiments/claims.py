@@ -19,6 +19,7 @@ Ma & Sivakumar, Sec. 6 (Table 2, Figs. 4-5); Islam & Brankovic, Sec. 4 (All Leav
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -46,6 +47,7 @@ __all__ = [
     "beyond_boost_claims",
     "beyond_boxes_claims",
     "beyond_claims",
+    "BeyondFiles",
     "claims",
     "run",
 ]
@@ -603,22 +605,28 @@ GAMMA_ROWS = {"synth3": (12, (10, 20, 30))}
 #: gives them naive Bayes leaves, the others majority leaves (Table 1: pendigits, 10 classes).
 MULTICLASS = ("pendigits",)
 
-#: Leaf-check models and the grid learners quoted beside them.
-LEAF_MODELS = (
-    "tree-majority",
-    "tree-nb",
-    "naive-bayes",
-    "grid release-tree",
-    "grid byclass",
-    "grid alg2-by-class",
-)
 #: The three candidates fitted by the leaf check itself.
 LEAF_CANDIDATES = ("tree-majority", "tree-nb", "naive-bayes")
+#: Leaf-check models: the candidates and the grid learners quoted beside them.
+LEAF_MODELS = LEAF_CANDIDATES + ("grid release-tree", "grid byclass", "grid alg2-by-class")
 
 #: Held-out tables of the beyond checks (not in ``beyond.csv``).
 HELDOUT_TABLES = ("wisconsin", "breast-cancer")
 
 _KEY = ["dataset", "gamma", "N", "rep"]
+
+
+class BeyondFiles(NamedTuple):
+    """The beyond result files that several parts compare with, read once: the grid's
+    rows (``beyond.csv``), the original accuracy per data set (``beyond_summary.csv``)
+    and the rows of the leaf check, the forest grid and the held-out tables. Any may be
+    missing; the claims that need it are then skipped."""
+
+    grid: pd.DataFrame | None = None
+    original: pd.Series | None = None
+    leaf: pd.DataFrame | None = None
+    forest: pd.DataFrame | None = None
+    heldout: pd.DataFrame | None = None
 
 
 def _range(section: str, name: str, values: pd.Series, note: str = "") -> list[dict]:
@@ -748,10 +756,7 @@ def _cell_ratio(grid: pd.DataFrame, original: pd.Series, learner: str = RELEASE)
 
 
 def beyond_recommended_claims(
-    rec: pd.DataFrame,
-    by_n: pd.DataFrame | None = None,
-    grid: pd.DataFrame | None = None,
-    original: pd.Series | None = None,
+    rec: pd.DataFrame, by_n: pd.DataFrame | None = None, files: BeyondFiles = BeyondFiles()
 ) -> pd.DataFrame:
     """The recommended-cells table, the ratio per N and the per-data-set reasons, from
     ``beyond_recommended.csv``, ``beyond_recommended_by_n.csv`` and (per gamma and per
@@ -773,6 +778,7 @@ def beyond_recommended_claims(
     ----------
     Dowd, Xu & Zhang, Sec. 7 (recommended gamma range).
     """
+    grid, original = files.grid, files.original
     sec = "beyond-recommended"
     rows = []
     for r in rec.itertuples(index=False):
@@ -860,12 +866,7 @@ def beyond_curve_claims(curve: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=_COLUMNS)
 
 
-def beyond_leaf_claims(
-    summary: pd.DataFrame,
-    check: pd.DataFrame | None = None,
-    grid: pd.DataFrame | None = None,
-    original: pd.Series | None = None,
-) -> pd.DataFrame:
+def beyond_leaf_claims(summary: pd.DataFrame, files: BeyondFiles = BeyondFiles()) -> pd.DataFrame:
     """The leaf check, from ``beyond_leaf_check_summary.csv`` (and ``beyond_leaf_check.csv``,
     ``beyond.csv`` and the originals).
 
@@ -877,6 +878,7 @@ def beyond_leaf_claims(
       the default's mean per (gamma, N) cell; per data set the best of the three
       candidates, the goal ``0.95 x original`` and the best candidate's shortfall.
     """
+    grid, original, check = files.grid, files.original, files.leaf
     sec = "beyond-leaf"
     rows = []
     s = summary.set_index(["dataset", "model"])
@@ -927,10 +929,7 @@ def beyond_leaf_claims(
 
 
 def beyond_forest_claims(
-    forest_rec: pd.DataFrame,
-    forest: pd.DataFrame | None = None,
-    grid: pd.DataFrame | None = None,
-    original: pd.Series | None = None,
+    forest_rec: pd.DataFrame, files: BeyondFiles = BeyondFiles()
 ) -> pd.DataFrame:
     """The forest on the grid, from ``beyond_forest_recommended.csv`` and, on the same
     (dataset, gamma, N, rep) rows, ``beyond_forest.csv`` and ``beyond.csv``.
@@ -942,6 +941,7 @@ def beyond_forest_claims(
       their difference; the data sets where the forest is ahead; the cells where it is
       ahead of and behind the tree.
     """
+    grid, original, forest = files.grid, files.original, files.forest
     sec = "beyond-forest"
     rows = []
     f = forest_rec.set_index("dataset")
@@ -1035,11 +1035,7 @@ def beyond_boost_claims(
     summary: pd.DataFrame,
     settings: pd.DataFrame | None = None,
     check: pd.DataFrame | None = None,
-    leaf: pd.DataFrame | None = None,
-    grid: pd.DataFrame | None = None,
-    forest: pd.DataFrame | None = None,
-    heldout: pd.DataFrame | None = None,
-    original: pd.Series | None = None,
+    files: BeyondFiles = BeyondFiles(),
 ) -> pd.DataFrame:
     """The boosting check, from ``beyond_boost_check_summary.csv``, ``_settings.csv`` and
     ``beyond_boost_check.csv``, with the leaf check's plain naive Bayes model and the
@@ -1061,6 +1057,7 @@ def beyond_boost_claims(
     ----------
     Friedman (2001), Sec. 4.1 (L2 boosting).
     """
+    grid, original, leaf, forest, heldout = files
     sec = "beyond-boost"
     rows = []
     chosen = None
@@ -1309,45 +1306,38 @@ def beyond_claims(out: str | Path) -> pd.DataFrame:
     Dowd, Xu & Zhang, Sec. 6-7; Agrawal & Srikant (2000), Sec. 5.
     """
     out = Path(out)
-    grid = _read_optional(out, "beyond.csv")
     summary = _read_optional(out, "beyond_summary.csv")
-    original = None if summary is None else summary.groupby("dataset")["original"].first()
+    files = BeyondFiles(
+        grid=_read_optional(out, "beyond.csv"),
+        original=None if summary is None else summary.groupby("dataset")["original"].first(),
+        leaf=_read_optional(out, "beyond_leaf_check.csv"),
+        forest=_read_optional(out, "beyond_forest.csv"),
+        heldout=_read_optional(out, "beyond_heldout.csv"),
+    )
     parts = []
-    if grid is not None and summary is not None:
-        parts.append(beyond_grid_claims(grid, summary))
+    if files.grid is not None and summary is not None:
+        parts.append(beyond_grid_claims(files.grid, summary))
     rec = _read_optional(out, "beyond_recommended.csv")
     if rec is not None:
         by_n = _read_optional(out, "beyond_recommended_by_n.csv")
-        parts.append(beyond_recommended_claims(rec, by_n, grid, original))
+        parts.append(beyond_recommended_claims(rec, by_n, files))
     curve = _read_optional(out, "beyond_curve_summary.csv")
     if curve is not None:
         parts.append(beyond_curve_claims(curve))
-    leaf = _read_optional(out, "beyond_leaf_check.csv")
     leaf_summary = _read_optional(out, "beyond_leaf_check_summary.csv")
     if leaf_summary is not None:
-        parts.append(beyond_leaf_claims(leaf_summary, leaf, grid, original))
-    forest = _read_optional(out, "beyond_forest.csv")
+        parts.append(beyond_leaf_claims(leaf_summary, files))
     forest_rec = _read_optional(out, "beyond_forest_recommended.csv")
     if forest_rec is not None:
-        parts.append(beyond_forest_claims(forest_rec, forest, grid, original))
-    heldout = _read_optional(out, "beyond_heldout.csv")
+        parts.append(beyond_forest_claims(forest_rec, files))
     heldout_summary = _read_optional(out, "beyond_heldout_summary.csv")
     if heldout_summary is not None:
         parts.append(beyond_heldout_claims(heldout_summary))
     boost = _read_optional(out, "beyond_boost_check_summary.csv")
     if boost is not None:
-        parts.append(
-            beyond_boost_claims(
-                boost,
-                _read_optional(out, "beyond_boost_check_settings.csv"),
-                _read_optional(out, "beyond_boost_check.csv", keep_default_na=False),
-                leaf,
-                grid,
-                forest,
-                heldout,
-                original,
-            )
-        )
+        settings = _read_optional(out, "beyond_boost_check_settings.csv")
+        check = _read_optional(out, "beyond_boost_check.csv", keep_default_na=False)
+        parts.append(beyond_boost_claims(boost, settings, check, files))
     boxes = _read_optional(out, "beyond_boxes_check_summary.csv")
     if boxes is not None:
         parts.append(beyond_boxes_claims(boxes, _read_optional(out, "beyond_boxes_check.csv")))
