@@ -5,6 +5,11 @@ import sys
 import pytest
 from hypothesis import settings
 
+# Keep the byte code of the test modules (pytest's rewritten asserts) and of ppdm in
+# ``__pycache__`` even where PYTHONDONTWRITEBYTECODE is set: rewriting every test module
+# again costs each test process about 2.5 s of its start.
+sys.dont_write_bytecode = False
+
 # no per-example deadline: a deadline is a timing assertion, and this machine's load varies
 settings.register_profile("ppdm", deadline=None)
 settings.load_profile("ppdm")
