@@ -1,9 +1,22 @@
 import contextlib
+import os
 import shutil
 import sys
 
 import pytest
 from hypothesis import settings
+
+# Keep the byte code of the test modules (pytest's rewritten asserts) and of ppdm in
+# ``__pycache__`` even where PYTHONDONTWRITEBYTECODE is set: rewriting every test module
+# again costs each test process about 2.5 s of its start.
+sys.dont_write_bytecode = False
+
+# One BLAS / OpenMP thread per test process (and per ``ppdm`` it starts), unless set
+# otherwise: the tests' arrays are small, and with two test workers on two cores the idle
+# BLAS threads of each only spin against the other (about a quarter of the CPU of the
+# numeric tests). Set before the first import of NumPy, which reads them once.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
 
 # no per-example deadline: a deadline is a timing assertion, and this machine's load varies
 settings.register_profile("ppdm", deadline=None)

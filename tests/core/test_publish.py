@@ -162,12 +162,24 @@ def test_leftovers_of_killed_runs_are_cleaned(tmp_path):
 
 @pytest.fixture(scope="module")
 def big_csv(tmp_path_factory):
-    """A 2,000,000-row input, written once for both signals (the runs only read it)."""
+    """A 2,000,000-row input, written once for both signals (the runs only read it).
+
+    Arrow writes it (0.25 s where pandas takes 1.8 s); the same values, with small ones in
+    positional rather than exponent notation.
+    """
+    import pyarrow as pa
+    import pyarrow.csv as pa_csv
+
     rng = np.random.default_rng(0)
     src = tmp_path_factory.mktemp("big") / "big.csv"
-    pd.DataFrame({"x": rng.uniform(0, 1, 2_000_000), "c": rng.integers(0, 2, 2_000_000)}).to_csv(
-        src, index=False
-    )
+    frame = pd.DataFrame({"x": rng.uniform(0, 1, 2_000_000), "c": rng.integers(0, 2, 2_000_000)})
+    with src.open("wb") as fh:
+        fh.write(b"x,c\n")
+        pa_csv.write_csv(
+            pa.Table.from_pandas(frame, preserve_index=False),
+            fh,
+            pa_csv.WriteOptions(include_header=False),
+        )
     return src
 
 
