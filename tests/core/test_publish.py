@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from childsignals import signal_mid_run
 from ppdm.exceptions import OutputError, SpecError
 from ppdm.pipeline import estimate_release, load_release, make_release
 from ppdm.publish import check_output, clean_leftovers, publish_dir, publish_file
@@ -210,9 +211,9 @@ def test_terminated_release_leaves_nothing(tmp_path, sig, big_csv):
     deadline = time.time() + 60
     while time.time() < deadline and not [p for p in tmp_path.iterdir() if ".ppdm-new" in p.name]:
         time.sleep(0.05)
-    proc.send_signal(sig)
+    running = signal_mid_run(proc, sig)
     _, err = proc.communicate(timeout=120)
-    if proc.returncode == 0:  # the machine was so slow to poll that the run had finished
+    if not running:  # the machine was so slow to poll that the run had finished
         pytest.skip("the release was complete before the signal could be sent")
     assert proc.returncode != 0
     assert "Traceback" not in err

@@ -26,6 +26,7 @@ from fuzzkit import (
 )
 
 import ppdm
+from childsignals import signal_mid_run
 
 SRC = str(Path(ppdm.__file__).resolve().parents[1])
 
@@ -107,8 +108,7 @@ def test_signal_mid_perturb_leaves_nothing(tmp_path, big_table, sig):
         "--batch-size",
         "1000",
     )
-    started = _wait_for_hidden(out, proc)
-    proc.send_signal(sig)
+    started = _wait_for_hidden(out, proc) and signal_mid_run(proc, sig)
     _, err = proc.communicate(timeout=120)
     if not started:
         pytest.fail(f"the run ended before its work appeared: {proc.returncode} {err[-300:]}")
@@ -148,8 +148,7 @@ def test_sigterm_mid_overwrite_keeps_the_old_release(tmp_path, big_table):
         "--batch-size",
         "1000",
     )
-    started = _wait_for_hidden(out, proc)
-    proc.send_signal(signal.SIGTERM)
+    started = _wait_for_hidden(out, proc) and signal_mid_run(proc, signal.SIGTERM)
     _, err = proc.communicate(timeout=120)
     assert started, err[-300:]
     assert proc.returncode in (128 + signal.SIGTERM, -signal.SIGTERM), err[-500:]
@@ -165,8 +164,7 @@ def test_sigterm_mid_reconstruct_leaves_nothing(tmp_path, big_table):
     out = tmp_path / "rec.csv"
     snap = Snapshot(inputs=[rel], outputs=[out])
     proc = _popen("reconstruct", rel, "--out", out, "--batch-size", "1000")
-    started = _wait_for_hidden(out, proc)
-    proc.send_signal(signal.SIGTERM)
+    started = _wait_for_hidden(out, proc) and signal_mid_run(proc, signal.SIGTERM)
     _, err = proc.communicate(timeout=120)
     assert started, err[-300:]
     assert proc.returncode in (128 + signal.SIGTERM, -signal.SIGTERM), err[-500:]
