@@ -51,6 +51,8 @@ def _check_n(n: int, name: str = "N") -> int:
 def _along(fn, x: np.ndarray, axis: int) -> np.ndarray:
     """Apply a function acting on axis 0 of an array along ``axis`` instead."""
     x = np.asarray(x, dtype=np.float64)
+    if x.ndim and axis in (0, -x.ndim):  # nothing to move (every call of a hot loop)
+        return fn(x.reshape(x.shape[0], -1)).reshape(x.shape)
     moved = np.moveaxis(x, axis, 0)
     out = fn(moved.reshape(moved.shape[0], -1)).reshape(moved.shape)
     return np.moveaxis(out, 0, axis)
