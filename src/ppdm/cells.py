@@ -99,13 +99,22 @@ def local_mapper(jobs: int = 1) -> Callable[[Callable, Sequence], Iterator]:
         ctx = mp.get_context("fork") if os.name == "posix" else None
         pool = ProcessPoolExecutor(max_workers=int(jobs), mp_context=ctx)
         try:
-            futures = [pool.submit(fn, cell) for cell in cells]
+            futures = [pool.submit(_one_blas_thread, fn, cell) for cell in cells]
             for fut in as_completed(futures):
                 yield fut.result()
         finally:  # also when the consumer stops early: drop the cells not started
             pool.shutdown(wait=True, cancel_futures=True)
 
     return mapper
+
+
+def _one_blas_thread(fn: Callable, cell: tuple):
+    """``fn(cell)`` with one BLAS/OpenMP thread: the pool already has a process per
+    core, and a worker's own BLAS threads would only spin against the others'."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1):
+        return fn(cell)
 
 
 class Checkpoint:
