@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import os
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -37,11 +37,18 @@ from .io import (
 from .options import PlanOptions, plan_options
 from .perturb import perturb_batches, plan_from_sketches, plan_release
 from .publish import check_output, publish_dir, register_input, release_member
-from .random import RandomState, check_random_state
+from .random import (
+    RandomState,
+    WordStream,
+    resolve_seed,
+    stream_generator,
+)
 from .reconstruct import (
-    AssignmentState,
+    RankTable,
     check_tie_group_table,
     largest_remainder,
+    rank_bits,
+    rank_cells,
     tie_group_multisets,
 )
 from .release import ReleaseSpec, read_spec, write_spec
@@ -669,15 +676,22 @@ def read_ahead(items: Iterator[T], depth: int = 2) -> Iterator[T]:
 
 
 def _count_pass(
-    spec: ReleaseSpec, batches: Batches, by_class: bool
+    spec: ReleaseSpec,
+    batches: Batches,
+    by_class: bool,
+    keys: Mapping[str, WordStream] | None = None,
 ) -> tuple[dict[str, np.ndarray], list | None]:
     """Perturbed code counts of every attribute (per class value), in one pass.
 
     Class values are collected while counting, in the order they appear, and sorted at
     the end as :func:`class_values` sorts them: no pass over the data only to find them.
+    With ``keys`` (one stream of rank keys per attribute, read one word per record), the
+    tables count records per (class, code, key bucket): arrays (C, N, 2**bits) with
+    ``bits = rank_bits(N)`` (see :class:`ppdm.reconstruct.RankTable`).
     """
     attrs = spec.perturbed_attributes()
     doms = {a.name: a.get_domain() for a in attrs}
+    bits = {a.name: rank_bits(doms[a.name].n_values) if keys else 0 for a in attrs}
     name = None
     if by_class:
         if spec.class_perturbed:
@@ -689,7 +703,7 @@ def _count_pass(
         if name is None:
             raise SpecError("the release has no class attribute; by-class work needs one")
     found: dict = {}  # class value -> its row in the tables, in order of appearance
-    tables = {a.name: np.zeros((1, doms[a.name].n_values)) for a in attrs}
+    tables = {a.name: np.zeros((1, doms[a.name].n_values << bits[a.name])) for a in attrs}
     offset = 0
     for batch in batches():
         if name is None:
@@ -706,17 +720,24 @@ def _count_pass(
             ccodes = rows[local] if len(rows) else np.zeros(0, dtype=np.int64)
         n_c = max(len(found), 1)
         for a in attrs:
-            d = doms[a.name]
+            d, width = doms[a.name], tables[a.name].shape[1]
             if len(tables[a.name]) < n_c:
-                grown = np.zeros((n_c, d.n_values))
+                grown = np.zeros((n_c, width))
                 grown[: len(tables[a.name])] = tables[a.name]
                 tables[a.name] = grown
             codes = d.encode(batch[a.name], column=a.name, row_offset=offset)
-            flat = count_codes(ccodes * d.n_values + codes, n_c * d.n_values)
-            tables[a.name] += flat.reshape(n_c, d.n_values)
+            cells = codes if name is None else ccodes * d.n_values + codes
+            if keys:
+                words = keys[a.name].uint32(len(cells))
+                cells = rank_cells(cells, words, bits[a.name], n_c * d.n_values)
+            tables[a.name] += count_codes(cells, n_c * width).reshape(n_c, width)
         offset += len(batch)
     if offset == 0:
         raise DataError("the release data is empty")
+    if keys:
+        tables = {
+            k: t.reshape(len(t), doms[k].n_values, 1 << bits[k]) for k, t in tables.items()
+        }
     if name is None:
         return tables, None
     try:
@@ -950,25 +971,66 @@ def reconstruct_batches(
             "Algorithm 2 reconstructs substitution releases; an additive release is already "
             "numeric (estimate its distribution with ppdm estimate)"
         )
-    counts, classes = _count_pass(spec, batches, by_class)
+    root = resolve_seed(random_state)
     attrs = spec.perturbed_attributes()
-    gens = check_random_state(random_state).spawn(2 * len(attrs))
-    states = {
-        name: AssignmentState(m)
-        for name, m in reconstruction_multisets(spec, counts, method).items()
-    }
+    hists, classes = _count_pass(spec, batches, by_class, rank_keys(root, attrs))
+    tables = rank_tables(spec, hists, method, root)
+    keys = rank_keys(root, attrs)
+    values = {a.name: reconstruction_generator(root, "value", a.name) for a in attrs}
     doms = {a.name: a.get_domain() for a in attrs}
     offset = 0
     for batch in batches():
-        rec = batch.copy()
+        rec = batch.copy(deep=False)  # whole columns are replaced, never written into
         ccodes = class_codes(batch, spec, classes, offset)
-        for i, a in enumerate(attrs):
+        for a in attrs:
             d = doms[a.name]
             codes = d.encode(batch[a.name], column=a.name, row_offset=offset)
-            new = states[a.name].draw(ccodes * d.n_values + codes, gens[2 * i])
-            rec[a.name] = d.decode(new, random_state=gens[2 * i + 1])
+            groups = codes if classes is None else ccodes * d.n_values + codes
+            new = tables[a.name].draw(groups, keys[a.name].uint32(len(groups)))
+            rec[a.name] = d.decode(new, random_state=values[a.name])
         offset += len(batch)
         yield rec
+
+
+def reconstruction_generator(root: np.random.SeedSequence, *name: str) -> np.random.Generator:
+    """The stream ``("reconstruct", *name)`` of a reconstruction under ``root``."""
+    return stream_generator(root, "reconstruct", *name)
+
+
+def rank_keys(root: np.random.SeedSequence, attrs, row: int = 0) -> dict[str, WordStream]:
+    """Every attribute's stream of 32-bit rank keys, one per record, from row ``row``."""
+    return {a.name: WordStream(reconstruction_generator(root, "rank", a.name), row) for a in attrs}
+
+
+def rank_tables(
+    spec: ReleaseSpec, hists: dict[str, np.ndarray], method: str, root: np.random.SeedSequence
+) -> dict[str, RankTable]:
+    """Every perturbed attribute's :class:`~ppdm.reconstruct.RankTable` from the count pass.
+
+    Parameters
+    ----------
+    spec : ReleaseSpec
+    hists : dict of attribute -> array (C, N, 2**bits)
+        Records per (class, perturbed code, key bucket).
+    method : str
+        Estimation method of the reconstructed distribution.
+    root : SeedSequence
+        Root of the run (arranges the straddling buckets).
+
+    Returns
+    -------
+    dict of attribute -> RankTable
+    """
+    counts = {k: h.sum(axis=2) for k, h in hists.items()}
+    multisets = reconstruction_multisets(spec, counts, method)
+    return {
+        name: RankTable(
+            m,
+            hists[name].reshape(len(m), -1),
+            reconstruction_generator(root, "ties", name),
+        )
+        for name, m in multisets.items()
+    }
 
 
 def reconstruct_release(

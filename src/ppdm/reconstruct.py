@@ -31,7 +31,10 @@ __all__ = [
     "largest_remainder",
     "tie_group_multisets",
     "AssignmentState",
+    "RankTable",
     "assign_codes",
+    "rank_bits",
+    "rank_cells",
     "matrix_reconstruct",
 ]
 
@@ -199,6 +202,169 @@ def _stable_group_order(groups: np.ndarray, n_groups: int, perm: np.ndarray) -> 
     else:
         small = groups
     return np.argsort(small[perm], kind="stable")
+
+
+#: Largest table of buckets whose records are counted again cell by cell while drawing.
+MAX_CHECKED_CELLS = 1 << 20
+
+#: Most bits of a record's rank key that bucket it (see :func:`rank_bits`).
+MAX_RANK_BITS = 12
+
+
+def rank_bits(n_values: int) -> int:
+    """Bits of the rank key that bucket a tie group's records: about 64 buckets per code.
+
+    A group gets ``2**bits`` buckets, at most ``2**MAX_RANK_BITS`` and at most
+    ``2**18 / N`` (one class's table of buckets stays within 2^18 cells).
+
+    Examples
+    --------
+    >>> rank_bits(2), rank_bits(20), rank_bits(1000)
+    (7, 11, 8)
+    """
+    n = max(int(n_values), 1)
+    want = int(np.ceil(np.log2(64 * n)))
+    cap = 18 - int(np.ceil(np.log2(n)))
+    return max(0, min(want, MAX_RANK_BITS, cap))
+
+
+def rank_cells(groups: np.ndarray, keys: np.ndarray, bits: int, n_groups: int) -> np.ndarray:
+    """Cell of every record: its tie group (``< n_groups``) and the top ``bits`` of its key.
+
+    Examples
+    --------
+    >>> rank_cells(np.array([0, 1]), np.array([0, 2**31], dtype=np.uint32), 1, 2).tolist()
+    [0, 3]
+    """
+    wide = (int(n_groups) << bits) > 1 << 32
+    cells = np.asarray(groups).astype(np.int64 if wide else np.uint32)
+    if bits:
+        cells <<= bits
+        cells |= np.asarray(keys, dtype=np.uint32) >> np.uint32(32 - bits)
+    return cells
+
+
+class RankTable:
+    """Algorithm 2 addressed by row: ties broken by every record's own random key.
+
+    Sorting the records on (perturbed code, random key) and handing out the sorted
+    reconstructed codes is Algorithm 2 with uniformly random tie breaking. A record's
+    rank inside its tie group is fixed, up to the other records of its bucket, by the
+    counts of keys per bucket (the count pass, ``hist``): a bucket whose rank range lies
+    inside one code's range hands that code to all its records; a bucket that straddles
+    codes hands its records the codes of its range in a uniformly random arrangement,
+    in the order the records come. Keys are independent and uniform, so the records of
+    a group are exchangeable and every arrangement of the group's multiset is equally
+    likely, as with a uniform random tie break. A record's code depends on its key, its
+    group and its place among the few records of a straddling bucket: not on batches or
+    partitions.
+
+    Parameters
+    ----------
+    multisets : int array (G, N)
+        Every tie group's multiset of reconstructed codes (rows sum to the group sizes).
+    hist : int array (G, 2**bits)
+        Records per (tie group, key bucket), from the count pass.
+    rng : numpy.random.Generator
+        Arranges the codes of the straddling buckets.
+
+    References
+    ----------
+    Dowd, Xu & Zhang, Sec. 4.1 (Algorithm 2, random tie breaking).
+    """
+
+    def __init__(self, multisets: np.ndarray, hist: np.ndarray, rng: np.random.Generator) -> None:
+        multisets = np.asarray(multisets, dtype=np.int64)
+        hist = np.asarray(hist, dtype=np.int64)
+        n_groups, n_codes = multisets.shape
+        n_buckets = hist.shape[1]
+        self.bits = int(n_buckets).bit_length() - 1
+        if hist.shape[0] != n_groups or n_buckets != 1 << self.bits:
+            raise ParameterError(
+                f"hist must have shape ({n_groups}, 2**bits) (got {hist.shape})"
+            )
+        sizes = hist.sum(axis=1)
+        if not np.array_equal(multisets.sum(axis=1), sizes):
+            raise DataError("the tie groups' multisets do not add up to the counted records")
+        base = np.cumsum(sizes) - sizes  # rank of every group's first record, all groups
+        cell_start = (base[:, None] + np.cumsum(hist, axis=1) - hist).ravel()
+        code_start = (base[:, None] + np.cumsum(multisets, axis=1) - multisets).ravel()
+        h = hist.ravel()
+        filled = np.flatnonzero(h)
+        first = np.searchsorted(code_start, cell_start[filled], side="right") - 1
+        last = np.searchsorted(code_start, cell_start[filled] + h[filled] - 1, side="right") - 1
+        self.table = np.zeros(len(h), dtype=np.int32)  # code, or -(slot + 1) if straddling
+        self.table[filled] = first % n_codes
+        straddle = filled[first != last]
+        self.table[straddle] = -1 - np.arange(len(straddle), dtype=np.int32)
+        self.straddle = straddle
+        lengths = h[straddle]
+        self.slot_start = np.cumsum(lengths) - lengths
+        self.slot_size = lengths
+        self.seen = np.zeros(len(straddle), dtype=np.int64)
+        ranks = np.repeat(cell_start[straddle] - self.slot_start, lengths) + np.arange(
+            int(lengths.sum())
+        )
+        codes = (np.searchsorted(code_start, ranks, side="right") - 1) % n_codes
+        slots = np.repeat(np.arange(len(straddle)), lengths)
+        order = np.lexsort((rng.random(len(slots)), slots))  # shuffle inside every slot
+        self.arrangement = codes[order].astype(np.int32)
+        self.left = sizes.copy()
+        self._per_group = len(h) > MAX_CHECKED_CELLS
+        self.cells_left = None if self._per_group else h.copy()
+
+    def skip(self, before: np.ndarray) -> None:
+        """Start after records counted elsewhere (the partitions before this one).
+
+        Parameters
+        ----------
+        before : int array (G, 2**bits)
+            Records per (tie group, key bucket) that come before the next record drawn.
+        """
+        before = np.asarray(before, dtype=np.int64).reshape(-1)
+        if before.shape != self.table.shape:
+            raise ParameterError(f"before must have {self.table.size} cells (got {before.size})")
+        left = self.left - before.reshape(len(self.left), -1).sum(axis=1)
+        seen = before[self.straddle]
+        if (left < 0).any() or (seen > self.slot_size).any():
+            raise DataError("the partitions' bucket counts do not add up to the count pass")
+        self.left, self.seen = left, seen
+        if self.cells_left is not None:
+            self.cells_left = self.cells_left - before
+
+    def draw(self, groups: np.ndarray, keys: np.ndarray) -> np.ndarray:
+        """Reconstructed codes of the next records, given their tie groups and keys."""
+        groups = np.asarray(groups)
+        if len(groups) and (groups.min() < 0 or groups.max() >= len(self.left)):
+            raise DataError(f"tie groups must lie in 0..{len(self.left) - 1}")
+        cells = rank_cells(groups, keys, self.bits, len(self.left))
+        # records left per cell (small tables) or per tie group: a record the count pass
+        # did not see, or saw in another bucket, is refused rather than miscounted
+        left, where = (self.left, groups) if self._per_group else (self.cells_left, cells)
+        found = np.bincount(where, minlength=len(left))
+        if ((left - found) < 0).any():
+            raise DataError(
+                "the records differ from the count pass (more records in a tie group or "
+                "key bucket than were counted); the data changed between the two passes"
+            )
+        left -= found
+        out = self.table[cells]
+        straddling = np.flatnonzero(out < 0)
+        if straddling.size:
+            slots = -1 - out[straddling].astype(np.int64)
+            order = np.argsort(slots, kind="stable")
+            s = slots[order]
+            counts = np.bincount(slots, minlength=len(self.seen))
+            first = np.cumsum(counts) - counts
+            pos = self.slot_start[s] + self.seen[s] + np.arange(len(s)) - first[s]
+            self.seen += counts
+            if (self.seen > self.slot_size).any():
+                raise DataError(
+                    "the records differ from the count pass (their random keys fall "
+                    "elsewhere); the data changed between the two passes"
+                )
+            out[straddling[order]] = self.arrangement[pos]
+        return out
 
 
 def assign_codes(
