@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import os
 import warnings
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -70,6 +70,9 @@ __all__ = [
     "estimates_from_counts",
     "reconstruction_multisets",
     "reconstruct_batches",
+    "assign_batches",
+    "rank_keys",
+    "rank_tables",
     "reconstruct_release",
     "reconstruct_frame",
     "class_values",
@@ -735,9 +738,7 @@ def _count_pass(
     if offset == 0:
         raise DataError("the release data is empty")
     if keys:
-        tables = {
-            k: t.reshape(len(t), doms[k].n_values, 1 << bits[k]) for k, t in tables.items()
-        }
+        tables = {k: t.reshape(len(t), doms[k].n_values, 1 << bits[k]) for k, t in tables.items()}
     if name is None:
         return tables, None
     try:
@@ -955,7 +956,8 @@ def reconstruct_batches(
     method : str, default="set-scale"
     by_class : bool, default=False
     random_state : None, int or Generator
-        Tie breaking and multiset draws.
+        Root of the tie-breaking keys and random representatives (AES streams
+        addressed by row: the output does not depend on the batches).
 
     Yields
     ------
@@ -975,11 +977,53 @@ def reconstruct_batches(
     attrs = spec.perturbed_attributes()
     hists, classes = _count_pass(spec, batches, by_class, rank_keys(root, attrs))
     tables = rank_tables(spec, hists, method, root)
-    keys = rank_keys(root, attrs)
-    values = {a.name: reconstruction_generator(root, "value", a.name) for a in attrs}
+    yield from assign_batches(spec, batches(), tables, classes, root)
+
+
+def assign_batches(
+    spec: ReleaseSpec,
+    batches: Iterable[pd.DataFrame],
+    tables: Mapping[str, RankTable],
+    classes: list | None,
+    root: np.random.SeedSequence,
+    first_row: int = 0,
+) -> Iterator[pd.DataFrame]:
+    """Pass 2 of the reconstruction: every record's code from the rank tables, decoded.
+
+    Parameters
+    ----------
+    spec : ReleaseSpec
+    batches : iterable of DataFrame
+        The records, in order, from row ``first_row`` of the table on.
+    tables : dict of attribute -> RankTable
+        From :func:`rank_tables` (started after the records before ``first_row``);
+        drawn from copies, so a rerun draws the same.
+    classes : list, optional
+        Class order of the tables (by-class reconstruction).
+    root : SeedSequence
+        Root of the run: rank keys and random representatives are words
+        ``first_row, first_row + 1, ...`` of the attribute's streams.
+    first_row : int, default=0
+
+    Yields
+    ------
+    DataFrame
+        Reconstructed batches (same index and columns).
+
+    References
+    ----------
+    Dowd, Xu & Zhang, Algorithm 2.
+    """
+    attrs = spec.perturbed_attributes()
+    tables = {name: t.fresh() for name, t in tables.items()}
+    keys = rank_keys(root, attrs, first_row)
+    values = {
+        a.name: WordStream(reconstruction_generator(root, "value", a.name), first_row).generator
+        for a in attrs
+    }
     doms = {a.name: a.get_domain() for a in attrs}
     offset = 0
-    for batch in batches():
+    for batch in batches:
         rec = batch.copy(deep=False)  # whole columns are replaced, never written into
         ccodes = class_codes(batch, spec, classes, offset)
         for a in attrs:
@@ -990,6 +1034,8 @@ def reconstruct_batches(
             rec[a.name] = d.decode(new, random_state=values[a.name])
         offset += len(batch)
         yield rec
+    for table in tables.values():
+        table.finish()
 
 
 def reconstruction_generator(root: np.random.SeedSequence, *name: str) -> np.random.Generator:

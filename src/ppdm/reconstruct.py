@@ -5,11 +5,17 @@ Algorithm 2 sorts the perturbed records on an attribute and hands the first
 are codes ``0..N-1``, so the sort is a counting sort whose only freedom is the order
 inside a tie group. Ties are broken uniformly at random (never by input order); then
 each tie group ``v`` owns a fixed multiset of reconstructed codes, the overlap of its
-rank range with the cumulative ``Dist``. The streaming form hands each record of group
-``v`` a code drawn without replacement from that multiset, batch by batch
-(multivariate hypergeometric draws), which is the same distribution as
-sort-and-assign, in O(n + N^2) time and O(N^2) memory besides the batch (capped
-by :data:`ppdm.limits.MAX_TIE_GROUP_CELLS`).
+rank range with the cumulative ``Dist``, in O(N^2) memory (capped by
+:data:`ppdm.limits.MAX_TIE_GROUP_CELLS`). Two ways hand a group's records their codes,
+both the distribution of sort-and-assign:
+
+- :class:`RankTable` (files, batches and partitions): every record carries a random
+  key addressed by its row, and the count pass counts the keys per bucket; a record's
+  code then follows from its key, so the output does not depend on the batches or the
+  partitions. O(n) time, O(C N 64 N) memory at most (2^18 cells per class).
+- :class:`AssignmentState` (:func:`matrix_reconstruct`, the experiments' in-memory
+  arrays under a NumPy ``Generator``): batch by batch, multivariate hypergeometric
+  draws from what is left of the multiset, in a random order.
 
 References
 ----------
@@ -19,6 +25,7 @@ global and by-class reconstruction heuristics).
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Iterator
 
 import numpy as np
@@ -280,9 +287,7 @@ class RankTable:
         n_buckets = hist.shape[1]
         self.bits = int(n_buckets).bit_length() - 1
         if hist.shape[0] != n_groups or n_buckets != 1 << self.bits:
-            raise ParameterError(
-                f"hist must have shape ({n_groups}, 2**bits) (got {hist.shape})"
-            )
+            raise ParameterError(f"hist must have shape ({n_groups}, 2**bits) (got {hist.shape})")
         sizes = hist.sum(axis=1)
         if not np.array_equal(multisets.sum(axis=1), sizes):
             raise DataError("the tie groups' multisets do not add up to the counted records")
@@ -309,28 +314,55 @@ class RankTable:
         slots = np.repeat(np.arange(len(straddle)), lengths)
         order = np.lexsort((rng.random(len(slots)), slots))  # shuffle inside every slot
         self.arrangement = codes[order].astype(np.int32)
+        self.cells_total = h
+        self.cells_left = h.copy()
         self.left = sizes.copy()
-        self._per_group = len(h) > MAX_CHECKED_CELLS
-        self.cells_left = None if self._per_group else h.copy()
 
-    def skip(self, before: np.ndarray) -> None:
-        """Start after records counted elsewhere (the partitions before this one).
+    def after(self, before: np.ndarray, expected: np.ndarray | None = None) -> RankTable:
+        """A fresh copy that starts after records counted elsewhere (earlier partitions).
 
         Parameters
         ----------
         before : int array (G, 2**bits)
             Records per (tie group, key bucket) that come before the next record drawn.
+        expected : int array (G, 2**bits), optional
+            Records per cell the copy will be given (a partition's own count pass);
+            by default all the records after ``before``.
+
+        Returns
+        -------
+        RankTable
+            Shares the immutable tables; its own counters.
         """
         before = np.asarray(before, dtype=np.int64).reshape(-1)
-        if before.shape != self.table.shape:
+        total = self.cells_total if expected is None else before + np.ravel(expected)
+        if before.shape != self.table.shape or total.shape != self.table.shape:
             raise ParameterError(f"before must have {self.table.size} cells (got {before.size})")
-        left = self.left - before.reshape(len(self.left), -1).sum(axis=1)
-        seen = before[self.straddle]
-        if (left < 0).any() or (seen > self.slot_size).any():
+        out = copy.copy(self)
+        out.seen = self.seen + before[self.straddle]
+        out.cells_left = total - before
+        out.left = out.cells_left.reshape(len(self.left), -1).sum(axis=1)
+        if (out.cells_left < 0).any() or (total > self.cells_total).any():
             raise DataError("the partitions' bucket counts do not add up to the count pass")
-        self.left, self.seen = left, seen
-        if self.cells_left is not None:
-            self.cells_left = self.cells_left - before
+        return out
+
+    def fresh(self) -> RankTable:
+        """A copy with its own counters (a task that may run twice draws from a copy)."""
+        out = copy.copy(self)
+        out.seen, out.left, out.cells_left = (
+            self.seen.copy(),
+            self.left.copy(),
+            self.cells_left.copy(),
+        )
+        return out
+
+    def finish(self) -> None:
+        """Refuse a run that drew fewer records than it was given."""
+        if self.left.any():
+            raise DataError(
+                "the records differ from the count pass (fewer records than were "
+                "counted); the data changed between the two passes"
+            )
 
     def draw(self, groups: np.ndarray, keys: np.ndarray) -> np.ndarray:
         """Reconstructed codes of the next records, given their tie groups and keys."""
@@ -340,14 +372,18 @@ class RankTable:
         cells = rank_cells(groups, keys, self.bits, len(self.left))
         # records left per cell (small tables) or per tie group: a record the count pass
         # did not see, or saw in another bucket, is refused rather than miscounted
-        left, where = (self.left, groups) if self._per_group else (self.cells_left, cells)
-        found = np.bincount(where, minlength=len(left))
-        if ((left - found) < 0).any():
+        per_cell = len(self.cells_left) <= MAX_CHECKED_CELLS
+        if per_cell:
+            found = np.bincount(cells, minlength=len(self.cells_left))
+            self.cells_left -= found
+            self.left -= found.reshape(len(self.left), -1).sum(axis=1)
+        else:
+            self.left -= np.bincount(groups, minlength=len(self.left))
+        if (self.left < 0).any() or (per_cell and (self.cells_left < 0).any()):
             raise DataError(
                 "the records differ from the count pass (more records in a tie group or "
                 "key bucket than were counted); the data changed between the two passes"
             )
-        left -= found
         out = self.table[cells]
         straddling = np.flatnonzero(out < 0)
         if straddling.size:

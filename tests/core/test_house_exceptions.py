@@ -20,7 +20,6 @@ from ppdm.bayesnet.estimation import cpd_from_counts
 from ppdm.bayesnet.networks import fig3_network
 from ppdm.cells import cell_seed_sequence
 from ppdm.engine.executors import map_cells
-from ppdm.engine.streams import partition_seed
 from ppdm.estimate import estimate_counts
 from ppdm.exceptions import DataError, ParameterError, PpdmError
 from ppdm.matrix import GammaDiagonal
@@ -151,10 +150,6 @@ NAN = float("nan")
         # NaN slipped past "x < 0" checks, or int() raised a bare ValueError about it;
         # the records cap fell back to the validator's plain ValueError
         (lambda: map_cells(str, [(1,), (2,)], jobs=NAN), r"jobs must be >= 1 \(got nan\)"),
-        (
-            lambda: partition_seed(np.random.SeedSequence(0), 0, NAN),
-            r"partition must be >= 0 \(got nan\)",
-        ),
         (lambda: discrete_gaussian(1.0, step=NAN), r"step must be a finite number > 0"),
         (lambda: check_random_state(np.int64(-3)), r"random_state must be an integer >= 0"),
         (lambda: forward_sample(fig3_network(), 10**13), r"n is 10000000000000, above the cap"),

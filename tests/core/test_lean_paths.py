@@ -236,7 +236,5 @@ def test_reconstruction_bytes_for_a_seed_are_fixed_whatever_the_batch_size(tmp_p
     for by_class, digest in expected.items():
         for batch_size in (97, 700, 3000):
             out = tmp_path / f"rec-{by_class}-{batch_size}.csv"
-            reconstruct_release(
-                rel, out, by_class=by_class, random_state=7, batch_size=batch_size
-            )
+            reconstruct_release(rel, out, by_class=by_class, random_state=7, batch_size=batch_size)
             assert hashlib.sha256(out.read_bytes()).hexdigest() == digest, batch_size

@@ -54,12 +54,14 @@ def test_codes_do_not_depend_on_how_the_records_are_split(cuts):
 def test_a_later_partition_starts_after_the_records_before_it(bits):
     groups, keys, multisets, _ = _case(5, bits=bits)
     whole = _table(groups, keys, multisets, bits).draw(groups, keys)
-    later = _table(groups, keys, multisets, bits)
+    table = _table(groups, keys, multisets, bits)
     before = np.bincount(
-        rank_cells(groups[:150], keys[:150], bits, len(multisets)), minlength=later.table.size
+        rank_cells(groups[:150], keys[:150], bits, len(multisets)), minlength=table.table.size
     )
-    later.skip(before)
+    first, later = table.after(np.zeros_like(before)), table.after(before)
     assert np.array_equal(later.draw(groups[150:], keys[150:]), whole[150:])
+    assert np.array_equal(first.draw(groups[:150], keys[:150]), whole[:150])
+    assert np.array_equal(table.after(before).draw(groups[150:], keys[150:]), whole[150:])
 
 
 def test_arrangements_are_uniform():

@@ -5,8 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from ppdm.engine import (
     map_cells,
@@ -14,60 +12,46 @@ from ppdm.engine import (
     perturb_partitions,
     plan_release_partitions,
     reconstruct_partitions,
-    split_multisets,
 )
 from ppdm.engine.executors import open_executor
 from ppdm.exceptions import DataError, DomainError, ParameterError, SpecError
 from ppdm.perturb import plan_release
 
 
-@st.composite
-def _split_case(draw):
-    n_groups = draw(st.integers(1, 4))
-    n_codes = draw(st.integers(1, 5))
-    n_parts = draw(st.integers(1, 5))
-    multisets = np.array(
-        draw(
-            st.lists(
-                st.lists(st.integers(0, 30), min_size=n_codes, max_size=n_codes),
-                min_size=n_groups,
-                max_size=n_groups,
-            )
-        )
-    )
-    rng = np.random.default_rng(draw(st.integers(0, 2**32)))
-    # any split of every group's total over the partitions
-    sizes = np.stack(
-        [rng.multinomial(t, np.full(n_parts, 1 / n_parts)) for t in multisets.sum(1)], axis=1
-    )
-    return multisets, sizes, draw(st.integers(0, 2**32))
+@pytest.mark.parametrize("by_class", [False, True])
+def test_reconstruction_does_not_depend_on_the_partitioning(table, splitter, by_class):
+    # rank keys and representatives are addressed by row: any partitioning, and the
+    # single stream in any batch size, give the same reconstruction for one seed
+    from ppdm.pipeline import reconstruct_frame
+
+    spec = plan_release_partitions([table], class_attribute="label", representative="random")
+    released = pd.concat(perturb_partitions([table], spec, random_state=3), ignore_index=True)
+    whole = reconstruct_frame(released, spec, by_class=by_class, random_state=8, batch_size=97)
+    for n in (1, 3, 4):
+        parts = splitter(released, n)
+        rec = reconstruct_partitions(parts, spec, by_class=by_class, random_state=8)
+        pd.testing.assert_frame_equal(pd.concat(rec, ignore_index=True), whole)
+    other = reconstruct_frame(released, spec, by_class=by_class, random_state=9)
+    assert not other.equals(whole)
 
 
-@settings(max_examples=60, deadline=None)
-@given(_split_case())
-def test_split_multisets_keeps_both_margins(case):
-    multisets, sizes, seed = case
-    shares = split_multisets(multisets, sizes, np.random.default_rng(seed))
-    assert shares.min() >= 0
-    np.testing.assert_array_equal(shares.sum(axis=0), multisets)
-    np.testing.assert_array_equal(shares.sum(axis=2), sizes)
+def test_a_partition_that_changed_between_the_passes_is_refused(table, splitter):
+    from ppdm.engine.kernels import reconstruct_partition
+    from ppdm.engine.streams import resolve_root
+    from ppdm.engine.workflows import reconstruction_plan
 
-
-def test_split_multisets_is_hypergeometric():
-    # one group with 30 of code 0 and 70 of code 1, partition 0 takes 40 records:
-    # its count of code 0 is Hypergeometric(30, 70, 40): mean 12, variance 5.09
-    multisets = np.array([[30, 70]])
-    sizes = np.array([[40], [60]])
-    rng = np.random.default_rng(0)
-    draws = np.array([split_multisets(multisets, sizes, rng)[0, 0, 0] for _ in range(2000)])
-    sd_of_mean = np.sqrt(40 * 0.3 * 0.7 * 60 / 99 / 2000)
-    assert abs(draws.mean() - 12.0) < 4 * sd_of_mean
-    assert abs(draws.var() - 40 * 0.3 * 0.7 * 60 / 99) < 0.6
-
-
-def test_split_rejects_inconsistent_sizes():
-    with pytest.raises(DataError, match="do not add up"):
-        split_multisets(np.array([[1, 1]]), np.array([[1], [2]]), np.random.default_rng(0))
+    spec = plan_release_partitions([table])
+    parts = splitter(pd.concat(perturb_partitions([table], spec, random_state=3)), 2)
+    root = resolve_root(4)
+    with open_executor("local") as ex:
+        shares, classes, firsts = reconstruction_plan(ex, parts, spec, "set-scale", False, root)
+    changed = parts[1].iloc[::-1].reset_index(drop=True)  # same records, other rows
+    with pytest.raises(DataError, match="changed between the two passes"):
+        reconstruct_partition(changed, spec, shares[1], classes, root, 1, firsts[1])
+    with pytest.raises(DataError, match="changed between the two passes"):
+        reconstruct_partition(parts[1].iloc[1:], spec, shares[1], classes, root, 1, firsts[1])
+    # the tables themselves are untouched: the sound partition still reconstructs
+    reconstruct_partition(parts[1], spec, shares[1], classes, root, 1, firsts[1])
 
 
 def test_merged_sketches_plan_the_same_release(table, splitter):

@@ -2,9 +2,10 @@
 
 ``engine="local"`` runs the partitions one after another in this process; ``"dask"``
 runs one task per partition on a Dask cluster (``pip install 'ppdm[dask]'``). Both
-run the same per-partition kernels with the same derived random streams, so for the
-same seed and partitioning they give bit-identical releases, estimates and
-reconstructions. Dask is imported only when it is used.
+run the same per-partition kernels on streams addressed by row, so for the same seed
+they give bit-identical releases, estimates and reconstructions, whatever the
+partitioning, and equal to the single-stream ones. Dask is imported only when it is
+used.
 
 References
 ----------
@@ -22,7 +23,6 @@ from .executors import (
     open_executor,
 )
 from .frames import *  # noqa: F403 - the in-memory API, listed once in frames.__all__
-from .kernels import split_multisets
 from .streams import resolve_root
 from .workflows import (
     DATA_DIR,
@@ -42,7 +42,6 @@ __all__ = [
     "open_executor",
     "map_cells",
     "resolve_root",
-    "split_multisets",
     "partitions_of",
     "make_release_partitioned",
     "estimate_release_partitioned",

@@ -8,9 +8,9 @@ their results are bit-identical to the Dask ones.
 
 Perturbation does not depend on the partitioning: its streams are addressed by row,
 so for the same seed a perturbed Dask DataFrame or list of partitions equals
-:func:`ppdm.perturb.perturb_frame` of the concatenated rows. Reconstruction depends
-on the partitioning (each partition has its own streams) and is drawn from the same
-distribution as :func:`ppdm.pipeline.reconstruct_frame`.
+:func:`ppdm.perturb.perturb_frame` of the concatenated rows. Neither does
+reconstruction: its rank keys and representatives are addressed by row too, so it
+equals :func:`ppdm.pipeline.reconstruct_frame` of the concatenated rows.
 
 References
 ----------
@@ -195,11 +195,11 @@ def reconstruct_dask(
     """
     _check_ddf(ddf)
     root = resolve_root(random_state)
-    shares, classes = reconstruction_plan(
+    shares, classes, firsts = reconstruction_plan(
         DaskExecutor(), partitions_of(ddf), spec, method, by_class, root
     )
     fn = functools.partial(reconstruct_partition, spec=spec, classes=classes, root=root)
-    return _lazy(ddf, spec, fn, [{"shares": x} for x in shares])
+    return _lazy(ddf, spec, fn, [{"shares": x, "first_row": o} for x, o in zip(shares, firsts)])
 
 
 # -- local engine on pandas partitions ---------------------------------------------------
@@ -253,8 +253,10 @@ def reconstruct_partitions(
     """:func:`reconstruct_dask` on a list of pandas partitions, sequentially."""
     parts = _check_parts(parts)
     root = resolve_root(random_state)
-    shares, classes = reconstruction_plan(LocalExecutor(), parts, spec, method, by_class, root)
+    shares, classes, firsts = reconstruction_plan(
+        LocalExecutor(), parts, spec, method, by_class, root
+    )
     return [
-        reconstruct_partition(p, spec, s, classes, root, i)
-        for i, (p, s) in enumerate(zip(parts, shares))
+        reconstruct_partition(p, spec, s, classes, root, i, o)
+        for i, (p, s, o) in enumerate(zip(parts, shares, firsts))
     ]

@@ -5,13 +5,15 @@ the same partitions with the same derived streams, which is why their outputs ar
 bit-identical. Perturbation streams are addressed by row (each partition is told its
 first row), so a perturbed release does not even depend on the partitioning. A
 partition's work never depends on another partition's data: only on small
-client-side summaries (domain sketches, row counts, perturbed counts, multiset shares).
+client-side summaries (domain sketches, row counts, perturbed counts, rank tables).
 
 Reconstruction follows the two-pass streaming design: the count pass returns each
-partition's tie-group sizes; the client estimates, rounds and cuts the global
-multisets (as :func:`ppdm.pipeline.reconstruct_batches` does), then deals every tie
-group's multiset out to the partitions with a sequential multivariate hypergeometric
-split (:func:`split_multisets`); each partition hands its records its own share.
+partition's records per (tie group, bucket of rank key), keys read from the
+partition's first row on; the client adds them up, estimates, rounds and cuts the
+global multisets and builds one rank table per attribute (as
+:func:`ppdm.pipeline.reconstruct_batches` does); each partition starts in it after the
+records of the partitions before it, so the reconstruction does not depend on the
+partitioning either.
 
 References
 ----------
@@ -32,10 +34,9 @@ import pandas as pd
 from ..domain import DomainSketch
 from ..exceptions import DataError, PpdmError, SpecError
 from ..perturb import perturb_batches
-from ..pipeline import class_codes, reconstruction_multisets
-from ..reconstruct import AssignmentState
+from ..pipeline import assign_batches, rank_keys, rank_tables
+from ..reconstruct import RankTable, rank_bits, rank_cells
 from ..release import ReleaseSpec
-from .streams import RECONSTRUCT, SPLIT, partition_generators
 
 __all__ = [
     "PartitionCounts",
@@ -50,9 +51,9 @@ __all__ = [
     "add_counts",
     "sorted_classes",
     "align_counts",
-    "split_multisets",
     "reconstruction_shares",
     "reconstruct_partition",
+    "reconstruct_partition_batches",
 ]
 
 
@@ -185,14 +186,21 @@ def count_partition(
     partition: int,
     by_class: bool = False,
     row_offset: int = 0,
+    *,
+    root: np.random.SeedSequence | None = None,
+    first_row: int = 0,
 ) -> PartitionCounts:
     """Pass 1 on one partition: perturbed code counts, per class value if ``by_class``.
 
     Class values are those found in the partition (so no earlier pass over the data
     is needed); :func:`add_counts` unites them. ``row_offset`` is the row of the
     partition's first record that error messages count from (a batch of a partition).
+    With ``root`` (reconstruction), the tables count records per (class, code, bucket of
+    rank key), keys read from row ``first_row`` of the table (see
+    :func:`ppdm.pipeline.rank_keys`): arrays (C, N * 2**bits).
     """
     attrs = spec.perturbed_attributes()
+    keys = rank_keys(root, attrs, first_row) if root is not None else None
     with _in_partition(partition):
         spec.check_columns([str(c) for c in frame.columns])
         if by_class:
@@ -212,8 +220,13 @@ def count_partition(
         for a in attrs:
             n = a.get_domain().n_values
             codes = a.get_domain().encode(frame[a.name], column=a.name, row_offset=row_offset)
-            flat = np.bincount(ccodes * n + codes, minlength=n_c * n)
-            tables[a.name] = flat.reshape(n_c, n).astype(np.int64)
+            cells, width = ccodes * n + codes, n
+            if keys is not None:
+                bits = rank_bits(n)
+                cells = rank_cells(cells, keys[a.name].uint32(len(cells)), bits, n_c * n)
+                width = n << bits
+            flat = np.bincount(cells, minlength=n_c * width)
+            tables[a.name] = flat.reshape(n_c, width).astype(np.int64)
     return PartitionCounts(len(frame), classes, tables)
 
 
@@ -260,146 +273,97 @@ def align_counts(counts: PartitionCounts, classes: list | tuple | None, name: st
     return out
 
 
-def split_multisets(
-    multisets: np.ndarray, sizes: np.ndarray, rng: np.random.Generator
-) -> np.ndarray:
-    """Deal every tie group's multiset out to the partitions, without replacement.
-
-    Partition ``p`` gets a uniformly random sub-multiset of size ``sizes[p, g]`` of
-    what is left of group ``g``: a multivariate hypergeometric draw, made code by
-    code as a chain of univariate hypergeometric draws vectorised over the groups.
-    The shares are distributed exactly as the codes a global sort-and-assign would
-    give the records of each partition.
-
-    Parameters
-    ----------
-    multisets : int array (G, N)
-        ``R[g, i]``, from :func:`ppdm.reconstruct.tie_group_multisets`.
-    sizes : int array (P, G)
-        Records of group ``g`` in partition ``p``; ``sizes.sum(0)`` must equal
-        ``multisets.sum(1)``.
-    rng : numpy.random.Generator
-
-    Returns
-    -------
-    int array (P, G, N)
-        Shares: ``shares[p].sum(1) == sizes[p]`` and ``shares.sum(0) == multisets``.
-
-    Examples
-    --------
-    >>> R = np.array([[2, 1], [0, 3]])
-    >>> s = split_multisets(R, np.array([[1, 2], [2, 1]]), np.random.default_rng(0))
-    >>> s.sum(0).tolist(), s.sum(2).tolist()
-    ([[2, 1], [0, 3]], [[1, 2], [2, 1]])
-
-    References
-    ----------
-    Dowd, Xu & Zhang, Algorithm 2 (two-pass streaming reconstruction).
-    """
-    rem = np.array(multisets, dtype=np.int64)
-    sizes = np.asarray(sizes, dtype=np.int64)
-    n_parts = sizes.shape[0]
-    if sizes.ndim != 2 or sizes.shape[1] != rem.shape[0]:
-        raise DataError(f"sizes must have shape (partitions, {rem.shape[0]}) (got {sizes.shape})")
-    if not np.array_equal(sizes.sum(axis=0), rem.sum(axis=1)):
-        raise DataError(
-            "the partitions' tie-group sizes do not add up to the global counts; "
-            "the data changed between the count pass and the assignment pass"
-        )
-    out = np.zeros((n_parts,) + rem.shape, dtype=np.int64)
-    n_codes = rem.shape[1]
-    for p in range(n_parts - 1):  # O(P * N) vectorised calls, never per record
-        left = sizes[p].copy()
-        tail = np.cumsum(rem[:, ::-1], axis=1)[:, ::-1]
-        for i in range(n_codes - 1):
-            x = rng.hypergeometric(rem[:, i], tail[:, i + 1], left) if left.any() else 0
-            out[p, :, i] = x
-            left -= out[p, :, i]
-        out[p, :, -1] = left
-        rem -= out[p]
-    if n_parts:
-        out[-1] = rem
-    return out
-
-
 def reconstruction_shares(
     spec: ReleaseSpec,
     part_counts: list[PartitionCounts],
     classes: list | None,
     method: str,
     root: np.random.SeedSequence,
-) -> list[dict[str, np.ndarray]]:
-    """Client side of the reconstruction: every partition's share of every multiset.
+) -> list[dict[str, RankTable]]:
+    """Client side of the reconstruction: every partition's start in every rank table.
+
+    The partitions' bucket counts add up to the table's, from which one
+    :class:`~ppdm.reconstruct.RankTable` per attribute is built (as the single-stream
+    :func:`ppdm.pipeline.reconstruct_batches` builds it); partition ``p`` gets a copy
+    that starts after the records of partitions ``0..p-1``. The reconstruction is
+    therefore the single-stream one, whatever the partitioning.
 
     Parameters
     ----------
     spec : ReleaseSpec
     part_counts : list of PartitionCounts
-        The count pass, one per partition, in partition order.
+        The count pass (with rank keys), one per partition, in partition order.
     classes : list, optional
         Global class order (by-class reconstruction) or ``None``.
     method : str
         Estimation method (see :func:`ppdm.estimate.estimate_counts`).
     root : SeedSequence
-        Root of the run; the split uses the streams of ``(SPLIT, 0)``.
+        Root of the run.
 
     Returns
     -------
-    list of dict of attribute -> int array (C * N, N)
+    list of dict of attribute -> RankTable
     """
     attrs = spec.perturbed_attributes()
     tables = {
         a.name: np.stack([align_counts(pc, classes, a.name) for pc in part_counts]) for a in attrs
     }
-    totals = {name: t.sum(axis=0) for name, t in tables.items()}
-    multisets = reconstruction_multisets(spec, totals, method)
-    rngs = partition_generators(root, SPLIT, 0, len(attrs))
-    shares = [{} for _ in part_counts]
-    for rng, a in zip(rngs, attrs):
-        sizes = tables[a.name].reshape(len(part_counts), -1)
-        split = split_multisets(multisets[a.name], sizes, rng)
-        for p, share in enumerate(split):
-            shares[p][a.name] = share
+    hists = {
+        a.name: tables[a.name].sum(axis=0).reshape(-1, a.get_domain().n_values, 1 << bits)
+        for a in attrs
+        for bits in [rank_bits(a.get_domain().n_values)]
+    }
+    ranked = rank_tables(spec, hists, method, root)
+    shares: list[dict[str, RankTable]] = [{} for _ in part_counts]
+    for a in attrs:
+        own = tables[a.name]
+        before = np.cumsum(own, axis=0) - own
+        for p, share in enumerate(shares):
+            share[a.name] = ranked[a.name].after(before[p], own[p])
     return shares
 
 
 def reconstruct_partition(
     frame: pd.DataFrame,
     spec: ReleaseSpec,
-    shares: dict[str, np.ndarray],
+    shares: dict[str, RankTable],
     classes: list | None,
     root: np.random.SeedSequence,
     partition: int,
+    first_row: int = 0,
 ) -> pd.DataFrame:
-    """Pass 2 on one partition: hand every record a code from its share, then decode.
+    """Pass 2 on one partition: hand every record its code from the rank tables, then decode.
 
-    Records of a tie group get the share's codes in a uniformly random order (the
-    partition's own streams); the decoded values follow the domain's representative.
+    ``first_row`` is the partition's first row in the table: rank keys and random
+    representatives are read from there, so the partition gets the rows the single
+    stream gives it.
 
     Returns
     -------
     DataFrame
         The reconstructed partition (same index and columns).
     """
-    attrs = spec.perturbed_attributes()
-    gens = partition_generators(root, RECONSTRUCT, partition, 2 * len(attrs))
     with _in_partition(partition):
         spec.check_columns([str(c) for c in frame.columns])
-        ccodes = class_codes(frame, spec, classes, 0)
-        rec = frame.copy()
-        for i, a in enumerate(attrs):
-            d = a.get_domain()
-            groups = ccodes * d.n_values + d.encode(frame[a.name], column=a.name)
-            share = shares[a.name]
-            found = np.bincount(groups, minlength=share.shape[0])
-            if not np.array_equal(found, share.sum(axis=1)):
-                raise DataError(
-                    f"attribute {a.name!r}: the records differ from the count pass; "
-                    "the data changed between the two passes"
-                )
-            new = AssignmentState(share).draw(groups, gens[2 * i])
-            rec[a.name] = d.decode(new, random_state=gens[2 * i + 1])
+    (rec,) = reconstruct_partition_batches(
+        [frame], spec, shares, classes, root, partition, first_row
+    )
     return rec
+
+
+def reconstruct_partition_batches(
+    batches: Iterable[pd.DataFrame],
+    spec: ReleaseSpec,
+    shares: dict[str, RankTable],
+    classes: list | None,
+    root: np.random.SeedSequence,
+    partition: int,
+    first_row: int = 0,
+) -> Iterator[pd.DataFrame]:
+    """:func:`reconstruct_partition` on a partition read batch by batch (memory bounded by
+    the batch): the same rows, since keys and representatives are addressed by row."""
+    with _in_partition(partition):
+        yield from assign_batches(spec, batches, shares, classes, root, first_row)
 
 
 def combine_all(combine, *parts):

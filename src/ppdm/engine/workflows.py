@@ -11,7 +11,8 @@ For the same seed, a release is bit-identical on either engine and for any
 partitioning of the same rows, and equal to the single-file release
 (:func:`ppdm.pipeline.make_release`): perturbation streams are addressed by row, and
 the planning pass counts every partition's rows. Estimates are identical too;
-reconstructions are bit-identical across engines for the same partitioning.
+reconstructions too (rank keys and representatives are addressed by row), and equal
+to the single-file :func:`ppdm.pipeline.reconstruct_release` for the same seed.
 
 References
 ----------
@@ -45,6 +46,7 @@ from ..pipeline import (
     estimates_from_counts,
     load_release,
     plan_from_footers,
+    read_ahead,
     write_spec_and_report,
 )
 from ..publish import check_output, publish_dir
@@ -60,6 +62,7 @@ from .kernels import (
     perturb_partition,
     perturb_partition_batches,
     reconstruct_partition,
+    reconstruct_partition_batches,
     reconstruction_shares,
     row_offsets,
     sketch_rows_partition,
@@ -151,19 +154,35 @@ def _sketch_rows_task(cap: int, item: tuple[int, Any]):
     return sketch_rows_partition(_load(handle), i, cap)
 
 
-def _count_task(spec: ReleaseSpec, by_class: bool, item: tuple[int, Any]) -> PartitionCounts:
-    i, handle = item
+def _count_task(
+    spec: ReleaseSpec, by_class: bool, item: tuple, root: np.random.SeedSequence | None = None
+) -> PartitionCounts:
+    """Count one partition; ``item`` is ``(i, handle)`` or, with rank keys from ``root``,
+    ``(i, handle, first_row)``."""
+    i, handle, first = item if len(item) == 3 else (*item, 0)
     if isinstance(handle, (str, os.PathLike)) and table_format(handle) == "parquet":
         # batch by batch: summed counts (classes in order of first appearance) are
         # those of the whole partition, as they are over partitions
         out = None
-        for batch in iter_batches(handle, PART_BATCH):
+        for batch in read_ahead(iter_batches(handle, PART_BATCH)):  # read while counting
             rows = 0 if out is None else out.rows
-            part = count_partition(batch, spec, i, by_class, row_offset=rows)
+            part = count_partition(
+                batch, spec, i, by_class, row_offset=rows, root=root, first_row=first + rows
+            )
             out = part if out is None else add_counts(out, part)
         if out is not None:
             return out
-    return count_partition(_load(handle), spec, i, by_class)
+    return count_partition(_load(handle), spec, i, by_class, root=root, first_row=first)
+
+
+def _rows_task(item: tuple[int, Any]) -> int:
+    """Rows of one partition (a Parquet file's footer, else the loaded partition)."""
+    _, handle = item
+    if isinstance(handle, (str, os.PathLike)) and table_format(handle) == "parquet":
+        import pyarrow.parquet as pq
+
+        return int(pq.ParquetFile(handle).metadata.num_rows)
+    return len(_load(handle))
 
 
 def _write_part(frame: pd.DataFrame, directory: Path, name: str) -> None:
@@ -246,9 +265,23 @@ def _verified_rows(spec: ReleaseSpec, path: Path) -> int:
 
 
 def _reconstruct_write_task(spec, classes, root, directory, n_parts, item) -> int:
-    i, handle, shares = item
-    frame = reconstruct_partition(_load(handle), spec, shares, classes, root, i)
-    _write_part(frame, Path(directory), _part_name(i, n_parts))
+    i, handle, shares, first = item
+    name = _part_name(i, n_parts)
+    if isinstance(handle, (str, os.PathLike)) and table_format(handle) == "parquet":
+        batches = iter_batches(handle, PART_BATCH)
+        rows = _write_part_batches(  # read, reconstruct and write on two cores
+            read_ahead(
+                reconstruct_partition_batches(
+                    read_ahead(batches), spec, shares, classes, root, i, first
+                )
+            ),
+            Path(directory),
+            name,
+        )
+        if rows >= 0:
+            return rows
+    frame = reconstruct_partition(_load(handle), spec, shares, classes, root, i, first)
+    _write_part(frame, Path(directory), name)
     return len(frame)
 
 
@@ -319,21 +352,37 @@ def reconstruction_plan(
     by_class: bool,
     root: np.random.SeedSequence,
 ) -> tuple[list[dict[str, np.ndarray]], list | None]:
-    """Pass 1 of the reconstruction, partition by partition, then the client's split."""
+    """Pass 1 of the reconstruction, partition by partition, then the client's tables.
+
+    Returns
+    -------
+    shares : list of dict of attribute -> RankTable
+        Every partition's start in every rank table.
+    classes : list or None
+    first_rows : list of int
+        Every partition's first row in the table.
+    """
     check_method(method)
     _check_by_class(spec, by_class)
+    rows = executor.map(_rows_task, _indexed(handles), stage="counting the rows")
+    first_rows = row_offsets(rows)
     part_counts = executor.map(
-        functools.partial(_count_task, spec, by_class),
-        _indexed(handles),
+        functools.partial(_count_task, spec, by_class, root=root),
+        [(i, h, o) for i, (h, o) in enumerate(zip(handles, first_rows))],
         stage="counting the perturbed values",
     )
+    if [pc.rows for pc in part_counts] != [int(r) for r in rows]:
+        raise DataError(
+            "the partitions' row counts changed between two passes; the release must "
+            "not change while it is reconstructed"
+        )
     if sum(pc.rows for pc in part_counts) == 0:
         raise DataError("the release data is empty")
     classes = None
     if by_class:
         classes = sorted_classes(functools.reduce(add_counts, part_counts).classes)
     shares = reconstruction_shares(spec, part_counts, classes, method, root)
-    return shares, classes
+    return shares, classes, first_rows
 
 
 # -- atomic directories ---------------------------------------------------------------
@@ -504,7 +553,8 @@ def reconstruct_release_partitioned(
     method : str, default="set-scale"
     by_class : bool, default=False
     random_state : None or int
-        Root of the tie breaking and multiset draws (drawn once on the client).
+        Root of the tie breaking and random representatives (drawn once on the
+        client); the same seed gives the single-file reconstruction.
     engine : {"local", "dask"}, default="local"
     scheduler : str or distributed.Client, optional
 
@@ -521,12 +571,12 @@ def reconstruct_release_partitioned(
     out = check_output(out, directory=True, overwrite=overwrite)
     root = resolve_root(random_state)
     with open_executor(engine, scheduler) as ex, _staging(out) as parts:
-        shares, classes = reconstruction_plan(ex, handles, rel.spec, method, by_class, root)
+        shares, classes, firsts = reconstruction_plan(ex, handles, rel.spec, method, by_class, root)
         ex.map(
             functools.partial(
                 _reconstruct_write_task, rel.spec, classes, root, str(parts), len(handles)
             ),
-            [(i, h, s) for i, (h, s) in enumerate(zip(handles, shares))],
+            [(i, h, s, o) for i, (h, s, o) in enumerate(zip(handles, shares, firsts))],
             stage="reconstructing the partitions",
         )
     return out
