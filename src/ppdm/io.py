@@ -1016,8 +1016,15 @@ def write_table_atomic(frame: pd.DataFrame, path: str | os.PathLike, **kwargs) -
         write_table(frame, tmp, fmt=fmt, **kwargs)
 
 
+#: Rows per Parquet row group written by :class:`BatchWriter`, whatever the batches.
+ROW_GROUP_ROWS = 250_000
+
+
 class BatchWriter:
     """Append DataFrame batches to one CSV or Parquet file.
+
+    Parquet row groups hold :data:`ROW_GROUP_ROWS` rows (the last one the rest),
+    however the rows come in batches: the same rows give the same bytes.
 
     Parameters
     ----------
@@ -1034,6 +1041,8 @@ class BatchWriter:
         self._writer = None
         self._first = True
         self._fh = None
+        self._held: list = []  # Arrow tables not yet written, fewer than a row group
+        self._held_rows = 0
 
     def write(self, frame: pd.DataFrame) -> None:
         """Append ``frame`` (the first batch also writes the CSV header)."""
@@ -1050,13 +1059,29 @@ class BatchWriter:
                 self._writer = pq.ParquetWriter(self.path, table.schema)
             else:
                 table = table.cast(self._writer.schema)
-            self._writer.write_table(table)
+            self._held.append(table)
+            self._held_rows += table.num_rows
+            if self._held_rows >= ROW_GROUP_ROWS:
+                self._flush(final=False)
         self._first = False
+
+    def _flush(self, final: bool) -> None:
+        """Write the whole row groups held (and, at the end, the rest)."""
+        import pyarrow as pa
+
+        held = pa.concat_tables(self._held) if len(self._held) > 1 else self._held[0]
+        whole = held.num_rows if final else held.num_rows // ROW_GROUP_ROWS * ROW_GROUP_ROWS
+        if whole:
+            self._writer.write_table(held.slice(0, whole), row_group_size=ROW_GROUP_ROWS)
+        rest = held.slice(whole)
+        self._held, self._held_rows = ([rest] if rest.num_rows else []), rest.num_rows
 
     def close(self) -> None:
         if self._fh is not None:
             self._fh.close()
         if self._writer is not None:
+            if self._held:
+                self._flush(final=True)
             self._writer.close()
 
     def __enter__(self) -> BatchWriter:
