@@ -1016,6 +1016,28 @@ def write_table_atomic(frame: pd.DataFrame, path: str | os.PathLike, **kwargs) -
         write_table(frame, tmp, fmt=fmt, **kwargs)
 
 
+def _arrow_batch(frame: pd.DataFrame, schema):
+    """``frame`` as an Arrow table of ``schema`` (the first batch's, pandas metadata and
+    all): plain NumPy number columns go straight to Arrow (NaN as null, as pandas
+    converts them), anything else through :meth:`pyarrow.Table.from_pandas`."""
+    import pyarrow as pa
+
+    columns = [str(c) for c in frame.columns]
+    arrays = []
+    if frame.columns.is_unique and columns == schema.names:
+        for column, field in zip(frame.columns, schema):
+            series = frame[column]
+            if not isinstance(series.dtype, np.dtype) or series.dtype.kind not in "biuf":
+                break
+            values = series.to_numpy()
+            if pa.from_numpy_dtype(values.dtype) != field.type:
+                break
+            arrays.append(pa.array(values, type=field.type, from_pandas=True))
+    if len(arrays) != len(schema):
+        return pa.Table.from_pandas(frame, preserve_index=False).cast(schema)
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
 #: Rows per Parquet row group written by :class:`BatchWriter`, whatever the batches.
 ROW_GROUP_ROWS = 250_000
 
@@ -1054,11 +1076,11 @@ class BatchWriter:
             import pyarrow as pa
             import pyarrow.parquet as pq
 
-            table = pa.Table.from_pandas(frame, preserve_index=False)
             if self._writer is None:
+                table = pa.Table.from_pandas(frame, preserve_index=False)
                 self._writer = pq.ParquetWriter(self.path, table.schema)
             else:
-                table = table.cast(self._writer.schema)
+                table = _arrow_batch(frame, self._writer.schema)
             self._held.append(table)
             self._held_rows += table.num_rows
             if self._held_rows >= ROW_GROUP_ROWS:

@@ -70,3 +70,26 @@ def test_release_and_reconstruction_bytes_ignore_the_batch_size(run_cli, tmp_pat
         "rec[]": 1,
         "rec['--by-class']": 1,
     }
+
+
+@pytest.mark.parametrize(
+    "columns",
+    [
+        {"f": [0.0, -0.0, np.nan, np.inf, -np.inf, 1e-300, 5e-324, 1.5]},
+        {"i": [0, -1, 2**62, 3, 4, 5, 6, 7], "u": np.arange(8, dtype=np.uint8)},
+        {"b": [True, False] * 4, "f32": np.arange(8, dtype=np.float32) / 3},
+        {"s": list("abcdefgh"), "f": np.arange(8.0)},  # not all numbers: pandas' path
+        {"n": pd.array([1, None, 3, 4, 5, 6, 7, 8], dtype="Int64"), "f": np.arange(8.0)},
+    ],
+)
+def test_later_batches_give_the_bytes_pandas_conversion_gives(tmp_path, columns):
+    frame = pd.DataFrame(columns)
+    one = tmp_path / "one.parquet"
+    with BatchWriter(one, "parquet") as w:
+        w.write(pd.concat([frame] * 3, ignore_index=True))
+    many = tmp_path / "many.parquet"
+    with BatchWriter(many, "parquet") as w:
+        for _ in range(3):
+            w.write(frame)
+    assert many.read_bytes() == one.read_bytes()
+    pd.testing.assert_frame_equal(pd.read_parquet(many), pd.concat([frame] * 3, ignore_index=True))
