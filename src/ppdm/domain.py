@@ -274,20 +274,20 @@ class BinnedDomain:
                 f"column {column!r} data row {row + 1} has non-numeric value "
                 f"{_plain(series.iloc[row - row_offset])}; a binned domain needs numbers"
             ) from None
-        # three reductions decide the common case (no missing value, all in bounds)
+        # two reductions decide the common case (no missing value, all in bounds)
         # without a mask per condition; the masks are built only when needed
-        with np.errstate(invalid="ignore"):  # inf + -inf
-            total = np.add.reduce(x)
-        missing = np.isnan(x) if np.isnan(total) else None
-        if missing is not None and not missing.any():
-            missing = None  # the sum was NaN from +inf and -inf, not from a missing value
+        lo = np.minimum.reduce(x) if len(x) else 0.0  # NaN when a value is missing
+        hi = np.maximum.reduce(x) if len(x) else 0.0
+        missing = np.isnan(x) if np.isnan(lo) else None
         if missing is not None and not self.missing_category:
             raise DomainError(
                 f"column {column!r} has a missing value at data row "
                 f"{_first_bad_row(missing, row_offset) + 1}; fill it, or use --missing category "
                 "(missing='category') to make 'missing' its own category"
             )
-        if len(x) and (np.fmin.reduce(x) < self.low or np.fmax.reduce(x) > self.high):
+        if missing is not None:
+            lo, hi = np.fmin.reduce(x), np.fmax.reduce(x)  # NaN if every value is missing
+        if len(x) and (lo < self.low or hi > self.high):  # False when all are missing
             outside = (x < self.low) | (x > self.high)  # NaN compares False
             if self.out_of_bounds == "error":
                 row = _first_bad_row(outside, row_offset)
@@ -297,15 +297,16 @@ class BinnedDomain:
                     "--out-of-bounds clip (out_of_bounds='clip')"
                 )
             x = np.clip(x, self.low, self.high)
-        # floor((x - low) / width) in one buffer; low <= x <= high, so only the top needs
-        # a clip (high lands on N)
+        # floor((x - low) / width): low <= x, so (x - low) / width >= 0 and truncation to
+        # an integer is the floor; only the top needs a clip (high lands on N)
         t = np.subtract(x, self.low)
         np.divide(t, self.width, out=t)
-        np.floor(t, out=t)
-        np.minimum(t, self.n_bins - 1, out=t)
+        with np.errstate(invalid="ignore"):  # missing values, set below
+            codes = t.astype(np.int32)
+        np.minimum(codes, self.n_bins - 1, out=codes)
         if missing is not None:
-            t[missing] = self.n_bins
-        return t.astype(np.int32)
+            codes[missing] = self.n_bins
+        return codes
 
     def representatives(self) -> np.ndarray:
         """The value every bin decodes to, at the precision of the domain.
