@@ -93,3 +93,10 @@ def test_decode_reads_the_representatives_and_clips_stray_codes(representative):
     out = dom.decode(np.array([-3, 0, 4, 5, 9]))
     np.testing.assert_array_equal(out[:3], [reps[0], reps[0], reps[4]])
     assert np.isnan(out[3]) and np.isnan(out[4])
+
+
+@pytest.mark.parametrize("low", [-3.0, 5.0])
+def test_no_values_encode_to_no_codes(low):
+    # the bounds check must not read a first row that is not there
+    codes = BinnedDomain(low, low + 10.0, 4).encode(np.array([], dtype=np.float64))
+    assert codes.dtype == np.int32 and codes.shape == (0,)
