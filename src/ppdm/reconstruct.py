@@ -326,34 +326,42 @@ class RankTable:
         before : int array (G, 2**bits)
             Records per (tie group, key bucket) that come before the next record drawn.
         expected : int array (G, 2**bits), optional
-            Records per cell the copy will be given (a partition's own count pass);
-            by default all the records after ``before``.
+            Records per cell the copy will be given (a partition's own count pass): the
+            copy then holds only its own part of the straddling buckets' codes, and
+            checks its records per tie group. By default all the records after
+            ``before``, checked per cell.
 
         Returns
         -------
         RankTable
-            Shares the immutable tables; its own counters.
+            Shares the table of codes; its own counters.
         """
         before = np.asarray(before, dtype=np.int64).reshape(-1)
-        total = self.cells_total if expected is None else before + np.ravel(expected)
-        if before.shape != self.table.shape or total.shape != self.table.shape:
+        if before.shape != self.table.shape:
             raise ParameterError(f"before must have {self.table.size} cells (got {before.size})")
-        out = copy.copy(self)
-        out.seen = self.seen + before[self.straddle]
-        out.cells_left = total - before
-        out.left = out.cells_left.reshape(len(self.left), -1).sum(axis=1)
-        if (out.cells_left < 0).any() or (total > self.cells_total).any():
+        total = self.cells_total if expected is None else before + np.ravel(expected)
+        if total.shape != self.table.shape or (total > self.cells_total).any():
             raise DataError("the partitions' bucket counts do not add up to the count pass")
+        out = copy.copy(self)
+        out.cells_total = None  # only a table built from the count pass hands out copies
+        start = before[self.straddle]
+        size = total[self.straddle] - start
+        # the straddling buckets' codes of this part only, slot after slot
+        out.slot_size = size
+        out.slot_start = np.cumsum(size) - size
+        take = np.repeat(self.slot_start + self.seen + start - out.slot_start, size)
+        out.arrangement = self.arrangement[take + np.arange(int(size.sum()))]
+        out.seen = np.zeros_like(size)
+        cells = total - before
+        out.left = cells.reshape(len(self.left), -1).sum(axis=1)
+        out.cells_left = cells if expected is None else None
         return out
 
     def fresh(self) -> RankTable:
         """A copy with its own counters (a task that may run twice draws from a copy)."""
         out = copy.copy(self)
-        out.seen, out.left, out.cells_left = (
-            self.seen.copy(),
-            self.left.copy(),
-            self.cells_left.copy(),
-        )
+        out.seen, out.left = self.seen.copy(), self.left.copy()
+        out.cells_left = None if self.cells_left is None else self.cells_left.copy()
         return out
 
     def finish(self) -> None:
@@ -372,7 +380,7 @@ class RankTable:
         cells = rank_cells(groups, keys, self.bits, len(self.left))
         # records left per cell (small tables) or per tie group: a record the count pass
         # did not see, or saw in another bucket, is refused rather than miscounted
-        per_cell = len(self.cells_left) <= MAX_CHECKED_CELLS
+        per_cell = self.cells_left is not None and len(self.cells_left) <= MAX_CHECKED_CELLS
         if per_cell:
             found = np.bincount(cells, minlength=len(self.cells_left))
             self.cells_left -= found

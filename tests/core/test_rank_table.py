@@ -62,6 +62,15 @@ def test_a_later_partition_starts_after_the_records_before_it(bits):
     assert np.array_equal(later.draw(groups[150:], keys[150:]), whole[150:])
     assert np.array_equal(first.draw(groups[:150], keys[:150]), whole[:150])
     assert np.array_equal(table.after(before).draw(groups[150:], keys[150:]), whole[150:])
+    # a partition's share holds only its own records' part of the straddling codes
+    own = np.bincount(
+        rank_cells(groups[150:300], keys[150:300], bits, len(multisets)),
+        minlength=table.table.size,
+    )
+    middle = table.after(before, own)
+    assert len(middle.arrangement) <= len(table.arrangement)
+    assert np.array_equal(middle.draw(groups[150:300], keys[150:300]), whole[150:300])
+    middle.finish()
 
 
 def test_arrangements_are_uniform():

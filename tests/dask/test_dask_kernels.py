@@ -45,7 +45,12 @@ def test_a_partition_that_changed_between_the_passes_is_refused(table, splitter)
     root = resolve_root(4)
     with open_executor("local") as ex:
         shares, classes, firsts = reconstruction_plan(ex, parts, spec, "set-scale", False, root)
-    changed = parts[1].iloc[::-1].reset_index(drop=True)  # same records, other rows
+    # one record moved to another tie group (a value from another bin)
+    attr = spec.perturbed_attributes()[0]
+    codes = attr.get_domain().encode(parts[1][attr.name], column=attr.name)
+    other = int(np.flatnonzero(codes != codes[0])[0])
+    changed = parts[1].copy()
+    changed.loc[changed.index[0], attr.name] = parts[1][attr.name].iloc[other]
     with pytest.raises(DataError, match="changed between the two passes"):
         reconstruct_partition(changed, spec, shares[1], classes, root, 1, firsts[1])
     with pytest.raises(DataError, match="changed between the two passes"):

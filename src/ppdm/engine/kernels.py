@@ -226,7 +226,8 @@ def count_partition(
                 cells = rank_cells(cells, keys[a.name].uint32(len(cells)), bits, n_c * n)
                 width = n << bits
             flat = np.bincount(cells, minlength=n_c * width)
-            tables[a.name] = flat.reshape(n_c, width).astype(np.int64)
+            small = np.uint32 if len(frame) < 1 << 32 else np.int64  # one per partition
+            tables[a.name] = flat.reshape(n_c, width).astype(small)
     return PartitionCounts(len(frame), classes, tables)
 
 
@@ -242,7 +243,7 @@ def add_counts(first: PartitionCounts, then: PartitionCounts) -> PartitionCounts
     (('x', 'y'), [[1, 1], [0, 1]])
     """
     if first.classes is None:
-        tables = {k: first.tables[k] + then.tables[k] for k in first.tables}
+        tables = {k: first.tables[k].astype(np.int64) + then.tables[k] for k in first.tables}
         return PartitionCounts(first.rows + then.rows, None, tables)
     classes = first.classes + tuple(c for c in then.classes if c not in set(first.classes))
     tables = {
@@ -263,7 +264,7 @@ def align_counts(counts: PartitionCounts, classes: list | tuple | None, name: st
     """The (C, N) table of attribute ``name`` with rows in the order of ``classes``."""
     table = counts.tables[name]
     if classes is None:
-        return table
+        return table.astype(np.int64)
     out = np.zeros((len(classes), table.shape[1]), dtype=np.int64)
     if counts.classes:
         rows = pd.Index(list(classes)).get_indexer(list(counts.classes))
@@ -305,21 +306,19 @@ def reconstruction_shares(
     list of dict of attribute -> RankTable
     """
     attrs = spec.perturbed_attributes()
-    tables = {
-        a.name: np.stack([align_counts(pc, classes, a.name) for pc in part_counts]) for a in attrs
-    }
-    hists = {
-        a.name: tables[a.name].sum(axis=0).reshape(-1, a.get_domain().n_values, 1 << bits)
-        for a in attrs
-        for bits in [rank_bits(a.get_domain().n_values)]
-    }
+    hists = {}
+    for a in attrs:
+        n = a.get_domain().n_values
+        total = sum(align_counts(pc, classes, a.name) for pc in part_counts)
+        hists[a.name] = total.reshape(-1, n, 1 << rank_bits(n))
     ranked = rank_tables(spec, hists, method, root)
     shares: list[dict[str, RankTable]] = [{} for _ in part_counts]
     for a in attrs:
-        own = tables[a.name]
-        before = np.cumsum(own, axis=0) - own
-        for p, share in enumerate(shares):
-            share[a.name] = ranked[a.name].after(before[p], own[p])
+        before = np.zeros(ranked[a.name].table.size, dtype=np.int64)
+        for pc, share in zip(part_counts, shares):
+            own = align_counts(pc, classes, a.name).reshape(-1)
+            share[a.name] = ranked[a.name].after(before, own)
+            before += own
     return shares
 
 
