@@ -4,8 +4,9 @@ The grids evaluate thousands of (gamma, N) cells, so they work on integer codes 
 in memory: each attribute is encoded once per N, perturbed with the closed-form
 gamma-diagonal sampler, its counts estimated and rounded (largest remainder), and the
 records reconstructed with Algorithm 2 (:func:`ppdm.reconstruct.matrix_reconstruct`),
-globally or by class. This is the same computation as :func:`ppdm.pipeline.reconstruct_frame`
-without files or specs.
+globally or by class. This is the computation of :func:`ppdm.pipeline.reconstruct_frame`
+without files or specs: the same counts and the same distribution of the tie breaking,
+drawn from the experiment's NumPy ``Generator`` instead of row-addressed keys.
 
 References
 ----------
