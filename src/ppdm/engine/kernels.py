@@ -322,31 +322,15 @@ def reconstruction_shares(
     return shares
 
 
-def reconstruct_partition(
-    frame: pd.DataFrame,
-    spec: ReleaseSpec,
-    shares: dict[str, RankTable],
-    classes: list | None,
-    root: np.random.SeedSequence,
-    partition: int,
-    first_row: int = 0,
-) -> pd.DataFrame:
-    """Pass 2 on one partition: hand every record its code from the rank tables, then decode.
-
-    ``first_row`` is the partition's first row in the table: rank keys and random
-    representatives are read from there, so the partition gets the rows the single
-    stream gives it.
+def reconstruct_partition(frame: pd.DataFrame, *args, **kwargs) -> pd.DataFrame:
+    """Pass 2 on one partition held whole (see :func:`reconstruct_partition_batches`).
 
     Returns
     -------
     DataFrame
         The reconstructed partition (same index and columns).
     """
-    with _in_partition(partition):
-        spec.check_columns([str(c) for c in frame.columns])
-    (rec,) = reconstruct_partition_batches(
-        [frame], spec, shares, classes, root, partition, first_row
-    )
+    (rec,) = reconstruct_partition_batches([frame], *args, **kwargs)
     return rec
 
 
@@ -359,10 +343,26 @@ def reconstruct_partition_batches(
     partition: int,
     first_row: int = 0,
 ) -> Iterator[pd.DataFrame]:
-    """:func:`reconstruct_partition` on a partition read batch by batch (memory bounded by
-    the batch): the same rows, since keys and representatives are addressed by row."""
+    """Pass 2 on one partition: hand every record its code from the rank tables, then decode.
+
+    ``first_row`` is the partition's first row in the table: rank keys and random
+    representatives are read from there, so the partition gets the rows the single
+    stream gives it, whether it comes whole or batch by batch (memory bounded by the
+    batch).
+
+    Yields
+    ------
+    DataFrame
+        The reconstructed batches (same index and columns).
+    """
+
+    def checked():
+        for batch in batches:
+            spec.check_columns([str(c) for c in batch.columns])
+            yield batch
+
     with _in_partition(partition):
-        yield from assign_batches(spec, batches, shares, classes, root, first_row)
+        yield from assign_batches(spec, checked(), shares, classes, root, first_row)
 
 
 def combine_all(combine, *parts):
