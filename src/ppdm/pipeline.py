@@ -46,6 +46,7 @@ from .random import (
 from .reconstruct import (
     RankTable,
     check_tie_group_table,
+    coarsen_buckets,
     largest_remainder,
     rank_bits,
     rank_cells,
@@ -690,7 +691,8 @@ def _count_pass(
     the end as :func:`class_values` sorts them: no pass over the data only to find them.
     With ``keys`` (one stream of rank keys per attribute, read one word per record), the
     tables count records per (class, code, key bucket): arrays (C, N, 2**bits) with
-    ``bits = rank_bits(N)`` (see :class:`ppdm.reconstruct.RankTable`).
+    ``bits = rank_bits(N, C)`` (see :class:`ppdm.reconstruct.RankTable`; as classes
+    appear, the buckets counted so far are merged into coarser ones).
     """
     attrs = spec.perturbed_attributes()
     doms = {a.name: a.get_domain() for a in attrs}
@@ -721,11 +723,16 @@ def _count_pass(
                 )
             rows = np.array([found.setdefault(v, len(found)) for v in uniques.tolist()])
             ccodes = rows[local] if len(rows) else np.zeros(0, dtype=np.int64)
-            if _cells_fit_32(len(found), doms, bits):
+            if len(found) * max(d.n_values for d in doms.values()) < 2**31:
                 ccodes = ccodes.astype(np.int32)  # 32-bit cells: half the memory traffic
         n_c = max(len(found), 1)
         for a in attrs:
-            d, width = doms[a.name], tables[a.name].shape[1]
+            d = doms[a.name]
+            if keys and rank_bits(d.n_values, n_c) < bits[a.name]:  # more classes: coarser
+                fewer = rank_bits(d.n_values, n_c)
+                tables[a.name] = coarsen_buckets(tables[a.name], bits[a.name], fewer)
+                bits[a.name] = fewer
+            width = tables[a.name].shape[1]
             if len(tables[a.name]) < n_c:
                 grown = np.zeros((n_c, width))
                 grown[: len(tables[a.name])] = tables[a.name]
@@ -749,11 +756,6 @@ def _count_pass(
         classes = sorted(found, key=str)
     order = [found[c] for c in classes]
     return {k: t[order] for k, t in tables.items()}, classes
-
-
-def _cells_fit_32(n_classes: int, doms: Mapping, bits: Mapping[str, int]) -> bool:
-    """Whether every (class, code, bucket) cell number of the count pass fits 31 bits."""
-    return all(n_classes * (d.n_values << bits[k]) < 2**31 for k, d in doms.items())
 
 
 def _pooled(est: Estimate, copies: int) -> Estimate:

@@ -40,6 +40,7 @@ __all__ = [
     "AssignmentState",
     "RankTable",
     "assign_codes",
+    "coarsen_buckets",
     "rank_bits",
     "rank_cells",
     "matrix_reconstruct",
@@ -217,22 +218,54 @@ MAX_CHECKED_CELLS = 1 << 20
 #: Most bits of a record's rank key that bucket it (see :func:`rank_bits`).
 MAX_RANK_BITS = 12
 
+#: Most (class, code, bucket) cells of one attribute's count table (see :func:`rank_bits`).
+MAX_RANK_CELLS = 1 << 20
 
-def rank_bits(n_values: int) -> int:
+
+def rank_bits(n_values: int, n_classes: int = 1) -> int:
     """Bits of the rank key that bucket a tie group's records: about 64 buckets per code.
 
-    A group gets ``2**bits`` buckets, at most ``2**MAX_RANK_BITS`` and at most
-    ``2**18 / N`` (one class's table of buckets stays within 2^18 cells).
+    A group gets ``2**bits`` buckets, at most ``2**MAX_RANK_BITS``, and all the groups of
+    an attribute (``n_classes * n_values`` of them) at most ``MAX_RANK_CELLS`` buckets
+    together: with many classes or values the buckets are coarser, and more of them
+    straddle two codes (their records then take a random arrangement of the codes,
+    held in memory: about ``(N - 1) / 2**bits`` of the records).
 
     Examples
     --------
-    >>> rank_bits(2), rank_bits(20), rank_bits(1000)
-    (7, 11, 8)
+    >>> rank_bits(2), rank_bits(20), rank_bits(1000), rank_bits(20, n_classes=2000)
+    (7, 11, 10, 4)
     """
-    n = max(int(n_values), 1)
-    want = int(np.ceil(np.log2(64 * n)))
-    cap = 18 - int(np.ceil(np.log2(n)))
+    groups = max(int(n_values), 1) * max(int(n_classes), 1)
+    want = int(np.ceil(np.log2(64 * max(int(n_values), 1))))
+    cap = int(np.floor(np.log2(max(MAX_RANK_CELLS // groups, 1))))
     return max(0, min(want, MAX_RANK_BITS, cap))
+
+
+def coarsen_buckets(table: np.ndarray, bits_from: int, bits_to: int) -> np.ndarray:
+    """A count table over ``2**bits_from`` key buckets per group, over ``2**bits_to``.
+
+    A bucket is the top bits of a key, so bucket ``b`` at ``bits_to`` bits is the sum of
+    buckets ``b * 2**k .. (b + 1) * 2**k - 1`` at ``bits_from = bits_to + k``: the counts
+    are those a pass at ``bits_to`` would have made.
+
+    Parameters
+    ----------
+    table : array (..., G * 2**bits_from)
+    bits_from, bits_to : int
+        ``bits_to <= bits_from``.
+
+    Examples
+    --------
+    >>> coarsen_buckets(np.array([[1, 2, 3, 4, 5, 6, 7, 8]]), 2, 1).tolist()
+    [[3, 7, 11, 15]]
+    """
+    if bits_to > bits_from:
+        raise ParameterError(f"cannot refine buckets from {bits_from} to {bits_to} bits")
+    if bits_to == bits_from:
+        return table
+    f = 1 << (bits_from - bits_to)
+    return table.reshape(*table.shape[:-1], table.shape[-1] // f, f).sum(axis=-1)
 
 
 def rank_cells(groups: np.ndarray, keys: np.ndarray, bits: int, n_groups: int) -> np.ndarray:

@@ -125,7 +125,65 @@ def test_keys_that_moved_are_refused():
 
 
 def test_bucket_bits_stay_within_the_table_cap():
+    from ppdm.reconstruct import MAX_RANK_BITS, MAX_RANK_CELLS
+
     for n in (1, 2, 20, 100, 1000, 65_536):
-        bits = rank_bits(n)
-        assert 0 <= bits <= 12
-        assert n << bits <= max(1 << 18, n)
+        for classes in (1, 2, 600, 10_000):
+            bits = rank_bits(n, classes)
+            assert 0 <= bits <= MAX_RANK_BITS
+            # within the cap, or one bucket per group when even that is over it
+            assert (n * classes) << bits <= max(MAX_RANK_CELLS, n * classes)
+            # about 64 buckets per code when the cap allows
+            if (n * classes) << MAX_RANK_BITS <= MAX_RANK_CELLS:
+                assert 1 << bits >= min(64 * n, 1 << MAX_RANK_BITS)
+
+
+def test_coarser_buckets_are_the_counts_of_fewer_key_bits():
+    from ppdm.reconstruct import coarsen_buckets
+
+    rng = np.random.default_rng(0)
+    groups = rng.integers(0, 3, 500)
+    keys = rng.integers(0, 2**32, 500, dtype=np.uint64).astype(np.uint32)
+    fine = np.bincount(rank_cells(groups, keys, 5, 3), minlength=3 << 5)
+    coarse = np.bincount(rank_cells(groups, keys, 2, 3), minlength=3 << 2)
+    assert np.array_equal(coarsen_buckets(fine, 5, 2), coarse)
+
+
+def test_many_classes_coarsen_the_buckets_and_keep_the_bytes():
+    # 600 classes: the buckets get coarser as classes appear (exact merges), so every
+    # batch size and partitioning still gives the same reconstruction, and the count
+    # table of an attribute stays within MAX_RANK_CELLS
+    import pandas as pd
+
+    from ppdm.engine import perturb_partitions, reconstruct_partitions
+    from ppdm.pipeline import reconstruct_frame
+    from ppdm.reconstruct import MAX_RANK_CELLS
+    from ppdm.release import ReleaseSpec
+
+    rng = np.random.default_rng(6)
+    n = 6000
+    table = pd.DataFrame({"x": rng.integers(0, 40, n).astype(float), "c": rng.integers(0, 600, n)})
+    spec = ReleaseSpec.model_validate(
+        {
+            "class_attribute": "c",
+            "attributes": [
+                {
+                    "name": "x",
+                    "domain": {"kind": "binned", "low": 0, "high": 40, "n_bins": 20},
+                    "matrix": {"kind": "gamma-diagonal", "gamma": 9},
+                },
+                {"name": "c", "perturbed": False},
+            ],
+        }
+    )
+    released = pd.concat(
+        perturb_partitions([table], spec, random_state=1, warn=False), ignore_index=True
+    )
+    assert 20 * 600 << rank_bits(20, 600) <= MAX_RANK_CELLS < 20 * 600 << rank_bits(20)
+    whole = reconstruct_frame(released, spec, by_class=True, random_state=2)
+    for size in (97, 1000):
+        again = reconstruct_frame(released, spec, by_class=True, random_state=2, batch_size=size)
+        pd.testing.assert_frame_equal(again, whole)
+    parts = [released.iloc[:1500], released.iloc[1500:1501], released.iloc[1501:]]
+    rec = reconstruct_partitions(parts, spec, by_class=True, random_state=2)
+    pd.testing.assert_frame_equal(pd.concat(rec), whole)

@@ -222,7 +222,7 @@ def count_partition(
             codes = a.get_domain().encode(frame[a.name], column=a.name, row_offset=row_offset)
             cells, width = ccodes * n + codes, n
             if keys is not None:
-                bits = rank_bits(n)
+                bits = rank_bits(n, n_c)  # the partition's classes; the client coarsens
                 cells = rank_cells(cells, keys[a.name].uint32(len(cells)), bits, n_c * n)
                 width = n << bits
             flat = np.bincount(cells, minlength=n_c * width)
@@ -243,13 +243,26 @@ def add_counts(first: PartitionCounts, then: PartitionCounts) -> PartitionCounts
     (('x', 'y'), [[1, 1], [0, 1]])
     """
     if first.classes is None:
-        tables = {k: first.tables[k].astype(np.int64) + then.tables[k] for k in first.tables}
-        return PartitionCounts(first.rows + then.rows, None, tables)
-    classes = first.classes + tuple(c for c in then.classes if c not in set(first.classes))
-    tables = {
-        k: align_counts(first, classes, k) + align_counts(then, classes, k) for k in first.tables
-    }
+        classes = None
+    else:
+        classes = first.classes + tuple(c for c in then.classes if c not in set(first.classes))
+    tables = {}
+    for k in first.tables:
+        a, b = align_counts(first, classes, k), align_counts(then, classes, k)
+        if a.shape[1] != b.shape[1]:  # rank tables of other bucket sizes: the coarser one
+            a, b = (
+                (_coarser(a, b.shape[1]), b)
+                if a.shape[1] > b.shape[1]
+                else (a, _coarser(b, a.shape[1]))
+            )
+        tables[k] = a + b
     return PartitionCounts(first.rows + then.rows, classes, tables)
+
+
+def _coarser(table: np.ndarray, width: int) -> np.ndarray:
+    """``table`` (C, N * 2**b) summed over consecutive buckets down to ``width`` columns."""
+    f = table.shape[1] // width
+    return table.reshape(len(table), width, f).sum(axis=2)
 
 
 def sorted_classes(classes: tuple) -> list:
@@ -306,17 +319,27 @@ def reconstruction_shares(
     list of dict of attribute -> RankTable
     """
     attrs = spec.perturbed_attributes()
+    n_classes = 1 if classes is None else len(classes)
+    width = {
+        a.name: a.get_domain().n_values << rank_bits(a.get_domain().n_values, n_classes)
+        for a in attrs
+    }
+
+    def aligned(pc: PartitionCounts, name: str) -> np.ndarray:
+        # every partition's buckets at the bits of the whole table's classes
+        return _coarser(align_counts(pc, classes, name), width[name])
+
     hists = {}
     for a in attrs:
         n = a.get_domain().n_values
-        total = sum(align_counts(pc, classes, a.name) for pc in part_counts)
-        hists[a.name] = total.reshape(-1, n, 1 << rank_bits(n))
+        total = sum(aligned(pc, a.name) for pc in part_counts)
+        hists[a.name] = total.reshape(n_classes, n, -1)
     ranked = rank_tables(spec, hists, method, root)
     shares: list[dict[str, RankTable]] = [{} for _ in part_counts]
     for a in attrs:
         before = np.zeros(ranked[a.name].table.size, dtype=np.int64)
         for pc, share in zip(part_counts, shares):
-            own = align_counts(pc, classes, a.name).reshape(-1)
+            own = aligned(pc, a.name).reshape(-1)
             share[a.name] = ranked[a.name].after(before, own)
             before += own
     return shares

@@ -380,7 +380,8 @@ def reconstruction_plan(
         raise DataError("the release data is empty")
     classes = None
     if by_class:
-        classes = sorted_classes(functools.reduce(add_counts, part_counts).classes)
+        seen = dict.fromkeys(c for pc in part_counts for c in pc.classes or ())
+        classes = sorted_classes(tuple(seen))
     shares = reconstruction_shares(spec, part_counts, classes, method, root)
     return shares, classes, first_rows
 
