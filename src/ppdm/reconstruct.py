@@ -12,7 +12,8 @@ both the distribution of sort-and-assign:
 - :class:`RankTable` (files, batches and partitions): every record carries a random
   key addressed by its row, and the count pass counts the keys per bucket; a record's
   code then follows from its key, so the output does not depend on the batches or the
-  partitions. O(n) time, O(C N 64 N) memory at most (2^18 cells per class).
+  partitions. O(n) time; a count table of at most 2^20 cells per attribute, plus the
+  codes of the buckets that straddle two codes (about (N - 1) / 2^bits of the records).
 - :class:`AssignmentState` (:func:`matrix_reconstruct`, the experiments' in-memory
   arrays under a NumPy ``Generator``): batch by batch, multivariate hypergeometric
   draws from what is left of the multiset, in a random order.
