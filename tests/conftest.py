@@ -77,7 +77,8 @@ def help_page():
 
 @pytest.fixture(scope="session")
 def reproduce_quick(tmp_path_factory):
-    """The output directory of one ``ppdm reproduce all --quick --jobs 2`` run.
+    """The output directory of one ``ppdm reproduce all --quick`` run, in process (the
+    two pytest workers already keep both cores busy; a pool would only add its own).
 
     Built once per test run, also under pytest-xdist: the workers share the directory
     beside their own temporary roots, and the first one to get the lock builds it while
@@ -98,7 +99,7 @@ def reproduce_quick(tmp_path_factory):
             shutil.rmtree(out, ignore_errors=True)  # left half-written by a failed build
             res = CliRunner().invoke(
                 app,
-                ["reproduce", "all", "--quick", "--jobs", "2", "--out", str(out)]
+                ["reproduce", "all", "--quick", "--jobs", "1", "--out", str(out)]
                 + ["--no-progress", "--learner", QUICK_LEARNER],
             )
             assert res.exit_code == 0, res.output

@@ -32,12 +32,14 @@ Dowd, Xu & Zhang, Sec. 6 (the grids these runners evaluate).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import os
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +49,14 @@ import pandas as pd
 from .exceptions import ParameterError
 from .validation import check_choice, check_int
 
-__all__ = ["cell_seed_sequence", "cell_rng", "local_mapper", "Checkpoint", "run_cells"]
+__all__ = [
+    "cell_seed_sequence",
+    "cell_rng",
+    "local_mapper",
+    "shared_pools",
+    "Checkpoint",
+    "run_cells",
+]
 
 Key = tuple
 
@@ -94,27 +103,77 @@ def local_mapper(jobs: int = 1) -> Callable[[Callable, Sequence], Iterator]:
             for cell in cells:
                 yield fn(cell)
             return
-        import multiprocessing as mp
-
-        ctx = mp.get_context("fork") if os.name == "posix" else None
-        pool = ProcessPoolExecutor(max_workers=int(jobs), mp_context=ctx)
+        shared = _SHARED is not None
+        pool = _pool(int(jobs)) if shared else _new_pool(int(jobs))
+        futures = [pool.submit(fn, cell) for cell in cells]
         try:
-            futures = [pool.submit(_one_blas_thread, fn, cell) for cell in cells]
             for fut in as_completed(futures):
                 yield fut.result()
-        finally:  # also when the consumer stops early: drop the cells not started
-            pool.shutdown(wait=True, cancel_futures=True)
+        except BaseException as exc:  # a cell failed, the consumer stopped, or Ctrl-C
+            for fut in futures:  # drop the cells not started; running ones just finish
+                fut.cancel()
+            if shared and (
+                isinstance(exc, BrokenProcessPool)
+                or not isinstance(exc, (Exception, GeneratorExit))
+            ):
+                _SHARED.pop(int(jobs), None)  # a dead worker or an interrupt: a new pool
+                pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        finally:
+            if not shared:
+                pool.shutdown(wait=True, cancel_futures=True)
 
     return mapper
 
 
-def _one_blas_thread(fn: Callable, cell: tuple):
-    """``fn(cell)`` with one BLAS/OpenMP thread: the pool already has a process per
-    core, and a worker's own BLAS threads would only spin against the others'."""
+#: Worker pools by size while :func:`shared_pools` is active (else ``None``).
+_SHARED: dict[int, ProcessPoolExecutor] | None = None
+
+
+@contextlib.contextmanager
+def shared_pools() -> Iterator[None]:
+    """Inside, the grids of a run share one worker pool per size instead of one each.
+
+    ``ppdm reproduce all`` runs 15 grids: with a pool per grid, every grid's workers
+    start and import what its cells need again. Workers are forked when first needed,
+    so they see the process as it was then: for one run of grids, not for a process
+    that changes its modules between grids.
+    """
+    global _SHARED
+    if _SHARED is not None:  # already inside
+        yield
+        return
+    _SHARED = {}
+    try:
+        yield
+    finally:
+        pools, _SHARED = _SHARED, None
+        for pool in pools.values():
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _pool(jobs: int) -> ProcessPoolExecutor:
+    """The shared pool of ``jobs`` workers."""
+    if jobs not in _SHARED:
+        _SHARED[jobs] = _new_pool(jobs)
+    return _SHARED[jobs]
+
+
+def _new_pool(jobs: int) -> ProcessPoolExecutor:
+    """A pool of ``jobs`` workers (forked where the platform can), one BLAS thread each."""
+    import multiprocessing as mp
+
+    ctx = mp.get_context("fork") if os.name == "posix" else None
+    return ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_one_blas_thread)
+
+
+def _one_blas_thread() -> None:
+    """One BLAS/OpenMP thread in a pool worker, set once when it starts: the pool
+    already has a process per core, and a worker's own BLAS threads would only spin
+    against the others'."""
     from threadpoolctl import threadpool_limits
 
-    with threadpool_limits(limits=1):
-        return fn(cell)
+    threadpool_limits(limits=1)
 
 
 class Checkpoint:

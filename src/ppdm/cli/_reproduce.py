@@ -154,13 +154,16 @@ def run_reproduce(
     )
     out.mkdir(parents=True, exist_ok=True)
     timings = {}
-    for n in names:
-        t0 = time.perf_counter()
-        paths = registry.get(n)(ctx)
-        timings[n] = round(time.perf_counter() - t0, 2)
-        typer.echo(f"{n}: {timings[n]:.1f} s")
-        for p in paths:
-            typer.echo(f"  wrote {p}")
+    from ..cells import shared_pools
+
+    with shared_pools():  # the grids of the run share their worker processes
+        for n in names:
+            t0 = time.perf_counter()
+            paths = registry.get(n)(ctx)
+            timings[n] = round(time.perf_counter() - t0, 2)
+            typer.echo(f"{n}: {timings[n]:.1f} s")
+            for p in paths:
+                typer.echo(f"  wrote {p}")
     tag = "quick" if quick else "full"
     stamp = {"command": name, "quick": quick, "jobs": jobs, "seed": seed, "learner": learner}
     write_json_atomic(
