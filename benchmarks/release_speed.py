@@ -15,10 +15,11 @@ this code (owner bounds, seed 1, N = 20, gamma = 9); then times whole processes 
 - ``ppdm reconstruct RELEASE --out FILE --seed 2`` (global) and ``--by-class``.
 
 Each command is ``env PYTHONPATH=<src> python -m ppdm ...``, so both sides start the
-same interpreter with the same packages, from bytecode compiled first (``compileall``). After the timings, one reconstruction of each
-side is compared byte for byte (``cmp``) and by the counts of every column's values:
-the same seed gives the same file when both sides break ties alike, and the same
-counts (Algorithm 2's rounded estimate) in any case.
+same interpreter with the same packages, from bytecode compiled first (``compileall``).
+After the timings, one reconstruction of each side is compared byte for byte (``cmp``)
+and by the counts of every attribute's codes: the same seed gives the same file when
+both sides break ties alike, and the same counts (Algorithm 2's rounded estimate) in
+any case.
 
 farm-bench prints min / median / max of the wall, user and system seconds and peak
 memory of each side and the per-pair ratios A/B; quote the medians beside the load
@@ -72,10 +73,10 @@ def shell(words: list[str]) -> str:
 
 def bench(label: str, a: list[str], b: list[str], args, remove: tuple[Path, ...] = ()) -> None:
     """farm-bench A (this code) against B (the base); ``remove`` = (A's output, B's
-    output), deleted ahead of each run of that side."""
+    output, a file or a directory), deleted ahead of each run of that side."""
     if remove:
-        a = ["sh", "-c", f"rm -f {shlex.quote(str(remove[0]))}; exec {shell(a)}"]
-        b = ["sh", "-c", f"rm -f {shlex.quote(str(remove[1]))}; exec {shell(b)}"]
+        a = ["sh", "-c", f"rm -rf {shlex.quote(str(remove[0]))}; exec {shell(a)}"]
+        b = ["sh", "-c", f"rm -rf {shlex.quote(str(remove[1]))}; exec {shell(b)}"]
     cmd = ["farm-bench", "-n", str(args.runs), "--timeout", str(args.timeout)]
     cmd += ["--vs", shell(b), "--", *a]
     print(f"\n### {label}   (load average {loadavg()})", flush=True)
@@ -114,11 +115,10 @@ def main() -> None:
         plots = {side: work / f"plots-{fmt}-{side}" for side in "AB"}
         bench(
             f"{fmt}: estimate --by-class --plot",
-            ppdm(SRC, "estimate", str(rel), "--by-class", "--plot", str(plots["A"]),
-                 "--overwrite"),
-            ppdm(args.base, "estimate", str(rel), "--by-class", "--plot", str(plots["B"]),
-                 "--overwrite"),
+            ppdm(SRC, "estimate", str(rel), "--by-class", "--plot", str(plots["A"])),
+            ppdm(args.base, "estimate", str(rel), "--by-class", "--plot", str(plots["B"])),
             args,
+            remove=(plots["A"], plots["B"]),  # older code has no --overwrite
         )  # fmt: skip
         for how in ([], ["--by-class"]):
             outs = {
