@@ -138,3 +138,40 @@ def test_an_empty_output_path_is_refused_before_any_work(run_cli, monkeypatch, t
     assert code == 2 and "is empty; name a file or directory to write" in err, err
     assert err.count("\n") == 1
     assert list(tmp_path.iterdir()) == []
+
+
+def _commands_with(flag: str) -> list[tuple[list[str], int]]:
+    """Every command with ``flag``, and how many positional arguments it takes."""
+    import typer.main
+
+    from ppdm.cli import app
+
+    found = []
+
+    def walk(cmd, path, ctx):
+        if hasattr(cmd, "list_commands"):  # a group (typer's own click)
+            for name in cmd.list_commands(ctx):
+                sub = cmd.get_command(ctx, name)
+                walk(sub, [*path, name], sub.context_class(sub, parent=ctx, info_name=name))
+        elif any(flag in p.opts for p in cmd.params):
+            arguments = sum(p.param_type_name == "argument" for p in cmd.params)
+            found.append((path, arguments))
+
+    root = typer.main.get_command(app)
+    walk(root, [], root.context_class(root, info_name="ppdm"))
+    return found
+
+
+def test_a_negative_seed_is_refused_before_any_work_by_every_command(
+    run_cli, monkeypatch, tmp_path
+):
+    # checked when the flag is read: no warning, no file, one line naming --seed
+    commands = _commands_with("--seed")
+    names = [path for path, _ in commands]
+    assert ["perturb"] in names and ["reconstruct"] in names and ["reproduce"] in names
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "t.csv").write_text("a,b\n1,2\n3,4\n")
+    for command, arguments in commands:
+        code, _, err = run_cli(*command, "--seed", "-1", *["t.csv"] * arguments)
+        assert code == 2 and err == "error: --seed must be >= 0 (got -1)\n", (command, err)
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["t.csv"], command

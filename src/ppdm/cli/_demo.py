@@ -5,13 +5,14 @@ from __future__ import annotations
 import typer
 
 from ._common import check_flag
+from ._options import seed_option
 
 
 def demo(
     n: int = typer.Option(20_000, "--n", metavar="N", help="Records to release (>= 100)."),
     gamma: float = typer.Option(9.0, "--gamma", metavar="GAMMA", help="Amplification gamma > 1."),
     bins: int = typer.Option(20, "--bins", metavar="N", help="N for continuous attributes."),
-    seed: int = typer.Option(0, "--seed", metavar="SEED", help="Seed (the demo is an experiment)."),
+    seed: int = seed_option("Seed (the demo is an experiment).", default=0),
 ) -> None:
     """Perturb, estimate, reconstruct and learn on synthetic Agrawal data; print the figures."""
     from ..demo import format_demo, run_demo

@@ -256,8 +256,15 @@ def file_option(flag: str, help: str, default=...):  # noqa: A002 - typer's keyw
 
 
 def seed_option(help: str, default: int | None = None):  # noqa: A002 - typer's keyword
-    """``--seed SEED``; ``help`` says what it seeds."""
-    return typer.Option(default, "--seed", metavar="SEED", help=help)
+    """``--seed SEED``; ``help`` says what it seeds. Checked before any work is done."""
+    return typer.Option(default, "--seed", metavar="SEED", callback=_check_seed, help=help)
+
+
+def _check_seed(value: int | None) -> int | None:
+    from ..validation import check_at_least
+    from ._common import check_flag
+
+    return value if value is None else check_flag(check_at_least, value, "--seed", 0)
 
 
 def plot_option(metavar: str, help: str):  # noqa: A002 - typer's keyword
