@@ -124,7 +124,6 @@ def run_reproduce(
     from ..experiments.runner import write_json_atomic
 
     check_flag(check_at_least, jobs, "--jobs", 1)
-    check_flag(check_at_least, seed, "--seed", 0)
     if learner not in LEARNERS:
         fail(f"--learner must be one of {', '.join(LEARNERS)} (got {learner!r})", usage=True)
     known = registry.names() if choices is None else list(choices)
