@@ -2,10 +2,16 @@
 
 Generates ``--rows`` x ``--attrs`` continuous attributes (plus a binary class) as
 partitioned Parquet, then times, for each engine, the three file-level workflows of
-:mod:`ppdm.engine` and reports throughput (rows per second) and the peak resident
+:mod:`ppdm.engine` and reports throughput (rows per second), the CPU seconds of every
+process of the run over its wall seconds (the cores it kept busy) and the peak resident
 memory of every process (the local process, or each Dask worker). Each engine runs
-in a fresh subprocess so peaks are not mixed up. Checks that both engines wrote
-identical bytes.
+in a fresh subprocess so peaks are not mixed up. Checks that the engines wrote
+identical bytes, and prints Dask's speed-up over each local run.
+
+Engines: ``local`` (one process, reading ahead on a second thread), ``local-1core``
+(the same process held to one core with ``sched_setaffinity``: the one-core baseline a
+scale-out is measured from) and ``dask`` (a LocalCluster of ``--workers`` workers, one
+thread each).
 
 Usage::
 
@@ -56,6 +62,8 @@ def generate(directory: Path, rows: int, attrs: int, part_rows: int, workers: in
 
 
 def run_engine(engine: str, source: Path, work: Path, attrs: int, workers: int) -> dict:
+    import psutil
+
     from ppdm.engine import (
         client,
         estimate_release_partitioned,
@@ -64,14 +72,28 @@ def run_engine(engine: str, source: Path, work: Path, attrs: int, workers: int) 
     )
 
     warnings.simplefilter("ignore")
+    if engine == "local-1core":
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     c = client(n_workers=workers) if engine == "dask" else None
+    kind = "dask" if engine == "dask" else "local"
+    me = psutil.Process()
+
+    def cpu_seconds() -> float:
+        total = sum(me.cpu_times()[:2])
+        for child in me.children(recursive=True):  # the cluster's nannies and workers
+            try:
+                total += sum(child.cpu_times()[:2])
+            except psutil.Error:
+                pass
+        return total
+
     bounds = {f"x{j}": (0.0, 100.0) for j in range(attrs)}
-    times = {}
-    t = time.perf_counter()
+    times, cores = {}, {}
+    t, cpu = time.perf_counter(), cpu_seconds()
     spec = make_release_partitioned(
         source,
         work / f"rel-{engine}",
-        engine=engine,
+        engine=kind,
         scheduler=c,
         class_attribute="label",
         bounds=bounds,
@@ -79,25 +101,34 @@ def run_engine(engine: str, source: Path, work: Path, attrs: int, workers: int) 
         random_state=1,
     )
     times["perturb"] = time.perf_counter() - t
-    t = time.perf_counter()
-    estimate_release_partitioned(work / f"rel-{engine}", by_class=True, engine=engine, scheduler=c)
+    cores["perturb"] = (cpu_seconds() - cpu) / times["perturb"]
+    t, cpu = time.perf_counter(), cpu_seconds()
+    estimate_release_partitioned(work / f"rel-{engine}", by_class=True, engine=kind, scheduler=c)
     times["estimate"] = time.perf_counter() - t
-    t = time.perf_counter()
+    cores["estimate"] = (cpu_seconds() - cpu) / times["estimate"]
+    t, cpu = time.perf_counter(), cpu_seconds()
     reconstruct_release_partitioned(
         work / f"rel-{engine}",
         work / f"rec-{engine}",
         by_class=True,
         random_state=2,
-        engine=engine,
+        engine=kind,
         scheduler=c,
     )
     times["reconstruct"] = time.perf_counter() - t
+    cores["reconstruct"] = (cpu_seconds() - cpu) / times["reconstruct"]
     peaks = {"client": _peak_rss_mib()}
     if c is not None:
         worker_peaks = c.run(_peak_rss_mib)
         peaks.update({f"worker {i}": v for i, v in enumerate(worker_peaks.values())})
         c.close()
-    return {"engine": engine, "rows": spec.n_records, "seconds": times, "peak_rss_mib": peaks}
+    return {
+        "engine": engine,
+        "rows": spec.n_records,
+        "seconds": times,
+        "cores": cores,
+        "peak_rss_mib": peaks,
+    }
 
 
 def _digest(directory: Path) -> str:
@@ -115,7 +146,9 @@ def main() -> None:
     ap.add_argument("--partition-rows", type=int, default=2_000_000)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--workdir", type=Path, default=Path("/tmp/ppdm-dask-scale"))
-    ap.add_argument("--engines", default="local,dask")
+    ap.add_argument(
+        "--engines", default="local,local-1core,dask", help="comma-separated, in run order"
+    )
     ap.add_argument("--keep", action="store_true", help="keep the generated files")
     ap.add_argument("--run-engine", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -154,16 +187,28 @@ def main() -> None:
         results.append(res)
         print(f"## engine {engine}", flush=True)
         for phase, s in res["seconds"].items():
-            print(f"{phase:12s} {s:8.1f} s  {res['rows'] / s / 1e6:7.2f} M rows/s", flush=True)
+            print(
+                f"{phase:12s} {s:8.1f} s  {res['rows'] / s / 1e6:7.2f} M rows/s  "
+                f"{res['cores'][phase]:4.2f} cores",
+                flush=True,
+            )
         for who, mib in res["peak_rss_mib"].items():
             print(f"peak RSS {who:10s} {mib:8.0f} MiB", flush=True)
     engines = [r["engine"] for r in results]
-    if engines == ["local", "dask"]:
+    if len(engines) > 1:
         same = all(
-            _digest(args.workdir / f"{kind}-local") == _digest(args.workdir / f"{kind}-dask")
+            len({_digest(args.workdir / f"{kind}-{e}") for e in engines}) == 1
             for kind in ("rel", "rec")
         )
-        print(f"# identical release and reconstruction bytes: {same}", flush=True)
+        print(f"# identical release and reconstruction bytes ({', '.join(engines)}): {same}")
+    by_engine = {r["engine"]: r["seconds"] for r in results}
+    for base in ("local", "local-1core"):
+        if "dask" in by_engine and base in by_engine:
+            ratios = ", ".join(
+                f"{phase} {s / by_engine['dask'][phase]:.2f}x"
+                for phase, s in by_engine[base].items()
+            )
+            print(f"# Dask ({args.workers} workers) over {base}: {ratios}", flush=True)
     print(json.dumps(results), flush=True)
     if not args.keep:
         shutil.rmtree(args.workdir, ignore_errors=True)

@@ -233,8 +233,10 @@ def _perturb_write_task(spec, root, directory, n_parts, item) -> int:
     name = _part_name(i, n_parts)
     if _streamable(handle, spec):
         batches = iter_batches(handle, PART_BATCH)
-        rows = _write_part_batches(
-            perturb_partition_batches(batches, spec, root, i, offset), Path(directory), name
+        rows = _write_part_batches(  # read, perturb and write on two cores
+            read_ahead(perturb_partition_batches(read_ahead(batches), spec, root, i, offset)),
+            Path(directory),
+            name,
         )
         if rows >= 0:
             return _verified_rows(spec, Path(directory) / name)
@@ -255,7 +257,7 @@ def _verified_rows(spec: ReleaseSpec, path: Path) -> int:
     rows = 0
     columns = [a.name for a in attrs] or None
     try:
-        for batch in iter_batches(path, PART_BATCH, columns=columns):
+        for batch in read_ahead(iter_batches(path, PART_BATCH, columns=columns)):
             for name, dom in doms.items():
                 dom.encode(batch[name], column=name, row_offset=rows)
             rows += len(batch)
