@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -626,14 +627,44 @@ def class_codes(batch: pd.DataFrame, spec: ReleaseSpec, classes: list | None, of
     return codes.astype(np.int64)
 
 
+def spare_core() -> bool:
+    """Whether a second thread of this process would get a core of its own.
+
+    Not in a process held to one core (``taskset``, a container's CPU set), and not in
+    a task of a Dask worker: a cluster's parallelism is its workers' threads, one per
+    core, and a thread more per task only makes the tasks of both cores take turns
+    (the reason Dask's nannies hold BLAS to one thread too). At 100 M rows, 2 workers
+    on 2 cores, reading ahead inside the tasks cost perturbation 1.5x its wall time
+    (BENCHMARKS.md, "Dask scale-out").
+    """
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - platforms without CPU affinity
+        cores = os.cpu_count() or 1
+    if cores < 2:
+        return False
+    distributed = sys.modules.get("distributed")
+    if distributed is not None:
+        try:
+            distributed.get_worker()
+        except ValueError:  # not in a worker's task
+            return True
+        return False
+    return True
+
+
 def read_ahead(items: Iterator[T], depth: int = 2) -> Iterator[T]:
     """Yield ``items`` in order, produced by a background thread up to ``depth`` ahead.
 
     Reading a batch (Parquet or CSV decoding in Arrow) and writing one release the GIL,
     so a pass over a file overlaps its reading, its computing and its writing on two
     cores. An exception of the producer is raised here, at the item it replaced; when
-    the consumer stops early, the producer is stopped and closed.
+    the consumer stops early, the producer is stopped and closed. Without a
+    :func:`spare_core` the items are yielded as they come, on this thread.
     """
+    if not spare_core():
+        yield from items
+        return
     import queue
     import threading
 

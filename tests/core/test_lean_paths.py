@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import subprocess
 import sys
 
@@ -202,6 +203,46 @@ def test_read_ahead_closes_the_producer_when_the_consumer_stops():
     stream.close()
     assert closed.wait(5)
     assert not any(t.name == "ppdm-read-ahead" for t in threading.enumerate())
+
+
+def test_without_a_spare_core_read_ahead_runs_on_the_callers_thread(monkeypatch):
+    import threading
+
+    import ppdm.pipeline
+    from ppdm.exceptions import DataError
+
+    monkeypatch.setattr(ppdm.pipeline, "spare_core", lambda: False)
+    seen = []
+
+    def produce():
+        try:
+            for i in range(10):
+                seen.append(threading.current_thread().name)
+                yield i
+            raise DataError("bad row 11")
+        finally:
+            seen.append("closed")
+
+    stream = ppdm.pipeline.read_ahead(produce())
+    assert [next(stream) for _ in range(3)] == [0, 1, 2]
+    assert set(seen) == {threading.current_thread().name}
+    stream.close()
+    assert seen[-1] == "closed"
+    with pytest.raises(DataError, match="bad row 11"):
+        list(ppdm.pipeline.read_ahead(produce()))
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2,
+    reason="needs a machine with two cores",
+)
+def test_a_process_held_to_one_core_has_no_spare_core():
+    code = (
+        "import os; from ppdm.pipeline import spare_core; a = spare_core(); "
+        "os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); print(a, spare_core())"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "False"]
 
 
 def test_reconstruct_release_same_bytes_with_reading_ahead(tmp_path):

@@ -123,3 +123,11 @@ def test_class_values_come_from_all_partitions():
     rec = reconstruct_partitions(rel, spec, by_class=True, random_state=2)
     assert [len(p) for p in rec] == [4, 4]
     assert pd.concat(rec)["c"].tolist() == ["a"] * 4 + ["b"] * 4
+
+
+def test_tasks_of_a_dask_worker_do_not_read_ahead(cluster):
+    # the workers' threads are the cluster's cores: a task starting a thread more only
+    # makes the two cores take turns (BENCHMARKS.md, "Dask scale-out")
+    from ppdm.pipeline import spare_core
+
+    assert cluster.submit(spare_core, pure=False).result() is False
