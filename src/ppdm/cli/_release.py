@@ -261,13 +261,19 @@ def perturb(
     if spec is not None:
         with flag_errors(flags):
             options = options.replace(spec=read_spec(spec))
-    if engine == "dask":
+    if engine == "dask" or input.is_dir():  # a directory of parts: the partitioned engine
         from ..engine import make_release_partitioned
 
+        if fmt not in (None, "parquet"):
+            fail(
+                f"--format {fmt}: a partitioned release is written as Parquet parts "
+                "(a directory input or --engine dask)",
+                usage=True,
+            )
         result = make_release_partitioned(
             str(input),
             out,
-            engine="dask",
+            engine=engine,
             scheduler=scheduler,
             random_state=seed,
             overwrite=overwrite,
@@ -402,7 +408,9 @@ def _plot_estimates(results, directory: Path) -> None:
 def reconstruct(
     release: Path = RELEASE_ARGUMENT,
     out: Path = out_option(
-        "FILE", "Output file: .csv, .parquet or .arff (a directory with --engine dask)."
+        "FILE",
+        "Output file: .csv, .parquet or .arff; or a directory of Parquet parts: a name "
+        "without extension, or any name with --engine dask.",
     ),
     method: EstimationMethod = method_option(),
     by_class: bool = flag_option("--by-class", "Reconstruct per class partition."),
@@ -411,19 +419,20 @@ def reconstruct(
     scheduler: str | None = SCHEDULER_OPTION,
     batch_size: int = BATCH_SIZE_OPTION,
     overwrite: bool = flag_option(
-        "--overwrite", "With --engine dask: replace a non-empty output directory."
+        "--overwrite", "Replace a non-empty output directory of parts (whole)."
     ),
 ) -> None:
     """Rebuild a table from a release (Algorithm 2, global or by class).
 
-    With --engine dask, --out is a directory of Parquet parts.
+    An --out without extension, or any --out with --engine dask, is a directory of
+    Parquet parts, one per part of the release.
     """
     from ..pipeline import load_release, reconstruct_release
 
     method, engine = EstimationMethod(method).value, Engine(engine).value
     check_flag(check_at_least, batch_size, "--batch-size", 1)
     _check_engine(engine, scheduler)
-    if engine == "dask":
+    if engine == "dask" or not out.suffix:  # a directory of parts: the partitioned engine
         from ..engine import reconstruct_release_partitioned
 
         check_output(out, inputs=(release,), directory=True, overwrite=overwrite)
@@ -434,7 +443,7 @@ def reconstruct(
             method=method,
             by_class=by_class,
             random_state=seed,
-            engine="dask",
+            engine=engine,
             scheduler=scheduler,
             overwrite=overwrite,
         )
