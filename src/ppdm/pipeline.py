@@ -192,11 +192,18 @@ def make_release(
         doms = {}
         if spec.method == "substitution":  # as verify_release checks them, before writing
             doms = {a.name: a.get_domain() for a in spec.perturbed_attributes()}
-        with BatchWriter(tmp / data_name, fmt) as writer:
-            batches = read_ahead(_batches(data, batch_size, kinds))
+        def checked(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+            rows = 0
             for batch in perturb_batches(batches, spec, random_state):
                 for name, domain in doms.items():
-                    domain.encode(batch[name], column=name, row_offset=n)
+                    domain.encode(batch[name], column=name, row_offset=rows)
+                rows += len(batch)
+                yield batch
+
+        with BatchWriter(tmp / data_name, fmt) as writer:
+            # read, perturb and write on three threads: the next batches are read and
+            # perturbed while this one is written
+            for batch in read_ahead(checked(read_ahead(_batches(data, batch_size, kinds)))):
                 writer.write(batch)
                 n += len(batch)
                 if progress:
