@@ -143,10 +143,13 @@ def resolve_learner(name: str, *, allow_import: bool = False) -> tuple[str, type
         return key, _import_class(_REGISTERED[key], name)
     shown = name if len(name) <= 80 else f"{name[:80]}..."
     if not allow_import:
+        import difflib
+
+        near = difflib.get_close_matches(name.lower().replace(".", ""), _REGISTERED, n=1)
+        hint = f"did you mean {near[0]!r}? " if near else ""
         raise ParameterError(
-            f"learner must be one of {_known_names()} or their module:Class paths "
-            f"(got {shown!r}); pass --allow-import (allow_import=True) to load another "
-            "scikit-learn classifier by module:Class"
+            f"unknown learner {shown!r}; {hint}one of {_known_names()}, or a "
+            "scikit-learn classifier as module:Class with --allow-import"
         )
     if not _IMPORT_PATH.match(name):
         raise ParameterError(

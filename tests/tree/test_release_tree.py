@@ -167,7 +167,11 @@ def test_mine_cli_with_every_kind_of_learner(run_cli, tmp_path):
     code, _, err = run_cli(
         "mine", tmp_path / "rel", "--test", tmp_path / "test.csv", "--learner", "nope"
     )
-    assert code != 0 and "learner must be" in err
+    assert code != 0 and "unknown learner 'nope'" in err and "did you mean" not in err
+    code, _, err = run_cli(
+        "mine", tmp_path / "rel", "--test", tmp_path / "test.csv", "--learner", "c4.5"
+    )
+    assert code == 2 and "did you mean 'c45'?" in err and len(err.strip().splitlines()) == 1
 
 
 def test_local_baseline_learns_and_the_release_tree_beats_it():
