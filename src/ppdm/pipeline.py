@@ -192,6 +192,7 @@ def make_release(
         doms = {}
         if spec.method == "substitution":  # as verify_release checks them, before writing
             doms = {a.name: a.get_domain() for a in spec.perturbed_attributes()}
+
         def checked(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
             rows = 0
             for batch in perturb_batches(batches, spec, random_state):
