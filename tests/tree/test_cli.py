@@ -89,3 +89,22 @@ def test_bad_inputs_fail_cleanly_without_partial_files(table, tmp_path):
     )
     assert r.exit_code == 2 and "extension" in r.output
     assert list(tmp_path.glob(".*.tmp")) == []
+
+
+def test_scores_come_with_the_majority_baseline(table, tmp_path):
+    frame = pd.read_csv(table)
+    commonest = frame["class"].value_counts().idxmax().item()  # a plain int, as printed
+    r = _train(table, tmp_path / "m.json")
+    assert r.exit_code == 0, r.output
+    share = (frame["class"] == commonest).mean()
+    assert f"always predicting the commonest class {commonest!r}: {share:.4f}" in r.output
+    # on another table, the baseline is the training's commonest class on that table
+    other = tmp_path / "other.csv"
+    part = frame[frame["class"] != commonest].head(40)
+    pd.concat([part, frame[frame["class"] == commonest].head(10)]).to_csv(other, index=False)
+    r = runner.invoke(
+        app,
+        ["tree", "predict", str(tmp_path / "m.json"), str(other), "--out", str(tmp_path / "p.csv")],
+    )
+    assert r.exit_code == 0, r.output
+    assert f"always predicting the training's commonest class {commonest!r}: 0.2000" in r.output

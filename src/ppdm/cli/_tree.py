@@ -96,9 +96,12 @@ def train(
     clf.fit(X, y)
     _save_model(clf, class_column, out)
     acc = float((clf.predict(X) == y.to_numpy()).mean())
+    majority = _majority(clf)
+    rate = _agreement(np.full(len(y), majority, dtype=object), y)
     typer.echo(
         f"trained on {len(frame)} rows: {clf.tree_.n_leaves} leaves, size {clf.tree_.n_nodes}, "
-        f"training accuracy {acc:.4f}; model written to {out}"
+        f"training accuracy {acc:.4f} (always predicting the commonest class "
+        f"{_plain(majority)!r}: {rate:.4f}); model written to {out}"
     )
     if show:
         typer.echo(export_text(clf))
@@ -123,19 +126,43 @@ def predict(
         p = clf.predict_proba(X)
         for k, label in enumerate(clf.classes_):
             result[f"p_{label}"] = p[:, k]
-    accuracy = None
+    accuracy = baseline = None
     if target in frame.columns:  # measured before anything is written
-        try:
-            accuracy = float((result["predicted"] == frame[target]).mean())
-        except (TypeError, ValueError):  # labels of mixed types: compare their text
-            predicted = np.asarray(result["predicted"], dtype=object)
-            truth = np.asarray(frame[target], dtype=object)
-            accuracy = float(np.mean([str(p) == str(t) for p, t in zip(predicted, truth)]))
+        accuracy = _agreement(result["predicted"], frame[target])
+        majority = _majority(clf)
+        baseline = _agreement(np.full(len(frame), majority, dtype=object), frame[target])
     write_out_table(result, out)
     msg = f"wrote {len(result)} predictions to {out}"
     if accuracy is not None:
-        msg += f" (accuracy {accuracy:.4f} against column {target!r})"
+        msg += (
+            f" (accuracy {accuracy:.4f} against column {target!r}; always predicting the "
+            f"training's commonest class {_plain(majority)!r}: {baseline:.4f})"
+        )
     typer.echo(msg)
+
+
+def _majority(clf):
+    """The commonest class of the training rows (the root's weighted class counts): what
+    a model that always predicts one class predicts."""
+    return clf.classes_[int(np.argmax(np.asarray(clf.tree_.value[0], dtype=float)))]
+
+
+def _agreement(predicted, truth) -> float:
+    """Share of rows whose prediction equals the table's class (0.0 for no rows); labels
+    of different types (1 and "1") are compared as text."""
+    predicted, truth = np.asarray(predicted, dtype=object), np.asarray(truth, dtype=object)
+    if len(truth) == 0:
+        return 0.0
+    same = np.asarray(predicted == truth, dtype=bool)
+    if not same.all():
+        rest = ~same
+        same[rest] = predicted[rest].astype(str) == truth[rest].astype(str)
+    return float(same.mean())
+
+
+def _plain(value):
+    """A NumPy scalar as the plain Python value it holds (for messages)."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 @tree_app.command("show")
