@@ -93,3 +93,36 @@ def test_later_batches_give_the_bytes_pandas_conversion_gives(tmp_path, columns)
             w.write(frame)
     assert many.read_bytes() == one.read_bytes()
     pd.testing.assert_frame_equal(pd.read_parquet(many), pd.concat([frame] * 3, ignore_index=True))
+
+
+@pytest.mark.filterwarnings("ignore::ppdm.exceptions.SeededReleaseWarning")
+@pytest.mark.filterwarnings("ignore::ppdm.exceptions.BoundsLeakWarning")
+def test_bytes_do_not_depend_on_reading_ahead(tmp_path, table, monkeypatch):
+    # the same files whether batches are read, perturbed or rebuilt, and written on
+    # threads of their own or one after another on one thread (no spare core)
+    import ppdm.pipeline
+    from ppdm.engine import make_release_partitioned, reconstruct_release_partitioned
+    from ppdm.pipeline import make_release, reconstruct_release
+
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    frame = pd.read_parquet(table)
+    for i, start in enumerate(range(0, len(frame), 200)):
+        frame.iloc[start : start + 200].to_parquet(parts / f"p{i}.parquet", index=False)
+    files = {}
+    for threads in (True, False):
+        monkeypatch.setattr(ppdm.pipeline, "spare_core", lambda threads=threads: threads)
+        out = tmp_path / f"threads-{threads}"
+        opts = dict(class_attribute="target", random_state=3, batch_size=97)
+        make_release(table, out / "rel", **opts)
+        reconstruct_release(out / "rel", out / "rec.parquet", by_class=True, random_state=4)
+        opts.pop("batch_size")
+        make_release_partitioned(parts, out / "prel", **opts)
+        reconstruct_release_partitioned(out / "prel", out / "prec", random_state=4)
+        files[threads] = {
+            p.relative_to(out).as_posix(): p.read_bytes()
+            for p in sorted(out.rglob("*"))
+            if p.is_file() and p.suffix in (".parquet", ".csv")
+        }
+    assert len(files[True]) == 1 + 1 + 3 + 3
+    assert files[True] == files[False]
