@@ -76,3 +76,21 @@ def test_a_partitioned_release_is_parquet_only(run_cli, parts, tmp_path):
     )
     assert code == 2 and "--format csv" in err and "Parquet parts" in err
     assert not (tmp_path / "rel").exists()
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+def test_a_part_with_other_columns_is_named(run_cli, parts, tmp_path, fmt):
+    df, _ = parts
+    odd = tmp_path / f"odd-{fmt}"
+    odd.mkdir()
+    pieces = [df.iloc[:1000], df.iloc[1000:2000].drop(columns=["y"]), df.iloc[2000:]]
+    for i, piece in enumerate(pieces):
+        path = odd / f"p{i}.{fmt}"
+        piece.to_parquet(path, index=False) if fmt == "parquet" else piece.to_csv(path, index=False)
+    code, _, err = run_cli(
+        "perturb", odd, "--out", tmp_path / "rel", "--class", "c", "--bounds", "x=0:7"
+    )
+    assert code == 1
+    assert len(err.strip().splitlines()) == 1
+    assert f"p1.{fmt}" in err and "lacks 'y'" in err and f"p0.{fmt}" in err
+    assert not (tmp_path / "rel").exists()

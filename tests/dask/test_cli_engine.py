@@ -49,3 +49,28 @@ def test_cli_runs_the_pipeline_on_the_dask_engine(run_cli, tmp_path, cluster):
     assert len(rec) == 3000 and rec["c"].tolist() == df["c"].tolist()
     code, _, err = run_cli("estimate", tmp_path / "rel", "--engine", "spark")
     assert code == 2 and "Invalid value for '--engine'" in err and "'dask'" in err
+
+
+def test_a_failing_task_on_its_own_cluster_is_one_line_naming_the_file(tmp_path):
+    # ppdm's own LocalCluster: the workers do not add their "Compute Failed" log and
+    # traceback to the command's one-line error
+    import subprocess
+    import sys
+
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    df = pd.DataFrame({"x": np.arange(40) % 7, "c": np.arange(40) % 2})
+    df.iloc[:20].to_csv(parts / "a.csv", index=False)
+    df.iloc[20:].rename(columns={"x": "y"}).to_csv(parts / "b.csv", index=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "ppdm", "perturb", str(parts), "--out", str(tmp_path / "rel")]
+        + ["--class", "c", "--engine", "dask"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 1
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, proc.stderr
+    assert "b.csv" in lines[0] and "lacks 'x'" in lines[0] and "has 'y' in addition" in lines[0]
+    assert not (tmp_path / "rel").exists()

@@ -207,8 +207,16 @@ def client(scheduler=None, *, n_workers: int | None = None, processes: bool = Tr
     # hand every freed block of the NumPy temporaries back to the kernel and fault it in
     # again: the same partition task then costs about 1.5x the CPU it costs in a local
     # process (BENCHMARKS.md, "Dask scale-out"). The LocalCluster started here keeps
-    # glibc's own, adaptive threshold.
-    with dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}):
+    # glibc's own, adaptive threshold. Its workers log only critical events: a task's
+    # error comes back to the caller as ppdm's own exception (one line on the command
+    # line), not also as the worker's "Compute Failed" log with the task's traceback.
+    environ = "distributed.nanny.pre-spawn-environ"
+    with dask.config.set(
+        {
+            f"{environ}.MALLOC_TRIM_THRESHOLD_": None,
+            f"{environ}.DASK_LOGGING__DISTRIBUTED": "critical",
+        }
+    ):
         return distributed.Client(
             n_workers=n, threads_per_worker=1, processes=processes, dashboard_address=":0"
         )

@@ -24,7 +24,7 @@ two-pass streaming reconstruction, without a full sort).
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -42,6 +42,7 @@ __all__ = [
     "PartitionCounts",
     "sketch_partition",
     "merge_sketches",
+    "column_difference",
     "perturb_partition",
     "perturb_partition_batches",
     "sketch_rows_partition",
@@ -90,10 +91,34 @@ def merge_sketches(
     """Sketches of two consecutive runs of partitions, merged column by column."""
     if list(first) != list(then):
         raise DataError(
-            f"partitions have different columns: {list(first)} and then {list(then)}; "
+            f"partitions have different columns: a later one {column_difference(first, then)}; "
             "every partition must have the same columns in the same order"
         )
     return {c: first[c].merge(then[c]) for c in first}
+
+
+def column_difference(first: Sequence[str], then: Sequence[str]) -> str:
+    """How the columns ``then`` differ from ``first``, in a few words.
+
+    Examples
+    --------
+    >>> column_difference(["a", "b", "c"], ["a", "c"])
+    "lacks 'b'"
+    >>> column_difference(["a", "b"], ["b", "a"])
+    'has the same columns in another order'
+    """
+    first, then = [str(c) for c in first], [str(c) for c in then]
+    lacks = [c for c in first if c not in then]
+    extra = [c for c in then if c not in first]
+
+    def names(cols: list[str]) -> str:
+        shown = ", ".join(repr(c) for c in cols[:3])
+        return shown + (f" and {len(cols) - 3} more" if len(cols) > 3 else "")
+
+    parts = ([f"lacks {names(lacks)}"] if lacks else []) + (
+        [f"has {names(extra)} in addition"] if extra else []
+    )
+    return " and ".join(parts) or "has the same columns in another order"
 
 
 def perturb_partition(

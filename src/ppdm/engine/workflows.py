@@ -57,6 +57,7 @@ from .kernels import (
     PartitionCounts,
     add_counts,
     align_counts,
+    column_difference,
     count_partition,
     merge_sketch_rows,
     perturb_partition,
@@ -309,13 +310,46 @@ def plan_partitions_rows(
         found = plan_from_footers(handles, options)
         if found is not None:
             return found[0], found[1]
-    sketches, rows = executor.reduce(
-        functools.partial(_sketch_rows_task, options.bins_cap),
-        _indexed(handles),
-        merge_sketch_rows,
-        stage="summarising the columns",
-    )
+    try:
+        sketches, rows = executor.reduce(
+            functools.partial(_sketch_rows_task, options.bins_cap),
+            _indexed(handles),
+            merge_sketch_rows,
+            stage="summarising the columns",
+        )
+    except DataError as exc:
+        if str(exc).startswith("partitions have different columns"):
+            _name_the_odd_file(handles)
+        raise
     return plan_from_sketches(sketches, options), rows
+
+
+def _name_the_odd_file(handles: Sequence) -> None:
+    """Raise :class:`DataError` naming the first file whose columns differ from the
+    first file's (read from the Parquet footers and CSV headers); return if the handles
+    are not files or no difference shows there."""
+    if not all(isinstance(h, (str, os.PathLike)) for h in handles):
+        return
+
+    def columns(path) -> list[str]:
+        if table_format(path) == "parquet":
+            import pyarrow.parquet as pq
+
+            names = pq.read_schema(path).names
+            return [c for c in names if not c.startswith("__index_level_")]
+        return [str(c) for c in pd.read_csv(path, nrows=0).columns]
+
+    try:
+        first = columns(handles[0])
+        odd = next(((h, c) for h in handles[1:] if (c := columns(h)) != first), None)
+    except (OSError, ValueError):  # unreadable here: the tasks' message stands
+        return
+    if odd is not None:
+        raise DataError(
+            f"partition file {str(odd[0])!r} {column_difference(first, odd[1])} "
+            f"(against the first file, {str(handles[0])!r}); every partition must "
+            "have the same columns in the same order"
+        )
 
 
 def _check_by_class(spec: ReleaseSpec, by_class: bool) -> None:
