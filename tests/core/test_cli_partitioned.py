@@ -94,3 +94,20 @@ def test_a_part_with_other_columns_is_named(run_cli, parts, tmp_path, fmt):
     assert len(err.strip().splitlines()) == 1
     assert f"p1.{fmt}" in err and "lacks 'y'" in err and f"p0.{fmt}" in err
     assert not (tmp_path / "rel").exists()
+
+
+def test_a_bad_value_is_named_by_its_file_and_row(run_cli, parts, tmp_path):
+    df, _ = parts
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    second = df.iloc[1000:2000].copy()
+    second.iloc[41, second.columns.get_loc("y")] = 99.5  # outside y=0:10, row 42 of p1
+    for i, piece in enumerate([df.iloc[:1000], second, df.iloc[2000:]]):
+        piece.to_parquet(bad / f"p{i}.parquet", index=False)
+    code, _, err = run_cli(
+        "perturb", bad, "--out", tmp_path / "rel", "--class", "c",
+        "--bounds", "x=0:7", "--bounds", "y=0:10",
+    )  # fmt: skip
+    assert code == 1 and len(err.strip().splitlines()) == 1
+    assert f"partition file {str(bad / 'p1.parquet')!r}: column 'y' data row 42" in err
+    assert "99.5" in err and not (tmp_path / "rel").exists()

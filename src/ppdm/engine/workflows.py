@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import shutil
 import time
 import uuid
@@ -36,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from ..estimate import check_method
-from ..exceptions import DataError, DomainError, SpecError
+from ..exceptions import DataError, DomainError, PpdmError, SpecError
 from ..io import BatchWriter, iter_batches, partition_files, read_table, table_format
 from ..options import PlanOptions, plan_options
 from ..perturb import plan_from_sketches
@@ -324,6 +325,24 @@ def plan_partitions_rows(
     return plan_from_sketches(sketches, options), rows
 
 
+_PARTITION_PREFIX = re.compile(r"^partition (\d+): ")
+
+
+@contextmanager
+def _files_named(handles: Sequence) -> Iterator[None]:
+    """Name the file behind "partition i" in ppdm's errors raised inside (same type):
+    the tasks know their partition's number, the client its file."""
+    try:
+        yield
+    except PpdmError as exc:
+        text = exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], str) else ""
+        m = _PARTITION_PREFIX.match(text)
+        i = int(m.group(1)) if m else -1
+        if 0 <= i < len(handles) and isinstance(handles[i], (str, os.PathLike)):
+            raise type(exc)(f"partition file {str(handles[i])!r}: {text[m.end() :]}") from None
+        raise
+
+
 def _name_the_odd_file(handles: Sequence) -> None:
     """Raise :class:`DataError` naming the first file whose columns differ from the
     first file's (read from the Parquet footers and CSV headers); return if the handles
@@ -500,7 +519,7 @@ def make_release_partitioned(
     inputs = (source,) if isinstance(source, (str, os.PathLike)) else ()
     out_dir = check_output(out_dir, inputs=inputs, directory=True, overwrite=overwrite)
     root = resolve_root(random_state, warn=random_state is not None)
-    with open_executor(engine, scheduler) as ex, _staging(out_dir) as tmp:
+    with _files_named(handles), open_executor(engine, scheduler) as ex, _staging(out_dir) as tmp:
         spec, counted = plan_partitions_rows(ex, handles, opts)
         (tmp / DATA_DIR).mkdir()
         rows = ex.map(
@@ -559,7 +578,7 @@ def estimate_release_partitioned(
     """
     check_method(method)
     rel, handles = _release_handles(release)
-    with open_executor(engine, scheduler) as ex:
+    with _files_named(handles), open_executor(engine, scheduler) as ex:
         counts, classes = count_partitions(ex, handles, rel.spec, by_class)
     return estimates_from_counts(rel.spec, counts, classes, method)
 
@@ -607,7 +626,7 @@ def reconstruct_release_partitioned(
     rel, handles = _release_handles(release)
     out = check_output(out, directory=True, overwrite=overwrite)
     root = resolve_root(random_state)
-    with open_executor(engine, scheduler) as ex, _staging(out) as parts:
+    with _files_named(handles), open_executor(engine, scheduler) as ex, _staging(out) as parts:
         shares, classes, firsts = reconstruction_plan(ex, handles, rel.spec, method, by_class, root)
         ex.map(
             functools.partial(
