@@ -68,6 +68,7 @@ __all__ = [
     "check_release_spec",
     "verify_release",
     "check_written_release",
+    "check_release_rows",
     "estimate_release",
     "estimates_from_counts",
     "reconstruction_multisets",
@@ -498,16 +499,7 @@ class Release:
         return frame
 
     def _check_rows(self, rows: int) -> None:
-        spec = self.spec
-        if spec.n_records is None:
-            return
-        expected = spec.n_records * spec.copies
-        if rows != expected:
-            copies = f" x {spec.copies} copies" if spec.copies > 1 else ""
-            raise SpecError(
-                f"release data {str(self.data_path)!r} holds {rows} rows but its spec says "
-                f"n_records {spec.n_records}{copies} = {expected}; the release is not consistent"
-            )
+        check_release_rows(self.spec, rows, self.data_path)
 
     def class_values(self, batch_size: int = DEFAULT_BATCH) -> list:
         """Class values: the spec's domain if the class is perturbed, else those in the data."""
@@ -633,6 +625,30 @@ def class_codes(batch: pd.DataFrame, spec: ReleaseSpec, classes: list | None, of
             "which is missing or unknown"
         )
     return codes.astype(np.int64)
+
+
+def check_release_rows(spec: ReleaseSpec, rows: int, data: str | os.PathLike) -> None:
+    """Raise :class:`SpecError` unless a release's data holds the rows its spec says
+    (``n_records`` times ``copies``): a missing, added or cut part is refused.
+
+    Examples
+    --------
+    >>> from ppdm.release import ReleaseSpec
+    >>> spec = ReleaseSpec(attributes=[], n_records=3)
+    >>> check_release_rows(spec, 2, "rel/data")
+    Traceback (most recent call last):
+    ...
+    ppdm.exceptions.SpecError: release data 'rel/data' holds 2 rows but its spec says n_records 3; the release is not consistent
+    """
+    if spec.n_records is None:
+        return
+    expected = spec.n_records * spec.copies
+    if rows != expected:
+        copies = f" x {spec.copies} copies = {expected}" if spec.copies > 1 else ""
+        raise SpecError(
+            f"release data {str(data)!r} holds {rows} rows but its spec says "
+            f"n_records {spec.n_records}{copies}; the release is not consistent"
+        )
 
 
 def spare_core() -> bool:

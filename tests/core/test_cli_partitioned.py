@@ -111,3 +111,23 @@ def test_a_bad_value_is_named_by_its_file_and_row(run_cli, parts, tmp_path):
     assert code == 1 and len(err.strip().splitlines()) == 1
     assert f"partition file {str(bad / 'p1.parquet')!r}: column 'y' data row 42" in err
     assert "99.5" in err and not (tmp_path / "rel").exists()
+
+
+def test_a_release_missing_a_part_is_refused(run_cli, parts, tmp_path):
+    _, table = parts
+    rel = tmp_path / "rel"
+    code, _, err = run_cli(
+        "perturb", table, "--out", rel, "--class", "c", "--bounds", "x=0:7", "--bounds", "y=0:10"
+    )
+    assert code == 0, err
+    (rel / "data" / "part-00001.parquet").unlink()
+    for command in (["estimate", rel], ["reconstruct", rel, "--out", tmp_path / "rec"]):
+        code, _, err = run_cli(*command)
+        assert code == 1 and len(err.strip().splitlines()) == 1, err
+        assert "holds 1500 rows but its spec says n_records 2500" in err
+    assert not (tmp_path / "rec").exists()
+    from ppdm.engine import estimate_release_partitioned
+    from ppdm.exceptions import SpecError
+
+    with pytest.raises(SpecError, match="holds 1500 rows but its spec says n_records 2500"):
+        estimate_release_partitioned(rel)

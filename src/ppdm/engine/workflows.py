@@ -44,6 +44,7 @@ from ..perturb import plan_from_sketches
 from ..pipeline import (
     AttributeEstimate,
     Release,
+    check_release_rows,
     estimates_from_counts,
     load_release,
     plan_from_footers,
@@ -382,9 +383,18 @@ def _check_by_class(spec: ReleaseSpec, by_class: bool) -> None:
 
 
 def count_partitions(
-    executor: Executor, handles: Sequence, spec: ReleaseSpec, by_class: bool
+    executor: Executor,
+    handles: Sequence,
+    spec: ReleaseSpec,
+    by_class: bool,
+    *,
+    data: str | os.PathLike | None = None,
 ) -> tuple[dict[str, np.ndarray], list | None]:
-    """Pass 1 as a tree reduction: perturbed counts (C, N) per attribute and class values."""
+    """Pass 1 as a tree reduction: perturbed counts (C, N) per attribute and class values.
+
+    With ``data`` (the release's data path), the rows counted must be those its spec
+    says (:func:`ppdm.pipeline.check_release_rows`).
+    """
     _check_by_class(spec, by_class)
     total = executor.reduce(
         functools.partial(_count_task, spec, by_class),
@@ -392,6 +402,8 @@ def count_partitions(
         add_counts,
         stage="counting the perturbed values",
     )
+    if data is not None:
+        check_release_rows(spec, total.rows, data)
     if total.rows == 0:
         raise DataError("the release data is empty")
     classes = sorted_classes(total.classes) if by_class else None
@@ -406,8 +418,13 @@ def reconstruction_plan(
     method: str,
     by_class: bool,
     root: np.random.SeedSequence,
+    *,
+    data: str | os.PathLike | None = None,
 ) -> tuple[list[dict[str, np.ndarray]], list | None]:
     """Pass 1 of the reconstruction, partition by partition, then the client's tables.
+
+    With ``data`` (the release's data path), the partitions' rows must be those its
+    spec says (:func:`ppdm.pipeline.check_release_rows`), before any counting.
 
     Returns
     -------
@@ -420,6 +437,8 @@ def reconstruction_plan(
     check_method(method)
     _check_by_class(spec, by_class)
     rows = executor.map(_rows_task, _indexed(handles), stage="counting the rows")
+    if data is not None:
+        check_release_rows(spec, sum(int(r) for r in rows), data)
     first_rows = row_offsets(rows)
     part_counts = executor.map(
         functools.partial(_count_task, spec, by_class, root=root),
@@ -579,7 +598,7 @@ def estimate_release_partitioned(
     check_method(method)
     rel, handles = _release_handles(release)
     with _files_named(handles), open_executor(engine, scheduler) as ex:
-        counts, classes = count_partitions(ex, handles, rel.spec, by_class)
+        counts, classes = count_partitions(ex, handles, rel.spec, by_class, data=rel.data_path)
     return estimates_from_counts(rel.spec, counts, classes, method)
 
 
@@ -627,7 +646,9 @@ def reconstruct_release_partitioned(
     out = check_output(out, directory=True, overwrite=overwrite)
     root = resolve_root(random_state)
     with _files_named(handles), open_executor(engine, scheduler) as ex, _staging(out) as parts:
-        shares, classes, firsts = reconstruction_plan(ex, handles, rel.spec, method, by_class, root)
+        shares, classes, firsts = reconstruction_plan(
+            ex, handles, rel.spec, method, by_class, root, data=rel.data_path
+        )
         ex.map(
             functools.partial(
                 _reconstruct_write_task, rel.spec, classes, root, str(parts), len(handles)
