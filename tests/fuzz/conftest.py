@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from fuzzkit import BN_SCHEME
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -157,25 +158,6 @@ def codes(tmp_path, network) -> Path:
     path = tmp_path / "codes.csv"
     forward_sample(read_network(network), 300, random_state=2).to_csv(path, index=False)
     return path
-
-
-BN_SCHEME = {
-    "party": "site1",
-    "variables": {
-        "A": 2,
-        "S": 2,
-        "T": 2,
-        "L": 3,
-        "B": 3,
-        "E": 2,
-        "X": 2,
-        "D": 2,
-        "C": 2,
-        "F": 2,
-        "G": 2,
-    },
-    "randomize": [{"variables": ["A"], "matrix": {"kind": "symmetric-binary", "p": 0.25}}],
-}
 
 
 @pytest.fixture

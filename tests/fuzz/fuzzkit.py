@@ -173,3 +173,23 @@ def assert_clean(
         return True
     assert_refused(result, snap, codes)
     return False
+
+
+#: A PRAM scheme for the Asia network's variables (``ppdm bn randomize --scheme``).
+BN_SCHEME = {
+    "party": "site1",
+    "variables": {
+        "A": 2,
+        "S": 2,
+        "T": 2,
+        "L": 3,
+        "B": 3,
+        "E": 2,
+        "X": 2,
+        "D": 2,
+        "C": 2,
+        "F": 2,
+        "G": 2,
+    },
+    "randomize": [{"variables": ["A"], "matrix": {"kind": "symmetric-binary", "p": 0.25}}],
+}

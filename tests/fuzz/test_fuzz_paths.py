@@ -98,7 +98,7 @@ def _writer_inputs(request, tmp_path, cmd):
     if "{scheme}" in template:
         import json
 
-        from conftest import BN_SCHEME
+        from fuzzkit import BN_SCHEME
 
         values["scheme"] = tmp_path / "scheme.json"
         values["scheme"].write_text(json.dumps(BN_SCHEME))
