@@ -16,6 +16,7 @@ import os
 import sys
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -69,6 +70,7 @@ __all__ = [
     "verify_release",
     "check_written_release",
     "check_release_rows",
+    "release_values",
     "estimate_release",
     "estimates_from_counts",
     "reconstruction_multisets",
@@ -848,10 +850,34 @@ def estimate_release(
     list of AttributeEstimate
     """
     rel = release if isinstance(release, Release) else load_release(release)
-    if rel.spec.method == "additive":
-        return _estimate_additive(rel, by_class, batch_size)
-    counts, classes = _count_pass(rel.spec, lambda: read_ahead(rel.batches(batch_size)), by_class)
+    with release_values(rel.data_path):
+        if rel.spec.method == "additive":
+            return _estimate_additive(rel, by_class, batch_size)
+        counts, classes = _count_pass(
+            rel.spec, lambda: read_ahead(rel.batches(batch_size)), by_class
+        )
     return estimates_from_counts(rel.spec, counts, classes, method)
+
+
+@contextmanager
+def release_values(data: str | os.PathLike) -> Iterator[None]:
+    """Reading a release: a value its spec's domain cannot take is the release's fault.
+
+    A :class:`DomainError` raised inside (a value outside the bounds, a category the
+    domain lacks, a missing value) is raised again naming the release data, without the
+    advice meant for the data owner (widen the bounds, ``--out-of-bounds clip``): the
+    data no longer matches the spec it was published with.
+    """
+    try:
+        yield
+    except DomainError as exc:
+        head = str(exc).split("; ", 1)[0]
+        if not head.startswith(("partition file ", "release ")):
+            head = f"release data {str(data)!r}: {head}"
+        raise DomainError(
+            f"{head}; the release does not match its spec (its data was changed after it "
+            "was published, or belongs to another spec)"
+        ) from None
 
 
 def estimates_from_counts(
@@ -1174,6 +1200,11 @@ def reconstruct_release(
     DataFrame or None
     """
     rel = release if isinstance(release, Release) else load_release(release)
+    with release_values(rel.data_path):
+        return _reconstruct_release(rel, out, method, by_class, random_state, batch_size, progress)
+
+
+def _reconstruct_release(rel, out, method, by_class, random_state, batch_size, progress):
     stream = reconstruct_batches(
         rel.spec,
         lambda: read_ahead(rel.batches(batch_size)),

@@ -131,3 +131,25 @@ def test_a_release_missing_a_part_is_refused(run_cli, parts, tmp_path):
 
     with pytest.raises(SpecError, match="holds 1500 rows but its spec says n_records 2500"):
         estimate_release_partitioned(rel)
+
+
+@pytest.mark.parametrize("engine_out", ["rec.parquet", "rec"])
+def test_a_changed_release_value_is_the_release_s_fault(run_cli, parts, tmp_path, engine_out):
+    # a value the spec's domain cannot take: the release no longer matches its spec; the
+    # owner's advice (widen the bounds, --out-of-bounds clip) is no help to its reader
+    _, table = parts
+    rel = tmp_path / "rel"
+    code, _, err = run_cli(
+        "perturb", table, "--out", rel, "--class", "c", "--bounds", "x=0:7", "--bounds", "y=0:10"
+    )
+    assert code == 0, err
+    part = rel / "data" / "part-00001.parquet"
+    frame = pd.read_parquet(part)
+    frame.loc[9, "y"] = 1e6
+    frame.to_parquet(part, index=False)
+    for command in (["estimate", rel], ["reconstruct", rel, "--out", tmp_path / engine_out]):
+        code, _, err = run_cli(*command)
+        assert code == 1 and len(err.strip().splitlines()) == 1, err
+        assert "column 'y'" in err and "1000000.0" in err
+        assert "does not match its spec" in err and "widen the bounds" not in err
+    assert not (tmp_path / engine_out).exists()

@@ -49,6 +49,7 @@ from ..pipeline import (
     load_release,
     plan_from_footers,
     read_ahead,
+    release_values,
     write_spec_and_report,
 )
 from ..publish import check_output, publish_dir
@@ -597,7 +598,11 @@ def estimate_release_partitioned(
     """
     check_method(method)
     rel, handles = _release_handles(release)
-    with _files_named(handles), open_executor(engine, scheduler) as ex:
+    with (
+        release_values(rel.data_path),
+        _files_named(handles),
+        open_executor(engine, scheduler) as ex,
+    ):
         counts, classes = count_partitions(ex, handles, rel.spec, by_class, data=rel.data_path)
     return estimates_from_counts(rel.spec, counts, classes, method)
 
@@ -645,7 +650,12 @@ def reconstruct_release_partitioned(
     rel, handles = _release_handles(release)
     out = check_output(out, directory=True, overwrite=overwrite)
     root = resolve_root(random_state)
-    with _files_named(handles), open_executor(engine, scheduler) as ex, _staging(out) as parts:
+    with (
+        release_values(rel.data_path),
+        _files_named(handles),
+        open_executor(engine, scheduler) as ex,
+        _staging(out) as parts,
+    ):
         shares, classes, firsts = reconstruction_plan(
             ex, handles, rel.spec, method, by_class, root, data=rel.data_path
         )
