@@ -270,7 +270,7 @@ def mine_release(
                 raise DataError(f"the {name} table lacks the release's columns {missing}")
     y_test = test[target]
     if key in RELEASE_LEARNERS:
-        model = _seeded(make_learner(key, spec), random_state).fit(rel.frame())
+        model = _seeded(make_learner(key, spec), random_state).fit(rel.frame(check_values=True))
         recon_kind, used_method = None, None
     else:
         table = reconstruct_release(

@@ -494,10 +494,20 @@ class Release:
             yield batch
         self._check_rows(rows)
 
-    def frame(self) -> pd.DataFrame:
+    def frame(self, *, check_values: bool = False) -> pd.DataFrame:
+        """The whole release data, checked against the spec's columns and row count.
+
+        With ``check_values``, every perturbed value of a substitution release must also
+        be one its attribute's domain can take (:func:`release_values` names the data
+        and the first value that is not).
+        """
         frame = read_table(self.data_path, kinds=spec_kinds(self.spec))
         self.spec.check_columns([str(c) for c in frame.columns])
         self._check_rows(len(frame))
+        if check_values and self.spec.method == "substitution":
+            with release_values(self.data_path):
+                for a in self.spec.perturbed_attributes():
+                    a.get_domain().encode(frame[a.name], column=a.name)
         return frame
 
     def _check_rows(self, rows: int) -> None:

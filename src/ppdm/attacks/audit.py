@@ -582,7 +582,7 @@ def _load(release, original):
         if not path.exists():
             raise FileNotFoundError(f"original data file {str(path)!r} does not exist")
         orig = read_table(path)
-    released = rel.frame()
+    released = rel.frame(check_values=True)
     missing = [c for c in spec.names if c not in orig.columns]
     if missing:
         raise DataError(f"the original data lacks the release's columns {missing}")
