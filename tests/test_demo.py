@@ -17,4 +17,8 @@ def test_demo_runs_end_to_end_and_reports_every_figure():
     assert result.accuracy["original"] >= result.accuracy["reconstructed (global)"]
     text = format_demo(result)
     assert "gamma" in text and "test accuracy" in text
+    # the baseline beside the scores: the commonest training class, scored on the test set
+    assert 0.5 <= result.majority_rate < result.accuracy["original"]
+    assert f"always {result.majority_class} (commonest class)" in text
+    assert f"{result.majority_rate:.4f}" in text
     assert result.privacy["leaks"] == []

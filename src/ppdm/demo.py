@@ -57,6 +57,10 @@ class DemoResult:
     privacy: dict
     accuracy: dict[str, float] = field(default_factory=dict)
     seconds: float = 0.0
+    #: The baseline beside the accuracies: the release's commonest class (its class is
+    #: released as is) and the share of test records that have it.
+    majority_class: object = None
+    majority_rate: float | None = None
 
 
 def agrawal_spec(frame: pd.DataFrame, gamma: float, n_bins: int):
@@ -149,6 +153,9 @@ def run_demo(
         accuracy["release tree (no reconstruction)"] = float(
             tree.score(test.drop(columns="group"), test["group"])
         )
+        commonest = train["group"].value_counts()
+        majority = commonest.index[0] if len(commonest) else None
+        majority_rate = float((test["group"] == majority).mean()) if len(test) else None
         report = privacy_report(release.spec)
     finally:
         if tmp:
@@ -161,6 +168,8 @@ def run_demo(
         privacy=report,
         accuracy=accuracy,
         seconds=time.perf_counter() - start,
+        majority_class=majority,
+        majority_rate=majority_rate,
     )
 
 
@@ -201,5 +210,8 @@ def format_demo(result: DemoResult) -> str:
             f"  C4.5 on {k:26s} {v:.4f}" if "release tree" not in k else f"  {k:34s} {v:.4f}"
             for k, v in result.accuracy.items()
         ]
+        if result.majority_rate is not None:
+            always = f"always {result.majority_class!s} (commonest class)"
+            lines.append(f"  {always:34s} {result.majority_rate:.4f}")
     lines += ["", f"finished in {result.seconds:.1f} s"]
     return "\n".join(lines)
