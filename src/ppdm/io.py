@@ -42,17 +42,63 @@ __all__ = [
 ]
 
 _FORMATS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet", ".arff": "arff"}
+#: Compressed CSV that ppdm reads (Arrow's reader decompresses by the extension).
+_COMPRESSIONS = {".gz": "gzip", ".bz2": "bz2"}
 
 
-def table_format(path: str | os.PathLike) -> str:
-    """Format name (``csv``, ``parquet``, ``arff``) from a file extension."""
+def csv_compression(path: str | os.PathLike) -> str | None:
+    """``"gzip"`` or ``"bz2"`` for a compressed CSV name (``x.csv.gz``), else ``None``."""
+    p = Path(path)
+    suffix = p.suffix.lower()
+    if suffix in _COMPRESSIONS and Path(p.stem).suffix.lower() == ".csv":
+        return _COMPRESSIONS[suffix]
+    return None
+
+
+def table_format(path: str | os.PathLike, *, writing: bool = False) -> str:
+    """Format name (``csv``, ``parquet``, ``arff``) from a file extension.
+
+    A CSV file compressed with gzip or bzip2 (``.csv.gz``, ``.csv.bz2``) is read as CSV;
+    ppdm writes plain files only (``writing=True`` refuses those names).
+
+    Examples
+    --------
+    >>> table_format("census.csv.gz")
+    'csv'
+    >>> table_format("release.csv.gz", writing=True)
+    Traceback (most recent call last):
+    ...
+    ppdm.exceptions.DataError: ppdm writes plain CSV, not gzip (got 'release.csv.gz'); name it .csv and compress the file afterwards
+    """
+    compression = csv_compression(path)
+    if compression is not None:
+        if writing:
+            raise DataError(
+                f"ppdm writes plain CSV, not {compression} (got {str(path)!r}); name it .csv "
+                "and compress the file afterwards"
+            )
+        return "csv"
     suffix = Path(path).suffix.lower()
     if suffix not in _FORMATS:
         raise DataError(
             f"cannot tell the format of {str(path)!r} from its extension {suffix!r}; "
-            "use .csv, .parquet or .arff"
+            "use .csv (.csv.gz and .csv.bz2 are read too), .parquet or .arff"
         )
     return _FORMATS[suffix]
+
+
+def _open_bytes(path: Path):
+    """The file's bytes, decompressed for a compressed CSV name."""
+    compression = csv_compression(path)
+    if compression == "gzip":
+        import gzip
+
+        return gzip.open(path, "rb")
+    if compression == "bz2":
+        import bz2
+
+        return bz2.open(path, "rb")
+    return open(path, "rb")
 
 
 def partition_files(path: str | os.PathLike) -> list[Path]:
@@ -80,7 +126,11 @@ def partition_files(path: str | os.PathLike) -> list[Path]:
     p = Path(text)
     if p.is_dir():
         files = [f for f in p.iterdir() if f.is_file() and not f.name.startswith((".", "_"))]
-        files = [f for f in files if f.suffix.lower() in (".csv", ".parquet", ".pq")]
+        files = [
+            f
+            for f in files
+            if f.suffix.lower() in (".csv", ".parquet", ".pq") or csv_compression(f)
+        ]
     elif any(ch in text for ch in "*?["):
         import glob
 
@@ -254,8 +304,9 @@ def _cast_kind(array, kind: str):
 def _csv_line(path: Path, expected: int) -> tuple[int, int] | None:
     """(1-based line, number of fields) of the first CSV record without ``expected`` fields."""
     import csv
+    import io as _io
 
-    with open(path, newline="", encoding="utf-8", errors="replace") as fh:
+    with _io.TextIOWrapper(_open_bytes(path), newline="", encoding="utf-8", errors="replace") as fh:
         reader = csv.reader(fh)
         try:
             for record in reader:
@@ -271,6 +322,9 @@ def _csv_error(path: Path, exc: Exception) -> DataError:
     lines = str(exc).strip().splitlines()
     text = lines[0] if lines else type(exc).__name__
     name = str(path)
+    compression = csv_compression(path)
+    if isinstance(exc, OSError) and not isinstance(exc, FileNotFoundError) and compression:
+        return DataError(f"input file {name!r} is not a readable {compression} file: {text[:160]}")
     if "Empty CSV file" in text:
         return DataError(f"input file {name!r} is empty")
     m = re.search(r"Expected (\d+) columns, got (\d+)", text)
@@ -317,7 +371,7 @@ def _csv_names(path: Path) -> list[str]:
             parse_options=pcsv.ParseOptions(newlines_in_values=True),
             convert_options=pcsv.ConvertOptions(include_columns=[]),
         )
-    except (pa.ArrowInvalid, UnicodeDecodeError) as exc:
+    except (pa.ArrowInvalid, UnicodeDecodeError, OSError) as exc:
         raise _csv_error(path, exc) from None
     names = [str(n) or f"Unnamed: {i}" for i, n in enumerate(reader.schema.names)]
     reader.close()
@@ -382,7 +436,7 @@ def _iter_csv(
         reader = pcsv.open_csv(
             path, read_options=read, parse_options=parse, convert_options=convert
         )
-    except (pa.ArrowInvalid, UnicodeDecodeError) as exc:
+    except (pa.ArrowInvalid, UnicodeDecodeError, OSError) as exc:
         raise _csv_error(path, exc) from None
     buf: list = []
     n = rows = 0
@@ -392,7 +446,7 @@ def _iter_csv(
                 batch = reader.read_next_batch()
             except StopIteration:
                 break
-            except (pa.ArrowInvalid, UnicodeDecodeError) as exc:
+            except (pa.ArrowInvalid, UnicodeDecodeError, OSError) as exc:
                 raise _csv_error(path, exc) from None
             while batch.num_rows:
                 take = min(batch_size - n, batch.num_rows)
@@ -420,7 +474,7 @@ def _read_csv_table(path: Path, columns, kinds):
     wanted, given, read, parse, convert = _csv_plan(path, columns, kinds)
     try:
         table = pcsv.read_csv(path, read_options=read, parse_options=parse, convert_options=convert)
-    except (pa.ArrowInvalid, UnicodeDecodeError) as exc:
+    except (pa.ArrowInvalid, UnicodeDecodeError, OSError) as exc:
         raise _csv_error(path, exc) from None
     return table, wanted, given
 
@@ -572,7 +626,7 @@ def count_csv_records(path: str | os.PathLike) -> int:
     """
     path = Path(path)
     lines, plain, last = 0, True, b"\n"
-    with open(path, "rb") as fh:
+    with _open_bytes(path) as fh:
         while plain and (block := fh.read(1 << 24)):
             lines += block.count(b"\n")
             # a quote may hide a line break; an empty line is not a record
@@ -971,6 +1025,8 @@ def write_table(
     ``relation`` and ``nominal`` (columns written as nominal attributes, e.g. an
     integer-coded class) are for ARFF; see :func:`write_arff`.
     """
+    if csv_compression(path):
+        table_format(path, writing=True)  # refused: ppdm writes plain files
     fmt = fmt or table_format(path)
     if fmt == "pq":
         fmt = "parquet"
@@ -1011,6 +1067,8 @@ def atomic_path(path: str | os.PathLike, suffix: str = ".tmp") -> AbstractContex
 
 def write_table_atomic(frame: pd.DataFrame, path: str | os.PathLike, **kwargs) -> None:
     """:func:`write_table` through a temporary file renamed into place on success."""
+    if csv_compression(path):
+        table_format(path, writing=True)  # refused: ppdm writes plain files
     fmt = kwargs.pop("fmt", None) or table_format(path)
     with atomic_path(path) as tmp:
         write_table(frame, tmp, fmt=fmt, **kwargs)

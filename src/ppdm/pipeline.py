@@ -1225,7 +1225,7 @@ def _reconstruct_release(rel, out, method, by_class, random_state, batch_size, p
     if out is None:
         parts = list(stream)
         return pd.concat(parts, ignore_index=True)
-    fmt = table_format(out)
+    fmt = table_format(out, writing=True)
     with atomic_path(out) as tmp:
         if fmt == "arff":
             frame = pd.concat(list(stream), ignore_index=True)

@@ -500,7 +500,7 @@ def out_format(out: Path, flag: str = "--out") -> str:
     from ..io import table_format
 
     try:
-        return table_format(out)
+        return table_format(out, writing=True)
     except ValueError as exc:
         fail(f"{flag}: {exc}", usage=True)
 

@@ -136,7 +136,9 @@ def _count_rows(path: Path) -> int | None:
 
 
 def perturb(
-    input: Path = path_argument("FILE", "Original table: .csv or .parquet (never modified)."),
+    input: Path = path_argument(
+        "FILE", "Original table: .csv (or .csv.gz, .csv.bz2) or .parquet (never modified)."
+    ),
     out: Path = out_option("DIR", "Release directory to write."),
     class_: str | None = value_option(
         None, "--class", "COL", "Class column (kept unless --perturb-class)."
