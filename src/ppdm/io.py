@@ -383,6 +383,14 @@ def _csv_names(path: Path) -> list[str]:
                 "column names must be unique"
             )
         seen.add(n)
+    if len(names) == 1:
+        for sep, word in ((";", "semicolons"), ("\t", "tabs")):
+            if names[0].count(sep) >= 1:
+                raise DataError(
+                    f"input file {str(path)!r} has one column, {names[0][:60]!r}, whose name "
+                    f"holds {word}: its columns look separated by {word}; ppdm reads "
+                    "comma-separated CSV (save it with commas and '.' decimals, or as Parquet)"
+                )
     return names
 
 

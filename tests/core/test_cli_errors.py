@@ -108,6 +108,16 @@ def test_non_utf8_csv_names_the_file(run_cli, table, tmp_path):
     assert not (tmp_path / "rel").exists()
 
 
+@pytest.mark.parametrize("sep, word", [(";", "semicolons"), ("\t", "tabs")])
+def test_csv_with_another_separator_is_named(run_cli, table, tmp_path, sep, word):
+    other = tmp_path / "other.csv"
+    other.write_text(table.read_text().replace(",", sep))
+    code, _, err = run_cli("perturb", other, "--out", tmp_path / "rel", "--class", "class")
+    line = _one_error_line(err)
+    assert code == EXIT_FAILURE and "other.csv" in line and f"separated by {word}" in line
+    assert not (tmp_path / "rel").exists()
+
+
 # -- flag values are usage errors naming the flag -----------------------------------------
 @pytest.mark.parametrize(
     ("args", "flag"),
