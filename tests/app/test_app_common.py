@@ -102,3 +102,18 @@ def test_app_command_checks_port_and_extra(monkeypatch):
     )
     r = runner.invoke(app, ["app", "--no-browser"])
     assert r.exit_code == 1 and "pip install 'ppdm[app]'" in r.output
+
+
+def test_a_typed_path_reads_compressed_csv_and_names_what_it_cannot(tmp_path):
+    import gzip
+
+    from ppdm.app._common import read_path
+
+    (tmp_path / "t.csv.gz").write_bytes(gzip.compress(b"a,b\n1,x\n2,y\n"))
+    frame, name = read_path(str(tmp_path / "t.csv.gz"))
+    assert name == "t.csv.gz" and frame.shape == (2, 2)
+    (tmp_path / "t.xlsx").write_bytes(b"PK")
+    with pytest.raises(
+        DataError, match=r"'.*t\.xlsx' is not a table ppdm reads: .*\(got '\.xlsx'\)"
+    ):
+        read_path(str(tmp_path / "t.xlsx"))

@@ -25,7 +25,7 @@ __all__ = [
     "parse_bounds",
 ]
 
-TABLE_SUFFIXES = (".csv", ".parquet", ".pq", ".arff")
+TABLE_SUFFIXES = (".csv", ".gz", ".bz2", ".parquet", ".pq", ".arff")  # the file pickers' filter
 
 
 class Workspace:
@@ -62,12 +62,17 @@ def plain(value) -> object:
 
 
 def _check_suffix(name: str) -> str:
-    suffix = Path(name).suffix.lower()
-    if suffix not in TABLE_SUFFIXES:
+    """The table format ``name`` names (:func:`ppdm.io.table_format`), or a one-line error."""
+    from ..io import table_format
+
+    try:
+        return table_format(name)
+    except DataError:
+        suffix = "".join(Path(name).suffixes[-2:]).lower()
         raise DataError(
-            f"{name!r} is not a table ppdm reads: use .csv, .parquet or .arff (got {suffix or 'no suffix'!r})"
-        )
-    return suffix
+            f"{name!r} is not a table ppdm reads: use .csv (.csv.gz, .csv.bz2), .parquet or "
+            f".arff (got {suffix or 'no suffix'!r})"
+        ) from None
 
 
 def _read(path: Path, name: str) -> pd.DataFrame:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from shiny import ui
 
 from ..estimate import METHODS
+from ._common import TABLE_SUFFIXES
 
 __all__ = ["page"]
 
@@ -38,7 +39,7 @@ def _tab(title: str, value: str, sidebar: list, cards: list) -> ui.NavPanel:
 def _owner() -> ui.NavPanel:
     sidebar = [
         ui.h5("1. Open your data"),
-        ui.input_file("o_file", "Upload a table", accept=[".csv", ".parquet", ".arff"]),
+        ui.input_file("o_file", "Upload a table", accept=list(TABLE_SUFFIXES)),
         ui.input_text("o_path", "or a path on this computer", placeholder="/data/table.csv"),
         ui.input_action_button("o_open_path", "Open path", class_="btn-sm"),
         ui.input_select("o_class", "Class attribute (kept as is)", choices={"": "(none)"}),
@@ -174,7 +175,7 @@ def _miner() -> ui.NavPanel:
                 ui.input_file(
                     "m_test",
                     "Test table (original values)",
-                    accept=[".csv", ".parquet", ".arff"],
+                    accept=list(TABLE_SUFFIXES),
                 ),
             ),
             ui.div(
