@@ -47,6 +47,9 @@ def test_a_directory_is_released_and_rebuilt_part_by_part(run_cli, parts, tmp_pa
         )
     cli_parts, lib_parts = _bytes(tmp_path / "rel" / "data"), _bytes(tmp_path / "lib" / "data")
     assert len(cli_parts) == 3 and cli_parts == lib_parts
+    code, _, err = run_cli("perturb", f"{table}/p*.parquet", "--out", tmp_path / "glob", *flags)
+    assert code == 0, err  # a glob of parts, as the Dask engine takes it
+    assert _bytes(tmp_path / "glob" / "data") == cli_parts
     assert pd.read_parquet(tmp_path / "rel" / "data")["c"].tolist() == df["c"].tolist()
 
     code, out, err = run_cli(

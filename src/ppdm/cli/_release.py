@@ -263,7 +263,8 @@ def perturb(
     if spec is not None:
         with flag_errors(flags):
             options = options.replace(spec=read_spec(spec))
-    if engine == "dask" or input.is_dir():  # a directory of parts: the partitioned engine
+    glob = not input.exists() and any(ch in str(input) for ch in "*?[")
+    if engine == "dask" or input.is_dir() or glob:  # parts: the partitioned engine
         from ..engine import make_release_partitioned
 
         if fmt not in (None, "parquet"):
