@@ -23,7 +23,7 @@ The contract every experiment family follows (``ppdm reproduce NAME``):
 
 This module sits low in the package so that every family (``ppdm.attacks``,
 ``ppdm.noise``, ``ppdm.bayesnet``, ``ppdm.experiments``) can use it;
-:mod:`ppdm.experiments.runner` re-exports it.
+:mod:`ppdm.experiments.runner` holds the writers of their outputs.
 
 References
 ----------

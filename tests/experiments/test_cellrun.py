@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 
 from ppdm.cellrun import CellRun
+from ppdm.cells import Checkpoint, cell_rng, run_cells
 from ppdm.exceptions import ParameterError
 from ppdm.experiments.registry import RunContext
-from ppdm.experiments.runner import Checkpoint, cell_rng, run_cells
 
 CELLS = [(a, b) for a in ("p", "q") for b in range(3)]
 

@@ -2,9 +2,9 @@
 
 import numpy as np
 
+from ppdm.cells import cell_rng
 from ppdm.experiments.accuracy import perturbed_cell
 from ppdm.experiments.core import perturb_table
-from ppdm.experiments.runner import cell_rng
 
 CELL = ("synth1", 9, 20, 0)
 

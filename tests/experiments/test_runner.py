@@ -5,9 +5,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from ppdm.cells import Checkpoint, cell_rng, cell_seed_sequence, run_cells
 from ppdm.exceptions import ParameterError
 from ppdm.experiments.registry import RunContext, get, names, register
-from ppdm.experiments.runner import Checkpoint, cell_rng, cell_seed_sequence, run_cells
 
 
 def _cell(cell, *, seed, log=None):

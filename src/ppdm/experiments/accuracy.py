@@ -27,6 +27,8 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from ..cellrun import CellRun
+from ..cells import Checkpoint, cell_rng
 from ..exceptions import ParameterError
 from ..matrix import GammaDiagonal
 from .core import MODES, EncodedTable, encode_table, perturb_table, reconstruct_table
@@ -34,7 +36,7 @@ from .data import TABLE1_DATASETS, ExperimentData, load_experiment_data
 from .grid import tree_grid
 from .learners import make_learner
 from .registry import RunContext
-from .runner import CellRun, Checkpoint, cell_rng, write_csv_atomic, write_json_atomic
+from .runner import write_csv_atomic, write_json_atomic
 
 __all__ = [
     "accuracy_cell",

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..cells import cell_rng, run_cells
 from ..exceptions import DataError, ParameterError
 from ..matrix import GammaDiagonal
 from ..privacy import attribute_privacy, kang_bound
@@ -47,7 +48,6 @@ from ..validation import check_choice, check_int, check_probability, show
 from .core import MODES, EncodedTable, encode_table, perturb_table, reconstruct_table
 from .grid import ADVISOR_GAMMAS, PAPER_NS
 from .learners import make_learner
-from .runner import cell_rng, run_cells
 
 __all__ = [
     "Recommendation",
@@ -238,7 +238,7 @@ def advisor_grid(
     mode : {"global", "by-class"}, default="global"
     seed : int, default=0
     jobs, mapper, progress
-        See :func:`ppdm.experiments.runner.run_cells`.
+        See :func:`ppdm.cells.run_cells`.
 
     Returns
     -------

@@ -35,6 +35,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..cells import Checkpoint, cell_rng, run_cells
 from ..domain import BinnedDomain
 from ..matrix import GammaDiagonal
 from .accuracy import fit_score, perturbed_cell
@@ -42,7 +43,7 @@ from .core import perturb_table, reconstruct_table
 from .data import TABLE1_DATASETS, load_experiment_data
 from .grid import ADVISOR_GAMMAS, PAPER_NS
 from .registry import RunContext
-from .runner import Checkpoint, cell_rng, run_cells, write_csv_atomic, write_json_atomic
+from .runner import write_csv_atomic, write_json_atomic
 
 __all__ = ["METHODS", "beyond_cell", "beyond_grid", "curve_cell", "summarise", "run"]
 

@@ -422,8 +422,8 @@ def _heldout_table(name: str):
 
 def _heldout_release(cell: tuple, seed: int):
     """A held-out table's cell: its split, encoded training table and one perturbation."""
+    from ..cells import cell_rng
     from .core import encode_table, perturb_table
-    from .runner import cell_rng
 
     name, gamma, n_bins, rep = cell
     X, y = _heldout_table(name)
@@ -544,9 +544,10 @@ def forest_grid(
     and ``timings/beyond-forest.json``."""
     import time
 
+    from ..cells import Checkpoint
     from .beyond import KEY, beyond_grid
     from .data import TABLE1_DATASETS
-    from .runner import Checkpoint, write_json_atomic
+    from .runner import write_json_atomic
 
     t0 = time.perf_counter()
     deadline = time.monotonic() + 60.0 * max_minutes if max_minutes else None

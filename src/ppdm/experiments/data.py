@@ -28,9 +28,9 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
+from ..cells import cell_seed_sequence
 from ..exceptions import ParameterError
 from ..validation import check_int
-from .runner import cell_seed_sequence
 
 __all__ = [
     "TABLE1_DATASETS",

@@ -2,7 +2,7 @@
 
 Each family keeps its own cell function and outputs; these functions give them the
 registry's signature ``runner(ctx) -> list[Path]`` and hand them the run's mapper, jobs
-and progress (:meth:`RunContext.cell_run`), so their cells go through :func:`ppdm.experiments.runner.run_cells` like
+and progress (:meth:`RunContext.cell_run`), so their cells go through :func:`ppdm.cells.run_cells` like
 every other grid.
 """
 

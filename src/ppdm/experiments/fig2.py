@@ -20,6 +20,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..cellrun import CellRun
+from ..cells import Checkpoint, cell_rng
 from ..domain import BinnedDomain
 from ..estimate import estimation_error, point_estimate
 from ..matrix import GammaDiagonal
@@ -27,7 +29,7 @@ from ..privacy import kang_bound
 from .data import FIG2_DISTRIBUTIONS, fig2_values
 from .grid import paper_grid
 from .registry import RunContext
-from .runner import CellRun, Checkpoint, cell_rng, write_csv_atomic
+from .runner import write_csv_atomic
 
 __all__ = ["FIG2_METHODS", "fig2_cell", "estimation_error_grid", "summarise_fig2", "run"]
 

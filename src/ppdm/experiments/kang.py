@@ -20,13 +20,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..cellrun import CellRun
+from ..cells import Checkpoint, cell_rng
 from ..domain import BinnedDomain
 from ..estimate import estimation_error
 from ..matrix import GammaDiagonal
 from ..multiple import estimate_multiple, multiple_amplification, multiple_kang_bound
 from .data import FIG2_DISTRIBUTIONS, fig2_values
 from .registry import RunContext
-from .runner import CellRun, Checkpoint, cell_rng, write_csv_atomic
+from .runner import write_csv_atomic
 
 __all__ = ["KANG_SETTINGS", "kang_cell", "multiple_error_grid", "run"]
 

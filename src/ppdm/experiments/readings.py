@@ -58,6 +58,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..cellrun import CellRun
+from ..cells import Checkpoint, cell_rng
 from ..domain import BinnedDomain
 from ..exceptions import ParameterError
 from ..matrix import GammaDiagonal
@@ -66,7 +68,7 @@ from .accuracy import fit_score
 from .core import EncodedTable, encode_table, perturb_table, point_estimate, reconstruct_table
 from .data import TABLE1_DATASETS, load_experiment_data
 from .registry import RunContext
-from .runner import CellRun, Checkpoint, cell_rng, write_csv_atomic, write_json_atomic
+from .runner import write_csv_atomic, write_json_atomic
 
 __all__ = [
     "READINGS",

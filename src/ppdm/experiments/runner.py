@@ -1,13 +1,9 @@
-"""The experiment runner: :mod:`ppdm.cells` (cells, mappers, checkpoint, progress) and
-atomic writers of the outputs.
+"""Atomic writers of the experiments' outputs (tidy CSV, JSON).
 
-Every family of ``ppdm reproduce`` runs its grid through :func:`run_cells` (see
-:mod:`ppdm.cells` for the contract), with the options of a :class:`CellRun`, and writes its tidy tables with
+Every family of ``ppdm reproduce`` runs its grid through :func:`ppdm.cells.run_cells`
+(see :mod:`ppdm.cells` for the contract: cells, mappers, checkpoint, progress), with the
+options of a :class:`ppdm.cellrun.CellRun`, and writes its tables with
 :func:`write_csv_atomic` and :func:`write_json_atomic`.
-
-References
-----------
-Dowd, Xu & Zhang, Sec. 6 (the grids these runners evaluate).
 """
 
 from __future__ import annotations
@@ -17,19 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..cellrun import CellRun
-from ..cells import Checkpoint, cell_rng, cell_seed_sequence, local_mapper, run_cells
-
-__all__ = [
-    "cell_seed_sequence",
-    "cell_rng",
-    "local_mapper",
-    "Checkpoint",
-    "CellRun",
-    "run_cells",
-    "write_csv_atomic",
-    "write_json_atomic",
-]
+__all__ = ["write_csv_atomic", "write_json_atomic"]
 
 
 def write_csv_atomic(frame: pd.DataFrame, path: str | os.PathLike) -> Path:

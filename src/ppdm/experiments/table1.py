@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..cellrun import CellRun
 from .accuracy import fit_score
 from .data import PAPER_ACCURACY, TABLE1_DATASETS, load_experiment_data
 from .registry import RunContext
-from .runner import CellRun, write_csv_atomic, write_json_atomic
+from .runner import write_csv_atomic, write_json_atomic
 
 __all__ = ["original_accuracy", "run"]
 
