@@ -245,6 +245,19 @@ def test_zero_perturbed_attributes_need_opt_in(run_cli, tmp_path):
     assert code == 0 and "released without protection: c" in err
 
 
+@pytest.mark.filterwarnings("ignore::ppdm.exceptions.SeededReleaseWarning")
+def test_a_weak_gamma_is_called_weak_on_stderr(run_cli, tmp_path):
+    # rho2 at rho1 = 5 % is gamma * 0.05 / (gamma * 0.05 + 0.95): 99 % from gamma ~ 1,881
+    src = tmp_path / "t.csv"
+    pd.DataFrame({"x": list(range(10)) * 5, "c": ["a", "b"] * 25}).to_csv(src, index=False)
+    flags = ("--class", "c", "--bounds", "x=0:9", "--bins", "10", "--seed", "1")
+    code, _, err = run_cli("perturb", src, "--out", tmp_path / "weak", "--gamma", "5000", *flags)
+    assert code == 0 and "note: weakly protected: x (epsilon 8.52" in err
+    assert "posterior 99.6%" in err
+    code, _, err = run_cli("perturb", src, "--out", tmp_path / "fair", "--gamma", "1500", *flags)
+    assert code == 0 and "weakly protected" not in err
+
+
 @pytest.mark.parametrize(
     "matrix",
     [

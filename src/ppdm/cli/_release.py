@@ -308,14 +308,30 @@ def perturb(
     )
 
 
+#: A perturbed attribute whose channel lets a property of prior 5 % reach a posterior of
+#: 99 % or more (gamma above about 1,900) is called weakly protected on stderr.
+WEAK_RHO2_AT_5_PERCENT = 0.99
+
+
 def _warn_unprotected(spec) -> None:
     from ..report import privacy_report
 
-    names = privacy_report(spec)["unprotected"]
+    report = privacy_report(spec)
+    names = report["unprotected"]
     if names:
         typer.echo(
             f"note: released without protection: {', '.join(names)} (see privacy.txt)", err=True
         )
+    weak = [
+        f"{a['name']} (epsilon {a['epsilon']:.3g}: a property of prior 5 % can reach "
+        f"posterior {a['rho2']['0.05']:.1%})"
+        for a in report["attributes"]
+        if a.get("perturbed")
+        and a["name"] not in names
+        and a.get("rho2", {}).get("0.05", 0.0) >= WEAK_RHO2_AT_5_PERCENT
+    ]
+    if weak:
+        typer.echo(f"note: weakly protected: {'; '.join(weak)}", err=True)
 
 
 def estimate(
