@@ -428,6 +428,11 @@ def read_spec(path: str | os.PathLike) -> ReleaseSpec:
     data = _load_text(path)
     if not isinstance(data, dict):
         raise SpecError(f"spec {str(path)!r} must be a mapping with an 'attributes' list")
+    if "attributes" not in data and {"rule", "recommended", "gamma", "N"} <= set(data):
+        raise SpecError(
+            f"{str(path)!r} is the advice of ppdm advise, not a release spec; write one with "
+            "ppdm advise ... --spec-out spec.json"
+        )
     try:
         spec = ReleaseSpec.model_validate(data)
     except (OverflowError, TypeError, RecursionError, MemoryError) as exc:

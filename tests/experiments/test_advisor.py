@@ -4,7 +4,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ppdm.cli import app
-from ppdm.exceptions import DataError, ParameterError
+from ppdm.exceptions import DataError, ParameterError, SpecError
 from ppdm.experiments.advisor import (
     advisor_grid,
     recommend,
@@ -110,6 +110,9 @@ def test_advise_cli_writes_table_plot_and_spec(tmp_path):
     assert s.class_attribute == "y" and not s.attribute("y").perturbed
     m = s.attribute("x1").matrix
     assert m["kind"] == "gamma-diagonal" and m["gamma"] in (5.0, 6.0)
+    # the advice itself is not a spec: passing it as one says which file to use
+    with pytest.raises(SpecError, match=r"is the advice of ppdm advise.*--spec-out"):
+        read_spec(tmp_path / "adv" / "advice.json")
 
 
 def test_advise_cli_bad_inputs(tmp_path):
