@@ -106,6 +106,11 @@ def test_attributes(wbc, tmp_path):
     report = json.loads(r.stdout)
     assert report["noise"]["sd"] == pytest.approx(0.276)
     assert report["reidentification"]["n_targets"] == 683
+    # baselines beside the intruder's figures: a uniform guess, the class shares
+    rid = report["reidentification"]
+    shares = pd.read_parquet(wbc)["class"].value_counts(normalize=True)
+    assert rid["baseline_posterior_true"] == pytest.approx(1 / 683)
+    assert rid["baseline_class_probability"] == pytest.approx(float((shares**2).sum()))
     released = pd.read_parquet(out)
     original = pd.read_parquet(wbc)
     assert (released.dtypes == original.dtypes).all()
@@ -130,6 +135,8 @@ def test_attributes(wbc, tmp_path):
     assert r.exit_code == 0, r.output
     assert "LIA noise" in r.output and "re-identification" in r.output
     assert "on 50 records" in r.output
+    assert "(a guess without the release: 0.0015)" in r.output
+    assert "(the class shares alone: 0." in r.output
 
 
 def _fails(tmp_path, args, message):

@@ -213,6 +213,11 @@ def attribute_noise(
     write_out_table(released, out)
     report = result.to_dict()
     report["reidentification"] = rep.summary()
+    # the baselines: what an intruder has without the release (a uniform guess of the
+    # record, the class shares for the class)
+    shares = y.map(y.value_counts(normalize=True)).to_numpy(dtype=float)
+    report["reidentification"]["baseline_posterior_true"] = 1.0 / n
+    report["reidentification"]["baseline_class_probability"] = float(np.nanmean(shares[targets]))
     report["out"] = str(out)
     if as_json:
         typer.echo(json.dumps(report, indent=2, default=str))
@@ -242,9 +247,11 @@ def attribute_noise(
         f"known attributes, on {s['n_targets']} records:",
         f"  candidates with p >= {s['threshold']:g}: median {s['median_candidates']:.0f}, "
         f"mean {s['mean_candidates']:.1f}",
-        f"  mean posterior of the true record: {s['mean_posterior_true']:.4f}; "
+        f"  mean posterior of the true record: {s['mean_posterior_true']:.4f} "
+        f"(a guess without the release: {s['baseline_posterior_true']:.4f}); "
         f"uniquely re-identified: {s['share_unique']:.2%}",
-        f"  mean intruder probability of the true class: {s['mean_class_posterior']:.4f}",
+        f"  mean intruder probability of the true class: {s['mean_class_posterior']:.4f} "
+        f"(the class shares alone: {s['baseline_class_probability']:.4f})",
         f"\nreleased table written to {out}",
     ]
     typer.echo("\n".join(lines))
