@@ -1214,7 +1214,16 @@ def reconstruct_release(
         return _reconstruct_release(rel, out, method, by_class, random_state, batch_size, progress)
 
 
-def _reconstruct_release(rel, out, method, by_class, random_state, batch_size, progress):
+def _reconstruct_release(
+    rel: Release,
+    out: str | os.PathLike | None,
+    method: str,
+    by_class: bool,
+    random_state: RandomState,
+    batch_size: int,
+    progress: Progress,
+) -> pd.DataFrame | None:
+    """:func:`reconstruct_release` of a loaded release (its errors named by the caller)."""
     stream = reconstruct_batches(
         rel.spec,
         lambda: read_ahead(rel.batches(batch_size)),
