@@ -643,6 +643,11 @@ def check_release_rows(spec: ReleaseSpec, rows: int, data: str | os.PathLike) ->
     """Raise :class:`SpecError` unless a release's data holds the rows its spec says
     (``n_records`` times ``copies``): a missing, added or cut part is refused.
 
+    References
+    ----------
+    Dowd, Xu & Zhang, Sec. 3 (a release is the perturbed data and its public
+    parameters); Kang, Sec. 4 (``copies`` perturbed copies per record).
+
     Examples
     --------
     >>> from ppdm.release import ReleaseSpec
@@ -877,6 +882,10 @@ def release_values(data: str | os.PathLike) -> Iterator[None]:
     domain lacks, a missing value) is raised again naming the release data, without the
     advice meant for the data owner (widen the bounds, ``--out-of-bounds clip``): the
     data no longer matches the spec it was published with.
+
+    References
+    ----------
+    Dowd, Xu & Zhang, Sec. 3 (every released value is one of the domain's values).
     """
     try:
         yield
