@@ -646,7 +646,7 @@ def check_release_rows(spec: ReleaseSpec, rows: int, data: str | os.PathLike) ->
     References
     ----------
     Dowd, Xu & Zhang, Sec. 3 (a release is the perturbed data and its public
-    parameters); Kang, Sec. 4 (``copies`` perturbed copies per record).
+    parameters); Kang, Sec. 2 (``copies`` perturbed copies per record).
 
     Examples
     --------
