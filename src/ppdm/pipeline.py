@@ -489,7 +489,7 @@ class Release:
         rows = 0
         for batch in iter_batches(self.data_path, batch_size, kinds=spec_kinds(self.spec)):
             if rows == 0:
-                self.spec.check_columns([str(c) for c in batch.columns])
+                self._check_columns(batch.columns)
             rows += len(batch)
             yield batch
         self._check_rows(rows)
@@ -502,13 +502,19 @@ class Release:
         and the first value that is not).
         """
         frame = read_table(self.data_path, kinds=spec_kinds(self.spec))
-        self.spec.check_columns([str(c) for c in frame.columns])
+        self._check_columns(frame.columns)
         self._check_rows(len(frame))
         if check_values and self.spec.method == "substitution":
             with release_values(self.data_path):
                 for a in self.spec.perturbed_attributes():
                     a.get_domain().encode(frame[a.name], column=a.name)
         return frame
+
+    def _check_columns(self, columns) -> None:
+        try:
+            self.spec.check_columns([str(c) for c in columns])
+        except SpecError as exc:
+            raise SpecError(f"release data {str(self.data_path)!r}: {exc}") from None
 
     def _check_rows(self, rows: int) -> None:
         check_release_rows(self.spec, rows, self.data_path)

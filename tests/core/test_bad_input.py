@@ -127,6 +127,7 @@ def test_spec_that_does_not_match_the_data(run_cli, tmp_path, data):
     pd.read_csv(rel / "data.csv").drop(columns=["c"]).to_csv(rel / "data.csv", index=False)
     code, _, err = run_cli("reconstruct", rel, "--out", tmp_path / "rec.csv")
     assert code != 0 and "spec does not match the data: the data lacks ['c']" in err
+    assert f"release data {str(rel / 'data.csv')!r}" in err  # the file is named
     assert not (tmp_path / "rec.csv").exists()
 
 
