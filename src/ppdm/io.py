@@ -317,13 +317,19 @@ def _csv_line(path: Path, expected: int) -> tuple[int, int] | None:
     return None
 
 
-def _csv_error(path: Path, exc: Exception) -> DataError:
-    """One line naming the file (and the line or column) for an Arrow CSV error."""
+def _csv_error(path: Path, exc: Exception) -> Exception:
+    """One line naming the file (and the line or column) for an Arrow CSV error.
+
+    An operating-system error is returned as it is (the command line names its file),
+    except the decompression errors of a ``.csv.gz`` or ``.csv.bz2`` file.
+    """
     lines = str(exc).strip().splitlines()
     text = lines[0] if lines else type(exc).__name__
     name = str(path)
-    compression = csv_compression(path)
-    if isinstance(exc, OSError) and not isinstance(exc, FileNotFoundError) and compression:
+    if isinstance(exc, OSError):
+        compression = csv_compression(path)
+        if compression is None or isinstance(exc, FileNotFoundError):
+            return exc
         return DataError(f"input file {name!r} is not a readable {compression} file: {text[:160]}")
     if "Empty CSV file" in text:
         return DataError(f"input file {name!r} is empty")
