@@ -436,14 +436,15 @@ def verify_release(
     offset = 0
     attrs = rel.spec.perturbed_attributes()
     doms = {a.name: a.get_domain() for a in attrs}
-    for batch in rel.batches(batch_size):
-        if rel.spec.method == "substitution":
-            for a in attrs:
-                doms[a.name].encode(batch[a.name], column=a.name, row_offset=offset)
-        offset += len(batch)
-        rows += len(batch)
-        if progress:
-            progress(len(batch))
+    with release_values(rel.data_path):
+        for batch in rel.batches(batch_size):
+            if rel.spec.method == "substitution":
+                for a in attrs:
+                    doms[a.name].encode(batch[a.name], column=a.name, row_offset=offset)
+            offset += len(batch)
+            rows += len(batch)
+            if progress:
+                progress(len(batch))
     return rows
 
 

@@ -38,13 +38,15 @@ def tampered(run_cli, tmp_path):
         ["mine", "{rel}", "--test", "{test}", "--learner", "release-tree"],
         ["audit", "{rel}", "--original", "{train}"],
         ["report", "{rel}", "--html", "{tmp}/report.html"],
+        ["report", "{rel}"],
     ],
     ids=lambda c: " ".join(c[:1] + c[4:5]),
 )
 def test_every_reader_blames_the_release(run_cli, tampered, command):
     tmp, train, test = tampered
     where = {"rel": tmp / "rel", "tmp": tmp, "train": train, "test": test}
-    code, _, err = run_cli(*[part.format(**where) for part in command])
+    code, out, err = run_cli(*[part.format(**where) for part in command])
+    assert command[0] != "report" or out == ""  # nothing printed from a bad release
     lines = err.strip().splitlines()
     assert code == 1 and len(lines) == 1, err
     assert "data.csv" in lines[0] and "column 'proline' data row 7" in lines[0]

@@ -526,11 +526,10 @@ def report(
         inputs = (target,) + ((audit_original,) if audit_original is not None else ())
         check_output(html, inputs=inputs, flag="--html")
     if target.is_dir():
-        from ..pipeline import load_release
+        from ..pipeline import load_release, verify_release
 
         rel = load_release(target)  # a release must agree with itself ...
-        for _ in rel.batches():  # ... and with its data: the row count is checked at the end
-            pass
+        verify_release(target)  # ... and with its data: every value and the row count
         spec = rel.spec
     else:
         spec = read_spec(target)
