@@ -27,9 +27,11 @@ __all__ = [
     "infer_kind",
     "numbers_of_text",
     "partition_files",
+    "is_glob",
     "read_table",
     "iter_batches",
     "parquet_kinds",
+    "table_columns",
     "count_csv_records",
     "write_table",
     "write_table_atomic",
@@ -101,6 +103,11 @@ def _open_bytes(path: Path):
     return open(path, "rb")
 
 
+def is_glob(path: str | os.PathLike) -> bool:
+    """Whether ``path`` is a glob pattern of partition files (``data/part-*.parquet``)."""
+    return any(ch in os.fspath(path) for ch in "*?[")
+
+
 def partition_files(path: str | os.PathLike) -> list[Path]:
     """The data files of a partitioned table, in partition order.
 
@@ -131,7 +138,7 @@ def partition_files(path: str | os.PathLike) -> list[Path]:
             for f in files
             if f.suffix.lower() in (".csv", ".parquet", ".pq") or csv_compression(f)
         ]
-    elif any(ch in text for ch in "*?["):
+    elif is_glob(text):
         import glob
 
         files = [Path(f) for f in glob.glob(text) if Path(f).is_file()]
@@ -588,6 +595,28 @@ def _footer_kind(t) -> str | None:
     if pt.is_string(t) or pt.is_large_string(t):
         return "str"
     return None
+
+
+def table_columns(path: str | os.PathLike) -> list[str]:
+    """The column names of a CSV or Parquet file as the readers name them, from its
+    header or footer alone (a stored pandas index is not a column).
+
+    Examples
+    --------
+    >>> import tempfile, pandas as pd
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     pd.DataFrame({"a": [1], "b": [2]}).to_parquet(f"{d}/t.parquet")
+    ...     table_columns(f"{d}/t.parquet")
+    ['a', 'b']
+    """
+    path = Path(path)
+    if table_format(path) != "parquet":
+        return _csv_names(path)
+    schema = _parquet_file(path, None).schema_arrow
+    index = {
+        c for c in (schema.pandas_metadata or {}).get("index_columns", []) if isinstance(c, str)
+    }
+    return [str(n) for n in schema.names if n not in index]
 
 
 def parquet_kinds(path: str | os.PathLike) -> tuple[int, dict[str, str]] | None:

@@ -192,15 +192,12 @@ def make_release(
         n = 0
         if on_pass:
             on_pass("perturbing")
-        doms = {}
-        if spec.method == "substitution":  # as verify_release checks them, before writing
-            doms = {a.name: a.get_domain() for a in spec.perturbed_attributes()}
+        doms = value_domains(spec)  # as verify_release checks them, before writing
 
         def checked(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
             rows = 0
             for batch in perturb_batches(batches, spec, random_state):
-                for name, domain in doms.items():
-                    domain.encode(batch[name], column=name, row_offset=rows)
+                check_domain_values(doms, batch, rows)
                 rows += len(batch)
                 yield batch
 
@@ -419,7 +416,9 @@ def _reporting(batches: Iterator[pd.DataFrame], progress: Progress) -> Iterator[
 
 
 def verify_release(
-    directory: str | os.PathLike, batch_size: int = DEFAULT_BATCH, progress: Progress = None
+    directory: Release | str | os.PathLike,
+    batch_size: int = DEFAULT_BATCH,
+    progress: Progress = None,
 ) -> int:
     """Read a release back whole and check it against its spec; return its row count.
 
@@ -431,21 +430,33 @@ def verify_release(
     SpecError, DomainError
         The release is not self-consistent.
     """
-    rel = load_release(directory)
+    rel = directory if isinstance(directory, Release) else load_release(directory)
     rows = 0
-    offset = 0
-    attrs = rel.spec.perturbed_attributes()
-    doms = {a.name: a.get_domain() for a in attrs}
+    doms = value_domains(rel.spec)
     with release_values(rel.data_path):
         for batch in rel.batches(batch_size):
-            if rel.spec.method == "substitution":
-                for a in attrs:
-                    doms[a.name].encode(batch[a.name], column=a.name, row_offset=offset)
-            offset += len(batch)
+            check_domain_values(doms, batch, rows)
             rows += len(batch)
             if progress:
                 progress(len(batch))
     return rows
+
+
+def value_domains(spec: ReleaseSpec) -> dict[str, Domain]:
+    """The domain of every attribute whose released values can be checked: the
+    perturbed attributes of a substitution release (additive noise takes any number)."""
+    if spec.method != "substitution":
+        return {}
+    return {a.name: a.get_domain() for a in spec.perturbed_attributes()}
+
+
+def check_domain_values(
+    doms: Mapping[str, Domain], frame: pd.DataFrame, row_offset: int = 0
+) -> None:
+    """Encode every column of ``doms`` in its domain: a :class:`DomainError` names the
+    column and the data row (``row_offset`` + 1-based position) of the first misfit."""
+    for name, dom in doms.items():
+        dom.encode(frame[name], column=name, row_offset=row_offset)
 
 
 def write_spec_and_report(spec: ReleaseSpec, directory: Path) -> None:
@@ -505,10 +516,9 @@ class Release:
         frame = read_table(self.data_path, kinds=spec_kinds(self.spec))
         self._check_columns(frame.columns)
         self._check_rows(len(frame))
-        if check_values and self.spec.method == "substitution":
+        if check_values:
             with release_values(self.data_path):
-                for a in self.spec.perturbed_attributes():
-                    a.get_domain().encode(frame[a.name], column=a.name)
+                check_domain_values(value_domains(self.spec), frame)
         return frame
 
     def _check_columns(self, columns) -> None:

@@ -263,8 +263,10 @@ def perturb(
     if spec is not None:
         with flag_errors(flags):
             options = options.replace(spec=read_spec(spec))
-    glob = not input.exists() and any(ch in str(input) for ch in "*?[")
-    if engine == "dask" or input.is_dir() or glob:  # parts: the partitioned engine
+    from ..io import is_glob
+
+    parts = input.is_dir() or (not input.exists() and is_glob(input))
+    if engine == "dask" or parts:  # a directory or glob of parts: the partitioned engine
         from ..engine import make_release_partitioned
 
         if fmt not in (None, "parquet"):
@@ -529,7 +531,7 @@ def report(
         from ..pipeline import load_release, verify_release
 
         rel = load_release(target)  # a release must agree with itself ...
-        verify_release(target)  # ... and with its data: every value and the row count
+        verify_release(rel)  # ... and with its data: every value and the row count
         spec = rel.spec
     else:
         spec = read_spec(target)

@@ -38,18 +38,27 @@ import pandas as pd
 
 from ..estimate import check_method
 from ..exceptions import DataError, DomainError, PpdmError, SpecError
-from ..io import BatchWriter, iter_batches, partition_files, read_table, table_format
+from ..io import (
+    BatchWriter,
+    iter_batches,
+    partition_files,
+    read_table,
+    table_columns,
+    table_format,
+)
 from ..options import PlanOptions, plan_options
 from ..perturb import plan_from_sketches
 from ..pipeline import (
     AttributeEstimate,
     Release,
+    check_domain_values,
     check_release_rows,
     estimates_from_counts,
     load_release,
     plan_from_footers,
     read_ahead,
     release_values,
+    value_domains,
     write_spec_and_report,
 )
 from ..publish import check_output, publish_dir
@@ -256,14 +265,11 @@ def _verified_rows(spec: ReleaseSpec, path: Path) -> int:
     :func:`ppdm.pipeline.verify_release` checks a whole release), here by the task that
     wrote the part, so the check runs where the part was written, in parallel.
     """
-    attrs = spec.perturbed_attributes() if spec.method == "substitution" else []
-    doms = {a.name: a.get_domain() for a in attrs}
+    doms = value_domains(spec)
     rows = 0
-    columns = [a.name for a in attrs] or None
     try:
-        for batch in read_ahead(iter_batches(path, PART_BATCH, columns=columns)):
-            for name, dom in doms.items():
-                dom.encode(batch[name], column=name, row_offset=rows)
+        for batch in read_ahead(iter_batches(path, PART_BATCH, columns=list(doms) or None)):
+            check_domain_values(doms, batch, rows)
             rows += len(batch)
     except DomainError as exc:
         raise DomainError(f"release part {path.name}: {exc}") from None
@@ -352,17 +358,9 @@ def _name_the_odd_file(handles: Sequence) -> None:
     if not all(isinstance(h, (str, os.PathLike)) for h in handles):
         return
 
-    def columns(path) -> list[str]:
-        if table_format(path) == "parquet":
-            import pyarrow.parquet as pq
-
-            names = pq.read_schema(path).names
-            return [c for c in names if not c.startswith("__index_level_")]
-        return [str(c) for c in pd.read_csv(path, nrows=0).columns]
-
     try:
-        first = columns(handles[0])
-        odd = next(((h, c) for h in handles[1:] if (c := columns(h)) != first), None)
+        first = table_columns(handles[0])
+        odd = next(((h, c) for h in handles[1:] if (c := table_columns(h)) != first), None)
     except (OSError, ValueError):  # unreadable here: the tasks' message stands
         return
     if odd is not None:
