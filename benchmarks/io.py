@@ -178,13 +178,12 @@ def main() -> None:
         "partitioned engine, beside make_release on the single file",
     )
     args = parser.parse_args()
-    import ppdm
+    from importlib.util import find_spec
 
     # ppdm starts from compiled bytecode, as an installed package does (a checkout run
     # under PYTHONDONTWRITEBYTECODE would otherwise compile its sources every run)
-    subprocess.run(
-        [sys.executable, "-m", "compileall", "-q", str(Path(ppdm.__file__).parent)], check=True
-    )
+    package = Path(find_spec("ppdm").origin).parent
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(package)], check=True)
     tmp = Path(tempfile.mkdtemp(prefix="ppdm-io-bench-"))
     try:
         csv, parquet = make_tables(tmp, args.rows)

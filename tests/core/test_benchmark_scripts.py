@@ -1,0 +1,44 @@
+"""The benchmark scripts run end to end at a small size and print what BENCHMARKS.md quotes.
+
+Timings are never asserted; what is checked is that each script finishes, prints a
+ratio for every command against its yardstick, and (for the engines) that the bytes
+agree.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
+
+
+def _run(*args: str) -> str:
+    proc = subprocess.run(
+        [sys.executable, *args], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return proc.stdout
+
+
+def test_io_benchmark_prints_every_command_against_the_round_trip():
+    out = _run(str(BENCH / "io.py"), "--rows", "20000", "--formats", "parquet",
+               "--partitions", "2")  # fmt: skip
+    for command in ("perturb", "estimate", "estimate --by-class --plot", "reconstruct"):
+        row = re.search(rf"^parquet\s+{re.escape(command)}\s+([\d.]+)\s+([\d.]+)\s", out, re.M)
+        assert row, f"no row for {command!r} in:\n{out}"
+        seconds, ratio = map(float, row.groups())
+        assert seconds > 0 and ratio > 0
+    assert re.search(r"2 partitions, local engine: [\d.]+ s, [\d.]+ x single-stream", out)
+
+
+def test_dask_scale_benchmark_finds_the_engines_write_the_same_bytes(tmp_path):
+    pytest.importorskip("distributed")
+    out = _run(str(BENCH / "dask_scale.py"), "--rows", "60000", "--partition-rows", "20000",
+               "--workers", "2", "--workdir", str(tmp_path / "scale"))  # fmt: skip
+    assert "identical release and reconstruction bytes (local, local-1core, dask): True" in out
+    assert re.search(r"Dask \(2 workers\) over local-1core: perturb [\d.]+x", out)
