@@ -99,6 +99,7 @@ def run_engine(engine: str, source: Path, work: Path, attrs: int, workers: int) 
         bounds=bounds,
         n_bins=20,
         random_state=1,
+        overwrite=True,  # the run's own directory (a --keep run leaves it behind)
     )
     times["perturb"] = time.perf_counter() - t
     cores["perturb"] = (cpu_seconds() - cpu) / times["perturb"]
@@ -114,6 +115,7 @@ def run_engine(engine: str, source: Path, work: Path, attrs: int, workers: int) 
         random_state=2,
         engine=kind,
         scheduler=c,
+        overwrite=True,
     )
     times["reconstruct"] = time.perf_counter() - t
     cores["reconstruct"] = (cpu_seconds() - cpu) / times["reconstruct"]
@@ -182,7 +184,10 @@ def main() -> None:
         cmd = [sys.executable, __file__, "--run-engine", engine]
         cmd += ["--workdir", str(args.workdir), "--attrs", str(args.attrs)]
         cmd += ["--workers", str(args.workers)]
-        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if proc.returncode != 0:
+            sys.exit(f"engine {engine} failed: {proc.stderr.strip().splitlines()[-1:]}")
+        out = proc.stdout
         res = json.loads(out.strip().splitlines()[-1])
         results.append(res)
         print(f"## engine {engine}", flush=True)

@@ -69,6 +69,9 @@ __all__ = [
     "check_release_spec",
     "verify_release",
     "check_written_release",
+    "checked_batches",
+    "values_round_trip",
+    "written_shape",
     "check_release_rows",
     "release_values",
     "estimate_release",
@@ -192,19 +195,14 @@ def make_release(
         n = 0
         if on_pass:
             on_pass("perturbing")
-        doms = value_domains(spec)  # as verify_release checks them, before writing
-
-        def checked(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
-            rows = 0
-            for batch in perturb_batches(batches, spec, random_state):
-                check_domain_values(doms, batch, rows)
-                rows += len(batch)
-                yield batch
-
+        # every value is checked as verify_release checks it, before it is written
+        perturbed = perturb_batches(
+            read_ahead(_batches(data, batch_size, kinds)), spec, random_state
+        )
         with BatchWriter(tmp / data_name, fmt) as writer:
             # read, perturb and write on three threads: the next batches are read and
             # perturbed while this one is written
-            for batch in read_ahead(checked(read_ahead(_batches(data, batch_size, kinds)))):
+            for batch in read_ahead(checked_batches(perturbed, value_domains(spec))):
                 writer.write(batch)
                 n += len(batch)
                 if progress:
@@ -287,7 +285,7 @@ def plan_from_footers(
     return spec, rows, dict(column_kinds)
 
 
-def _values_round_trip(spec: ReleaseSpec, path: Path, fmt: str) -> bool:
+def values_round_trip(spec: ReleaseSpec, path: Path, fmt: str) -> bool:
     """Write every value a perturbed attribute can take to ``path`` and read it back.
 
     Returns ``False`` (nothing checked) when the values are not a finite set known from
@@ -381,24 +379,46 @@ def check_written_release(
     """
     rel = load_release(directory)
     fmt = table_format(rel.data_path)
-    if fmt not in ("csv", "parquet") or not _values_round_trip(
+    if fmt not in ("csv", "parquet") or not values_round_trip(
         rel.spec, Path(directory) / f".values.{fmt}", fmt
     ):
         return verify_release(directory, batch_size, progress=progress)
-    if fmt == "csv":
-        from .io import _csv_names, count_csv_records
-
-        columns, rows = _csv_names(rel.data_path), count_csv_records(rel.data_path)
-    else:
-        import pyarrow.parquet as pq
-
-        meta = pq.ParquetFile(rel.data_path).metadata
-        columns, rows = [str(n) for n in meta.schema.to_arrow_schema().names], meta.num_rows
+    columns, rows = written_shape(rel.data_path)
     rel.spec.check_columns(columns)
     rel._check_rows(rows)
     if progress:
         progress(rows)
     return rows
+
+
+def written_shape(path: str | os.PathLike) -> tuple[list[str], int]:
+    """The columns and rows of a data file ppdm has written, without reading its
+    values: a CSV's header and line ends, a Parquet file's footer."""
+    if table_format(path) == "csv":
+        from .io import _csv_names, count_csv_records
+
+        return _csv_names(path), count_csv_records(path)
+    import pyarrow.parquet as pq
+
+    meta = pq.ParquetFile(path).metadata
+    return [str(n) for n in meta.schema.to_arrow_schema().names], meta.num_rows
+
+
+def checked_batches(
+    batches: Iterable[pd.DataFrame], doms: Mapping[str, Domain], name: str = ""
+) -> Iterator[pd.DataFrame]:
+    """``batches``, each after :func:`check_domain_values` (rows numbered across them);
+    a misfit's message starts with ``name`` (the data being written) when given."""
+    rows = 0
+    for batch in batches:
+        try:
+            check_domain_values(doms, batch, rows)
+        except DomainError as exc:
+            if not name:
+                raise
+            raise DomainError(f"{name}: {exc}") from None
+        rows += len(batch)
+        yield batch
 
 
 def _plain_value(value) -> str:

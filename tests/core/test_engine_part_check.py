@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from ppdm.engine import make_release_partitioned, workflows
-from ppdm.exceptions import DomainError
+from ppdm.exceptions import DomainError, SpecError
 
 
 def _parts(tmp_path):
@@ -66,3 +66,52 @@ def test_parquet_partitions_with_owner_bounds_are_planned_from_their_footers(tmp
     make_release_partitioned(src, tmp_path / "footer", **opts)
     for name in ("spec.json", "privacy.json", "data/part-00000.parquet", "data/part-00002.parquet"):
         assert (tmp_path / "read" / name).read_bytes() == (tmp_path / "footer" / name).read_bytes()
+
+
+def _count_read_backs(monkeypatch) -> list:
+    calls = []
+    real = workflows._verified_rows
+
+    def spy(spec, path):
+        calls.append(path.name)
+        return real(spec, path)
+
+    monkeypatch.setattr(workflows, "_verified_rows", spy)
+    return calls
+
+
+def test_parts_are_checked_as_written_not_read_back_when_their_values_survive_parquet(
+    tmp_path, monkeypatch
+):
+    src = _parts(tmp_path)
+    calls = _count_read_backs(monkeypatch)
+    spec = make_release_partitioned(
+        src, tmp_path / "rel", class_attribute="y", bounds={"x": (0, 10)}, random_state=1
+    )
+    assert calls == [] and spec.n_records == 600
+
+
+def test_random_representatives_are_read_back_part_by_part(tmp_path, monkeypatch):
+    src = _parts(tmp_path)
+    calls = _count_read_backs(monkeypatch)
+    opts = dict(class_attribute="y", bounds={"x": (0, 10)}, random_state=1)
+    spec = make_release_partitioned(src, tmp_path / "rel", representative="random", **opts)
+    assert sorted(calls) == [f"part-0000{i}.parquet" for i in range(3)]
+    assert spec.n_records == 600
+
+
+def test_a_part_written_with_a_column_the_spec_lacks_is_refused(tmp_path, monkeypatch):
+    src = _parts(tmp_path)
+    real = workflows.perturb_partition_batches
+
+    def extra(batches, spec, root, i, offset):
+        for b in real(batches, spec, root, i, offset):
+            yield b.assign(leak=1) if i == 2 else b
+
+    monkeypatch.setattr(workflows, "perturb_partition_batches", extra)
+    out = tmp_path / "rel"
+    with pytest.raises(SpecError, match=r"does not describe \['leak'\]"):
+        make_release_partitioned(
+            src, out, class_attribute="y", bounds={"x": (0, 10)}, random_state=1
+        )
+    assert not out.exists()

@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from ..estimate import check_method
-from ..exceptions import DataError, DomainError, PpdmError, SpecError
+from ..exceptions import DataError, PpdmError, SpecError
 from ..io import (
     BatchWriter,
     iter_batches,
@@ -51,15 +51,17 @@ from ..perturb import plan_from_sketches
 from ..pipeline import (
     AttributeEstimate,
     Release,
-    check_domain_values,
     check_release_rows,
+    checked_batches,
     estimates_from_counts,
     load_release,
     plan_from_footers,
     read_ahead,
     release_values,
     value_domains,
+    values_round_trip,
     write_spec_and_report,
+    written_shape,
 )
 from ..publish import check_output, publish_dir
 from ..random import RandomState
@@ -241,39 +243,45 @@ def _write_part_batches(batches: Iterator[pd.DataFrame], directory: Path, name: 
     return rows
 
 
-def _perturb_write_task(spec, root, directory, n_parts, item) -> int:
+def _perturb_write_task(spec, root, directory, n_parts, read_back, item) -> int:
+    """Perturb partition ``item`` into its part; its row count.
+
+    Every perturbed value is checked against its domain before it is written, as
+    :func:`ppdm.pipeline.make_release` does; the written part is then checked from its
+    footer (columns, rows), or, when ``read_back`` (its values do not survive a
+    Parquet round trip known from the spec alone), read back whole.
+    """
     i, handle, offset = item
     name = _part_name(i, n_parts)
+    doms = {} if read_back else value_domains(spec)
     if _streamable(handle, spec):
         batches = iter_batches(handle, PART_BATCH)
+        perturbed = perturb_partition_batches(read_ahead(batches), spec, root, i, offset)
         rows = _write_part_batches(  # read, perturb and write on two cores
-            read_ahead(perturb_partition_batches(read_ahead(batches), spec, root, i, offset)),
+            read_ahead(checked_batches(perturbed, doms, f"release part {name}")),
             Path(directory),
             name,
         )
         if rows >= 0:
-            return _verified_rows(spec, Path(directory) / name)
+            return _part_rows(spec, Path(directory) / name, read_back)
     frame = perturb_partition(_load(handle), spec, root, i, offset)  # also an empty one
-    _write_part(frame, Path(directory), name)
-    return _verified_rows(spec, Path(directory) / name)
+    _write_part(next(checked_batches([frame], doms, f"release part {name}")), Path(directory), name)
+    return _part_rows(spec, Path(directory) / name, read_back)
+
+
+def _part_rows(spec: ReleaseSpec, path: Path, read_back: bool) -> int:
+    """The rows of a part just written, its columns checked against the spec."""
+    columns, rows = written_shape(path)
+    spec.check_columns(columns)
+    return _verified_rows(spec, path) if read_back else rows
 
 
 def _verified_rows(spec: ReleaseSpec, path: Path) -> int:
-    """Read a written part back and check it against the spec; return its row count.
-
-    Every perturbed value must encode in its attribute's domain (as
-    :func:`ppdm.pipeline.verify_release` checks a whole release), here by the task that
-    wrote the part, so the check runs where the part was written, in parallel.
-    """
+    """Read a written part back and check every perturbed value against its domain (as
+    :func:`ppdm.pipeline.verify_release` checks a whole release); its row count."""
     doms = value_domains(spec)
-    rows = 0
-    try:
-        for batch in read_ahead(iter_batches(path, PART_BATCH, columns=list(doms) or None)):
-            check_domain_values(doms, batch, rows)
-            rows += len(batch)
-    except DomainError as exc:
-        raise DomainError(f"release part {path.name}: {exc}") from None
-    return rows
+    batches = read_ahead(iter_batches(path, PART_BATCH, columns=list(doms) or None))
+    return sum(len(b) for b in checked_batches(batches, doms, f"release part {path.name}"))
 
 
 def _reconstruct_write_task(spec, classes, root, directory, n_parts, item) -> int:
@@ -540,8 +548,17 @@ def make_release_partitioned(
     with _files_named(handles), open_executor(engine, scheduler) as ex, _staging(out_dir) as tmp:
         spec, counted = plan_partitions_rows(ex, handles, opts)
         (tmp / DATA_DIR).mkdir()
+        # the values survive Parquet (else a DomainError now): each task checks its
+        # values before writing them and its part from its footer; if the values are
+        # not known from the spec alone, each task reads its part back
+        read_back = bool(value_domains(spec)) and not values_round_trip(
+            spec, tmp / ".values.parquet", "parquet"
+        )
+        task = functools.partial(
+            _perturb_write_task, spec, root, str(tmp / DATA_DIR), len(handles), read_back
+        )
         rows = ex.map(
-            functools.partial(_perturb_write_task, spec, root, str(tmp / DATA_DIR), len(handles)),
+            task,
             [(i, h, o) for i, (h, o) in enumerate(zip(handles, row_offsets(counted)))],
             stage="perturbing the partitions",
         )
@@ -556,7 +573,7 @@ def make_release_partitioned(
             raise DataError("the input table is empty: nothing to perturb")
         spec = spec.model_copy(update={"data_file": DATA_DIR, "n_records": n})
         write_spec_and_report(spec, tmp)
-        load_release(tmp)  # the parts were read back and checked by the tasks above
+        load_release(tmp)  # the parts were checked by the tasks above
     return spec
 
 
