@@ -21,7 +21,7 @@ import html
 import io
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -194,14 +194,17 @@ def _exposure(rep: dict) -> str:
     return "".join(parts)
 
 
-def estimate_bars(ax, x, e, title: str, *, grey: str = "0.7", fontsize: int = 9) -> None:
+def estimate_bars(
+    ax, x, e, title: str, *, grey: str = "0.7", fontsize: int = 9, legend: bool = True
+) -> None:
     """Released and estimated counts of one estimate as paired bars, with ±1 s.e.
 
     The lower whisker stops at 0: a count cannot be negative. Shared by the HTML report
     and ``ppdm estimate --plot``. Each series of bars is one collection and the whiskers
     one error-bar call, whatever the number of values: the cost is the panel's text, not
-    its bars. The legend sits in the upper right corner, above the tallest bar and
-    whisker (the y axis leaves room for it), so no search for a free place is needed.
+    its bars. The legend (unless ``legend=False``: a figure of panels alike shows it
+    once) sits in the upper right corner, above the tallest bar and whisker (the y axis
+    leaves room for it), so no search for a free place is needed.
 
     References
     ----------
@@ -231,16 +234,19 @@ def estimate_bars(ax, x, e, title: str, *, grey: str = "0.7", fontsize: int = 9)
     tops = tops[np.isfinite(tops)]
     top = float(tops.max()) if tops.size else 0.0
     ax.set_xlim(x.min() - 0.5 - 0.05 * max(len(x), 1), x.max() + 0.5 + 0.05 * max(len(x), 1))
-    ax.set_ylim(0, top * _LEGEND_ROOM if top > 0 else 1.0)
+    ax.set_ylim(0, top * (_LEGEND_ROOM if legend else _HEADROOM) if top > 0 else 1.0)
     # a fixed y: matplotlib would otherwise lay the x axis out to check the title clears it
     ax.set_title(title, fontsize=fontsize, y=1.0)
     ax.set_ylabel("records")
-    ax.legend(fontsize=7, loc="upper right")
+    if legend:
+        ax.legend(fontsize=7, loc="upper right")
 
 
 # the y axis reaches this multiple of the tallest bar or whisker: the two-line legend
 # (about a fifth of a panel) then sits above the data
 _LEGEND_ROOM = 1.32
+# without a legend, the tallest whisker's cap stays clear of the frame
+_HEADROOM = 1.05
 
 
 def _bar_outlines(left: np.ndarray, heights: np.ndarray, width: float) -> np.ndarray:
@@ -257,8 +263,10 @@ def estimate_figure(r, *, dpi: float = 110):
 
     The layout is computed from the sizes of the longest labels (no ``tight_layout``,
     which lays every tick label out an extra time): each panel is 1.75 in high, with
-    room above for its title and below for its tick labels, rotated by 60 degrees past
-    six values.
+    room above for its title. The panels share their x axis: every panel marks the
+    values, and the bottom one names them (rotated by 60 degrees past six values), and
+    the top one holds the legend, so a figure's text does not grow with its classes
+    times its values.
 
     Parameters
     ----------
@@ -274,7 +282,9 @@ def estimate_figure(r, *, dpi: float = 110):
     ----------
     Dowd, Xu & Zhang, Eq. (1); Agrawal & Srikant (2000), Sec. 4 (by-class estimates).
     """
+    from matplotlib import rcParams
     from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.collections import LineCollection
     from matplotlib.figure import Figure
     from matplotlib.font_manager import FontProperties
 
@@ -302,8 +312,8 @@ def estimate_figure(r, *, dpi: float = 110):
     # and a "1e6" above the axis
     digits = max(len(f"{t * _LEGEND_ROOM:.0f}") if t * _LEGEND_ROOM < 1e6 else 4 for t in tops)
     left = extent("0" * digits, 10)[0] + 0.45  # tick labels, "records", pads
-    title, axes_h, xlabel = 0.3, 1.75, 0.3
-    height = len(panels) * (title + axes_h + below) + xlabel + 0.1
+    title, axes_h, xlabel, marks = 0.3, 1.75, 0.3, 0.1
+    height = len(panels) * (title + axes_h + marks) + below - marks + xlabel + 0.1
     fig.set_size_inches(width, height)
     y = height - 0.1
     axes = []
@@ -311,16 +321,38 @@ def estimate_figure(r, *, dpi: float = 110):
         y -= title + axes_h
         rect = (left / width, y / height, (width - left - 0.15) / width, axes_h / height)
         axes.append(fig.add_axes(rect))
-        y -= below
-    for ax, (name, e) in zip(axes, panels):
-        estimate_bars(ax, x, e, f"{r.name}: {name}")
-        ax.set_xticks(x, labels, rotation=rotation, fontsize=7)
+        y -= marks
+    for i, (ax, (name, e)) in enumerate(zip(axes, panels)):
+        estimate_bars(ax, x, e, f"{r.name}: {name}", legend=i == 0)
+        if ax is axes[-1]:
+            ax.set_xticks(x, labels, rotation=rotation, fontsize=7)
+        else:  # tick marks drawn as one artist instead of a tick object each
+            ax.set_xticks([])
+            length = rcParams["xtick.major.size"] / 72 / axes_h  # points -> axes height
+            ax.add_collection(
+                LineCollection(
+                    [((v, 0.0), (v, -length)) for v in x],
+                    colors=rcParams["xtick.color"],
+                    linewidths=rcParams["xtick.major.width"],
+                    transform=ax.get_xaxis_transform(),
+                    clip_on=False,
+                    label="_value marks",
+                )
+            )
     kind = "bin" if any(lab.startswith("[") for lab in labels) else "value"
     axes[-1].set_xlabel(f"{r.name} ({kind})")
     return fig
 
 
-def write_estimate_plots(results, directory: str | os.PathLike, *, dpi: float = 110) -> list[Path]:
+def write_estimate_plots(
+    results,
+    directory: str | os.PathLike,
+    *,
+    dpi: float = 110,
+    helper=None,
+    meanwhile: Callable[[], None] | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> list[Path]:
     """One PNG per attribute (see :func:`estimate_figure`), named after the attribute.
 
     Parameters
@@ -329,23 +361,88 @@ def write_estimate_plots(results, directory: str | os.PathLike, *, dpi: float = 
     directory : path-like
         An existing directory.
     dpi : float
+    helper : concurrent.futures.Executor, optional
+        A process that draws figures beside this one (:func:`plot_helper`): it takes
+        the figures from the last one down while this process draws from the first one
+        up, so each is drawn once, by whichever gets to it first; a figure the helper
+        fails to draw is drawn here. The bytes are the same either way.
+    meanwhile : callable, optional
+        Called once the helper has the figures and before this process draws any (the
+        command line prints its tables there).
+    progress : callable, optional
+        Called with 1 as each figure is written (from a helper's thread too).
 
     Returns
     -------
     list of Path
         The files written, in the order of ``results``.
     """
+    results = list(results)
+    paths = [Path(directory) / f"{_file_stem(r.name)}.png" for r in results]
+    handed = {}
+    if helper is not None:
+        for i in range(len(results) - 1, 0, -1):  # the helper starts from the last one
+            handed[i] = helper.submit(_draw_estimate_plot, results[i], paths[i], dpi)
+            if progress:
+                handed[i].add_done_callback(
+                    lambda f: f.cancelled() or f.exception() is not None or progress(1)
+                )
+    try:
+        if meanwhile:
+            meanwhile()
+        for i, (r, path) in enumerate(zip(results, paths)):
+            if i not in handed or handed[i].cancel():  # not taken by the helper
+                _draw_estimate_plot(r, path, dpi)
+                if progress:
+                    progress(1)
+        for i, f in handed.items():
+            if not f.cancelled() and f.exception() is not None:
+                _draw_estimate_plot(results[i], paths[i], dpi)  # raises here if it must
+                if progress:
+                    progress(1)
+    finally:
+        for f in handed.values():
+            f.cancel()
+        for f in handed.values():  # nothing is written after this returns
+            if not f.cancelled():
+                f.exception()
+    return paths
+
+
+def _file_stem(name: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in name)
+
+
+def _draw_estimate_plot(r, path: Path, dpi: float) -> None:
     import matplotlib
 
-    written = []
     with matplotlib.rc_context({"text.parse_math": False}):
-        for r in results:
-            fig = estimate_figure(r, dpi=dpi)
-            safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in r.name)
-            path = Path(directory) / f"{safe}.png"
-            fig.savefig(path, dpi=dpi)
-            written.append(path)
-    return written
+        estimate_figure(r, dpi=dpi).savefig(path, dpi=dpi)
+
+
+def plot_helper():
+    """A second process for :func:`write_estimate_plots`, started now.
+
+    It is a fresh interpreter (never a fork of this process, whose reader threads a fork
+    could leave holding a lock) that loads matplotlib at once, so its start-up overlaps
+    whatever this process does before the figures are drawn. Shut it down with
+    ``helper.shutdown(cancel_futures=True)``.
+
+    Returns
+    -------
+    concurrent.futures.ProcessPoolExecutor
+    """
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+    pool.submit(_load_matplotlib)
+    return pool
+
+
+def _load_matplotlib() -> None:
+    import matplotlib.backends.backend_agg  # noqa: F401
+    import matplotlib.figure  # noqa: F401
 
 
 def _estimate_figure(r) -> str:

@@ -48,31 +48,41 @@ def test_panels_titles_and_tick_labels_do_not_overlap(n_values, n_classes):
     axes = fig.axes
     assert len(axes) == 1 + n_classes
     width, height = fig.bbox.width, fig.bbox.height
+    bottom = axes[-1]
+    ticks = [t.get_window_extent(renderer) for t in bottom.get_xticklabels()]
+    assert len(ticks) == n_values  # the bottom panel names the values
     for i, ax in enumerate(axes):
-        ticks = [t.get_window_extent(renderer) for t in ax.get_xticklabels()]
-        assert len(ticks) == n_values
         title = ax.title.get_window_extent(renderer)
         ylab = ax.yaxis.label.get_window_extent(renderer)
         for box in [*ticks, title, ylab]:
             assert box.x0 >= 0 and box.y0 >= 0 and box.x1 <= width and box.y1 <= height
-        if i + 1 < len(axes):
+        if ax is not bottom:  # the panels above mark the same values without naming them
+            assert ax.get_xticklabels() == []
+            (marks,) = [c for c in ax.collections if c.get_label() == "_value marks"]
+            segments = marks.get_segments()
+            np.testing.assert_allclose([seg[0, 0] for seg in segments], np.arange(n_values))
+            low = min(ax.transAxes.transform((0, seg[1, 1]))[1] for seg in segments)
             below = axes[i + 1].title.get_window_extent(renderer)
-            assert min(b.y0 for b in ticks) > below.y1
-    xlabel = axes[-1].xaxis.label.get_window_extent(renderer)
+            assert low > below.y1  # the marks clear the next panel's title
+            assert ax.get_xlim() == bottom.get_xlim()
+    xlabel = bottom.xaxis.label.get_window_extent(renderer)
     assert xlabel.y0 >= 0
-    assert xlabel.y1 < min(t.get_window_extent(renderer).y0 for t in axes[-1].get_xticklabels())
+    assert xlabel.y1 < min(t.y0 for t in ticks)
 
 
-def test_legend_sits_above_every_bar_and_whisker():
+def test_legend_sits_above_every_bar_and_whisker_of_the_top_panel_only():
     # a tall last bar: a legend placed over the data would hide it
-    r = _attribute(20, 1)
+    r = _attribute(20, 3)
     fig = estimate_figure(r)
     renderer = _display_boxes(fig)
-    for ax, e in zip(fig.axes, [r.overall, *r.by_class.values()]):
-        legend = ax.get_legend().get_window_extent(renderer)
-        top = max(np.max(e.perturbed), np.max(e.counts + e.stderr))
-        _, y_top = ax.transData.transform((0, top))
-        assert legend.y0 > y_top
+    panels = [r.overall, *r.by_class.values()]
+    legend = fig.axes[0].get_legend().get_window_extent(renderer)
+    top = max(np.max(r.overall.perturbed), np.max(r.overall.counts + r.overall.stderr))
+    _, y_top = fig.axes[0].transData.transform((0, top))
+    assert legend.y0 > y_top
+    for ax, e in zip(fig.axes[1:], panels[1:]):
+        assert ax.get_legend() is None
+        assert ax.get_ylim()[1] > max(np.max(e.perturbed), np.max(e.counts + e.stderr))
 
 
 def test_whiskers_stop_at_zero_and_bars_match_counts():
@@ -97,3 +107,114 @@ def test_write_estimate_plots_names_files_after_attributes(tmp_path):
     assert [p.name for p in paths] == ["income.png", "worst_area__x_.png"]
     for p in paths:
         assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+class _Done:
+    """A future of a helper that has already drawn (or failed to draw) its figure."""
+
+    def __init__(self, error=None):
+        self.error = error
+
+    def cancel(self):
+        return False
+
+    def cancelled(self):
+        return False
+
+    def exception(self):
+        return self.error
+
+    def add_done_callback(self, fn):
+        fn(self)
+
+
+class _FailingHelper:
+    """Takes every figure and fails to draw it, as a helper whose process died."""
+
+    def __init__(self):
+        self.taken = []
+
+    def submit(self, fn, r, path, dpi):
+        self.taken.append(r.name)
+        return _Done(RuntimeError("helper died"))
+
+
+def _named(n: int, n_classes: int = 1):
+    base = _attribute(6, n_classes)
+    return [AttributeEstimate(f"a{i}", base.labels, base.overall, base.by_class) for i in range(n)]
+
+
+def test_a_helper_process_draws_the_same_bytes(tmp_path):
+    from ppdm.html_report import plot_helper
+
+    results = _named(5)
+    (tmp_path / "alone").mkdir()
+    alone = write_estimate_plots(results, tmp_path / "alone")
+    helper = plot_helper()
+    try:
+        (tmp_path / "helped").mkdir()
+        calls = []
+        helped = write_estimate_plots(
+            results,
+            tmp_path / "helped",
+            helper=helper,
+            meanwhile=lambda: calls.append("meanwhile"),
+            progress=calls.append,
+        )
+    finally:
+        helper.shutdown(cancel_futures=True)
+    assert [p.name for p in helped] == [p.name for p in alone]
+    for a, b in zip(alone, helped):
+        assert a.read_bytes() == b.read_bytes()
+    assert calls[0] == "meanwhile" and calls[1:] == [1] * len(results)
+
+
+def test_figures_a_helper_fails_to_draw_are_drawn_here(tmp_path):
+    helper = _FailingHelper()
+    calls = []
+    paths = write_estimate_plots(
+        _named(4),
+        tmp_path,
+        helper=helper,
+        meanwhile=lambda: calls.append(len(list(tmp_path.iterdir()))),
+    )
+    assert helper.taken == ["a3", "a2", "a1"]  # from the last one down
+    assert calls == [0]  # nothing was drawn before meanwhile
+    for p in paths:
+        assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_estimate_plot_with_many_panels_draws_on_a_helper_with_the_same_bytes(
+    tmp_path, monkeypatch
+):
+    import pandas as pd
+    from typer.testing import CliRunner
+
+    from ppdm import html_report
+    from ppdm.cli import app
+    from ppdm.pipeline import estimate_release, make_release, spare_core
+
+    rng = np.random.default_rng(3)
+    table = pd.DataFrame({f"x{j}": rng.uniform(0, 10, 400) for j in range(8)})
+    table["cls"] = rng.choice(["a", "b", "c", "d"], 400)
+    bounds = {f"x{j}": (0.0, 10.0) for j in range(8)}
+    rel = tmp_path / "rel"
+    with pytest.warns(UserWarning):
+        make_release(table, rel, class_attribute="cls", bounds=bounds, n_bins=6, random_state=1)
+    started = []
+    real = html_report.plot_helper
+
+    def spy():
+        started.append(1)
+        return real()
+
+    monkeypatch.setattr(html_report, "plot_helper", spy)
+    r = CliRunner().invoke(app, ["estimate", str(rel), "--by-class", "--plot", str(tmp_path / "p")])
+    assert r.exit_code == 0, r.output
+    assert "x7: class d" in r.output  # the tables, printed while the helper drew
+    assert started == ([1] if spare_core() else [])  # 8 attributes x (1 + 4 classes) panels
+    (tmp_path / "alone").mkdir()
+    alone = write_estimate_plots(estimate_release(rel, by_class=True), tmp_path / "alone")
+    assert len(alone) == 8
+    for p in alone:
+        assert (tmp_path / "p" / p.name).read_bytes() == p.read_bytes()

@@ -355,26 +355,72 @@ def estimate(
     if plot is not None:
         check_output(plot, inputs=(release,), flag="--plot", directory=True, overwrite=overwrite)
     _check_engine(engine, scheduler)
-    if engine == "dask":
-        from ..engine import estimate_release_partitioned
+    helper = None
+    try:
+        if engine == "dask":
+            from ..engine import estimate_release_partitioned
 
-        results = estimate_release_partitioned(
-            release, method, by_class=by_class, engine="dask", scheduler=scheduler
-        )
-    else:
-        rel = load_release(release)
-        total = rel.spec.n_records and rel.spec.n_records * rel.spec.copies
-        with progress_bar("counting", total) as advance:
-            passes = _Passes(advance, total)
-            results = estimate_release(
-                _counted(rel, passes, ("counting",)), method, by_class=by_class
+            if plot is not None:
+                helper = _plot_helper(_panels(load_release(release).spec, by_class))
+            results = estimate_release_partitioned(
+                release, method, by_class=by_class, engine="dask", scheduler=scheduler
             )
-    if plot is not None:
-        _plot_estimates(results, plot)
-    if as_json:
-        payload = {"attributes": [_estimate_json(r, r.overall.method) for r in results]}
-        typer.echo(json.dumps(payload, indent=2))
-        return
+        else:
+            rel = load_release(release)
+            if plot is not None:
+                helper = _plot_helper(_panels(rel.spec, by_class))
+            total = rel.spec.n_records and rel.spec.n_records * rel.spec.copies
+            with progress_bar("counting", total) as advance:
+                passes = _Passes(advance, total)
+                results = estimate_release(
+                    _counted(rel, passes, ("counting",)), method, by_class=by_class
+                )
+        show = _json_estimates if as_json else _estimate_tables
+        if plot is None:
+            show(results)
+        else:  # the tables are printed while the helper draws
+            if helper is None:  # the panels counted now, classes included
+                helper = _plot_helper(sum(1 + len(r.by_class or ()) for r in results))
+            _plot_estimates(results, plot, helper, meanwhile=lambda: show(results))
+    finally:
+        if helper is not None:
+            helper.shutdown(cancel_futures=True)
+
+
+#: ``estimate --plot`` draws on a second process from this many panels (attributes
+#: times the classes' panels plus one) when the machine has a core to spare: below it,
+#: the second interpreter's start-up (about 0.6 s of CPU) costs more than it saves.
+PLOT_HELPER_PANELS = 40
+
+
+def _panels(spec, by_class: bool) -> int:
+    """The panels ``estimate --plot`` will draw, as far as the spec tells (an unperturbed
+    class attribute's values are not in it: two are assumed)."""
+    attrs = len(spec.perturbed_attributes())
+    if not by_class or not spec.class_attribute:
+        return attrs
+    domain = spec.attribute(spec.class_attribute).domain
+    values = domain.get("values") if isinstance(domain, dict) else None
+    return attrs * (1 + (len(values) if values else 2))
+
+
+def _plot_helper(panels: int):
+    """A process to draw figures beside this one, for ``panels`` panels or more."""
+    from ..pipeline import spare_core
+
+    if panels < PLOT_HELPER_PANELS or not spare_core():
+        return None
+    from ..html_report import plot_helper
+
+    return plot_helper()
+
+
+def _json_estimates(results) -> None:
+    payload = {"attributes": [_estimate_json(r, r.overall.method) for r in results]}
+    typer.echo(json.dumps(payload, indent=2))
+
+
+def _estimate_tables(results) -> None:
     from rich.console import Console
     from rich.table import Table
 
@@ -418,12 +464,13 @@ def _estimate_json(r, method: str) -> dict:
     return out
 
 
-def _plot_estimates(results, directory: Path) -> None:
-    """One PNG per attribute: perturbed and estimated counts with error bars (by class)."""
+def _plot_estimates(results, directory: Path, helper=None, meanwhile=None) -> None:
+    """One PNG per attribute: perturbed and estimated counts with error bars (by class),
+    published whole; ``meanwhile`` runs once the helper has the figures."""
     from ..html_report import write_estimate_plots
 
-    with atomic_dir(directory) as tmp:
-        write_estimate_plots(results, tmp)
+    with atomic_dir(directory) as tmp, progress_bar("drawing", len(results)) as advance:
+        write_estimate_plots(results, tmp, helper=helper, meanwhile=meanwhile, progress=advance)
 
 
 def reconstruct(
