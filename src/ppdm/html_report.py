@@ -339,8 +339,7 @@ def estimate_figure(r, *, dpi: float = 110):
                     label="_value marks",
                 )
             )
-    kind = "bin" if any(lab.startswith("[") for lab in labels) else "value"
-    axes[-1].set_xlabel(f"{r.name} ({kind})")
+    axes[-1].set_xlabel(f"{r.name} ({r.value_kind})")
     return fig
 
 

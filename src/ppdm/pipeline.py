@@ -24,7 +24,7 @@ from typing import TypeVar
 import numpy as np
 import pandas as pd
 
-from .domain import Domain, DomainRule, DomainSketch
+from .domain import BinnedDomain, Domain, DomainRule, DomainSketch
 from .estimate import Estimate, count_codes, estimate_counts
 from .exceptions import DataError, DomainError, SpecError
 from .io import (
@@ -629,12 +629,22 @@ def load_release(path: str | os.PathLike) -> Release:
 
 @dataclass(frozen=True)
 class AttributeEstimate:
-    """Estimated distribution of one attribute, overall and (optionally) per class."""
+    """Estimated distribution of one attribute, overall and (optionally) per class.
+
+    ``binned`` says whether ``labels`` name the bins of a binned domain or the values of
+    a categorical one (a category may itself read ``"[a, b)"``).
+    """
 
     name: str
     labels: list[str]
     overall: Estimate
     by_class: dict[str, Estimate] | None = None
+    binned: bool = False
+
+    @property
+    def value_kind(self) -> str:
+        """``"bin"`` or ``"value"``: what one label names."""
+        return "bin" if self.binned else "value"
 
 
 Batches = Callable[[], Iterator[pd.DataFrame]]
@@ -974,7 +984,10 @@ def estimates_from_counts(
                 str(c): _pooled(estimate_counts(table[i], m, method), spec.copies)
                 for i, c in enumerate(classes)
             }
-        out.append(AttributeEstimate(a.name, a.get_domain().labels(), overall, per))
+        dom = a.get_domain()
+        out.append(
+            AttributeEstimate(a.name, dom.labels(), overall, per, isinstance(dom, BinnedDomain))
+        )
     return out
 
 
@@ -1037,7 +1050,7 @@ def _estimate_additive(rel: Release, by_class: bool, batch_size: int) -> list[At
                 for i, c in enumerate(classes)
                 if np.any(ccodes == i)
             }
-        out.append(AttributeEstimate(a.name, dom.labels(), overall, per))
+        out.append(AttributeEstimate(a.name, dom.labels(), overall, per, binned=True))
     return out
 
 

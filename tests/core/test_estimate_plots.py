@@ -33,7 +33,7 @@ def _attribute(n_values: int, n_classes: int, scale: float = 1e5) -> AttributeEs
         return _estimate(counts * 0.9 + scale * 0.05, counts, np.full(n_values, scale * 0.02))
 
     by_class = {str(c): one() for c in range(n_classes)} or None
-    return AttributeEstimate("income", labels, one(), by_class)
+    return AttributeEstimate("income", labels, one(), by_class, binned=True)
 
 
 def _display_boxes(fig):
@@ -218,3 +218,32 @@ def test_estimate_plot_with_many_panels_draws_on_a_helper_with_the_same_bytes(
     assert len(alone) == 8
     for p in alone:
         assert (tmp_path / "p" / p.name).read_bytes() == p.read_bytes()
+
+
+def test_estimate_prints_data_as_it_is_and_names_values_not_bins(tmp_path):
+    """Categories that read as rich markup, an emoji code or a bin are printed as they
+    are, under "value" (the domain says what a label names, not its first character)."""
+    import json
+
+    import pandas as pd
+    from typer.testing import CliRunner
+
+    from ppdm.cli import app
+    from ppdm.pipeline import make_release
+
+    rng = np.random.default_rng(5)
+    odd = ["[red]", "[b]", ":thumbs_up:", "[1, 2)"]
+    table = pd.DataFrame({"colour": rng.choice(odd, 300), "x": rng.uniform(0, 1, 300)})
+    table["y"] = rng.choice(["n", "y"], 300)
+    with pytest.warns(UserWarning):
+        make_release(table, tmp_path / "rel", class_attribute="y", bounds={"x": (0, 1)},
+                     random_state=2)  # fmt: skip
+    r = CliRunner().invoke(app, ["estimate", str(tmp_path / "rel")])
+    assert r.exit_code == 0, r.output
+    colour = r.output.split("x (set-scale)")[0]
+    for value in odd:
+        assert f"│ {value}" in colour
+    assert "┃ value" in colour and "┃ bin" in r.output.split("x (set-scale)")[1]
+    r = CliRunner().invoke(app, ["estimate", str(tmp_path / "rel"), "--json"])
+    by_name = {a["name"]: a for a in json.loads(r.output)["attributes"]}
+    assert sorted(by_name["colour"]["values"]) == sorted(odd) and "bins" in by_name["x"]

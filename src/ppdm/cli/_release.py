@@ -424,25 +424,26 @@ def _estimate_tables(results) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    console = Console()
+    # names and values are data: printed as they are (no markup, emoji or highlighting)
+    console = Console(markup=False, emoji=False, highlight=False)
 
-    def show(title: str, labels, e) -> None:
+    def show(title: str, r, e) -> None:
         table = Table(title=title)
-        first = "bin" if any(lab.startswith("[") for lab in labels) else "value"
+        first = r.value_kind
         for col in (first, "perturbed", "estimated", f"stderr ({e.stderr_kind})"):
             table.add_column(col, justify="left" if col == first else "right")
-        for lab, y, x, s in zip(labels, e.perturbed, e.counts, e.stderr):
+        for lab, y, x, s in zip(r.labels, e.perturbed, e.counts, e.stderr):
             table.add_row(lab, f"{y:.0f}", f"{x:.1f}", f"{s:.1f}")
         console.print(table)
 
     for r in results:
-        show(f"{r.name} ({r.overall.method})", r.labels, r.overall)
+        show(f"{r.name} ({r.overall.method})", r, r.overall)
         for c, ec in (r.by_class or {}).items():  # one table per class, as the plot's panels
-            show(f"{r.name}: class {c} ({ec.method})", r.labels, ec)
+            show(f"{r.name}: class {c} ({ec.method})", r, ec)
 
 
 def _estimate_json(r, method: str) -> dict:
-    key = "bins" if any(lab.startswith("[") for lab in r.labels) else "values"
+    key = f"{r.value_kind}s"
     out = {
         "name": r.name,
         "method": method,
