@@ -358,7 +358,8 @@ def write_estimate_plots(
     meanwhile: Callable[[], None] | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> list[Path]:
-    """One PNG per attribute (see :func:`estimate_figure`), named after the attribute.
+    """One PNG per attribute (see :func:`estimate_figure`), named after the attribute
+    (:func:`plot_file_stems`).
 
     Parameters
     ----------
@@ -383,7 +384,7 @@ def write_estimate_plots(
         The files written, in the order of ``results``.
     """
     results = list(results)
-    paths = [Path(directory) / f"{_file_stem(r.name)}.png" for r in results]
+    paths = [Path(directory) / f"{stem}.png" for stem in plot_file_stems([r.name for r in results])]
     handed = {}
     if helper is not None:
         for i in range(len(results) - 1, 0, -1):  # the helper starts from the last one
@@ -414,8 +415,33 @@ def write_estimate_plots(
     return paths
 
 
-def _file_stem(name: str) -> str:
-    return "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in name)
+#: a figure's file name keeps at most this many bytes of its attribute's name
+_STEM_BYTES = 120
+
+
+def plot_file_stems(names: Sequence[str]) -> list[str]:
+    """A distinct file name stem for the figure of each attribute in ``names``.
+
+    The name with every character but letters, digits, ``-`` and ``_`` replaced by
+    ``_`` (``_`` for an empty name); a name longer than 120 bytes keeps its first 40
+    characters and ends in a hash of the whole name. Stems that would meet, letter case
+    aside (as on a file system that ignores it), get ``-2``, ``-3``, ... in order, so no
+    figure overwrites another.
+    """
+    import hashlib
+
+    stems: list[str] = []
+    taken: set[str] = set()
+    for name in names:
+        stem = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in name) or "_"
+        if len(stem.encode("utf-8")) > _STEM_BYTES:
+            stem = f"{stem[:40]}-{hashlib.sha256(name.encode('utf-8')).hexdigest()[:12]}"
+        unique, k = stem, 2
+        while unique.casefold() in taken:
+            unique, k = f"{stem}-{k}", k + 1
+        taken.add(unique.casefold())
+        stems.append(unique)
+    return stems
 
 
 def _draw_estimate_plot(r, path: Path, dpi: float) -> None:

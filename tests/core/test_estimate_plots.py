@@ -247,3 +247,20 @@ def test_estimate_prints_data_as_it_is_and_names_values_not_bins(tmp_path):
     r = CliRunner().invoke(app, ["estimate", str(tmp_path / "rel"), "--json"])
     by_name = {a["name"]: a for a in json.loads(r.output)["attributes"]}
     assert sorted(by_name["colour"]["values"]) == sorted(odd) and "bins" in by_name["x"]
+
+
+def test_figures_of_names_that_meet_as_file_names_are_all_written(tmp_path):
+    from ppdm.html_report import plot_file_stems
+
+    a = _attribute(4, 0)
+    names = ["a b", "a_b", "A_B", "x" * 300, "", "é" * 100]
+    stems = plot_file_stems(names)
+    assert stems[:3] == ["a_b", "a_b-2", "A_B-3"]  # letter case aside, as on macOS
+    assert stems[3].startswith("x" * 40 + "-") and len(stems[3]) == 53
+    assert stems[4] == "_"
+    assert len(stems[5].encode()) < 200  # 100 two-byte letters: cut, with a hash
+    assert len({s.casefold() for s in stems}) == len(names)
+    results = [AttributeEstimate(n, a.labels, a.overall, None, binned=True) for n in names]
+    paths = write_estimate_plots(results, tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(f"{s}.png" for s in stems)
+    assert [p.stem for p in paths] == stems
