@@ -417,8 +417,12 @@ def _csv_plan(path: Path, columns, kinds):
         if c not in names:
             raise DataError(f"input file {str(path)!r} has no column {c!r}")
     given = kinds if isinstance(kinds, dict) else {}
+    # integers are read as text and converted by _csv_frame, which also takes a whole
+    # number written as a float ('5.0', as pandas writes a float column)
     convert = pcsv.ConvertOptions(
-        column_types={n: _arrow_type(given.get(n, "str")) for n in names},
+        column_types={
+            n: _arrow_type("str" if given.get(n) == "int" else given.get(n, "str")) for n in names
+        },
         null_values=_NA_VALUES,
         strings_can_be_null=True,
         quoted_strings_can_be_null=True,
@@ -432,18 +436,67 @@ def _csv_plan(path: Path, columns, kinds):
     return wanted, given, read, parse, convert
 
 
-def _csv_frame(table, wanted: list[str], given: dict, kinds) -> pd.DataFrame:
-    """A text-read Arrow table as a DataFrame; columns without a kind are inferred here."""
+def _csv_frame(
+    table, wanted: list[str], given: dict, kinds, path: Path, first_row: int = 0
+) -> pd.DataFrame:
+    """A text-read Arrow table as a DataFrame; columns without a kind are inferred here,
+    columns of kind ``"int"`` converted (``first_row``: data rows before this table)."""
     if kinds != "text":
         arrays = []
         for name, col in zip(table.column_names, table.columns):
             kind = given.get(name)
-            arrays.append(col if kind is not None else _cast_kind(col, infer_kind(col)))
+            if kind == "int":
+                col = _ints_of_text(col, name, path, first_row)
+            elif kind is None:
+                col = _cast_kind(col, infer_kind(col))
+            arrays.append(col)
         table = table.from_arrays(arrays, names=table.column_names)
     frame = table.to_pandas()
     if kinds == "text":
         frame.attrs[TEXT_ATTR] = True
     return frame
+
+
+def _ints_of_text(col, name: str, path: Path, first_row: int):
+    """A CSV column's text as 64-bit integers: ``'5'``, or a whole number written as a
+    float (``'5.0'``, exact up to 2**53); a missing value stays missing. Any other text is
+    a :class:`DataError` naming the file, column, data row (1-based) and value."""
+    import pyarrow as pa
+
+    col = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+    out = _whole_numbers(col)
+    if out is not None:
+        return out
+    good, bad = 0, len(col)  # col[:good] converts, col[:bad] does not
+    while bad - good > 1:
+        mid = (good + bad) // 2
+        if _whole_numbers(col.slice(0, mid)) is None:
+            bad = mid
+        else:
+            good = mid
+    raise DataError(
+        f"input file {str(path)!r} column {name!r} data row {first_row + bad} has value "
+        f"{col[bad - 1].as_py()!r}, which is not an integer"
+    )
+
+
+def _whole_numbers(col):
+    """``col`` (text) as int64 if every text is an integer or a whole float, else None."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    try:
+        return pc.cast(col, pa.int64())
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        pass
+    try:
+        floats = pc.cast(col, pa.float64())
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+    x = floats.to_numpy(zero_copy_only=False)
+    if not np.all(np.isnan(x) | ((x == np.round(x)) & (np.abs(x) <= 2.0**53))):
+        return None
+    return pc.cast(floats, pa.int64())
 
 
 def _iter_csv(
@@ -475,12 +528,12 @@ def _iter_csv(
                 n += take
                 batch = batch.slice(take)
                 if n == batch_size:
+                    yield _csv_frame(pa.Table.from_batches(buf), wanted, given, kinds, path, rows)
                     rows += n
-                    yield _csv_frame(pa.Table.from_batches(buf), wanted, given, kinds)
                     buf, n = [], 0
         if n:
+            yield _csv_frame(pa.Table.from_batches(buf), wanted, given, kinds, path, rows)
             rows += n
-            yield _csv_frame(pa.Table.from_batches(buf), wanted, given, kinds)
     finally:
         reader.close()
     if rows == 0 and not allow_empty:
@@ -504,7 +557,7 @@ def _read_csv(path: Path, columns, kinds) -> pd.DataFrame:
     table, wanted, given = _read_csv_table(path, columns, kinds)
     if table.num_rows == 0:
         raise DataError(f"input file {str(path)!r} has a header but no rows")
-    return _csv_frame(table, wanted, given, kinds)
+    return _csv_frame(table, wanted, given, kinds, path)
 
 
 def _read_csv_parts(path: Path, files: list[Path], columns, kinds) -> pd.DataFrame:
@@ -520,10 +573,13 @@ def _read_csv_parts(path: Path, files: list[Path], columns, kinds) -> pd.DataFra
                 f"of {str(path)!r} has {tables[0].column_names}"
             )
         if table.num_rows:  # an empty partition adds nothing
+            ints = {n: _ints_of_text(table[n], n, f, 0) for n in wanted if given.get(n) == "int"}
+            for n, col in ints.items():  # named by their own file and row
+                table = table.set_column(table.column_names.index(n), n, col)
             tables.append(table)
     if not tables:
         raise DataError(f"every partition of {str(path)!r} is empty")
-    return _csv_frame(pa.concat_tables(tables), wanted, given, kinds)
+    return _csv_frame(pa.concat_tables(tables), wanted, given, kinds, path)
 
 
 def _unsupported(t) -> str | None:

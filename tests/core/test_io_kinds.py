@@ -240,3 +240,59 @@ def test_partitions_share_kinds_and_empty_ones_are_skipped(tmp_path):
         read_table(empty)
     with pytest.raises(DataError, match="every partition of .* is empty"):
         list(iter_batches(empty))
+
+
+def _whole_floats(n: int = 600) -> pd.DataFrame:
+    """A float column of whole numbers, as pandas writes it to CSV: '5.0'."""
+    rng = np.random.default_rng(8)
+    df = pd.DataFrame({"score": rng.integers(1, 6, n).astype(float), "w": rng.uniform(0, 1, n)})
+    df["y"] = rng.choice(["n", "y"], n)
+    return df
+
+
+def test_a_csv_float_column_of_whole_numbers_releases_as_its_parquet_does(tmp_path):
+    df = _whole_floats()
+    df.to_csv(tmp_path / "t.csv", index=False)
+    df.to_parquet(tmp_path / "t.parquet", index=False)
+    assert "5.0" in (tmp_path / "t.csv").read_text()
+    opts = dict(class_attribute="y", bounds={"w": (0, 1)}, random_state=4, batch_size=250)
+    make_release(tmp_path / "t.csv", tmp_path / "rc", **opts)
+    make_release(tmp_path / "t.parquet", tmp_path / "rp", **opts)
+    assert _domain(tmp_path / "rc", "score")["values"] == [1, 2, 3, 4, 5]
+    from_csv = read_table(tmp_path / "rc" / "data.csv")
+    from_parquet = read_table(tmp_path / "rp" / "data.parquet")
+    assert from_csv["score"].tolist() == from_parquet["score"].tolist()
+
+
+@pytest.mark.parametrize(
+    "value,row,shown",
+    [
+        ("2.5", 301, "'2.5'"),
+        ("abc", 301, "'abc'"),
+        ("inf", 301, "'inf'"),
+        ("5_000", 301, "'5_000'"),
+    ],
+)
+def test_a_value_of_an_integer_column_that_is_no_integer_is_named(tmp_path, value, row, shown):
+    df = _whole_floats()
+    df.to_csv(tmp_path / "t.csv", index=False)
+    make_release(tmp_path / "t.csv", tmp_path / "r", class_attribute="y", bounds={"w": (0, 1)})
+    bad = df.astype({"score": object})
+    bad.loc[row - 1, "score"] = value
+    bad.to_csv(tmp_path / "bad.csv", index=False)
+    spec = load_release(tmp_path / "r").spec
+    with pytest.raises(DataError) as err:
+        make_release(tmp_path / "bad.csv", tmp_path / "r2", spec=spec, batch_size=100)
+    assert str(err.value) == (
+        f"input file {str(tmp_path / 'bad.csv')!r} column 'score' data row {row} has value "
+        f"{shown}, which is not an integer"
+    )
+
+
+def test_integers_stay_exact_past_two_to_the_53(tmp_path):
+    big = 2**53 + 1  # a float64 would read it as 2**53
+    df = pd.DataFrame({"id": [big, big + 2] * 50, "y": ["n", "y"] * 50})
+    df.to_csv(tmp_path / "t.csv", index=False)
+    make_release(tmp_path / "t.csv", tmp_path / "r", class_attribute="y", random_state=1)
+    assert _domain(tmp_path / "r", "id")["values"] == [big, big + 2]
+    assert set(read_table(tmp_path / "r" / "data.csv")["id"]) <= {big, big + 2}
