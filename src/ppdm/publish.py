@@ -73,6 +73,7 @@ def check_output(
     flag: str = "--out",
     directory: bool = False,
     overwrite: bool = False,
+    keep_files: bool = False,
 ) -> Path:
     """Refuse an output path that would lose or leak data; return it as a Path.
 
@@ -88,7 +89,11 @@ def check_output(
         The output is a directory: an existing non-empty one is refused unless
         ``overwrite``; an existing file in its place is refused.
     overwrite : bool, default=False
-        Allow replacing a non-empty output directory.
+        Allow replacing a non-empty output directory (and an existing file, with
+        ``keep_files``).
+    keep_files : bool, default=False
+        An existing output file is refused unless ``overwrite`` (a command whose output
+        is a table that could be the user's own data); else it is replaced whole.
 
     Returns
     -------
@@ -99,7 +104,7 @@ def check_output(
     OutputError
         The path is empty or the root, is, contains or lies inside an input, is a
         directory where a file is expected (or the reverse), or is a non-empty
-        directory without ``overwrite``.
+        directory (an existing file, with ``keep_files``) without ``overwrite``.
 
     Examples
     --------
@@ -132,6 +137,10 @@ def check_output(
             )
     elif p.is_dir():
         raise OutputError(f"{flag} {text!r} is a directory; name a file")
+    elif keep_files and not overwrite and (p.exists() or p.is_symlink()):
+        raise OutputError(
+            f"{flag} {text!r} exists; pass --overwrite to replace it, or name a new file"
+        )
     return p
 
 

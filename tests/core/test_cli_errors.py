@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pickle
 import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -136,6 +137,23 @@ def test_reconstruct_batch_size_names_the_flag(run_cli, release, tmp_path):
     code, _, err = run_cli("reconstruct", release, "--out", tmp_path / "r.csv", "--batch-size", "0")
     line = _one_error_line(err)
     assert code == EXIT_USAGE and "--batch-size" in line and "chunksize" not in line
+
+
+def test_reconstruct_keeps_an_existing_table_unless_told(run_cli, release, table, tmp_path):
+    """The original table is one mistyped --out away: an existing file is kept."""
+    original = tmp_path / "original.csv"  # the owner's table, not an input of reconstruct
+    original.write_bytes(Path(table).read_bytes())
+    code, _, err = run_cli("reconstruct", release, "--out", original, "--seed", "1")
+    line = _one_error_line(err)
+    assert code == EXIT_USAGE and "exists; pass --overwrite" in line and str(original) in line
+    assert original.read_bytes() == Path(table).read_bytes()
+    out = tmp_path / "rec.csv"
+    assert run_cli("reconstruct", release, "--out", out, "--seed", "1")[0] == 0
+    first = out.read_bytes()
+    code, _, err = run_cli("reconstruct", release, "--out", out, "--seed", "2")
+    assert code == EXIT_USAGE and out.read_bytes() == first
+    code, _, err = run_cli("reconstruct", release, "--out", out, "--seed", "2", "--overwrite")
+    assert code == 0 and out.read_bytes() != first
 
 
 # -- learners ----------------------------------------------------------------------------

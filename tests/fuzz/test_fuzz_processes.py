@@ -334,7 +334,8 @@ def test_refusal_in_a_real_process(tmp_path, table, release, line, codes):
 
 @fuzz_class("concurrent reruns")
 def test_two_reconstruct_runs_into_one_file(tmp_path, release):
-    """Two reconstructions at once into the same --out: the file is one run's, whole."""
+    """Two reconstructions at once into the same --out (--overwrite: either may replace
+    the other's): the file is one run's, whole."""
     rel = release
     refs = []
     for seed in ("1", "2"):
@@ -344,7 +345,10 @@ def test_two_reconstruct_runs_into_one_file(tmp_path, release):
         refs.append(digest(ref))
     assert refs[0] != refs[1]
     out = tmp_path / "rec.csv"
-    procs = [_popen("reconstruct", rel, "--out", out, "--seed", seed) for seed in ("1", "2")]
+    procs = [
+        _popen("reconstruct", rel, "--out", out, "--seed", seed, "--overwrite")
+        for seed in ("1", "2")
+    ]
     for p in procs:
         _, err = p.communicate(timeout=300)
         assert p.returncode == 0, err[-500:]

@@ -488,7 +488,7 @@ def reconstruct(
     scheduler: str | None = SCHEDULER_OPTION,
     batch_size: int = BATCH_SIZE_OPTION,
     overwrite: bool = flag_option(
-        "--overwrite", "Replace a non-empty output directory of parts (whole)."
+        "--overwrite", "Replace an existing output file, or directory of parts (whole)."
     ),
 ) -> None:
     """Rebuild a table from a release (Algorithm 2, global or by class).
@@ -519,7 +519,8 @@ def reconstruct(
         typer.echo(f"wrote the reconstructed table to {path}/ (partitioned Parquet)")
         return
     out_format(out)
-    check_output(out, inputs=(release,))
+    # a table is not written over one that exists (it may be the original) unasked
+    check_output(out, inputs=(release,), overwrite=overwrite, keep_files=True)
     rel = load_release(release)
     total = rel.spec.n_records and rel.spec.n_records * rel.spec.copies
     with progress_bar("counting", total) as advance:
