@@ -340,3 +340,27 @@ def test_an_empty_path_is_refused_not_read_as_the_current_directory(
     lines = [x for x in err.splitlines() if x.strip()]
     assert len(lines) == 1 and name in lines[0] and "is empty" in lines[0], err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.csv"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["datasets", "export", "wisconsin"],
+        ["noise", "class", "{table}", "--class", "class", "--seed", "1"],
+        ["tree", "predict", "{model}", "{table}"],
+    ],
+    ids=["datasets export", "noise class", "tree predict"],
+)
+def test_every_table_output_keeps_an_existing_file_unless_told(run_cli, tmp_path, command):
+    table, model = tmp_path / "w.csv", tmp_path / "m.json"
+    assert run_cli("datasets", "export", "wisconsin", "--out", table)[0] == 0
+    assert run_cli("tree", "train", table, "--class", "class", "--out", model)[0] == 0
+    args = [a.format(table=table, model=model) for a in command]
+    kept = tmp_path / "kept.csv"
+    kept.write_text("mine\n")
+    code, _, err = run_cli(*args, "--out", kept)
+    assert code == EXIT_USAGE and "exists; pass --overwrite" in _one_error_line(err)
+    assert kept.read_text() == "mine\n"
+    code, _, err = run_cli(*args, "--out", kept, "--overwrite")
+    assert code == 0, err
+    assert kept.read_text() != "mine\n"

@@ -132,6 +132,25 @@ def test_attributes(wbc, tmp_path):
         "--max-targets",
         "50",
     )
+    assert r.exit_code == 2 and "exists; pass --overwrite" in r.output  # the first release
+    assert pd.read_parquet(out).equals(released)
+    r = _run(
+        "attributes",
+        wbc,
+        "-c",
+        "class",
+        "-t",
+        "lia",
+        "--sd-fraction",
+        "0.1",
+        "--scope",
+        "heterogeneous",
+        "--out",
+        out,
+        "--overwrite",
+        "--max-targets",
+        "50",
+    )
     assert r.exit_code == 0, r.output
     assert "LIA noise" in r.output and "re-identification" in r.output
     assert "on 50 records" in r.output

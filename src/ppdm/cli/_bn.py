@@ -7,9 +7,17 @@ from pathlib import Path
 import typer
 
 from ..exceptions import OutputError
-from ._common import atomic_dir, atomic_path, check_flag, fail, out_format, write_out_table
+from ._common import (
+    atomic_dir,
+    atomic_path,
+    check_flag,
+    fail,
+    table_out,
+    write_out_table,
+)
 from ._options import (
     JOBS_OPTION,
+    OVERWRITE_TABLE_OPTION,
     PROGRESS_OPTION,
     QUICK_OPTION,
     RELEASE_SEED_OPTION,
@@ -72,6 +80,7 @@ def sample(
     codes: bool = flag_option(
         "--codes", "Write integer state codes 0..K-1 instead of state names."
     ),
+    overwrite: bool = OVERWRITE_TABLE_OPTION,
 ) -> None:
     """Draw N records from a network by forward sampling (one column of state names per node)."""
     from ..bayesnet.sampling import forward_sample
@@ -82,7 +91,7 @@ def sample(
     except ValueError:
         fail(f"--n must be a whole number (got {n[:40]!r})", usage=True)
     n_records = check_flag(check_n_records, count, "--n")
-    if out_format(out) == "arff":
+    if table_out(out, overwrite, inputs=(net,)) == "arff":
         fail("--out must be .csv or .parquet", usage=True)
     network = _read_net(net)
     if not network.is_complete:

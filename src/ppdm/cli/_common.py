@@ -24,7 +24,7 @@ from typer.core import TyperGroup
 from typer.exceptions import TyperException
 
 from ..exceptions import OptionError, OutputError, PpdmError, PrivacyWarning
-from ..publish import install_signal_handlers, publish_dir, publish_file
+from ..publish import check_output, install_signal_handlers, publish_dir, publish_file
 
 T = TypeVar("T")
 
@@ -48,6 +48,7 @@ __all__ = [
     "out_format",
     "read_labelled",
     "write_out_table",
+    "table_out",
 ]
 
 #: A command could not do its work: bad input file, bad spec, I/O error, ...
@@ -503,6 +504,15 @@ def out_format(out: Path, flag: str = "--out") -> str:
         return table_format(out, writing=True)
     except ValueError as exc:
         fail(f"{flag}: {exc}", usage=True)
+
+
+def table_out(out: Path, overwrite: bool, inputs: tuple = (), flag: str = "--out") -> str:
+    """The format of the table output ``out``, refused before any work if its suffix
+    names no table format, or it is an input, or it exists and ``overwrite`` is off (a
+    table written over an existing one, maybe the owner's original, would lose it)."""
+    fmt = out_format(out, flag)
+    check_output(out, inputs=inputs, flag=flag, overwrite=overwrite, keep_files=True)
+    return fmt
 
 
 def read_labelled(path: Path, class_column: str):

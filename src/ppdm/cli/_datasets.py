@@ -7,8 +7,8 @@ from pathlib import Path
 
 import typer
 
-from ._common import fail, write_out_table
-from ._options import TEXT_ARGUMENT, out_option
+from ._common import fail, table_out, write_out_table
+from ._options import OVERWRITE_TABLE_OPTION, TEXT_ARGUMENT, out_option
 
 datasets_app = typer.Typer(help="List and export the bundled data sets.", no_args_is_help=True)
 
@@ -64,8 +64,10 @@ def export(
         help="Data set name (see ppdm datasets list).",
     ),
     out: Path = out_option("FILE", "Output file: .csv, .parquet or .arff."),
+    overwrite: bool = OVERWRITE_TABLE_OPTION,
 ) -> None:
     """Write a bundled data set to a file."""
+    table_out(out, overwrite)
     reg = _registry()
     if name not in reg:
         fail(f"unknown data set {name!r}; choose one of {', '.join(reg)}", usage=True)

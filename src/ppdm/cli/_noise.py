@@ -8,11 +8,12 @@ from pathlib import Path
 import typer
 
 from ..validation import check_at_least, check_positive
-from ._common import check_flag, fail, out_format, read_labelled, write_out_table
+from ._common import check_flag, fail, read_labelled, table_out, write_out_table
 from ._options import (
     CLASS_OPTION,
     CONFIDENCE_OPTION,
     MIN_LEAF_OPTION,
+    OVERWRITE_TABLE_OPTION,
     RELEASE_SEED_OPTION,
     InnocentTarget,
     NoiseBoundary,
@@ -77,6 +78,7 @@ def class_noise(
     class_column: str = CLASS_OPTION,
     technique: NoiseTechnique = choice_option(NoiseTechnique.RANDOM, "--technique", short="-t"),
     out: Path = OUT,
+    overwrite: bool = OVERWRITE_TABLE_OPTION,
     seed: int | None = RELEASE_SEED_OPTION,
     as_json: bool = JSON,
     confidence: float = CONFIDENCE_OPTION,
@@ -91,7 +93,7 @@ def class_noise(
 
     technique = NoiseTechnique(technique).value
 
-    out_format(out)  # a bad --out is refused before any work
+    table_out(out, overwrite, inputs=(data,))  # a bad --out is refused before any work
     frame, X, y = _load(data, class_column)
     tree = _tree(confidence, min_leaf)
     if y.nunique(dropna=True) < 2:
@@ -153,6 +155,7 @@ def attribute_noise(
     class_column: str = CLASS_OPTION,
     target: InnocentTarget = choice_option(InnocentTarget.TIA, "--target", short="-t"),
     out: Path = OUT,
+    overwrite: bool = OVERWRITE_TABLE_OPTION,
     sd_fraction: float = value_option(
         0.276, "--sd-fraction", "FRACTION", "Noise sd as a fraction of the value (paper: 0.276)."
     ),
@@ -184,7 +187,7 @@ def attribute_noise(
     boundary = NoiseBoundary(boundary).value
 
     check_flag(check_at_least, max_targets, "--max-targets", 1)
-    out_format(out)  # a bad --out is refused before any work
+    table_out(out, overwrite, inputs=(data,))  # a bad --out is refused before any work
     frame, X, y = _load(data, class_column)
     check_flag(check_positive, sd_fraction, "--sd-fraction")
     noise = paper_noise(sd_fraction)

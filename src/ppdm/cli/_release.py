@@ -10,7 +10,14 @@ import typer
 
 from ..publish import check_output
 from ..validation import check_at_least, check_interval
-from ._common import atomic_dir, check_flag, fail, flag_errors, out_format, progress_bar
+from ._common import (
+    atomic_dir,
+    check_flag,
+    fail,
+    flag_errors,
+    progress_bar,
+    table_out,
+)
 from ._options import (
     BATCH_SIZE_OPTION,
     ENGINE_OPTION,
@@ -518,9 +525,7 @@ def reconstruct(
         )
         typer.echo(f"wrote the reconstructed table to {path}/ (partitioned Parquet)")
         return
-    out_format(out)
-    # a table is not written over one that exists (it may be the original) unasked
-    check_output(out, inputs=(release,), overwrite=overwrite, keep_files=True)
+    table_out(out, overwrite, inputs=(release,))
     rel = load_release(release)
     total = rel.spec.n_records and rel.spec.n_records * rel.spec.copies
     with progress_bar("counting", total) as advance:

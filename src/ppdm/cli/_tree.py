@@ -8,12 +8,13 @@ from pathlib import Path
 import numpy as np
 import typer
 
-from ._common import atomic_path, fail, out_format, read_labelled, write_out_table
+from ._common import atomic_path, fail, read_labelled, table_out, write_out_table
 from ._options import (
     CLASS_OPTION,
     CONFIDENCE_OPTION,
     JSON_OPTION,
     MIN_LEAF_OPTION,
+    OVERWRITE_TABLE_OPTION,
     flag_option,
     out_option,
     path_argument,
@@ -114,9 +115,10 @@ def predict(
     out: Path = out_option("FILE", "Output table (.csv, .parquet or .arff).", short=True),
     proba: bool = flag_option("--proba", "Also write one probability column per class."),
     trust_pickle: bool = flag_option("--trust-pickle", _TRUST_PICKLE_HELP),
+    overwrite: bool = OVERWRITE_TABLE_OPTION,
 ) -> None:
     """Classify the rows of a table; write them with a "predicted" column."""
-    out_format(out)  # a bad --out is refused before any work
+    table_out(out, overwrite, inputs=(model, data))  # a bad --out is refused before any work
     clf, target = _load_model(model, trust_pickle)
     frame = _read(data)
     X = frame.drop(columns=[target]) if target in frame.columns else frame
