@@ -665,7 +665,7 @@ def table_columns(path: str | os.PathLike) -> list[str]:
     ...     table_columns(f"{d}/t.parquet")
     ['a', 'b']
     """
-    path = Path(path)
+    path = check_regular_file(path)  # never opens a FIFO or a device
     if table_format(path) != "parquet":
         return _csv_names(path)
     schema = _parquet_file(path, None).schema_arrow

@@ -26,13 +26,16 @@ import pandas as pd
 
 from .domain import BinnedDomain, Domain, DomainRule, DomainSketch
 from .estimate import Estimate, count_codes, estimate_counts
-from .exceptions import DataError, DomainError, SpecError
+from .exceptions import DataError, DomainError, PpdmError, SpecError
 from .io import (
     BatchWriter,
     atomic_path,
+    check_regular_file,
     iter_batches,
     parquet_kinds,
+    partition_files,
     read_table,
+    table_columns,
     table_format,
     write_table,
 )
@@ -61,6 +64,8 @@ T = TypeVar("T")
 
 __all__ = [
     "DEFAULT_BATCH",
+    "BATCH_VALUES",
+    "batch_rows",
     "Release",
     "AttributeEstimate",
     "make_release",
@@ -87,7 +92,37 @@ __all__ = [
 ]
 
 DEFAULT_BATCH = 250_000
+#: values per batch when the batch size is left to ppdm: 250,000 rows of six columns
+BATCH_VALUES = 1_500_000
 Progress = Callable[[int], None] | None
+
+
+def _input_width(data) -> int:
+    """The columns of an input table, from its header or footer (a directory of parts:
+    its first file's); a file that cannot be read so is left to the readers' own error
+    (six columns are assumed). Nothing but a regular file or directory is opened."""
+    if isinstance(data, pd.DataFrame):
+        return data.shape[1]
+    path = check_regular_file(data)
+    try:
+        files = partition_files(path) if path.is_dir() else [path]
+        return len(table_columns(files[0])) if files else 6
+    except (PpdmError, OSError, ValueError):
+        return 6
+
+
+def batch_rows(n_columns: int) -> int:
+    """Rows per batch of a table of ``n_columns`` columns when none is given: about
+    :data:`BATCH_VALUES` values, between 10,000 and :data:`DEFAULT_BATCH` rows, so that a
+    wide table is read in as little memory as a narrow one. Released bytes do not
+    depend on it.
+
+    Examples
+    --------
+    >>> batch_rows(6), batch_rows(21), batch_rows(1000)
+    (250000, 71428, 10000)
+    """
+    return max(10_000, min(DEFAULT_BATCH, BATCH_VALUES // max(int(n_columns), 1)))
 
 
 def _batches(
@@ -133,7 +168,7 @@ def make_release(
     *,
     fmt: str | None = None,
     random_state: RandomState = None,
-    batch_size: int = DEFAULT_BATCH,
+    batch_size: int | None = None,
     progress: Progress = None,
     overwrite: bool = False,
     on_pass: Callable[[str], None] | None = None,
@@ -156,8 +191,8 @@ def make_release(
         Output format; default the input's (CSV for a DataFrame).
     random_state : None or int
         ``None`` for a real release (AES-counter CSPRNG seeded from the OS).
-    batch_size : int
-        Rows per batch in both passes.
+    batch_size : int, optional
+        Rows per batch in every pass; default :func:`batch_rows` of the input's columns.
     progress : callable, optional
         Called with the number of rows done after every batch, in every pass.
     overwrite : bool, default=False
@@ -182,6 +217,8 @@ def make_release(
         fmt = "csv" if isinstance(data, pd.DataFrame) else table_format(data)
     if fmt not in ("csv", "parquet"):
         raise DataError(f"release data format must be csv or parquet (got {fmt!r})")
+    if batch_size is None:
+        batch_size = batch_rows(_input_width(data))
     kinds: dict[str, str] = {}
     spec = None if isinstance(data, pd.DataFrame) else _plan_from_footer(data, opts, kinds)
     if spec is None:
@@ -894,7 +931,7 @@ def estimate_release(
     method: str = "set-scale",
     *,
     by_class: bool = False,
-    batch_size: int = DEFAULT_BATCH,
+    batch_size: int | None = None,
 ) -> list[AttributeEstimate]:
     """Estimate the original distribution of every perturbed attribute of a release.
 
@@ -906,12 +943,15 @@ def estimate_release(
         Agrawal & Srikant's reconstruction (method ``"as2000"``) over its domain's bins.
     by_class : bool, default=False
         Also estimate per class (the class must be unperturbed).
+    batch_size : int, optional
+        Rows per batch; default :func:`batch_rows` of the release's columns.
 
     Returns
     -------
     list of AttributeEstimate
     """
     rel = release if isinstance(release, Release) else load_release(release)
+    batch_size = batch_size or batch_rows(len(rel.spec.attributes))
     with release_values(rel.data_path):
         if rel.spec.method == "additive":
             return _estimate_additive(rel, by_class, batch_size)
@@ -1247,7 +1287,7 @@ def reconstruct_release(
     method: str = "set-scale",
     by_class: bool = False,
     random_state: RandomState = None,
-    batch_size: int = DEFAULT_BATCH,
+    batch_size: int | None = None,
     progress: Progress = None,
 ) -> pd.DataFrame | None:
     """Reconstruct a release on disk (see :func:`reconstruct_batches`).
@@ -1260,7 +1300,8 @@ def reconstruct_release(
         reconstructed table is returned instead.
     method, by_class, random_state
         See :func:`reconstruct_batches`.
-    batch_size : int
+    batch_size : int, optional
+        Rows per batch; default :func:`batch_rows` of the release's columns.
     progress : callable, optional
         Called with the number of rows done after every batch.
 
@@ -1269,6 +1310,7 @@ def reconstruct_release(
     DataFrame or None
     """
     rel = release if isinstance(release, Release) else load_release(release)
+    batch_size = batch_size or batch_rows(len(rel.spec.attributes))
     with release_values(rel.data_path):
         return _reconstruct_release(rel, out, method, by_class, random_state, batch_size, progress)
 

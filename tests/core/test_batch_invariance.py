@@ -126,3 +126,32 @@ def test_bytes_do_not_depend_on_reading_ahead(tmp_path, table, monkeypatch):
         }
     assert len(files[True]) == 1 + 1 + 3 + 3
     assert files[True] == files[False]
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_a_wide_table_is_read_in_fewer_rows_per_batch_with_the_same_bytes(tmp_path, monkeypatch):
+    """Left to ppdm, a batch holds about 1.5 M values: a table of 60 columns is read 25,000
+    rows at a time (not 250,000), and the release and reconstruction are the bytes of
+    any other batch size."""
+    from ppdm import pipeline
+
+    rng = np.random.default_rng(2)
+    n = 60_000
+    frame = pd.DataFrame({f"c{j}": rng.integers(0, 4, n) for j in range(59)})
+    frame["y"] = rng.choice(["n", "y"], n)
+    frame.to_parquet(tmp_path / "wide.parquet", index=False)
+    sizes = []
+    real = pipeline._batches
+    monkeypatch.setattr(
+        pipeline, "_batches", lambda data, size, *a: sizes.append(size) or real(data, size, *a)
+    )
+    opts = dict(class_attribute="y", random_state=5)
+    pipeline.make_release(tmp_path / "wide.parquet", tmp_path / "auto", **opts)
+    assert set(sizes) == {pipeline.batch_rows(60)} == {25_000}
+    pipeline.make_release(tmp_path / "wide.parquet", tmp_path / "big", batch_size=250_000, **opts)
+    auto, big = tmp_path / "auto" / "data.parquet", tmp_path / "big" / "data.parquet"
+    assert _digest(auto) == _digest(big)
+    for name, size in (("a.parquet", None), ("b.parquet", 250_000)):
+        pipeline.reconstruct_release(tmp_path / "auto", tmp_path / name, random_state=1,
+                                     batch_size=size)  # fmt: skip
+    assert _digest(tmp_path / "a.parquet") == _digest(tmp_path / "b.parquet")

@@ -200,7 +200,7 @@ def test_streamed_parquet_partitions_release_the_same_values(tmp_path, monkeypat
     monkeypatch.setattr(
         workflows, "perturb_partition", lambda *a, **k: whole_calls.append(1) or real(*a, **k)
     )
-    monkeypatch.setattr(workflows, "PART_BATCH", 300)  # several batches per partition
+    monkeypatch.setattr(workflows, "_part_batch", lambda _: 300)  # several batches per partition
     spec_streamed = make_release_partitioned(src, tmp_path / "streamed", **opts)
     assert len(whole_calls) <= 1  # only the empty partition, if any, is read whole
     monkeypatch.setattr(workflows, "_streamable", lambda handle, spec: False)
@@ -242,7 +242,7 @@ def test_streamed_counts_equal_whole_partition_counts(tmp_path, monkeypatch):
         src, tmp_path / "rel", class_attribute="label", random_state=1, bounds={"x": (0, 100)}
     )
     part = next((tmp_path / "rel" / "data").glob("*.parquet"))
-    monkeypatch.setattr(workflows, "PART_BATCH", 300)
+    monkeypatch.setattr(workflows, "_part_batch", lambda _: 300)
     for by_class in (False, True):
         streamed = workflows._count_task(spec, by_class, (0, str(part)))
         whole = count_partition(read_table(part), spec, 0, by_class)

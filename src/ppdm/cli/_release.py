@@ -192,7 +192,7 @@ def perturb(
     ),
     engine: Engine = ENGINE_OPTION,
     scheduler: str | None = SCHEDULER_OPTION,
-    batch_size: int = BATCH_SIZE_OPTION,
+    batch_size: int | None = BATCH_SIZE_OPTION,
     method: ReleaseMethod = choice_option(ReleaseMethod.SUBSTITUTION, "--method"),
     noise: NoiseKind = choice_option(NoiseKind.GAUSSIAN, "--noise"),
     noise_scale: float | None = value_option(
@@ -262,7 +262,8 @@ def perturb(
             **({} if noise_scale is None else {"noise_scale": noise_scale}),
             allow_unprotected=allow_unprotected,
         )
-    check_flag(check_at_least, batch_size, "--batch-size", 1)
+    if batch_size is not None:
+        check_flag(check_at_least, batch_size, "--batch-size", 1)
     _check_engine(engine, scheduler)
     check_output(
         out, inputs=(input,) + ((spec,) if spec else ()), overwrite=overwrite, directory=True
@@ -493,7 +494,7 @@ def reconstruct(
     seed: int | None = seed_option("Seed for tie breaking (reproducible runs)."),
     engine: Engine = ENGINE_OPTION,
     scheduler: str | None = SCHEDULER_OPTION,
-    batch_size: int = BATCH_SIZE_OPTION,
+    batch_size: int | None = BATCH_SIZE_OPTION,
     overwrite: bool = flag_option(
         "--overwrite", "Replace an existing output file, or directory of parts (whole)."
     ),
@@ -506,7 +507,8 @@ def reconstruct(
     from ..pipeline import load_release, reconstruct_release
 
     method, engine = EstimationMethod(method).value, Engine(engine).value
-    check_flag(check_at_least, batch_size, "--batch-size", 1)
+    if batch_size is not None:
+        check_flag(check_at_least, batch_size, "--batch-size", 1)
     _check_engine(engine, scheduler)
     if engine == "dask" or not out.suffix:  # a directory of parts: the partitioned engine
         from ..engine import reconstruct_release_partitioned

@@ -51,6 +51,7 @@ from ..perturb import plan_from_sketches
 from ..pipeline import (
     AttributeEstimate,
     Release,
+    batch_rows,
     check_release_rows,
     checked_batches,
     estimates_from_counts,
@@ -151,8 +152,13 @@ def _indexed(handles: Sequence) -> list[tuple[int, Any]]:
 
 # -- tasks (module level, so Dask can ship them) ------------------------------------
 
-#: Rows per batch when a Parquet partition is summarised or perturbed batch by batch.
-PART_BATCH = 250_000
+
+def _part_batch(spec_or_path) -> int:
+    """Rows per batch of a Parquet partition read batch by batch (:func:`batch_rows` of
+    its columns: a release's attributes, or a partition file's own columns)."""
+    if isinstance(spec_or_path, ReleaseSpec):
+        return batch_rows(len(spec_or_path.attributes))
+    return batch_rows(len(table_columns(spec_or_path)))
 
 
 def _sketch_rows_task(cap: int, item: tuple[int, Any]):
@@ -161,7 +167,7 @@ def _sketch_rows_task(cap: int, item: tuple[int, Any]):
         # batch by batch: the merged sketches are those of the whole partition, as
         # they are over partitions (stored column types: every batch reads the same)
         out = None
-        for batch in iter_batches(handle, PART_BATCH):
+        for batch in iter_batches(handle, _part_batch(handle)):
             part = sketch_rows_partition(batch, i, cap)
             out = part if out is None else merge_sketch_rows(out, part)
         if out is not None:
@@ -179,7 +185,7 @@ def _count_task(
         # batch by batch: summed counts (classes in order of first appearance) are
         # those of the whole partition, as they are over partitions
         out = None
-        for batch in read_ahead(iter_batches(handle, PART_BATCH)):  # read while counting
+        for batch in read_ahead(iter_batches(handle, _part_batch(spec))):  # read while counting
             rows = 0 if out is None else out.rows
             part = count_partition(
                 batch, spec, i, by_class, row_offset=rows, root=root, first_row=first + rows
@@ -255,7 +261,7 @@ def _perturb_write_task(spec, root, directory, n_parts, read_back, item) -> int:
     name = _part_name(i, n_parts)
     doms = {} if read_back else value_domains(spec)
     if _streamable(handle, spec):
-        batches = iter_batches(handle, PART_BATCH)
+        batches = iter_batches(handle, _part_batch(spec))
         perturbed = perturb_partition_batches(read_ahead(batches), spec, root, i, offset)
         rows = _write_part_batches(  # read, perturb and write on two cores
             read_ahead(checked_batches(perturbed, doms, f"release part {name}")),
@@ -280,7 +286,7 @@ def _verified_rows(spec: ReleaseSpec, path: Path) -> int:
     """Read a written part back and check every perturbed value against its domain (as
     :func:`ppdm.pipeline.verify_release` checks a whole release); its row count."""
     doms = value_domains(spec)
-    batches = read_ahead(iter_batches(path, PART_BATCH, columns=list(doms) or None))
+    batches = read_ahead(iter_batches(path, _part_batch(spec), columns=list(doms) or None))
     return sum(len(b) for b in checked_batches(batches, doms, f"release part {path.name}"))
 
 
@@ -288,7 +294,7 @@ def _reconstruct_write_task(spec, classes, root, directory, n_parts, item) -> in
     i, handle, shares, first = item
     name = _part_name(i, n_parts)
     if isinstance(handle, (str, os.PathLike)) and table_format(handle) == "parquet":
-        batches = iter_batches(handle, PART_BATCH)
+        batches = iter_batches(handle, _part_batch(spec))
         rows = _write_part_batches(  # read, reconstruct and write on two cores
             read_ahead(
                 reconstruct_partition_batches(
