@@ -926,6 +926,13 @@ def _pooled(est: Estimate, copies: int) -> Estimate:
     )
 
 
+def _opened(release: Release | str | os.PathLike, batch_size: int | None) -> tuple[Release, int]:
+    """``release`` loaded (unless it is a :class:`Release`) and its rows per batch
+    (``batch_size``, or :func:`batch_rows` of its columns)."""
+    rel = release if isinstance(release, Release) else load_release(release)
+    return rel, batch_size or batch_rows(len(rel.spec.attributes))
+
+
 def estimate_release(
     release: Release | str | os.PathLike,
     method: str = "set-scale",
@@ -950,8 +957,7 @@ def estimate_release(
     -------
     list of AttributeEstimate
     """
-    rel = release if isinstance(release, Release) else load_release(release)
-    batch_size = batch_size or batch_rows(len(rel.spec.attributes))
+    rel, batch_size = _opened(release, batch_size)
     with release_values(rel.data_path):
         if rel.spec.method == "additive":
             return _estimate_additive(rel, by_class, batch_size)
@@ -1309,8 +1315,7 @@ def reconstruct_release(
     -------
     DataFrame or None
     """
-    rel = release if isinstance(release, Release) else load_release(release)
-    batch_size = batch_size or batch_rows(len(rel.spec.attributes))
+    rel, batch_size = _opened(release, batch_size)
     with release_values(rel.data_path):
         return _reconstruct_release(rel, out, method, by_class, random_state, batch_size, progress)
 
