@@ -66,6 +66,11 @@ def _inside(child: Path, parent: Path) -> bool:
     return child == parent or parent in child.parents
 
 
+#: Every directory ppdm publishes whole holds this file: ``--overwrite`` replaces a
+#: non-empty directory only if it holds it, so never one of the user's own.
+OUTPUT_MARKER = ".ppdm-output"
+
+
 def check_output(
     path: str | os.PathLike,
     *,
@@ -74,6 +79,7 @@ def check_output(
     directory: bool = False,
     overwrite: bool = False,
     keep_files: bool = False,
+    whole: bool = True,
 ) -> Path:
     """Refuse an output path that would lose or leak data; return it as a Path.
 
@@ -94,6 +100,10 @@ def check_output(
     keep_files : bool, default=False
         An existing output file is refused unless ``overwrite`` (a command whose output
         is a table that could be the user's own data); else it is replaced whole.
+    whole : bool, default=True
+        The output directory is replaced whole (:func:`publish_dir`): with ``overwrite``,
+        a non-empty one must hold :data:`OUTPUT_MARKER` (ppdm wrote it). ``False`` for
+        a command that only writes its own files into the directory.
 
     Returns
     -------
@@ -130,11 +140,18 @@ def check_output(
     if directory:
         if p.exists() and not p.is_dir():
             raise OutputError(f"{flag} {text!r} exists and is not a directory")
-        if p.is_dir() and not overwrite and any(p.iterdir()):
-            raise OutputError(
-                f"{flag} {text!r} is a directory that is not empty; pass --overwrite to "
-                "replace it whole, or name a new directory"
-            )
+        if p.is_dir() and any(p.iterdir()):
+            if not overwrite:
+                raise OutputError(
+                    f"{flag} {text!r} is a directory that is not empty; pass --overwrite to "
+                    "replace it whole, or name a new directory"
+                )
+            if whole and not (p / OUTPUT_MARKER).is_file():
+                raise OutputError(
+                    f"{flag} {text!r} holds files ppdm did not write (it has no "
+                    f"{OUTPUT_MARKER}); --overwrite replaces only a directory ppdm wrote: "
+                    "name a new directory, or empty this one"
+                )
     elif p.is_dir():
         raise OutputError(f"{flag} {text!r} is a directory; name a file")
     elif keep_files and not overwrite and (p.exists() or p.is_symlink()):
@@ -270,6 +287,9 @@ def publish_dir(target: str | os.PathLike) -> Iterator[Path]:
     old = None
     try:
         yield tmp
+        (tmp / OUTPUT_MARKER).write_text(
+            "This directory was written by ppdm; --overwrite may replace it whole.\n"
+        )
         os.chmod(tmp, _mode(0o777))
         check_output(target, flag="output", directory=True, overwrite=True)
         if target.exists() or target.is_symlink():

@@ -193,6 +193,7 @@ def test_cli_round_trip(tmp_path, ext):
         "spec.json",
         "privacy.json",
         "privacy.txt",
+        ".ppdm-output",  # the mark that lets --overwrite replace it
     }
     r = runner.invoke(app, ["estimate", str(rel), "--json", "--method", "ibu"])
     assert r.exit_code == 0, r.output

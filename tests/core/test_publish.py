@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 
 from childsignals import signal_mid_run
+from ppdm.cli._common import EXIT_USAGE
 from ppdm.exceptions import OutputError, SpecError
 from ppdm.pipeline import estimate_release, load_release, make_release
 from ppdm.publish import check_output, clean_leftovers, publish_dir, publish_file
@@ -110,6 +111,7 @@ def test_overwrite_replaces_the_whole_release(run_cli, table, tmp_path):
     assert run_cli(*base, "--format", "csv", "--overwrite")[0] == 0
     # a stale data.parquet beside the new CSV would be a second, independent draw
     assert sorted(p.name for p in out.iterdir()) == [
+        ".ppdm-output",
         "data.csv",
         "privacy.json",
         "privacy.txt",
@@ -139,7 +141,7 @@ def test_a_failure_leaves_the_old_directory_whole(tmp_path):
         (tmp / "a.txt").write_text("new")
         (tmp / "b.txt").write_text("new")
         raise RuntimeError("boom")
-    assert sorted(p.name for p in target.iterdir()) == ["a.txt"]
+    assert sorted(p.name for p in target.iterdir()) == [".ppdm-output", "a.txt"]
     assert (target / "a.txt").read_text() == "old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
 
@@ -451,7 +453,7 @@ def test_estimate_plot_has_a_panel_per_class(run_cli, release, tmp_path):
         out = tmp_path / f"plot{len(flag)}"
         code, _, err = run_cli("estimate", release, *flag, "--plot", out)
         assert code == 0, err
-        assert sorted(p.name for p in out.iterdir()) == ["k.png", "x.png"]
+        assert sorted(p.name for p in out.iterdir()) == [".ppdm-output", "k.png", "x.png"]
         heights[len(flag)] = mpimg.imread(out / "x.png").shape[0]
     # overall + two classes: three panels instead of one
     assert heights[1] > 2 * heights[0]
@@ -478,3 +480,26 @@ def test_bn_release_data_file_must_be_a_bare_name(tmp_path, bad):
     (rel / "release.json").write_text("null")
     with pytest.raises(SpecError, match="JSON object"):
         read_release(rel)
+
+
+def test_overwrite_never_replaces_a_directory_ppdm_did_not_write(run_cli, release, table, tmp_path):
+    """``--overwrite`` replaces ppdm's own output whole, never a directory of the user's."""
+    mine = tmp_path / "documents"
+    mine.mkdir()
+    (mine / "thesis.txt").write_text("years of work")
+    for args in (
+        ("estimate", release, "--plot", mine, "--overwrite"),
+        ("perturb", table, "--out", mine, "--class", "c", "--overwrite", "--seed", "1"),
+    ):
+        code, _, err = run_cli(*args)
+        assert code == EXIT_USAGE and "holds files ppdm did not write" in err, err
+        assert sorted(p.name for p in mine.iterdir()) == ["thesis.txt"]
+    plots = tmp_path / "plots"  # ppdm's own output: replaced whole on request
+    assert run_cli("estimate", release, "--plot", plots)[0] == 0
+    (plots / "stale.png").write_bytes(b"")
+    code, _, err = run_cli("estimate", release, "--plot", plots, "--overwrite")
+    assert code == 0, err
+    assert not (plots / "stale.png").exists() and (plots / ".ppdm-output").is_file()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert run_cli("estimate", release, "--plot", empty)[0] == 0

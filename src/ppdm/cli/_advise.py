@@ -112,7 +112,7 @@ def advise(
         fail(f"data file {str(data)!r} does not exist")
     from ..publish import check_output
 
-    check_output(out, inputs=(data,), directory=True, overwrite=True)
+    check_output(out, inputs=(data,), directory=True, overwrite=True, whole=False)
     gammas, n_list = _parse_gammas(gamma), _parse_ns(ns)
     target = _accuracy(min_accuracy)
     frame = read_table(data)
