@@ -20,26 +20,34 @@ def _parts(tmp_path):
     return src
 
 
-def test_a_part_with_a_value_outside_its_domain_is_refused_and_nothing_is_published(
-    tmp_path, monkeypatch
-):
+def _release_with_parts_changed(tmp_path, monkeypatch, change):
+    """Release the three parts to ``tmp_path / "rel"`` with ``change(batch, i)`` applied
+    to every perturbed batch of partition ``i`` before it is checked and written."""
     src = _parts(tmp_path)
     real = workflows.perturb_partition_batches
 
-    def corrupt(batches, spec, root, i, offset):
+    def changed(batches, spec, root, i, offset):
         for b in real(batches, spec, root, i, offset):
-            if i == 1:
-                b = b.copy()
-                b.loc[b.index[5], "x"] = 999.0
-            yield b
+            yield change(b, i)
 
-    monkeypatch.setattr(workflows, "perturb_partition_batches", corrupt)
-    out = tmp_path / "rel"
+    monkeypatch.setattr(workflows, "perturb_partition_batches", changed)
+    make_release_partitioned(
+        src, tmp_path / "rel", class_attribute="y", bounds={"x": (0, 10)}, random_state=1
+    )
+
+
+def test_a_part_with_a_value_outside_its_domain_is_refused_and_nothing_is_published(
+    tmp_path, monkeypatch
+):
+    def corrupt(b, i):
+        if i == 1:
+            b = b.copy()
+            b.loc[b.index[5], "x"] = 999.0
+        return b
+
     with pytest.raises(DomainError, match=r"release part part-00001\.parquet: .*'x'"):
-        make_release_partitioned(
-            src, out, class_attribute="y", bounds={"x": (0, 10)}, random_state=1
-        )
-    assert not out.exists()
+        _release_with_parts_changed(tmp_path, monkeypatch, corrupt)
+    assert not (tmp_path / "rel").exists()
 
 
 def test_a_sound_release_reads_back_with_its_row_count(tmp_path):
@@ -101,17 +109,9 @@ def test_random_representatives_are_read_back_part_by_part(tmp_path, monkeypatch
 
 
 def test_a_part_written_with_a_column_the_spec_lacks_is_refused(tmp_path, monkeypatch):
-    src = _parts(tmp_path)
-    real = workflows.perturb_partition_batches
+    def extra(b, i):
+        return b.assign(leak=1) if i == 2 else b
 
-    def extra(batches, spec, root, i, offset):
-        for b in real(batches, spec, root, i, offset):
-            yield b.assign(leak=1) if i == 2 else b
-
-    monkeypatch.setattr(workflows, "perturb_partition_batches", extra)
-    out = tmp_path / "rel"
     with pytest.raises(SpecError, match=r"does not describe \['leak'\]"):
-        make_release_partitioned(
-            src, out, class_attribute="y", bounds={"x": (0, 10)}, random_state=1
-        )
-    assert not out.exists()
+        _release_with_parts_changed(tmp_path, monkeypatch, extra)
+    assert not (tmp_path / "rel").exists()

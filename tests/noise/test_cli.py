@@ -116,41 +116,12 @@ def test_attributes(wbc, tmp_path):
     assert (released.dtypes == original.dtypes).all()
     assert released["class"].equals(original["class"])
     assert released.drop(columns="class").ne(original.drop(columns="class")).any().any()
-    r = _run(
-        "attributes",
-        wbc,
-        "-c",
-        "class",
-        "-t",
-        "lia",
-        "--sd-fraction",
-        "0.1",
-        "--scope",
-        "heterogeneous",
-        "--out",
-        out,
-        "--max-targets",
-        "50",
-    )
+    lia = ["attributes", wbc, "-c", "class", "-t", "lia", "--sd-fraction", "0.1", "--scope",
+           "heterogeneous", "--out", out, "--max-targets", "50"]  # fmt: skip
+    r = _run(*lia)
     assert r.exit_code == 2 and "exists; pass --overwrite" in r.output  # the first release
     assert pd.read_parquet(out).equals(released)
-    r = _run(
-        "attributes",
-        wbc,
-        "-c",
-        "class",
-        "-t",
-        "lia",
-        "--sd-fraction",
-        "0.1",
-        "--scope",
-        "heterogeneous",
-        "--out",
-        out,
-        "--overwrite",
-        "--max-targets",
-        "50",
-    )
+    r = _run(*lia, "--overwrite")
     assert r.exit_code == 0, r.output
     assert "LIA noise" in r.output and "re-identification" in r.output
     assert "on 50 records" in r.output
