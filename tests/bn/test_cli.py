@@ -215,7 +215,7 @@ def test_model1_flow(flow):
             "--release",
             d / "site2",
             "--out",
-            d / "m1.json",
+            d / "m1-refused.json",
         ],
         "must be unrandomized",
     )
@@ -229,7 +229,7 @@ def test_model1_flow(flow):
             "--release",
             d / "own3",
             "--out",
-            d / "m1.json",
+            d / "m1-refused.json",
         ],
         "needs --party",
     )
@@ -294,7 +294,7 @@ def test_bad_inputs(flow, tmp_path):
         "dirichlet:ALPHA",
     )
     _fails(
-        ["bn", "learn", d / "fig2.yaml", "--release", tmp_path, "--out", tmp_path / "o.json"],
+        ["bn", "learn", d / "fig2.yaml", "--release", tmp_path, "--out", d / "o.json"],
         "not a release directory",
     )
     _fails(
@@ -331,3 +331,25 @@ def test_learn_takes_every_fix_of_the_table(flow, fix):
     for v in truth.names:
         # the same tolerance as the default fix's flow: 20,000 records, mild randomization
         assert np.abs(learnt.cpd(v) - truth.cpd(v)).max() < 0.1, (fix, v)
+
+
+def test_learn_and_compare_keep_existing_files_unless_told(flow, tmp_path):
+    d = flow
+    learn = ["bn", "learn", d / "fig2.yaml", "--release", d / "site1", "--release", d / "site2"]
+    learn += ["--release", d / "site3"]
+    kept, table = tmp_path / "kept.json", tmp_path / "kept.csv"
+    kept.write_text("mine\n")
+    table.write_text("mine\n")
+    _fails([*learn, "--out", kept], f"--out {str(kept)!r} exists; pass --overwrite")
+    _fails(
+        [*learn, "--out", tmp_path / "new.json", "--stderr", table],
+        f"--stderr {str(table)!r} exists; pass --overwrite",
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kept.csv", "kept.json"]
+    compare = ["bn", "compare", d / "fig2.yaml", d / "fig2.yaml", "--data", d / "data.parquet"]
+    _fails([*compare, "--out", table], f"--out {str(table)!r} exists; pass --overwrite")
+    assert kept.read_text() == table.read_text() == "mine\n"
+    _ok([*learn, "--out", kept, "--stderr", table, "--overwrite"])
+    assert read_network(kept).names == fig2_network().names
+    _ok([*compare, "--out", table, "--overwrite"])
+    assert list(pd.read_csv(table)["ckl"]) == [0.0] * len(fig2_network().names)

@@ -364,3 +364,56 @@ def test_every_table_output_keeps_an_existing_file_unless_told(run_cli, tmp_path
     code, _, err = run_cli(*args, "--out", kept, "--overwrite")
     assert code == 0, err
     assert kept.read_text() != "mine\n"
+
+
+@pytest.mark.parametrize(
+    ("command", "flag", "name"),
+    [
+        (["tree", "train", "{table}", "--class", "class"], "--out", "kept.json"),
+        (["audit", "{release}", "--original", "{table}"], "--plot", "kept.png"),
+        (["report", "{release}"], "--html", "kept.html"),
+        (
+            [
+                "advise",
+                "{table}",
+                "--class",
+                "class",
+                "--gamma",
+                "9",
+                "--ns",
+                "5",
+                "--reps",
+                "1",
+                "--out",
+                "{tmp}/advice",
+            ],
+            "--spec-out",
+            "kept.json",
+        ),
+    ],  # fmt: skip
+    ids=["tree train", "audit --plot", "report --html", "advise --spec-out"],
+)
+def test_every_file_output_keeps_an_existing_file_unless_told(
+    run_cli, tmp_path, command, flag, name
+):
+    # a model, plot, page or spec written over a file the user has (under a name the
+    # command would write) loses it: refused before any work, kept byte for byte
+    table, release = tmp_path / "w.csv", tmp_path / "rel"
+    assert run_cli("datasets", "export", "wisconsin", "--out", table)[0] == 0
+    if "{release}" in command:
+        code, _, err = run_cli(
+            "perturb", table, "--out", release, "--class", "class", "--seed", "1"
+        )
+        assert code == 0, err
+    args = [a.format(table=table, release=release, tmp=tmp_path) for a in command]
+    kept = tmp_path / name
+    kept.write_text("mine\n")
+    before = sorted(p.name for p in tmp_path.iterdir())
+    code, _, err = run_cli(*args, flag, kept)
+    line = _one_error_line(err)
+    assert code == EXIT_USAGE and f"{flag} {str(kept)!r} exists; pass --overwrite" in line, err
+    assert kept.read_text() == "mine\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == before  # no work done, nothing left
+    code, _, err = run_cli(*args, flag, kept, "--overwrite")
+    assert code == 0, err
+    assert kept.read_bytes() != b"mine\n"

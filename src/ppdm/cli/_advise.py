@@ -10,9 +10,10 @@ from pathlib import Path
 import typer
 
 from ..validation import check_at_least
-from ._common import atomic_path, check_flag, fail
+from ._common import atomic_path, check_flag, fail, file_out
 from ._options import (
     JOBS_OPTION,
+    OVERWRITE_FILE_OPTION,
     PROGRESS_OPTION,
     AdviseLearner,
     Reconstruction,
@@ -99,6 +100,7 @@ def advise(
     ),
     seed: int = seed_option("Seed of the split and the grid.", 0),
     progress: bool = PROGRESS_OPTION,
+    overwrite: bool = OVERWRITE_FILE_OPTION,
 ) -> None:
     """Recommend (gamma, N) for your data (Dowd, Xu & Zhang Sec. 7) and show its privacy."""
     from ..experiments import advisor, plotting
@@ -113,6 +115,10 @@ def advise(
     from ..publish import check_output
 
     check_output(out, inputs=(data,), directory=True, overwrite=True, whole=False)
+    if spec_out is not None:
+        if spec_out.suffix.lower() not in (".json", ".yaml", ".yml"):
+            fail(f"--spec-out must name a .json or .yaml file (got {str(spec_out)!r})", usage=True)
+        file_out(spec_out, overwrite, inputs=(data,), flag="--spec-out")
     gammas, n_list = _parse_gammas(gamma), _parse_ns(ns)
     target = _accuracy(min_accuracy)
     frame = read_table(data)

@@ -8,9 +8,10 @@ from pathlib import Path
 import typer
 
 from ..validation import check_at_least, check_probability
-from ._common import EXIT_BOUND_VIOLATED, check_flag, fail
+from ._common import EXIT_BOUND_VIOLATED, check_flag, fail, file_out
 from ._options import (
     JSON_OPTION,
+    OVERWRITE_FILE_OPTION,
     file_option,
     path_argument,
     plot_option,
@@ -45,6 +46,7 @@ def audit(
     keys: str | None = value_option(
         None, "--keys", "A,B", "Key columns a,b: k-anonymity and linkage re-identification share."
     ),
+    overwrite: bool = OVERWRITE_FILE_OPTION,
 ) -> None:
     """Attack a release, compare with the prior-only guess and the rho1-to-rho2 bound.
 
@@ -68,6 +70,8 @@ def audit(
     check_flag(check_probability, alpha, "--alpha")
     if plot is not None and plot.suffix.lower() != ".png":
         fail(f"--plot must name a .png file (got {str(plot)!r})", usage=True)
+    if plot is not None:
+        file_out(plot, overwrite, inputs=(release, original), flag="--plot")
     report = audit_release(
         release,
         original,

@@ -12,12 +12,13 @@ from ._common import (
     atomic_path,
     check_flag,
     fail,
+    file_out,
     table_out,
     write_out_table,
 )
 from ._options import (
     JOBS_OPTION,
-    OVERWRITE_TABLE_OPTION,
+    OVERWRITE_FILE_OPTION,
     PROGRESS_OPTION,
     QUICK_OPTION,
     RELEASE_SEED_OPTION,
@@ -80,7 +81,7 @@ def sample(
     codes: bool = flag_option(
         "--codes", "Write integer state codes 0..K-1 instead of state names."
     ),
-    overwrite: bool = OVERWRITE_TABLE_OPTION,
+    overwrite: bool = OVERWRITE_FILE_OPTION,
 ) -> None:
     """Draw N records from a network by forward sampling (one column of state names per node)."""
     from ..bayesnet.sampling import forward_sample
@@ -194,6 +195,7 @@ def learn(
     stderr: Path | None = out_option(
         "FILE", "Also write theta and stderr (CSV).", default=None, flag="--stderr"
     ),
+    overwrite: bool = OVERWRITE_FILE_OPTION,
 ) -> None:
     """Estimate CPDs from releases: N_ijk through the Kronecker structure, then ML or MAP.
 
@@ -216,6 +218,10 @@ def learn(
             f"--out must end in .json, .yaml, .yml, .bif, .xmlbif or .xml (got {str(out)!r})",
             usage=True,
         )
+    inputs = (net, *release)
+    file_out(out, overwrite, inputs=inputs)
+    if stderr is not None:
+        file_out(stderr, overwrite, inputs=inputs, flag="--stderr")
     structure = _read_net(net)
     releases = []
     for d in release:
@@ -270,9 +276,13 @@ def compare(
     net_b: Path = path_argument("NET_B", "Other network (same structure)."),
     data: Path = file_option("--data", "Table of state codes or names giving P(parents)."),
     out: Path | None = out_option("FILE", "Also write the table as CSV.", default=None),
+    overwrite: bool = OVERWRITE_FILE_OPTION,
 ) -> None:
     """CKL distance per node between two parameter sets (Sec. 6.2), in nats."""
     import math
+
+    if out is not None:
+        file_out(out, overwrite, inputs=(net_a, net_b, data))
 
     from ..bayesnet.ckl import ckl_per_node, infinite_ckl_cause
     from ..io import read_table

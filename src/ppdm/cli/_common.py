@@ -506,12 +506,18 @@ def out_format(out: Path, flag: str = "--out") -> str:
         fail(f"{flag}: {exc}", usage=True)
 
 
+def file_out(out: Path, overwrite: bool, inputs: tuple = (), flag: str = "--out") -> Path:
+    """Refuse the output file ``out`` before any work if it is an input, or if it exists
+    and ``overwrite`` is off: a model, plot or page written over an existing file (the
+    owner's table, a figure of last year) would lose it without a word."""
+    return check_output(out, inputs=inputs, flag=flag, overwrite=overwrite, keep_files=True)
+
+
 def table_out(out: Path, overwrite: bool, inputs: tuple = (), flag: str = "--out") -> str:
     """The format of the table output ``out``, refused before any work if its suffix
-    names no table format, or it is an input, or it exists and ``overwrite`` is off (a
-    table written over an existing one, maybe the owner's original, would lose it)."""
+    names no table format, or as :func:`file_out` refuses a file."""
     fmt = out_format(out, flag)
-    check_output(out, inputs=inputs, flag=flag, overwrite=overwrite, keep_files=True)
+    file_out(out, overwrite, inputs=inputs, flag=flag)
     return fmt
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 
 from ._common import fail, table_out, write_out_table
-from ._options import OVERWRITE_TABLE_OPTION, TEXT_ARGUMENT, out_option
+from ._options import OVERWRITE_FILE_OPTION, TEXT_ARGUMENT, out_option
 
 datasets_app = typer.Typer(help="List and export the bundled data sets.", no_args_is_help=True)
 
@@ -64,7 +64,7 @@ def export(
         help="Data set name (see ppdm datasets list).",
     ),
     out: Path = out_option("FILE", "Output file: .csv, .parquet or .arff."),
-    overwrite: bool = OVERWRITE_TABLE_OPTION,
+    overwrite: bool = OVERWRITE_FILE_OPTION,
 ) -> None:
     """Write a bundled data set to a file."""
     table_out(out, overwrite)

@@ -13,7 +13,7 @@ from ._options import (
     CLASS_OPTION,
     CONFIDENCE_OPTION,
     MIN_LEAF_OPTION,
-    OVERWRITE_TABLE_OPTION,
+    OVERWRITE_FILE_OPTION,
     RELEASE_SEED_OPTION,
     InnocentTarget,
     NoiseBoundary,
@@ -78,7 +78,7 @@ def class_noise(
     class_column: str = CLASS_OPTION,
     technique: NoiseTechnique = choice_option(NoiseTechnique.RANDOM, "--technique", short="-t"),
     out: Path = OUT,
-    overwrite: bool = OVERWRITE_TABLE_OPTION,
+    overwrite: bool = OVERWRITE_FILE_OPTION,
     seed: int | None = RELEASE_SEED_OPTION,
     as_json: bool = JSON,
     confidence: float = CONFIDENCE_OPTION,
@@ -155,7 +155,7 @@ def attribute_noise(
     class_column: str = CLASS_OPTION,
     target: InnocentTarget = choice_option(InnocentTarget.TIA, "--target", short="-t"),
     out: Path = OUT,
-    overwrite: bool = OVERWRITE_TABLE_OPTION,
+    overwrite: bool = OVERWRITE_FILE_OPTION,
     sd_fraction: float = value_option(
         0.276, "--sd-fraction", "FRACTION", "Noise sd as a fraction of the value (paper: 0.276)."
     ),

@@ -288,8 +288,8 @@ def flag_option(flag: str, help: str, short: str | None = None):  # noqa: A002
     return typer.Option(False, *names, help=help)
 
 
-#: ``--overwrite`` of the commands that write one table.
-OVERWRITE_TABLE_OPTION = flag_option("--overwrite", "Replace an existing output file.")
+#: ``--overwrite`` of the commands that write a file (a table, model, plot or page).
+OVERWRITE_FILE_OPTION = flag_option("--overwrite", "Replace an existing output file.")
 #: The release directory a command reads.
 RELEASE_ARGUMENT = path_argument("DIR", "Release directory.")
 #: ``--class`` / ``-c`` of the commands that learn or add noise: a required column.

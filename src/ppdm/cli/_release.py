@@ -14,6 +14,7 @@ from ._common import (
     atomic_dir,
     check_flag,
     fail,
+    file_out,
     flag_errors,
     progress_bar,
     table_out,
@@ -22,6 +23,7 @@ from ._options import (
     BATCH_SIZE_OPTION,
     ENGINE_OPTION,
     JSON_OPTION,
+    OVERWRITE_FILE_OPTION,
     RELEASE_ARGUMENT,
     RELEASE_SEED_OPTION,
     SCHEDULER_OPTION,
@@ -560,6 +562,7 @@ def report(
     method: EstimationMethod = method_option(
         "With --html: estimation method of the distributions."
     ),
+    overwrite: bool = OVERWRITE_FILE_OPTION,
 ) -> None:
     """Print the privacy report of a release or spec; --html writes it as a web page too."""
     from ..release import read_spec
@@ -582,7 +585,7 @@ def report(
             if not audit_original.exists():
                 fail(f"--audit-original file {str(audit_original)!r} does not exist")
         inputs = (target,) + ((audit_original,) if audit_original is not None else ())
-        check_output(html, inputs=inputs, flag="--html")
+        file_out(html, overwrite, inputs=inputs, flag="--html")
     if target.is_dir():
         from ..pipeline import load_release, verify_release
 

@@ -8,13 +8,13 @@ from pathlib import Path
 import numpy as np
 import typer
 
-from ._common import atomic_path, fail, read_labelled, table_out, write_out_table
+from ._common import atomic_path, fail, file_out, read_labelled, table_out, write_out_table
 from ._options import (
     CLASS_OPTION,
     CONFIDENCE_OPTION,
     JSON_OPTION,
     MIN_LEAF_OPTION,
-    OVERWRITE_TABLE_OPTION,
+    OVERWRITE_FILE_OPTION,
     flag_option,
     out_option,
     path_argument,
@@ -79,9 +79,12 @@ def train(
         None, "--categorical", "COL", "Treat this column as categorical (repeatable)."
     ),
     show: bool = flag_option("--show", "Print the tree after training."),
+    overwrite: bool = OVERWRITE_FILE_OPTION,
 ) -> None:
     """Learn a C4.5 tree from a table and save it."""
     from ..tree import C45Classifier, export_text
+
+    file_out(out, overwrite, inputs=(data,))  # a bad --out is refused before any work
 
     clf = C45Classifier(
         confidence=confidence,
@@ -115,7 +118,7 @@ def predict(
     out: Path = out_option("FILE", "Output table (.csv, .parquet or .arff).", short=True),
     proba: bool = flag_option("--proba", "Also write one probability column per class."),
     trust_pickle: bool = flag_option("--trust-pickle", _TRUST_PICKLE_HELP),
-    overwrite: bool = OVERWRITE_TABLE_OPTION,
+    overwrite: bool = OVERWRITE_FILE_OPTION,
 ) -> None:
     """Classify the rows of a table; write them with a "predicted" column."""
     table_out(out, overwrite, inputs=(model, data))  # a bad --out is refused before any work
