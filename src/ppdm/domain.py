@@ -490,6 +490,13 @@ class DomainRule:
         return int(self.n_bins) if self.n_bins is not None else int(self.max_bins)
 
 
+# what to do with a column of one value: its domain cannot be taken from the data
+_CONSTANT_HINT = (
+    "nothing to perturb; name the other columns in --attributes (attributes=[...]) to "
+    "release it as it is, or give its domain (--bounds, or a spec)"
+)
+
+
 class DomainSketch:
     """One-pass summary of a column, enough to choose its domain without holding the data.
 
@@ -647,14 +654,14 @@ class DomainSketch:
         representative, out_of_bounds = rule.representative, rule.out_of_bounds
         if n < 2:
             raise DomainError(f"the number of bins N must be >= 2 (got {n}) for column {column!r}")
+        if self.numeric is None:
+            raise DomainError(f"column {column!r} has only missing values: {_CONSTANT_HINT}")
         if self.first_missing is not None and missing != "category":
             raise DomainError(
                 f"column {column!r} has a missing value at data row {self.first_missing + 1}; "
                 "fill it, or use --missing category (missing='category') to make 'missing' "
                 "its own category"
             )
-        if self.numeric is None:
-            raise DomainError(f"column {column!r} has only missing values")
         cat = missing == "category"
         if not self.numeric and self.flip is not None:
             row, value = self.flip
@@ -689,8 +696,7 @@ class DomainSketch:
             uniq = sorted(self.values)
             if len(uniq) < 2:
                 raise DomainError(
-                    f"column {column!r} has a single value {uniq[0]!r}: nothing to perturb "
-                    "(leave it unperturbed or give its domain in a spec)"
+                    f"column {column!r} has a single value {uniq[0]!r}: {_CONSTANT_HINT}"
                 )
             if warn:
                 warnings.warn(
@@ -703,7 +709,7 @@ class DomainSketch:
                 tuple(int(v) for v in uniq), missing_category=cat, from_data=True
             )
         if self.low == self.high:
-            raise DomainError(f"column {column!r} is constant ({self.low}): nothing to perturb")
+            raise DomainError(f"column {column!r} is constant ({self.low}): {_CONSTANT_HINT}")
         try:
             domain = BinnedDomain(
                 self.low,

@@ -219,6 +219,23 @@ def make_release(
         raise DataError(f"release data format must be csv or parquet (got {fmt!r})")
     if batch_size is None:
         batch_size = batch_rows(_input_width(data))
+    with _naming_input(data):
+        return _make_release(data, out_dir, opts, fmt, batch_size, random_state, progress, on_pass)
+
+
+@contextmanager
+def _naming_input(data) -> Iterator[None]:
+    """A :class:`DomainError` of a value in the input file (a column's value, row and
+    why) names the file too, as the readers' own errors do."""
+    try:
+        yield
+    except DomainError as exc:
+        if isinstance(data, pd.DataFrame) or os.fspath(data) in str(exc):
+            raise
+        raise DomainError(f"input file {os.fspath(data)!r}: {exc}") from None
+
+
+def _make_release(data, out_dir, opts, fmt, batch_size, random_state, progress, on_pass):
     kinds: dict[str, str] = {}
     spec = None if isinstance(data, pd.DataFrame) else _plan_from_footer(data, opts, kinds)
     if spec is None:

@@ -139,7 +139,7 @@ def table(tmp_path):
 def test_rows_are_counted_from_one_and_options_named_as_flags(run_cli, tmp_path, table):
     code, _, err = run_cli("perturb", table, "--out", tmp_path / "r", "--class", "y")
     assert code == 1
-    assert "column 'x' has a missing value at data row 18" in err
+    assert f"input file {str(table)!r}: column 'x' has a missing value at data row 18" in err
     assert "--missing category" in err
     text = table.read_text().splitlines()
     assert text[18].startswith(",")  # line 19 of the file is that record
@@ -148,8 +148,30 @@ def test_rows_are_counted_from_one_and_options_named_as_flags(run_cli, tmp_path,
     args = ["perturb", table, "--out", tmp_path / "r", "--class", "y", "--bounds", "x=0:10"]
     code, _, err = run_cli(*args)
     assert code == 1
-    assert "column 'x' data row 3 has value 42.0 outside its bounds" in err
+    assert f"{str(table)!r}: column 'x' data row 3 has value 42.0 outside its bounds" in err
     assert "--out-of-bounds clip" in err
+
+
+@pytest.mark.parametrize(
+    ("values", "why"),
+    [([3, 3, 3], "has a single value 3"), ([2.5, 2.5, 2.5], "is constant (2.5)"),
+     ([None, None, None], "has only missing values")],
+    ids=["integer", "float", "missing"],
+)  # fmt: skip
+def test_a_column_of_one_value_says_how_to_release_the_rest(run_cli, tmp_path, values, why):
+    table = tmp_path / "t.csv"
+    pd.DataFrame({"x": [1.0, 2.0, 5.0], "c": values, "y": [0, 1, 0]}).to_csv(table, index=False)
+    code, _, err = run_cli("perturb", table, "--out", tmp_path / "r", "--class", "y")
+    line = " ".join(err.split())
+    assert code == 1 and f"input file {str(table)!r}: column 'c' {why}" in line, err
+    assert "name the other columns in --attributes" in line
+    code, _, err = run_cli(
+        "perturb", table, "--out", tmp_path / "r", "--class", "y", "--attributes", "x",
+        "--bounds", "x=0:10", "--seed", "1",
+    )  # fmt: skip
+    assert code == 0, err
+    released = pd.read_csv(tmp_path / "r" / "data.csv")
+    assert released["c"].equals(pd.read_csv(table)["c"])  # released as it is, as told
 
 
 # --- progress over every pass ---------------------------------------------------------
