@@ -67,6 +67,24 @@ def _help(run_cli, monkeypatch, *command: str) -> str:
     return ANSI.sub("", out)
 
 
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c) or "ppdm")
+def test_help_text_is_wrapped_to_the_terminal_not_the_source(run_cli, monkeypatch, command):
+    # typer keeps a docstring's line breaks: on 80 columns a 88-column source line broke
+    # twice, leaving a line of one word; each paragraph is now wrapped by the terminal
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out, err = run_cli(*command, "--help")
+    assert code == 0, err
+    text = ANSI.sub("", out).splitlines()
+    usage = next(i for i, line in enumerate(text) if "Usage:" in line)
+    end = next((i for i, line in enumerate(text) if line.startswith("╭")), len(text))
+    paragraphs = "\n".join(line.strip() for line in text[usage + 1 : end]).split("\n\n")
+    for para in filter(None, (p.strip() for p in paragraphs)):
+        lines = para.splitlines()
+        for line, after in zip(lines, lines[1:]):
+            # rich breaks a line only where the next word would pass the edge
+            assert len(line) + 1 + len(after.split()[0]) > 78 - 2, (command, line, after)
+
+
 @pytest.mark.parametrize(("command", "flag", "values", "bad"), CHOICES)
 def test_help_lists_the_choices(run_cli, monkeypatch, command, flag, values, bad):
     text = _help(run_cli, monkeypatch, *command)

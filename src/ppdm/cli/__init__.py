@@ -21,7 +21,7 @@ from . import (  # one command family per module
     _reproduce,
     _tree,
 )
-from ._common import EXIT_CODES_HELP, BoundaryGroup
+from ._common import EXIT_CODES_HELP, BoundaryGroup, reflow_commands
 
 app = typer.Typer(
     name="ppdm",
@@ -73,6 +73,7 @@ COMMAND_MODULES = (
 
 for _module in COMMAND_MODULES:
     _module.register(app)
+reflow_commands(app)
 
 
 def main() -> None:

@@ -8,6 +8,7 @@ traceback. Set the environment variable ``PPDM_DEBUG=1`` to see the traceback to
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import re
@@ -431,6 +432,37 @@ def atomic_dir(path: str | os.PathLike) -> AbstractContextManager[Path]:
     See :func:`ppdm.publish.publish_dir`: a failure leaves ``path`` as it was.
     """
     return publish_dir(path)
+
+
+def reflow_help(text: str) -> str:
+    r"""``text`` (a docstring) with the lines of each paragraph joined: typer keeps a
+    docstring's line breaks, so on a terminal narrower than the source a sentence broke
+    twice (a ragged line of one word). Paragraphs that are lists or indented stay as
+    they are.
+
+    Examples
+    --------
+    >>> reflow_help("First line.\n\nOne sentence\nin two lines.\n\n- a\n- b")
+    'First line.\n\nOne sentence in two lines.\n\n- a\n- b'
+    """
+    paragraphs = inspect.cleandoc(text).split("\n\n")
+    return "\n\n".join(
+        para
+        if any(line.startswith((" ", "- ", "* ", "|", "\b")) for line in para.splitlines())
+        else " ".join(para.split("\n"))
+        for para in paragraphs
+    )
+
+
+def reflow_commands(app: typer.Typer) -> None:
+    """Set every command's help (its docstring unless given) to :func:`reflow_help` of it,
+    in ``app`` and its sub-apps."""
+    for info in app.registered_commands:
+        text = info.help if info.help is not None else inspect.getdoc(info.callback)
+        if text:
+            info.help = reflow_help(text)
+    for group in app.registered_groups:
+        reflow_commands(group.typer_instance)
 
 
 def output_path(value: str | os.PathLike) -> Path:
