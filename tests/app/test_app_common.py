@@ -117,3 +117,39 @@ def test_a_typed_path_reads_compressed_csv_and_names_what_it_cannot(tmp_path):
         DataError, match=r"'.*t\.xlsx' is not a table ppdm reads: .*\(got '\.xlsx'\)"
     ):
         read_path(str(tmp_path / "t.xlsx"))
+
+
+class _EndingJob:
+    """A job whose process ends between the poll's look at it and the next one."""
+
+    kind, cancelled = "audit", False
+
+    def __init__(self):
+        self.looks = 0
+
+    def running(self) -> bool:
+        self.looks += 1
+        return self.looks == 1
+
+    def progress(self):
+        return 0, 0
+
+    def outcome(self):
+        return {"verdict": "PASSED"}, None
+
+
+def test_a_job_ending_during_a_poll_is_still_collected():
+    pytest.importorskip("shiny")
+    from shiny import reactive
+
+    from ppdm.app._server import JobSlot, poll_slots
+
+    slot = JobSlot("audit")
+    slot.job = _EndingJob()
+    with reactive.isolate():
+        errors, again = poll_slots([slot])  # it looked running: not collected yet
+        assert errors == [] and again, "the poll must go on until the result is in"
+        errors, again = poll_slots([slot])
+        assert errors == [] and not again
+        assert slot.result.get() == {"verdict": "PASSED"}
+        assert slot.status.get() == "audit finished"

@@ -70,6 +70,11 @@ class JobSlot:
     def running(self) -> bool:
         return self.job is not None and self.job.running()
 
+    def pending(self) -> bool:
+        """A job was started and its outcome is not collected yet (by :meth:`poll`):
+        it may have ended since the last poll, so polling must go on."""
+        return self.job is not None
+
     def start(self, workspace: Workspace, function: str, **kwargs) -> None:
         if self.running():
             raise ParameterError(f"the {self.kind} is already running: wait or cancel it")
@@ -121,6 +126,21 @@ class JobSlot:
         self.status.set(f"{self.kind} finished")
         self.result.set(result)
         return None
+
+
+def poll_slots(slots) -> tuple[list[tuple[str, str]], bool]:
+    """Poll every slot: the ``(kind, error line)`` of jobs that just failed, and whether
+    to poll again (a job is still pending).
+
+    Pending, not running: a job that ends between its poll and the check would
+    otherwise never be collected, and its result never shown.
+    """
+    slots, errors = list(slots), []
+    for slot in slots:
+        err = slot.poll()
+        if err:
+            errors.append((slot.kind, err))
+    return errors, any(slot.pending() for slot in slots)
 
 
 def server(input, output, session) -> None:  # noqa: C901 (one closure per session)
@@ -687,13 +707,8 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
     @reactive.effect
     def _poll():
         poll_tick.get()
-        errors = []
         with reactive.isolate():
-            for s in slots.values():
-                err = s.poll()
-                if err:
-                    errors.append((s.kind, err))
-            busy = any(s.running() for s in slots.values())
+            errors, busy = poll_slots(slots.values())
         for kind, err in errors:
             (miner_msg if kind == "training" else owner_msg).set(("error", err))
         if busy:
