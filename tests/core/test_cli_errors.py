@@ -417,3 +417,22 @@ def test_every_file_output_keeps_an_existing_file_unless_told(
     code, _, err = run_cli(*args, flag, kept, "--overwrite")
     assert code == 0, err
     assert kept.read_bytes() != b"mine\n"
+
+
+def test_advise_keeps_its_files_of_an_earlier_run_unless_told(run_cli, tmp_path):
+    table, out = tmp_path / "w.csv", tmp_path / "advice"
+    assert run_cli("datasets", "export", "wisconsin", "--out", table)[0] == 0
+    args = ["advise", table, "--class", "class", "--gamma", "9", "--ns", "5", "--reps", "1"]
+    out.mkdir()
+    (out / "notes.txt").write_text("mine\n")  # a file of the user's: never touched
+    assert run_cli(*args, "--out", out)[0] == 0
+    first = (out / "advice.json").read_bytes()
+    (out / "advice.png").write_text("last year's\n")
+    code, _, err = run_cli(*args, "--out", out, "--seed", "1")
+    assert code == EXIT_USAGE
+    assert f"--out {str(out / 'advice_table.csv')!r} exists; pass --overwrite" in err
+    assert (out / "advice.json").read_bytes() == first
+    assert (out / "advice.png").read_text() == "last year's\n"
+    assert run_cli(*args, "--out", out, "--seed", "1", "--overwrite")[0] == 0
+    assert (out / "advice.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (out / "notes.txt").read_text() == "mine\n"

@@ -60,6 +60,10 @@ def _accuracy(value: float | None) -> float | None:
     return value
 
 
+#: The files ``ppdm advise`` writes into its ``--out`` directory.
+ADVICE_FILES = ("advice_table.csv", "advice.png", "advice.json")
+
+
 def advise(
     data: Path = path_argument("FILE", "The owner's table: .csv or .parquet."),
     class_: str = value_option(..., "--class", "COL", "Class column (never perturbed)."),
@@ -79,7 +83,11 @@ def advise(
     ),
     reps: int = value_option(3, "--reps", "N", "Repetitions per cell."),
     jobs: int = JOBS_OPTION,
-    out: Path = out_option("DIR", "Directory for the table and plot.", default=Path("advice")),
+    out: Path = out_option(
+        "DIR",
+        "Directory for the table, plot and summary (advice_table.csv, advice.png, advice.json).",
+        default=Path("advice"),
+    ),
     spec_out: Path | None = out_option(
         "FILE",
         "Write a spec for ppdm perturb --spec (.json or .yaml).",
@@ -115,6 +123,8 @@ def advise(
     from ..publish import check_output
 
     check_output(out, inputs=(data,), directory=True, overwrite=True, whole=False)
+    for name in ADVICE_FILES:  # the directory may hold other files; these three are ours
+        file_out(out / name, overwrite, inputs=(data,))
     if spec_out is not None:
         if spec_out.suffix.lower() not in (".json", ".yaml", ".yml"):
             fail(f"--spec-out must name a .json or .yaml file (got {str(spec_out)!r})", usage=True)
