@@ -282,9 +282,7 @@ def estimate_figure(r, *, dpi: float = 110):
     ----------
     Dowd, Xu & Zhang, Eq. (1); Agrawal & Srikant (2000), Sec. 4 (by-class estimates).
     """
-    from matplotlib import rcParams
     from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.collections import LineCollection
     from matplotlib.figure import Figure
     from matplotlib.font_manager import FontProperties
 
@@ -322,31 +320,87 @@ def estimate_figure(r, *, dpi: float = 110):
         rect = (left / width, y / height, (width - left - 0.15) / width, axes_h / height)
         axes.append(fig.add_axes(rect))
         y -= marks
+    axes_w = width - left - 0.15
     for i, (ax, (name, e)) in enumerate(zip(axes, panels)):
         estimate_bars(ax, x, e, f"{r.name}: {name}", legend=i == 0)
-        if ax is axes[-1]:
-            ax.set_xticks(x, labels, rotation=rotation, fontsize=7)
-        else:  # tick marks drawn as one artist instead of a tick object each
-            ax.set_xticks([])
-            length = rcParams["xtick.major.size"] / 72 / axes_h  # points -> axes height
-            ax.add_collection(
-                LineCollection(
-                    [((v, 0.0), (v, -length)) for v in x],
-                    colors=rcParams["xtick.color"],
-                    linewidths=rcParams["xtick.major.width"],
-                    transform=ax.get_xaxis_transform(),
-                    clip_on=False,
-                    label="_value marks",
-                )
-            )
+        # ticks drawn as plain artists (marks one collection, labels one text each):
+        # matplotlib's tick objects cost more to make than to draw
+        _plain_ticks(ax, "x", x, labels if ax is axes[-1] else None, axes_h, rotation)
+        _plain_ticks(ax, "y", None, None, axes_w)
     # the axis labels where the layout above leaves room for them: matplotlib would
     # otherwise measure every tick label of the axis to place its label
-    axes_w = width - left - 0.15
     for ax in axes:  # "records" ends 0.26 in from the left edge, clear of the tick labels
         ax.yaxis.set_label_coords((0.26 - left) / axes_w, 0.5)
     axes[-1].set_xlabel(f"{r.name} ({r.value_kind})")
     axes[-1].xaxis.set_label_coords(0.5, -below / axes_h)
     return fig
+
+
+def _plain_ticks(ax, which: str, values, labels, span: float, rotation: float = 0) -> None:
+    """Ticks of ``ax``'s ``which`` axis as plain artists, where matplotlib puts them.
+
+    The marks are one collection labelled ``_value marks`` (x) or ``_count marks`` (y),
+    and each label a text labelled ``_value names`` or ``_count names``; the axis
+    itself gets no tick objects. ``values`` and ``labels`` give the x ticks (``labels``
+    ``None``: marks only); the y ticks are those of matplotlib's locator and formatter
+    for the axis's limits, with the formatter's offset (``1e6``) above the axis.
+    ``span`` is the axes' length along the other axis, in inches.
+    """
+    from matplotlib import rcParams
+    from matplotlib.collections import LineCollection
+    from matplotlib.text import Text
+    from matplotlib.ticker import NullFormatter, NullLocator
+    from matplotlib.transforms import ScaledTranslation
+
+    axis = ax.xaxis if which == "x" else ax.yaxis
+    kind = "value" if which == "x" else "count"
+    if which == "y":
+        lo, hi = ax.get_ylim()
+        locs = np.asarray(axis.get_major_locator()(), dtype=float)
+        formatter = axis.get_major_formatter()
+        texts = formatter.format_ticks(locs)
+        offset = formatter.get_offset()
+        tol = 1e-10 * (hi - lo)
+        shown = (locs >= lo - tol) & (locs <= hi + tol)
+        values, labels = locs[shown], [t for t, keep in zip(texts, shown) if keep]
+    axis.set_major_locator(NullLocator())
+    axis.set_major_formatter(NullFormatter())  # nor an offset of its own
+    size, pad = rcParams[f"{which}tick.major.size"], rcParams[f"{which}tick.major.pad"]
+    length = size / 72 / span  # points -> axes fraction
+    if which == "x":
+        segments, transform = [((v, 0.0), (v, -length)) for v in values], ax.get_xaxis_transform()
+    else:
+        segments, transform = [((0.0, v), (-length, v)) for v in values], ax.get_yaxis_transform()
+    ax.add_collection(
+        LineCollection(
+            segments,
+            colors=rcParams[f"{which}tick.color"],
+            linewidths=rcParams[f"{which}tick.major.width"],
+            transform=transform,
+            clip_on=False,
+            label=f"_{kind} marks",
+        )
+    )
+    if labels is None:
+        return
+    if which == "x":
+        place, va, ha = ax.get_xaxis_text1_transform(size + pad)
+        fontsize = 7
+    else:
+        place, va, ha = ax.get_yaxis_text1_transform(size + pad)
+        fontsize = rcParams["ytick.labelsize"]
+    for v, text in zip(values, labels):
+        point = (v, 0) if which == "x" else (0, v)
+        ax.add_artist(
+            Text(*point, text, transform=place, va=va, ha=ha, rotation=rotation,
+                 fontsize=fontsize, clip_on=False, label=f"_{kind} names")
+        )  # fmt: skip
+    if which == "y" and offset:  # where matplotlib writes it: above the axis, left
+        above = ax.transAxes + ScaledTranslation(0, 3 / 72, ax.figure.dpi_scale_trans)
+        ax.add_artist(
+            Text(0, 1, offset, transform=above, va="baseline", ha="left",
+                 fontsize=fontsize, clip_on=False, label="_count offset")
+        )  # fmt: skip
 
 
 def write_estimate_plots(

@@ -36,6 +36,10 @@ def _attribute(n_values: int, n_classes: int, scale: float = 1e5) -> AttributeEs
     return AttributeEstimate("income", labels, one(), by_class, binned=True)
 
 
+def _texts(ax, label: str) -> list:
+    return [t for t in ax.texts if t.get_label() == label]
+
+
 def _display_boxes(fig):
     fig.canvas.draw()
     return fig.canvas.get_renderer()
@@ -49,15 +53,20 @@ def test_panels_titles_and_tick_labels_do_not_overlap(n_values, n_classes):
     assert len(axes) == 1 + n_classes
     width, height = fig.bbox.width, fig.bbox.height
     bottom = axes[-1]
-    ticks = [t.get_window_extent(renderer) for t in bottom.get_xticklabels()]
-    assert len(ticks) == n_values  # the bottom panel names the values
+    names = _texts(bottom, "_value names")
+    assert [t.get_text() for t in names] == _attribute(n_values, n_classes).labels
+    ticks = [t.get_window_extent(renderer) for t in names]  # the bottom panel names the values
     for i, ax in enumerate(axes):
         title = ax.title.get_window_extent(renderer)
         ylab = ax.yaxis.label.get_window_extent(renderer)
-        for box in [*ticks, title, ylab]:
+        counts = [t.get_window_extent(renderer) for t in _texts(ax, "_count names")]
+        assert len(counts) >= 3  # the counts are named on every panel, left of the axes
+        assert max(c.x1 for c in counts) < ax.bbox.x0 and min(c.x0 for c in counts) > ylab.x1
+        for box in [*ticks, *counts, title, ylab]:
             assert box.x0 >= 0 and box.y0 >= 0 and box.x1 <= width and box.y1 <= height
+        assert ax.get_xticklabels() == [] and ax.get_yticklabels() == []  # no tick objects
         if ax is not bottom:  # the panels above mark the same values without naming them
-            assert ax.get_xticklabels() == []
+            assert _texts(ax, "_value names") == []
             (marks,) = [c for c in ax.collections if c.get_label() == "_value marks"]
             segments = marks.get_segments()
             np.testing.assert_allclose([seg[0, 0] for seg in segments], np.arange(n_values))
@@ -85,12 +94,41 @@ def test_legend_sits_above_every_bar_and_whisker_of_the_top_panel_only():
         assert ax.get_ylim()[1] > max(np.max(e.perturbed), np.max(e.counts + e.stderr))
 
 
+@pytest.mark.parametrize("scale", [3.0, 1e5, 4e7])
+def test_counts_are_named_as_matplotlib_would(scale):
+    # the y ticks are plain artists: matplotlib's locator and formatter choose them
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = estimate_figure(_attribute(6, 1, scale=scale))
+    fig.canvas.draw()
+    for ax in fig.axes:
+        names = [t.get_text() for t in _texts(ax, "_count names")]
+        # the same axes drawn by matplotlib itself
+        ref = Figure(figsize=fig.get_size_inches(), dpi=fig.dpi).add_axes(ax.get_position())
+        ref.set_ylim(ax.get_ylim())
+        FigureCanvasAgg(ref.figure).draw()
+        lo, hi = ax.get_ylim()  # matplotlib draws the ticks in the view only
+        shown = [t for t in ref.get_yticklabels() if lo <= t.get_position()[1] <= hi]
+        assert names == [t.get_text() for t in shown]
+        offset = [t.get_text() for t in _texts(ax, "_count offset")]
+        assert offset == ([ref.yaxis.get_offset_text().get_text()] if scale > 1e6 else [])
+        marks = [c for c in ax.collections if c.get_label() == "_count marks"]
+        np.testing.assert_allclose(
+            [seg[0, 1] for seg in marks[0].get_segments()], [t.get_position()[1] for t in shown]
+        )
+
+
 def test_whiskers_stop_at_zero_and_bars_match_counts():
     r = _attribute(8, 0)
     fig = estimate_figure(r)
     ax = fig.axes[0]
     assert ax.get_ylim()[0] == 0
-    whiskers = [c for c in ax.collections if isinstance(c, LineCollection)]
+    whiskers = [
+        c
+        for c in ax.collections
+        if isinstance(c, LineCollection) and not c.get_label().endswith(" marks")
+    ]
     lows = [min(seg[:, 1].min() for seg in c.get_segments()) for c in whiskers]
     assert min(lows) == 0.0  # the zero count's whisker is clipped, not drawn below 0
     bars = [c for c in ax.collections if c.get_label().startswith("estimated")]
