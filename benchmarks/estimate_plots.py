@@ -6,6 +6,7 @@ Usage::
     git worktree add /tmp/ppdm-prev <old commit>
     python benchmarks/estimate_plots.py --base /tmp/ppdm-prev/src --runs 3
     python benchmarks/estimate_plots.py --rows 0              # the bundled tables only
+    python benchmarks/estimate_plots.py --rows 0 --base /tmp/ppdm-prev/src --per-figure
 
 The drawing of ``estimate --plot`` grows with the panels (one per attribute, plus one
 per attribute and class with ``--by-class``), not with the rows. The releases:
@@ -26,7 +27,9 @@ F ..., whole processes (interpreter start and imports included) are timed:
 Prints, per release, the median wall seconds and CPU seconds (user + system of the
 process and of every process it waited for: a drawing helper included) of each side, A
 over B, the figures written, whether A's and B's PNGs are byte-identical, and the load
-average before and after (the machine may be shared).
+average before and after (the machine may be shared). With ``--per-figure``, also the
+CPU milliseconds per figure of the drawing alone, in one process per side (estimates
+made first, every figure drawn once to warm up, then timed), medians of ``--runs``.
 """
 
 from __future__ import annotations
@@ -66,6 +69,38 @@ def timed(cmd: list[str]) -> tuple[float, float]:
         raise RuntimeError(f"{' '.join(cmd[3:7])} failed: {proc.stderr.strip()[-300:]}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return wall, cpu
+
+
+# drawing alone, in one process: the CPU milliseconds per figure (the whole-process
+# figures above move with the machine's load more than a small change in drawing does)
+DRAW_CPU = r"""
+import io, sys, time
+import matplotlib
+matplotlib.use("agg")
+from ppdm.html_report import estimate_figure
+from ppdm.pipeline import estimate_release
+
+results = estimate_release(sys.argv[1], by_class=True)
+
+def draw():
+    with matplotlib.rc_context({"text.parse_math": False}):
+        for r in results:
+            estimate_figure(r).savefig(io.BytesIO(), format="png", dpi=110)
+
+draw()  # fonts and caches warm
+t = time.process_time()
+draw()
+print((time.process_time() - t) / len(results) * 1000)
+"""
+
+
+def draw_cpu(src: Path, rel: Path) -> float:
+    """CPU milliseconds per figure of ``estimate --plot``'s drawing, code at ``src``."""
+    out = subprocess.run(
+        ["env", f"PYTHONPATH={src}", sys.executable, "-c", DRAW_CPU, str(rel)],
+        check=True, capture_output=True, text=True,
+    )  # fmt: skip
+    return float(out.stdout.strip().splitlines()[-1])
 
 
 def make_wide(path: Path, rows: int, attrs: int, classes: int) -> list[str]:
@@ -134,6 +169,9 @@ def main() -> None:
     parser.add_argument("--classes", type=int, default=10)
     parser.add_argument("--runs", type=int, default=3, help="turns of A (B) F per release")
     parser.add_argument("--workdir", type=Path, default=None, help="kept (and reused) if given")
+    parser.add_argument(
+        "--per-figure", action="store_true", help="also: CPU ms per figure, drawing alone"
+    )
     args = parser.parse_args()
     work = args.workdir or Path(tempfile.mkdtemp(prefix="ppdm-estimate-plots-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -168,6 +206,16 @@ def main() -> None:
                     f"{figures if side != 'F' else '-':>7}",
                     flush=True,
                 )
+            if args.per_figure:
+                ms: dict[str, list[float]] = {side: [] for side in sides}
+                for _ in range(args.runs):
+                    for side, src in sides.items():
+                        ms[side].append(draw_cpu(src, rel))
+                med = {side: statistics.median(v) for side, v in ms.items()}
+                line = ", ".join(f"{side} {v:.0f}" for side, v in med.items())
+                if "B" in med:
+                    line += f" (A/B {med['A'] / med['B']:.2f})"
+                print(f"{name:40s} drawing alone, CPU ms per figure: {line}", flush=True)
             if args.base:
                 same = all(
                     filecmp.cmp(p, work / "plots-B" / p.name, shallow=False)
