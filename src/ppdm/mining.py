@@ -27,6 +27,7 @@ import pandas as pd
 from .exceptions import DataError, ParameterError, SpecError
 from .fields import fields_dict
 from .pipeline import Release, load_release, reconstruct_release
+from .release import ReleaseSpec
 from .validation import check_choice
 
 __all__ = [
@@ -219,6 +220,14 @@ def _model_text(model) -> str:
     return repr(model)
 
 
+def check_release_columns(spec: ReleaseSpec, frame: pd.DataFrame, name: str) -> None:
+    """Raise :class:`DataError` naming ``name`` (how the user gave the table) unless
+    ``frame`` holds every column of the release ``spec``."""
+    missing = [c for c in spec.names if c not in frame.columns]
+    if missing:
+        raise DataError(f"{name} lacks the release's columns {missing}")
+
+
 def mine_release(
     release: Release | str | os.PathLike,
     test: pd.DataFrame,
@@ -265,9 +274,7 @@ def mine_release(
     check_choice(reconstruction, "reconstruction", ("global", "by-class"), error=ParameterError)
     for name, frame in (("test", test), ("original", original)):
         if frame is not None:
-            missing = [c for c in spec.names if c not in frame.columns]
-            if missing:
-                raise DataError(f"the {name} table lacks the release's columns {missing}")
+            check_release_columns(spec, frame, f"the {name} table")
     y_test = test[target]
     if key in RELEASE_LEARNERS:
         model = _seeded(make_learner(key, spec), random_state).fit(rel.frame(check_values=True))

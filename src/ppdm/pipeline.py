@@ -852,6 +852,24 @@ def read_ahead(items: Iterator[T], depth: int = 2) -> Iterator[T]:
         worker.join()
 
 
+def check_by_class(spec: ReleaseSpec) -> None:
+    """Raise :class:`SpecError` unless ``spec`` has a class attribute it left unperturbed:
+    by-class estimation and reconstruction count each class's records apart.
+
+    References
+    ----------
+    Agrawal & Srikant (2000), Sec. 4 (by-class reconstruction).
+    """
+    if spec.class_attribute is None:
+        raise SpecError("the release has no class attribute; by-class work needs one")
+    if spec.class_perturbed:
+        raise SpecError(
+            "by-class estimation needs an unperturbed class; this release perturbed "
+            f"{spec.class_attribute!r}: estimate or reconstruct it as a whole (without "
+            "--by-class, by_class=False)"
+        )
+
+
 def _count_pass(
     spec: ReleaseSpec,
     batches: Batches,
@@ -872,14 +890,8 @@ def _count_pass(
     bits = {a.name: rank_bits(doms[a.name].n_values) if keys else 0 for a in attrs}
     name = None
     if by_class:
-        if spec.class_perturbed:
-            raise SpecError(
-                "by-class estimation needs an unperturbed class; this release perturbed "
-                f"{spec.class_attribute!r}"
-            )
+        check_by_class(spec)
         name = spec.class_attribute
-        if name is None:
-            raise SpecError("the release has no class attribute; by-class work needs one")
     found: dict = {}  # class value -> its row in the tables, in order of appearance
     tables = {a.name: np.zeros((1, doms[a.name].n_values << bits[a.name])) for a in attrs}
     offset = 0

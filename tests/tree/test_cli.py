@@ -82,7 +82,7 @@ def test_bad_inputs_fail_cleanly_without_partial_files(table, tmp_path):
     load_wisconsin().frame.drop(columns=["mitoses"]).to_csv(other, index=False)
     out = tmp_path / "p.csv"
     r = runner.invoke(app, ["tree", "predict", str(model), str(other), "--out", str(out)])
-    assert r.exit_code == 1 and "missing ['mitoses']" in r.output
+    assert r.exit_code == 1 and "lacks the model's columns ['mitoses']" in r.output
     assert not out.exists()
     r = runner.invoke(
         app, ["tree", "predict", str(model), str(table), "--out", str(tmp_path / "p.xyz")]

@@ -13,7 +13,6 @@ from ._options import (
     RELEASE_ARGUMENT,
     EstimationMethod,
     Reconstruction,
-    choice_option,
     file_option,
     flag_option,
     method_option,
@@ -33,8 +32,11 @@ def _learner_names(incomplete: str) -> list[str]:
 def mine(
     release: Path = RELEASE_ARGUMENT,
     test: Path = file_option("--test", "Original test table with the class column."),
-    reconstruct: Reconstruction = choice_option(
-        Reconstruction.BY_CLASS, "--reconstruct", "Algorithm 2 globally or per class."
+    reconstruct: Reconstruction | None = typer.Option(
+        None,
+        "--reconstruct",
+        help="Algorithm 2 globally or per class.",
+        show_default="by-class; global when the release perturbed its class",
     ),
     method: EstimationMethod = method_option(),
     learner: str = value_option(
@@ -59,20 +61,37 @@ def mine(
 ) -> None:
     """Reconstruct a release (or not, for release-tree), learn, and print test accuracy and the model."""
     from ..io import read_table
-    from ..mining import mine_release, resolve_learner
+    from ..mining import check_release_columns, mine_release, resolve_learner
+    from ..pipeline import load_release
 
-    method, reconstruct = EstimationMethod(method).value, Reconstruction(reconstruct).value
+    method = EstimationMethod(method).value
     try:
         resolve_learner(learner, allow_import=allow_import)
     except ValueError as exc:
         fail(f"--learner: {exc}", usage=True)
+    rel = load_release(release)
+    perturbed_class = rel.spec.class_perturbed and rel.spec.class_attribute is not None
+    if reconstruct is None:  # per class needs the true class: globally if it was perturbed
+        reconstruct = Reconstruction.GLOBAL if perturbed_class else Reconstruction.BY_CLASS
+    reconstruct = Reconstruction(reconstruct).value
+    if reconstruct == "by-class" and perturbed_class:
+        fail(
+            f"--reconstruct by-class needs an unperturbed class; this release perturbed "
+            f"{rel.spec.class_attribute!r}: use --reconstruct global",
+            usage=True,
+        )
+    tables = {}
+    for flag, path in (("--test", test), ("--original", original)):
+        if path is not None:
+            tables[flag] = read_table(path)
+            check_release_columns(rel.spec, tables[flag], f"{flag} {str(path)!r}")
     result = mine_release(
-        release,
-        read_table(test),
+        rel,
+        tables["--test"],
         learner=learner,
         reconstruction=reconstruct,
         method=method,
-        original=read_table(original) if original is not None else None,
+        original=tables.get("--original"),
         random_state=seed,
         allow_import=allow_import,
     )

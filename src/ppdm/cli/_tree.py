@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import typer
 
-from ._common import atomic_path, fail, file_out, read_labelled, table_out, write_out_table
+from ..exceptions import DataError
+from ._common import atomic_path, fail, file_out, read_labelled, short, table_out, write_out_table
 from ._options import (
     CLASS_OPTION,
     CONFIDENCE_OPTION,
@@ -125,10 +126,19 @@ def predict(
     clf, target = _load_model(model, trust_pickle)
     frame = _read(data)
     X = frame.drop(columns=[target]) if target in frame.columns else frame
+    names = getattr(clf, "feature_names_in_", None)
+    if names is not None:  # the model's columns, by name; others (an id) are kept aside
+        missing = [str(c) for c in names if c not in X.columns]
+        if missing:
+            fail(f"{str(data)!r} lacks the model's columns {short(missing)}")
+        X = X[list(names)]
     result = frame.copy()
-    result["predicted"] = clf.predict(X)
-    if proba:
-        p = clf.predict_proba(X)
+    try:
+        result["predicted"] = clf.predict(X)
+        p = clf.predict_proba(X) if proba else None
+    except DataError as exc:  # a value the model cannot read: name the file
+        fail(f"{str(data)!r}: {exc}")
+    if p is not None:
         for k, label in enumerate(clf.classes_):
             result[f"p_{label}"] = p[:, k]
     accuracy = baseline = None

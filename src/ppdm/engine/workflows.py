@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from ..estimate import check_method
-from ..exceptions import DataError, PpdmError, SpecError
+from ..exceptions import DataError, PpdmError
 from ..io import (
     BatchWriter,
     iter_batches,
@@ -52,6 +52,7 @@ from ..pipeline import (
     AttributeEstimate,
     Release,
     batch_rows,
+    check_by_class,
     check_release_rows,
     checked_batches,
     estimates_from_counts,
@@ -385,16 +386,6 @@ def _name_the_odd_file(handles: Sequence) -> None:
         )
 
 
-def _check_by_class(spec: ReleaseSpec, by_class: bool) -> None:
-    if by_class and spec.class_perturbed:
-        raise SpecError(
-            "by-class estimation needs an unperturbed class; this release perturbed "
-            f"{spec.class_attribute!r}"
-        )
-    if by_class and spec.class_attribute is None:
-        raise SpecError("the release has no class attribute; by-class work needs one")
-
-
 def count_partitions(
     executor: Executor,
     handles: Sequence,
@@ -408,7 +399,8 @@ def count_partitions(
     With ``data`` (the release's data path), the rows counted must be those its spec
     says (:func:`ppdm.pipeline.check_release_rows`).
     """
-    _check_by_class(spec, by_class)
+    if by_class:
+        check_by_class(spec)
     total = executor.reduce(
         functools.partial(_count_task, spec, by_class),
         _indexed(handles),
@@ -448,7 +440,8 @@ def reconstruction_plan(
         Every partition's first row in the table.
     """
     check_method(method)
-    _check_by_class(spec, by_class)
+    if by_class:
+        check_by_class(spec)
     rows = executor.map(_rows_task, _indexed(handles), stage="counting the rows")
     if data is not None:
         check_release_rows(spec, sum(int(r) for r in rows), data)

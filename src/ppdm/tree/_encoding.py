@@ -126,10 +126,11 @@ def _numeric(col: pd.Series, name: str) -> np.ndarray:
         converted = pd.to_numeric(col, errors="coerce")
         bad = converted.isna() & col.notna()
         if bad.any():
-            value = col[bad].iloc[0]
+            row = int(np.flatnonzero(bad.to_numpy())[0])
             raise DataError(
-                f"column {name!r} is numeric at fit but holds {value!r}; "
-                "pass it in categorical_features or fix the value"
+                f"column {name!r} data row {row + 1} holds {col.iloc[row]!r}, which is not a "
+                "number, but the tree was fit with the column numeric; fix the value, or fit "
+                "with it categorical (--categorical, categorical_features)"
             )
         col = converted
     values = col.to_numpy(dtype=float, na_value=np.nan)
