@@ -28,6 +28,14 @@ def test_single_class():
         add_attribute_noise(X[["a", "b"]], np.ones(20, dtype=int), "tia")
 
 
+def test_missing_class_values_are_counted_and_the_first_named():
+    X, y = separable()
+    y = y.astype(float)
+    y[[4, 9, 11]] = np.nan
+    with pytest.raises(DataError, match="3 missing value.s., the first at data row 5"):
+        add_class_noise(X, y, "random")
+
+
 def test_nothing_to_perturb():
     X, y = separable()
     for technique in ("random", "probabilistic", "all-leaves"):

@@ -147,6 +147,17 @@ def test_errors(tmp_path, boston):
     _fails(tmp_path, ["class", one, "--class", "c"], "has a single value")
     _fails(tmp_path, ["attributes", one, "--class", "c"], "has a single value")
     _fails(tmp_path, ["class", one, "--class", "zz"], "class column 'zz' is not in")
+    frame["c"] = frame["a"] % 2
+    frame.loc[[2, 7], "c"] = np.nan
+    holes = tmp_path / "holes.csv"
+    frame.to_csv(holes, index=False)
+    for command in ("class", "attributes"):
+        _fails(
+            tmp_path,
+            [command, holes, "--class", "c"],
+            f"input file {str(holes)!r} class column 'c' has 2 missing value(s), the first at "
+            "data row 3",
+        )
     frame["c"] = (frame["a"] > 14).astype(int)
     pure = tmp_path / "pure.csv"
     frame.to_csv(pure, index=False)

@@ -35,7 +35,14 @@ noise_app = typer.Typer(
 
 def _load(data: Path, class_column: str):
     frame = read_labelled(data, class_column)
-    return frame, frame.drop(columns=[class_column]), frame[class_column]
+    y = frame[class_column]
+    missing = y.isna().to_numpy().nonzero()[0]
+    if missing.size:  # the tree and the noise need every record's class
+        fail(
+            f"input file {str(data)!r} class column {class_column!r} has {missing.size} "
+            f"missing value(s), the first at data row {missing[0] + 1}; drop or fill them first"
+        )
+    return frame, frame.drop(columns=[class_column]), y
 
 
 def _tree(confidence: float, min_leaf: int):

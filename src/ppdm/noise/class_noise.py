@@ -156,8 +156,12 @@ def _check_labels(y) -> np.ndarray:
     y = np.asarray(y.to_numpy() if isinstance(y, pd.Series) else y)
     if y.ndim != 1:
         raise DataError(f"y must be 1-D (one label per row); got shape {y.shape}")
-    if pd.isna(pd.Series(y)).any():
-        raise DataError("the class column has missing values; drop or fill them first")
+    missing = np.flatnonzero(pd.isna(pd.Series(y)).to_numpy())
+    if missing.size:
+        raise DataError(
+            f"the class column has {missing.size} missing value(s), the first at data row "
+            f"{missing[0] + 1}; drop or fill them first"
+        )
     values = pd.unique(pd.Series(y))
     if values.size < 2:
         found = "no rows" if values.size == 0 else f"the single value {_plain(values[0])!r}"
