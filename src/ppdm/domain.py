@@ -497,6 +497,11 @@ _CONSTANT_HINT = (
 )
 
 
+#: A categorical column whose domain would be taken from the data is refused as an
+#: identifier when it has at least this many distinct values, more than half its rows.
+IDENTIFIER_VALUES = 100
+
+
 class DomainSketch:
     """One-pass summary of a column, enough to choose its domain without holding the data.
 
@@ -671,6 +676,13 @@ class DomainSketch:
                 "column's domain in a spec"
             )
         if not self.numeric:
+            if len(self.values) >= IDENTIFIER_VALUES and len(self.values) > self.rows / 2:
+                raise DomainError(
+                    f"column {column!r} has {len(self.values):,} distinct values in "
+                    f"{self.rows:,} rows: it looks like an identifier, and a domain taken from "
+                    "the data would list its values in the public spec; drop it from the "
+                    "table, or give its domain (the value list) in a spec"
+                )
             vals = _sorted_unique(np.array(list(self.values), dtype=object))
             if warn:
                 warnings.warn(

@@ -146,3 +146,44 @@ def test_missing_input_and_bad_method(run_cli, tmp_path):
     _fails(run_cli, tmp_path, ["perturb", tmp_path / "nope.csv"], "does not exist")
     code, _, err = run_cli("estimate", tmp_path, "--method", "magic")
     assert code == 2 and "Invalid value for '--method'" in err and "'set-scale'" in err
+
+
+@pytest.mark.parametrize(
+    ("distinct", "rows", "refused"),
+    [(99, 99, False), (100, 200, False), (101, 200, True), (5000, 5000, True)],
+)
+def test_a_column_like_an_identifier_is_not_listed_in_the_public_spec(
+    run_cli, tmp_path, distinct, rows, refused
+):
+    # every value of a name column would be listed in the spec: refused, and the way
+    # out (the domain given in a spec) works
+    from ppdm.domain import IDENTIFIER_VALUES
+
+    assert IDENTIFIER_VALUES == 100
+    names = [f"person {i % distinct}" for i in range(rows)]
+    table = tmp_path / "t.csv"
+    pd.DataFrame({"name": names, "y": np.arange(rows) % 2}).to_csv(table, index=False)
+    args = ["perturb", table, "--out", tmp_path / "rel", "--class", "y", "--seed", "1"]
+    code, _, err = run_cli(*args)
+    if not refused:
+        assert code == 0, err
+        return
+    line = " ".join(err.split())
+    assert code == 1 and f"column 'name' has {distinct:,} distinct values in {rows:,} rows" in line
+    assert "looks like an identifier" in line and "give its domain" in line
+    assert not (tmp_path / "rel").exists()
+    spec = {
+        "attributes": [
+            {
+                "name": "name",
+                "perturbed": True,
+                "domain": {"kind": "categorical", "values": sorted(set(names))},
+                "matrix": {"kind": "gamma-diagonal", "gamma": 9.0},
+            },
+            {"name": "y", "perturbed": False},
+        ],
+        "class_attribute": "y",
+    }
+    (tmp_path / "spec.json").write_text(json.dumps(spec))
+    code, _, err = run_cli(*args, "--spec", tmp_path / "spec.json")
+    assert code == 0, err
