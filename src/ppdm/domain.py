@@ -24,6 +24,7 @@ import pandas as pd
 
 from .exceptions import BoundsLeakWarning, DomainError
 from .io import numbers_of_text
+from .limits import MAX_VALUES
 from .random import RandomState, check_random_state
 
 __all__ = [
@@ -682,6 +683,12 @@ class DomainSketch:
                     f"{self.rows:,} rows: it looks like an identifier, and a domain taken from "
                     "the data would list its values in the public spec; drop it from the "
                     "table, or give its domain (the value list) in a spec"
+                )
+            if len(self.values) + cat > MAX_VALUES:
+                raise DomainError(
+                    f"column {column!r} has {len(self.values):,} distinct values, above the cap "
+                    f"of {MAX_VALUES:,} values per attribute (ppdm.limits.MAX_VALUES); "
+                    "generalise it (fewer categories), or drop it from the table"
                 )
             vals = _sorted_unique(np.array(list(self.values), dtype=object))
             if warn:

@@ -187,3 +187,13 @@ def test_a_column_like_an_identifier_is_not_listed_in_the_public_spec(
     (tmp_path / "spec.json").write_text(json.dumps(spec))
     code, _, err = run_cli(*args, "--spec", tmp_path / "spec.json")
     assert code == 0, err
+
+
+def test_a_value_list_over_the_cap_is_named_with_its_column():
+    from ppdm.domain import infer_domain
+    from ppdm.exceptions import DomainError
+    from ppdm.limits import MAX_VALUES
+
+    values = pd.Series([f"c{i % (MAX_VALUES + 1)}" for i in range(3 * MAX_VALUES)])
+    with pytest.raises(DomainError, match=r"column 'code' has 65,537 distinct values, above"):
+        infer_domain(values, column="code")
