@@ -594,15 +594,12 @@ def _estimates_section(results) -> str:
 
 
 def _audit_verdict(audit) -> str:
+    from .attacks.audit import plain_verdict
+
     data = audit.to_dict() if hasattr(audit, "to_dict") else audit
-    passed = bool(data["passed"])
-    return (
-        '<div class="box"><b>Audit PASSED:</b> no attack recovered more, and no posterior '
-        "rose higher, than the policy allows.</div>"
-        if passed
-        else '<div class="box bad"><b>Audit FAILED:</b> at least one attack or posterior '
-        "exceeds the policy's bound; see the audit below.</div>"
-    )
+    word, _, rest = plain_verdict(data).partition(": ")
+    css = "box" if data["passed"] else "box bad"
+    return f'<div class="{css}"><b>Audit {_e(word)}:</b> {_e(rest)}</div>'
 
 
 def _audit_section(audit, audit_text: str) -> str:

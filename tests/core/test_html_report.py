@@ -100,6 +100,38 @@ def test_page_holds_the_privacy_figures_of_the_spec(release, tmp_path):
     assert "Leaks:" in page and "list of values taken from the data" in page
 
 
+# the shape of AuditReport.to_dict, as the page reads it
+_AUDIT = {
+    "passed": True,
+    "violations": [],
+    "policy": {"rho1": 0.1, "rho2": 0.5, "gamma": 9.0},
+    "alpha": 0.001,
+    "attributes": [],
+}
+
+
+def test_a_pass_with_figures_above_their_bound_says_so(tmp_path):
+    # wine, 178 records: counted posteriors land above their bound by chance; the page
+    # must not read as cleaner than the audit below it
+    from sklearn.datasets import load_wine
+
+    from ppdm.attacks.audit import audit_release, not_significant
+    from ppdm.pipeline import make_release
+
+    frame = load_wine(as_frame=True).frame
+    frame.to_csv(tmp_path / "wine.csv", index=False)
+    make_release(tmp_path / "wine.csv", tmp_path / "rel", class_attribute="target",
+                 random_state=1)  # fmt: skip
+    audit = audit_release(tmp_path / "rel", tmp_path / "wine.csv")
+    data = audit.to_dict()
+    assert data["passed"]
+    n = not_significant(data)
+    assert n > 0
+    page = render_html_report(privacy_report(read_spec(tmp_path / "rel")), audit=audit)
+    assert "Audit PASSED:</b> no attack learns significantly more than the policy" in page
+    assert f"{n} counted figure(s) lie above their bound, within chance" in page
+
+
 def test_audit_verdict_and_text(release, tmp_path):
     page = _page(release, tmp_path, "--audit-original", str(release[1]))
     assert "Audit PASSED" in page
@@ -108,17 +140,19 @@ def test_audit_verdict_and_text(release, tmp_path):
 
 def test_failed_audit_is_shown(release, tmp_path):
     rep = privacy_report(read_spec(release[0]))
+    audit = dict(_AUDIT, passed=False, violations=["alcohol: recovered 0.9 > 0.6"])
     page = render_html_report(
-        rep, audit={"passed": False}, audit_text=f"FAILED: {EVIL}", today=dt.date(2024, 1, 2)
+        rep, audit=audit, audit_text=f"FAILED: {EVIL}", today=dt.date(2024, 1, 2)
     )
-    assert "Audit FAILED" in page and "2024-01-02" in page
+    assert "Audit FAILED:</b> 1 bound(s) exceeded; do not publish" in page
+    assert "2024-01-02" in page
     assert html.escape(f"FAILED: {EVIL}") in page
 
 
 def test_typed_audit_report_is_read_through_to_dict(release):
     class Typed:
         def to_dict(self):
-            return {"passed": True}
+            return _AUDIT
 
     page = render_html_report(privacy_report(read_spec(release[0])), audit=Typed())
     assert "Audit PASSED" in page

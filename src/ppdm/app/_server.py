@@ -652,22 +652,13 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
         res = slots["audit"].result.get()
         if res is None:
             return None
+        from ..attacks.audit import plain_verdict
+
         rep = res["report"]
-        pol = rep["policy"]
-        head = (
-            ui.p(
-                f"PASSED: no attack learns more than your policy allows (a property with "
-                f"prior {pol['rho1']:g} never reaches {pol['rho2']:g}).",
-                class_="ppdm-verdict-pass",
-                id="o_verdict",
-            )
-            if rep["passed"]
-            else ui.p(
-                f"FAILED: {len(rep['violations'])} bound(s) exceeded; do not publish this "
-                "release as it is.",
-                class_="ppdm-verdict-fail",
-                id="o_verdict",
-            )
+        head = ui.p(
+            plain_verdict(rep),
+            class_="ppdm-verdict-pass" if rep["passed"] else "ppdm-verdict-fail",
+            id="o_verdict",
         )
         items = []
         for a in rep["attributes"]:

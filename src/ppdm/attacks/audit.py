@@ -956,11 +956,7 @@ def format_audit(report: AuditReport | Mapping) -> str:
     ]
     if rep.linkage:
         lines += ["", *format_linkage(rep.linkage)]
-    n_ns = sum(
-        t.verdict == "not significant"
-        for a in rep.attributes
-        for t in (*a.attacks.values(), *a.breach)
-    )
+    n_ns = not_significant(rep.to_dict())
     if rep.passed:
         lines.append(
             "PASSED: no interval lies above its bound"
@@ -970,6 +966,55 @@ def format_audit(report: AuditReport | Mapping) -> str:
         lines.append(f"FAILED: {len(rep.violations)} bound(s) exceeded:")
         lines += [f"  - {v}" for v in rep.violations]
     return "\n".join(lines) + "\n"
+
+
+def not_significant(report: Mapping) -> int:
+    """How many counted figures of ``report`` (:meth:`AuditReport.to_dict`) lie above
+    their bound with an interval that still holds it (``not significant``)."""
+    return sum(
+        t["verdict"] == "not significant"
+        for a in report["attributes"]
+        for t in (*a["attacks"].values(), *a["breach"])
+    )
+
+
+def plain_verdict(report: Mapping) -> str:
+    """The audit's verdict in plain words, for the HTML report and the app.
+
+    A pass says whether counted figures lie above their bound within chance, so a
+    page never reads as cleaner than the audit below it.
+
+    Parameters
+    ----------
+    report : Mapping
+        :meth:`AuditReport.to_dict`.
+
+    Returns
+    -------
+    str
+        Starting with ``PASSED:`` or ``FAILED:``.
+
+    References
+    ----------
+    Evfimievski, Gehrke & Srikant (2003), rho1-to-rho2 privacy (the policy's bound).
+    """
+    pol = report["policy"]
+    if not report["passed"]:
+        return (
+            f"FAILED: {len(report['violations'])} bound(s) exceeded; do not publish this "
+            "release as it is."
+        )
+    text = (
+        f"PASSED: no attack learns significantly more than the policy allows (a property "
+        f"with prior {pol['rho1']:g} reaching {pol['rho2']:g}; alpha {report['alpha']:g})."
+    )
+    n = not_significant(report)
+    if n:
+        text += (
+            f" {n} counted figure(s) lie above their bound, within chance: their intervals "
+            "still hold it (small counts; see the audit)."
+        )
+    return text
 
 
 def _failures(rep: AuditReport) -> dict[str, int]:
