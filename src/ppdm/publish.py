@@ -33,6 +33,7 @@ __all__ = [
     "register_input",
     "registered_inputs",
     "check_output",
+    "mark_output",
     "publish_file",
     "publish_dir",
     "clean_leftovers",
@@ -69,6 +70,13 @@ def _inside(child: Path, parent: Path) -> bool:
 #: Every directory ppdm publishes whole holds this file: ``--overwrite`` replaces a
 #: non-empty directory only if it holds it, so never one of the user's own.
 OUTPUT_MARKER = ".ppdm-output"
+
+
+def mark_output(directory: str | os.PathLike) -> None:
+    """Write :data:`OUTPUT_MARKER` into ``directory``: ppdm wrote it."""
+    (Path(directory) / OUTPUT_MARKER).write_text(
+        "This directory was written by ppdm; --overwrite may replace it whole.\n"
+    )
 
 
 def check_output(
@@ -287,9 +295,7 @@ def publish_dir(target: str | os.PathLike) -> Iterator[Path]:
     old = None
     try:
         yield tmp
-        (tmp / OUTPUT_MARKER).write_text(
-            "This directory was written by ppdm; --overwrite may replace it whole.\n"
-        )
+        mark_output(tmp)
         os.chmod(tmp, _mode(0o777))
         check_output(target, flag="output", directory=True, overwrite=True)
         if target.exists() or target.is_symlink():

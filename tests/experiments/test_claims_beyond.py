@@ -505,6 +505,9 @@ def test_a_beyond_file_without_a_column_is_one_error_line(tmp_path):
     _recommended().drop(columns="goal_met").to_csv(tmp_path / "beyond_recommended.csv", index=False)
     with pytest.raises(DataError, match=r"beyond_recommended\.csv: column 'goal_met' missing"):
         beyond_claims(tmp_path)
+    from ppdm.publish import mark_output
+
+    mark_output(tmp_path)  # a results directory of reproduce's (claims reads its CSVs)
     res = CliRunner().invoke(app, ["reproduce", "claims", "--out", str(tmp_path)])
     assert res.exit_code != 0
     lines = res.output.strip().splitlines()

@@ -132,13 +132,14 @@ def test_list_names_every_family():
 
 
 def test_bn_alias_adds_files_beside_the_others(tmp_path):
-    """``ppdm bn reproduce`` writes into --out like ``ppdm reproduce``: it keeps other files."""
+    """``ppdm bn reproduce`` writes into --out like ``ppdm reproduce``: it keeps other files
+    of its directory (a note added to the results after a first run)."""
     out = tmp_path / "bn"
-    out.mkdir()
+    args = ["bn", "reproduce", "bn-table2", "--quick", "--out", str(out), "--no-progress"]
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
     (out / "notes.txt").write_text("keep me")
-    res = CliRunner().invoke(
-        app, ["bn", "reproduce", "bn-table2", "--quick", "--out", str(out), "--no-progress"]
-    )
+    res = CliRunner().invoke(app, args)
     assert res.exit_code == 0, res.output
     assert (out / "notes.txt").read_text() == "keep me"
     direct = tmp_path / "direct"
@@ -153,3 +154,21 @@ def test_bn_alias_adds_files_beside_the_others(tmp_path):
     assert res.exit_code != 0 and "unknown reproduction 'fig2'" in res.output
     res = CliRunner().invoke(app, ["bn", "reproduce", "bn-table2", "--seed", "-1"])
     assert res.exit_code != 0 and "--seed must be >= 0 (got -1)" in res.output
+
+
+def test_reproduce_writes_only_into_a_directory_of_its_own(tmp_path):
+    # it writes file by file and resumes from what it finds: never in the user's folder
+    mine = tmp_path / "Documents"
+    mine.mkdir()
+    (mine / "fig3.png").write_text("my thesis figure\n")
+    r = CliRunner().invoke(app, ["reproduce", "fig3", "--out", str(mine)])
+    assert r.exit_code == 2
+    assert f"--out {str(mine)!r} holds files ppdm did not write" in r.output
+    assert [p.name for p in mine.iterdir()] == ["fig3.png"]
+    assert (mine / "fig3.png").read_text() == "my thesis figure\n"
+    out = tmp_path / "results"
+    for _ in range(2):  # a new directory, then the same one again: its own
+        r = CliRunner().invoke(app, ["reproduce", "fig3", "--out", str(out)])
+        assert r.exit_code == 0, r.output
+    assert (out / ".ppdm-output").is_file() and (out / "fig3.png").stat().st_size > 1000
+    assert pd.read_csv(out / "fig3.csv").shape[0] > 0

@@ -151,7 +151,7 @@ def run_reproduce(
         progress=progress,
         options={"learner": learner, "max_minutes": max_minutes, **(options or {})},
     )
-    out.mkdir(parents=True, exist_ok=True)
+    _own_directory(out)
     timings = {}
     from ..cells import shared_pools
 
@@ -168,6 +168,29 @@ def run_reproduce(
     write_json_atomic(
         {**stamp, "seconds": timings}, out / "timings" / f"reproduce-{name}-{tag}.json"
     )
+
+
+def _own_directory(out: Path) -> None:
+    """Make ``out`` a directory of reproduce's own, or refuse it.
+
+    Reproduce writes into ``out`` file by file and resumes from what it finds there, so
+    it must never be a directory of the user's: an existing non-empty ``out`` must hold
+    :data:`~ppdm.publish.OUTPUT_MARKER` (reproduce leaves one in every directory it
+    writes), else a ``fig3.png`` of the user's would be replaced, or a ``fig4.csv`` read
+    as a result.
+    """
+    from ..publish import OUTPUT_MARKER, check_output, mark_output
+
+    check_output(out, directory=True, overwrite=True, whole=False)  # a file, the root, an input
+    if out.is_dir() and any(out.iterdir()) and not (out / OUTPUT_MARKER).is_file():
+        fail(
+            f"--out {str(out)!r} holds files ppdm did not write (it has no {OUTPUT_MARKER}); "
+            "reproduce writes and resumes only in a directory of its own: name a new one",
+            usage=True,
+        )
+    out.mkdir(parents=True, exist_ok=True)
+    if not (out / OUTPUT_MARKER).is_file():
+        mark_output(out)
 
 
 def list_experiments() -> None:
