@@ -368,3 +368,39 @@ def test_cli_exit_codes_and_plot(releases, tmp_path):
     bad = runner.invoke(app, ["audit", str(releases[1000.0]), "--original", str(releases["orig"])])
     assert bad.exit_code == 3  # a bound violated (1 is a failure to run, 2 a bad option)
     assert "FAILED" in bad.output and "interval" in bad.output
+
+
+def test_posterior_panel_shows_nothing_counted_as_no_point(tmp_path, monkeypatch):
+    # with no record released in a property of prior <= rho1 there is no counted figure:
+    # the panel said "0/0" with a point at 0 and an interval, as if 0 had been measured
+    import matplotlib.pyplot as plt
+
+    rng = np.random.default_rng(3)
+    n = 600
+    df = pd.DataFrame(
+        {
+            "age": rng.integers(18, 90, n),
+            "kind": rng.choice(["x", "y", "z"], n),
+            "cls": rng.choice(["a", "b"], n),
+        }
+    )
+    df.to_csv(tmp_path / "t.csv", index=False)
+    make_release(tmp_path / "t.csv", tmp_path / "rel", class_attribute="cls",
+                 bounds={"age": (18, 90)}, random_state=1)  # fmt: skip
+    rep = audit_release(tmp_path / "rel", tmp_path / "t.csv")
+    empty = [
+        j
+        for j in range(len(rep.rho1_levels))
+        if all(a.breach[j].records == 0 for a in rep.attributes)
+    ]
+    assert empty  # the uniform categorical and the binned age: nothing at rho1 0.01
+    close = plt.close
+    monkeypatch.setattr(plt, "close", lambda fig=None: None)  # keep the figure to read it
+    plot_audit(rep, tmp_path / "a.png")
+    ax2 = plt.gcf().axes[1]
+    drawn = {float(c.lines[0].get_xdata()[0]) for c in ax2.containers}
+    assert drawn.isdisjoint(empty) and len(drawn) == len(rep.rho1_levels) - len(empty)
+    labels = [t.get_text() for t in ax2.texts]
+    assert labels.count("no record\nto count") == len(empty)
+    assert not [t for t in labels if "0/0" in t]
+    close("all")

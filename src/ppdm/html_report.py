@@ -28,6 +28,7 @@ import numpy as np
 
 from .exceptions import ParameterError
 from .privacy import RHO1_LEVELS, rho2_from_gamma
+from .validation import visible
 
 __all__ = ["estimate_figure", "render_html_report", "write_estimate_plots", "write_html_report"]
 
@@ -288,8 +289,9 @@ def estimate_figure(r, *, dpi: float = 110):
 
     panels = [("all records", r.overall)]
     if r.by_class:
-        panels += [(f"class {c}", e) for c, e in r.by_class.items()]
-    labels = [str(lab) for lab in r.labels]
+        panels += [(f"class {visible(c)}", e) for c, e in r.by_class.items()]
+    labels = [visible(lab) for lab in r.labels]
+    name = visible(r.name)
     x = np.arange(len(labels))
     rotation = 60 if len(x) > 6 else 0
     width = max(5.5, 0.35 * len(x) + 2)
@@ -321,8 +323,8 @@ def estimate_figure(r, *, dpi: float = 110):
         axes.append(fig.add_axes(rect))
         y -= marks
     axes_w = width - left - 0.15
-    for i, (ax, (name, e)) in enumerate(zip(axes, panels)):
-        estimate_bars(ax, x, e, f"{r.name}: {name}", legend=i == 0)
+    for i, (ax, (panel, e)) in enumerate(zip(axes, panels)):
+        estimate_bars(ax, x, e, f"{name}: {panel}", legend=i == 0)
         # ticks drawn as plain artists (marks one collection, labels one text each):
         # matplotlib's tick objects cost more to make than to draw
         _plain_ticks(ax, "x", x, labels if ax is axes[-1] else None, axes_h, rotation)
@@ -331,7 +333,7 @@ def estimate_figure(r, *, dpi: float = 110):
     # otherwise measure every tick label of the axis to place its label
     for ax in axes:  # "records" ends 0.26 in from the left edge, clear of the tick labels
         ax.yaxis.set_label_coords((0.26 - left) / axes_w, 0.5)
-    axes[-1].set_xlabel(f"{r.name} ({r.value_kind})")
+    axes[-1].set_xlabel(f"{name} ({r.value_kind})")
     axes[-1].xaxis.set_label_coords(0.5, -below / axes_h)
     return fig
 
@@ -543,7 +545,8 @@ def _estimate_figure(r) -> str:
     with plt.rc_context({"text.parse_math": False}):
         fig, axes = plt.subplots(panels, 1, figsize=(width, 3.0 * panels + 0.6), squeeze=False)
         ax = axes[0, 0]
-        estimate_bars(ax, x, r.overall, f"{r.name}: all records", grey="0.72", fontsize=10)
+        name = visible(r.name)
+        estimate_bars(ax, x, r.overall, f"{name}: all records", grey="0.72", fontsize=10)
         if r.by_class:
             ax = axes[1, 0]
             k = len(r.by_class)
@@ -558,14 +561,16 @@ def _estimate_figure(r) -> str:
                     fmt="o",
                     ms=3,
                     capsize=2,
-                    label=f"class {c}",
+                    label=f"class {visible(c)}",
                 )
-            ax.set_title(f"{r.name}: estimated original by class (± 1 s.e.)", fontsize=10)
+            ax.set_title(f"{name}: estimated original by class (± 1 s.e.)", fontsize=10)
             ax.set_ylabel("records")
             ax.set_ylim(bottom=0)
             ax.legend(fontsize=7, ncol=min(k, 5))
         for ax in axes[:, 0]:
-            ax.set_xticks(x, r.labels, rotation=60 if len(x) > 6 else 0, fontsize=7)
+            ax.set_xticks(
+                x, [visible(lab) for lab in r.labels], rotation=60 if len(x) > 6 else 0, fontsize=7
+            )
         fig.tight_layout()
         uri = _png_uri(fig)
         plt.close(fig)

@@ -31,6 +31,7 @@ __all__ = [
     "check_at_least",
     "check_choice",
     "check_interval",
+    "visible",
 ]
 
 
@@ -50,6 +51,26 @@ def show(value, width: int = 40) -> str:
             pass
     text = repr(value)
     return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def visible(text) -> str:
+    r"""``text`` as a figure shows it: control characters (a tab, a line break) written
+    as their escapes, which a font has no glyph for and a one-line title or tick label
+    has no room for; every other character kept.
+
+    Examples
+    --------
+    >>> visible("good\nclass"), visible("bad\tclass"), visible("été")
+    ('good\\nclass', 'bad\\tclass', 'été')
+    """
+    import unicodedata
+
+    text = str(text)
+    if text.isprintable():
+        return text
+    return "".join(
+        repr(ch)[1:-1] if unicodedata.category(ch).startswith("C") else ch for ch in text
+    )
 
 
 def _number(value, name: str, rule: str, error: type[Exception]) -> float:

@@ -302,3 +302,22 @@ def test_figures_of_names_that_meet_as_file_names_are_all_written(tmp_path):
     paths = write_estimate_plots(results, tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(f"{s}.png" for s in stems)
     assert [p.stem for p in paths] == stems
+
+
+def test_control_characters_in_names_and_values_are_shown_as_escapes(recwarn):
+    # a tab or a line break in a name, a value or a class: no glyph in the font, and a
+    # second line a one-line title or tick label has no room for
+    a = _attribute(3, 2)
+    r = AttributeEstimate(
+        "age\nyears",
+        ["x\ty", "line1\nline2", "z"],
+        a.overall,
+        {"good\nclass": a.overall, "bad\tclass": a.overall},
+    )
+    fig = estimate_figure(r)
+    fig.canvas.draw()
+    texts = [t.get_text() for ax in fig.axes for t in (ax.title, *ax.texts)]
+    texts.append(fig.axes[-1].xaxis.label.get_text())
+    assert all(t.isprintable() for t in texts), texts
+    assert "age\\nyears: class good\\nclass" in texts and "line1\\nline2" in texts
+    assert not [w for w in recwarn if "Glyph" in str(w.message)]

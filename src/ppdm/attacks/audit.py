@@ -47,7 +47,7 @@ from ..fields import fields_dict
 from ..io import read_table
 from ..privacy import RHO1_LEVELS, gamma_from_rho, rho2_from_gamma
 from ..random import RandomState, check_random_state
-from ..validation import check_probability
+from ..validation import check_probability, visible
 from ._common import atomic_file
 from ._substitution import binomial_lower, binomial_upper, numeric_values
 from .as_noise import attack_substitution_release
@@ -1069,7 +1069,7 @@ def plot_audit(report: AuditReport | Mapping, path: str | os.PathLike) -> None:
 
     rep = _as_report(report)
     attrs = rep.attributes
-    names = [a.name for a in attrs]
+    names = [visible(a.name) for a in attrs]
     idx = np.arange(len(names))
     fig, (ax1, ax2) = plt.subplots(
         1,
@@ -1100,14 +1100,22 @@ def plot_audit(report: AuditReport | Mapping, path: str | os.PathLike) -> None:
     pos = np.arange(len(levels))
     for j in range(len(levels)):
         tests = [(a.name, a.breach[j]) for a in attrs]
-        name, b = max(tests, key=lambda nb: (nb[1].lower - nb[1].bound, nb[1].counted_posterior))
-        colour_j = colour[b.counted_verdict]
-        _point_with_interval(ax2, pos[j], b.counted_posterior, b.lower, b.upper, colour_j)
+        # a figure counted on records first: "0 of 0" is no measurement, not a 0
+        name, b = max(
+            tests,
+            key=lambda nb: (nb[1].records > 0, nb[1].lower - nb[1].bound, nb[1].counted_posterior),
+        )
         worst_model = max(a.breach[j].model_posterior for a in attrs)
         ax2.plot(pos[j], worst_model, "x", color=bad if worst_model > b.bound + _EPS else "k")
+        if b.records:
+            colour_j = colour[b.counted_verdict]
+            _point_with_interval(ax2, pos[j], b.counted_posterior, b.lower, b.upper, colour_j)
+            label, at = f"{visible(name)}\n{b.hits}/{b.records}", b.upper
+        else:
+            label, at = "no record\nto count", max(worst_model, b.bound)
         ax2.annotate(
-            f"{name}\n{b.hits}/{b.records}",
-            (pos[j], b.upper),
+            label,
+            (pos[j], at),
             textcoords="offset points",
             xytext=(0, 4),
             ha="center",
