@@ -166,7 +166,8 @@ def _guarantee(rep: dict) -> str:
 def _exposure(rep: dict) -> str:
     parts = []
     unperturbed = rep.get("unperturbed", [])
-    bare = [n for n in rep.get("unprotected", []) if n not in unperturbed]
+    unchanged = rep.get("unchanged", [])
+    bare = [n for n in rep.get("unprotected", []) if n not in unperturbed + unchanged]
     if unperturbed:
         names = ", ".join(f"<code>{_e(n)}</code>" for n in unperturbed)
         parts.append(
@@ -178,6 +179,13 @@ def _exposure(rep: dict) -> str:
         parts.append(
             f'<div class="box bad"><b>Unprotected:</b> {names}: a matrix with infinite '
             "amplification (identity, permutation, zero entries) can reveal values exactly.</div>"
+        )
+    if unchanged:
+        names = ", ".join(f"<code>{_e(n)}</code>" for n in unchanged)
+        parts.append(
+            f'<div class="box bad"><b>Unprotected:</b> {names}: a matrix so close to the '
+            "identity that it almost never changes a value (below one in a billion) releases "
+            "these columns as they are.</div>"
         )
     if rep.get("leaks"):
         items = "".join(f"<li>{_e(x)}</li>" for x in rep["leaks"])

@@ -245,6 +245,16 @@ class PerturbationMatrix:
         """E||M^-1 y - x||^2 for original counts ``x`` (trace of the covariance)."""
         return float(np.sum(self.estimate_variance(x)))
 
+    def least_change(self) -> float:
+        """The smallest probability that a value is released as another one,
+        ``1 - max_j M[j, j]``.
+
+        References
+        ----------
+        Dowd, Xu & Zhang, Sec. 3 (the perturbation matrix).
+        """
+        return float(1.0 - np.max(np.diag(self.dense())))
+
     def min_row_support(self) -> int:
         """The fewest originals that can produce any one perturbed value (Ma–Sivakumar's K)."""
         if self.affine_form is not None:
@@ -336,6 +346,11 @@ class GammaDiagonal(PerturbationMatrix):
     @property
     def off_diagonal(self) -> float:
         return 1.0 / (self.gamma + self._n - 1)
+
+    def least_change(self) -> float:
+        """``(N - 1) / (gamma + N - 1)``: every value is released as another one with
+        this probability (without forming the N x N matrix)."""
+        return (self._n - 1) / (self.gamma + self._n - 1)
 
     @property
     def keep_probability(self) -> float:

@@ -25,6 +25,7 @@ from .additive import AdditiveNoise, privacy_interval_width
 from .domain import BinnedDomain, CategoricalDomain, Domain, DomainRule, DomainSketch
 from .exceptions import DataError, ParameterError, SpecError
 from .io import TEXT_ATTR
+from .limits import MAX_RECORDS
 from .matrix import GammaDiagonal, PerturbationMatrix, matrix_from_spec
 from .options import (
     DEFAULT_GAMMA,
@@ -34,6 +35,7 @@ from .options import (
     PlanOptions,
     plan_options,
 )
+from .privacy import changes_nothing
 from .random import (
     RandomState,
     WordStream,
@@ -254,6 +256,13 @@ def _attribute_matrix(
             f"attribute {name!r}: its {matrix.to_spec().get('kind', 'explicit')} matrix has "
             "infinite amplification (a zero entry lets some released values reveal the "
             "original exactly); use a matrix with positive entries, or pass "
+            "--allow-unprotected (allow_unprotected=True) to release it knowingly"
+        )
+    if changes_nothing(matrix) and not opts.allow_unprotected:
+        raise SpecError(
+            f"attribute {name!r}: its matrix releases a value as another with probability "
+            f"{matrix.least_change():.2g}: even in a table of {MAX_RECORDS:,} records fewer "
+            "than one value would be expected to change; use a smaller gamma, or pass "
             "--allow-unprotected (allow_unprotected=True) to release it knowingly"
         )
     return matrix

@@ -14,6 +14,7 @@ import numpy as np
 
 from .additive import AdditiveNoise
 from .exceptions import ParameterError
+from .limits import MAX_RECORDS
 from .matrix import PerturbationMatrix
 from .validation import check_amplification, check_at_least, check_gamma, check_probability
 
@@ -27,6 +28,7 @@ __all__ = [
     "repeated_amplification",
     "attribute_privacy",
     "additive_privacy",
+    "changes_nothing",
 ]
 
 #: rho1 levels reported in every privacy report.
@@ -126,6 +128,21 @@ def repeated_amplification(gamma: float, m: int) -> float:
     """Amplification of m independent perturbed copies of one record: gamma^m (Kang, Sec. 3)."""
     check_at_least(m, "m", 1, error=ParameterError)
     return float(gamma) ** int(m)
+
+
+def changes_nothing(matrix: PerturbationMatrix) -> bool:
+    """Whether ``matrix`` is so close to the identity that it protects nothing: it
+    releases a value as another with probability below one in :data:`MAX_RECORDS`, so
+    even the largest table ppdm reads would be expected to come out unchanged.
+
+    Its amplification is finite, but a guarantee of that size (gamma above about 2e10 for
+    N = 20) describes a release of the original values.
+
+    References
+    ----------
+    Dowd, Xu & Zhang, Sec. 5 (gamma and the privacy it gives).
+    """
+    return matrix.least_change() < 1 / MAX_RECORDS
 
 
 def attribute_privacy(matrix: PerturbationMatrix, n_records: int | None, copies: int = 1) -> dict:

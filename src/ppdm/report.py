@@ -8,7 +8,7 @@ Dowd, Xu & Zhang, Sec. 5 (gamma, rho1-to-rho2, entropy); Kang, Theorem 1 and Sec
 
 from __future__ import annotations
 
-from .privacy import RHO1_LEVELS
+from .privacy import RHO1_LEVELS, changes_nothing
 from .release import ReleaseSpec
 
 __all__ = ["privacy_report", "format_privacy_report"]
@@ -54,8 +54,17 @@ def privacy_report(spec: ReleaseSpec) -> dict:
     gammas = [a.get("gamma") for a in perturbed]
     worst = None if not gammas or any(g is None for g in gammas) else max(gammas)
     unperturbed = [a["name"] for a in attrs if not a["perturbed"]]
-    # released as is, or through a channel that can reveal values exactly
+    # released as is, through a channel that can reveal values exactly, or through one
+    # that almost never changes a value
     unbounded = [a["name"] for a in perturbed if spec.method != "additive" and a["gamma"] is None]
+    unchanged = [
+        a.name
+        for a in spec.attributes
+        if a.perturbed
+        and spec.method != "additive"
+        and a.name not in unbounded
+        and changes_nothing(a.get_matrix())
+    ]
     return {
         "method": spec.method,
         "n_records": spec.n_records,
@@ -64,7 +73,8 @@ def privacy_report(spec: ReleaseSpec) -> dict:
         "copies": spec.copies,
         "worst_gamma": worst,
         "unperturbed": unperturbed,
-        "unprotected": unperturbed + unbounded,
+        "unprotected": unperturbed + unbounded + unchanged,
+        "unchanged": unchanged,
         "leaks": leaks,
         "attributes": attrs,
     }
@@ -173,7 +183,13 @@ def format_privacy_report(report: dict) -> str:
         )
     if report["unperturbed"]:
         lines.append(f"released as is (no protection): {', '.join(report['unperturbed'])}")
-    bare = [n for n in report.get("unprotected", []) if n not in report["unperturbed"]]
+    unchanged = report.get("unchanged", [])
+    bare = [n for n in report.get("unprotected", []) if n not in report["unperturbed"] + unchanged]
+    if unchanged:
+        lines.append(
+            "UNPROTECTED (a matrix that almost never changes a value releases it as it is): "
+            + ", ".join(unchanged)
+        )
     if bare:
         lines.append(
             "UNPROTECTED (a matrix with infinite amplification can reveal values exactly): "

@@ -293,6 +293,30 @@ def test_infinite_amplification_needs_opt_in(run_cli, table, tmp_path, matrix):
     assert "k" in json.loads((out / "privacy.json").read_text())["unprotected"]
 
 
+@pytest.mark.parametrize(("gamma", "refused"), [("1.8e10", False), ("2e10", True), ("1e300", True)])
+def test_a_matrix_that_changes_no_value_needs_opt_in(run_cli, table, tmp_path, gamma, refused):
+    # gamma 1e300 is finite, but no value of any table ppdm reads would change: the
+    # release would be the original; the line is one change in MAX_RECORDS = 1e9 values
+    # ((N - 1)/(gamma + N - 1) with N = 20 crosses 1e-9 at gamma = 1.9e10 - 19)
+    out = tmp_path / "rel"
+    base = ["perturb", table, "--out", out, "--class", "c", "--bounds", "x=0:10"]
+    base += ["--attributes", "x", "--gamma", gamma, "--seed", "1"]
+    code, _, err = run_cli(*base)
+    if not refused:
+        assert code == 0, err
+        assert "x" not in json.loads((out / "privacy.json").read_text())["unprotected"]
+        return
+    line = " ".join(err.split())
+    assert code == 1 and "attribute 'x': its matrix releases a value as another" in line
+    assert "--allow-unprotected" in line and not out.exists()
+    code, _, err = run_cli(*base, "--allow-unprotected")
+    assert code == 0 and "x" in err.split("without protection:")[1]
+    report = json.loads((out / "privacy.json").read_text())
+    assert "x" in report["unprotected"] and report["unchanged"] == ["x"]
+    text = (out / "privacy.txt").read_text()
+    assert "UNPROTECTED (a matrix that almost never changes a value" in text
+
+
 def test_reordered_user_values_are_canonicalised(tmp_path, table):
     from ppdm.release import ReleaseSpec
 
