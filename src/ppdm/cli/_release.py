@@ -314,9 +314,10 @@ def perturb(
             options=options,
         )
     _warn_unprotected(result)
+    k = len(result.perturbed_attributes())
     typer.echo(
-        f"released {result.n_records} records ({len(result.perturbed_attributes())} perturbed "
-        f"attributes) to {out}/ ; privacy report: {out}/privacy.txt"
+        f"released {result.n_records} records ({k} perturbed attribute{'' if k == 1 else 's'}) "
+        f"to {out}/ ; privacy report: {out}/privacy.txt"
     )
 
 
