@@ -237,6 +237,11 @@ def plan_from_sketches(
     )
 
 
+# the natural log of the largest finite float: an amplification past it is reported as
+# infinite (gamma^copies overflows)
+_LOG_MAX = float(np.log(np.finfo(float).max))
+
+
 def _attribute_matrix(
     name: str, domain: Domain, given: AttributeSpec | None, opts: PlanOptions
 ) -> PerturbationMatrix:
@@ -257,6 +262,18 @@ def _attribute_matrix(
             "infinite amplification (a zero entry lets some released values reveal the "
             "original exactly); use a matrix with positive entries, or pass "
             "--allow-unprotected (allow_unprotected=True) to release it knowingly"
+        )
+    amplification = matrix.amplification()
+    if (
+        opts.copies > 1
+        and opts.copies * np.log(amplification) > _LOG_MAX
+        and not (opts.allow_unprotected)
+    ):
+        raise SpecError(
+            f"attribute {name!r}: {opts.copies} copies compound its gamma {amplification:.4g} to "
+            f"gamma^{opts.copies}, beyond any finite guarantee (the copies of a record, taken "
+            "together, can reveal it); use fewer copies, or pass --allow-unprotected "
+            "(allow_unprotected=True) to release it knowingly"
         )
     if changes_nothing(matrix) and not opts.allow_unprotected:
         raise SpecError(

@@ -317,6 +317,24 @@ def test_a_matrix_that_changes_no_value_needs_opt_in(run_cli, table, tmp_path, g
     assert "UNPROTECTED (a matrix that almost never changes a value" in text
 
 
+def test_copies_past_any_finite_guarantee_need_opt_in(run_cli, table, tmp_path):
+    # Kang's copies compound gamma to gamma^M: 9^400 overflows, which the report calls
+    # no guarantee; it was released with a note only
+    out = tmp_path / "rel"
+    args = ["perturb", table, "--class", "c", "--bounds", "x=0:10", "--seed", "1"]
+    base = [*args, "--out", out]
+    code, _, err = run_cli(*base, "--copies", "400")
+    line = " ".join(err.split())
+    assert code == 1 and "400 copies compound its gamma 9 to gamma^400" in line
+    assert not out.exists()
+    code, _, err = run_cli(*base, "--copies", "400", "--allow-unprotected")
+    assert code == 0, err
+    report = json.loads((out / "privacy.json").read_text())
+    assert {"x", "k"} <= set(report["unprotected"])
+    code, _, err = run_cli(*args, "--out", tmp_path / "rel300", "--copies", "300")
+    assert code == 0 and "weakly protected" in err  # 9^300 is finite: a guarantee, a weak one
+
+
 def test_reordered_user_values_are_canonicalised(tmp_path, table):
     from ppdm.release import ReleaseSpec
 
