@@ -353,3 +353,29 @@ def test_learn_and_compare_keep_existing_files_unless_told(flow, tmp_path):
     assert read_network(kept).names == fig2_network().names
     _ok([*compare, "--out", table, "--overwrite"])
     assert list(pd.read_csv(table)["ckl"]) == [0.0] * len(fig2_network().names)
+
+
+@pytest.mark.parametrize(
+    ("matrix", "why"),
+    [
+        ({"kind": "symmetric-binary", "p": 0.0}, "has infinite amplification"),
+        ({"kind": "symmetric-binary", "p": 1e-12}, "changes a value with probability 1e-12"),
+    ],
+)
+def test_randomize_refuses_a_matrix_that_protects_nothing(flow, tmp_path, matrix, why):
+    d = flow
+    scheme = tmp_path / "s.yaml"
+    scheme.write_text(
+        yaml.safe_dump(
+            {
+                "party": "p",
+                "variables": {"A": 2, "S": 2},
+                "randomize": [{"variables": ["A"], "matrix": matrix}],
+            }
+        )  # fmt: skip
+    )
+    args = ["bn", "randomize", d / "data.parquet", "--scheme", scheme, "--seed", 1]
+    _fails([*args, "--out", tmp_path / "r"], f"the randomization of ['A'] {why}")
+    assert not (tmp_path / "r").exists()
+    res = _ok([*args, "--out", tmp_path / "r", "--allow-unprotected"])
+    assert "released without randomization: S" in res.output

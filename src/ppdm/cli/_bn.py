@@ -122,6 +122,11 @@ def randomize(
     out: Path = out_option("DIR", "Release directory to write."),
     fmt: TableFormat = choice_option(TableFormat.PARQUET, "--format"),
     seed: int | None = RELEASE_SEED_OPTION,
+    allow_unprotected: bool = flag_option(
+        "--allow-unprotected",
+        "Release even if a randomized group's matrix protects nothing (infinite "
+        "amplification, or a value almost never changed).",
+    ),
 ) -> None:
     """Post-randomize a party's columns and write a release (data file + release.json)."""
     from ..bayesnet.network import encode_states, read_mapping
@@ -138,6 +143,7 @@ def randomize(
         pram = PramScheme.from_spec(spec)
     except ValueError as exc:
         fail(f"--scheme {str(scheme)!r}: {exc}")
+    _check_protection(pram, scheme, allow_unprotected)
     if net is not None:
         network = _read_net(net)
         states = {}
@@ -169,6 +175,34 @@ def randomize(
         f"wrote release of {len(released)} records to {out} "
         f"(randomized: {', '.join(pram.randomized_variables) or 'none'})"
     )
+    kept = [v for v in pram.variables if not pram.is_randomized(v)]
+    if kept:
+        typer.echo(f"note: released without randomization: {', '.join(kept)}", err=True)
+
+
+def _check_protection(pram, scheme: Path, allow_unprotected: bool) -> None:
+    """Refuse a randomized group whose matrix protects nothing (infinite amplification,
+    or a value almost never changed), unless the owner allows it."""
+    import numpy as np
+
+    from ..privacy import changes_nothing
+
+    for r in pram.randomizations:
+        if allow_unprotected:
+            return
+        if not np.isfinite(r.gamma):
+            why = (
+                "has infinite amplification (a zero entry lets released values reveal the original)"
+            )
+        elif changes_nothing(r.matrix):
+            why = f"changes a value with probability {r.matrix.least_change():.2g} only"
+        else:
+            continue
+        fail(
+            f"--scheme {str(scheme)!r}: the randomization of {list(r.variables)} {why}, so it "
+            "protects nothing; use a matrix with positive entries, or pass "
+            "--allow-unprotected to release it knowingly"
+        )
 
 
 @bn_app.command("learn")
