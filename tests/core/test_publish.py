@@ -258,6 +258,15 @@ def test_a_weak_gamma_is_called_weak_on_stderr(run_cli, tmp_path):
     assert "posterior 99.6%" in err
     code, _, err = run_cli("perturb", src, "--out", tmp_path / "fair", "--gamma", "1500", *flags)
     assert code == 0 and "weakly protected" not in err
+    # attributes with the same figures are named together, the figures once
+    pd.DataFrame({"x": list(range(10)) * 5, "y": list(range(10))[::-1] * 5, "c": ["a", "b"] * 25}
+                 ).to_csv(src, index=False)  # fmt: skip
+    code, _, err = run_cli(
+        "perturb", src, "--out", tmp_path / "two", "--gamma", "5000", *flags, "--bounds", "y=0:9"
+    )
+    line = " ".join(err.split())
+    assert code == 0 and "note: weakly protected: x, y (epsilon 8.52" in line
+    assert line.count("epsilon 8.52") == 1
 
 
 @pytest.mark.parametrize(

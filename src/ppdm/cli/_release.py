@@ -335,16 +335,21 @@ def _warn_unprotected(spec) -> None:
         typer.echo(
             f"note: released without protection: {', '.join(names)} (see privacy.txt)", err=True
         )
-    weak = [
-        f"{a['name']} (epsilon {a['epsilon']:.3g}: a property of prior 5 % can reach "
-        f"posterior {a['rho2']['0.05']:.1%})"
-        for a in report["attributes"]
-        if a.get("perturbed")
-        and a["name"] not in names
-        and a.get("rho2", {}).get("0.05", 0.0) >= WEAK_RHO2_AT_5_PERCENT
-    ]
+    weak: dict[str, list[str]] = {}  # attributes with the same figures named together
+    for a in report["attributes"]:
+        if (
+            a.get("perturbed")
+            and a["name"] not in names
+            and a.get("rho2", {}).get("0.05", 0.0) >= WEAK_RHO2_AT_5_PERCENT
+        ):
+            why = (
+                f"epsilon {a['epsilon']:.3g}: a property of prior 5 % can reach posterior "
+                f"{a['rho2']['0.05']:.1%}"
+            )
+            weak.setdefault(why, []).append(a["name"])
     if weak:
-        typer.echo(f"note: weakly protected: {'; '.join(weak)}", err=True)
+        text = "; ".join(f"{', '.join(n)} ({why})" for why, n in weak.items())
+        typer.echo(f"note: weakly protected: {text}", err=True)
 
 
 def estimate(
