@@ -503,6 +503,15 @@ _CONSTANT_HINT = (
 IDENTIFIER_VALUES = 100
 
 
+def looks_like_identifier(distinct: int, rows: int) -> bool:
+    """Whether a categorical column of ``distinct`` values in ``rows`` rows looks like an
+    identifier (a name, a record number, a timestamp): at least
+    :data:`IDENTIFIER_VALUES` values, more than half its rows. Its domain is not taken
+    from the data, which would list its values in the public spec.
+    """
+    return distinct >= IDENTIFIER_VALUES and distinct > rows / 2
+
+
 class DomainSketch:
     """One-pass summary of a column, enough to choose its domain without holding the data.
 
@@ -677,7 +686,7 @@ class DomainSketch:
                 "column's domain in a spec"
             )
         if not self.numeric:
-            if len(self.values) >= IDENTIFIER_VALUES and len(self.values) > self.rows / 2:
+            if looks_like_identifier(len(self.values), self.rows):
                 raise DomainError(
                     f"column {column!r} has {len(self.values):,} distinct values in "
                     f"{self.rows:,} rows: it looks like an identifier, and a domain taken from "

@@ -233,3 +233,25 @@ def test_bad_file_gives_a_message(page, tables, server, shot):
     page.fill("#o_path", str(tables["train"]))
     page.click("#o_open_path")
     page.wait_for_function("document.querySelector('#o_msg').innerText.includes('600 records')")
+
+
+def test_an_identifier_column_is_called_one_and_not_released(page, tmp_path):
+    # a name column would have its every value listed in the public spec
+    rng = np.random.default_rng(5)
+    n = 300
+    table = tmp_path / "people.csv"
+    pd.DataFrame(
+        {
+            "name": [f"person {i}" for i in range(n)],
+            "age": rng.integers(18, 90, n),
+            "group": rng.choice(["A", "B"], n),
+        }
+    ).to_csv(table, index=False)
+    page.set_input_files("#o_file", str(table))
+    page.wait_for_selector("#o_privacy table")
+    attrs = page.inner_text("#o_attrs")
+    assert "categorical: 300 values: looks like an identifier, remove it" in attrs
+    assert "looks like an identifier" in page.inner_text("#o_privacy")
+    page.click("#o_make")
+    page.wait_for_selector("#o_msg .alert-danger")
+    assert "column 'name' has 300 distinct values in 300 rows" in page.inner_text("#o_msg")

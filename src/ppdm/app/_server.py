@@ -19,7 +19,7 @@ import pandas as pd
 from shiny import reactive, render, ui
 from shiny.types import SilentException
 
-from ..domain import infer_domain
+from ..domain import infer_domain, looks_like_identifier
 from ..exceptions import OutputError, ParameterError, SpecError
 from ..matrix import GammaDiagonal
 from ..perturb import DEFAULT_MAX_BINS
@@ -304,9 +304,11 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
                     ),
                 ]
             else:
-                controls.append(
-                    ui.span(f"categorical: {df[c].nunique()} values", class_="ppdm-note")
-                )
+                distinct = int(df[c].nunique())
+                note = f"categorical: {distinct} values"
+                if looks_like_identifier(distinct, len(df)):
+                    note += ": looks like an identifier, remove it from the table before releasing"
+                controls.append(ui.span(note, class_="ppdm-note"))
             rows.append(ui.div(*controls, class_="ppdm-attr-row"))
         rendered[0] = df
         return ui.TagList(*rows)
