@@ -139,7 +139,8 @@ def test_cli_labels_the_stderr_kind(tmp_path, run_cli, method, kind):
     assert code == 0, err
     code, out, err = run_cli("estimate", rel, "--method", method)
     assert code == 0, err
-    assert f"stderr ({kind})" in out
+    shown = {"analytic": "analytic", "bootstrap (B=200)": "bootstrap, B=200"}[kind]
+    assert f"stderr ({shown})" in out
     other = "analytic" if kind != "analytic" else "bootstrap"
     assert other not in out
     code, out, err = run_cli("estimate", rel, "--method", method, "--json")

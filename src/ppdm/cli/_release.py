@@ -446,7 +446,9 @@ def _estimate_tables(results) -> None:
     def show(title: str, r, e) -> None:
         table = Table(title=title)
         first = r.value_kind
-        for col in (first, "perturbed", "estimated", f"stderr ({e.stderr_kind})"):
+        # "bootstrap (B=200)" -> "stderr (bootstrap, B=200)": one level of brackets
+        kind = e.stderr_kind.replace(" (", ", ").rstrip(")")
+        for col in (first, "perturbed", "estimated", f"stderr ({kind})"):
             table.add_column(col, justify="left" if col == first else "right")
         for lab, y, x, s in zip(r.labels, e.perturbed, e.counts, e.stderr):
             table.add_row(lab, f"{y:.0f}", f"{x:.1f}", f"{s:.1f}")
