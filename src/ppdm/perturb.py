@@ -35,7 +35,7 @@ from .options import (
     PlanOptions,
     plan_options,
 )
-from .privacy import changes_nothing
+from .privacy import changes_nothing, power_or_inf
 from .random import (
     RandomState,
     WordStream,
@@ -237,11 +237,6 @@ def plan_from_sketches(
     )
 
 
-# the natural log of the largest finite float: an amplification past it is reported as
-# infinite (gamma^copies overflows)
-_LOG_MAX = float(np.log(np.finfo(float).max))
-
-
 def _attribute_matrix(
     name: str, domain: Domain, given: AttributeSpec | None, opts: PlanOptions
 ) -> PerturbationMatrix:
@@ -256,26 +251,24 @@ def _attribute_matrix(
             matrix = GammaDiagonal(domain.n_values, opts.gamma)
     except ValueError as exc:
         raise SpecError(f"attribute {name!r}: {exc}") from None
-    if not np.isfinite(matrix.amplification()) and not opts.allow_unprotected:
+    if opts.allow_unprotected:
+        return matrix
+    amplification = matrix.amplification()
+    if not np.isfinite(amplification):
         raise SpecError(
             f"attribute {name!r}: its {matrix.to_spec().get('kind', 'explicit')} matrix has "
             "infinite amplification (a zero entry lets some released values reveal the "
             "original exactly); use a matrix with positive entries, or pass "
             "--allow-unprotected (allow_unprotected=True) to release it knowingly"
         )
-    amplification = matrix.amplification()
-    if (
-        opts.copies > 1
-        and opts.copies * np.log(amplification) > _LOG_MAX
-        and not (opts.allow_unprotected)
-    ):
+    if not np.isfinite(power_or_inf(amplification, opts.copies)):
         raise SpecError(
             f"attribute {name!r}: {opts.copies} copies compound its gamma {amplification:.4g} to "
             f"gamma^{opts.copies}, beyond any finite guarantee (the copies of a record, taken "
             "together, can reveal it); use fewer copies, or pass --allow-unprotected "
             "(allow_unprotected=True) to release it knowingly"
         )
-    if changes_nothing(matrix) and not opts.allow_unprotected:
+    if changes_nothing(matrix):
         raise SpecError(
             f"attribute {name!r}: its matrix releases a value as another with probability "
             f"{matrix.least_change():.2g}: even in a table of {MAX_RECORDS:,} records fewer "

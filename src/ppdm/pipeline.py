@@ -219,8 +219,40 @@ def make_release(
         raise DataError(f"release data format must be csv or parquet (got {fmt!r})")
     if batch_size is None:
         batch_size = batch_rows(_input_width(data))
-    with _naming_input(data):
-        return _make_release(data, out_dir, opts, fmt, batch_size, random_state, progress, on_pass)
+    with _naming_input(data):  # a bad value names the file
+        kinds: dict[str, str] = {}
+        spec = None if isinstance(data, pd.DataFrame) else _plan_from_footer(data, opts, kinds)
+        if spec is None:
+            if on_pass:
+                on_pass("reading")
+            batches = _reporting(read_ahead(_batches(data, batch_size, "text")), progress)
+            spec = plan_release(batches, opts, kinds=kinds)
+        kinds.update(spec_kinds(spec))  # a domain from the owner's spec decides how to read
+        with publish_dir(out_dir) as tmp:
+            data_name = f"data.{fmt}"
+            n = 0
+            if on_pass:
+                on_pass("perturbing")
+            # every value is checked as verify_release checks it, before it is written
+            perturbed = perturb_batches(
+                read_ahead(_batches(data, batch_size, kinds)), spec, random_state
+            )
+            with BatchWriter(tmp / data_name, fmt) as writer:
+                # read, perturb and write on three threads: the next batches are read and
+                # perturbed while this one is written
+                for batch in read_ahead(checked_batches(perturbed, value_domains(spec))):
+                    writer.write(batch)
+                    n += len(batch)
+                    if progress:
+                        progress(len(batch))
+            if n == 0:
+                raise DataError("the input table is empty: nothing to perturb")
+            spec = spec.model_copy(update={"data_file": data_name, "n_records": n // spec.copies})
+            write_spec_and_report(spec, tmp)
+            if on_pass:
+                on_pass("checking")
+            check_written_release(tmp, batch_size, progress=progress)
+        return spec
 
 
 @contextmanager
@@ -233,42 +265,6 @@ def _naming_input(data) -> Iterator[None]:
         if isinstance(data, pd.DataFrame) or os.fspath(data) in str(exc):
             raise
         raise DomainError(f"input file {os.fspath(data)!r}: {exc}") from None
-
-
-def _make_release(data, out_dir, opts, fmt, batch_size, random_state, progress, on_pass):
-    kinds: dict[str, str] = {}
-    spec = None if isinstance(data, pd.DataFrame) else _plan_from_footer(data, opts, kinds)
-    if spec is None:
-        if on_pass:
-            on_pass("reading")
-        batches = _reporting(read_ahead(_batches(data, batch_size, "text")), progress)
-        spec = plan_release(batches, opts, kinds=kinds)
-    kinds.update(spec_kinds(spec))  # a domain from the owner's spec decides how to read
-    with publish_dir(out_dir) as tmp:
-        data_name = f"data.{fmt}"
-        n = 0
-        if on_pass:
-            on_pass("perturbing")
-        # every value is checked as verify_release checks it, before it is written
-        perturbed = perturb_batches(
-            read_ahead(_batches(data, batch_size, kinds)), spec, random_state
-        )
-        with BatchWriter(tmp / data_name, fmt) as writer:
-            # read, perturb and write on three threads: the next batches are read and
-            # perturbed while this one is written
-            for batch in read_ahead(checked_batches(perturbed, value_domains(spec))):
-                writer.write(batch)
-                n += len(batch)
-                if progress:
-                    progress(len(batch))
-        if n == 0:
-            raise DataError("the input table is empty: nothing to perturb")
-        spec = spec.model_copy(update={"data_file": data_name, "n_records": n // spec.copies})
-        write_spec_and_report(spec, tmp)
-        if on_pass:
-            on_pass("checking")
-        check_written_release(tmp, batch_size, progress=progress)
-    return spec
 
 
 class _NeedsData(Exception):

@@ -29,6 +29,7 @@ __all__ = [
     "attribute_privacy",
     "additive_privacy",
     "changes_nothing",
+    "power_or_inf",
 ]
 
 #: rho1 levels reported in every privacy report.
@@ -166,7 +167,7 @@ def attribute_privacy(matrix: PerturbationMatrix, n_records: int | None, copies:
     """
     gamma = matrix.amplification()
     if copies > 1:
-        gamma = _power(gamma, copies)
+        gamma = power_or_inf(gamma, copies)
     finite = np.isfinite(gamma)
     out = {
         "N": matrix.n_values,
@@ -181,7 +182,7 @@ def attribute_privacy(matrix: PerturbationMatrix, n_records: int | None, copies:
     realised = getattr(matrix, "realised_gamma", None)
     if realised is not None:
         # the integer sampler's exact channel: never above gamma (see GammaDiagonal.draw)
-        out["gamma_realised"] = _power(realised, copies)
+        out["gamma_realised"] = power_or_inf(realised, copies)
     if copies > 1:
         out["copies"] = copies
         out["gamma_per_copy"] = matrix.amplification()
@@ -207,7 +208,7 @@ def additive_privacy(noise: AdditiveNoise, low: float, high: float) -> dict:
     }
 
 
-def _power(base: float, exponent: int) -> float:
+def power_or_inf(base: float, exponent: int) -> float:
     """``base ** exponent``, ``inf`` where a float overflows."""
     try:
         return float(base) ** int(exponent)

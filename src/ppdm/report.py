@@ -25,6 +25,7 @@ def privacy_report(spec: ReleaseSpec) -> dict:
 
     attrs = []
     leaks = []
+    unchanged = []  # through a channel that almost never changes a value
     for a in spec.attributes:
         if not a.perturbed:
             attrs.append({"name": a.name, "perturbed": False})
@@ -33,7 +34,10 @@ def privacy_report(spec: ReleaseSpec) -> dict:
         if spec.method == "additive":
             fig = additive_privacy(a.get_noise(), a.get_domain().low, a.get_domain().high)
         else:
-            fig = attribute_privacy(a.get_matrix(), spec.n_records, spec.copies)
+            matrix = a.get_matrix()
+            fig = attribute_privacy(matrix, spec.n_records, spec.copies)
+            if fig["gamma"] is not None and changes_nothing(matrix):
+                unchanged.append(a.name)
         from_data = bool(
             getattr(dom, "bounds_from_data", False) or getattr(dom, "from_data", False)
         )
@@ -57,14 +61,6 @@ def privacy_report(spec: ReleaseSpec) -> dict:
     # released as is, through a channel that can reveal values exactly, or through one
     # that almost never changes a value
     unbounded = [a["name"] for a in perturbed if spec.method != "additive" and a["gamma"] is None]
-    unchanged = [
-        a.name
-        for a in spec.attributes
-        if a.perturbed
-        and spec.method != "additive"
-        and a.name not in unbounded
-        and changes_nothing(a.get_matrix())
-    ]
     return {
         "method": spec.method,
         "n_records": spec.n_records,

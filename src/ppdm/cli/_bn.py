@@ -187,9 +187,9 @@ def _check_protection(pram, scheme: Path, allow_unprotected: bool) -> None:
 
     from ..privacy import changes_nothing
 
+    if allow_unprotected:
+        return
     for r in pram.randomizations:
-        if allow_unprotected:
-            return
         if not np.isfinite(r.gamma):
             why = (
                 "has infinite amplification (a zero entry lets released values reveal the original)"
