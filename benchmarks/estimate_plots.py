@@ -29,7 +29,8 @@ process and of every process it waited for: a drawing helper included) of each s
 over B, the figures written, whether A's and B's PNGs are byte-identical, and the load
 average before and after (the machine may be shared). With ``--per-figure``, also the
 CPU milliseconds per figure of the drawing alone, in one process per side (estimates
-made first, every figure drawn once to warm up, then timed), medians of ``--runs``.
+made first, then the PNG files written as the command writes them, once to warm up and
+once timed), medians of ``--runs``.
 """
 
 from __future__ import annotations
@@ -74,18 +75,15 @@ def timed(cmd: list[str]) -> tuple[float, float]:
 # drawing alone, in one process: the CPU milliseconds per figure (the whole-process
 # figures above move with the machine's load more than a small change in drawing does)
 DRAW_CPU = r"""
-import io, sys, time
-import matplotlib
-matplotlib.use("agg")
-from ppdm.html_report import estimate_figure
+import sys, tempfile, time
+from ppdm.html_report import write_estimate_plots
 from ppdm.pipeline import estimate_release
 
 results = estimate_release(sys.argv[1], by_class=True)
 
-def draw():
-    with matplotlib.rc_context({"text.parse_math": False}):
-        for r in results:
-            estimate_figure(r).savefig(io.BytesIO(), format="png", dpi=110)
+def draw():  # what the command does after estimating: one PNG file per attribute
+    with tempfile.TemporaryDirectory() as out:
+        write_estimate_plots(results, out)
 
 draw()  # fonts and caches warm
 t = time.process_time()

@@ -21,6 +21,7 @@ import html
 import io
 import math
 import os
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -209,9 +210,9 @@ def estimate_bars(
     """Released and estimated counts of one estimate as paired bars, with ±1 s.e.
 
     The lower whisker stops at 0: a count cannot be negative. Shared by the HTML report
-    and ``ppdm estimate --plot``. Each series of bars is one collection and the whiskers
-    one error-bar call, whatever the number of values: the cost is the panel's text, not
-    its bars. The legend (unless ``legend=False``: a figure of panels alike shows it
+    and ``ppdm estimate --plot``. Each series of bars is one collection, the whiskers
+    another and their caps one line of markers, whatever the number of values, none of
+    them rescaling the axes: the cost is the panel's text, not its bars. The legend (unless ``legend=False``: a figure of panels alike shows it
     once) sits in the upper right corner, above the tallest bar and whisker (the y axis
     leaves room for it), so no search for a free place is needed.
 
@@ -219,13 +220,13 @@ def estimate_bars(
     ----------
     Dowd, Xu & Zhang, Eq. (1) (the estimate) and Sec. 4 (its standard error).
     """
-    from matplotlib.collections import PolyCollection
+    from matplotlib.collections import LineCollection, PolyCollection
+    from matplotlib.lines import Line2D
 
     x = np.asarray(x, dtype=float)
     released = np.asarray(e.perturbed, dtype=float)
     counts = np.asarray(e.counts, dtype=float)
     err = np.asarray(e.stderr, dtype=float)
-    yerr = np.vstack([np.minimum(err, np.clip(counts, 0, None)), err])
     for left, heights, color, label in (
         (x - 0.4, released, grey, "released (perturbed)"),
         (x, counts, "tab:blue", f"estimated original ({e.method}) ± 1 s.e."),
@@ -236,9 +237,21 @@ def estimate_bars(
                 facecolors=color,
                 edgecolors="none",
                 label=label,
-            )
+            ),
+            autolim=False,  # the limits are set below
         )
-    ax.errorbar(x + 0.2, counts, yerr=yerr, fmt="none", ecolor="black", capsize=2, elinewidth=1)
+    # the whiskers one collection, their caps one line of markers (what errorbar draws,
+    # without its containers and autoscaling)
+    mid = x + 0.2
+    low, high = counts - np.minimum(err, np.clip(counts, 0, None)), counts + err
+    whiskers = np.stack([np.column_stack([mid, low]), np.column_stack([mid, high])], axis=1)
+    ax.add_collection(
+        LineCollection(whiskers, colors="black", linewidths=1, label="_whiskers"), autolim=False
+    )
+    ax.add_line(
+        Line2D(np.r_[mid, mid], np.r_[low, high], linestyle="none", marker="_", markersize=4,
+               markeredgewidth=1, markeredgecolor="black", label="_whisker caps")
+    )  # fmt: skip
     tops = np.concatenate([released, counts + err, [0.0]])
     tops = tops[np.isfinite(tops)]
     top = float(tops.max()) if tops.size else 0.0
@@ -267,7 +280,7 @@ def _bar_outlines(left: np.ndarray, heights: np.ndarray, width: float) -> np.nda
     return v
 
 
-def estimate_figure(r, *, dpi: float = 110):
+def estimate_figure(r, *, dpi: float = 110, reuse=None):
     """One figure for one attribute's estimate: a panel for all records, then one per class.
 
     The layout is computed from the sizes of the longest labels (no ``tight_layout``,
@@ -282,6 +295,11 @@ def estimate_figure(r, *, dpi: float = 110):
     r : ppdm.pipeline.AttributeEstimate
     dpi : float
         The resolution the figure is measured for.
+    reuse : matplotlib.figure.Figure, optional
+        A figure this function returned before: if it has as many panels and the same
+        dpi, its content is removed and this estimate drawn into it (making the axes
+        costs more than drawing them), else a new figure is made. The image is the same
+        either way.
 
     Returns
     -------
@@ -303,8 +321,13 @@ def estimate_figure(r, *, dpi: float = 110):
     x = np.arange(len(labels))
     rotation = 60 if len(x) > 6 else 0
     width = max(5.5, 0.35 * len(x) + 2)
-    fig = Figure(dpi=dpi)
-    renderer = FigureCanvasAgg(fig).get_renderer()
+    fresh = reuse is None or len(reuse.axes) != len(panels) or reuse.dpi != dpi
+    fig = Figure(dpi=dpi) if fresh else reuse
+    if fresh:
+        FigureCanvasAgg(fig)
+    else:
+        _clear_panels(fig)
+    renderer = fig.canvas.get_renderer()
 
     def extent(text: str, size: float) -> tuple[float, float]:
         w, h, _ = renderer.get_text_width_height_descent(
@@ -324,12 +347,16 @@ def estimate_figure(r, *, dpi: float = 110):
     height = len(panels) * (title + axes_h + marks) + below - marks + xlabel + 0.1
     fig.set_size_inches(width, height)
     y = height - 0.1
-    axes = []
-    for _ in panels:
+    kept = fig.axes
+    for i in range(len(panels)):
         y -= title + axes_h
         rect = (left / width, y / height, (width - left - 0.15) / width, axes_h / height)
-        axes.append(fig.add_axes(rect))
+        if fresh:
+            fig.add_axes(rect)
+        else:
+            kept[i].set_position(rect)
         y -= marks
+    axes = fig.axes
     axes_w = width - left - 0.15
     for i, (ax, (panel, e)) in enumerate(zip(axes, panels)):
         estimate_bars(ax, x, e, f"{name}: {panel}", legend=i == 0)
@@ -346,6 +373,15 @@ def estimate_figure(r, *, dpi: float = 110):
     return fig
 
 
+def _clear_panels(fig) -> None:
+    """Remove what :func:`estimate_figure` drew on the axes of ``fig``, keeping the axes."""
+    for ax in fig.axes:
+        for artist in [*ax.collections, *ax.lines, *ax.texts]:
+            artist.remove()
+        if ax.get_legend() is not None:
+            ax.get_legend().remove()
+
+
 def _plain_ticks(ax, which: str, values, labels, span: float, rotation: float = 0) -> None:
     """Ticks of ``ax``'s ``which`` axis as plain artists, where matplotlib puts them.
 
@@ -359,15 +395,17 @@ def _plain_ticks(ax, which: str, values, labels, span: float, rotation: float = 
     from matplotlib import rcParams
     from matplotlib.collections import LineCollection
     from matplotlib.text import Text
-    from matplotlib.ticker import NullFormatter, NullLocator
+    from matplotlib.ticker import AutoLocator, NullFormatter, NullLocator, ScalarFormatter
     from matplotlib.transforms import ScaledTranslation
 
     axis = ax.xaxis if which == "x" else ax.yaxis
     kind = "value" if which == "x" else "count"
-    if which == "y":
+    if which == "y":  # the linear axis's own locator and formatter, bound to this axis
         lo, hi = ax.get_ylim()
-        locs = np.asarray(axis.get_major_locator()(), dtype=float)
-        formatter = axis.get_major_formatter()
+        locator, formatter = AutoLocator(), ScalarFormatter()
+        locator.set_axis(axis)
+        formatter.set_axis(axis)
+        locs = np.asarray(locator(), dtype=float)
         texts = formatter.format_ticks(locs)
         offset = formatter.get_offset()
         tol = 1e-10 * (hi - lo)
@@ -508,11 +546,18 @@ def plot_file_stems(names: Sequence[str]) -> list[str]:
     return stems
 
 
+# the last figure this thread drew, drawn into again by the next one of as many panels
+_last_figure = threading.local()
+
+
 def _draw_estimate_plot(r, path: Path, dpi: float) -> None:
     import matplotlib
 
     with matplotlib.rc_context({"text.parse_math": False}):
-        estimate_figure(r, dpi=dpi).savefig(path, dpi=dpi)
+        fig = estimate_figure(r, dpi=dpi, reuse=getattr(_last_figure, "figure", None))
+        _last_figure.figure = None  # not kept if saving fails half way
+        fig.savefig(path, dpi=dpi)
+        _last_figure.figure = fig
 
 
 def plot_helper():

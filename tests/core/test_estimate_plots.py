@@ -138,6 +138,37 @@ def test_whiskers_stop_at_zero_and_bars_match_counts():
     assert labels == ["released (perturbed)", "estimated original (set-scale) ± 1 s.e."]
 
 
+def _png(fig) -> bytes:
+    import io
+
+    out = io.BytesIO()
+    fig.savefig(out, format="png", dpi=110)
+    return out.getvalue()
+
+
+def test_a_figure_drawn_into_again_shows_nothing_of_the_one_before():
+    # the command draws each figure into the axes of the one before (as many panels):
+    # the image must be the one a new figure gives, whatever was drawn there before
+    small = _attribute(3, 2, scale=3.0)
+    big = AttributeEstimate("worst area", *_parts(_attribute(20, 2, scale=4e7)))
+    fresh = estimate_figure(small)
+    want = _png(fresh)
+    fig = estimate_figure(big)  # rotated labels, a 1e7 offset, other sizes and titles
+    _png(fig)
+    again = estimate_figure(small, reuse=fig)
+    assert again is fig
+    assert _png(again) == want
+    assert [len(ax.texts) for ax in again.axes] == [len(ax.texts) for ax in fresh.axes]
+    assert [len(ax.collections) for ax in again.axes] == [len(ax.collections) for ax in fresh.axes]
+    # another number of panels or another dpi: a new figure
+    assert estimate_figure(_attribute(3, 0), reuse=fig) is not fig
+    assert estimate_figure(small, reuse=fig, dpi=72) is not fig
+
+
+def _parts(r: AttributeEstimate):
+    return r.labels, r.overall, r.by_class, r.binned
+
+
 def test_write_estimate_plots_names_files_after_attributes(tmp_path):
     a = _attribute(5, 2)
     b = AttributeEstimate("worst area/$x$", a.labels, a.overall, None)
