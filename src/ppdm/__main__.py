@@ -1,5 +1,5 @@
 """``python -m ppdm``: the command line."""
 
-from .cli import main
+from .cli import script
 
-main()
+script()

@@ -575,9 +575,25 @@ def plot_helper():
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+    pool = ProcessPoolExecutor(
+        max_workers=1,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_helper_started,
+    )
     pool.submit(_load_matplotlib)
     return pool
+
+
+def _helper_started() -> None:
+    import atexit
+
+    from .quick_exit import flush_and_end
+
+    # at the end, once the pool has let it go, the helper ends without unloading its
+    # modules (the command waits for it): registered after its interpreter's own exit
+    # functions, this runs before them; they have nothing to finish for a process that
+    # only wrote PNG files (multiprocessing ran its own when the worker returned)
+    atexit.register(flush_and_end, 0)
 
 
 def _load_matplotlib() -> None:

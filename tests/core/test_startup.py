@@ -99,3 +99,71 @@ def test_release_commands_off_a_terminal_load_only_what_they_use(tmp_path):
         tables = {"rich"} if args[0] == "estimate" else set()
         assert set(loaded) == {"pandas", "pyarrow", "pydantic"} | tables, (args[0], loaded)
     assert rec.exists()
+
+
+# -- the end of a process: ppdm.quick_exit ---------------------------------------------
+
+
+def _run(code: str, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, env=_env()
+    )
+
+
+@pytest.mark.parametrize("code,status", [("3", 3), ("None", 0), ("'stopped here'", 1)])
+def test_quick_exit_runs_exit_functions_flushes_and_keeps_the_status(code, status):
+    out = _run(
+        "import atexit, sys\n"
+        "from ppdm.quick_exit import quick_exit\n"
+        "atexit.register(lambda: print('exit function ran'))\n"
+        "sys.stdout.write('x' * 1_000_000)\n"  # more than a pipe holds: must be flushed
+        f"quick_exit({code})\n"
+        "print('not reached')\n"
+    )
+    assert out.returncode == status
+    assert out.stdout == "x" * 1_000_000 + "exit function ran\n"
+    assert out.stderr == ("stopped here\n" if status == 1 else "")
+
+
+def test_quick_exit_waits_for_a_thread_still_working(tmp_path):
+    done = tmp_path / "done"
+    out = _run(
+        "import sys, threading, time\n"
+        "from pathlib import Path\n"
+        "from ppdm.quick_exit import quick_exit\n"
+        "def work():\n"
+        "    time.sleep(0.3)\n"
+        "    Path(sys.argv[1]).write_text('written')\n"
+        "threading.Thread(target=work).start()\n"
+        "quick_exit(4)\n",
+        str(done),
+    )
+    assert out.returncode == 4, out.stderr
+    assert done.read_text() == "written"
+
+
+def test_the_command_ends_with_its_status_and_all_its_output(tmp_path):
+    import json
+
+    import numpy as np
+    import pandas as pd
+
+    from ppdm.pipeline import make_release
+
+    rng = np.random.default_rng(0)
+    table = pd.DataFrame({f"x{j}": rng.uniform(0, 1, 500) for j in range(30)})
+    with pytest.warns(UserWarning):  # seeded
+        make_release(table, tmp_path / "rel", bounds={f"x{j}": (0, 1) for j in range(30)},
+                     n_bins=40, random_state=0)  # fmt: skip
+    ppdm = [sys.executable, "-m", "ppdm"]
+    out = subprocess.run([*ppdm, "estimate", str(tmp_path / "rel"), "--json"],
+                         capture_output=True, text=True, env=_env())  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert len(out.stdout) > 65536  # more than a pipe holds
+    assert len(json.loads(out.stdout)["attributes"]) == 30
+    out = subprocess.run([*ppdm, "estimate", str(tmp_path / "nowhere")],
+                         capture_output=True, text=True, env=_env())  # fmt: skip
+    assert out.returncode == 1 and out.stderr.startswith("error: ") and "nowhere" in out.stderr
+    out = subprocess.run([*ppdm, "estimate", "--no-such-flag"],
+                         capture_output=True, text=True, env=_env())  # fmt: skip
+    assert out.returncode == 2 and out.stderr.startswith("error: ")

@@ -77,9 +77,21 @@ reflow_commands(app)
 
 
 def main() -> None:
-    """Entry point of the ``ppdm`` script."""
+    """Run the command named by ``sys.argv``; it ends by :class:`SystemExit`."""
     from ..allocator import keep_freed_memory
     from ._common import run_app
 
     keep_freed_memory()  # batch-sized arrays reuse freed heap instead of new pages
     run_app(app)
+
+
+def script() -> None:
+    """Entry point of the ``ppdm`` script and of ``python -m ppdm``: :func:`main`, then
+    the process ends without unloading its modules (:mod:`ppdm.quick_exit`)."""
+    from ..quick_exit import quick_exit
+
+    try:
+        main()
+    except SystemExit as done:
+        quick_exit(done.code)
+    quick_exit(0)
