@@ -326,3 +326,45 @@ def test_every_command_is_in_the_command_line_page():
     for path in COMMANDS:
         if path:
             assert f"`ppdm {' '.join(path)}" in page, path
+
+
+# the estimate tables: a column of lines where nothing wraps, the same characters
+_ODD_LABELS = ["[0, 5)", "", "[red]", "日本語の値", "e\u0301t\u00e9", "🙂 smile", "x" * 37, ":ok:"]
+
+
+def _render(table, width: int) -> str:
+    import io
+
+    from rich.console import Console
+
+    out = io.StringIO()
+    Console(file=out, width=width, markup=False, emoji=False, highlight=False).print(table)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("labels", [_ODD_LABELS, ["a\tb", "line\nbreak", "c"], ["z"]])
+def test_estimate_tables_print_the_same_characters_as_a_row_per_value(labels):
+    import io
+
+    from rich.console import Console
+    from rich.measure import Measurement
+    from rich.table import Table
+
+    from ppdm.cli._release import _rows_table
+
+    columns = ("value", "perturbed", "estimated", "stderr (bootstrap, B=200)")
+    rows = [(lab, str(10**i), f"{10**i / 3:.1f}", f"{i / 7:.1f}") for i, lab in enumerate(labels)]
+    rowwise = Table(title="colour: class [b] (set-scale)")
+    for i, col in enumerate(columns):
+        rowwise.add_column(col, justify="left" if i == 0 else "right")
+    for row in rows:
+        rowwise.add_row(*row)
+    console = Console(file=io.StringIO(), width=1000)
+    natural = Measurement.get(console, console.options, rowwise).maximum
+    printable = all(lab.isprintable() for lab in labels)
+    for width in (natural - 3, natural - 1, natural, natural + 1, 200):
+        console = Console(file=io.StringIO(), width=width, markup=False, emoji=False)
+        table = _rows_table(console, rowwise.title, columns, rows)
+        assert _render(table, width) == _render(rowwise, width), width
+        # a column of lines when it fits and nothing in it breaks lines
+        assert table.row_count == (1 if printable and width >= natural else len(rows))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from pathlib import Path
 
 import typer
@@ -438,26 +439,55 @@ def _json_estimates(results) -> None:
 
 def _estimate_tables(results) -> None:
     from rich.console import Console
-    from rich.table import Table
 
     # names and values are data: printed as they are (no markup, emoji or highlighting)
     console = Console(markup=False, emoji=False, highlight=False)
 
     def show(title: str, r, e) -> None:
-        table = Table(title=title)
         first = r.value_kind
         # "bootstrap (B=200)" -> "stderr (bootstrap, B=200)": one level of brackets
         kind = e.stderr_kind.replace(" (", ", ").rstrip(")")
-        for col in (first, "perturbed", "estimated", f"stderr ({kind})"):
-            table.add_column(col, justify="left" if col == first else "right")
-        for lab, y, x, s in zip(r.labels, e.perturbed, e.counts, e.stderr):
-            table.add_row(lab, f"{y:.0f}", f"{x:.1f}", f"{s:.1f}")
-        console.print(table)
+        rows = [
+            (lab, f"{y:.0f}", f"{x:.1f}", f"{s:.1f}")
+            for lab, y, x, s in zip(r.labels, e.perturbed, e.counts, e.stderr)
+        ]
+        console.print(_rows_table(console, title, (first, "perturbed", "estimated",
+                                                   f"stderr ({kind})"), rows))  # fmt: skip
 
     for r in results:
         show(f"{r.name} ({r.overall.method})", r, r.overall)
         for c, ec in (r.by_class or {}).items():  # one table per class, as the plot's panels
             show(f"{r.name}: class {c} ({ec.method})", r, ec)
+
+
+def _rows_table(console, title: str, columns: Sequence[str], rows: list[tuple[str, ...]]):
+    """A rich table of ``rows`` under ``columns`` (the first left-aligned, the others
+    right-aligned).
+
+    Where no cell holds a line break, tab or other control character and the table fits
+    the console's width, each column is given as one cell of lines: rich then lays out
+    four cells instead of four per row, and prints the same characters (no cell wraps,
+    and without lines between rows a table's rows are its cells' lines).
+    """
+    from rich.measure import Measurement
+    from rich.table import Table
+
+    def table() -> Table:
+        t = Table(title=title)
+        for i, col in enumerate(columns):
+            t.add_column(col, justify="left" if i == 0 else "right")
+        return t
+
+    if rows and all(cell.isprintable() for row in rows for cell in row):
+        lines = table()
+        lines.add_row(*("\n".join(column) for column in zip(*rows)))
+        unbounded = console.options.update_width(1 << 20)  # its natural width, not cut
+        if Measurement.get(console, unbounded, lines).maximum <= console.options.max_width:
+            return lines
+    rowwise = table()
+    for row in rows:
+        rowwise.add_row(*row)
+    return rowwise
 
 
 def _estimate_json(r, method: str) -> dict:
