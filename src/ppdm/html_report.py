@@ -299,7 +299,7 @@ def estimate_figure(r, *, dpi: float = 110, reuse=None):
         A figure this function returned before: if it has as many panels and the same
         dpi, its content is removed and this estimate drawn into it (making the axes
         costs more than drawing them), else a new figure is made. The image is the same
-        either way.
+        either way, if matplotlib's settings are those ``reuse`` was made under.
 
     Returns
     -------
@@ -546,7 +546,8 @@ def plot_file_stems(names: Sequence[str]) -> list[str]:
     return stems
 
 
-# the last figure this thread drew, drawn into again by the next one of as many panels
+# the last figure this thread drew and matplotlib's settings then, drawn into again by
+# the next one of as many panels under the same settings
 _last_figure = threading.local()
 
 
@@ -554,10 +555,14 @@ def _draw_estimate_plot(r, path: Path, dpi: float) -> None:
     import matplotlib
 
     with matplotlib.rc_context({"text.parse_math": False}):
-        fig = estimate_figure(r, dpi=dpi, reuse=getattr(_last_figure, "figure", None))
-        _last_figure.figure = None  # not kept if saving fails half way
+        settings = dict.copy(matplotlib.rcParams)
+        last = getattr(_last_figure, "figure", None)
+        if getattr(_last_figure, "settings", None) != settings:
+            last = None  # its axes were made under other settings
+        _last_figure.figure = None  # not kept if drawing or saving fails half way
+        fig = estimate_figure(r, dpi=dpi, reuse=last)
         fig.savefig(path, dpi=dpi)
-        _last_figure.figure = fig
+        _last_figure.figure, _last_figure.settings = fig, settings
 
 
 def plot_helper():

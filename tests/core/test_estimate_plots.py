@@ -352,3 +352,29 @@ def test_control_characters_in_names_and_values_are_shown_as_escapes(recwarn):
     assert all(t.isprintable() for t in texts), texts
     assert "age\\nyears: class good\\nclass" in texts and "line1\\nline2" in texts
     assert not [w for w in recwarn if "Glyph" in str(w.message)]
+
+
+def test_figures_drawn_under_other_matplotlib_settings_are_new(tmp_path):
+    import matplotlib
+
+    r = _attribute(4, 1)
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "c").mkdir()
+    (plain,) = write_estimate_plots([r], tmp_path / "a")
+    with matplotlib.rc_context({"axes.edgecolor": "red", "axes.titlesize": 14}):
+        (styled,) = write_estimate_plots([r], tmp_path / "b")
+        (fresh,) = write_estimate_plots([r], tmp_path / "c")  # drawn into the one before
+    assert styled.read_bytes() != plain.read_bytes()
+    assert fresh.read_bytes() == styled.read_bytes()
+    with matplotlib.rc_context({"axes.edgecolor": "red", "axes.titlesize": 14}):
+        styled_alone = estimate_figure(r)
+        styled_alone.canvas.draw()
+    assert styled.read_bytes() == _png_of(styled_alone)
+
+
+def _png_of(fig) -> bytes:
+    import matplotlib
+
+    with matplotlib.rc_context({"text.parse_math": False}):
+        return _png(fig)
