@@ -168,7 +168,8 @@ def _exposure(rep: dict) -> str:
     parts = []
     unperturbed = rep.get("unperturbed", [])
     unchanged = rep.get("unchanged", [])
-    bare = [n for n in rep.get("unprotected", []) if n not in unperturbed + unchanged]
+    revealed = rep.get("revealed_by_copies", [])
+    bare = [n for n in rep.get("unprotected", []) if n not in unperturbed + unchanged + revealed]
     if unperturbed:
         names = ", ".join(f"<code>{_e(n)}</code>" for n in unperturbed)
         parts.append(
@@ -187,6 +188,13 @@ def _exposure(rep: dict) -> str:
             f'<div class="box bad"><b>Unprotected:</b> {names}: a matrix so close to the '
             "identity that it almost never changes a value (below one in a billion) releases "
             "these columns as they are.</div>"
+        )
+    if revealed:
+        names = ", ".join(f"<code>{_e(n)}</code>" for n in revealed)
+        parts.append(
+            f'<div class="box bad"><b>Unprotected:</b> {names}: the {_e(rep.get("copies"))} '
+            "copies of a record, taken together, reveal its value (another value is the most "
+            "likely one given them with probability below one in a billion).</div>"
         )
     if rep.get("leaks"):
         items = "".join(f"<li>{_e(x)}</li>" for x in rep["leaks"])

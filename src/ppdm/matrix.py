@@ -255,6 +255,29 @@ class PerturbationMatrix:
         """
         return float(1.0 - np.max(np.diag(self.dense())))
 
+    def misread_bound(self, copies: int) -> float:
+        """An upper bound on the probability that ``copies`` independent perturbed copies
+        of a value point to another value: that some other original is at least as
+        likely, given the copies, as the true one (for the original where this is
+        likeliest).
+
+        For originals ``u != v`` the copies favour ``v`` with probability at most
+        ``BC(u, v) ** copies``, where ``BC(u, v) = sum_j sqrt(M[j, u] M[j, v])`` is the
+        Bhattacharyya coefficient of their columns (Chernoff's bound at 1/2); the bound is
+        the largest over ``u`` of the sum over ``v``, at most 1.
+
+        References
+        ----------
+        Kang, Sec. 3 (independent copies of one record); Bhattacharyya (1943), the
+        coefficient and the error bound it gives.
+        """
+        root = np.sqrt(self.dense())
+        coefficient = np.clip(root.T @ root, 0.0, 1.0)
+        with np.errstate(divide="ignore"):
+            powers = np.exp(copies * np.log(coefficient))
+        np.fill_diagonal(powers, 0.0)
+        return float(min(1.0, powers.sum(axis=1).max()))
+
     def min_row_support(self) -> int:
         """The fewest originals that can produce any one perturbed value (Ma–Sivakumar's K)."""
         if self.affine_form is not None:
@@ -351,6 +374,16 @@ class GammaDiagonal(PerturbationMatrix):
         """``(N - 1) / (gamma + N - 1)``: every value is released as another one with
         this probability (without forming the N x N matrix)."""
         return (self._n - 1) / (self.gamma + self._n - 1)
+
+    def misread_bound(self, copies: int) -> float:
+        """``(N - 1) BC ** copies`` with ``BC = 2 sqrt(d o) + (N - 2) o`` for every pair
+        of values (see :meth:`PerturbationMatrix.misread_bound`), at most 1."""
+        d, o = self.diagonal, self.off_diagonal
+        coefficient = min(1.0, 2.0 * math.sqrt(d * o) + (self._n - 2) * o)
+        if coefficient <= 0.0:
+            return 0.0
+        log_bound = math.log(self._n - 1) + copies * math.log(coefficient)
+        return math.exp(min(0.0, log_bound))
 
     @property
     def keep_probability(self) -> float:

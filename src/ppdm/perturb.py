@@ -35,7 +35,7 @@ from .options import (
     PlanOptions,
     plan_options,
 )
-from .privacy import changes_nothing, power_or_inf
+from .privacy import changes_nothing, copies_reveal, power_or_inf
 from .random import (
     RandomState,
     WordStream,
@@ -267,6 +267,13 @@ def _attribute_matrix(
             f"gamma^{opts.copies}, beyond any finite guarantee (the copies of a record, taken "
             "together, can reveal it); use fewer copies, or pass --allow-unprotected "
             "(allow_unprotected=True) to release it knowingly"
+        )
+    if copies_reveal(matrix, opts.copies):
+        raise SpecError(
+            f"attribute {name!r}: its {opts.copies} copies of a record, taken together, reveal "
+            f"the record's value (they point to another value with probability below "
+            f"{matrix.misread_bound(opts.copies):.2g}); use fewer copies or a smaller gamma, "
+            "or pass --allow-unprotected (allow_unprotected=True) to release it knowingly"
         )
     if changes_nothing(matrix):
         raise SpecError(

@@ -29,6 +29,7 @@ __all__ = [
     "attribute_privacy",
     "additive_privacy",
     "changes_nothing",
+    "copies_reveal",
     "power_or_inf",
 ]
 
@@ -144,6 +145,22 @@ def changes_nothing(matrix: PerturbationMatrix) -> bool:
     Dowd, Xu & Zhang, Sec. 5 (gamma and the privacy it gives).
     """
     return matrix.least_change() < 1 / MAX_RECORDS
+
+
+def copies_reveal(matrix: PerturbationMatrix, copies: int) -> bool:
+    """Whether ``copies`` independent perturbed copies of a record, taken together,
+    reveal its value: the value most likely given them is another one with probability
+    below one in :data:`MAX_RECORDS` (:meth:`PerturbationMatrix.misread_bound`), so even
+    in the largest table ppdm reads every value would be expected to be read back.
+
+    Each copy alone may be well protected: at gamma 9 and N = 20 a copy keeps its value
+    with probability 0.32, yet 154 copies give it away.
+
+    References
+    ----------
+    Kang, Sec. 3 (m copies of one record; their amplification is gamma^m).
+    """
+    return copies > 1 and matrix.misread_bound(copies) < 1 / MAX_RECORDS
 
 
 def attribute_privacy(matrix: PerturbationMatrix, n_records: int | None, copies: int = 1) -> dict:

@@ -8,7 +8,7 @@ Dowd, Xu & Zhang, Sec. 5 (gamma, rho1-to-rho2, entropy); Kang, Theorem 1 and Sec
 
 from __future__ import annotations
 
-from .privacy import RHO1_LEVELS, changes_nothing
+from .privacy import RHO1_LEVELS, changes_nothing, copies_reveal
 from .release import ReleaseSpec
 
 __all__ = ["privacy_report", "format_privacy_report"]
@@ -26,6 +26,7 @@ def privacy_report(spec: ReleaseSpec) -> dict:
     attrs = []
     leaks = []
     unchanged = []  # through a channel that almost never changes a value
+    revealed = []  # in copies that, taken together, give the value away
     for a in spec.attributes:
         if not a.perturbed:
             attrs.append({"name": a.name, "perturbed": False})
@@ -38,6 +39,8 @@ def privacy_report(spec: ReleaseSpec) -> dict:
             fig = attribute_privacy(matrix, spec.n_records, spec.copies)
             if fig["gamma"] is not None and changes_nothing(matrix):
                 unchanged.append(a.name)
+            elif fig["gamma"] is not None and copies_reveal(matrix, spec.copies):
+                revealed.append(a.name)
         from_data = bool(
             getattr(dom, "bounds_from_data", False) or getattr(dom, "from_data", False)
         )
@@ -69,8 +72,9 @@ def privacy_report(spec: ReleaseSpec) -> dict:
         "copies": spec.copies,
         "worst_gamma": worst,
         "unperturbed": unperturbed,
-        "unprotected": unperturbed + unbounded + unchanged,
+        "unprotected": unperturbed + unbounded + unchanged + revealed,
         "unchanged": unchanged,
+        "revealed_by_copies": revealed,
         "leaks": leaks,
         "attributes": attrs,
     }
@@ -180,11 +184,18 @@ def format_privacy_report(report: dict) -> str:
     if report["unperturbed"]:
         lines.append(f"released as is (no protection): {', '.join(report['unperturbed'])}")
     unchanged = report.get("unchanged", [])
-    bare = [n for n in report.get("unprotected", []) if n not in report["unperturbed"] + unchanged]
+    revealed = report.get("revealed_by_copies", [])
+    named = report["unperturbed"] + unchanged + revealed
+    bare = [n for n in report.get("unprotected", []) if n not in named]
     if unchanged:
         lines.append(
             "UNPROTECTED (a matrix that almost never changes a value releases it as it is): "
             + ", ".join(unchanged)
+        )
+    if revealed:
+        lines.append(
+            f"UNPROTECTED (the {report['copies']} copies of a record, taken together, reveal "
+            "its value): " + ", ".join(revealed)
         )
     if bare:
         lines.append(

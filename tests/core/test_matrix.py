@@ -10,6 +10,7 @@ from ppdm.matrix import (
     ExplicitMatrix,
     GammaDiagonal,
     KroneckerMatrix,
+    PerturbationMatrix,
     block_diagonal,
     explicit,
     identity,
@@ -157,3 +158,39 @@ def test_draw_in_pieces_equals_one_draw(sizes, seed):
     bounds = np.cumsum([0, *sizes])
     parts = [m.draw(codes[a:b], stream) for a, b in zip(bounds[:-1], bounds[1:])]
     np.testing.assert_array_equal(whole, np.concatenate(parts))
+
+
+# -- copies of one record: the Bhattacharyya bound on reading the value back -------------
+
+
+@pytest.mark.parametrize("n,gamma", [(2, 1.5), (3, 9.0), (20, 9.0), (100, 3.0)])
+@pytest.mark.parametrize("copies", [1, 2, 10, 154, 1000])
+def test_misread_bound_closed_form_agrees_with_the_matrix(n, gamma, copies):
+    g = GammaDiagonal(n, gamma)
+    general = PerturbationMatrix.misread_bound(g, copies)  # from the dense columns
+    assert g.misread_bound(copies) == pytest.approx(general, rel=1e-9, abs=1e-300)
+    assert g.misread_bound(copies + 1) <= g.misread_bound(copies) <= 1.0
+
+
+@pytest.mark.parametrize(
+    "matrix,copies",
+    [
+        (GammaDiagonal(5, 9.0), 12),
+        (explicit([[0.7, 0.2, 0.1], [0.2, 0.5, 0.3], [0.1, 0.3, 0.6]]), 20),
+    ],
+)
+def test_copies_point_elsewhere_no_more_often_than_the_bound(matrix, copies):
+    # simulate the copies of many records of each value: the value most likely given a
+    # record's copies (ties counted against it) is another no more often than the bound
+    rng = np.random.default_rng(11)
+    m = matrix.dense()
+    n, records = m.shape[0], 20_000
+    bound = matrix.misread_bound(copies)
+    assert 0.01 < bound < 0.9  # a case the simulation can check
+    log_m = np.log(m)
+    for u in range(n):
+        counts = rng.multinomial(copies, m[:, u], size=records)  # copies per released value
+        loglik = counts @ log_m  # (records, candidate originals)
+        others = np.delete(loglik, u, axis=1).max(axis=1)
+        rate = float(np.mean(others >= loglik[:, u] - 1e-12))
+        assert rate <= bound + 4 * math.sqrt(bound * (1 - bound) / records), (u, rate, bound)

@@ -340,8 +340,48 @@ def test_copies_past_any_finite_guarantee_need_opt_in(run_cli, table, tmp_path):
     assert code == 0, err
     report = json.loads((out / "privacy.json").read_text())
     assert {"x", "k"} <= set(report["unprotected"])
-    code, _, err = run_cli(*args, "--out", tmp_path / "rel300", "--copies", "300")
-    assert code == 0 and "weakly protected" in err  # 9^300 is finite: a guarantee, a weak one
+    code, _, err = run_cli(*args, "--out", tmp_path / "rel40", "--copies", "40")
+    assert code == 0 and "weakly protected" in err  # 9^40 is finite: a guarantee, a weak one
+
+
+@pytest.mark.parametrize(("copies", "refused"), [(153, False), (154, True), (300, True)])
+def test_copies_that_together_reveal_the_value_need_opt_in(
+    run_cli, table, tmp_path, copies, refused
+):
+    # 9^300 is finite, yet 300 copies at gamma 9 and N = 20 give every value away: the
+    # most likely value given a record's copies is its own but with probability below
+    # 1e-9 (the Bhattacharyya bound (N - 1) BC^M crosses 1e-9 between M = 153 and 154)
+    out = tmp_path / "rel"
+    base = ["perturb", table, "--out", out, "--class", "c", "--bounds", "x=0:10"]
+    base += ["--attributes", "x", "--copies", str(copies), "--seed", "1"]
+    code, _, err = run_cli(*base)
+    if not refused:
+        assert code == 0, err
+        report = json.loads((out / "privacy.json").read_text())
+        assert report["revealed_by_copies"] == [] and "x" not in report["unprotected"]
+        return
+    line = " ".join(err.split())
+    assert code == 1 and f"attribute 'x': its {copies} copies of a record, taken together" in line
+    assert "--allow-unprotected" in line and not out.exists()
+    code, _, err = run_cli(*base, "--allow-unprotected")
+    assert code == 0 and "x" in err.split("without protection:")[1]
+    report = json.loads((out / "privacy.json").read_text())
+    assert "x" in report["unprotected"] and report["revealed_by_copies"] == ["x"]
+    text = (out / "privacy.txt").read_text()
+    assert f"UNPROTECTED (the {copies} copies of a record, taken together, reveal" in text
+    code, _, _ = run_cli("report", out, "--html", tmp_path / "r.html")
+    html = (tmp_path / "r.html").read_text()
+    assert code == 0 and f"the {copies} copies of a record, taken together, reveal" in html
+
+
+def test_few_values_are_given_away_by_fewer_copies(run_cli, table, tmp_path):
+    # k has 3 values: at gamma 9, 48 copies already point to the true value but with
+    # probability below 1e-9 (2 (7/11)^48 < 1e-9 < 2 (7/11)^47)
+    base = ["perturb", table, "--class", "c", "--attributes", "k", "--seed", "1"]
+    code, _, err = run_cli(*base, "--out", tmp_path / "a", "--copies", "47")
+    assert code == 0, err
+    code, _, err = run_cli(*base, "--out", tmp_path / "b", "--copies", "48")
+    assert code == 1 and "attribute 'k': its 48 copies" in " ".join(err.split())
 
 
 def test_reordered_user_values_are_canonicalised(tmp_path, table):
