@@ -85,6 +85,23 @@ def test_help_text_is_wrapped_to_the_terminal_not_the_source(run_cli, monkeypatc
             assert len(line) + 1 + len(after.split()[0]) > 78 - 2, (command, line, after)
 
 
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c) or "ppdm")
+def test_help_keeps_every_bracketed_text(run_cli, monkeypatch, command):
+    # rich reads "[min, max]" in a help text as a markup tag and drops it: "values stay
+    # within each attribute's ." was printed
+    import typer.main
+
+    from ppdm.cli import app
+
+    node = typer.main.get_command(app)
+    for name in command:
+        node = node.commands[name]
+    flat = " ".join(_help(run_cli, monkeypatch, *command).replace("│", " ").split())
+    for text in [node.help or "", *(getattr(p, "help", None) or "" for p in node.params)]:
+        for bracketed in re.findall(r"\[[^\]]*\]", text):
+            assert " ".join(bracketed.split()) in flat, (command, bracketed)
+
+
 @pytest.mark.parametrize(("command", "flag", "values", "bad"), CHOICES)
 def test_help_lists_the_choices(run_cli, monkeypatch, command, flag, values, bad):
     text = _help(run_cli, monkeypatch, *command)

@@ -184,7 +184,7 @@ def attribute_noise(
 
     The noise is the paper's: relative to the value, a discretised normal on 1 %
     steps within +-100 % with sd --sd-fraction; integers stay integers and values
-    stay within each attribute's [min, max].  Prints the re-identification figures.
+    stay within each attribute's min and max. Prints the re-identification figures.
     """
     import numpy as np
 
