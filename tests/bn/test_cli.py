@@ -355,6 +355,28 @@ def test_learn_and_compare_keep_existing_files_unless_told(flow, tmp_path):
     assert list(pd.read_csv(table)["ckl"]) == [0.0] * len(fig2_network().names)
 
 
+def test_randomize_keeps_an_existing_release_unless_told(flow, tmp_path):
+    # a second party's release written over the first's without a word: site1's data
+    # was gone and release.json named site2
+    d = flow
+    out = tmp_path / "rel"
+    base = ["bn", "randomize", d / "data.parquet", "--seed", 3, "--out", out]
+    _ok([*base, "--scheme", d / "site1.yaml"])
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    _fails([*base, "--scheme", d / "site2.yaml"], f"--out {str(out)!r} is a directory that is not")
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    _ok([*base, "--scheme", d / "site2.yaml", "--overwrite"])
+    assert json.loads((out / "release.json").read_text())["party"] == "site2"
+
+
+def test_learn_refuses_one_file_for_the_network_and_its_standard_errors(flow, tmp_path):
+    d = flow
+    learn = ["bn", "learn", d / "fig2.yaml", "--release", d / "site1", "--release", d / "site2"]
+    learn += ["--release", d / "site3", "--out", tmp_path / "net.json"]
+    result = _fails([*learn, "--stderr", tmp_path / "." / "net.json"], "names the same file as")
+    assert result.exit_code == 2 and not (tmp_path / "net.json").exists()
+
+
 @pytest.mark.parametrize(
     ("matrix", "why"),
     [

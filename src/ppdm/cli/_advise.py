@@ -10,7 +10,7 @@ from pathlib import Path
 import typer
 
 from ..validation import check_at_least
-from ._common import atomic_path, check_flag, fail, file_out
+from ._common import atomic_path, check_flag, distinct_outputs, fail, file_out
 from ._options import (
     JOBS_OPTION,
     OVERWRITE_FILE_OPTION,
@@ -128,6 +128,8 @@ def advise(
     if spec_out is not None:
         if spec_out.suffix.lower() not in (".json", ".yaml", ".yml"):
             fail(f"--spec-out must name a .json or .yaml file (got {str(spec_out)!r})", usage=True)
+        distinct_outputs(*((f"--out's {name}", out / name) for name in ADVICE_FILES),
+                         ("--spec-out", spec_out))  # fmt: skip
         file_out(spec_out, overwrite, inputs=(data,), flag="--spec-out")
     gammas, n_list = _parse_gammas(gamma), _parse_ns(ns)
     target = _accuracy(min_accuracy)

@@ -7,10 +7,12 @@ from pathlib import Path
 import typer
 
 from ..exceptions import OutputError
+from ..publish import check_output
 from ._common import (
     atomic_dir,
     atomic_path,
     check_flag,
+    distinct_outputs,
     fail,
     file_out,
     table_out,
@@ -127,6 +129,9 @@ def randomize(
         "Release even if a randomized group's matrix protects nothing (infinite "
         "amplification, or a value almost never changed).",
     ),
+    overwrite: bool = flag_option(
+        "--overwrite", "Replace an existing non-empty release directory (whole)."
+    ),
 ) -> None:
     """Post-randomize a party's columns and write a release (data file + release.json)."""
     from ..bayesnet.network import encode_states, read_mapping
@@ -135,6 +140,8 @@ def randomize(
     from ..io import read_table
     from ..random import warn_seeded_release
 
+    inputs = (data, scheme) + ((net,) if net is not None else ())
+    check_output(out, inputs=inputs, directory=True, overwrite=overwrite)
     fmt = TableFormat(fmt).value
     if not scheme.exists():
         fail(f"--scheme file {str(scheme)!r} does not exist")
@@ -253,6 +260,7 @@ def learn(
             usage=True,
         )
     inputs = (net, *release)
+    distinct_outputs(("--out", out), ("--stderr", stderr))
     file_out(out, overwrite, inputs=inputs)
     if stderr is not None:
         file_out(stderr, overwrite, inputs=inputs, flag="--stderr")

@@ -545,6 +545,20 @@ def file_out(out: Path, overwrite: bool, inputs: tuple = (), flag: str = "--out"
     return check_output(out, inputs=inputs, flag=flag, overwrite=overwrite, keep_files=True)
 
 
+def distinct_outputs(*outputs: tuple[str, Path | None]) -> None:
+    """Refuse two output flags (``(flag, path)`` pairs; ``None`` paths skipped) that name
+    the same file: the second write would replace the first."""
+    seen: dict[str, str] = {}
+    for flag, path in outputs:
+        if path is None:
+            continue
+        key = os.path.normcase(os.path.realpath(path))
+        if key in seen:
+            fail(f"{flag} {str(path)!r} names the same file as {seen[key]}; name another file",
+                 usage=True)  # fmt: skip
+        seen[key] = flag
+
+
 def table_out(out: Path, overwrite: bool, inputs: tuple = (), flag: str = "--out") -> str:
     """The format of the table output ``out``, refused before any work if its suffix
     names no table format, or as :func:`file_out` refuses a file."""
