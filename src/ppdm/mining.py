@@ -19,6 +19,7 @@ from __future__ import annotations
 import importlib
 import os
 import re
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -275,6 +276,10 @@ def mine_release(
     for name, frame in (("test", test), ("original", original)):
         if frame is not None:
             check_release_columns(spec, frame, f"the {name} table")
+    # the release's columns, in its order: another column (an id) is no feature
+    test = _with_class(test[list(spec.names)], target, "test")
+    if original is not None:
+        original = _with_class(original[list(spec.names)], target, "original")
     y_test = test[target]
     if key in RELEASE_LEARNERS:
         model = _seeded(make_learner(key, spec), random_state).fit(rel.frame(check_values=True))
@@ -318,6 +323,21 @@ def mine_release(
 
 def _plain(value):
     return value.item() if isinstance(value, np.generic) else value
+
+
+def _with_class(frame: pd.DataFrame, target: str, name: str) -> pd.DataFrame:
+    """The records of ``frame`` that have a class; those without one are left out with a
+    warning (a missing class is no answer to score a prediction against, nor to learn)."""
+    missing = frame[target].isna()
+    if not missing.any():
+        return frame
+    first = int(np.flatnonzero(missing.to_numpy())[0]) + 1
+    warnings.warn(
+        f"{int(missing.sum())} of the {name} table's {len(frame)} records have no class "
+        f"(the first at data row {first}); they are left out",
+        stacklevel=3,
+    )
+    return frame[~missing]
 
 
 def _majority(rel: Release, y_test: pd.Series) -> tuple[object, float]:

@@ -108,3 +108,82 @@ def test_scores_come_with_the_majority_baseline(table, tmp_path):
     )
     assert r.exit_code == 0, r.output
     assert f"always predicting the training's commonest class {commonest!r}: 0.2000" in r.output
+
+
+def test_rows_without_a_class_are_left_out_and_not_scored(table, tmp_path):
+    # a missing class was counted as a training row and scored as a wrong prediction;
+    # a nullable-integer class with a missing value failed after writing the model
+    frame = pd.read_csv(table)
+    gaps = frame.copy()
+    gaps["class"] = gaps["class"].astype("Int64")
+    gaps.loc[gaps.index[::7], "class"] = pd.NA
+    blank = int(gaps["class"].isna().sum())
+    path = tmp_path / "gaps.parquet"
+    gaps.to_parquet(path, index=False)
+    model = tmp_path / "m.json"
+    r = _train(path, model)
+    assert r.exit_code == 0, r.output
+    labelled = gaps.dropna(subset=["class"])
+    commonest = labelled["class"].value_counts().idxmax()
+    share = (labelled["class"] == commonest).mean()
+    assert f"trained on {len(labelled)} rows ({blank} without a class, left out)" in r.output
+    assert f": {share:.4f}); model written" in r.output
+    out = tmp_path / "p.csv"
+    r = runner.invoke(app, ["tree", "predict", str(model), str(path), "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    pred = pd.read_csv(out)
+    known = pred["class"].notna()
+    accuracy = (pred.loc[known, "predicted"] == pred.loc[known, "class"]).mean()
+    assert f"accuracy {accuracy:.4f} on the {len(labelled)} rows with a class" in r.output
+    assert f"{blank} without one, not scored" in r.output
+
+
+def test_predict_and_compare_read_the_model_columns_by_name(table, tmp_path):
+    frame = pd.read_csv(table)
+    extra = tmp_path / "extra.csv"
+    frame.assign(id=range(len(frame)))[["id", *frame.columns[::-1]]].to_csv(extra, index=False)
+    model = tmp_path / "m.json"
+    assert _train(table, model).exit_code == 0
+    r = runner.invoke(
+        app, ["tree", "compare", str(model), str(model), "--data", str(extra), "--json"]
+    )
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output)["prediction_agreement"] == 1.0
+    r = runner.invoke(
+        app, ["tree", "compare", str(model), str(model), "--data", str(tmp_path / "none.csv")]
+    )
+    assert r.exit_code != 0
+    lacking = tmp_path / "lacking.csv"
+    frame.drop(columns=[frame.columns[0]]).to_csv(lacking, index=False)
+    r = runner.invoke(app, ["tree", "compare", str(model), str(model), "--data", str(lacking)])
+    assert r.exit_code == 1 and f"lacks the model's columns ['{frame.columns[0]}']" in r.output
+
+
+def test_mine_reads_the_release_columns_and_scores_rows_with_a_class(table, tmp_path):
+    # an id column in --test failed with "X has different columns than at fit"; a test
+    # record without a class was scored as a wrong prediction
+    frame = pd.read_csv(table)
+    train, test = frame.iloc[:500], frame.iloc[500:].copy()
+    train.to_csv(tmp_path / "train.csv", index=False)
+    rel = tmp_path / "rel"
+    r = runner.invoke(app, ["perturb", str(tmp_path / "train.csv"), "--out", str(rel),
+                            "--class", "class", "--seed", "1"])  # fmt: skip
+    assert r.exit_code == 0, r.output
+    plain = tmp_path / "test.csv"
+    test.to_csv(plain, index=False)
+    test.loc[test.index[:4], "class"] = None
+    odd = tmp_path / "test_id.csv"
+    test.assign(id=range(len(test)))[["id", *test.columns[::-1]]].to_csv(odd, index=False)
+    original = tmp_path / "train_id.csv"
+    train.assign(id=range(len(train))).to_csv(original, index=False)
+    runs = {}
+    for name, path in (("plain", plain), ("odd", odd)):
+        r = runner.invoke(app, ["mine", str(rel), "--test", str(path), "--original",
+                                str(original), "--json"])  # fmt: skip
+        assert r.exit_code == 0, r.output
+        runs[name] = json.loads(r.output[r.output.index("{") :])
+    assert runs["plain"]["n_test"] == len(test) and runs["odd"]["n_test"] == len(test) - 4
+    scored = frame.iloc[504:]
+    assert runs["odd"]["majority_rate"] == pytest.approx(
+        (scored["class"] == runs["odd"]["majority_class"]).mean()
+    )

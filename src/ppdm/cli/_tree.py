@@ -98,13 +98,17 @@ def train(
     frame = read_labelled(data, class_column)
     X = frame.drop(columns=[class_column])
     y = frame[class_column]
-    clf.fit(X, y)
-    _save_model(clf, class_column, out)
-    acc = float((clf.predict(X) == y.to_numpy()).mean())
+    clf.fit(X, y)  # rows without a class are left out, as J48 leaves them
+    acc = _agreement(clf.predict(X), y)
     majority = _majority(clf)
     rate = _agreement(np.full(len(y), majority, dtype=object), y)
+    _save_model(clf, class_column, out)  # after the figures: a failure leaves no model
+    unlabelled = _unlabelled(y)
+    rows = f"{len(frame) - unlabelled} rows" + (
+        f" ({unlabelled} without a class, left out)" if unlabelled else ""
+    )
     typer.echo(
-        f"trained on {len(frame)} rows: {clf.tree_.n_leaves} leaves, size {clf.tree_.n_nodes}, "
+        f"trained on {rows}: {clf.tree_.n_leaves} leaves, size {clf.tree_.n_nodes}, "
         f"training accuracy {acc:.4f} (always predicting the commonest class "
         f"{_plain(majority)!r}: {rate:.4f}); model written to {out}"
     )
@@ -125,13 +129,7 @@ def predict(
     table_out(out, overwrite, inputs=(model, data))  # a bad --out is refused before any work
     clf, target = _load_model(model, trust_pickle)
     frame = _read(data)
-    X = frame.drop(columns=[target]) if target in frame.columns else frame
-    names = getattr(clf, "feature_names_in_", None)
-    if names is not None:  # the model's columns, by name; others (an id) are kept aside
-        missing = [str(c) for c in names if c not in X.columns]
-        if missing:
-            fail(f"{str(data)!r} lacks the model's columns {short(missing)}")
-        X = X[list(names)]
+    X = _model_columns(clf, frame, data, target)
     result = frame.copy()
     try:
         result["predicted"] = clf.predict(X)
@@ -142,18 +140,35 @@ def predict(
         for k, label in enumerate(clf.classes_):
             result[f"p_{label}"] = p[:, k]
     accuracy = baseline = None
-    if target in frame.columns:  # measured before anything is written
+    unlabelled = _unlabelled(frame[target]) if target in frame.columns else len(frame)
+    if unlabelled < len(frame):  # measured before anything is written
         accuracy = _agreement(result["predicted"], frame[target])
         majority = _majority(clf)
         baseline = _agreement(np.full(len(frame), majority, dtype=object), frame[target])
     write_out_table(result, out)
     msg = f"wrote {len(result)} predictions to {out}"
     if accuracy is not None:
+        scored = f"{len(frame) - unlabelled} rows with a class in column {target!r}"
+        if unlabelled:
+            scored += f"; {unlabelled} without one, not scored"
         msg += (
-            f" (accuracy {accuracy:.4f} against column {target!r}; always predicting the "
+            f" (accuracy {accuracy:.4f} on the {scored}; always predicting the "
             f"training's commonest class {_plain(majority)!r}: {baseline:.4f})"
         )
     typer.echo(msg)
+
+
+def _model_columns(clf, frame, data: Path, target: str):
+    """The columns of ``frame`` (the table ``data``) that the model reads, by name and in
+    its order; others (the class ``target``, an id) are left aside. A missing one is an
+    error. A model without column names reads every column but the class."""
+    names = getattr(clf, "feature_names_in_", None)
+    if names is None:
+        return frame.drop(columns=[target]) if target in frame.columns else frame
+    missing = [str(c) for c in names if c not in frame.columns]
+    if missing:
+        fail(f"{str(data)!r} lacks the model's columns {short(missing)}")
+    return frame[list(names)]
 
 
 def _majority(clf):
@@ -162,10 +177,22 @@ def _majority(clf):
     return clf.classes_[int(np.argmax(np.asarray(clf.tree_.value[0], dtype=float)))]
 
 
+def _unlabelled(truth) -> int:
+    """How many rows have no class (a missing value)."""
+    from pandas import isna
+
+    return int(np.count_nonzero(isna(np.asarray(truth, dtype=object))))
+
+
 def _agreement(predicted, truth) -> float:
-    """Share of rows whose prediction equals the table's class (0.0 for no rows); labels
-    of different types (1 and "1") are compared as text."""
+    """Share of the rows with a class whose prediction equals it (0.0 for no such row);
+    rows without a class are not scored; labels of different types (1 and "1") are
+    compared as text."""
+    from pandas import isna
+
     predicted, truth = np.asarray(predicted, dtype=object), np.asarray(truth, dtype=object)
+    known = ~isna(truth)
+    predicted, truth = predicted[known], truth[known]
     if len(truth) == 0:
         return 0.0
     same = np.asarray(predicted == truth, dtype=bool)
@@ -216,11 +243,15 @@ def compare(
         fail(f"--tolerance must be a number >= 0 (got {tolerance})", usage=True)
 
     clf_a, target_a = _load_model(a, trust_pickle)
-    clf_b, _ = _load_model(b, trust_pickle)
+    clf_b, target_b = _load_model(b, trust_pickle)
     X = None
     if data is not None:
         frame = _read(data)
-        X = frame.drop(columns=[target_a]) if target_a in frame.columns else frame
+        X = _model_columns(clf_a, frame, data, target_a)
+        other = list(_model_columns(clf_b, frame, data, target_b).columns)
+        if other != list(X.columns):
+            fail(f"the models read other columns: {str(a)!r} {short(list(X.columns))}, "
+                 f"{str(b)!r} {short(other)}")  # fmt: skip
     report = compare_trees(clf_a, clf_b, X, tolerance=tolerance)
     if as_json:
         typer.echo(json.dumps(report.to_dict(), indent=2, default=str))
