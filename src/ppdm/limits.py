@@ -16,6 +16,7 @@ import json
 import math
 import numbers
 import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -331,14 +332,19 @@ def load_structured(
 
     register_input(path)
     label = f"{what} {str(path)!r}"
-    size = path.stat().st_size
-    if size > MAX_SPEC_BYTES:
+    info = path.stat()
+    if not stat.S_ISREG(info.st_mode):  # a device or a pipe: no size, and no end
+        raise error(f"{label} is not a regular file")
+    with open(path, "rb") as f:  # never more than the cap, whatever the size said
+        raw = f.read(MAX_SPEC_BYTES + 1)
+    if len(raw) > MAX_SPEC_BYTES:
+        size = max(info.st_size, len(raw))
         raise error(
             f"{label} is {format_bytes(size)}, above the cap of {format_bytes(MAX_SPEC_BYTES)} "
             "for a spec file (ppdm.limits.MAX_SPEC_BYTES)"
         )
     try:
-        text = path.read_text(encoding="utf-8")
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise error(f"{label} is not UTF-8 text (byte {exc.start + 1})") from None
     is_yaml = (fmt or path.suffix.lower().lstrip(".")) in ("yaml", "yml")

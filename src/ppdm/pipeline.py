@@ -671,7 +671,7 @@ def load_release(path: str | os.PathLike) -> Release:
             raise SpecError(f"{str(path)!r} is not a release directory (a release is a directory)")
         raise FileNotFoundError(f"release directory {str(path)!r} does not exist")
     register_input(path)
-    spec = read_spec(path / "spec.json")
+    spec = read_spec(path)  # its spec.json
     data_path = release_member(path, spec.data_file, spec_name="spec.json")
     check_release_spec(spec, str(path / "spec.json"))
     return Release(spec, data_path)

@@ -421,8 +421,10 @@ def read_spec(path: str | os.PathLike) -> ReleaseSpec:
     A directory is read as a release: its ``spec.json``.
     """
     path = Path(path)
-    if path.is_dir():
+    if path.is_dir():  # a release: its own spec.json, never a link to another file
         path = path / "spec.json"
+        if path.is_symlink():
+            raise SpecError(f"{str(path)!r} is a symbolic link; ppdm reads no links in a release")
     if not path.exists():
         raise FileNotFoundError(f"spec file {str(path)!r} does not exist")
     data = _load_text(path)

@@ -58,6 +58,23 @@ def test_read_release_errors(tmp_path):
         read_release(tmp_path)
 
 
+@pytest.mark.parametrize("kind", ["symlink", "fifo"])
+def test_release_description_must_be_a_regular_file_of_the_release(tmp_path, fig2_data, kind):
+    import os
+
+    rel = _parties(fig2_data)[0].release(random_state=1)
+    write_release(rel, tmp_path / "r")
+    spec = tmp_path / "r" / "release.json"
+    (tmp_path / "elsewhere.json").write_text(spec.read_text())
+    spec.unlink()
+    if kind == "symlink":
+        spec.symlink_to(tmp_path / "elsewhere.json")
+    else:
+        os.mkfifo(spec)
+    with pytest.raises(SpecError, match="symbolic link|not a regular file"):
+        read_release(tmp_path / "r")
+
+
 def test_model2_and_model1_learn_close_parameters(fig2_data):
     net = fig2_network()
     parties = _parties(fig2_data)

@@ -461,6 +461,32 @@ def test_data_file_must_be_a_regular_file(release, tmp_path, kind):
         load_release(release)
 
 
+@pytest.mark.parametrize("kind", ["symlink", "fifo", "devzero"])
+def test_spec_file_must_be_a_regular_file(run_cli, release, tmp_path, kind):
+    # a spec.json linked to /dev/zero grew the reader until the system killed it; a
+    # FIFO hung it: the size check trusted st_size, 0 for both
+    spec = release / "spec.json"
+    text = spec.read_text()
+    spec.unlink()
+    if kind == "symlink":
+        target = tmp_path / "elsewhere.json"
+        target.write_text(text)
+        spec.symlink_to(target)
+    elif kind == "devzero":
+        spec.symlink_to("/dev/zero")
+    else:
+        os.mkfifo(spec)
+    with pytest.raises(SpecError, match="symbolic link|not a regular file"):
+        load_release(release)
+    for cmd in (["estimate", release], ["report", release]):
+        code, _, err = run_cli(*cmd)
+        assert code == 1 and "spec.json" in err and len(err.strip().splitlines()) == 1, err
+    if kind != "symlink":  # the owner's --spec too
+        code, _, err = run_cli("perturb", tmp_path / "data" / "data.csv", "--spec", spec,
+                               "--out", tmp_path / "out")  # fmt: skip
+        assert code != 0 and "is not a regular file" in err and not (tmp_path / "out").exists()
+
+
 def test_n_records_must_match_the_data(run_cli, release):
     _edit_spec(release, lambda s: s.update(n_records=s["n_records"] - 1))
     # the privacy block is recomputed from n_records: fix it up as a careful forger would

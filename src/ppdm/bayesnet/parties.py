@@ -132,6 +132,8 @@ def read_release(directory: str | os.PathLike) -> Release:
         raise FileNotFoundError(
             f"{str(directory)!r} is not a release directory: it has no {_SPEC_NAME}"
         )
+    if spec_path.is_symlink():
+        raise SpecError(f"{str(spec_path)!r} is a symbolic link; ppdm reads no links in a release")
     spec = load_structured(spec_path, "release", error=SpecError, fmt="json")
     if not isinstance(spec, dict):
         raise SpecError(
