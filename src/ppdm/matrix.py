@@ -423,12 +423,15 @@ class GammaDiagonal(PerturbationMatrix):
     def power(self, t: int) -> PerturbationMatrix:
         """``M^t = lam^t I + (1 - lam^t) J/N`` (Theorem 2): again gamma-diagonal."""
         t = _check_power(t)
-        lam_t = self.keep_probability**t
+        # through logarithms: 1 - lam = N / (gamma + N - 1) is below float resolution for a
+        # huge gamma, where lam ** t rounds to 1 (and 1 - lam ** t to 0)
+        log_lam = math.log1p(-self._n / (self.gamma + self._n - 1))
+        lam_t, change_t = math.exp(t * log_lam), -math.expm1(t * log_lam)
         out = GammaDiagonal.__new__(GammaDiagonal)
         # gamma_t may round to 1 (M^t nearly uniform); it is a channel, not a release choice,
         # so it skips the gamma > 1 check
         out._n = self._n
-        out.gamma = 1.0 + lam_t * self._n / (1.0 - lam_t)
+        out.gamma = 1.0 + lam_t * self._n / change_t if change_t > 0 else math.inf
         return out
 
     @cached_property

@@ -23,6 +23,7 @@ from .exceptions import MatrixError, ParameterError
 
 __all__ = [
     "show",
+    "MAX_GAMMA",
     "check_gamma",
     "check_amplification",
     "check_probability",
@@ -83,8 +84,15 @@ def _number(value, name: str, rule: str, error: type[Exception]) -> float:
         raise error(f"{name} must be a number {rule} (got {show(value)})") from None
 
 
+#: The largest gamma of a matrix to build: past it the closed forms (``gamma + N - 1``
+#: times a count, Kang's bound) overflow a float. Any gamma above about 2e10 already
+#: changes almost no value (:func:`ppdm.privacy.changes_nothing`).
+MAX_GAMMA = 1e300
+
+
 def check_gamma(gamma, name: str = "gamma", *, error: type[Exception] = MatrixError) -> float:
-    """Validate the amplification ``gamma`` of a matrix, a finite number > 1; return it as a float.
+    """Validate the amplification ``gamma`` of a matrix, a number > 1 and at most
+    :data:`MAX_GAMMA`; return it as a float.
 
     ``name`` is how the message names the value (a keyword, a field or a flag);
     ``error`` is the exception class raised (default :class:`~ppdm.exceptions.MatrixError`).
@@ -107,6 +115,11 @@ def check_gamma(gamma, name: str = "gamma", *, error: type[Exception] = MatrixEr
         raise error(
             f"{name} must be > 1 (got {show(gamma)}): gamma = 1 makes the matrix singular "
             "and gamma < 1 is not a valid amplification"
+        )
+    if g > MAX_GAMMA:
+        raise error(
+            f"{name} must be at most {MAX_GAMMA:g} (got {show(gamma)}): past it ppdm's "
+            "arithmetic overflows, and a gamma above about 2e10 protects nothing"
         )
     return g
 

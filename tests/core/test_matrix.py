@@ -194,3 +194,26 @@ def test_copies_point_elsewhere_no_more_often_than_the_bound(matrix, copies):
         others = np.delete(loglik, u, axis=1).max(axis=1)
         rate = float(np.mean(others >= loglik[:, u] - 1e-12))
         assert rate <= bound + 4 * math.sqrt(bound * (1 - bound) / records), (u, rate, bound)
+
+
+@pytest.mark.parametrize("gamma", [9.0, 1e6, 1e16, 1e20, 1e300])
+def test_power_of_a_huge_gamma_stays_finite(gamma):
+    # 1 - lam rounds to 0 past gamma 1e16: M^t was a ZeroDivisionError (the repeated-
+    # perturbation attack of an audit of a release made with --allow-unprotected)
+    g = GammaDiagonal(20, gamma)
+    p = g.power(3)
+    # gamma_t = 1 + N lam^3 / (1 - lam^3), 1 - lam = N / (gamma + N - 1): about gamma / 3
+    assert math.isfinite(p.gamma) and p.gamma == pytest.approx(
+        1 + 20 * (1 - 20 / (gamma + 19)) ** 3 / (1 - (1 - 20 / (gamma + 19)) ** 3)
+        if gamma < 1e10
+        else gamma / 3,
+        rel=1e-6,
+    )
+    if gamma < 1e10:
+        dense = np.linalg.matrix_power(g.dense(), 3)
+        assert p.gamma == pytest.approx(dense[0, 0] / dense[1, 0], rel=1e-9)
+
+
+def test_gamma_past_float_arithmetic_is_refused():
+    with pytest.raises(MatrixError, match=r"at most 1e\+300"):
+        GammaDiagonal(20, 1.7e308)

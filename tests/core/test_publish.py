@@ -324,6 +324,11 @@ def test_a_matrix_that_changes_no_value_needs_opt_in(run_cli, table, tmp_path, g
     assert "x" in report["unprotected"] and report["unchanged"] == ["x"]
     text = (out / "privacy.txt").read_text()
     assert "UNPROTECTED (a matrix that almost never changes a value" in text
+    # the audit of such a release fails it (its repeated-perturbation attack divided by
+    # zero past gamma 1e16), with every figure finite
+    code, out_text, err = run_cli("audit", out, "--original", table, "--json")
+    assert code == 3, err
+    assert "NaN" not in out_text and json.loads(out_text)["passed"] is False
 
 
 def test_copies_past_any_finite_guarantee_need_opt_in(run_cli, table, tmp_path):
