@@ -164,3 +164,24 @@ def test_noise_must_have_mean_zero():
         DiscreteNoise([-1.0, 1.0], [0.5, 0.6])
     with pytest.raises(ParameterError, match="sd_fraction must be in"):
         paper_noise(0.9)
+
+
+def test_a_column_without_values_is_left_as_it_is(wbc350):
+    # an all-missing column crashed the tree ("index -1 is out of bounds") and then the
+    # noise ("bounds ... (nan, nan)"); it has nothing to perturb
+    X, y, _ = wbc350
+    X = X.assign(empty=np.nan)
+    r = add_attribute_noise(X, y, "both", random_state=1)
+    assert r.X["empty"].isna().all() and r.changed.sum() > 0
+    assert not any("empty" in p for p in r.innocent["perturbed"])
+    assert not r.eligible[:, list(X.columns).index("empty")].any()
+
+
+def test_values_too_large_for_relative_noise_are_refused(wbc350):
+    from ppdm.exceptions import DataError
+
+    X, y, _ = wbc350
+    X = X.astype(float)
+    X.iloc[0, 0] = 1e308  # twice it overflows: inf, then NaN after reflection
+    with pytest.raises(DataError, match="too large for noise relative to the value"):
+        add_attribute_noise(X, y, "both", random_state=1)

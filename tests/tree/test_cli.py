@@ -187,3 +187,15 @@ def test_mine_reads_the_release_columns_and_scores_rows_with_a_class(table, tmp_
     assert runs["odd"]["majority_rate"] == pytest.approx(
         (scored["class"] == runs["odd"]["majority_class"]).mean()
     )
+
+
+def test_a_column_without_values_is_never_split_on(table, tmp_path):
+    # an all-missing column (also what a CSV header's trailing comma makes) stopped
+    # every tree with "index -1 is out of bounds for axis 1 with size 0"
+    frame = pd.read_csv(table)
+    path = tmp_path / "trailing.csv"
+    path.write_text(frame.to_csv(index=False).replace("\n", ",\n"))
+    model = tmp_path / "m.json"
+    r = _train(path, model)
+    assert r.exit_code == 0, r.output
+    assert "11 leaves, size 21" in r.output  # the tree of the table without it

@@ -444,6 +444,8 @@ def add_attribute_noise(
     eligible = np.zeros(frame.shape, dtype=bool)
     perturbed_lists = []
     pos = info.row_position
+    # a column without a known value has nothing to perturb
+    allowed = {a for a in allowed if not frame[a].isna().all()}
     for leaf, lia, tia in zip(inn["leaf"], inn["lia"], inn["tia"]):
         chosen = (lia if target in ("lia", "both") else []) + (
             tia if target in ("tia", "both") else []
@@ -486,6 +488,13 @@ def add_attribute_noise(
         known = values[~np.isnan(values)]
         if known.size and (known.min() < lo or known.max() > hi):
             raise DataError(f"values of {name!r} fall outside its bounds {(lo, hi)}")
+        top = float(max(abs(lo), abs(hi)))
+        if noise.relative and top > np.finfo(float).max / 2:  # x (1 + offset) overflows
+            raise DataError(
+                f"values of {name!r} reach {top:g}, too large for noise relative to the value "
+                "(up to twice the value): leave it out with attributes=[...] (--attribute on "
+                "the command line)"
+            )
         dom[name] = (float(lo), float(hi))
         integer[name] = bool(pd.api.types.is_integer_dtype(frame[name].dtype))
     rng = release_generator(random_state)

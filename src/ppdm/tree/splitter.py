@@ -366,6 +366,8 @@ def _numeric_histogram(ts, sel, idx, y, w, total_weight):
     K = ts.n_classes
     U = ts.num_U[sel]
     umax = int(U.max())
+    if umax == 0:  # no known value in any of these columns (all missing): no split
+        return np.full(g, np.nan), np.full(g, np.nan), np.full(g, np.nan)
     codes = ts.num_codes[np.ix_(idx, np.flatnonzero(sel))]
     codes = np.where(codes >= U, umax, codes)
     slot = np.arange(g) * (umax + 1) + codes  # (m, g)
