@@ -986,13 +986,63 @@ def write_arff(
             fh.write(line + (f",{{{w[i]}}}\n" if w is not None else "\n"))
 
 
+_ARFF_UNESCAPE_RE = re.compile(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)", re.DOTALL)
+_ARFF_UNESCAPES = {v[1:]: k for k, v in _ARFF_ESCAPES.items()}
+
+
+_ARFF_QUOTE_ESCAPE_RE = re.compile(r"\\(.)", re.DOTALL)
+_ARFF_QUOTE_CODES = {"'": r"\x27", '"': r"\x22"}
+
+
+def _arff_unescape_one(match: re.Match) -> str:
+    code = match.group(1)
+    if code in _ARFF_UNESCAPES:
+        return _ARFF_UNESCAPES[code]
+    if len(code) > 1:  # \xNN, \uNNNN, \UNNNNNNNN: a character by its code
+        return chr(int(code[1:], 16))
+    return code
+
+
+def arff_unescape(text: str) -> str:
+    r"""``text`` (a name or value inside ARFF quotes) with Weka's escapes undone (the
+    inverse of :func:`arff_quote` once the quotes are gone), and ``\xNN``, ``\uNNNN``
+    and ``\UNNNNNNNN`` read as the characters they code.
+
+    Examples
+    --------
+    >>> arff_unescape(r"it\'s \% x\ny Z\xfcrich")
+    "it's % x\ny Zürich"
+    """
+    return _ARFF_UNESCAPE_RE.sub(_arff_unescape_one, text)
+
+
 def read_arff(path: str | os.PathLike) -> pd.DataFrame:
-    """Read a (dense) ARFF file; nominal attributes become strings, numeric ones floats."""
+    """Read a (dense) ARFF file, as UTF-8 text; nominal attributes become strings,
+    numeric ones floats, and names and values lose Weka's escapes (what
+    :func:`write_arff` writes reads back the same)."""
+    from io import StringIO
+
     from scipy.io import arff
 
     path = check_regular_file(path)
     try:
-        data, meta = arff.loadarff(str(path))
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DataError(
+            f"input file {str(path)!r} is not UTF-8 text (byte {exc.start + 1})"
+        ) from None
+    # scipy keeps nominal values as ASCII bytes: every other character goes through as
+    # its escape (backslash, x, fc), read back by arff_unescape with Weka's own escapes
+    text = text.encode("ascii", "backslashreplace").decode("ascii")
+    # and so does a quote escaped inside quotes (scipy's reader ends the token there)
+    text = _ARFF_QUOTE_ESCAPE_RE.sub(lambda m: _ARFF_QUOTE_CODES.get(m.group(1), m.group(0)), text)
+    try:
+        data, meta = arff.loadarff(StringIO(text))
+    except NotImplementedError as exc:  # scipy reads no string, date or relational type
+        raise DataError(
+            f"input file {str(path)!r}: {str(exc).split(',')[0]} (ppdm reads numeric and "
+            "nominal ARFF attributes)"
+        ) from None
     except (ValueError, arff.ArffError) as exc:
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise DataError(f"input file {str(path)!r} is not a readable ARFF file: {first}") from None
@@ -1000,7 +1050,8 @@ def read_arff(path: str | os.PathLike) -> pd.DataFrame:
     for name, kind in zip(meta.names(), meta.types()):
         if kind == "nominal":
             col = frame[name].str.decode("utf-8")
-            frame[name] = col.where(col != "?", None)
+            frame[name] = col.where(col != "?", None).map(arff_unescape, na_action="ignore")
+    frame.columns = [arff_unescape(name) for name in frame.columns]
     return frame
 
 

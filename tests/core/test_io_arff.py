@@ -188,3 +188,51 @@ def test_j48_reads_integer_string_and_hostile_tables(tmp_path):
         out = _j48(path)
         assert _weka_instances(out) == n, out[-2000:]
         assert "J48 pruned tree" in out
+
+
+def test_what_ppdm_writes_reads_back_the_same(tmp_path):
+    # a quote, %, a line break, a backslash or any non-ASCII letter in a name or value
+    # came back escaped ("it\\'s"), or stopped the reader ("'ascii' codec can't encode")
+    from ppdm.io import read_arff, write_arff
+
+    odd = ["it's", 'c"d', "x%y", "a\nb", "t\tb", "back\\slash", "Zürich", "日本", "🙂",
+           "{brace}", "a,b", "\\xfc", "plain"]  # fmt: skip
+    frame = pd.DataFrame(
+        {name: [value, odd[0], None] for name, value in zip(odd, odd[::-1])}
+        | {"x%1": [1.5, -2.0, np.nan]}
+    )
+    path = tmp_path / "odd.arff"
+    write_arff(frame, path)
+    back = read_arff(path)
+    assert list(back.columns) == list(frame.columns)
+    for name in odd:
+        assert back[name].tolist() == frame[name].tolist(), name
+    np.testing.assert_array_equal(back["x%1"].to_numpy(), frame["x%1"].to_numpy())
+
+
+def test_arff_types_ppdm_cannot_read_are_named(tmp_path):
+    from ppdm.exceptions import DataError
+    from ppdm.io import read_arff
+
+    path = tmp_path / "s.arff"
+    path.write_text("@relation r\n@attribute s string\n@attribute y {p,q}\n@data\nx,p\nz,q\n")
+    with pytest.raises(DataError, match="String attributes not supported.*numeric and nominal"):
+        read_arff(path)
+    path.write_bytes(b"@relation r\n@attribute y {\xff,q}\n@data\nq\n")
+    with pytest.raises(DataError, match=r"is not UTF-8 text \(byte 27\)"):
+        read_arff(path)
+
+
+@pytest.mark.skipif(not weka_available(), reason="Weka is not installed")
+def test_j48_learns_from_every_bundled_data_set_ppdm_exports(tmp_path):
+    # wisconsin, boston and spambase have integer classes: "Cannot handle numeric class!"
+    from typer.testing import CliRunner
+
+    from ppdm.cli import app
+
+    for name in ("wisconsin", "spambase"):
+        path = tmp_path / f"{name}.arff"
+        r = CliRunner().invoke(app, ["datasets", "export", name, "--out", str(path)])
+        assert r.exit_code == 0, r.output
+        out = _j48(path)
+        assert "J48 pruned tree" in out, out[-2000:]

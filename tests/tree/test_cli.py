@@ -199,3 +199,36 @@ def test_a_column_without_values_is_never_split_on(table, tmp_path):
     r = _train(path, model)
     assert r.exit_code == 0, r.output
     assert "11 leaves, size 21" in r.output  # the tree of the table without it
+
+
+def test_predictions_never_replace_a_column_of_the_table(table, tmp_path):
+    frame = pd.read_csv(table)
+    model = tmp_path / "m.json"
+    assert _train(table, model).exit_code == 0
+    for column in ("predicted", "p_2"):
+        path = tmp_path / f"{column}.csv"
+        frame.assign(**{column: 1.0}).to_csv(path, index=False)
+        out = tmp_path / f"out-{column}.csv"
+        r = runner.invoke(app, ["tree", "predict", str(model), str(path), "--out", str(out),
+                                "--proba"])  # fmt: skip
+        assert r.exit_code == 1 and f"already has the column(s) ['{column}']" in r.output
+        assert not out.exists()
+
+
+def test_arff_outputs_declare_the_class_nominal(table, tmp_path):
+    # an integer class was written "numeric", which Weka's J48 refuses as a class
+    model = tmp_path / "m.json"
+    assert _train(table, model).exit_code == 0
+    outputs = {
+        "export": ["datasets", "export", "wisconsin", "--out", str(tmp_path / "w.arff")],
+        "predict": ["tree", "predict", str(model), str(table), "--out", str(tmp_path / "p.arff")],
+        "noise": ["noise", "class", str(table), "--class", "class", "--out",
+                  str(tmp_path / "n.arff"), "--seed", "1"],
+    }  # fmt: skip
+    for name, args in outputs.items():
+        r = runner.invoke(app, args)
+        assert r.exit_code == 0, (name, r.output)
+    for name in ("w", "p", "n"):
+        text = (tmp_path / f"{name}.arff").read_text()
+        assert "@attribute class {2,4}" in text, name
+    assert "@attribute predicted {2,4}" in (tmp_path / "p.arff").read_text()

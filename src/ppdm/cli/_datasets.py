@@ -71,8 +71,10 @@ def export(
     reg = _registry()
     if name not in reg:
         fail(f"unknown data set {name!r}; choose one of {', '.join(reg)}", usage=True)
-    frame = reg[name]().frame
-    write_out_table(frame, out, relation=name)
+    data = reg[name]()
+    frame = data.frame
+    target = getattr(data, "target", None)  # its class: nominal in ARFF, for Weka's J48
+    write_out_table(frame, out, relation=name, nominal=[target] if target else None)
     typer.echo(f"wrote {len(frame)} rows to {out}")
 
 

@@ -112,7 +112,7 @@ def class_noise(
     result = add_class_noise(X, y, technique, tree=tree, random_state=seed)
     released = frame.copy()
     released[class_column] = result.y
-    write_out_table(released, out)
+    write_out_table(released, out, nominal=[class_column])  # ARFF: a class for J48
     report = result.to_dict()
     report["out"] = str(out)
     if as_json:
@@ -220,7 +220,7 @@ def attribute_noise(
     n = len(frame)
     targets = np.unique(np.linspace(0, n - 1, min(n, max_targets)).round().astype(int))
     rep = reidentification(result, threshold=threshold, targets=targets)
-    write_out_table(released, out)
+    write_out_table(released, out, nominal=[class_column])  # ARFF: a class for J48
     report = result.to_dict()
     report["reidentification"] = rep.summary()
     # the baselines: what an intruder has without the release (a uniform guess of the

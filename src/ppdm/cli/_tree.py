@@ -130,6 +130,11 @@ def predict(
     clf, target = _load_model(model, trust_pickle)
     frame = _read(data)
     X = _model_columns(clf, frame, data, target)
+    added = ["predicted", *([f"p_{label}" for label in clf.classes_] if proba else [])]
+    taken = [c for c in added if c in frame.columns]
+    if taken:  # the output would replace them
+        fail(f"{str(data)!r} already has the column(s) {short(taken)} that the predictions "
+             "are written to; rename them")  # fmt: skip
     result = frame.copy()
     try:
         result["predicted"] = clf.predict(X)
@@ -145,7 +150,9 @@ def predict(
         accuracy = _agreement(result["predicted"], frame[target])
         majority = _majority(clf)
         baseline = _agreement(np.full(len(frame), majority, dtype=object), frame[target])
-    write_out_table(result, out)
+    # in ARFF the class and the predictions are nominal (as Weka's J48 needs)
+    nominal = [c for c in (target, "predicted") if c in result.columns]
+    write_out_table(result, out, nominal=nominal)
     msg = f"wrote {len(result)} predictions to {out}"
     if accuracy is not None:
         scored = f"{len(frame) - unlabelled} rows with a class in column {target!r}"
