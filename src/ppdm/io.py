@@ -369,13 +369,55 @@ def _csv_error(path: Path, exc: Exception) -> Exception:
     return DataError(f"input file {name!r} cannot be read as CSV: {text[:200]}")
 
 
+def _check_quotes_closed(path: Path) -> None:
+    """Refuse a CSV file that ends inside a quoted field.
+
+    Arrow's reader takes an unclosed quote as a field running to the end of the file:
+    every row after it became part of one value, without a word. The file's last quote
+    tells: a run of quotes that starts a field (after a comma, a line break or at the
+    start) and is odd in length opens a field that nothing closes (an even run is an
+    empty field, or one of escaped quotes, closed). A run inside a field ends one, or is
+    a literal quote of an unquoted field. One search from the end, at memory speed.
+    """
+    import mmap
+
+    info = path.stat()
+    key = (os.path.realpath(path), info.st_ino, info.st_size, info.st_mtime_ns)
+    if csv_compression(path) or info.st_size == 0 or key in _QUOTES_CLOSED:
+        return  # a file read twice (a sketch pass, then the release) is searched once
+    with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        last = data.rfind(b'"')
+        if last < 0:
+            return
+        start = last
+        while start > 0 and data[start - 1] == 0x22:  # the run of quotes ending there
+            start -= 1
+        if (last - start + 1) % 2 == 1 and (start == 0 or data[start - 1] in b",\r\n"):
+            step = 1 << 26  # counted in slices: the file may be large
+            line = 1 + sum(
+                data[i : min(i + step, start)].count(b"\n") for i in range(0, start, step)
+            )
+            raise DataError(
+                f"input file {str(path)!r} has a quote that is never closed (line {line}, "
+                f"byte {start + 1}): the rest of the file would be read as one value; "
+                "close the quote, or double a quote that is part of a value"
+            )
+    _QUOTES_CLOSED.add(key)
+
+
+_QUOTES_CLOSED: set = set()
+
+
 def _csv_names(path: Path) -> list[str]:
-    """The header of a CSV file, refusing repeated column names.
+    """The header of a CSV file, refusing repeated column names and a quote never closed
+    (:func:`_check_quotes_closed`).
 
     An empty name (a saved index) is named ``Unnamed: i`` as pandas does.
     """
     import pyarrow as pa
     import pyarrow.csv as pcsv
+
+    _check_quotes_closed(path)
 
     try:
         reader = pcsv.open_csv(

@@ -296,3 +296,29 @@ def test_integers_stay_exact_past_two_to_the_53(tmp_path):
     make_release(tmp_path / "t.csv", tmp_path / "r", class_attribute="y", random_state=1)
     assert _domain(tmp_path / "r", "id")["values"] == [big, big + 2]
     assert set(read_table(tmp_path / "r" / "data.csv")["id"]) <= {big, big + 2}
+
+
+@pytest.mark.parametrize(
+    ("text", "closed"),
+    [
+        ('a,b,y\n1,2,p\n3,4,q\n5,6,"unterminated\n7,8,q\n', False),  # rows 7,8,q swallowed
+        ('a,b,y\r\n1,2,p\r\n3,4,"q\r\n', False),
+        ('a,b,y\n1,2,"p"\n3,4,q\n', True),
+        ('a,b,y\n1,2,p\n3,4,""\n', True),
+        ('a,b,y\n1,2,"x""y"\n3,4,"12"" pizza"\n', True),
+        ('a,b,y\n1,2,12" pizza\n3,4,q\n', True),  # a literal quote inside a field
+        ('a,b,y\n1,2,p\n3,4,"a\nb"\n', True),
+        ("a,b,y\n1,2,p\n", True),
+    ],
+)
+def test_a_quote_never_closed_is_refused(tmp_path, text, closed):
+    from ppdm.exceptions import DataError
+    from ppdm.io import read_table
+
+    path = tmp_path / "t.csv"
+    path.write_bytes(text.encode())
+    if closed:
+        assert len(read_table(path)) >= 1
+        return
+    with pytest.raises(DataError, match=r"'.*t\.csv' has a quote that is never closed \(line"):
+        read_table(path)
