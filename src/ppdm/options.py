@@ -236,6 +236,26 @@ class PlanOptions:
             "noise_scale",
             _checked("noise_scale", check_positive, self.noise_scale, "noise_scale"),
         )
+        if self.spec is not None:  # what the spec states is not overridden without a word
+            given = self.spec.class_attribute
+            if (
+                self.class_attribute is not None
+                and given is not None
+                and given != self.class_attribute
+            ):
+                raise OptionError(
+                    "class_attribute",
+                    f"class_attribute {self.class_attribute!r} differs from the spec's class "
+                    f"attribute {given!r}; give one of them",
+                )
+            described = {a.name for a in self.spec.attributes if a.domain is not None}
+            clash = [name for name, _ in self.bounds if name in described]
+            if clash:
+                raise OptionError(
+                    "bounds",
+                    f"bounds are given for {clash}, whose domain the spec describes; give "
+                    "the bounds in one place (the spec's domain, or bounds without it)",
+                )
         cls = self.class_column
         if self.attributes is not None and cls in self.attributes and not self.perturb_class:
             raise OptionError(

@@ -221,3 +221,35 @@ def test_matrix_parameters_use_the_shared_checks():
         binary_randomization(np.float64(1.5), 0.1)
     with pytest.raises(MatrixError, match=r"^N must be an integer >= 2 \(got 1\)$"):
         GammaDiagonal(np.int64(1), 9.0)
+
+
+def test_options_never_silently_override_the_spec():
+    # --class against the spec's class replaced it (and perturbed the spec's class);
+    # --bounds of an attribute whose domain the spec gives were ignored
+    from ppdm.exceptions import OptionError
+    from ppdm.options import PlanOptions
+    from ppdm.release import ReleaseSpec
+
+    spec = ReleaseSpec.model_validate(
+        {
+            "class_attribute": "target",
+            "attributes": [
+                {"name": "age", "domain": {"kind": "binned", "low": 0, "high": 1, "n_bins": 4}},
+                {"name": "sex", "perturbed": False},
+            ],
+        }
+    )
+    with pytest.raises(OptionError, match="differs from the spec's class attribute 'target'"):
+        PlanOptions(class_attribute="sex", spec=spec)
+    with pytest.raises(OptionError, match=r"bounds are given for \['age'\], whose domain"):
+        PlanOptions(spec=spec, bounds={"age": (0, 2)})
+    ok = PlanOptions(class_attribute="target", spec=spec, bounds={"bmi": (0, 2)})
+    assert ok.class_column == "target" and ok.bounds_of("bmi") == (0.0, 2.0)
+
+
+def test_repeated_bounds_flag_is_a_usage_error(run_cli, tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("age,y\n1,a\n2,b\n3,a\n")
+    code, _, err = run_cli("perturb", path, "--out", tmp_path / "r", "--class", "y",
+                           "--bounds", "age=0:5", "--bounds", "age=0:9")  # fmt: skip
+    assert code == 2 and "--bounds names 'age' twice" in err and not (tmp_path / "r").exists()

@@ -79,6 +79,8 @@ def _parse_bounds(items: list[str]) -> dict[str, tuple[float, float]]:
             parsed = (float(lo), float(hi))
         except ValueError:
             fail(f"--bounds must look like COL=LO:HI (got {item!r})", usage=True)
+        if name in out:
+            fail(f"--bounds names {name!r} twice; give one range per column", usage=True)
         out[name] = check_flag(check_interval, *parsed, f"--bounds {item!r}")
     return out
 
