@@ -587,6 +587,7 @@ class DomainSketch:
         miss = _missing_mask(series)
         if miss.any() and self.first_missing is None:
             self.first_missing = _first_bad_row(miss, self.rows)
+        start = self.rows
         self.rows += len(series)
         present = series[~miss]
         is_num = pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
@@ -601,7 +602,18 @@ class DomainSketch:
                 x = present.to_numpy()  # integers stay exact (no float64 rounding above 2**53)
             else:
                 x = present.to_numpy(dtype=np.float64)
-                self.integer = self.integer and bool(np.all(x == np.round(x)))
+                infinite = np.isinf(x)
+                if infinite.any():  # no bin holds it, and it is no category either
+                    row = _first_bad_row(np.isinf(series.to_numpy(dtype=np.float64)), start)
+                    raise DomainError(
+                        f"column {self.column!r} data row {row + 1} has value "
+                        f"{x[infinite][0]:g}: an infinite number has no place in a domain; "
+                        "remove it, or leave the cell empty (missing)"
+                    )
+                # a whole number beyond 64 bits is read as a float, not as an integer code
+                self.integer = self.integer and bool(
+                    np.all((x == np.round(x)) & (np.abs(x) < 2.0**63))
+                )
             self.low = min(self.low, float(x.min()))
             self.high = max(self.high, float(x.max()))
             if not self.overflow:
