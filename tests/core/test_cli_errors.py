@@ -488,3 +488,28 @@ def test_tree_predict_reads_the_models_columns_by_name(run_cli, tmp_path):
     line = _one_error_line(err)
     assert code == 1 and f"{str(other)!r}: column 'mitoses' data row 5 holds 'ten'" in line
     assert not (tmp_path / "c.csv").exists()
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--gamma", "1"], "--gamma must be > 1 (got 1.0)"),
+        (["--ns", "0"], "--ns must be >= 2 (got 0)"),
+        (["--ns", "100000"], "--ns is 100000, above the cap"),
+        (["--sample", "3"], "--sample must be >= 10 (got 3)"),
+        (["--tie-tolerance", "-1"], "--tie-tolerance must be a number >= 0 (got -1.0)"),
+        (["--tie-tolerance", "nan"], "--tie-tolerance must be a number >= 0 (got nan)"),
+    ],
+)
+def test_advise_names_a_bad_flag_before_any_work(run_cli, table, tmp_path, flags, message):
+    # these were exit 1 with the library's names (gammas, ns, sample), and a negative
+    # --tie-tolerance an internal error once the whole grid had run
+    base = ["advise", table, "--class", "class", "--reps", "1", "--no-progress"]
+    code, _, err = run_cli(*base, "--out", tmp_path / "adv", *flags)
+    assert code == 2 and message in _one_error_line(err), err
+    assert not (tmp_path / "adv").exists()
+
+
+def test_audit_tolerance_must_be_finite(run_cli, release, table):
+    code, _, err = run_cli("audit", release, "--original", table, "--tolerance", "inf")
+    assert code == 2 and "--tolerance must be a finite number >= 0 (got inf)" in err

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import typer
 
-from ..validation import check_at_least
+from ..limits import check_n_values
+from ..validation import check_at_least, check_gamma
 from ._common import atomic_path, check_flag, distinct_outputs, fail, file_out
 from ._options import (
     JOBS_OPTION,
@@ -132,6 +133,15 @@ def advise(
                          ("--spec-out", spec_out))  # fmt: skip
         file_out(spec_out, overwrite, inputs=(data,), flag="--spec-out")
     gammas, n_list = _parse_gammas(gamma), _parse_ns(ns)
+    for g in gammas:  # every flag checked before the grid runs, the flag named
+        check_flag(check_gamma, g, "--gamma")
+    for n in n_list:
+        check_flag(check_at_least, n, "--ns", 2)
+        check_flag(check_n_values, n, "--ns")
+    if sample is not None:
+        check_flag(check_at_least, sample, "--sample", 10)
+    if not (math.isfinite(tie_tolerance) and tie_tolerance >= 0):
+        fail(f"--tie-tolerance must be a number >= 0 (got {tie_tolerance})", usage=True)
     target = _accuracy(min_accuracy)
     frame = read_table(data)
     train, test = advisor.split_owner_data(frame, class_, sample=sample, seed=seed)

@@ -65,6 +65,8 @@ def audit(
         fail(f"--original file {str(original)!r} does not exist")
     if tolerance is not None:
         check_flag(check_at_least, tolerance, "--tolerance", 0)
+        if tolerance == float("inf"):
+            fail("--tolerance must be a finite number >= 0 (got inf)", usage=True)
     if not 0 < rho[0] < rho[1] < 1:
         fail(f"--rho needs 0 < rho1 < rho2 < 1 (got {rho[0]} {rho[1]})", usage=True)
     check_flag(check_probability, alpha, "--alpha")
