@@ -513,3 +513,43 @@ def test_advise_names_a_bad_flag_before_any_work(run_cli, table, tmp_path, flags
 def test_audit_tolerance_must_be_finite(run_cli, release, table):
     code, _, err = run_cli("audit", release, "--original", table, "--tolerance", "inf")
     assert code == 2 and "--tolerance must be a finite number >= 0 (got inf)" in err
+
+
+@pytest.mark.parametrize(
+    ("command", "message", "code"),
+    [
+        (["noise", "attributes", "-C", "0"], "--confidence: confidence must be", 2),
+        (["noise", "class", "-M", "0"], "--min-leaf: min_leaf must be", 2),
+        (["noise", "attributes", "--threshold", "1.5"], "--threshold must be a probability", 2),
+        (["noise", "attributes", "--sd-fraction", "5"], "--sd-fraction: sd_fraction must be", 2),
+        (["noise", "attributes", "--attribute", "nope"], "--attribute names ['nope'], not", 2),
+        (["tree", "train", "--categorical", "nope"], "--categorical names ['nope'], not", 2),
+        (["tree", "train", "--categorical", "class"], "names ['class'], the class column of", 2),
+    ],
+)
+def test_tree_and_noise_flags_are_named_before_any_work(run_cli, table, tmp_path, command,
+                                                        message, code):  # fmt: skip
+    out = tmp_path / "out.csv"
+    code_, _, err = run_cli(*command[:2], table, "--class", "class", "--out", out, *command[2:])
+    assert code_ == code and message in _one_error_line(err), err
+    assert not out.exists()
+
+
+def test_a_continuous_class_or_no_attribute_is_named(run_cli, table, tmp_path):
+    frame = pd.read_csv(table)
+    floats = tmp_path / "f.csv"
+    frame.assign(score=frame["clump_thickness"] / 3).to_csv(floats, index=False)
+    code, _, err = run_cli("tree", "train", floats, "--class", "score", "--out", tmp_path / "m")
+    assert code == 1 and "class column 'score' of" in err and "holds continuous numbers" in err
+    only = tmp_path / "only.csv"
+    frame[["class"]].to_csv(only, index=False)
+    code, _, err = run_cli("tree", "train", only, "--class", "class", "--out", tmp_path / "m")
+    assert code == 1 and "has no column but the class 'class'" in _one_error_line(err)
+
+
+@pytest.mark.parametrize("minutes", ["nan", "0", "-1", "inf"])
+def test_reproduce_max_minutes_must_be_positive(run_cli, tmp_path, minutes):
+    code, _, err = run_cli("reproduce", "fig4", "--quick", "--max-minutes", minutes,
+                           "--out", tmp_path / "r")  # fmt: skip
+    assert code == 2 and "--max-minutes must be a number of minutes > 0" in err
+    assert not (tmp_path / "r").exists()

@@ -8,7 +8,15 @@ from pathlib import Path
 import typer
 
 from ..validation import check_at_least, check_positive
-from ._common import check_flag, fail, read_labelled, table_out, write_out_table
+from ._common import (
+    check_flag,
+    check_tree_flags,
+    fail,
+    read_labelled,
+    short,
+    table_out,
+    write_out_table,
+)
 from ._options import (
     CLASS_OPTION,
     CONFIDENCE_OPTION,
@@ -46,9 +54,12 @@ def _load(data: Path, class_column: str):
 
 
 def _tree(confidence: float, min_leaf: int):
+    """The C4.5 tree of the noise, its flags checked (call before any work)."""
     from ..tree import C45Classifier
 
-    return C45Classifier(confidence=confidence, min_leaf=min_leaf)
+    clf = C45Classifier(confidence=confidence, min_leaf=min_leaf)
+    check_tree_flags(clf)
+    return clf
 
 
 def _fmt(v, digits: int = 4) -> str:
@@ -100,9 +111,9 @@ def class_noise(
 
     technique = NoiseTechnique(technique).value
 
+    tree = _tree(confidence, min_leaf)
     table_out(out, overwrite, inputs=(data,))  # a bad --out is refused before any work
     frame, X, y = _load(data, class_column)
-    tree = _tree(confidence, min_leaf)
     if y.nunique(dropna=True) < 2:
         fail(
             f"class column {class_column!r} has a single value; class noise needs at least "
@@ -194,15 +205,25 @@ def attribute_noise(
     boundary = NoiseBoundary(boundary).value
 
     check_flag(check_at_least, max_targets, "--max-targets", 1)
+    if not 0 < threshold <= 1:  # also refuses nan
+        fail(f"--threshold must be a probability in (0, 1] (got {threshold})", usage=True)
+    check_flag(check_positive, sd_fraction, "--sd-fraction")
+    try:
+        noise = paper_noise(sd_fraction)
+    except ValueError as exc:
+        fail(f"--sd-fraction: {exc}", usage=True)
+    tree = _tree(confidence, min_leaf)
     table_out(out, overwrite, inputs=(data,))  # a bad --out is refused before any work
     frame, X, y = _load(data, class_column)
-    check_flag(check_positive, sd_fraction, "--sd-fraction")
-    noise = paper_noise(sd_fraction)
+    unknown = [a for a in attribute or [] if a not in X.columns]
+    if unknown:
+        fail(f"--attribute names {short(unknown)}, not attributes of {str(data)!r}; its "
+             f"columns: {short(list(X.columns))}", usage=True)  # fmt: skip
     if y.nunique(dropna=True) < 2:
         fail(
             f"class column {class_column!r} has a single value; the tree needs at least two classes"
         )
-    tree = _tree(confidence, min_leaf).fit(X, y)
+    tree = tree.fit(X, y)
     result = add_attribute_noise(
         X,
         y,

@@ -84,6 +84,8 @@ def reproduce(
         return
     if name is None:
         fail("missing experiment NAME (see ppdm reproduce --list)")
+    if max_minutes is not None and not 0 < max_minutes < float("inf"):  # also refuses nan
+        fail(f"--max-minutes must be a number of minutes > 0 (got {max_minutes})", usage=True)
     run_reproduce(
         name,
         quick=quick,

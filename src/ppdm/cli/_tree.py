@@ -9,7 +9,16 @@ import numpy as np
 import typer
 
 from ..exceptions import DataError
-from ._common import atomic_path, fail, file_out, read_labelled, short, table_out, write_out_table
+from ._common import (
+    atomic_path,
+    check_tree_flags,
+    fail,
+    file_out,
+    read_labelled,
+    short,
+    table_out,
+    write_out_table,
+)
 from ._options import (
     CLASS_OPTION,
     CONFIDENCE_OPTION,
@@ -49,16 +58,6 @@ def _load_model(path: Path, trust_pickle: bool = False):
     return load_model(path, trust_pickle=trust_pickle)
 
 
-def _params(clf) -> None:
-    """Check the hyper-parameters before reading data; a bad value is a usage error."""
-    flags = {"confidence": "--confidence", "min_leaf": "--min-leaf"}
-    for name, flag in flags.items():
-        try:
-            type(clf)(**{name: getattr(clf, name)})._validate_params()
-        except ValueError as exc:
-            fail(f"{flag}: {exc}", usage=True)
-
-
 def _read(path: Path):
     from ..io import read_table
 
@@ -94,10 +93,20 @@ def train(
         subtree_raising=not no_subtree_raising,
         categorical_features=categorical or None,
     )
-    _params(clf)
+    check_tree_flags(clf)
     frame = read_labelled(data, class_column)
     X = frame.drop(columns=[class_column])
     y = frame[class_column]
+    unknown = [c for c in categorical or [] if c not in X.columns]
+    if unknown:
+        what = "the class column of" if class_column in unknown else "not attributes of"
+        fail(f"--categorical names {short(unknown)}, {what} {str(data)!r}", usage=True)
+    if X.shape[1] == 0:
+        fail(f"{str(data)!r} has no column but the class {class_column!r}: nothing to learn from")
+    if _continuous_class(y):
+        fail(f"class column {class_column!r} of {str(data)!r} holds continuous numbers (such as "
+             f"{y.dropna().iloc[0]!r}); a tree learns classes: bin them first, or name another "
+             "column with --class")  # fmt: skip
     clf.fit(X, y)  # rows without a class are left out, as J48 leaves them
     acc = _agreement(clf.predict(X), y)
     majority = _majority(clf)
@@ -163,6 +172,16 @@ def predict(
             f"training's commonest class {_plain(majority)!r}: {baseline:.4f})"
         )
     typer.echo(msg)
+
+
+def _continuous_class(y) -> bool:
+    """Whether the class ``y`` holds non-whole numbers (a continuous target)."""
+    import pandas as pd
+
+    if not pd.api.types.is_float_dtype(y):
+        return False
+    known = y.dropna().to_numpy()
+    return bool(known.size) and bool(np.any(known != np.round(known)))
 
 
 def _model_columns(clf, frame, data: Path, target: str):
