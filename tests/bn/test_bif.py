@@ -111,6 +111,7 @@ def test_cli_learns_into_xmlbif(tmp_path):
             tmp_path / "d.csv",
             "--scheme",
             tmp_path / "s.yaml",
+            "--allow-unprotected",  # the scheme randomizes nothing
             "--net",
             tmp_path / "net.bif",
             "--out",

@@ -73,6 +73,8 @@ def flow(tmp_path_factory):
                 d / name,
                 "--seed",
                 2,
+                # the model-1 party's own release randomizes nothing: said with the flag
+                *(["--allow-unprotected"] if name == "own3" else []),
             ]
         )
     return d
@@ -269,6 +271,7 @@ def test_bad_inputs(flow, tmp_path):
             d / "data.parquet",
             "--scheme",
             tmp_path / "s.yaml",
+            "--allow-unprotected",  # the scheme randomizes nothing: the data is checked
             "--out",
             tmp_path / "r",
         ],
@@ -367,6 +370,14 @@ def test_randomize_keeps_an_existing_release_unless_told(flow, tmp_path):
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
     _ok([*base, "--scheme", d / "site2.yaml", "--overwrite"])
     assert json.loads((out / "release.json").read_text())["party"] == "site2"
+
+
+def test_a_scheme_that_randomizes_nothing_needs_opt_in(flow, tmp_path):
+    d = flow
+    base = ["bn", "randomize", d / "data.parquet", "--scheme", d / "own3.yaml", "--seed", 3]
+    result = _fails([*base, "--out", tmp_path / "a"], "randomizes no variable")
+    assert result.exit_code == 1 and not (tmp_path / "a").exists()
+    _ok([*base, "--out", tmp_path / "b", "--allow-unprotected"])
 
 
 def test_learn_refuses_one_file_for_the_network_and_its_standard_errors(flow, tmp_path):

@@ -122,6 +122,7 @@ def test_randomize_reads_state_names_through_net(tmp_path):
             tmp_path / "d.csv",
             "--scheme",
             tmp_path / "s.yaml",
+            "--allow-unprotected",  # the scheme randomizes nothing
             "--out",
             tmp_path / "rel",
             "--net",
@@ -147,6 +148,7 @@ def test_randomize_reads_state_names_through_net(tmp_path):
             tmp_path / "d.csv",
             "--scheme",
             tmp_path / "s.yaml",
+            "--allow-unprotected",  # the scheme randomizes nothing
             "--out",
             tmp_path / "rel2",
         ]

@@ -126,8 +126,8 @@ def randomize(
     seed: int | None = RELEASE_SEED_OPTION,
     allow_unprotected: bool = flag_option(
         "--allow-unprotected",
-        "Release even if a randomized group's matrix protects nothing (infinite "
-        "amplification, or a value almost never changed).",
+        "Release even if the scheme randomizes no variable, or a randomized group's matrix "
+        "protects nothing (infinite amplification, or a value almost never changed).",
     ),
     overwrite: bool = flag_option(
         "--overwrite", "Replace an existing non-empty release directory (whole)."
@@ -196,6 +196,12 @@ def _check_protection(pram, scheme: Path, allow_unprotected: bool) -> None:
 
     if allow_unprotected:
         return
+    if not pram.randomized_variables:
+        fail(
+            f"--scheme {str(scheme)!r} randomizes no variable: the release would be the data "
+            "as it is; pass --allow-unprotected to write it knowingly (a party's own data for "
+            "model 1)"
+        )
     for r in pram.randomizations:
         if not np.isfinite(r.gamma):
             why = (
