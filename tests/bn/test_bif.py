@@ -136,3 +136,25 @@ def test_cli_learns_into_xmlbif(tmp_path):
     # unrandomized ML estimate from 4000 records: each column has >= ~2000 records, so
     # every entry is within 5 standard errors sqrt(0.25 / 2000) ~ 0.011 of the truth
     assert np.abs(learnt.cpd("T") - net.cpd("T")).max() < 0.06
+
+
+def test_bif_refuses_names_it_cannot_hold_and_xmlbif_keeps_them(tmp_path):
+    # 'a, b' and 'x,y' were written into a BIF that pgmpy could not read back
+    net = BayesNet(
+        [Node("a, b", ("x,y", "z")), Node("c", ("1", "0"), ("a, b",))],
+        {"a, b": [0.6, 0.4], "c": [[0.9, 0.2], [0.1, 0.8]]},
+    )
+    with pytest.raises(SpecError, match=r"BIF cannot hold the name 'a, b'"):
+        write_network(net, tmp_path / "odd.bif")
+    assert not (tmp_path / "odd.bif").exists()
+    # pgmpy's XMLBIF writer renames the state 'x,y' to 'x_y': refused, nothing left
+    with pytest.raises(SpecError, match=r"XMLBIF would write the name 'x,y' \(of node 'a, b'\)"):
+        write_network(net, tmp_path / "odd.xmlbif")
+    assert not (tmp_path / "odd.xmlbif").exists()
+    fine = BayesNet(
+        [Node("a, b", ("x y", "z")), Node("c", ("1", "0"), ("a, b",))],
+        {"a, b": [0.6, 0.4], "c": [[0.9, 0.2], [0.1, 0.8]]},
+    )
+    write_network(fine, tmp_path / "fine.xmlbif")
+    back = read_network(tmp_path / "fine.xmlbif")
+    assert back.names == fine.names and back.node("a, b").states == ("x y", "z")

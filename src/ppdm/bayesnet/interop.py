@@ -13,6 +13,7 @@ Ma & Sivakumar, Sec. 4-5 (the parameters theta_ijk being exchanged).
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from ..exceptions import SpecError
@@ -139,6 +140,10 @@ def read_pgmpy_file(path: str | os.PathLike, fmt: str) -> BayesNet:
     return from_pgmpy(model, name=path.stem)
 
 
+#: A name a BIF file can hold as written (it has no quoting).
+_BIF_NAME = re.compile(r"[A-Za-z0-9_.\-]+")
+
+
 def write_pgmpy_file(net: BayesNet, path: str | os.PathLike, fmt: str) -> None:
     """Write ``net`` (with every CPD) as BIF (``fmt=".bif"``) or XMLBIF through pgmpy."""
     _pgmpy()
@@ -147,6 +152,14 @@ def write_pgmpy_file(net: BayesNet, path: str | os.PathLike, fmt: str) -> None:
     if not net.is_complete:
         missing = [v for v in net.names if not net.has_cpd(v)]
         raise SpecError(f"writing {fmt.lstrip('.').upper()} needs every CPD; missing: {missing}")
+    if fmt == ".bif":  # BIF has no quoting: a comma, quote or space would break the file
+        for node in net.names:
+            for name in (node, *net.node(node).states):
+                if not _BIF_NAME.fullmatch(str(name)):
+                    raise SpecError(
+                        f"BIF cannot hold the name {str(name)!r} (of node {node!r}): only "
+                        "letters, digits, '_', '-' and '.'; write .json, .yaml or .xmlbif"
+                    )
     model = to_pgmpy(net)
     writer = BIFWriter(model) if fmt == ".bif" else XMLBIFWriter(model)
     if hasattr(writer, "write"):
@@ -155,3 +168,38 @@ def write_pgmpy_file(net: BayesNet, path: str | os.PathLike, fmt: str) -> None:
         writer.write_bif(str(path))
     else:
         writer.write_xmlbif(str(path))
+    _check_read_back(net, path, fmt)
+
+
+def _check_read_back(net: BayesNet, path: str | os.PathLike, fmt: str) -> None:
+    """Remove the file just written and raise unless it reads back with the names of
+    ``net``: pgmpy's XMLBIF writer turns a state 'x,y' (or any but letters, digits and
+    spaces) into 'x_y' without a word."""
+    renamed = None
+    try:
+        back = read_pgmpy_file(path, fmt)
+        names = {str(n): n for n in back.names}
+        for node in net.names:
+            if str(node) not in names:
+                lost = sorted(set(names) - {str(n) for n in net.names})
+                renamed = (node, node, lost[0] if lost else "nothing")
+                break
+            states = back.node(names[str(node)]).states
+            pairs = list(zip(net.node(node).states, states))
+            changed = [(b, a) for b, a in pairs if str(b) != str(a)]
+            if changed or len(states) != len(net.node(node).states):
+                renamed = (node, *(changed[0] if changed else (pairs[-1][0], "fewer states")))
+                break
+    except SpecError:
+        renamed = (None, None, None)
+    if renamed is None:
+        return
+    Path(path).unlink(missing_ok=True)
+    kind = fmt.lstrip(".").upper()
+    node, before, after = renamed or (None, None, None)
+    if node is None:
+        raise SpecError(f"the {kind} file written cannot be read back; write .json or .yaml")
+    raise SpecError(
+        f"{kind} would write the name {str(before)!r} (of node {node!r}) as {str(after)!r}; "
+        "write .json or .yaml, which keep every name"
+    )
