@@ -258,13 +258,18 @@ def make_release(
 @contextmanager
 def _naming_input(data) -> Iterator[None]:
     """A :class:`DomainError` of a value in the input file (a column's value, row and
-    why) names the file too, as the readers' own errors do."""
+    why), or a :class:`DataError` of its columns, names the file too, as the readers'
+    own errors do."""
     try:
         yield
-    except DomainError as exc:
-        if isinstance(data, pd.DataFrame) or os.fspath(data) in str(exc):
+    except (DomainError, DataError) as exc:
+        if (
+            type(exc) not in (DomainError, DataError)
+            or isinstance(data, pd.DataFrame)
+            or os.fspath(data) in str(exc)
+        ):
             raise
-        raise DomainError(f"input file {os.fspath(data)!r}: {exc}") from None
+        raise type(exc)(f"input file {os.fspath(data)!r}: {exc}") from None
 
 
 class _NeedsData(Exception):

@@ -145,6 +145,11 @@ def check_output(
                 "(ppdm never writes over or into its inputs)"
             )
     p = Path(text)
+    above = next((a for a in p.absolute().parents if a.exists()), None)
+    if above is not None and not above.is_dir():  # a file where a folder must be
+        raise OutputError(
+            f"{flag} {text!r} cannot be written: {str(above)!r} is a file, not a directory"
+        )
     if directory:
         if p.exists() and not p.is_dir():
             raise OutputError(f"{flag} {text!r} exists and is not a directory")

@@ -63,7 +63,7 @@ def test_unwritable_output_names_the_users_path(run_cli, table, tmp_path):
     target = blocker / "model.json"
     code, _, err = run_cli("tree", "train", table, "--class", "class", "--out", target)
     line = _one_error_line(err)
-    assert code == EXIT_FAILURE
+    assert code == EXIT_USAGE  # a bad --out, refused before any work
     assert "plain-file" in line and ".tmp" not in line and "Errno" not in line
 
 

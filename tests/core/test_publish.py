@@ -625,3 +625,23 @@ def test_overwrite_never_replaces_a_directory_ppdm_did_not_write(run_cli, releas
     empty = tmp_path / "empty"
     empty.mkdir()
     assert run_cli("estimate", release, "--plot", empty)[0] == 0
+
+
+def test_an_output_below_a_file_is_refused_before_any_work(run_cli, release, tmp_path):
+    # report --html data.csv/r.html printed the whole report, then failed on the path
+    blocker = tmp_path / "notes.txt"
+    blocker.write_text("mine\n")
+    code, out, err = run_cli("report", release, "--html", blocker / "r.html")
+    assert code == 2 and out == "" and "is a file, not a directory" in err
+    assert blocker.read_text() == "mine\n"
+
+
+def test_repeated_parquet_column_names_name_the_file(run_cli, tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "dup.parquet"
+    pq.write_table(pa.table([pa.array([1, 2]), pa.array([3, 4]), pa.array(["a", "b"])],
+                            names=["x", "x", "c"]), path)  # fmt: skip
+    code, _, err = run_cli("perturb", path, "--out", tmp_path / "r", "--class", "c")
+    assert code == 1 and f"input file {str(path)!r}: the input has repeated column" in err

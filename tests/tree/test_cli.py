@@ -232,3 +232,9 @@ def test_arff_outputs_declare_the_class_nominal(table, tmp_path):
         text = (tmp_path / f"{name}.arff").read_text()
         assert "@attribute class {2,4}" in text, name
     assert "@attribute predicted {2,4}" in (tmp_path / "p.arff").read_text()
+
+
+@pytest.mark.parametrize("where", ["/dev/null", "."])
+def test_a_model_that_is_no_regular_file_is_named_so(where):
+    r = runner.invoke(app, ["tree", "show", where])
+    assert r.exit_code == 1 and f"model file {where!r} is not a regular file" in r.output

@@ -392,8 +392,10 @@ def load_model(path: str | os.PathLike, *, trust_pickle: bool = False):
         The file is not a valid model file (or is a pickle and ``trust_pickle`` is False).
     """
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise FileNotFoundError(f"model file {str(path)!r} does not exist")
+    if not path.is_file():  # a directory, a device, a pipe
+        raise DataError(f"model file {str(path)!r} is not a regular file")
     size = path.stat().st_size
     if size > MAX_MODEL_BYTES:
         raise DataError(
