@@ -176,26 +176,19 @@ def _exposure(rep: dict) -> str:
             f'<div class="box bad"><b>Released as is (no protection):</b> {names}. Anyone '
             "holding the release reads these columns exactly as in the original table.</div>"
         )
-    if bare:
-        names = ", ".join(f"<code>{_e(n)}</code>" for n in bare)
-        parts.append(
-            f'<div class="box bad"><b>Unprotected:</b> {names}: a matrix with infinite '
-            "amplification (identity, permutation, zero entries) can reveal values exactly.</div>"
-        )
-    if unchanged:
-        names = ", ".join(f"<code>{_e(n)}</code>" for n in unchanged)
-        parts.append(
-            f'<div class="box bad"><b>Unprotected:</b> {names}: a matrix so close to the '
-            "identity that it almost never changes a value (below one in a billion) releases "
-            "these columns as they are.</div>"
-        )
-    if revealed:
-        names = ", ".join(f"<code>{_e(n)}</code>" for n in revealed)
-        parts.append(
-            f'<div class="box bad"><b>Unprotected:</b> {names}: the {_e(rep.get("copies"))} '
-            "copies of a record, taken together, reveal its value (another value is the most "
-            "likely one given them with probability below one in a billion).</div>"
-        )
+    copies = _e(rep.get("copies"))
+    for names, why in (
+        (bare, "a matrix with infinite amplification (identity, permutation, zero entries) "
+               "can reveal values exactly."),
+        (unchanged, "a matrix so close to the identity that it almost never changes a value "
+                    "(below one in a billion) releases these columns as they are."),
+        (revealed, f"the {copies} copies of a record, taken together, reveal its value "
+                   "(another value is the most likely one given them with probability below "
+                   "one in a billion)."),
+    ):  # fmt: skip
+        if names:
+            listed = ", ".join(f"<code>{_e(n)}</code>" for n in names)
+            parts.append(f'<div class="box bad"><b>Unprotected:</b> {listed}: {why}</div>')
     if rep.get("leaks"):
         items = "".join(f"<li>{_e(x)}</li>" for x in rep["leaks"])
         parts.append(
