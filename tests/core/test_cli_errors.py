@@ -553,3 +553,18 @@ def test_reproduce_max_minutes_must_be_positive(run_cli, tmp_path, minutes):
                            "--out", tmp_path / "r")  # fmt: skip
     assert code == 2 and "--max-minutes must be a number of minutes > 0" in err
     assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize("edit", ["outside", "missing"])
+def test_audit_names_the_original_file_not_perturbs_flags(run_cli, release, table, tmp_path,
+                                                          edit):  # fmt: skip
+    # the message told to 'use --out-of-bounds clip' or '--missing category', flags of
+    # perturb, and named no file
+    frame = pd.read_csv(table)
+    frame.loc[3, "clump_thickness"] = 99 if edit == "outside" else None
+    bad = tmp_path / "bad.csv"
+    frame.to_csv(bad, index=False)
+    code, _, err = run_cli("audit", release, "--original", bad)
+    line = _one_error_line(err)
+    assert code == 1 and f"--original {str(bad)!r}: column 'clump_thickness'" in line
+    assert "data row 4" in line and "--out-of-bounds" not in line and "--missing" not in line
