@@ -238,3 +238,19 @@ def test_arff_outputs_declare_the_class_nominal(table, tmp_path):
 def test_a_model_that_is_no_regular_file_is_named_so(where):
     r = runner.invoke(app, ["tree", "show", where])
     assert r.exit_code == 1 and f"model file {where!r} is not a regular file" in r.output
+
+
+def test_mine_names_an_infinite_value_of_the_test_table(table, tmp_path):
+    frame = pd.read_csv(table)
+    frame.iloc[:500].to_csv(tmp_path / "train.csv", index=False)
+    rel = tmp_path / "rel"
+    r = runner.invoke(app, ["perturb", str(tmp_path / "train.csv"), "--out", str(rel),
+                            "--class", "class", "--seed", "1"])  # fmt: skip
+    assert r.exit_code == 0, r.output
+    test = frame.iloc[500:].astype({"cell_size": float})
+    test.iloc[2, test.columns.get_loc("cell_size")] = float("inf")
+    path = tmp_path / "test.csv"
+    test.to_csv(path, index=False)
+    r = runner.invoke(app, ["mine", str(rel), "--test", str(path)])
+    assert r.exit_code == 1
+    assert f"--test {str(path)!r}: column 'cell_size' data row 3 has value inf" in r.output

@@ -85,6 +85,7 @@ def mine(
         if path is not None:
             tables[flag] = read_table(path)
             check_release_columns(rel.spec, tables[flag], f"{flag} {str(path)!r}")
+            _check_finite(tables[flag], flag, path)
     result = mine_release(
         rel,
         tables["--test"],
@@ -118,6 +119,21 @@ def mine(
         )
     typer.echo("")
     typer.echo(result.model_text)
+
+
+def _check_finite(frame, flag: str, path: Path) -> None:
+    """Refuse an infinite number in a table to score on or learn from, naming the flag,
+    file, column and data row (a learner said only which column)."""
+    import numpy as np
+    import pandas as pd
+
+    for name in frame.columns:
+        col = frame[name]
+        if pd.api.types.is_float_dtype(col):
+            bad = np.flatnonzero(np.isinf(col.to_numpy(dtype=float, na_value=np.nan)))
+            if bad.size:
+                fail(f"{flag} {str(path)!r}: column {name!r} data row {bad[0] + 1} has value "
+                     f"{col.iloc[bad[0]]}; use an empty cell for a missing value")  # fmt: skip
 
 
 def register(app: typer.Typer) -> None:
