@@ -412,3 +412,13 @@ def test_randomize_refuses_a_matrix_that_protects_nothing(flow, tmp_path, matrix
     assert not (tmp_path / "r").exists()
     res = _ok([*args, "--out", tmp_path / "r", "--allow-unprotected"])
     assert "released without randomization: S" in res.output
+
+
+def test_compare_names_the_data_file_that_lacks_a_parent(flow, tmp_path):
+    d = flow
+    data = pd.read_parquet(d / "data.parquet").drop(columns=["E"])
+    path = tmp_path / "noE.csv"
+    data.to_csv(path, index=False)
+    result = _fails(["bn", "compare", d / "fig2.yaml", d / "fig2.yaml", "--data", path],
+                    f"--data {str(path)!r} has no column for the parents ['E']")  # fmt: skip
+    assert result.exit_code == 1

@@ -340,6 +340,9 @@ def compare(
         frame = a.encode(read_table(data))
     except (ValueError, FileNotFoundError) as exc:
         fail(f"--data {str(data)!r}: {exc}")
+    parents = sorted({p for v in a.names for p in a.parents(v)} - set(frame.columns))
+    if parents:  # P(parents) is read off the data
+        fail(f"--data {str(data)!r} has no column for the parents {parents} of NET_A's nodes")
     try:
         table = ckl_per_node(a, b, frame)
     except (ValueError, FileNotFoundError) as exc:
