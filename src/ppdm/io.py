@@ -417,6 +417,13 @@ def _csv_names(path: Path) -> list[str]:
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
+    if not csv_compression(path):
+        with open(path, "rb") as fh:
+            head = fh.read(4)
+        if head[:2] in (b"\xff\xfe", b"\xfe\xff"):  # the mark Excel's 'Unicode text' starts with
+            raise DataError(
+                f"input file {str(path)!r} is UTF-16 text; save it as UTF-8 CSV and try again"
+            )
     _check_quotes_closed(path)
 
     try:

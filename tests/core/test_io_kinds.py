@@ -347,3 +347,16 @@ def test_a_quote_never_closed_is_refused(tmp_path, text, closed):
         return
     with pytest.raises(DataError, match=r"'.*t\.csv' has a quote that is never closed \(line"):
         read_table(path)
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be"])
+def test_utf16_csv_is_named_as_such(tmp_path, encoding):
+    # it was "line 52 has 1 fields"
+    from ppdm.io import read_table
+
+    path = tmp_path / "t.csv"
+    text = "a,b\n1,2\n3,4\n"
+    path.write_bytes(("\ufeff" + text).encode(encoding) if encoding.endswith("be") else
+                     text.encode(encoding))  # fmt: skip
+    with pytest.raises(DataError, match=r"is UTF-16 text; save it as UTF-8 CSV"):
+        read_table(path)
