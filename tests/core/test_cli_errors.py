@@ -566,5 +566,5 @@ def test_audit_names_the_original_file_not_perturbs_flags(run_cli, release, tabl
     frame.to_csv(bad, index=False)
     code, _, err = run_cli("audit", release, "--original", bad)
     line = _one_error_line(err)
-    assert code == 1 and f"--original {str(bad)!r}: column 'clump_thickness'" in line
+    assert code == 1 and f"original data file {str(bad)!r}: column 'clump_thickness'" in line
     assert "data row 4" in line and "--out-of-bounds" not in line and "--missing" not in line

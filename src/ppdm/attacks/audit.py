@@ -42,7 +42,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..exceptions import DataError, ParameterError, SpecError
+from ..exceptions import DataError, DomainError, ParameterError, SpecError
 from ..fields import fields_dict
 from ..io import read_table
 from ..privacy import RHO1_LEVELS, gamma_from_rho, rho2_from_gamma
@@ -814,7 +814,18 @@ def audit_release(
         keys = check_keys(keys, orig, released)
     rng = check_random_state(random_state)
     n = len(released)
-    attrs = _attributes(spec, orig, released, tolerance)
+    try:  # the release's values are checked already: a value that does not fit is the original's
+        attrs = _attributes(spec, orig, released, tolerance)
+    except DomainError as exc:
+        where = (
+            "the original table"
+            if isinstance(original, pd.DataFrame)
+            else f"original data file {os.fspath(original)!r}"
+        )
+        raise DomainError(
+            f"{where}: {str(exc).split('; ')[0]}; the audit reads the original through the "
+            "release's domains"
+        ) from None
     numeric = [a.name for a in attrs if a.values is not None]
     record_estimates = _record_estimates(released, spec, numeric)
     # Bonferroni: half of alpha over recovery rates (policy and spec bounds), half over

@@ -545,15 +545,6 @@ def file_out(out: Path, overwrite: bool, inputs: tuple = (), flag: str = "--out"
     return check_output(out, inputs=inputs, flag=flag, overwrite=overwrite, keep_files=True)
 
 
-def fail_original(original: Path, exc: Exception, flag: str = "--original") -> NoReturn:
-    """Fail on a value of the audit's original table that the release's domains cannot
-    hold, naming the flag and the file (the value's own message without perturb's hints,
-    which name flags of perturb)."""
-    text = str(exc).split("; ")[0]
-    fail(f"{flag} {str(original)!r}: {text}; the audit reads the original through the "
-         "release's domains")  # fmt: skip
-
-
 def check_tree_flags(clf) -> None:
     """Check a C4.5 tree's hyper-parameters before reading data: a bad value is a usage
     error naming its flag (--confidence, --min-leaf)."""

@@ -15,7 +15,6 @@ from ._common import (
     atomic_dir,
     check_flag,
     fail,
-    fail_original,
     file_out,
     flag_errors,
     progress_bar,
@@ -641,13 +640,10 @@ def report(
     else:
         typer.echo(format_privacy_report(rep), nl=False)
     if html is not None:
-        from ..exceptions import DomainError
         from ..html_report import write_html_report
 
         try:
             write_html_report(target, html, method=method, audit_original=audit_original)
-        except DomainError as exc:
-            fail_original(audit_original, exc, "--audit-original")
         except (ValueError, FileNotFoundError) as exc:
             fail(str(exc))
         typer.echo(f"wrote the HTML report to {html}", err=as_json)
