@@ -232,7 +232,8 @@ def plan_from_sketches(
         method=opts.method,
         copies=opts.copies,
         class_attribute=class_attribute,
-        class_perturbed=bool(class_attribute and opts.perturb_class),
+        # what the plan does to the class, whatever asked for it (a flag or the spec)
+        class_perturbed=any(a.name == class_attribute and a.perturbed for a in out),
         attributes=out,
     )
 
@@ -370,7 +371,7 @@ def _check_names(columns: list[str], opts: PlanOptions) -> None:
         raise DataError(f"the input has repeated column names: {columns}")
     known = set(columns)
     for label, names in (
-        ("class column", [opts.class_attribute] if opts.class_attribute else []),
+        ("class column", [opts.class_column] if opts.class_column else []),
         ("attribute to perturb", opts.attributes or []),
         ("--bounds column", [name for name, _ in opts.bounds]),
         ("spec attribute", [a.name for a in opts.spec.attributes] if opts.spec else []),

@@ -154,7 +154,10 @@ def test_class_column_comes_from_the_spec(table):
     assert PlanOptions(spec=spec).class_column == "y"
     with pytest.raises(OptionError, match="names the class column 'y'"):
         PlanOptions(spec=spec, attributes=["y"])
-    assert PlanOptions(spec=spec, attributes=["y"], perturb_class=True).class_column == "y"
+    with pytest.raises(OptionError, match="the spec marks the class 'y' perturbed: false"):
+        PlanOptions(spec=spec, attributes=["y"], perturb_class=True)
+    bare = ReleaseSpec(class_attribute="y", attributes=[])
+    assert PlanOptions(spec=bare, attributes=["y"], perturb_class=True).class_column == "y"
 
 
 def test_every_planner_takes_the_options_object(table, tmp_path):
@@ -253,3 +256,24 @@ def test_repeated_bounds_flag_is_a_usage_error(run_cli, tmp_path):
     code, _, err = run_cli("perturb", path, "--out", tmp_path / "r", "--class", "y",
                            "--bounds", "age=0:5", "--bounds", "age=0:9")  # fmt: skip
     assert code == 2 and "--bounds names 'age' twice" in err and not (tmp_path / "r").exists()
+
+
+def test_the_spec_and_the_options_agree_on_class_copies_and_attributes(table, tmp_path):
+    # a spec that gave the class a matrix perturbed it while the release said
+    # class_perturbed: false; its copies and class_perturbed were dropped, and
+    # --attributes of a column it kept was ignored
+    from ppdm.release import ReleaseSpec
+
+    entry = {"name": "y", "domain": {"kind": "categorical", "values": ["no", "yes"]}}
+    spec = ReleaseSpec.model_validate({"class_attribute": "y", "attributes": [entry]})
+    with pytest.raises(OptionError, match="gives the class 'y' a perturbed entry"):
+        PlanOptions(spec=spec)
+    opts = PlanOptions(spec=spec, perturb_class=True, bounds={"age": (0, 100)})
+    written = _quiet(make_release, table, tmp_path / "rel", random_state=1, options=opts)
+    assert written.class_perturbed is True
+    three = ReleaseSpec.model_validate({"class_attribute": "y", "copies": 3, "attributes": []})
+    with pytest.raises(OptionError, match="copies is 1 but the spec asks for 3"):
+        PlanOptions(spec=three)
+    marked = ReleaseSpec.model_validate({"attributes": [{"name": "age", "perturbed": False}]})
+    with pytest.raises(OptionError, match=r"attributes names \['age'\], which the spec marks"):
+        PlanOptions(spec=marked, attributes=["age"])
