@@ -568,3 +568,15 @@ def test_audit_names_the_original_file_not_perturbs_flags(run_cli, release, tabl
     line = _one_error_line(err)
     assert code == 1 and f"original data file {str(bad)!r}: column 'clump_thickness'" in line
     assert "data row 4" in line and "--out-of-bounds" not in line and "--missing" not in line
+
+
+@pytest.mark.parametrize("group", ["spec", "datasets", "tree", "bn", "noise"])
+def test_a_group_without_a_command_shows_its_help_and_no_empty_error(run_cli, group):
+    # it printed the help, then "error:  (see: ppdm spec -h)"
+    code, out, err = run_cli(group)
+    assert code == 2 and f"{group} [O" in out + err and "error:" not in out + err
+
+
+def test_reproduce_without_a_name_is_a_usage_error(run_cli):
+    code, _, err = run_cli("reproduce")
+    assert code == 2 and "missing experiment NAME" in _one_error_line(err)

@@ -83,7 +83,7 @@ def reproduce(
         list_experiments()
         return
     if name is None:
-        fail("missing experiment NAME (see ppdm reproduce --list)")
+        fail("missing experiment NAME (see ppdm reproduce --list)", usage=True)
     if max_minutes is not None and not 0 < max_minutes < float("inf"):  # also refuses nan
         fail(f"--max-minutes must be a number of minutes > 0 (got {max_minutes})", usage=True)
     run_reproduce(
