@@ -666,6 +666,21 @@ class DomainSketch:
         )
         out.overflow = self.overflow or other.overflow
         out.values = set() if out.overflow and out.numeric else self.values | other.values
+        if out.numeric is False and (self.numeric or other.numeric):
+            # numbers in one part, text in another: categorical over texts, as one file
+            # of both would be read (a part's numbers as the texts they were written)
+            texts: set = set()
+            for side in (self, other):
+                if not side.numeric:
+                    texts |= side.values
+                elif side.raw:  # the CSV texts it read
+                    texts |= side.raw
+                elif side.values and not side.overflow:  # numbers of a typed file
+                    texts |= {str(v) for v in side.values}
+                elif out.flip is None:  # too many numbers to list: said at to_domain
+                    text_side, at = (other, self.rows) if side is self else (self, 0)
+                    out.flip = (at, next(iter(text_side.values), "?"))
+            out.values, out.overflow = texts, False
         if out.numeric and len(out.values) > out.cap:
             out.overflow = True
             out.values = set()

@@ -156,3 +156,46 @@ def test_a_changed_release_value_is_the_release_s_fault(run_cli, parts, tmp_path
         assert "column 'y'" in err and "1000000.0" in err
         assert "does not match its spec" in err and "widen the bounds" not in err
     assert not (tmp_path / engine_out).exists()
+
+
+def test_parts_with_numbers_in_one_and_text_in_another_release_as_one_file(run_cli, tmp_path):
+    # a categorical column of numbers in one CSV part and text in the other was planned
+    # over ints and strings together, then failed to write ("Could not convert 'c1'")
+    import json
+
+    frame = pd.DataFrame({"x": [1, 2, 3, 1, 2, 3] * 100, "car": [1, 2, 3] * 200,
+                          "group": [0, 1] * 300})  # fmt: skip
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    frame.iloc[:300].to_csv(parts / "a.csv", index=False)
+    rest = frame.iloc[300:].copy()
+    rest["car"] = "c" + rest["car"].astype(str)
+    rest.to_csv(parts / "b.csv", index=False)
+    single = tmp_path / "single.csv"
+    single.write_text((parts / "a.csv").read_text() + "".join(
+        (parts / "b.csv").read_text().splitlines(keepends=True)[1:]))  # fmt: skip
+    for name, src in (("one", single), ("split", parts)):
+        code, _, err = run_cli("perturb", src, "--out", tmp_path / name, "--class", "group",
+                               "--seed", "1", "--format", "parquet")  # fmt: skip
+        assert code == 0, err
+    specs = [json.loads((tmp_path / n / "spec.json").read_text()) for n in ("one", "split")]
+    assert [a.get("domain") for a in specs[0]["attributes"]] == [
+        a.get("domain") for a in specs[1]["attributes"]
+    ]
+    one = pd.read_parquet(tmp_path / "one" / "data.parquet")
+    split = pd.read_parquet(tmp_path / "split" / "data")
+    assert one.astype(str).equals(split.astype(str))
+
+
+def test_a_column_released_as_it_is_must_have_one_type_in_every_part(run_cli, tmp_path):
+    # its parts came out int64 and string: the release could not be read as one table
+    frame = pd.DataFrame({"age": range(20, 80), "group": [0, 1] * 30})
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    frame.iloc[:30].to_csv(parts / "a.csv", index=False)
+    rest = frame.iloc[30:].assign(group=lambda d: d["group"].map({0: "no", 1: "yes"}))
+    rest.to_csv(parts / "b.csv", index=False)
+    code, _, err = run_cli("perturb", parts, "--out", tmp_path / "rel", "--class", "group",
+                           "--bounds", "age=20:80", "--seed", "1")  # fmt: skip
+    assert code == 1 and "column 'group' is numbers in input part" in err and "a.csv" in err
+    assert not (tmp_path / "rel").exists()

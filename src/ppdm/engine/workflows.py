@@ -60,6 +60,7 @@ from ..pipeline import (
     plan_from_footers,
     read_ahead,
     release_values,
+    spec_kinds,
     value_domains,
     values_round_trip,
     write_spec_and_report,
@@ -138,13 +139,31 @@ def partitions_of(data: Any) -> list:
     )
 
 
-def _load(handle: Any) -> pd.DataFrame:
-    """The partition behind ``handle`` (on the worker that runs the task)."""
+def _load(handle: Any, kinds: dict[str, str] | None = None) -> pd.DataFrame:
+    """The partition behind ``handle`` (on the worker that runs the task); ``kinds``
+    (:func:`ppdm.pipeline.spec_kinds`) says how to read a CSV partition's columns."""
     if isinstance(handle, pd.DataFrame):
         return handle
     if isinstance(handle, (str, os.PathLike)):
-        return read_table(handle)
+        return read_table(handle, kinds=kinds)
     return handle.compute(scheduler="sync")  # a dask partition run by the local engine
+
+
+def _as_kinds(frame: pd.DataFrame, kinds: dict[str, str]) -> pd.DataFrame:
+    """``frame`` with the numbers of a column the plan lists as text written as text: a
+    partition that holds only numbers where others hold text (an integer column of one
+    Parquet part, a string column of another) is read as one file of both would be."""
+    numeric = [
+        name
+        for name, kind in kinds.items()
+        if kind == "str" and name in frame and pd.api.types.is_numeric_dtype(frame[name])
+    ]
+    if not numeric:
+        return frame
+    frame = frame.copy()
+    for name in numeric:
+        frame[name] = frame[name].map(str, na_action="ignore").astype(object)
+    return frame
 
 
 def _indexed(handles: Sequence) -> list[tuple[int, Any]]:
@@ -261,8 +280,9 @@ def _perturb_write_task(spec, root, directory, n_parts, read_back, item) -> int:
     i, handle, offset = item
     name = _part_name(i, n_parts)
     doms = {} if read_back else value_domains(spec)
+    kinds = spec_kinds(spec)  # every partition read as the plan reads its columns
     if _streamable(handle, spec):
-        batches = iter_batches(handle, _part_batch(spec))
+        batches = (_as_kinds(b, kinds) for b in iter_batches(handle, _part_batch(spec)))
         perturbed = perturb_partition_batches(read_ahead(batches), spec, root, i, offset)
         rows = _write_part_batches(  # read, perturb and write on two cores
             read_ahead(checked_batches(perturbed, doms, f"release part {name}")),
@@ -271,7 +291,7 @@ def _perturb_write_task(spec, root, directory, n_parts, read_back, item) -> int:
         )
         if rows >= 0:
             return _part_rows(spec, Path(directory) / name, read_back)
-    frame = perturb_partition(_load(handle), spec, root, i, offset)  # also an empty one
+    frame = perturb_partition(_as_kinds(_load(handle, kinds), kinds), spec, root, i, offset)
     _write_part(next(checked_batches([frame], doms, f"release part {name}")), Path(directory), name)
     return _part_rows(spec, Path(directory) / name, read_back)
 
@@ -570,10 +590,43 @@ def make_release_partitioned(
         n = int(sum(counted))  # records of the table, as in ppdm.pipeline.make_release
         if n == 0:
             raise DataError("the input table is empty: nothing to perturb")
+        _check_part_types(tmp / DATA_DIR, handles)
         spec = spec.model_copy(update={"data_file": DATA_DIR, "n_records": n})
         write_spec_and_report(spec, tmp)
         load_release(tmp)  # the parts were checked by the tasks above
     return spec
+
+
+def _check_part_types(directory: Path, handles: Sequence) -> None:
+    """Refuse written parts whose columns disagree in type (a column released as it is,
+    integers in one input part and text in another): a reader of the release reads them
+    as one table. The footers tell, nothing is read."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    def named(j: int) -> str:
+        h = handles[j] if j < len(handles) else None
+        return repr(str(h)) if isinstance(h, (str, os.PathLike)) else f"#{j + 1}"
+
+    parts = sorted(p for p in directory.iterdir() if p.suffix == ".parquet")
+    first: dict[str, tuple[str, int]] = {}
+    for k, part in enumerate(parts):
+        for field in pq.read_schema(part):
+            if pa.types.is_null(field.type):  # a part whose column is all missing
+                continue
+            t = field.type  # widths may differ (int32, int64): a reader unifies those
+            kind = (
+                "numbers" if pa.types.is_integer(t) or pa.types.is_floating(t)
+                else "text" if pa.types.is_string(t) or pa.types.is_large_string(t)
+                else str(t)
+            )  # fmt: skip
+            seen = first.setdefault(field.name, (kind, k))
+            if seen[0] != kind:
+                raise DataError(
+                    f"column {field.name!r} is {seen[0]} in input part {named(seen[1])} and "
+                    f"{kind} in {named(k)}; give it one type in every part (or release the "
+                    "parts as one file)"
+                )
 
 
 def _release_handles(release: Release | str | os.PathLike) -> tuple[Release, list]:
