@@ -21,6 +21,7 @@ from .publish import register_input
 
 __all__ = [
     "KINDS",
+    "parquet_rows",
     "TEXT_ATTR",
     "table_format",
     "check_regular_file",
@@ -722,6 +723,12 @@ def table_columns(path: str | os.PathLike) -> list[str]:
         c for c in (schema.pandas_metadata or {}).get("index_columns", []) if isinstance(c, str)
     }
     return [str(n) for n in schema.names if n not in index]
+
+
+def parquet_rows(path: str | os.PathLike) -> int:
+    """Rows of a Parquet file, from its footer; a damaged file is a :class:`DataError`
+    naming it, as :func:`iter_batches` would raise."""
+    return int(_parquet_file(Path(path), None).metadata.num_rows)
 
 
 def parquet_kinds(path: str | os.PathLike) -> tuple[int, dict[str, str]] | None:

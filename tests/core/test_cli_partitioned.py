@@ -199,3 +199,22 @@ def test_a_column_released_as_it_is_must_have_one_type_in_every_part(run_cli, tm
                            "--bounds", "age=20:80", "--seed", "1")  # fmt: skip
     assert code == 1 and "column 'group' is numbers in input part" in err and "a.csv" in err
     assert not (tmp_path / "rel").exists()
+
+
+def test_a_damaged_part_of_a_partitioned_release_is_named(run_cli, tmp_path):
+    # reconstruct into a directory said only "cannot read the table: Parquet file size..."
+    frame = pd.DataFrame({"x": np.tile([1.0, 2.0, 3.0], 100), "y": ["a", "b", "c"] * 100})
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    frame.iloc[:150].to_parquet(parts / "a.parquet")
+    frame.iloc[150:].to_parquet(parts / "b.parquet")
+    code, _, err = run_cli("perturb", parts, "--out", tmp_path / "rel", "--class", "y",
+                           "--bounds", "x=0:4", "--seed", "1")  # fmt: skip
+    assert code == 0, err
+    bad = sorted((tmp_path / "rel" / "data").glob("*.parquet"))[1]
+    bad.write_bytes(b"junk")
+    code, _, err = run_cli(
+        "reconstruct", tmp_path / "rel", "--out", tmp_path / "rec", "--seed", "1"
+    )
+    assert code == 1 and f"input file {str(bad)!r} is not a readable Parquet file" in err
+    assert not (tmp_path / "rec").exists()

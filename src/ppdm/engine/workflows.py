@@ -41,6 +41,7 @@ from ..exceptions import DataError, PpdmError
 from ..io import (
     BatchWriter,
     iter_batches,
+    parquet_rows,
     partition_files,
     read_table,
     table_columns,
@@ -220,9 +221,7 @@ def _rows_task(item: tuple[int, Any]) -> int:
     """Rows of one partition (a Parquet file's footer, else the loaded partition)."""
     _, handle = item
     if isinstance(handle, (str, os.PathLike)) and table_format(handle) == "parquet":
-        import pyarrow.parquet as pq
-
-        return int(pq.ParquetFile(handle).metadata.num_rows)
+        return parquet_rows(handle)
     return len(_load(handle))
 
 
