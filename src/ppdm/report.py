@@ -11,7 +11,7 @@ from __future__ import annotations
 from .privacy import RHO1_LEVELS, changes_nothing, copies_reveal
 from .release import ReleaseSpec
 
-__all__ = ["privacy_report", "format_privacy_report"]
+__all__ = ["privacy_report", "format_privacy_report", "weakly_protected"]
 
 
 def privacy_report(spec: ReleaseSpec) -> dict:
@@ -78,6 +78,30 @@ def privacy_report(spec: ReleaseSpec) -> dict:
         "leaks": leaks,
         "attributes": attrs,
     }
+
+
+#: A perturbed attribute whose channel lets a property of prior 5 % reach a posterior of
+#: 99 % or more (gamma above about 1,900) is called weakly protected.
+WEAK_RHO2_AT_5_PERCENT = 0.99
+
+
+def weakly_protected(report: dict) -> list[str]:
+    """The perturbed attributes of a :func:`privacy_report` that are protected, but so
+    weakly that a property of prior 5 % can reach a posterior of 99 % or more: one line
+    per set of figures, naming the attributes that share them (none unprotected)."""
+    weak: dict[str, list[str]] = {}
+    for a in report["attributes"]:
+        if (
+            a.get("perturbed")
+            and a["name"] not in report["unprotected"]
+            and a.get("rho2", {}).get("0.05", 0.0) >= WEAK_RHO2_AT_5_PERCENT
+        ):
+            why = (
+                f"epsilon {a['epsilon']:.3g}: a property of prior 5 % can reach posterior "
+                f"{a['rho2']['0.05']:.1%}"
+            )
+            weak.setdefault(why, []).append(a["name"])
+    return [f"{', '.join(names)} ({why})" for why, names in weak.items()]
 
 
 def _fmt(x, spec: str = ".3g") -> str:

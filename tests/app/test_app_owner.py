@@ -255,3 +255,16 @@ def test_an_identifier_column_is_called_one_and_not_released(page, tmp_path):
     page.click("#o_make")
     page.wait_for_selector("#o_msg .alert-danger")
     assert "column 'name' has 300 distinct values in 300 rows" in page.inner_text("#o_msg")
+
+
+def test_a_weakly_protected_release_says_so_on_the_page(page, tables):
+    # the command line named weakly protected attributes; the page said "release made"
+    page.set_input_files("#o_file", str(tables["train"]))
+    page.wait_for_selector("#o_privacy table")
+    page.fill("#o_gamma", "5000")
+    page.locator("#o_gamma").blur()
+    page.wait_for_function("document.querySelector('#o_privacy').innerText.includes('8.517')")
+    page.click("#o_make")
+    page.wait_for_selector("#o_report")
+    info = page.inner_text("#o_release_info")
+    assert "weakly protected:" in info and "a property of prior 5 % can reach posterior" in info

@@ -408,6 +408,7 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
     def _make():
         from ..attacks.linkage import linkage_report
         from ..pipeline import load_release, make_release
+        from ..report import privacy_report, weakly_protected
 
         df = frame.get()
         if df is None:
@@ -426,6 +427,9 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
                 make_release(df, out, class_attribute=cls, gamma=g, spec=spec, random_state=seed)
             notes = sorted({str(w.message) for w in caught})
             rel = load_release(out)
+            # the command line's note on weak protection, on the page too
+            notes += [f"weakly protected: {line}" for line in weakly_protected(
+                privacy_report(rel.spec))]  # fmt: skip
             keys = list(input.o_keys())
             risk = linkage_report(df, rel.frame(), keys, rel.spec) if keys else None
         except Exception as exc:

@@ -324,13 +324,8 @@ def perturb(
     )
 
 
-#: A perturbed attribute whose channel lets a property of prior 5 % reach a posterior of
-#: 99 % or more (gamma above about 1,900) is called weakly protected on stderr.
-WEAK_RHO2_AT_5_PERCENT = 0.99
-
-
 def _warn_unprotected(spec) -> None:
-    from ..report import privacy_report
+    from ..report import privacy_report, weakly_protected
 
     report = privacy_report(spec)
     names = report["unprotected"]
@@ -338,21 +333,9 @@ def _warn_unprotected(spec) -> None:
         typer.echo(
             f"note: released without protection: {', '.join(names)} (see privacy.txt)", err=True
         )
-    weak: dict[str, list[str]] = {}  # attributes with the same figures named together
-    for a in report["attributes"]:
-        if (
-            a.get("perturbed")
-            and a["name"] not in names
-            and a.get("rho2", {}).get("0.05", 0.0) >= WEAK_RHO2_AT_5_PERCENT
-        ):
-            why = (
-                f"epsilon {a['epsilon']:.3g}: a property of prior 5 % can reach posterior "
-                f"{a['rho2']['0.05']:.1%}"
-            )
-            weak.setdefault(why, []).append(a["name"])
+    weak = weakly_protected(report)
     if weak:
-        text = "; ".join(f"{', '.join(n)} ({why})" for why, n in weak.items())
-        typer.echo(f"note: weakly protected: {text}", err=True)
+        typer.echo(f"note: weakly protected: {'; '.join(weak)}", err=True)
 
 
 def estimate(
