@@ -321,7 +321,11 @@ def estimate_figure(r, *, dpi: float = 110, reuse=None):
     name = visible(r.name)
     x = np.arange(len(labels))
     rotation = 60 if len(x) > 6 else 0
-    width = max(5.5, 0.35 * len(x) + 2)
+    # at most MAX_NAMED_VALUES values are named (every step-th): a domain of thousands of
+    # values would make a figure hundreds of inches wide
+    step = _label_step(len(x))
+    named, labels = x[::step], labels[::step]
+    width = max(5.5, 0.35 * len(named) + 2)
     fresh = reuse is None or len(reuse.axes) != len(panels) or reuse.dpi != dpi
     fig = Figure(dpi=dpi) if fresh else reuse
     if fresh:
@@ -363,7 +367,7 @@ def estimate_figure(r, *, dpi: float = 110, reuse=None):
         estimate_bars(ax, x, e, f"{name}: {panel}", legend=i == 0)
         # ticks drawn as plain artists (marks one collection, labels one text each):
         # matplotlib's tick objects cost more to make than to draw
-        _plain_ticks(ax, "x", x, labels if ax is axes[-1] else None, axes_h, rotation)
+        _plain_ticks(ax, "x", named, labels if ax is axes[-1] else None, axes_h, rotation)
         _plain_ticks(ax, "y", None, None, axes_w)
     # the axis labels where the layout above leaves room for them: matplotlib would
     # otherwise measure every tick label of the axis to place its label
@@ -372,6 +376,15 @@ def estimate_figure(r, *, dpi: float = 110, reuse=None):
     axes[-1].set_xlabel(f"{name} ({r.value_kind})")
     axes[-1].xaxis.set_label_coords(0.5, -below / axes_h)
     return fig
+
+
+#: A figure names at most this many values of an attribute (every k-th beyond it).
+MAX_NAMED_VALUES = 100
+
+
+def _label_step(n: int) -> int:
+    """Name every ``step``-th of ``n`` values, so at most :data:`MAX_NAMED_VALUES`."""
+    return max(1, math.ceil(n / MAX_NAMED_VALUES))
 
 
 def _clear_panels(fig) -> None:
@@ -643,8 +656,12 @@ def _estimate_figure(r) -> str:
             ax.set_ylim(bottom=0)
             ax.legend(fontsize=7, ncol=min(k, 5))
         for ax in axes[:, 0]:
+            step = _label_step(len(x))
             ax.set_xticks(
-                x, [visible(lab) for lab in r.labels], rotation=60 if len(x) > 6 else 0, fontsize=7
+                x[::step],
+                [visible(lab) for lab in r.labels[::step]],
+                rotation=60 if len(x) > 6 else 0,
+                fontsize=7,
             )
         fig.tight_layout()
         uri = _png_uri(fig)

@@ -378,3 +378,16 @@ def _png_of(fig) -> bytes:
 
     with matplotlib.rc_context({"text.parse_math": False}):
         return _png(fig)
+
+
+def test_a_domain_of_thousands_of_values_names_every_kth_and_stays_a_page_wide():
+    # N = 65536 made a figure 22,940 inches wide (the app's release page froze for minutes)
+    r = _attribute(5000, 1, scale=10.0)
+    fig = estimate_figure(r)
+    names = _texts(fig.axes[-1], "_value names")
+    assert 50 <= len(names) <= 100
+    assert [t.get_text() for t in names] == r.labels[:: 5000 // len(names)][: len(names)]
+    assert fig.get_size_inches()[0] <= 0.35 * 100 + 2
+    bars = [c for c in fig.axes[0].collections if c.get_label().startswith("estimated")]
+    assert len(bars[0].get_paths()) == 5000  # every value still has its bar
+    assert len(_png(fig)) > 0
