@@ -268,3 +268,17 @@ def test_a_weakly_protected_release_says_so_on_the_page(page, tables):
     page.wait_for_selector("#o_report")
     info = page.inner_text("#o_release_info")
     assert "weakly protected:" in info and "a property of prior 5 % can reach posterior" in info
+
+
+def test_a_seed_that_is_no_whole_number_is_refused(page, tables):
+    # 2.5 was cut to 2, an empty seed became 0, without a word
+    page.set_input_files("#o_file", str(tables["train"]))
+    page.wait_for_selector("#o_privacy table")
+    page.check("#o_experiment")
+    page.fill("#o_seed", "2.5")
+    page.locator("#o_seed").blur()
+    page.click("#o_make")
+    page.wait_for_function(
+        "document.querySelector('#o_msg .alert-danger')?.innerText.includes('seed must be a whole')"
+    )
+    assert "Nothing is written" in page.inner_text("#o_release_info")

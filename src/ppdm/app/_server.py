@@ -420,7 +420,10 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
             spec = _user_spec(plan(), cls)
             seed = None
             if input.o_experiment():
-                seed = int(input.o_seed() or 0)
+                raw = input.o_seed()
+                if raw is None or raw != int(raw) or raw < 0:  # no silent rounding
+                    raise ParameterError(f"seed must be a whole number >= 0 (got {raw!r})")
+                seed = int(raw)
             out = ws.fresh("release") / "release"
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
