@@ -225,6 +225,7 @@ def test_bad_file_gives_a_message(page, tables, server, shot):
     msg = page.inner_text("#o_msg")
     assert "cannot read 'bad.csv'" in msg
     assert "Traceback" not in page.content() and "Error" not in msg.split(":")[0]
+    assert "upload-" not in msg and "/tmp" not in msg  # the owner's name, not the server's copy
     shot(page, "owner-bad-file")
     page.fill("#o_path", str(tables["train"]) + ".missing")
     page.click("#o_open_path")

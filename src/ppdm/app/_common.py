@@ -82,7 +82,9 @@ def _read(path: Path, name: str) -> pd.DataFrame:
     try:
         frame = read_table(path)
     except Exception as exc:
-        raise DataError(message(exc, f"cannot read {name!r}")) from None
+        # the message names the file as the owner knows it, not the server's copy
+        text = message(exc, f"cannot read {name!r}").replace(repr(str(path)), repr(name))
+        raise DataError(text.replace(str(path), name)) from None
     if frame.empty or frame.shape[1] == 0:
         raise DataError(f"{name!r} holds no records")
     frame.columns = [str(c) for c in frame.columns]
