@@ -580,3 +580,8 @@ def test_a_group_without_a_command_shows_its_help_and_no_empty_error(run_cli, gr
 def test_reproduce_without_a_name_is_a_usage_error(run_cli):
     code, _, err = run_cli("reproduce")
     assert code == 2 and "missing experiment NAME" in _one_error_line(err)
+
+
+def test_demo_names_bins_too_many_to_reconstruct(run_cli):
+    code, _, err = run_cli("demo", "--bins", "65536")
+    assert code == 2 and "--bins 65536: the demo reconstructs" in _one_error_line(err)
