@@ -86,6 +86,8 @@ def _doc(tmp_path):
         lambda d: d["params"].__setitem__("confidence", 7),  # invalid parameter
         lambda d: d.__setitem__("version", 1),
         lambda d: d.pop("encoding"),
+        # a class named twice: predictions of the second could not be told apart
+        lambda d: d["classes"]["values"].__setitem__(1, d["classes"]["values"][0]),
     ],
 )
 def test_tampered_documents_are_refused(tamper, tmp_path):

@@ -294,6 +294,8 @@ def _model_from_dict(doc):
     classes = _labels_from_json(_get(doc, "classes", dict), "classes")
     if classes.size < 2:
         raise _Invalid("a model needs at least two classes")
+    if len(set(classes.tolist())) != classes.size:  # a prediction could not name its class
+        raise _Invalid("classes must be distinct")
     enc_doc = _get(doc, "encoding", dict)
     names = _get(enc_doc, "names", list, "encoding.")
     if not names or not all(isinstance(x, str) for x in names) or len(set(names)) != len(names):
