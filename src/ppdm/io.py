@@ -370,12 +370,13 @@ def _csv_error(path: Path, exc: Exception) -> Exception:
     return DataError(f"input file {name!r} cannot be read as CSV: {text[:200]}")
 
 
-def _check_quotes_closed(path: Path) -> None:
-    """Refuse a CSV file that ends inside a quoted field.
+def _check_csv_bytes(path: Path) -> None:
+    """Refuse a CSV file that is UTF-16 text, or that ends inside a quoted field.
 
-    Arrow's reader takes an unclosed quote as a field running to the end of the file:
-    every row after it became part of one value, without a word. The file's last quote
-    tells: a run of quotes that starts a field (after a comma, a line break or at the
+    UTF-16 (Excel's 'Unicode text') starts with its byte-order mark; Arrow read it as
+    one column of garbled text. Arrow's reader takes an unclosed quote as a field
+    running to the end of the file: every row after it became part of one value,
+    without a word. The file's last quote tells: a run of quotes that starts a field (after a comma, a line break or at the
     start) and is odd in length opens a field that nothing closes (an even run is an
     empty field, or one of escaped quotes, closed). A run inside a field ends one, or is
     a literal quote of an unquoted field. One search from the end, at memory speed.
@@ -384,9 +385,13 @@ def _check_quotes_closed(path: Path) -> None:
 
     info = path.stat()
     key = (os.path.realpath(path), info.st_ino, info.st_size, info.st_mtime_ns)
-    if csv_compression(path) or info.st_size == 0 or key in _QUOTES_CLOSED:
+    if csv_compression(path) or info.st_size == 0 or key in _CSV_CHECKED:
         return  # a file read twice (a sketch pass, then the release) is searched once
     with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+            raise DataError(
+                f"input file {str(path)!r} is UTF-16 text; save it as UTF-8 CSV and try again"
+            )
         last = data.rfind(b'"')
         if last < 0:
             return
@@ -403,29 +408,22 @@ def _check_quotes_closed(path: Path) -> None:
                 f"byte {start + 1}): the rest of the file would be read as one value; "
                 "close the quote, or double a quote that is part of a value"
             )
-    _QUOTES_CLOSED.add(key)
+    _CSV_CHECKED.add(key)
 
 
-_QUOTES_CLOSED: set = set()
+_CSV_CHECKED: set = set()
 
 
 def _csv_names(path: Path) -> list[str]:
-    """The header of a CSV file, refusing repeated column names and a quote never closed
-    (:func:`_check_quotes_closed`).
+    """The header of a CSV file, refusing repeated column names, UTF-16 text and a quote
+    never closed (:func:`_check_csv_bytes`).
 
     An empty name (a saved index) is named ``Unnamed: i`` as pandas does.
     """
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
-    if not csv_compression(path):
-        with open(path, "rb") as fh:
-            head = fh.read(4)
-        if head[:2] in (b"\xff\xfe", b"\xfe\xff"):  # the mark Excel's 'Unicode text' starts with
-            raise DataError(
-                f"input file {str(path)!r} is UTF-16 text; save it as UTF-8 CSV and try again"
-            )
-    _check_quotes_closed(path)
+    _check_csv_bytes(path)
 
     try:
         reader = pcsv.open_csv(

@@ -236,66 +236,68 @@ class PlanOptions:
             "noise_scale",
             _checked("noise_scale", check_positive, self.noise_scale, "noise_scale"),
         )
-        if self.spec is not None:  # what the spec states is not overridden without a word
-            given = self.spec.class_attribute
-            if (
-                self.class_attribute is not None
-                and given is not None
-                and given != self.class_attribute
-            ):
-                raise OptionError(
-                    "class_attribute",
-                    f"class_attribute {self.class_attribute!r} differs from the spec's class "
-                    f"attribute {given!r}; give one of them",
-                )
-            if self.spec.copies != self.copies:
-                raise OptionError(
-                    "copies",
-                    f"copies is {self.copies} but the spec asks for {self.spec.copies}; give "
-                    "the same number",
-                )
-            cls = self.class_attribute if self.class_attribute is not None else given
-            entry = next((a for a in self.spec.attributes if a.name == cls), None)
-            if (
-                cls is not None
-                and not self.perturb_class
-                and (self.spec.class_perturbed or (entry is not None and entry.perturbed))
-            ):
-                why = "says class_perturbed: true" if self.spec.class_perturbed else (
-                    f"gives the class {cls!r} a perturbed entry")  # fmt: skip
-                raise OptionError(
-                    "perturb_class",
-                    f"the spec {why}, but perturb_class is off; set perturb_class=True "
-                    f"(--perturb-class), or mark {cls!r} perturbed: false in the spec",
-                )
-            if self.perturb_class and entry is not None and not entry.perturbed:
-                raise OptionError(
-                    "perturb_class",
-                    f"perturb_class is on, but the spec marks the class {cls!r} perturbed: "
-                    "false; give it a matrix in the spec, or leave perturb_class off",
-                )
-            kept = {a.name for a in self.spec.attributes if not a.perturbed}
-            asked = [name for name in self.attributes or () if name in kept and name != cls]
-            if asked:
-                raise OptionError(
-                    "attributes",
-                    f"attributes names {asked}, which the spec marks perturbed: false; give "
-                    "what to perturb in one place",
-                )
-            described = {a.name for a in self.spec.attributes if a.domain is not None}
-            clash = [name for name, _ in self.bounds if name in described]
-            if clash:
-                raise OptionError(
-                    "bounds",
-                    f"bounds are given for {clash}, whose domain the spec describes; give "
-                    "the bounds in one place (the spec's domain, or bounds without it)",
-                )
+        if self.spec is not None:
+            self._agree_with_spec()
         cls = self.class_column
         if self.attributes is not None and cls in self.attributes and not self.perturb_class:
             raise OptionError(
                 "attributes",
                 f"attributes names the class column {cls!r}, which is released as is; "
                 "add --perturb-class (perturb_class=True) to perturb it, or leave it out",
+            )
+
+    def _agree_with_spec(self) -> None:
+        """What the spec states is not overridden without a word: the class, the copies,
+        whether the class is perturbed, the attributes it keeps and the domains it gives
+        must agree with the options."""
+        given = self.spec.class_attribute
+        if self.class_attribute is not None and given is not None and given != self.class_attribute:
+            raise OptionError(
+                "class_attribute",
+                f"class_attribute {self.class_attribute!r} differs from the spec's class "
+                f"attribute {given!r}; give one of them",
+            )
+        if self.spec.copies != self.copies:
+            raise OptionError(
+                "copies",
+                f"copies is {self.copies} but the spec asks for {self.spec.copies}; give "
+                "the same number",
+            )
+        cls = self.class_column
+        entry = next((a for a in self.spec.attributes if a.name == cls), None)
+        if (
+            cls is not None
+            and not self.perturb_class
+            and (self.spec.class_perturbed or (entry is not None and entry.perturbed))
+        ):
+            why = "says class_perturbed: true" if self.spec.class_perturbed else (
+                f"gives the class {cls!r} a perturbed entry")  # fmt: skip
+            raise OptionError(
+                "perturb_class",
+                f"the spec {why}, but perturb_class is off; set perturb_class=True "
+                f"(--perturb-class), or mark {cls!r} perturbed: false in the spec",
+            )
+        if self.perturb_class and entry is not None and not entry.perturbed:
+            raise OptionError(
+                "perturb_class",
+                f"perturb_class is on, but the spec marks the class {cls!r} perturbed: "
+                "false; give it a matrix in the spec, or leave perturb_class off",
+            )
+        kept = {a.name for a in self.spec.attributes if not a.perturbed}
+        asked = [name for name in self.attributes or () if name in kept and name != cls]
+        if asked:
+            raise OptionError(
+                "attributes",
+                f"attributes names {asked}, which the spec marks perturbed: false; give "
+                "what to perturb in one place",
+            )
+        described = {a.name for a in self.spec.attributes if a.domain is not None}
+        clash = [name for name, _ in self.bounds if name in described]
+        if clash:
+            raise OptionError(
+                "bounds",
+                f"bounds are given for {clash}, whose domain the spec describes; give "
+                "the bounds in one place (the spec's domain, or bounds without it)",
             )
 
     @property

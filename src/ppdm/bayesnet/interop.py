@@ -175,31 +175,34 @@ def _check_read_back(net: BayesNet, path: str | os.PathLike, fmt: str) -> None:
     """Remove the file just written and raise unless it reads back with the names of
     ``net``: pgmpy's XMLBIF writer turns a state 'x,y' (or any but letters, digits and
     spaces) into 'x_y' without a word."""
-    renamed = None
-    try:
-        back = read_pgmpy_file(path, fmt)
-        names = {str(n): n for n in back.names}
-        for node in net.names:
-            if str(node) not in names:
-                lost = sorted(set(names) - {str(n) for n in net.names})
-                renamed = (node, node, lost[0] if lost else "nothing")
-                break
-            states = back.node(names[str(node)]).states
-            pairs = list(zip(net.node(node).states, states))
-            changed = [(b, a) for b, a in pairs if str(b) != str(a)]
-            if changed or len(states) != len(net.node(node).states):
-                renamed = (node, *(changed[0] if changed else (pairs[-1][0], "fewer states")))
-                break
-    except SpecError:
-        renamed = (None, None, None)
-    if renamed is None:
-        return
-    Path(path).unlink(missing_ok=True)
     kind = fmt.lstrip(".").upper()
-    node, before, after = renamed or (None, None, None)
-    if node is None:
-        raise SpecError(f"the {kind} file written cannot be read back; write .json or .yaml")
-    raise SpecError(
-        f"{kind} would write the name {str(before)!r} (of node {node!r}) as {str(after)!r}; "
-        "write .json or .yaml, which keep every name"
-    )
+    try:
+        renamed = _first_renamed(net, read_pgmpy_file(path, fmt))
+    except SpecError:
+        why = f"the {kind} file written cannot be read back; write .json or .yaml"
+    else:
+        if renamed is None:
+            return
+        node, before, after = renamed
+        why = (
+            f"{kind} would write the name {str(before)!r} (of node {node!r}) as "
+            f"{str(after)!r}; write .json or .yaml, which keep every name"
+        )
+    Path(path).unlink(missing_ok=True)
+    raise SpecError(why)
+
+
+def _first_renamed(net: BayesNet, back: BayesNet) -> tuple | None:
+    """The first ``(node, name, name read back)`` of ``net`` that ``back`` does not keep."""
+    names = {str(n): n for n in back.names}
+    for node in net.names:
+        if str(node) not in names:
+            lost = sorted(set(names) - {str(n) for n in net.names})
+            return node, node, lost[0] if lost else "nothing"
+        ours, theirs = net.node(node).states, back.node(names[str(node)]).states
+        for before, after in zip(ours, theirs):
+            if str(before) != str(after):
+                return node, before, after
+        if len(theirs) != len(ours):
+            return node, ours[-1], "fewer states"
+    return None
