@@ -38,6 +38,8 @@ __all__ = [
     "publish_dir",
     "clean_leftovers",
     "install_signal_handlers",
+    "raise_if_terminated",
+    "termination_status",
     "release_member",
 ]
 
@@ -276,6 +278,7 @@ def publish_file(target: str | os.PathLike, suffix: str = "") -> Iterator[Path]:
         if tmp.exists():
             os.chmod(tmp, _mode(0o666))
         check_output(target, flag="output", overwrite=True)
+        raise_if_terminated()
         os.replace(tmp, target)
     finally:
         _remove(tmp)
@@ -303,6 +306,7 @@ def publish_dir(target: str | os.PathLike) -> Iterator[Path]:
         mark_output(tmp)
         os.chmod(tmp, _mode(0o777))
         check_output(target, flag="output", directory=True, overwrite=True)
+        raise_if_terminated()
         if target.exists() or target.is_symlink():
             old = _hidden(target, "old")
             _PENDING.add(old)
@@ -318,13 +322,37 @@ class _Terminated(SystemExit):
     pass
 
 
+#: The signal that asked this process to end, once one has: remembered, because the
+#: exception its handler raises can be swallowed by the code it interrupts (a C
+#: extension's attribute test discards any exception, ``SystemExit`` included).
+_terminated_by: list[int] = []
+
+
 def _raise_exit(signum, frame) -> None:
     # a second signal must not interrupt the clean-up the first one starts
     for name in ("SIGTERM", "SIGHUP"):
         sig = getattr(signal, name, None)
         if sig is not None:
             signal.signal(sig, signal.SIG_IGN)
+    _terminated_by.append(signum)
     raise _Terminated(128 + signum)
+
+
+def raise_if_terminated() -> None:
+    """Raise ``SystemExit(128 + signal)`` again if ``SIGTERM`` or ``SIGHUP`` has arrived.
+
+    :func:`publish_file` and :func:`publish_dir` call it just before their rename, so
+    an output is never published after the process was asked to end, even where the
+    handler's exception was lost in the code it interrupted.
+    """
+    status = termination_status()
+    if status is not None:
+        raise _Terminated(status)
+
+
+def termination_status() -> int | None:
+    """``128 + signal`` once ``SIGTERM`` or ``SIGHUP`` has arrived, else None."""
+    return 128 + _terminated_by[0] if _terminated_by else None
 
 
 def install_signal_handlers() -> None:

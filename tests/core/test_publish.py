@@ -210,17 +210,50 @@ def test_terminated_release_leaves_nothing(tmp_path, sig, big_csv):
         stderr=subprocess.PIPE,
         text=True,
     )
+
+    def staging() -> bool:
+        return any(".ppdm-new" in p.name for p in tmp_path.iterdir())
+
     deadline = time.time() + 60
-    while time.time() < deadline and not [p for p in tmp_path.iterdir() if ".ppdm-new" in p.name]:
+    while time.time() < deadline and not staging():
         time.sleep(0.05)
-    running = signal_mid_run(proc, sig)
+    running = signal_mid_run(proc, sig, working=staging)
     _, err = proc.communicate(timeout=120)
     if not running:  # the machine was so slow to poll that the run had finished
+        assert proc.returncode == 0 and (out / "spec.json").is_file(), err[-500:]
         pytest.skip("the release was complete before the signal could be sent")
     assert proc.returncode != 0
     assert "Traceback" not in err
     assert not out.exists()
     assert not [p.name for p in tmp_path.iterdir() if ".ppdm-" in p.name]
+
+
+@pytest.mark.parametrize("publish", [publish_dir, publish_file])
+def test_a_swallowed_termination_still_publishes_nothing(tmp_path, monkeypatch, publish):
+    """A C extension's attribute test (pyarrow's, inside a CSV write) discards any
+    exception, the handler's too: the signal is remembered and nothing is published."""
+    import ppdm.publish as pub
+
+    monkeypatch.setattr(pub, "_terminated_by", [])
+    previous = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGHUP)}
+    pub.install_signal_handlers()
+    target = tmp_path / "out"
+    try:
+        with pytest.raises(SystemExit) as ended, publish(target) as work:
+            if publish is publish_file:
+                work.write_text("half")
+            try:
+                os.kill(os.getpid(), signal.SIGTERM)
+                time.sleep(1)  # the handler runs here and raises
+                pytest.fail("the handler did not run")
+            except SystemExit:
+                pass  # swallowed, as PyObject_HasAttr does
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    assert ended.value.code == 128 + signal.SIGTERM
+    assert pub.termination_status() == 128 + signal.SIGTERM
+    assert not target.exists() and not list(tmp_path.iterdir())
 
 
 # -- no unprotected release without saying so -----------------------------------------

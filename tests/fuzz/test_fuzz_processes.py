@@ -108,7 +108,9 @@ def test_signal_mid_perturb_leaves_nothing(tmp_path, big_table, sig):
         "--batch-size",
         "1000",
     )
-    started = _wait_for_hidden(out, proc) and signal_mid_run(proc, sig)
+    started = _wait_for_hidden(out, proc) and signal_mid_run(
+        proc, sig, working=lambda: bool(leftovers(out))
+    )
     _, err = proc.communicate(timeout=120)
     if not started:
         pytest.fail(f"the run ended before its work appeared: {proc.returncode} {err[-300:]}")
@@ -148,7 +150,9 @@ def test_sigterm_mid_overwrite_keeps_the_old_release(tmp_path, big_table):
         "--batch-size",
         "1000",
     )
-    started = _wait_for_hidden(out, proc) and signal_mid_run(proc, signal.SIGTERM)
+    started = _wait_for_hidden(out, proc) and signal_mid_run(
+        proc, signal.SIGTERM, working=lambda: bool(leftovers(out))
+    )
     _, err = proc.communicate(timeout=120)
     assert started, err[-300:]
     assert proc.returncode in (128 + signal.SIGTERM, -signal.SIGTERM), err[-500:]
@@ -164,7 +168,9 @@ def test_sigterm_mid_reconstruct_leaves_nothing(tmp_path, big_table):
     out = tmp_path / "rec.csv"
     snap = Snapshot(inputs=[rel], outputs=[out])
     proc = _popen("reconstruct", rel, "--out", out, "--batch-size", "1000")
-    started = _wait_for_hidden(out, proc) and signal_mid_run(proc, signal.SIGTERM)
+    started = _wait_for_hidden(out, proc) and signal_mid_run(
+        proc, signal.SIGTERM, working=lambda: bool(leftovers(out))
+    )
     _, err = proc.communicate(timeout=120)
     assert started, err[-300:]
     assert proc.returncode in (128 + signal.SIGTERM, -signal.SIGTERM), err[-500:]

@@ -88,10 +88,14 @@ def main() -> None:
 def script() -> None:
     """Entry point of the ``ppdm`` script and of ``python -m ppdm``: :func:`main`, then
     the process ends without unloading its modules (:mod:`ppdm.quick_exit`)."""
+    from ..publish import termination_status
     from ..quick_exit import quick_exit
 
     try:
         main()
+        code: object = 0
     except SystemExit as done:
-        quick_exit(done.code)
-    quick_exit(0)
+        code = done.code
+    # a signal whose exception the code it interrupted swallowed still ends the process
+    # as that signal would have
+    quick_exit(termination_status() or code)
