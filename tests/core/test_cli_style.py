@@ -385,3 +385,35 @@ def test_estimate_tables_print_the_same_characters_as_a_row_per_value(labels):
         assert _render(table, width) == _render(rowwise, width), width
         # a column of lines when it fits and nothing in it breaks lines
         assert table.row_count == (1 if printable and width >= natural else len(rows))
+
+
+@pytest.mark.parametrize("bins", [60, 61, 400])
+def test_a_long_estimate_table_shows_its_ends_and_says_so(run_cli, tmp_path, monkeypatch, bins):
+    import json
+
+    monkeypatch.setenv("COLUMNS", "200")  # a value's label on one line
+
+    from ppdm.cli._release import TABLE_ENDS
+
+    src = tmp_path / "t.csv"
+    rng = np.random.default_rng(3)
+    pd.DataFrame({"x": rng.uniform(0, 1, 200), "c": rng.integers(0, 2, 200)}).to_csv(
+        src, index=False
+    )
+    rel = tmp_path / "rel"
+    args = ("--class", "c", "--bins", bins, "--bounds", "x=0:1", "--seed", "1")
+    code, _, err = run_cli("perturb", src, "--out", rel, *args)
+    assert code == 0, err
+    code, out, err = run_cli("estimate", rel, "--by-class")
+    assert code == 0, err
+    labels = BinnedDomain(0.0, 1.0, bins).labels()
+    code, js, _ = run_cli("estimate", rel, "--json")
+    assert json.loads(js)["attributes"][0]["bins"] == labels  # every value
+    for table in out.split("(set-scale)")[1:]:  # overall, class 0, class 1
+        shown = [lab for lab in labels if f"│ {lab} " in table]
+        if bins <= 60:
+            assert shown == labels and "shown" not in table
+        else:
+            assert shown == labels[:TABLE_ENDS] + labels[-TABLE_ENDS:]
+            assert f"... {bins - 2 * TABLE_ENDS:,} bins ..." in table
+            assert f"{bins:,} bins, the first and last {TABLE_ENDS} shown" in table

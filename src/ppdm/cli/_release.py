@@ -436,13 +436,37 @@ def _estimate_tables(results) -> None:
             (lab, f"{y:.0f}", f"{x:.1f}", f"{s:.1f}")
             for lab, y, x, s in zip(r.labels, e.perturbed, e.counts, e.stderr)
         ]
-        console.print(_rows_table(console, title, (first, "perturbed", "estimated",
-                                                   f"stderr ({kind})"), rows))  # fmt: skip
+        rows, caption = _shown_rows(rows, first)
+        table = _rows_table(console, title, (first, "perturbed", "estimated",
+                                             f"stderr ({kind})"), rows)  # fmt: skip
+        table.caption = caption
+        console.print(table)
 
     for r in results:
         show(f"{r.name} ({r.overall.method})", r, r.overall)
         for c, ec in (r.by_class or {}).items():  # one table per class, as the plot's panels
             show(f"{r.name}: class {c} ({ec.method})", r, ec)
+
+
+#: An estimate table longer than this many rows is shown by its first and last
+#: ``TABLE_ENDS`` rows (as pandas does): at N = 65,536 a row per value is a quarter of a
+#: million lines per class, which no one reads on a terminal and rich takes minutes to lay
+#: out. ``--json`` lists every value, ``--plot`` draws them all.
+MAX_TABLE_ROWS = 60
+TABLE_ENDS = 25
+
+
+def _shown_rows(rows: list[tuple[str, ...]], kind: str) -> tuple[list[tuple[str, ...]], str | None]:
+    """``rows`` as printed, with a caption that says what was left out (or None)."""
+    if len(rows) <= MAX_TABLE_ROWS:
+        return rows, None
+    hidden = len(rows) - 2 * TABLE_ENDS
+    gap = (f"... {hidden:,} {kind}s ...",) + ("...",) * (len(rows[0]) - 1)
+    shown = rows[:TABLE_ENDS] + [gap] + rows[-TABLE_ENDS:]
+    return shown, (
+        f"{len(rows):,} {kind}s, the first and last {TABLE_ENDS} shown: "
+        "--json lists every one, --plot draws them"
+    )
 
 
 def _rows_table(console, title: str, columns: Sequence[str], rows: list[tuple[str, ...]]):
