@@ -182,10 +182,13 @@ def test_read_ahead_keeps_order_and_raises_where_the_producer_failed():
     assert got == [1, 2]
 
 
-def test_read_ahead_closes_the_producer_when_the_consumer_stops():
+def test_read_ahead_closes_the_producer_when_the_consumer_stops(monkeypatch):
     import threading
 
+    import ppdm.pipeline
     from ppdm.pipeline import read_ahead
+
+    monkeypatch.setattr(ppdm.pipeline, "spare_core", lambda: True)  # a thread, on any machine
 
     closed = threading.Event()
 
@@ -198,11 +201,17 @@ def test_read_ahead_closes_the_producer_when_the_consumer_stops():
         finally:
             closed.set()
 
+    def producers() -> set:
+        return {t for t in threading.enumerate() if t.name == "ppdm-read-ahead"}
+
+    before = producers()  # another test's stream, not yet collected, may still have one
     stream = read_ahead(endless(), depth=2)
     assert [next(stream) for _ in range(5)] == [0, 1, 2, 3, 4]
+    ours = producers() - before
+    assert len(ours) == 1
     stream.close()
     assert closed.wait(5)
-    assert not any(t.name == "ppdm-read-ahead" for t in threading.enumerate())
+    assert not any(t.is_alive() for t in ours)
 
 
 def test_without_a_spare_core_read_ahead_runs_on_the_callers_thread(monkeypatch):
