@@ -945,15 +945,14 @@ def _is_nominal(series: pd.Series) -> bool:
 
 
 def _declared(series: pd.Series, given) -> list[str]:
-    if given is not None:
-        vals = [_nominal_text(v) for v in given]
+    uniq = pd.unique(series.dropna())
+    if pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series):
+        uniq = sorted(uniq)
     else:
-        uniq = pd.unique(series.dropna())
-        if pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series):
-            uniq = sorted(uniq)
-        else:
-            uniq = sorted(uniq, key=str)
-        vals = [_nominal_text(v) for v in uniq]
+        uniq = sorted(uniq, key=str)
+    vals = [_nominal_text(v) for v in uniq]
+    if given is not None:  # the given values in their order, then any other that occurs
+        vals = [_nominal_text(v) for v in given] + vals
     return list(dict.fromkeys(vals))
 
 
@@ -1223,11 +1222,13 @@ def write_table(
     fmt: str | None = None,
     relation: str = "ppdm",
     nominal: list[str] | None = None,
+    categories: dict | None = None,
 ) -> None:
     """Write ``frame`` to ``path`` as CSV, Parquet or ARFF (format from ``fmt`` or the extension).
 
-    ``relation`` and ``nominal`` (columns written as nominal attributes, e.g. an
-    integer-coded class) are for ARFF; see :func:`write_arff`.
+    ``relation``, ``nominal`` (columns written as nominal attributes, e.g. an
+    integer-coded class) and ``categories`` (their declared values) are for ARFF; see
+    :func:`write_arff`.
     """
     if csv_compression(path):
         table_format(path, writing=True)  # refused: ppdm writes plain files
@@ -1240,7 +1241,7 @@ def write_table(
     elif fmt == "parquet":
         frame.to_parquet(path, index=False)
     elif fmt == "arff":
-        write_arff(frame, path, relation=relation, nominal=nominal)
+        write_arff(frame, path, relation=relation, nominal=nominal, categories=categories)
     else:
         raise DataError(f"unknown output format {fmt!r}; use csv, parquet or arff")
 

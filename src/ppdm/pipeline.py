@@ -1374,8 +1374,16 @@ def _reconstruct_release(
     with atomic_path(out) as tmp:
         if fmt == "arff":
             frame = pd.concat(list(stream), ignore_index=True)
+            klass = rel.spec.class_attribute
+            if klass in frame.columns:  # last, where Weka looks for the class
+                frame = frame[[c for c in frame.columns if c != klass] + [klass]]
             write_table(
-                frame, tmp, fmt="arff", relation="ppdm-reconstructed", nominal=_nominal(rel.spec)
+                frame,
+                tmp,
+                fmt="arff",
+                relation="ppdm-reconstructed",
+                nominal=_nominal(rel.spec),
+                categories=_categories(rel.spec),
             )
         else:
             with BatchWriter(tmp, fmt) as writer:
@@ -1391,6 +1399,18 @@ def _nominal(spec: ReleaseSpec) -> list[str]:
     out = [a.name for a in spec.perturbed_attributes() if a.get_domain().kind == "categorical"]
     if spec.class_attribute is not None and spec.class_attribute not in out:
         out.append(spec.class_attribute)
+    return out
+
+
+def _categories(spec: ReleaseSpec) -> dict[str, tuple]:
+    """The values an ARFF copy of a release declares for its categorical attributes: the
+    whole domain of the spec, so that every copy of one release (and of another with the
+    same spec) has the same header in Weka, whichever values its records happen to hold."""
+    out = {}
+    for a in spec.attributes:
+        domain = a.get_domain() if a.perturbed else None
+        if domain is not None and domain.kind == "categorical":
+            out[a.name] = domain.values
     return out
 
 
