@@ -422,6 +422,7 @@ def _additive_batches(batches, spec, root, row_offset) -> Iterator[pd.DataFrame]
     for batch in batches:
         if offset == 0:
             spec.check_columns([str(c) for c in batch.columns])
+        _check_class_known(batch, spec, offset)
         out = batch.copy()
         for name, domain, noise, stream in plans:
             # missing values and bounds
@@ -432,6 +433,23 @@ def _additive_batches(batches, spec, root, row_offset) -> Iterator[pd.DataFrame]
             out[name] = x + _additive_noise(noise, _unit_uniforms(stream, len(x)))
         offset += len(batch)
         yield out
+
+
+def _check_class_known(batch: pd.DataFrame, spec: ReleaseSpec, offset: int) -> None:
+    """Every record of a release has its class: by-class estimation, reconstruction and
+    mining count each class's records apart, and a record without one would make the
+    release unusable for them (a perturbed class's own domain refuses it as it encodes)."""
+    name = spec.class_attribute
+    if name is None or name not in batch.columns:
+        return
+    missing = batch[name].isna().to_numpy()
+    if missing.any():
+        row = offset + int(np.flatnonzero(missing)[0]) + 1
+        raise DataError(
+            f"class column {name!r} data row {row} has no value: every record of a release "
+            "needs its class (by-class estimates, reconstruction and mining count records per "
+            "class); drop the rows without one"
+        )
 
 
 def _attribute_streams(spec: ReleaseSpec, root: np.random.SeedSequence, row_offset: int):
@@ -517,6 +535,7 @@ def perturb_batches(
     for batch in batches:
         if offset == 0:
             spec.check_columns([str(c) for c in batch.columns])
+        _check_class_known(batch, spec, offset)
         outs = []
         codes_cache: dict[str, np.ndarray] = {}
         for plans in copies:

@@ -678,3 +678,30 @@ def test_repeated_parquet_column_names_name_the_file(run_cli, tmp_path):
                             names=["x", "x", "c"]), path)  # fmt: skip
     code, _, err = run_cli("perturb", path, "--out", tmp_path / "r", "--class", "c")
     assert code == 1 and f"input file {str(path)!r}: the input has repeated column" in err
+
+
+@pytest.mark.parametrize("how", ["substitution", "additive", "partitioned"])
+def test_a_record_without_a_class_is_refused_naming_its_row(run_cli, tmp_path, how):
+    """A release with a missing class could not be estimated, rebuilt or mined by class."""
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"x": rng.uniform(0, 1, 50), "c": rng.choice(["a", "b"], 50)})
+    frame.loc[36, "c"] = None  # data row 37
+    if how == "partitioned":
+        src = tmp_path / "parts"
+        src.mkdir()
+        frame.iloc[:25].to_parquet(src / "p0.parquet", index=False)
+        frame.iloc[25:].to_parquet(src / "p1.parquet", index=False)
+        where = "data row 12"  # of its part
+    else:
+        src = tmp_path / "t.csv"
+        frame.to_csv(src, index=False)
+        where = "data row 37"
+    out = tmp_path / "rel"
+    extra = ["--method", "additive"] if how == "additive" else []
+    code, _, err = run_cli(
+        "perturb", src, "--out", out, "--class", "c", "--bounds", "x=0:1", "--seed", "1", *extra
+    )
+    assert code == 1 and not out.exists(), err
+    line = err.strip().splitlines()[-1]
+    assert f"class column 'c' {where} has no value" in line and str(src.name) in line, line
+    assert not [p for p in tmp_path.iterdir() if ".ppdm-" in p.name]

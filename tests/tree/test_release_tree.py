@@ -119,6 +119,10 @@ def test_bad_input():
     one = rel.assign(group=0)
     with pytest.raises(ValueError, match="one class"):
         ReleaseTreeClassifier(spec=spec).fit(one)
+    unknown = rel.astype({"group": object})
+    unknown.loc[[6, 9], "group"] = None  # was a numpy TypeError ('<' between float and str)
+    with pytest.raises(ValueError, match=r"no value in 2 of 500 rows \(the first at data row 7\)"):
+        ReleaseTreeClassifier(spec=spec).fit(unknown)
     clf = ReleaseTreeClassifier(spec=spec).fit(rel)
     with pytest.raises(ValueError, match="lacks the columns"):
         clf.predict(train.drop(columns=["age"]))

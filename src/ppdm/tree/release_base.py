@@ -200,6 +200,12 @@ class ReleaseLearner(ClassifierMixin, BaseEstimator):
             raise DataError(f"X has {n_rows} rows but y has {len(y)}")
         if n_rows == 0:
             raise DataError("cannot learn from an empty release (0 rows)")
+        missing = np.asarray(pd.isna(y))
+        if missing.any():
+            raise DataError(
+                f"the class has no value in {int(missing.sum())} of {n_rows} rows (the first "
+                f"at data row {int(np.flatnonzero(missing)[0]) + 1}); leave them out to learn"
+            )
         check_classification_targets(y)
         self.classes_, codes = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
