@@ -1071,36 +1071,31 @@ def as2000_estimate(values: np.ndarray, noise, domain) -> Estimate:
     """Agrawal & Srikant's reconstruction of one additive attribute over its domain's bins.
 
     ``perturbed`` holds the released values counted in the bins (clipped at the ends);
-    ``stderr`` is first order: the inverse Fisher information of the multinomial
-    mixture at the estimate, restricted to distributions summing to 1.
+    ``stderr`` is the bootstrap standard error of the estimate as computed (B = 200
+    resamples of the released values, each reconstructed under the same stopping rule:
+    :func:`ppdm.additive.reconstruction_stderr`).
 
     References
     ----------
-    Agrawal & Srikant (2000), Sec. 3 (:func:`ppdm.noise.reconstruct_distribution`).
+    Agrawal & Srikant (2000), Sec. 3 (:func:`ppdm.additive.reconstruct_distribution`);
+    Efron & Tibshirani (1993), Ch. 6.
     """
-    from .additive import reconstruct_distribution, transition_masses
+    from .additive import reconstruct_distribution, reconstruction_stderr
+    from .estimate import BOOTSTRAP_REPLICATES
 
     w = np.asarray(values, dtype=np.float64)
     lo, hi, bins = float(domain.low), float(domain.high), int(domain.n_bins)
     est = reconstruct_distribution(w, noise.kind, noise.scale, bins=bins, bounds=(lo, hi))
-    n = float(w.size)
-    p = est.probabilities
-    h = (hi - lo) / bins
-    first = np.floor((w.min() - lo) / h)
-    last = max(np.ceil((w.max() - lo) / h), first + 1)
-    w_edges = lo + h * np.arange(first, last + 1)
-    t = transition_masses(est.edges, w_edges, noise.kind, noise.scale)
-    q = t @ p
-    keep = q > 0
-    info = n * (t[keep].T / q[keep]) @ t[keep]
-    basis = np.linalg.qr(np.eye(bins) - 1.0 / bins, mode="reduced")[0][:, : bins - 1]
-    cov = basis @ np.linalg.pinv(basis.T @ info @ basis) @ basis.T
+    stderr = reconstruction_stderr(
+        w, noise.kind, noise.scale, bins=bins, bounds=(lo, hi), replicates=BOOTSTRAP_REPLICATES
+    )
     perturbed = np.bincount(domain.encode(np.clip(w, lo, hi)), minlength=bins).astype(float)
     return Estimate(
         perturbed=perturbed,
-        counts=n * p,
-        stderr=n * np.sqrt(np.clip(np.diag(cov), 0.0, None)),
+        counts=float(w.size) * est.probabilities,
+        stderr=stderr,
         method="as2000",
+        stderr_kind=f"bootstrap (B={BOOTSTRAP_REPLICATES})",
     )
 
 

@@ -339,6 +339,7 @@ def _warn_unprotected(spec) -> None:
 
 
 def estimate(
+    ctx: typer.Context,
     release: Path = RELEASE_ARGUMENT,
     method: EstimationMethod = method_option(),
     by_class: bool = flag_option("--by-class", "Also estimate per class."),
@@ -362,13 +363,16 @@ def estimate(
         if engine == "dask":
             from ..engine import estimate_release_partitioned
 
+            spec = load_release(release).spec
+            _check_method_applies(ctx, spec, method, release)
             if plot is not None:
-                helper = _plot_helper(_panels(load_release(release).spec, by_class))
+                helper = _plot_helper(_panels(spec, by_class))
             results = estimate_release_partitioned(
                 release, method, by_class=by_class, engine="dask", scheduler=scheduler
             )
         else:
             rel = load_release(release)
+            _check_method_applies(ctx, rel.spec, method, release)
             if plot is not None:
                 helper = _plot_helper(_panels(rel.spec, by_class))
             total = rel.spec.n_records and rel.spec.n_records * rel.spec.copies
@@ -387,6 +391,19 @@ def estimate(
     finally:
         if helper is not None:
             helper.shutdown(cancel_futures=True)
+
+
+def _check_method_applies(ctx: typer.Context, spec, method: str, release: Path) -> None:
+    """``--method`` given for an additive release is a usage error: its estimator is
+    Agrawal & Srikant's reconstruction whatever the flag says."""
+    given = ctx.get_parameter_source("method")
+    if spec.method == "additive" and getattr(given, "name", None) == "COMMANDLINE":
+        fail(
+            f"--method {method} applies to substitution releases; release "
+            f"{str(release)!r} adds noise, and is estimated by Agrawal & Srikant's "
+            "reconstruction (as2000): leave --method out",
+            usage=True,
+        )
 
 
 #: ``estimate --plot`` draws on a second process from this many panels (attributes
