@@ -187,3 +187,30 @@ def test_spec_file_alone_and_overwrite_is_atomic(release, tmp_path):
     write_html_report(release[0], out)
     assert "<img" in out.read_text()
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
+
+
+@pytest.mark.parametrize(
+    "extra, why",
+    [
+        (
+            ["--method", "additive", "--bounds", "age=20:80", "--attributes", "age"],
+            "checks substitution releases",
+        ),
+        (["--copies", "3", "--bounds", "age=20:80"], "one perturbed copy per record"),
+    ],
+)
+def test_an_audit_that_cannot_apply_is_refused_before_anything_is_printed(
+    release, tmp_path, extra, why
+):
+    _, orig = release
+    rel = tmp_path / "other"
+    r = runner.invoke(
+        app, ["perturb", str(orig), "--out", str(rel), "--class", "cls", "--seed", "1", *extra]
+    )
+    assert r.exit_code == 0, r.output
+    page = tmp_path / "r.html"
+    r = runner.invoke(app, ["report", str(rel), "--html", str(page), "--audit-original", str(orig)])
+    assert r.exit_code == 2 and not page.exists()
+    assert r.output.startswith("error: --audit-original:") and why in r.output, r.output
+    r = runner.invoke(app, ["report", str(rel), "--html", str(page)])  # the page alone
+    assert r.exit_code == 0 and page.exists(), r.output

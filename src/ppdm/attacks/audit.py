@@ -61,6 +61,7 @@ __all__ = [
     "AuditReport",
     "PosteriorTest",
     "RecoveryTest",
+    "check_auditable",
     "audit_release",
     "format_audit",
     "plot_audit",
@@ -559,11 +560,14 @@ def _default_tolerance(domain, values: np.ndarray) -> float:
     return 0.5 * float(gaps.min()) * (1 - 1e-9)
 
 
-def _load(release, original):
-    from ..pipeline import Release, load_release
+def check_auditable(spec) -> None:
+    """Raise :class:`SpecError` unless the audit applies to a release of ``spec``: one
+    perturbed copy per record, by substitution, of at least one attribute.
 
-    rel = release if isinstance(release, Release) else load_release(release)
-    spec = rel.spec
+    References
+    ----------
+    Dowd, Xu & Zhang, Sec. 5 (the attacks) and Sec. 3.1 (the rho1-to-rho2 bound).
+    """
     if spec.method != "substitution":
         raise SpecError(
             f"the audit checks substitution releases (this one uses {spec.method!r}); "
@@ -575,6 +579,14 @@ def _load(release, original):
         )
     if not spec.perturbed_attributes():
         raise SpecError("the release perturbs no attribute: nothing to audit")
+
+
+def _load(release, original):
+    from ..pipeline import Release, load_release
+
+    rel = release if isinstance(release, Release) else load_release(release)
+    spec = rel.spec
+    check_auditable(spec)
     if isinstance(original, pd.DataFrame):
         orig = original
     else:

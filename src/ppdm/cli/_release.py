@@ -658,6 +658,13 @@ def report(
         spec = rel.spec
     else:
         spec = read_spec(target)
+    if audit_original is not None:
+        from ..attacks.audit import check_auditable
+
+        try:
+            check_auditable(spec)
+        except ValueError as exc:  # before anything is printed or written
+            fail(f"--audit-original: {exc}; leave it out for this release", usage=True)
     rep = privacy_report(_reportable(spec))
     if as_json:
         typer.echo(json.dumps(rep, indent=2, default=lambda x: None if math.isinf(x) else x))
