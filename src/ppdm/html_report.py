@@ -21,6 +21,7 @@ import html
 import io
 import math
 import os
+import re
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -49,6 +50,7 @@ tr.unperturbed td { color: #a00; background: #fff4f4; }
 .warn { border-left-color: #c60; background: #fff8ef; }
 .bad { border-left-color: #c00; background: #fff2f2; }
 pre { background: #f7f7f7; padding: 0.7em; overflow-x: auto; font-size: 0.8em; }
+pre.wrap { white-space: pre-wrap; overflow-wrap: anywhere; }
 img { max-width: 100%; }
 .small { color: #666; font-size: 0.85em; }
 """
@@ -700,7 +702,57 @@ def _audit_verdict(audit) -> str:
 
 
 def _audit_section(audit, audit_text: str) -> str:
-    return _audit_verdict(audit) + f"<pre>{_e(audit_text)}</pre>"
+    return _audit_verdict(audit) + _audit_body(audit_text)
+
+
+def _audit_body(text: str) -> str:
+    """The audit's text as the page shows it: its tables (a line starting ``attribute``
+    and the lines under it up to a blank one, columns two spaces apart) as HTML tables,
+    the rest as wrapped preformatted text, so nothing runs past the page's edge."""
+    out: list[str] = []
+    prose: list[str] = []
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        if lines[i].startswith("attribute "):
+            j = i + 1
+            while j < len(lines) and lines[j].strip():
+                j += 1
+            table = _aligned_table(lines[i:j])
+            if table is not None:
+                if prose:
+                    out.append(f'<pre class="wrap">{_e(chr(10).join(prose))}</pre>')
+                    prose = []
+                out.append(table)
+                i = j
+                continue
+        prose.append(lines[i])
+        i += 1
+    if prose:
+        out.append(f'<pre class="wrap">{_e(chr(10).join(prose))}</pre>')
+    return "".join(out)
+
+
+def _aligned_table(lines: list[str]) -> str | None:
+    """An HTML table of text columns two or more spaces apart; None when a row does not
+    split into as many cells as the header (a name holding two spaces, say)."""
+    rows = [re.split(r" {2,}", line.strip()) for line in lines]
+    if len(rows) < 2 or any(len(r) != len(rows[0]) for r in rows):
+        return None
+    head = "".join(
+        f'<th class="name">{_e(c)}</th>' if k == 0 else f"<th>{_e(c)}</th>"
+        for k, c in enumerate(rows[0])
+    )
+    body = "".join(
+        "<tr>"
+        + "".join(
+            f'<td class="name">{_e(c)}</td>' if k == 0 else f"<td>{_e(c)}</td>"
+            for k, c in enumerate(r)
+        )
+        + "</tr>"
+        for r in rows[1:]
+    )
+    return f"<table><tr>{head}</tr>{body}</table>"
 
 
 def render_html_report(

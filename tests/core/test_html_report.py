@@ -214,3 +214,23 @@ def test_an_audit_that_cannot_apply_is_refused_before_anything_is_printed(
     assert r.output.startswith("error: --audit-original:") and why in r.output, r.output
     r = runner.invoke(app, ["report", str(rel), "--html", str(page)])  # the page alone
     assert r.exit_code == 0 and page.exists(), r.output
+
+
+def test_the_audit_shows_its_table_as_a_table_and_wraps_its_text(release, tmp_path):
+    """The audit's text ran past the page's edge in one preformatted block (its table
+    is about 170 characters wide): the table is an HTML table, the prose wraps."""
+    import html as html_lib
+    import re
+
+    from ppdm.html_report import _audit_body
+
+    page = _page(release, tmp_path, "--audit-original", str(release[1]))
+    audit = page[page.index("Audit") :]
+    assert '<th class="name">attribute</th>' in audit and "<th>best attack</th>" in audit
+    for name in ("age", EVIL):
+        assert f'<td class="name">{html_lib.escape(name)}</td>' in audit
+    assert "<pre>" not in audit and '<pre class="wrap">' in audit
+    # a row that does not split into the header's cells stays text
+    text = "attribute  N  verdict\na  b  20  within\n\nafter"
+    body = _audit_body(text)
+    assert "<table" not in body and re.search(r"a  b  20  within", body)
