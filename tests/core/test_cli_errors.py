@@ -585,3 +585,49 @@ def test_reproduce_without_a_name_is_a_usage_error(run_cli):
 def test_demo_names_bins_too_many_to_reconstruct(run_cli):
     code, _, err = run_cli("demo", "--bins", "65536")
     assert code == 2 and "--bins 65536: the demo reconstructs" in _one_error_line(err)
+
+
+def test_advise_names_a_missing_value_by_its_row_in_the_file(run_cli, tmp_path):
+    """The advisor shuffles and splits the rows: its error named row 7 of the training
+    split for a value missing at row 11, and a --missing flag advise does not have."""
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"x": rng.uniform(0, 1, 60), "c": rng.integers(0, 2, 60)})
+    frame.loc[10, "x"] = np.nan
+    src = tmp_path / "na.csv"
+    frame.to_csv(src, index=False)
+    code, _, err = run_cli("advise", src, "--class", "c", "--out", tmp_path / "adv")
+    assert code == 1 and not (tmp_path / "adv").exists()
+    line = err.strip()
+    assert "na.csv': column 'x' data row 11 has no value" in line and "--missing" not in line
+
+
+def test_mine_names_the_test_file_a_release_learner_cannot_predict(run_cli, tmp_path):
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame(
+        {
+            "x": rng.uniform(0, 1, 300),
+            "k": rng.choice(["u", "v"], 300),
+            "c": rng.integers(0, 2, 300),
+        }
+    )
+    src = tmp_path / "t.csv"
+    frame.to_csv(src, index=False)
+    rel = tmp_path / "rel"
+    code, _, err = run_cli("perturb", src, "--out", rel, "--class", "c", "--bounds", "x=0:1")
+    assert code == 0, err
+    for change, what in [
+        ({"x": np.nan}, "'x' has a missing value at data row 4"),
+        ({"k": "w"}, "'k'"),
+    ]:
+        test = frame.head(10).copy()
+        for column, value in change.items():
+            test[column] = test[column].astype(object)
+            test.loc[3, column] = value
+        path = tmp_path / "test.csv"
+        test.to_csv(path, index=False)
+        code, _, err = run_cli("mine", rel, "--test", path, "--learner", "release-tree")
+        line = err.strip().splitlines()[-1]
+        assert code == 1 and line.startswith(f"error: --test {str(path)!r}: column "), line
+        assert what in line and "--missing" not in line and "--learner c45" in line, line
+        code, out, err = run_cli("mine", rel, "--test", path)  # C4.5 takes them
+        assert code == 0 and "test accuracy" in out, err

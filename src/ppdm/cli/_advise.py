@@ -65,6 +65,21 @@ def _accuracy(value: float | None) -> float | None:
 ADVICE_FILES = ("advice_table.csv", "advice.png", "advice.json")
 
 
+def _check_complete(frame, data: Path) -> None:
+    """The advisor splits and samples the rows: a missing value is named here, in the
+    whole file's row numbers, before any of that."""
+    import numpy as np
+
+    missing = frame.isna().to_numpy()
+    if missing.any():
+        row, col = (int(i) for i in np.argwhere(missing)[0])
+        fail(
+            f"input file {str(data)!r}: column {str(frame.columns[col])!r} data row "
+            f"{row + 1} has no value (rows with a missing value: "
+            f"{int(missing.any(axis=1).sum())}); advise needs complete rows: drop or fill them"
+        )
+
+
 def advise(
     data: Path = path_argument("FILE", "The owner's table: .csv or .parquet."),
     class_: str = value_option(..., "--class", "COL", "Class column (never perturbed)."),
@@ -144,6 +159,7 @@ def advise(
         fail(f"--tie-tolerance must be a number >= 0 (got {tie_tolerance})", usage=True)
     target = _accuracy(min_accuracy)
     frame = read_table(data)
+    _check_complete(frame, data)
     train, test = advisor.split_owner_data(frame, class_, sample=sample, seed=seed)
     table = advisor.advisor_grid(
         train,

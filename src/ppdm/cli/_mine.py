@@ -95,6 +95,7 @@ def mine(
         original=tables.get("--original"),
         random_state=seed,
         allow_import=allow_import,
+        test_name=f"--test {str(test)!r}",
     )
     if as_json:
         typer.echo(json.dumps(result.to_dict(), indent=2))
