@@ -219,7 +219,8 @@ def make_release(
         raise DataError(f"release data format must be csv or parquet (got {fmt!r})")
     if batch_size is None:
         batch_size = batch_rows(_input_width(data))
-    with _naming_input(data):  # a bad value names the file
+    # the hidden directory is made first: an --out that cannot be written fails at once
+    with _naming_input(data), publish_dir(out_dir) as tmp:  # a bad value names the file
         kinds: dict[str, str] = {}
         spec = None if isinstance(data, pd.DataFrame) else _plan_from_footer(data, opts, kinds)
         if spec is None:
@@ -228,30 +229,29 @@ def make_release(
             batches = _reporting(read_ahead(_batches(data, batch_size, "text")), progress)
             spec = plan_release(batches, opts, kinds=kinds)
         kinds.update(spec_kinds(spec))  # a domain from the owner's spec decides how to read
-        with publish_dir(out_dir) as tmp:
-            data_name = f"data.{fmt}"
-            n = 0
-            if on_pass:
-                on_pass("perturbing")
-            # every value is checked as verify_release checks it, before it is written
-            perturbed = perturb_batches(
-                read_ahead(_batches(data, batch_size, kinds)), spec, random_state
-            )
-            with BatchWriter(tmp / data_name, fmt) as writer:
-                # read, perturb and write on three threads: the next batches are read and
-                # perturbed while this one is written
-                for batch in read_ahead(checked_batches(perturbed, value_domains(spec))):
-                    writer.write(batch)
-                    n += len(batch)
-                    if progress:
-                        progress(len(batch))
-            if n == 0:
-                raise DataError("the input table is empty: nothing to perturb")
-            spec = spec.model_copy(update={"data_file": data_name, "n_records": n // spec.copies})
-            write_spec_and_report(spec, tmp)
-            if on_pass:
-                on_pass("checking")
-            check_written_release(tmp, batch_size, progress=progress)
+        data_name = f"data.{fmt}"
+        n = 0
+        if on_pass:
+            on_pass("perturbing")
+        # every value is checked as verify_release checks it, before it is written
+        perturbed = perturb_batches(
+            read_ahead(_batches(data, batch_size, kinds)), spec, random_state
+        )
+        with BatchWriter(tmp / data_name, fmt) as writer:
+            # read, perturb and write on three threads: the next batches are read and
+            # perturbed while this one is written
+            for batch in read_ahead(checked_batches(perturbed, value_domains(spec))):
+                writer.write(batch)
+                n += len(batch)
+                if progress:
+                    progress(len(batch))
+        if n == 0:
+            raise DataError("the input table is empty: nothing to perturb")
+        spec = spec.model_copy(update={"data_file": data_name, "n_records": n // spec.copies})
+        write_spec_and_report(spec, tmp)
+        if on_pass:
+            on_pass("checking")
+        check_written_release(tmp, batch_size, progress=progress)
         return spec
 
 

@@ -242,7 +242,10 @@ def _remove_pending() -> None:
 def _prepare(target: str | os.PathLike, directory: bool) -> Path:
     target = check_output(target, flag="output", directory=directory, overwrite=True)
     target = Path(os.path.abspath(target))
-    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise type(exc)(f"cannot write {str(target)!r}: {exc.strerror}") from None
     clean_leftovers(target.parent, target.name)
     return target
 
@@ -272,7 +275,7 @@ def publish_file(target: str | os.PathLike, suffix: str = "") -> Iterator[Path]:
         try:
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         except OSError as exc:
-            raise type(exc)(exc.errno, exc.strerror, str(target)) from None
+            raise type(exc)(f"cannot write {str(target)!r}: {exc.strerror}") from None
         os.close(fd)
         yield tmp
         if tmp.exists():
@@ -299,7 +302,7 @@ def publish_dir(target: str | os.PathLike) -> Iterator[Path]:
     try:
         tmp.mkdir(mode=0o777)
     except OSError as exc:
-        raise type(exc)(exc.errno, exc.strerror, str(target)) from None
+        raise type(exc)(f"cannot write {str(target)!r}: {exc.strerror}") from None
     old = None
     try:
         yield tmp

@@ -631,3 +631,14 @@ def test_mine_names_the_test_file_a_release_learner_cannot_predict(run_cli, tmp_
         assert what in line and "--missing" not in line and "--learner c45" in line, line
         code, out, err = run_cli("mine", rel, "--test", path)  # C4.5 takes them
         assert code == 0 and "test accuracy" in out, err
+
+
+def test_an_out_that_cannot_be_made_fails_before_the_data_is_read(run_cli, tmp_path):
+    """The release's hidden directory is made first (it was made after the planning pass,
+    whose privacy warnings then came before the error)."""
+    src = tmp_path / "t.csv"
+    pd.DataFrame({"x": np.linspace(0, 1, 30), "c": [0, 1] * 15}).to_csv(src, index=False)
+    code, _, err = run_cli("perturb", src, "--out", "/proc/ppdm-release", "--class", "c")
+    assert (
+        code == 1 and err == "error: cannot write '/proc/ppdm-release': No such file or directory\n"
+    )
