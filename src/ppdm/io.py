@@ -325,6 +325,25 @@ def _csv_line(path: Path, expected: int) -> tuple[int, int] | None:
     return None
 
 
+def _separator_hint(path: Path) -> str:
+    """For a CSV read as one column: what its header says about its separator (a
+    European CSV: semicolons between fields, commas in its decimals)."""
+    import io as _io
+
+    try:
+        with _io.TextIOWrapper(_open_bytes(path), encoding="utf-8", errors="replace") as fh:
+            header = fh.readline(1 << 16)
+    except (OSError, DataError):
+        return ""
+    for sep, word in ((";", "semicolons"), ("\t", "tabs")):
+        if sep in header:
+            return (
+                f" (its header's fields look separated by {word}; ppdm reads comma-separated "
+                "CSV: save it with commas and '.' decimals, or as Parquet)"
+            )
+    return ""
+
+
 def _csv_error(path: Path, exc: Exception) -> Exception:
     """One line naming the file (and the line or column) for an Arrow CSV error.
 
@@ -343,12 +362,16 @@ def _csv_error(path: Path, exc: Exception) -> Exception:
         return DataError(f"input file {name!r} is empty")
     m = re.search(r"Expected (\d+) columns, got (\d+)", text)
     if m:
+        hint = _separator_hint(path) if m[1] == "1" else ""
         found = _csv_line(path, int(m[1]))
         if found is not None:
             return DataError(
-                f"input file {name!r} line {found[0]} has {found[1]} fields; the header has {m[1]}"
+                f"input file {name!r} line {found[0]} has {found[1]} fields; the header has "
+                f"{m[1]}{hint}"
             )
-        return DataError(f"input file {name!r} has a row of {m[2]} fields; the header has {m[1]}")
+        return DataError(
+            f"input file {name!r} has a row of {m[2]} fields; the header has {m[1]}{hint}"
+        )
     if "straddle" in text:
         return DataError(
             f"input file {name!r} has a row longer than {_CSV_BLOCK >> 20} MiB "

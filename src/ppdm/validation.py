@@ -111,6 +111,11 @@ def check_gamma(gamma, name: str = "gamma", *, error: type[Exception] = MatrixEr
     Dowd, Xu & Zhang, Sec. 5.1 (gamma-diagonal matrices need gamma > 1).
     """
     g = _number(gamma, name, "> 1", error)
+    if g == math.inf:
+        raise error(
+            f"{name} must be a finite number (got {show(gamma)}): infinite amplification "
+            "releases every value as it is"
+        )
     if not math.isfinite(g) or g <= 1.0:
         raise error(
             f"{name} must be > 1 (got {show(gamma)}): gamma = 1 makes the matrix singular "

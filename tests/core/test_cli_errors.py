@@ -642,3 +642,24 @@ def test_an_out_that_cannot_be_made_fails_before_the_data_is_read(run_cli, tmp_p
     assert (
         code == 1 and err == "error: cannot write '/proc/ppdm-release': No such file or directory\n"
     )
+
+
+def test_a_semicolon_csv_with_decimal_commas_gets_the_separator_hint(run_cli, tmp_path):
+    """The commonest European CSV has commas in its decimals, so its second line splits
+    into fields while its header does not: the hint named only the field counts."""
+    src = tmp_path / "eu.csv"
+    src.write_text("x;y;c\n1,5;2,25;a\n3,5;4,0;b\n", encoding="utf-8")
+    code, _, err = run_cli("perturb", src, "--out", tmp_path / "rel", "--class", "c")
+    line = _one_error_line(err)
+    assert code == 1 and "line 2 has 3 fields; the header has 1" in line
+    assert "separated by semicolons" in line
+
+
+@pytest.mark.parametrize("value, why", [("inf", "must be a finite number"), ("1.0", "must be > 1")])
+def test_gamma_out_of_range_says_why(run_cli, tmp_path, value, why):
+    src = tmp_path / "t.csv"
+    pd.DataFrame({"x": np.linspace(0, 1, 30), "c": [0, 1] * 15}).to_csv(src, index=False)
+    code, _, err = run_cli(
+        "perturb", src, "--out", tmp_path / "r", "--class", "c", "--gamma", value
+    )
+    assert code == 2 and f"--gamma {why} (got {value})" in err
