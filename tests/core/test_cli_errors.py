@@ -663,3 +663,31 @@ def test_gamma_out_of_range_says_why(run_cli, tmp_path, value, why):
         "perturb", src, "--out", tmp_path / "r", "--class", "c", "--gamma", value
     )
     assert code == 2 and f"--gamma {why} (got {value})" in err
+
+
+def test_errors_name_their_file_flag_or_release(run_cli, tmp_path):
+    rng = np.random.default_rng(2)
+    frame = pd.DataFrame({"x": rng.uniform(0, 1, 60), "c": rng.integers(0, 2, 60)})
+    src = tmp_path / "t.csv"
+    frame.to_csv(src, index=False)
+    # a table of one class: named with its file (was "y has one class, 'only'")
+    one = tmp_path / "one.csv"
+    frame.assign(c="only").to_csv(one, index=False)
+    code, _, err = run_cli("tree", "train", one, "--class", "c", "--out", tmp_path / "m.json")
+    assert code == 1 and "class column 'c' of " in err and "one.csv' has one value, 'only'" in err
+    # --by-class on a release made without --class: names the flag and the release
+    rel = tmp_path / "nocls"
+    code, _, err = run_cli(
+        "perturb", src, "--out", rel, "--bounds", "x=0:1", "--allow-unprotected", "--seed", "1"
+    )
+    assert code == 0, err
+    for args in (["estimate", rel], ["reconstruct", rel, "--out", tmp_path / "r.csv"]):
+        code, _, err = run_cli(*args, "--by-class")
+        assert code == 2 and f"--by-class: release {str(rel)!r} has no class attribute" in err
+    # the audit's original without the release's columns: names the file
+    rel2 = tmp_path / "rel2"
+    code, _, err = run_cli("perturb", src, "--out", rel2, "--class", "c", "--bounds", "x=0:1")
+    other = tmp_path / "other.csv"
+    frame.rename(columns={"x": "z"}).to_csv(other, index=False)
+    code, _, err = run_cli("audit", rel2, "--original", other)
+    assert code == 1 and f"original data file {str(other)!r} lacks the release's columns" in err

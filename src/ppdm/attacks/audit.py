@@ -588,19 +588,22 @@ def _load(release, original):
     spec = rel.spec
     check_auditable(spec)
     if isinstance(original, pd.DataFrame):
-        orig = original
+        orig, label = original, "the original"
     else:
         path = Path(original)
         if not path.exists():
             raise FileNotFoundError(f"original data file {str(path)!r} does not exist")
-        orig = read_table(path)
+        orig, label = read_table(path), f"original data file {str(path)!r}"
     released = rel.frame(check_values=True)
     missing = [c for c in spec.names if c not in orig.columns]
     if missing:
-        raise DataError(f"the original data lacks the release's columns {missing}")
+        raise DataError(
+            f"{label} lacks the release's columns {missing}; pass the table the release was "
+            "made from"
+        )
     if len(orig) != len(released):
         raise DataError(
-            f"the original has {len(orig)} records but the release has {len(released)}; "
+            f"{label} has {len(orig)} records but the release has {len(released)}; "
             "pass the table the release was made from"
         )
     return rel, spec, orig.reset_index(drop=True), released

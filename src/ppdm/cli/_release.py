@@ -365,6 +365,7 @@ def estimate(
 
             spec = load_release(release).spec
             _check_method_applies(ctx, spec, method, release)
+            _check_by_class(spec, by_class, release)
             if plot is not None:
                 helper = _plot_helper(_panels(spec, by_class))
             results = estimate_release_partitioned(
@@ -373,6 +374,7 @@ def estimate(
         else:
             rel = load_release(release)
             _check_method_applies(ctx, rel.spec, method, release)
+            _check_by_class(rel.spec, by_class, release)
             if plot is not None:
                 helper = _plot_helper(_panels(rel.spec, by_class))
             total = rel.spec.n_records and rel.spec.n_records * rel.spec.copies
@@ -391,6 +393,16 @@ def estimate(
     finally:
         if helper is not None:
             helper.shutdown(cancel_futures=True)
+
+
+def _check_by_class(spec, by_class: bool, release: Path) -> None:
+    """``--by-class`` on a release without a class names the release and the flag."""
+    if by_class and spec.class_attribute is None:
+        fail(
+            f"--by-class: release {str(release)!r} has no class attribute (it was made "
+            "without --class); leave --by-class out",
+            usage=True,
+        )
 
 
 def _check_method_applies(ctx: typer.Context, spec, method: str, release: Path) -> None:
@@ -580,7 +592,7 @@ def reconstruct(
         from ..engine import reconstruct_release_partitioned
 
         check_output(out, inputs=(release,), directory=True, overwrite=overwrite)
-
+        _check_by_class(load_release(release).spec, by_class, release)
         path = reconstruct_release_partitioned(
             release,
             out,
@@ -595,6 +607,7 @@ def reconstruct(
         return
     table_out(out, overwrite, inputs=(release,))
     rel = load_release(release)
+    _check_by_class(rel.spec, by_class, release)
     total = rel.spec.n_records and rel.spec.n_records * rel.spec.copies
     with progress_bar("counting", total) as advance:
         passes = _Passes(advance, total)

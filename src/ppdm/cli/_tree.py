@@ -107,6 +107,11 @@ def train(
         fail(f"class column {class_column!r} of {str(data)!r} holds continuous numbers (such as "
              f"{y.dropna().iloc[0]!r}); a tree learns classes: bin them first, or name another "
              "column with --class")  # fmt: skip
+    classes = y.dropna().unique()
+    if len(classes) < 2:
+        what = f"one value, {short(classes[0])}" if len(classes) else "no value"
+        fail(f"class column {class_column!r} of {str(data)!r} has {what}: a tree needs at "
+             "least two classes to learn from (name another column with --class)")  # fmt: skip
     clf.fit(X, y)  # rows without a class are left out, as J48 leaves them
     acc = _agreement(clf.predict(X), y)
     majority = _majority(clf)
