@@ -691,3 +691,36 @@ def test_errors_name_their_file_flag_or_release(run_cli, tmp_path):
     frame.rename(columns={"x": "z"}).to_csv(other, index=False)
     code, _, err = run_cli("audit", rel2, "--original", other)
     assert code == 1 and f"original data file {str(other)!r} lacks the release's columns" in err
+
+
+def test_advise_says_its_rule_and_which_gammas_it_left_out(run_cli, tmp_path, monkeypatch):
+    """A gamma whose cells are not clearly above the majority rate vanished from the
+    list without a word; the rule was named, not said."""
+    import ppdm.experiments.advisor as advisor
+
+    def grid(train, test, class_column, *, gammas, ns, **_):
+        rows = []
+        for g in gammas:
+            for n in ns:
+                acc = 0.52 if g == 5 else 0.9
+                rows.append(
+                    {"gamma": g, "N": n, "entropy": 1.0, "kang_bound": 0.3, "accuracy": acc,
+                     "sd": 0.01, "se": 0.01, "status": "evaluated", "reason": "",
+                     "majority": 0.5, "original_accuracy": 0.95, "n_test": 100}
+                )  # fmt: skip
+        return pd.DataFrame(rows)
+
+    monkeypatch.setattr(advisor, "advisor_grid", grid)
+    rng = np.random.default_rng(0)
+    src = tmp_path / "t.csv"
+    pd.DataFrame({"x": rng.uniform(0, 1, 200), "c": rng.integers(0, 2, 200)}).to_csv(
+        src, index=False
+    )
+    args = ("--class", "c", "--out", tmp_path / "adv", "--gamma", "5,9", "--ns", "5,10")
+    code, out, err = run_cli("advise", src, *args, "--no-progress")
+    assert code == 0, err
+    assert "clearly above the majority-class rate (by 2 standard errors)" in out
+    assert "gamma=9  N=5  accuracy=90.00%" in out
+    assert "gamma=5  left out: no N clearly above the majority rate (best N=5, 52.00%" in out
+    assert "recommended (rule 7.1): gamma=9, N=5" in out
+    assert "for a release of all 200 records" in out

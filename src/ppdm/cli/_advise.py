@@ -212,12 +212,25 @@ def advise(
 
     typer.echo(f"grid: {n_eval} cells evaluated, {summary['cells_skipped']} skipped (Kang's bound)")
     if rec.candidates is not None:
-        typer.echo("rule 7.1, best N for each gamma:")
+        typer.echo(
+            "rule 7.1 (Sec. 7.1): for each gamma, the N of highest accuracy among the cells "
+            f"clearly above the majority-class rate (by {advisor.CLEAR_MARGIN_SE:g} standard "
+            "errors); then the smallest N, and the smallest gamma among those:"
+        )
         for _, r in rec.candidates.iterrows():
             typer.echo(
                 f"  gamma={r['gamma']:g}  N={int(r['N'])}  "
                 f"accuracy={100 * r['accuracy']:.2f}%{pm(r['gamma'], int(r['N']))}"
             )
+        shown = set(rec.candidates["gamma"].astype(float))
+        evaluated = table[table["status"] == "evaluated"]
+        for g, part in evaluated.groupby("gamma", sort=True):
+            if float(g) not in shown:
+                best = part.loc[part["accuracy"].idxmax()]
+                typer.echo(
+                    f"  gamma={g:g}  left out: no N clearly above the majority rate (best "
+                    f"N={int(best['N'])}, {100 * best['accuracy']:.2f}%{pm(g, int(best['N']))})"
+                )
         if reps > 1:
             typer.echo(f"  (± one standard error of the mean over {reps} perturbations)")
     typer.echo(
@@ -239,7 +252,9 @@ def advise(
     typer.echo(
         f"privacy: epsilon=ln(gamma)={p['epsilon']:.3f}, rho1=0.05 -> rho2={p['rho2']['0.05']:.3f}, "
         f"entropy={p['entropy_bits']:.3f} of {p['max_entropy_bits']:.3f} bits, K={p['K']}, "
-        f"Kang's bound on relative estimation error={p.get('kang_bound', float('nan')):.4f}"
+        f"Kang's bound on relative estimation error={p.get('kang_bound', float('nan')):.4f} "
+        f"for a release of all {len(frame)} records (advice_table.csv gives it for the "
+        f"{len(train)} training records the grid perturbed)"
     )
     typer.echo(f"wrote {out / 'advice_table.csv'}, {out / 'advice.png'}, {out / 'advice.json'}")
     if spec_out is not None:
