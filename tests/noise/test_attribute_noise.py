@@ -153,8 +153,10 @@ def test_reidentification_by_hand():
         assert t.loc[i, "p_true"] == pytest.approx(p[i])
         assert t.loc[i, "posterior_true"] == pytest.approx(p[i] / p.sum())
         assert t.loc[i, "n_candidates"] == (p >= 0.2).sum()
+        assert t.loc[i, "n_possible"] == (p > 0).sum()
     assert rep.attributes == ["z"]
     assert rep.summary()["n_targets"] == len(X)
+    assert rep.summary()["median_possible"] == t["n_possible"].median()
 
 
 def test_noise_must_have_mean_zero():

@@ -276,8 +276,17 @@ def attribute_noise(
         "",
         f"re-identification, p(X -> Y) = prod_i p_i(A_i* - A_i) over {len(s['attributes'])} "
         f"known attributes, on {s['n_targets']} records:",
+        f"  records a target could be (p > 0): median {s['median_possible']:.0f}, "
+        f"mean {s['mean_possible']:.1f}",
         f"  candidates with p >= {s['threshold']:g}: median {s['median_candidates']:.0f}, "
-        f"mean {s['mean_candidates']:.1f}",
+        f"mean {s['mean_candidates']:.1f}"
+        + (
+            f" (p multiplies {len(s['attributes'])} attributes' probabilities, so for most "
+            "targets even the true record's is below the threshold: the records it could be "
+            "and the posterior tell more)"
+            if s["median_candidates"] == 0 and s["median_possible"] > 0
+            else ""
+        ),
         f"  mean posterior of the true record: {s['mean_posterior_true']:.4f} "
         f"(a guess without the release: {s['baseline_posterior_true']:.4f}); "
         f"uniquely re-identified: {s['share_unique']:.2%}",

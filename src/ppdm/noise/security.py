@@ -165,6 +165,8 @@ class ReidentificationReport:
             "share_unique": float((t["posterior_true"] >= 1.0 - 1e-12).mean()),
             "median_candidates": float(t["n_candidates"].median()),
             "mean_candidates": float(t["n_candidates"].mean()),
+            "median_possible": float(t["n_possible"].median()),
+            "mean_possible": float(t["n_possible"].mean()),
             "mean_class_posterior": float(t["class_posterior"].mean()),
         }
 
