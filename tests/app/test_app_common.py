@@ -153,3 +153,21 @@ def test_a_job_ending_during_a_poll_is_still_collected():
         assert errors == [] and not again
         assert slot.result.get() == {"verdict": "PASSED"}
         assert slot.status.get() == "audit finished"
+
+
+def test_messages_name_the_pages_controls_not_command_line_flags():
+    """The page has no --missing or --allow-unprotected: a message naming them says they
+    are the command line's; a flag the page has is named by its control; a column's name
+    that looks like a flag is data, left as it is."""
+    text = message(
+        DomainError(
+            "column 'a' has a missing value at data row 3; fill it, or use --missing "
+            "category to make 'missing' its own category"
+        )
+    )
+    assert "use the command line's --missing category" in text
+    assert (
+        message(ParameterError("--gamma must be > 1 (got 1.0)")) == "'gamma' must be > 1 (got 1.0)"
+    )
+    text = message(DataError("column '--bins' holds --allow-unprotected"))
+    assert text == "column '--bins' holds the command line's --allow-unprotected"

@@ -283,3 +283,14 @@ def test_a_seed_that_is_no_whole_number_is_refused(page, tables):
         "document.querySelector('#o_msg .alert-danger')?.innerText.includes('seed must be a whole')"
     )
     assert "Nothing is written" in page.inner_text("#o_release_info")
+
+
+def test_a_row_with_an_error_leaves_the_other_rows_n_whole(page, tables):
+    """The N column turned float (20.0) as soon as one attribute's row held an error."""
+    page.set_input_files("#o_file", str(tables["train"]))
+    page.wait_for_selector("#o_privacy table")
+    page.fill("#bounds_0", "80:20")  # reversed: an error on the first attribute's row
+    page.locator("#bounds_0").blur()
+    page.wait_for_function("document.querySelector('#o_privacy').innerText.includes('error')")
+    assert _privacy_row(page, "age")["kind"].startswith("error: ")
+    assert _privacy_row(page, "salary")["N"] == "20"

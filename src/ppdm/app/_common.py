@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 import zipfile
@@ -16,6 +17,7 @@ from ..validation import check_interval
 __all__ = [
     "Workspace",
     "message",
+    "page_text",
     "read_upload",
     "read_path",
     "extract_release",
@@ -42,13 +44,41 @@ class Workspace:
         shutil.rmtree(self.path, ignore_errors=True)
 
 
+#: The page's control for a command-line flag a message names; any other flag is the
+#: command line's own (the page has no such control), and the message says so.
+PAGE_CONTROLS = {
+    "--gamma": "'gamma'",
+    "--bins": "'N'",
+    "--class": "'Class attribute'",
+    "--seed": "'seed'",
+    "--bounds": "'bounds'",
+}
+_FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
+_QUOTED = re.compile(r"""('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")""")
+
+
+def page_text(text: str) -> str:
+    """``text`` with the command line's flags as the page names them: its own control, or
+    "the command line's --flag" where the page has none (``--missing category``, say)."""
+
+    def name(match: re.Match) -> str:
+        flag = match.group(0)
+        return PAGE_CONTROLS.get(flag, f"the command line's {flag}")
+
+    # quoted parts are the data's (a column named '--x'): left as they are
+    parts = _QUOTED.split(text)
+    return "".join(p if i % 2 else _FLAG.sub(name, p) for i, p in enumerate(parts))
+
+
 def message(exc: BaseException, context: str | None = None) -> str:
-    """One line for the page: the exception's first line, no traceback, truncated."""
+    """One line for the page: the exception's first line, no traceback, truncated, its
+    flags named as the page names them (:func:`page_text`)."""
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     if isinstance(exc, KeyError) and exc.args:
         text = str(exc.args[0])
     if isinstance(exc, UnicodeDecodeError):
         text = "not a text table (cannot decode it as UTF-8)"
+    text = page_text(text)
     if len(text) > 400:
         text = text[:397] + "..."
     return f"{context}: {text}" if context else text

@@ -372,7 +372,7 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
                 row.update(
                     {
                         "kind": d.kind,
-                        "N": d.n_values,
+                        "N": str(d.n_values),  # text: a row with an error made it 20.0
                         "gamma realised": _fmt(fig.get("gamma_realised", fig["gamma"]), ".10g"),
                         "epsilon": _fmt(fig["epsilon"], ".3f"),
                         "rho2 at rho1=0.1": f"{fig['rho2']['0.1']:.3f}",
