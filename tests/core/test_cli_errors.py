@@ -724,3 +724,25 @@ def test_advise_says_its_rule_and_which_gammas_it_left_out(run_cli, tmp_path, mo
     assert "gamma=5  left out: no N clearly above the majority rate (best N=5, 52.00%" in out
     assert "recommended (rule 7.1): gamma=9, N=5" in out
     assert "for a release of all 200 records" in out
+
+
+def test_names_with_commas_or_spaces_can_be_chosen_by_quoting(run_cli, tmp_path):
+    """--attributes split 'a,b' at its comma and stripped ' sp ', with no way to name them."""
+    from ppdm.cli._common import column_names
+
+    assert column_names('"a,b", c ,"sp "', "--attributes") == ["a,b", "c", "sp "]
+    assert column_names('"say ""hi"""', "--keys") == ['say "hi"']
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(
+        {"a,b": rng.uniform(0, 1, 40), " sp ": rng.uniform(0, 1, 40), "c": [0, 1] * 20}
+    )
+    src = tmp_path / "t.csv"
+    frame.to_csv(src, index=False)
+    rel = tmp_path / "rel"
+    args = ["--class", "c", "--bounds", "a,b=0:1", "--seed", "1", "--allow-unprotected"]
+    code, _, err = run_cli("perturb", src, "--out", rel, "--attributes", '"a,b"', *args)
+    assert code == 0, err
+    assert "released without protection:  sp , c" in err  # only 'a,b' was perturbed
+    for bad, why in [("a,,c", "name 2 of 'a,,c' is empty"), ('"a', "never closed")]:
+        code, _, err = run_cli("perturb", src, "--out", tmp_path / "r2", "--attributes", bad)
+        assert code == 2 and "--attributes: " in err and why in err, err

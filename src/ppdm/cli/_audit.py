@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 
 from ..validation import check_at_least, check_probability
-from ._common import EXIT_BOUND_VIOLATED, check_flag, fail, file_out
+from ._common import EXIT_BOUND_VIOLATED, check_flag, column_names, fail, file_out
 from ._options import (
     JSON_OPTION,
     OVERWRITE_FILE_OPTION,
@@ -81,7 +81,7 @@ def audit(
         rho=rho,
         alpha=alpha,
         random_state=seed,
-        keys=None if keys is None else keys.split(","),
+        keys=None if keys is None else column_names(keys, "--keys"),
     )
     if plot is not None:
         plot_audit(report, plot)

@@ -30,6 +30,7 @@ from ..publish import check_output, install_signal_handlers, publish_dir, publis
 T = TypeVar("T")
 
 __all__ = [
+    "column_names",
     "run_app",
     "fail",
     "flag_errors",
@@ -125,6 +126,50 @@ def check_flag(check: Callable[..., T], *args, **kwargs) -> T:
         return check(*args, **kwargs)
     except ValueError as exc:
         fail(str(exc), usage=True)
+
+
+def column_names(text: str, flag: str) -> list[str]:
+    """The column names of a comma-separated flag value (``--attributes a,b``).
+
+    A name holding a comma, a double quote or spaces at its ends is written in double
+    quotes, a quote in it doubled, as in CSV: ``--attributes '"a,b", c'`` names ``a,b``
+    and ``c``. Unquoted names lose the spaces around them; an empty name is refused.
+    """
+    names: list[str] = []
+    i, n = 0, len(text)
+    while True:
+        while i < n and text[i] == " ":
+            i += 1
+        if i < n and text[i] == '"':
+            j, buf = i + 1, []
+            while True:
+                if j >= n:
+                    fail(f"{flag}: a quote in {text!r} is never closed", usage=True)
+                if text[j] == '"':
+                    if text[j + 1 : j + 2] == '"':  # a doubled quote stands for one
+                        buf.append('"')
+                        j += 2
+                        continue
+                    j += 1
+                    break
+                buf.append(text[j])
+                j += 1
+            name = "".join(buf)
+            while j < n and text[j] == " ":
+                j += 1
+            if j < n and text[j] != ",":
+                fail(f"{flag}: {text!r} has text after the quoted name {name!r}", usage=True)
+            i = j
+        else:
+            j = text.find(",", i)
+            j = n if j < 0 else j
+            name, i = text[i:j].strip(), j
+        if name == "":
+            fail(f"{flag}: name {len(names) + 1} of {text!r} is empty", usage=True)
+        names.append(name)
+        if i >= n:
+            return names
+        i += 1  # past the comma
 
 
 def short(value, limit: int = MAX_VALUE) -> str:
