@@ -325,6 +325,29 @@ def _csv_line(path: Path, expected: int) -> tuple[int, int] | None:
     return None
 
 
+def _csv_value_at(path: Path, column: int, shown: str) -> tuple[str, int] | None:
+    """(column name, 1-based data row) of the first value of column ``column`` (0-based)
+    that Arrow showed as ``shown`` (its repr, quotes included), found by reading the file
+    again as text: Arrow's conversion error names neither."""
+    import csv
+    import io as _io
+
+    try:
+        with _io.TextIOWrapper(
+            _open_bytes(path), newline="", encoding="utf-8", errors="replace"
+        ) as fh:
+            reader = csv.reader(fh)
+            header = next(reader, None)
+            if header is None or column >= len(header):
+                return None
+            for row, record in enumerate(reader, start=1):
+                if column < len(record) and repr(record[column]) == shown:
+                    return header[column], row
+    except (OSError, csv.Error, DataError):
+        return None
+    return None
+
+
 def _separator_hint(path: Path) -> str:
     """For a CSV read as one column: what its header says about its separator (a
     European CSV: semicolons between fields, commas in its decimals)."""
@@ -381,6 +404,10 @@ def _csv_error(path: Path, exc: Exception) -> Exception:
     if m:
         col = re.search(r"column #(\d+)", text)
         where = f" column #{int(col[1]) + 1}" if col else ""
+        if col:
+            found = _csv_value_at(path, int(col[1]), m[2])
+            if found is not None:
+                where = f" column {found[0]!r} data row {found[1]}"
         return DataError(
             f"input file {name!r}{where} has value {m[2][:40]}, which is not of type {m[1]}"
         )

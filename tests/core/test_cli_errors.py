@@ -746,3 +746,21 @@ def test_names_with_commas_or_spaces_can_be_chosen_by_quoting(run_cli, tmp_path)
     for bad, why in [("a,,c", "name 2 of 'a,,c' is empty"), ('"a', "never closed")]:
         code, _, err = run_cli("perturb", src, "--out", tmp_path / "r2", "--attributes", bad)
         assert code == 2 and "--attributes: " in err and why in err, err
+
+
+def test_text_in_a_numeric_column_is_named_by_column_and_row(run_cli, tmp_path):
+    """Arrow's conversion error names neither (it said 'column #2 has value ...')."""
+    rng = np.random.default_rng(0)
+    src = tmp_path / "t.csv"
+    pd.DataFrame({"x": rng.uniform(0, 1, 50), "c": rng.integers(0, 2, 50)}).to_csv(src, index=False)
+    rel = tmp_path / "rel"
+    code, _, err = run_cli("perturb", src, "--out", rel, "--class", "c", "--bounds", "x=0:1")
+    assert code == 0, err
+    data = rel / "data.csv"
+    lines = data.read_text().splitlines()
+    cells = lines[37].split(",")  # data row 37
+    cells[0] = "foo"
+    lines[37] = ",".join(cells)
+    data.write_text("\n".join(lines) + "\n")
+    code, _, err = run_cli("estimate", rel)
+    assert code == 1 and "column 'x' data row 37 has value 'foo'" in err, err
