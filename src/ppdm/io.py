@@ -651,9 +651,9 @@ def _read_csv_table(path: Path, columns, kinds):
     return table, wanted, given
 
 
-def _read_csv(path: Path, columns, kinds) -> pd.DataFrame:
+def _read_csv(path: Path, columns, kinds, allow_empty: bool = False) -> pd.DataFrame:
     table, wanted, given = _read_csv_table(path, columns, kinds)
-    if table.num_rows == 0:
+    if table.num_rows == 0 and not allow_empty:
         raise DataError(f"input file {str(path)!r} has a header but no rows")
     return _csv_frame(table, wanted, given, kinds, path)
 
@@ -849,6 +849,8 @@ def read_table(
     path: str | os.PathLike,
     columns: list[str] | None = None,
     kinds: dict[str, str] | None = None,
+    *,
+    allow_empty: bool = False,
 ) -> pd.DataFrame:
     """Read a whole CSV, Parquet or ARFF file into a DataFrame.
 
@@ -861,6 +863,9 @@ def read_table(
     kinds : dict of column -> {"int", "float", "str", "bool"}, optional
         How to read CSV columns. The others are integers if every value is one, else
         numbers if every value is one, else strings, decided over the whole file.
+    allow_empty : bool, default=False
+        Accept a CSV file with a header and no rows (one partition of several may be
+        empty, as a Parquet partition may); a file without even a header is refused.
     """
     path = check_regular_file(path)
     register_input(path)
@@ -871,7 +876,7 @@ def read_table(
         return pd.concat([read_table(f, columns, kinds) for f in files], ignore_index=True)
     fmt = table_format(path)
     if fmt == "csv":
-        frame = _read_csv(path, columns, kinds)
+        frame = _read_csv(path, columns, kinds, allow_empty=allow_empty)
     elif fmt == "parquet":
         frame = _parquet_file(path, columns).read(columns=columns).to_pandas()
     else:

@@ -115,3 +115,23 @@ def test_a_part_written_with_a_column_the_spec_lacks_is_refused(tmp_path, monkey
     with pytest.raises(SpecError, match=r"does not describe \['leak'\]"):
         _release_with_parts_changed(tmp_path, monkeypatch, extra)
     assert not (tmp_path / "rel").exists()
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_an_empty_part_is_accepted_in_either_format(tmp_path, fmt):
+    """A CSV part with a header and no rows was refused while an empty Parquet part was
+    accepted: both are a partition that happens to hold nothing."""
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"x": rng.uniform(0, 10, 60), "y": rng.integers(0, 2, 60)})
+    src = tmp_path / "in"
+    src.mkdir()
+    for i, part in enumerate([frame.iloc[:30], frame.iloc[:0], frame.iloc[30:]]):
+        if fmt == "csv":
+            part.to_csv(src / f"p{i}.csv", index=False)
+        else:
+            part.to_parquet(src / f"p{i}.parquet", index=False)
+    spec = make_release_partitioned(
+        src, tmp_path / "rel", class_attribute="y", bounds={"x": (0, 10)}, random_state=1
+    )
+    assert spec.n_records == 60
+    assert len(pd.read_parquet(tmp_path / "rel" / "data")) == 60

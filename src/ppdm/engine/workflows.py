@@ -146,7 +146,7 @@ def _load(handle: Any, kinds: dict[str, str] | None = None) -> pd.DataFrame:
     if isinstance(handle, pd.DataFrame):
         return handle
     if isinstance(handle, (str, os.PathLike)):
-        return read_table(handle, kinds=kinds)
+        return read_table(handle, kinds=kinds, allow_empty=True)  # as an empty Parquet part
     return handle.compute(scheduler="sync")  # a dask partition run by the local engine
 
 
