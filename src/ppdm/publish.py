@@ -31,6 +31,7 @@ from .exceptions import OutputError, SpecError
 
 __all__ = [
     "register_input",
+    "inputs_of_one_operation",
     "registered_inputs",
     "check_output",
     "mark_output",
@@ -58,6 +59,23 @@ def register_input(path: str | os.PathLike) -> None:
     if os.fspath(path) == "":
         return
     _INPUTS.add(_real(path))
+
+
+@contextmanager
+def inputs_of_one_operation() -> Iterator[None]:
+    """Inside, only the inputs registered inside count; after, the earlier ones return.
+
+    For a long-running server (the web app): each request publishes into its own
+    workspace, and what one browser tab opened (a folder typed by its user, say) must
+    not make another tab's outputs refused as lying inside an input.
+    """
+    saved = set(_INPUTS)
+    _INPUTS.clear()
+    try:
+        yield
+    finally:
+        _INPUTS.clear()
+        _INPUTS.update(saved)
 
 
 def registered_inputs() -> frozenset[Path]:

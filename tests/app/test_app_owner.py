@@ -294,3 +294,14 @@ def test_a_row_with_an_error_leaves_the_other_rows_n_whole(page, tables):
     page.wait_for_function("document.querySelector('#o_privacy').innerText.includes('error')")
     assert _privacy_row(page, "age")["kind"].startswith("error: ")
     assert _privacy_row(page, "salary")["N"] == "20"
+
+
+def test_an_n_above_the_cap_is_an_error_of_its_row_only(page, tables):
+    """N = 100000 replaced the whole privacy table by one error naming no column."""
+    page.set_input_files("#o_file", str(tables["train"]))
+    page.wait_for_selector("#o_privacy table")
+    page.fill("#n_0", "100000")
+    page.locator("#n_0").blur()
+    page.wait_for_function("document.querySelector('#o_privacy').innerText.includes('cap')")
+    assert "N of column 'age' is 100000, above the cap" in _privacy_row(page, "age")["kind"]
+    assert _privacy_row(page, "salary")["N"] == "20"

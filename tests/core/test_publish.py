@@ -705,3 +705,26 @@ def test_a_record_without_a_class_is_refused_naming_its_row(run_cli, tmp_path, h
     line = err.strip().splitlines()[-1]
     assert f"class column 'c' {where} has no value" in line and str(src.name) in line, line
     assert not [p for p in tmp_path.iterdir() if ".ppdm-" in p.name]
+
+
+def test_inputs_of_one_operation_do_not_outlive_it(tmp_path):
+    """The web app serves many tabs from one process: a folder one tab opened (the
+    workspace's parent, say) made every later release of every tab 'lie inside an input'."""
+    import ppdm.publish as pub
+
+    outer = tmp_path / "opened-by-another-tab"
+    outer.mkdir()
+    pub.register_input(outer)
+    try:
+        with pytest.raises(OutputError):
+            check_output(outer / "rel", directory=True)
+        with pub.inputs_of_one_operation():
+            check_output(outer / "rel", directory=True)  # not this operation's input
+            pub.register_input(outer / "mine.csv")
+            with pytest.raises(OutputError):
+                check_output(outer / "mine.csv")
+        with pytest.raises(OutputError):  # the earlier registration is back
+            check_output(outer / "rel", directory=True)
+        assert pub._real(outer / "mine.csv") not in pub.registered_inputs()
+    finally:
+        pub._INPUTS.discard(pub._real(outer))

@@ -21,9 +21,11 @@ from shiny.types import SilentException
 
 from ..domain import infer_domain, looks_like_identifier
 from ..exceptions import OutputError, ParameterError, SpecError
+from ..limits import check_n_values
 from ..matrix import GammaDiagonal
 from ..perturb import DEFAULT_MAX_BINS
 from ..privacy import attribute_privacy, gamma_from_rho
+from ..publish import inputs_of_one_operation
 from ..release import AttributeSpec, ReleaseSpec
 from ..validation import check_gamma
 from . import _figures
@@ -334,6 +336,7 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
                     n = _val(f"n_{i}", DEFAULT_MAX_BINS)
                     if n is None or int(n) != n or n < 2:
                         raise ParameterError(f"N of column {c!r} must be an integer >= 2 (got {n})")
+                    check_n_values(int(n), f"N of column {c!r}")  # this row's error only
                     bounds = parse_bounds(_val(f"bounds_{i}", ""), c)
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore")
@@ -425,7 +428,7 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
                     raise ParameterError(f"seed must be a whole number >= 0 (got {raw!r})")
                 seed = int(raw)
             out = ws.fresh("release") / "release"
-            with warnings.catch_warnings(record=True) as caught:
+            with warnings.catch_warnings(record=True) as caught, inputs_of_one_operation():
                 warnings.simplefilter("always")
                 make_release(df, out, class_attribute=cls, gamma=g, spec=spec, random_state=seed)
             notes = sorted({str(w.message) for w in caught})
@@ -822,7 +825,8 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
 
         d = miner_dir.get()
         out = ws.fresh("reconstructed") / _recon_name()
-        reconstruct_release(d, out, by_class=bool(input.m_recon_byclass()))
+        with inputs_of_one_operation():  # another tab's inputs are not this one's
+            reconstruct_release(d, out, by_class=bool(input.m_recon_byclass()))
         yield out.read_bytes()
 
     @reactive.effect
