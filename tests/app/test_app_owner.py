@@ -305,3 +305,19 @@ def test_an_n_above_the_cap_is_an_error_of_its_row_only(page, tables):
     page.wait_for_function("document.querySelector('#o_privacy').innerText.includes('cap')")
     assert "N of column 'age' is 100000, above the cap" in _privacy_row(page, "age")["kind"]
     assert _privacy_row(page, "salary")["N"] == "20"
+
+
+def test_the_histograms_show_every_attribute(page, tmp_path):
+    """Only the first 9 attributes were drawn, without a word (wine has 13)."""
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({f"a{i}": rng.uniform(0, 1, 200) for i in range(12)})
+    frame["cls"] = rng.choice(["x", "y"], 200)
+    src = tmp_path / "twelve.csv"
+    frame.to_csv(src, index=False)
+    page.set_input_files("#o_file", str(src))
+    page.wait_for_selector("#o_privacy table")
+    page.select_option("#o_class", "cls")
+    page.click("#o_make")
+    page.wait_for_selector("#o_hist img")
+    height = page.eval_on_selector("#o_hist img", "img => img.naturalHeight")
+    assert height == 4 * 3 * 90  # 12 panels on 3 columns: 4 rows of 3 inches at 90 dpi

@@ -45,6 +45,9 @@ from ._jobs import Job, start_job
 __all__ = ["server"]
 
 POLL_SECONDS = 0.4
+#: Panels of the histograms and estimates figures: every attribute up to this many (it
+#: showed the first 9 of wine's 13 without a word).
+MAX_PANELS = 60
 
 
 def _alert(kind: str, text: str):
@@ -533,7 +536,7 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
         rel = load_release(d)
         released = rel.frame()
         panels = []
-        for a in rel.spec.perturbed_attributes()[:9]:
+        for a in rel.spec.perturbed_attributes()[:MAX_PANELS]:
             dom = a.get_domain()
             n = dom.n_values
             panels.append(
@@ -782,7 +785,7 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
             by_class = bool(input.m_byclass())
             ests = estimate_release(d, input.m_method(), by_class=by_class)
             panels = []
-            for e in ests[:9]:
+            for e in ests[:MAX_PANELS]:
                 series = (
                     {c: (x.counts, x.stderr) for c, x in e.by_class.items()}
                     if by_class and e.by_class
@@ -794,7 +797,8 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
             _miner_error(exc, "estimate")
             return
         miner_est.set(str(path))
-        miner_msg.set(("ok", f"estimated {len(ests)} attributes ({input.m_method()})"))
+        drawn = "" if len(ests) <= MAX_PANELS else f"; the figure shows the first {MAX_PANELS}"
+        miner_msg.set(("ok", f"estimated {len(ests)} attributes ({input.m_method()}){drawn}"))
 
     @render.image
     def m_est_plot():
