@@ -300,6 +300,7 @@ def mine_release(
         model = _seeded(make_learner(learner, spec, allow_import=allow_import), random_state)
         model.fit(_features(table, spec, target, key), table[target])
         recon_kind, used_method = reconstruction, method
+    _check_test_classes(model, y_test, test_name)
     with _predicting(test_name, learner, key in RELEASE_LEARNERS):
         predicted = model.predict(_features(test, spec, target, key))
     acc = float(np.mean(predicted == y_test.to_numpy()))
@@ -326,6 +327,34 @@ def mine_release(
         majority_rate=rate,
         n_test=len(y_test),
     )
+
+
+def _check_test_classes(model, y_test: pd.Series, test_name: str) -> None:
+    """A test table none of whose classes the release holds scores 0 % for a reason no
+    learner can help (labels spelt otherwise: 'SETOSA' and 'setosa', 1 and 'yes'):
+    refused. Some test records of a class the release never shows are counted, warned."""
+    known = getattr(model, "classes_", None)
+    if known is None or len(y_test) == 0:
+        return
+
+    def label(v) -> str:  # 1, 1.0 and np.int64(1) are one label
+        v = v.item() if isinstance(v, np.generic) else v
+        return str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
+
+    as_text = {label(c) for c in known}
+    unseen = ~np.array([label(v) in as_text for v in y_test.tolist()], dtype=bool)
+    if unseen.all():
+        raise DataError(
+            f"{test_name}: none of its classes {sorted(map(str, y_test.unique()))[:5]} is one "
+            f"of the release's {sorted(as_text)[:5]}: the class labels differ (spelling, "
+            "case or coding), so every prediction would be scored wrong"
+        )
+    if unseen.any():
+        warnings.warn(
+            f"{int(unseen.sum())} of the {len(y_test)} records of {test_name} have a class "
+            "the release never shows; they are scored as wrong predictions",
+            stacklevel=3,
+        )
 
 
 @contextmanager

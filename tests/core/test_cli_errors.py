@@ -764,3 +764,22 @@ def test_text_in_a_numeric_column_is_named_by_column_and_row(run_cli, tmp_path):
     data.write_text("\n".join(lines) + "\n")
     code, _, err = run_cli("estimate", rel)
     assert code == 1 and "column 'x' data row 37 has value 'foo'" in err, err
+
+
+def test_mine_refuses_a_test_table_whose_classes_the_release_never_shows(run_cli, tmp_path):
+    """Labels spelt otherwise ('SETOSA' for 'setosa') scored 0.0 % without a word."""
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({"x": rng.uniform(0, 1, 200), "c": rng.choice(["no", "yes"], 200)})
+    src = tmp_path / "t.csv"
+    frame.to_csv(src, index=False)
+    rel = tmp_path / "rel"
+    code, _, err = run_cli("perturb", src, "--out", rel, "--class", "c", "--bounds", "x=0:1")
+    assert code == 0, err
+    upper = tmp_path / "upper.csv"
+    frame.assign(c=frame["c"].str.upper()).to_csv(upper, index=False)
+    code, _, err = run_cli("mine", rel, "--test", upper)
+    assert code == 1 and "none of its classes ['NO', 'YES'] is one of the release's" in err
+    some = tmp_path / "some.csv"
+    frame.head(10).assign(c=["maybe"] + ["no"] * 9).to_csv(some, index=False)
+    code, out, err = run_cli("mine", rel, "--test", some)
+    assert code == 0 and "1 of the 10 records of --test" in err, err
