@@ -190,3 +190,19 @@ def test_a_panel_of_many_values_is_one_line_not_a_bar_per_value(n, patches, line
     assert len(ax.patches) == patches and len(ax.lines) == lines
     assert ax.get_ylim()[1] >= 1.5  # the error bars are drawn either way
     plt.close(fig)
+
+
+def test_the_advisors_target_accuracy_field_names_itself():
+    """'abc' gave Python's 'could not convert string to float', 150 the library's
+    'min_accuracy must be a fraction in (0, 1] (got 1.5)'."""
+    from ppdm.app._server import _target_accuracy
+
+    assert _target_accuracy("") is None
+    assert _target_accuracy("0.8") == _target_accuracy("80") == _target_accuracy("80%") == 0.8
+    for bad, why in [
+        ("abc", "a fraction or a percentage"),
+        ("150", "at most 100%"),
+        ("0", "above 0"),
+    ]:
+        with pytest.raises(ParameterError, match=f"target accuracy must be .*{why}.*'{bad}'"):
+            _target_accuracy(bad)

@@ -321,3 +321,16 @@ def test_the_histograms_show_every_attribute(page, tmp_path):
     page.wait_for_selector("#o_hist img")
     height = page.eval_on_selector("#o_hist img", "img => img.naturalHeight")
     assert height == 4 * 3 * 90  # 12 panels on 3 columns: 4 rows of 3 inches at 90 dpi
+
+
+def test_rho_fields_left_empty_are_named(page, tables):
+    """Emptied rho fields showed Python's 'float() argument must be a string or a real
+    number, not NoneType'."""
+    page.set_input_files("#o_file", str(tables["train"]))
+    page.wait_for_selector("#o_privacy table")
+    page.check("input[name='o_gmode'][value='rho']")
+    page.fill("#o_rho1", "")
+    page.locator("#o_rho1").blur()
+    page.wait_for_function("document.querySelector('#o_privacy').innerText.includes('rho1')")
+    text = page.inner_text("#o_privacy")
+    assert "rho1 and rho2 must be numbers in (0, 1)" in text and "NoneType" not in text

@@ -148,6 +148,22 @@ def poll_slots(slots) -> tuple[list[tuple[str, str]], bool]:
     return errors, any(slot.pending() for slot in slots)
 
 
+def _target_accuracy(text: str) -> float | None:
+    """The advisor's target accuracy field: empty, a fraction (0.8) or a percentage (80, 80%)."""
+    if not text:
+        return None
+    try:
+        value = float(text.rstrip("%").strip())
+    except ValueError:
+        raise ParameterError(
+            f"target accuracy must be a fraction or a percentage, e.g. 0.8 or 80% (got {text!r})"
+        ) from None
+    fraction = value / 100 if value > 1 or text.endswith("%") else value
+    if not (0 < fraction <= 1):
+        raise ParameterError(f"target accuracy must be above 0 and at most 100% (got {text!r})")
+    return fraction
+
+
 def server(input, output, session) -> None:  # noqa: C901 (one closure per session)
     ws = Workspace()
     slots = {k: JobSlot(k) for k in ("advisor", "audit", "training")}
@@ -321,7 +337,12 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
     @reactive.calc
     def gamma() -> float:
         if input.o_gmode() == "rho":
-            return gamma_from_rho(float(input.o_rho1()), float(input.o_rho2()))
+            r1, r2 = input.o_rho1(), input.o_rho2()
+            if r1 is None or r2 is None:
+                raise ParameterError(
+                    f"rho1 and rho2 must be numbers in (0, 1) (got {r1!r} and {r2!r})"
+                )
+            return gamma_from_rho(float(r1), float(r2))
         g = input.o_gamma()
         return check_gamma(g, "gamma", error=ParameterError)
 
@@ -565,13 +586,18 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
             if not cls:
                 raise SpecError("the advisor needs a class attribute: choose one")
             gammas = parse_float_list(input.o_adv_gammas(), "gamma values")
+            for g in gammas:
+                check_gamma(g, "each of the gamma values", error=ParameterError)
             ns = parse_int_list(input.o_adv_ns(), "N values")
-            target_text = str(input.o_adv_target()).strip()
-            target = None
-            if target_text:
-                target = float(target_text.rstrip("%"))
-                target = target / 100 if target > 1 else target
-            reps = int(input.o_adv_reps() or 1)
+            for n in ns:
+                if n < 2:
+                    raise ParameterError(f"each of the N values must be >= 2 (got {n})")
+                check_n_values(n, "each of the N values")
+            target = _target_accuracy(str(input.o_adv_target()).strip())
+            reps = input.o_adv_reps()
+            if reps is None or reps != int(reps) or reps < 1:  # no silent rounding
+                raise ParameterError(f"repetitions must be a whole number >= 1 (got {reps!r})")
+            reps = int(reps)
             slots["advisor"].start(
                 ws,
                 "advise",
