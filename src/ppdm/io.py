@@ -442,7 +442,13 @@ def _check_csv_bytes(path: Path) -> None:
             raise DataError(
                 f"input file {str(path)!r} is UTF-16 text; save it as UTF-8 CSV and try again"
             )
-        last = data.rfind(b'"')
+        what = _not_csv(data)
+        if what is not None:
+            raise DataError(f"input file {str(path)!r} is not CSV text but {what}")
+        # a quote left open further back makes a field longer than Arrow's block, which
+        # Arrow refuses itself: only the end of the file is searched (a huge or sparse
+        # file is not read through, and the search never holds off a signal for long)
+        last = data.rfind(b'"', max(0, len(data) - _QUOTE_WINDOW))
         if last < 0:
             return
         start = last
@@ -462,6 +468,21 @@ def _check_csv_bytes(path: Path) -> None:
 
 
 _CSV_CHECKED: set = set()
+#: The end of a CSV file searched for a quote left open (see :func:`_check_csv_bytes`).
+_QUOTE_WINDOW = 4 * _CSV_BLOCK
+
+
+def _not_csv(data) -> str | None:
+    """What a file is, by its magic numbers, when it is no CSV text (else None)."""
+    if data[:2] == b"\x1f\x8b":
+        return "gzip-compressed data: name it .csv.gz"
+    if data[:3] == b"BZh" and data[3:4].isdigit() and data[4:10] == b"1AY&SY":
+        return "bzip2-compressed data: name it .csv.bz2"
+    if data[:4] == b"PK\x03\x04":
+        return "a zip archive: extract it first"
+    if data[:4] == b"PAR1" and data[-4:] == b"PAR1":
+        return "a Parquet file: name it .parquet"
+    return None
 
 
 def _csv_names(path: Path) -> list[str]:

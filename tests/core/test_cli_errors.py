@@ -783,3 +783,22 @@ def test_mine_refuses_a_test_table_whose_classes_the_release_never_shows(run_cli
     frame.head(10).assign(c=["maybe"] + ["no"] * 9).to_csv(some, index=False)
     code, out, err = run_cli("mine", rel, "--test", some)
     assert code == 0 and "1 of the 10 records of --test" in err, err
+
+
+def test_compressed_or_sparse_data_named_csv_is_refused_at_once(run_cli, tmp_path):
+    """gzip data named .csv was 'line 2 has 2 fields ... separated by semicolons'; a
+    sparse 50 GB data.csv was searched through for its last quote (a minute, 21 GB)."""
+    import gzip
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"x": rng.uniform(0, 1, 40), "c": [0, 1] * 20})
+    packed = tmp_path / "packed.csv"
+    packed.write_bytes(gzip.compress(frame.to_csv(index=False).encode()))
+    code, _, err = run_cli("perturb", packed, "--out", tmp_path / "r1", "--class", "c")
+    assert code == 1 and "is not CSV text but gzip-compressed data: name it .csv.gz" in err
+    sparse = tmp_path / "sparse.csv"
+    sparse.write_text(frame.to_csv(index=False))
+    with sparse.open("r+b") as fh:
+        fh.truncate(1 << 33)  # 8 GiB of holes after the table: nothing to read on disk
+    code, _, err = run_cli("perturb", sparse, "--out", tmp_path / "r2", "--class", "c")
+    assert code == 1 and "has a row longer than 1 MiB" in err
