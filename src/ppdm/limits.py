@@ -299,6 +299,19 @@ def check_numbers(data: Any, where: str, error: type[Exception] = ParameterError
             raise error(f"{where} field {field}: {_show(item)} is too large (beyond 64 bits)")
 
 
+class _RepeatedKey(Exception):
+    pass
+
+
+def _unique_keys(pairs: list) -> dict:
+    out = {}
+    for key, value in pairs:
+        if key in out:
+            raise _RepeatedKey(key)
+        out[key] = value
+    return out
+
+
 def load_structured(
     path: str | os.PathLike,
     what: str = "spec",
@@ -359,9 +372,11 @@ def load_structured(
                 raise error(f"{label} is not valid YAML: {_clip(detail)}") from None
         else:
             try:
-                data = json.loads(text)
+                data = json.loads(text, object_pairs_hook=_unique_keys)
             except json.JSONDecodeError as exc:
                 raise error(f"{label} is not valid JSON: {exc}") from None
+            except _RepeatedKey as exc:  # the last would win, silently
+                raise error(f"{label} gives the key {exc.args[0]!r} twice in one object") from None
     except RecursionError:
         raise error(f"{label} is nested too deeply (more than {MAX_NESTING} levels)") from None
     except error:

@@ -382,6 +382,17 @@ class ReleaseSpec(BaseModel):
             raise _custom(
                 f"class_attribute {self.class_attribute!r} is not among the attributes {names}"
             )
+        if self.data_file is not None:  # a release says what it did to its class, once
+            if self.class_perturbed and self.class_attribute is None:
+                raise _custom("class_perturbed is true but there is no class_attribute")
+            if self.class_attribute is not None:
+                klass = next(a for a in self.attributes if a.name == self.class_attribute)
+                if klass.perturbed != self.class_perturbed:
+                    raise _custom(
+                        f"class_perturbed is {str(self.class_perturbed).lower()} but the class "
+                        f"attribute {self.class_attribute!r} has perturbed "
+                        f"{str(klass.perturbed).lower()}"
+                    )
         return self
 
     @property
@@ -436,7 +447,8 @@ def read_spec(path: str | os.PathLike) -> ReleaseSpec:
             "ppdm advise ... --spec-out spec.json"
         )
     try:
-        spec = ReleaseSpec.model_validate(data)
+        # strict: a count written "178" or 178.0, a flag written "false", is refused
+        spec = ReleaseSpec.model_validate(data, strict=True)
     except (OverflowError, TypeError, RecursionError, MemoryError) as exc:
         raise SpecError(f"spec {str(path)!r} is invalid: {type(exc).__name__}: {exc}") from None
     except ValidationError as exc:

@@ -802,3 +802,40 @@ def test_compressed_or_sparse_data_named_csv_is_refused_at_once(run_cli, tmp_pat
         fh.truncate(1 << 33)  # 8 GiB of holes after the table: nothing to read on disk
     code, _, err = run_cli("perturb", sparse, "--out", tmp_path / "r2", "--class", "c")
     assert code == 1 and "has a row longer than 1 MiB" in err
+
+
+@pytest.mark.parametrize(
+    "tamper, why",
+    [
+        (lambda s: s.update(class_perturbed=True), "class_perturbed is true but the class"),
+        (lambda s: s.update(class_attribute="x"), "class_perturbed is false but the class"),
+        (lambda s: s.update(n_records=str(s["n_records"])), "n_records: Input should be"),
+        (lambda s: s.update(n_records=float(s["n_records"])), "n_records: Input should be"),
+        (lambda s: s.update(class_perturbed="false"), "class_perturbed: Input should be"),
+        (None, "gives the key 'copies' twice"),
+    ],
+)
+def test_a_spec_that_contradicts_itself_or_bends_its_types_is_refused(
+    run_cli, tmp_path, tamper, why
+):
+    """Each was read as something else: the class taken for perturbed (mine switched to
+    global reconstruction), a perturbed attribute taken for the class, '178' for 178, the
+    last of two keys."""
+    import json
+
+    rng = np.random.default_rng(0)
+    src = tmp_path / "t.csv"
+    pd.DataFrame({"x": rng.uniform(0, 1, 50), "c": rng.integers(0, 2, 50)}).to_csv(src, index=False)
+    rel = tmp_path / "rel"
+    code, _, err = run_cli("perturb", src, "--out", rel, "--class", "c", "--bounds", "x=0:1")
+    assert code == 0, err
+    path = rel / "spec.json"
+    spec = json.loads(path.read_text())
+    if tamper is None:
+        path.write_text(json.dumps(spec).replace('"copies": 1', '"copies": 1, "copies": 2'))
+    else:
+        tamper(spec)
+        path.write_text(json.dumps(spec))
+    for args in (["estimate", rel], ["report", rel]):
+        code, _, err = run_cli(*args)
+        assert code == 1 and why in err and "spec.json" in err, err
