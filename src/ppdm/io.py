@@ -772,6 +772,50 @@ def _footer_kind(t) -> str | None:
     return None
 
 
+def check_parts_alike(path: str | os.PathLike, names: list[str]) -> None:
+    """Refuse a directory of Parquet parts whose footers disagree: a part without one of
+    ``names`` or with a column more, or with a column of another kind than the first
+    part's (integers in one, text in another). Footers only: no data is read.
+
+    References
+    ----------
+    Dowd, Xu & Zhang, Sec. 3 (a release is one table, however it is stored).
+    """
+    import pyarrow.types as pt
+
+    first: tuple[Path, dict] | None = None
+    for f in partition_files(path):
+        if table_format(f) != "parquet":
+            continue
+        schema = _parquet_file(f, None).schema_arrow
+        index = {
+            c for c in (schema.pandas_metadata or {}).get("index_columns", []) if isinstance(c, str)
+        }
+        cols = [str(n) for n in schema.names if n not in index]
+        missing = [n for n in names if n not in cols]
+        extra = [n for n in cols if n not in names]
+        if missing or extra:
+            what = (
+                f"lacks {missing}" if missing else f"has columns its spec does not describe {extra}"
+            )
+            raise DataError(f"partition file {str(f)!r} {what}")
+        kinds = {
+            n: _footer_kind(t) or str(t)
+            for n, t in zip(schema.names, schema.types)
+            if n not in index and not pt.is_null(t)  # an empty part's column may be typeless
+        }
+        if first is None:
+            first = (f, kinds)
+            continue
+        for n, kind in kinds.items():
+            other = first[1].get(n)
+            if other is not None and other != kind:
+                raise DataError(
+                    f"partition file {str(f)!r} holds column {n!r} as {kind} but "
+                    f"{first[0].name!r} as {other}: a table's parts hold one type per column"
+                )
+
+
 def table_columns(path: str | os.PathLike) -> list[str]:
     """The column names of a CSV or Parquet file as the readers name them, from its
     header or footer alone (a stored pandas index is not a column).

@@ -30,6 +30,7 @@ from .exceptions import DataError, DomainError, PpdmError, SpecError
 from .io import (
     BatchWriter,
     atomic_path,
+    check_parts_alike,
     check_regular_file,
     iter_batches,
     parquet_kinds,
@@ -679,6 +680,8 @@ def load_release(path: str | os.PathLike) -> Release:
     spec = read_spec(path)  # its spec.json
     data_path = release_member(path, spec.data_file, spec_name="spec.json")
     check_release_spec(spec, str(path / "spec.json"))
+    if data_path.is_dir():  # its parts' footers, before any command reads one
+        check_parts_alike(data_path, spec.names)
     return Release(spec, data_path)
 
 

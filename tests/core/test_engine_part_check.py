@@ -135,3 +135,38 @@ def test_an_empty_part_is_accepted_in_either_format(tmp_path, fmt):
     )
     assert spec.n_records == 60
     assert len(pd.read_parquet(tmp_path / "rel" / "data")) == 60
+
+
+@pytest.mark.parametrize(
+    "change, why",
+    [
+        (lambda t: t.assign(y=t["y"].astype(str)), "holds column 'y' as str but"),
+        (lambda t: t.drop(columns=["x"]), "lacks ['x']"),
+        (lambda t: t.assign(zz=1), "has columns its spec does not describe ['zz']"),
+    ],
+)
+@pytest.mark.parametrize("engine", ["local", "dask"])
+def test_a_part_unlike_the_others_is_named_by_every_command(tmp_path, change, why, engine):
+    """A part whose class was text made by-class estimates drop the other parts' records
+    (exit 0); a part without a column was 'unknown name', one with a column more passed."""
+    from typer.testing import CliRunner
+
+    from ppdm.cli import app
+
+    if engine == "dask":
+        pytest.importorskip("distributed")
+    src = _parts(tmp_path)
+    rel = tmp_path / "rel"
+    make_release_partitioned(src, rel, class_attribute="y", bounds={"x": (0, 10)}, random_state=1)
+    part = sorted((rel / "data").iterdir())[1]
+    table = pd.read_parquet(part)
+    part.unlink()
+    change(table).to_parquet(part, index=False)
+    runner = CliRunner()
+    for args in (
+        ["estimate", str(rel), "--by-class"],
+        ["reconstruct", str(rel), "--out", str(tmp_path / "r")],
+    ):
+        r = runner.invoke(app, [*args, "--engine", engine])
+        assert r.exit_code == 1 and f"partition file {str(part)!r}" in r.output, r.output
+        assert why in r.output
