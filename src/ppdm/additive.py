@@ -357,17 +357,7 @@ def reconstruct_distribution(
     >>> est.converged, round(float(est.probabilities.sum()), 6)
     (True, 1.0)
     """
-    noise = AdditiveNoise(kind, scale)
-    w = np.asarray(noisy, dtype=float).ravel()
-    if w.size == 0 or not np.all(np.isfinite(w)):
-        raise DataError(f"noisy must be a non-empty array of finite values (got {w.size} values)")
-    check_int(bins, "bins", low=2, error=ParameterError)
-    check_int(max_iter, "max_iter", error=ParameterError)
-    check_positive(tol, "tol", error=ParameterError)
-    check_probability(significance, "significance", error=ParameterError)
-    lo, hi = (float(w.min()), float(w.max())) if bounds is None else map(float, bounds)
-    lo, hi = check_interval(lo, hi, "bounds", error=ParameterError)
-    x_edges, T, counts = _binned(w, noise, lo, hi, bins)
+    x_edges, T, counts = _prepared(noisy, kind, scale, bins, bounds, max_iter, tol, significance)
     threshold = _threshold(tol, significance, bins)
     p, its, done, statistic = _iterate(counts[None, :], T, threshold, int(max_iter))
     it, converged, statistic = int(its[0]), bool(done[0]), float(statistic[0])
@@ -379,6 +369,21 @@ def reconstruct_distribution(
             stacklevel=2,
         )
     return DistributionEstimate(x_edges, p[0], it, converged, statistic, threshold)
+
+
+def _prepared(noisy, kind, scale, bins, bounds, max_iter, tol, significance):
+    """The checked arguments of a reconstruction, as :func:`_binned` gives them."""
+    noise = AdditiveNoise(kind, scale)
+    w = np.asarray(noisy, dtype=float).ravel()
+    if w.size == 0 or not np.all(np.isfinite(w)):
+        raise DataError(f"noisy must be a non-empty array of finite values (got {w.size} values)")
+    check_int(bins, "bins", low=2, error=ParameterError)
+    check_int(max_iter, "max_iter", error=ParameterError)
+    check_positive(tol, "tol", error=ParameterError)
+    check_probability(significance, "significance", error=ParameterError)
+    lo, hi = (float(w.min()), float(w.max())) if bounds is None else map(float, bounds)
+    lo, hi = check_interval(lo, hi, "bounds", error=ParameterError)
+    return _binned(w, noise, lo, hi, bins)
 
 
 def _binned(w: np.ndarray, noise: AdditiveNoise, lo: float, hi: float, bins: int):
@@ -476,17 +481,10 @@ def reconstruction_stderr(
     """
     import hashlib
 
-    noise = AdditiveNoise(kind, scale)
-    w = np.asarray(noisy, dtype=float).ravel()
-    if w.size == 0 or not np.all(np.isfinite(w)):
-        raise DataError(f"noisy must be a non-empty array of finite values (got {w.size} values)")
-    check_int(bins, "bins", low=2, error=ParameterError)
     check_int(replicates, "replicates", low=2, error=ParameterError)
-    lo, hi = (float(w.min()), float(w.max())) if bounds is None else map(float, bounds)
-    lo, hi = check_interval(lo, hi, "bounds", error=ParameterError)
-    _, T, counts = _binned(w, noise, lo, hi, bins)
-    if rng is None:
-        digest = hashlib.sha256(counts.tobytes() + repr((kind, float(scale), lo, hi)).encode())
+    _, T, counts = _prepared(noisy, kind, scale, bins, bounds, max_iter, tol, significance)
+    if rng is None:  # the same values and model, the same replicates
+        digest = hashlib.sha256(counts.tobytes() + T.tobytes())
         rng = np.random.default_rng(int.from_bytes(digest.digest()[:16], "little"))
     n = int(round(counts.sum()))
     draws = rng.multinomial(n, counts / counts.sum(), size=int(replicates)).astype(float)
