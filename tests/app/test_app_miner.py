@@ -111,3 +111,26 @@ def test_session_workspace_removed_when_page_closes(browser, server, tables):
     assert not any(p.exists() for p in mine)
     # nor is any copy of the upload left in the web server's upload folders
     assert not list(server["tmp"].rglob("train.csv"))
+
+
+def test_a_release_without_a_class_unticks_by_class(page, tables, tmp_path):
+    """'by class' stayed ticked, and Estimate then failed: 'the release has no class
+    attribute; by-class work needs one'."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        make_release(
+            pd.read_csv(tables["train"]).drop(columns=["group"]),
+            tmp_path / "rel",
+            bounds={"age": (20, 80)},
+            allow_unprotected=True,
+            random_state=3,
+        )
+    shutil.make_archive(str(tmp_path / "rel"), "zip", tmp_path, "rel")
+    page.click("a[data-value='miner']")
+    assert page.is_checked("#m_byclass")
+    page.set_input_files("#m_zip", str(tmp_path / "rel.zip"))
+    page.wait_for_function("document.querySelector('#m_msg').innerText.includes('unticked')")
+    assert not page.is_checked("#m_byclass") and not page.is_checked("#m_recon_byclass")
+    page.click("#m_estimate")
+    page.wait_for_selector("#m_est_plot img")
+    assert "estimated" in page.inner_text("#m_msg")

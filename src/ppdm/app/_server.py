@@ -750,11 +750,16 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
     def _open_release(path: Path) -> None:
         from ..pipeline import load_release
 
-        load_release(path)  # validates spec and data file
+        spec = load_release(path).spec  # validates spec and data file
         miner_dir.set(path)
         miner_est.set(None)
         slots["training"].result.set(None)
-        miner_msg.set(("ok", f"opened the release in {path.name!r}"))
+        # by-class work needs an unperturbed class: the boxes say what this release allows
+        by_class = spec.class_attribute is not None and not spec.class_perturbed
+        ui.update_checkbox("m_byclass", value=by_class)
+        ui.update_checkbox("m_recon_byclass", value=by_class)
+        note = "" if by_class else " (no unperturbed class: 'by class' is unticked)"
+        miner_msg.set(("ok", f"opened the release in {path.name!r}{note}"))
 
     @reactive.effect
     @reactive.event(input.m_zip)
