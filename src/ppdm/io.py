@@ -10,7 +10,7 @@ import os
 import re
 import stat
 from collections.abc import Iterator
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -943,7 +943,9 @@ def read_table(
     if fmt == "csv":
         frame = _read_csv(path, columns, kinds, allow_empty=allow_empty)
     elif fmt == "parquet":
-        frame = _parquet_file(path, columns).read(columns=columns).to_pandas()
+        with _damaged_parquet(path):
+            table = _parquet_file(path, columns).read(columns=columns)
+        frame = table.to_pandas()
     else:
         frame = read_arff(path)
         if columns is not None:
@@ -999,12 +1001,28 @@ def iter_batches(
         # one reader per row group: a single iter_batches over the whole file keeps the
         # buffers of the row groups it has passed, so memory would grow with the file
         for group in range(pf.metadata.num_row_groups):
-            for batch in pf.iter_batches(
-                batch_size=batch_size, row_groups=[group], columns=columns
-            ):
+            batches = pf.iter_batches(batch_size=batch_size, row_groups=[group], columns=columns)
+            while True:
+                with _damaged_parquet(path):
+                    batch = next(batches, None)
+                if batch is None:
+                    break
                 yield batch.to_pandas()
     else:
         yield read_table(path, columns)
+
+
+@contextmanager
+def _damaged_parquet(path: Path) -> Iterator[None]:
+    """A page of a Parquet file that cannot be decoded is named with its file (Arrow's
+    'Corrupt snappy compressed data.' named none)."""
+    import pyarrow as pa
+
+    try:
+        yield
+    except (pa.ArrowException, OSError) as exc:
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise DataError(f"input file {str(path)!r} is a damaged Parquet file: {first}") from None
 
 
 # -- ARFF -----------------------------------------------------------------------------

@@ -170,3 +170,25 @@ def test_a_part_unlike_the_others_is_named_by_every_command(tmp_path, change, wh
         r = runner.invoke(app, [*args, "--engine", engine])
         assert r.exit_code == 1 and f"partition file {str(part)!r}" in r.output, r.output
         assert why in r.output
+
+
+def test_a_corrupt_page_names_its_part(tmp_path):
+    """Arrow's 'Corrupt snappy compressed data.' named no file."""
+    from typer.testing import CliRunner
+
+    from ppdm.cli import app
+
+    rng = np.random.default_rng(0)
+    src = tmp_path / "in"
+    src.mkdir()
+    for i in range(2):  # parts large enough to hold a data page past byte 2100
+        frame = pd.DataFrame({"x": rng.uniform(0, 10, 5000), "y": rng.integers(0, 2, 5000)})
+        frame.to_parquet(src / f"p{i}.parquet", index=False)
+    rel = tmp_path / "rel"
+    make_release_partitioned(src, rel, class_attribute="y", bounds={"x": (0, 10)}, random_state=1)
+    part = sorted((rel / "data").iterdir())[1]
+    raw = part.read_bytes()
+    noise = np.random.default_rng(0).integers(0, 256, 2000, dtype=np.uint8).tobytes()
+    part.write_bytes(raw[:100] + noise + raw[2100:])  # a data page, the footer intact
+    r = CliRunner().invoke(app, ["estimate", str(rel)])
+    assert r.exit_code == 1 and f"input file {str(part)!r}" in r.output, r.output
