@@ -134,3 +134,17 @@ def test_a_release_without_a_class_unticks_by_class(page, tables, tmp_path):
     page.click("#m_estimate")
     page.wait_for_selector("#m_est_plot img")
     assert "estimated" in page.inner_text("#m_msg")
+
+
+def test_a_broken_spec_in_an_uploaded_zip_is_named_by_the_zip(page, tmp_path):
+    """The message named the server's unpacked copy under its temporary directory."""
+    import zipfile
+
+    zpath = tmp_path / "mine.zip"
+    with zipfile.ZipFile(zpath, "w") as zf:
+        zf.writestr("r/spec.json", "{not json")
+    page.click("a[data-value='miner']")
+    page.set_input_files("#m_zip", str(zpath))
+    page.wait_for_selector("#m_msg .alert-danger")
+    text = page.inner_text("#m_msg")
+    assert "mine.zip:r/spec.json" in text and "ppdm-app-" not in text and "not valid JSON" in text

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import shutil
 import warnings
 import zipfile
@@ -770,7 +771,12 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
         try:
             _open_release(extract_release(files[0], ws))
         except Exception as exc:
-            _miner_error(exc)
+            # the owner's zip by its name, not the server's unpacked copy
+            name = Path(files[0]["name"]).name
+            text = re.sub(
+                re.escape(str(ws.path)) + r"/release-in-[^/']*/", f"{name}:", message(exc)
+            )
+            miner_msg.set(("error", text))
 
     @reactive.effect
     @reactive.event(input.m_open)
