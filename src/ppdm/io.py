@@ -788,9 +788,7 @@ def check_parts_alike(path: str | os.PathLike, names: list[str]) -> None:
         if table_format(f) != "parquet":
             continue
         schema = _parquet_file(f, None).schema_arrow
-        index = {
-            c for c in (schema.pandas_metadata or {}).get("index_columns", []) if isinstance(c, str)
-        }
+        index = _stored_index(schema)
         cols = [str(n) for n in schema.names if n not in index]
         missing = [n for n in names if n not in cols]
         extra = [n for n in cols if n not in names]
@@ -832,10 +830,15 @@ def table_columns(path: str | os.PathLike) -> list[str]:
     if table_format(path) != "parquet":
         return _csv_names(path)
     schema = _parquet_file(path, None).schema_arrow
-    index = {
+    index = _stored_index(schema)
+    return [str(n) for n in schema.names if n not in index]
+
+
+def _stored_index(schema) -> set[str]:
+    """The columns of a Parquet schema that hold a stored pandas index, not data."""
+    return {
         c for c in (schema.pandas_metadata or {}).get("index_columns", []) if isinstance(c, str)
     }
-    return [str(n) for n in schema.names if n not in index]
 
 
 def parquet_rows(path: str | os.PathLike) -> int:
@@ -1066,7 +1069,9 @@ def arff_quote(text: str) -> str:
 _arff_quote = arff_quote
 
 
-def _nominal_text(value) -> str:
+def label_text(value) -> str:
+    """A value as a label: ``1``, ``1.0`` and ``np.int64(1)`` are ``'1'`` (an integer code
+    read back as a float where values are missing)."""
     if isinstance(value, np.generic):
         value = value.item()
     if isinstance(value, float) and value.is_integer():
@@ -1088,9 +1093,9 @@ def _declared(series: pd.Series, given) -> list[str]:
         uniq = sorted(uniq)
     else:
         uniq = sorted(uniq, key=str)
-    vals = [_nominal_text(v) for v in uniq]
+    vals = [label_text(v) for v in uniq]
     if given is not None:  # the given values in their order, then any other that occurs
-        vals = [_nominal_text(v) for v in given] + vals
+        vals = [label_text(v) for v in given] + vals
     return list(dict.fromkeys(vals))
 
 
@@ -1107,7 +1112,7 @@ def _arff_column(name: str, series: pd.Series, nominal: bool) -> list[str]:
             key = (type(v), v)
             text = cache.get(key)
             if text is None:
-                text = cache[key] = arff_quote(_nominal_text(v))
+                text = cache[key] = arff_quote(label_text(v))
             out.append(text)
         return out
     if pd.api.types.is_integer_dtype(series):

@@ -27,8 +27,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .exceptions import DataError, ParameterError, SpecError
+from .exceptions import DataError, DomainError, ParameterError, SpecError
 from .fields import fields_dict
+from .io import label_text
 from .pipeline import Release, load_release, reconstruct_release
 from .release import ReleaseSpec
 from .validation import check_choice
@@ -336,13 +337,8 @@ def _check_test_classes(model, y_test: pd.Series, test_name: str) -> None:
     known = getattr(model, "classes_", None)
     if known is None or len(y_test) == 0:
         return
-
-    def label(v) -> str:  # 1, 1.0 and np.int64(1) are one label
-        v = v.item() if isinstance(v, np.generic) else v
-        return str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
-
-    as_text = {label(c) for c in known}
-    unseen = ~np.array([label(v) in as_text for v in y_test.tolist()], dtype=bool)
+    as_text = {label_text(c) for c in known}  # 1, 1.0 and np.int64(1) are one label
+    unseen = ~np.array([label_text(v) in as_text for v in y_test.tolist()], dtype=bool)
     if unseen.all():
         raise DataError(
             f"{test_name}: none of its classes {sorted(map(str, y_test.unique()))[:5]} is one "
@@ -361,8 +357,6 @@ def _check_test_classes(model, y_test: pd.Series, test_name: str) -> None:
 def _predicting(test_name: str, learner: str, on_release: bool) -> Iterator[None]:
     """A test value a release learner cannot place (missing, outside its domain) is
     named with the test table, without advice meant for the data owner's flags."""
-    from .exceptions import DomainError
-
     try:
         yield
     except DomainError as exc:

@@ -750,12 +750,7 @@ def test_names_with_commas_or_spaces_can_be_chosen_by_quoting(run_cli, tmp_path)
 
 def test_text_in_a_numeric_column_is_named_by_column_and_row(run_cli, tmp_path):
     """Arrow's conversion error names neither (it said 'column #2 has value ...')."""
-    rng = np.random.default_rng(0)
-    src = tmp_path / "t.csv"
-    pd.DataFrame({"x": rng.uniform(0, 1, 50), "c": rng.integers(0, 2, 50)}).to_csv(src, index=False)
-    rel = tmp_path / "rel"
-    code, _, err = run_cli("perturb", src, "--out", rel, "--class", "c", "--bounds", "x=0:1")
-    assert code == 0, err
+    rel = _small_release(run_cli, tmp_path)
     data = rel / "data.csv"
     lines = data.read_text().splitlines()
     cells = lines[37].split(",")  # data row 37
@@ -823,12 +818,7 @@ def test_a_spec_that_contradicts_itself_or_bends_its_types_is_refused(
     last of two keys."""
     import json
 
-    rng = np.random.default_rng(0)
-    src = tmp_path / "t.csv"
-    pd.DataFrame({"x": rng.uniform(0, 1, 50), "c": rng.integers(0, 2, 50)}).to_csv(src, index=False)
-    rel = tmp_path / "rel"
-    code, _, err = run_cli("perturb", src, "--out", rel, "--class", "c", "--bounds", "x=0:1")
-    assert code == 0, err
+    rel = _small_release(run_cli, tmp_path)
     path = rel / "spec.json"
     spec = json.loads(path.read_text())
     if tamper is None:
@@ -839,3 +829,14 @@ def test_a_spec_that_contradicts_itself_or_bends_its_types_is_refused(
     for args in (["estimate", rel], ["report", rel]):
         code, _, err = run_cli(*args)
         assert code == 1 and why in err and "spec.json" in err, err
+
+
+def _small_release(run_cli, tmp_path):
+    """A release of 50 records: x in [0, 1] perturbed, class c kept."""
+    rng = np.random.default_rng(0)
+    src = tmp_path / "t.csv"
+    pd.DataFrame({"x": rng.uniform(0, 1, 50), "c": rng.integers(0, 2, 50)}).to_csv(src, index=False)
+    rel = tmp_path / "rel"
+    code, _, err = run_cli("perturb", src, "--out", rel, "--class", "c", "--bounds", "x=0:1")
+    assert code == 0, err
+    return rel

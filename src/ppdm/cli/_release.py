@@ -359,25 +359,20 @@ def estimate(
     if plot is not None:
         check_output(plot, inputs=(release,), flag="--plot", directory=True, overwrite=overwrite)
     _check_engine(engine, scheduler)
+    rel = load_release(release)
+    _check_method_applies(ctx, rel.spec, method, release)
+    _check_by_class(rel.spec, by_class, release)
     helper = None
     try:
+        if plot is not None:
+            helper = _plot_helper(_panels(rel.spec, by_class))
         if engine == "dask":
             from ..engine import estimate_release_partitioned
 
-            spec = load_release(release).spec
-            _check_method_applies(ctx, spec, method, release)
-            _check_by_class(spec, by_class, release)
-            if plot is not None:
-                helper = _plot_helper(_panels(spec, by_class))
             results = estimate_release_partitioned(
                 release, method, by_class=by_class, engine="dask", scheduler=scheduler
             )
         else:
-            rel = load_release(release)
-            _check_method_applies(ctx, rel.spec, method, release)
-            _check_by_class(rel.spec, by_class, release)
-            if plot is not None:
-                helper = _plot_helper(_panels(rel.spec, by_class))
             total = rel.spec.n_records and rel.spec.n_records * rel.spec.copies
             with progress_bar("counting", total) as advance:
                 passes = _Passes(advance, total)
