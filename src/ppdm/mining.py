@@ -30,14 +30,17 @@ import pandas as pd
 from .exceptions import DataError, DomainError, ParameterError, SpecError
 from .fields import fields_dict
 from .io import label_text
-from .pipeline import Release, load_release, reconstruct_release
+from .pipeline import Release, load_release, reconstruct_batches, reconstruct_release
 from .release import ReleaseSpec
 from .validation import check_choice
 
 __all__ = [
+    "CANDIDATES",
+    "Candidate",
     "LEARNERS",
     "RELEASE_LEARNERS",
     "MiningResult",
+    "fit_candidate",
     "make_learner",
     "mine_release",
     "resolve_learner",
@@ -103,6 +106,91 @@ LEARNERS = {
     "knn": "sklearn.neighbors:KNeighborsClassifier",
 }
 _REGISTERED = {**LEARNERS, **RELEASE_LEARNERS}
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One learner with its settings that mining can choose from a release alone.
+
+    Attributes
+    ----------
+    label : str
+        How it is shown (``release-tree depth 8, leaf 0.02``).
+    learner : str
+        A key of :data:`RELEASE_LEARNERS` or :data:`LEARNERS`.
+    params : tuple of (name, value)
+        Parameters set on the fresh learner.
+    reconstruction : {None, "by-class", "global"}
+        None: fitted on the release itself; else Algorithm 2 reconstructs first.
+    """
+
+    label: str
+    learner: str
+    params: tuple[tuple[str, object], ...] = ()
+    reconstruction: str | None = None
+
+
+def _tree(depth: int, leaf: float) -> Candidate:
+    return Candidate(
+        f"release-tree depth {depth}, leaf {leaf:g}",
+        "release-tree",
+        (("max_depth", depth), ("min_leaf", leaf)),
+    )
+
+
+#: The learners (and settings) chosen among when mining a release without a test table,
+#: and scored by the advisor: the release forest, the release tree at several depths and
+#: leaf sizes, and C4.5 on the by-class reconstruction (Dowd, Xu & Zhang, Sec. 6).
+CANDIDATES: tuple[Candidate, ...] = (
+    Candidate("release-forest", "release-forest"),
+    *(_tree(d, leaf) for d in (4, 8, 12) for leaf in (0.005, 0.02)),
+    Candidate("c45 on the by-class reconstruction", "c45", (), "by-class"),
+)
+
+
+def fit_candidate(candidate: Candidate, release: Release, *, frame=None, random_state=0):
+    """Fit ``candidate`` on ``release`` (or on ``frame``, some of its records).
+
+    Parameters
+    ----------
+    candidate : Candidate
+    release : Release
+        Gives the spec (and the records, when ``frame`` is None).
+    frame : DataFrame, optional
+        Released records to learn from (a fold of the release), in its columns.
+    random_state : int or None
+        Seeds the learner and the reconstruction's tie breaking.
+
+    Returns
+    -------
+    A fitted classifier that predicts original records (the release's columns less
+    the class).
+
+    References
+    ----------
+    Dowd, Xu & Zhang, Sec. 6 (C4.5 on reconstructed data).
+    """
+    spec = release.spec
+    target = spec.class_attribute
+    data = release.frame(check_values=True) if frame is None else frame
+    model = _seeded(make_learner(candidate.learner, spec), random_state)
+    if candidate.params:
+        model.set_params(**dict(candidate.params))
+    if candidate.reconstruction is None:
+        return model.fit(data)
+    table = pd.concat(
+        list(
+            reconstruct_batches(
+                spec,
+                lambda: iter([data]),
+                by_class=candidate.reconstruction == "by-class",
+                random_state=random_state,
+            )
+        )
+    )
+    return model.fit(_features(table, spec, target, candidate.learner), table[target])
+
+
 _IMPORT_PATH = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*$")
 
 
