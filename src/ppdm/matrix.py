@@ -29,6 +29,7 @@ __all__ = [
     "PerturbationMatrix",
     "GammaDiagonal",
     "ExplicitMatrix",
+    "FlatKronecker",
     "KroneckerMatrix",
     "explicit",
     "symmetric_binary",
@@ -733,9 +734,56 @@ class KroneckerMatrix:
         """Raw estimate of the original count tensor from perturbed counts ``t``."""
         return self._each("inverse_apply", t)
 
+    def apply_transpose(self, t: np.ndarray) -> np.ndarray:
+        """Each factor's transpose along its own axis."""
+        return self._each("apply_transpose", t)
+
+    def flat(self) -> FlatKronecker:
+        """The product acting on flattened tensors (what the 1-D estimators take)."""
+        return FlatKronecker(self)
+
     def amplification(self) -> float:
         """The product's amplification is the product of the factors' amplifications."""
         return float(np.prod([f.amplification() for f in self.factors]))
+
+
+class FlatKronecker:
+    """A :class:`KroneckerMatrix` seen as one matrix over the flattened cells.
+
+    It offers what the estimators use (``n_values``, ``apply``, ``apply_transpose``,
+    ``inverse_apply`` on arrays of shape (cells,) or (cells, K)), each computed factor
+    by factor: the product matrix is never formed.
+
+    Examples
+    --------
+    >>> k = KroneckerMatrix([GammaDiagonal(3, 5.0), GammaDiagonal(2, 3.0)])
+    >>> x = np.arange(6.0)
+    >>> np.allclose(k.flat().apply(x), k.dense() @ x)
+    True
+    """
+
+    affine_form = None
+
+    def __init__(self, kron: KroneckerMatrix) -> None:
+        self.kron = kron
+        self.n_values = int(np.prod(kron.shape))
+
+    def _do(self, method: str, x: np.ndarray) -> np.ndarray:
+        x = np.asarray(x, dtype=np.float64)
+        tensor = x.reshape(*self.kron.shape, *x.shape[1:])
+        return getattr(self.kron, method)(tensor).reshape(x.shape)
+
+    def apply(self, x: np.ndarray) -> np.ndarray:
+        """Expected perturbed counts of original counts ``x``."""
+        return self._do("apply", x)
+
+    def apply_transpose(self, y: np.ndarray) -> np.ndarray:
+        """The transpose of :meth:`apply`."""
+        return self._do("apply_transpose", y)
+
+    def inverse_apply(self, y: np.ndarray) -> np.ndarray:
+        """The raw estimate of the original counts."""
+        return self._do("inverse_apply", y)
 
 
 def _spec_n(kind: str, spec: dict, n_values: int | None) -> int:

@@ -121,6 +121,12 @@ CASES: list[tuple[str, str, str | None]] = [
     # estimate / reconstruct / report
     ("estimate-method", "estimate {release} --method bogus", None),
     ("estimate-engine", "estimate {release} --engine bogus", None),
+    ("estimate-pairs-one", "estimate {release} --pairs x", None),
+    ("estimate-pairs-same", "estimate {release} --pairs x,x", None),
+    ("estimate-pairs-unknown", "estimate {release} --pairs x,nope", None),
+    ("estimate-pairs-class", "estimate {release} --pairs x,y", None),
+    ("estimate-pairs-quote", 'estimate {release} --pairs "x,k', None),
+    ("estimate-pairs-three", "estimate {release} --pairs x,k,y", None),
     ("reconstruct-method", "reconstruct {release} --out {out}.csv --method bogus", None),
     ("reconstruct-batch-0", "reconstruct {release} --out {out}.csv --batch-size 0", None),
     ("reconstruct-extension", "reconstruct {release} --out {out}.txt", None),

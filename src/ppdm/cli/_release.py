@@ -7,6 +7,7 @@ import math
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import typer
 
 from ..publish import check_output
@@ -351,8 +352,20 @@ def estimate(
     overwrite: bool = flag_option(
         "--overwrite", "Replace an existing non-empty --plot directory (whole)."
     ),
+    pairs: list[str] = value_option(
+        [],
+        "--pairs",
+        "A,B",
+        "Also estimate the two-way table of two perturbed attributes (repeatable).",
+    ),
 ) -> None:
-    """Estimate the original distribution of every perturbed attribute, with standard errors."""
+    """Estimate the original distribution of every perturbed attribute, with standard errors.
+
+    With --pairs, also the two-way table of each pair of perturbed attributes, through
+    the Kronecker product of their matrices, beside the product of their one-way
+    estimates (the table they would have if independent); --plot draws each pair as a
+    heat map beside its released counts.
+    """
     from ..pipeline import estimate_release, load_release
 
     method, engine = EstimationMethod(method).value, Engine(engine).value
@@ -362,6 +375,9 @@ def estimate(
     rel = load_release(release)
     _check_method_applies(ctx, rel.spec, method, release)
     _check_by_class(rel.spec, by_class, release)
+    named = [_pair_names(text) for text in pairs]
+    if named:
+        _check_pairs_apply(rel, named, release)
     helper = None
     try:
         if plot is not None:
@@ -379,13 +395,23 @@ def estimate(
                 results = estimate_release(
                     _counted(rel, passes, ("counting",)), method, by_class=by_class
                 )
-        show = _json_estimates if as_json else _estimate_tables
+        pair_results = _estimate_pairs(rel, named, method) if named else []
+
+        def show(results) -> None:
+            if as_json:
+                _json_estimates(results, pair_results)
+            else:
+                _estimate_tables(results)
+                _pair_tables(pair_results)
+
         if plot is None:
             show(results)
         else:  # the tables are printed while the helper draws
             if helper is None:  # the panels counted now, classes included
                 helper = _plot_helper(sum(1 + len(r.by_class or ()) for r in results))
-            _plot_estimates(results, plot, helper, meanwhile=lambda: show(results))
+            _plot_estimates(
+                results, plot, helper, meanwhile=lambda: show(results), pairs=pair_results
+            )
     finally:
         if helper is not None:
             helper.shutdown(cancel_futures=True)
@@ -442,9 +468,83 @@ def _plot_helper(panels: int):
     return plot_helper()
 
 
-def _json_estimates(results) -> None:
+def _json_estimates(results, pairs=()) -> None:
     payload = {"attributes": [_estimate_json(r, r.overall.method) for r in results]}
+    if pairs:
+        payload["pairs"] = [_pair_json(p) for p in pairs]
     typer.echo(json.dumps(payload, indent=2))
+
+
+def _pair_names(text: str) -> tuple[str, str]:
+    names = column_names(text, "--pairs")
+    if len(names) != 2 or names[0] == names[1]:
+        fail(f"--pairs: give two different attributes as A,B (got {text!r})", usage=True)
+    return names[0], names[1]
+
+
+def _check_pairs_apply(rel, named: list[tuple[str, str]], release: Path) -> None:
+    """Every attribute of ``--pairs`` is a perturbed one of the release (before any work)."""
+    from ..exceptions import ParameterError, SpecError
+    from ..pairs import check_pairs
+
+    try:
+        check_pairs(rel, named, "--pairs")
+    except (ParameterError, SpecError) as exc:
+        fail(f"{exc} (release {str(release)!r})", usage=True)
+
+
+def _estimate_pairs(rel, named: list[tuple[str, str]], method: str):
+    from ..pairs import estimate_pairs
+
+    with progress_bar("pairs", len(named)):
+        return estimate_pairs(rel, named, method, flag="--pairs")
+
+
+def _pair_json(p) -> dict:
+    return {
+        "rows": p.names[0],
+        "columns": p.names[1],
+        "row_labels": p.labels[0],
+        "column_labels": p.labels[1],
+        "method": p.method,
+        "perturbed_counts": p.perturbed.tolist(),
+        "estimated_counts": p.counts.tolist(),
+        "stderr": p.stderr.tolist(),
+        "stderr_kind": p.stderr_kind,
+        "independent_counts": p.independent.tolist(),
+    }
+
+
+def _pair_tables(pairs) -> None:
+    """Each pair's cells, the most populous first (by estimate), beside the baseline."""
+    from rich.console import Console
+
+    console = Console(markup=False, emoji=False, highlight=False)
+    for p in pairs:
+        a, b = p.names
+        order = np.argsort(-p.counts, axis=None, kind="stable")
+        rows = []
+        for flat in order[: MAX_TABLE_ROWS if order.size <= MAX_TABLE_ROWS else TABLE_ENDS]:
+            i, j = np.unravel_index(flat, p.counts.shape)
+            rows.append(
+                (
+                    str(p.labels[0][i]),
+                    str(p.labels[1][j]),
+                    f"{p.perturbed[i, j]:.0f}",
+                    f"{p.counts[i, j]:.1f}",
+                    f"{p.stderr[i, j]:.1f}",
+                    f"{p.independent[i, j]:.1f}",
+                )
+            )
+        kind = p.stderr_kind.replace(" (", ", ").rstrip(")")
+        columns = (a, b, "perturbed", "estimated", f"stderr ({kind})", "if independent")
+        table = _rows_table(console, f"{a} x {b} ({p.method})", columns, rows)
+        if order.size > len(rows):
+            table.caption = (
+                f"the {len(rows)} largest of {order.size:,} cells by estimate: --json lists "
+                "every one, --plot draws them"
+            )
+        console.print(table)
 
 
 def _estimate_tables(results) -> None:
@@ -547,13 +647,18 @@ def _estimate_json(r, method: str) -> dict:
     return out
 
 
-def _plot_estimates(results, directory: Path, helper=None, meanwhile=None) -> None:
+def _plot_estimates(results, directory: Path, helper=None, meanwhile=None, pairs=()) -> None:
     """One PNG per attribute: perturbed and estimated counts with error bars (by class),
-    published whole; ``meanwhile`` runs once the helper has the figures."""
+    and one heat map per pair, published whole; ``meanwhile`` runs once the helper has
+    the figures."""
     from ..html_report import write_estimate_plots
 
     with atomic_dir(directory) as tmp, progress_bar("drawing", len(results)) as advance:
         write_estimate_plots(results, tmp, helper=helper, meanwhile=meanwhile, progress=advance)
+        if pairs:
+            from ..pair_figure import write_pair_plots
+
+            write_pair_plots(pairs, tmp)
 
 
 def reconstruct(
