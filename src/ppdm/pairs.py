@@ -35,7 +35,13 @@ from .exceptions import ParameterError, SpecError
 from .matrix import KroneckerMatrix
 from .pipeline import Release, load_release, read_ahead, release_values
 
-__all__ = ["MAX_PAIR_CELLS", "PairEstimate", "check_pairs", "estimate_pairs"]
+__all__ = [
+    "MAX_PAIR_CELLS",
+    "PairEstimate",
+    "check_pairs",
+    "estimate_pairs",
+    "independence_p",
+]
 
 #: Most cells (N_a x N_b) of one two-way table: its bootstrap holds B tables of them.
 MAX_PAIR_CELLS = 16_384
@@ -61,6 +67,11 @@ class PairEstimate:
         The baseline: the product of the two one-way estimates, divided by n.
     method : str
     stderr_kind : str
+    independence_p : float
+        p-value of the chi-square test of independence on the *released* table. The
+        attributes are perturbed independently, so independent originals give an
+        independent release: a small p shows dependence the joint estimate can find; a
+        large one says the product of margins (``independent``) is likely the closer.
     """
 
     names: tuple[str, str]
@@ -71,6 +82,18 @@ class PairEstimate:
     independent: np.ndarray
     method: str
     stderr_kind: str
+    independence_p: float
+
+
+def independence_p(table: np.ndarray) -> float:
+    """p-value of the chi-square test of independence of a two-way count table (rows
+    and columns without records left out; 1.0 when fewer than two of either remain)."""
+    from scipy.stats import chi2_contingency
+
+    kept = table[table.sum(axis=1) > 0][:, table.sum(axis=0) > 0]
+    if min(kept.shape) < 2:
+        return 1.0
+    return float(chi2_contingency(kept, correction=False)[1])
 
 
 def check_pairs(rel: Release, pairs: list[tuple[str, str]], flag: str = "pairs") -> None:
@@ -197,6 +220,7 @@ def estimate_pairs(
                 independent / copies,
                 get_estimator(method).name,
                 f"bootstrap (B={replicates})",
+                independence_p(y),
             )
         )
     return out

@@ -42,3 +42,15 @@ def test_dask_scale_benchmark_finds_the_engines_write_the_same_bytes(tmp_path):
                "--workers", "2", "--workdir", str(tmp_path / "scale"))  # fmt: skip
     assert "identical release and reconstruction bytes (local, local-1core, dask): True" in out
     assert re.search(r"Dask \(2 workers\) over local-1core: perturb [\d.]+x", out)
+
+
+def test_pairs_benchmark_writes_its_tables(tmp_path):
+    out = _run(str(BENCH / "pairs_accuracy.py"), "--quick", "--out", str(tmp_path))
+    import pandas as pd
+
+    summary = pd.read_csv(tmp_path / "pairs_summary.csv")
+    assert {"wisconsin", "synth2"} <= set(summary["set"])
+    assert "error_product" in out
+    # synth2's salary and commission: commission is zero above a salary of 75,000
+    dep = summary[(summary["set"] == "synth2") & summary["dependent"]]
+    assert (dep["error_pair"] < dep["error_product"]).all()

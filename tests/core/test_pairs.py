@@ -113,6 +113,8 @@ def test_dependent_pairs_beat_the_product_of_their_margins(tmp_path):
             np.abs(est.independent - truth).sum() / n,
         )
         assert est.counts.sum() == pytest.approx(n)
+    # independent perturbations keep independence: the released table's test tells them apart
+    assert dep.independence_p < 1e-9 < 1e-3 < ind.independence_p
     pair, product = err[("a", "b")]
     # b copies a 80 % of the time: the product of margins misses most of that mass
     assert product > 0.5 and pair < product / 3
@@ -132,12 +134,16 @@ def test_estimate_pairs_command(tmp_path, monkeypatch):
     res = runner.invoke(app, ["estimate", str(rel), "--pairs", "a,b", "--method", "ibu"])
     assert res.exit_code == 0, res.output
     assert "a x b (ibu)" in res.output and "if independent" in res.output
+    words = " ".join(res.output.split())  # the caption wraps at the terminal's width
+    assert "released table's independence test: p = " in words
+    assert "(dependence shown: the joint estimate can find it)" in words
     res = runner.invoke(app, ["estimate", str(rel), "--pairs", "a,b", "--json"])
     payload = json.loads(res.stdout)
     (pair,) = payload["pairs"]
     assert (pair["rows"], pair["columns"], pair["method"]) == ("a", "b", "set-scale")
     assert np.asarray(pair["estimated_counts"]).shape == (6, 6)
     assert pair["stderr_kind"] == "bootstrap (B=200)"
+    assert 0 <= pair["released_independence_p"] < 1e-3
     plots = tmp_path / "plots"
     res = runner.invoke(app, ["estimate", str(rel), "--pairs", "a,b", "--plot", str(plots)])
     assert res.exit_code == 0, res.output

@@ -512,6 +512,7 @@ def _pair_json(p) -> dict:
         "stderr": p.stderr.tolist(),
         "stderr_kind": p.stderr_kind,
         "independent_counts": p.independent.tolist(),
+        "released_independence_p": p.independence_p,
     }
 
 
@@ -539,11 +540,21 @@ def _pair_tables(pairs) -> None:
         kind = p.stderr_kind.replace(" (", ", ").rstrip(")")
         columns = (a, b, "perturbed", "estimated", f"stderr ({kind})", "if independent")
         table = _rows_table(console, f"{a} x {b} ({p.method})", columns, rows)
+        notes = [
+            f"released table's independence test: p = {p.independence_p:.2g}"
+            + (
+                " (dependence shown: the joint estimate can find it)"
+                if p.independence_p < 1e-3
+                else " (little or no dependence shown: the product of margins, 'if "
+                "independent', may be the closer)"
+            )
+        ]
         if order.size > len(rows):
-            table.caption = (
+            notes.append(
                 f"the {len(rows)} largest of {order.size:,} cells by estimate: --json lists "
                 "every one, --plot draws them"
             )
+        table.caption = "\n".join(notes)
         console.print(table)
 
 
