@@ -106,3 +106,24 @@ def test_audit_empirical_epsilon_command(release, tmp_path):
     assert "give --original (the attacks, with the original table) or --empirical-epsilon" in (
         res.output
     )
+
+
+@pytest.mark.parametrize(
+    ("gamma", "bins", "noted"), [(9, 40, True), (9, 29, False), (19, 40, False), (3, 12, True)]
+)
+def test_perturb_notes_attributes_past_the_oracle_crossover(tmp_path, gamma, bins, noted):
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    data = tmp_path / "t.csv"
+    pd.DataFrame({"x": rng.uniform(0, 1, 300), "y": rng.choice(["a", "b"], 300)}).to_csv(
+        data, index=False
+    )
+    res = CliRunner().invoke(
+        app,
+        ["perturb", str(data), "--out", str(tmp_path / "r"), "--class", "y",
+         "--gamma", str(gamma), "--bins", str(bins), "--bounds", "x=0:1"],
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    line = f"x (N = {bins} > 3 gamma + 2 = {3 * gamma + 2} at gamma {gamma})"
+    assert (line in res.output) is noted

@@ -11,7 +11,13 @@ from __future__ import annotations
 from .privacy import RHO1_LEVELS, changes_nothing, copies_reveal
 from .release import ReleaseSpec
 
-__all__ = ["privacy_report", "format_privacy_report", "weakly_protected"]
+__all__ = [
+    "privacy_report",
+    "format_privacy_report",
+    "oracle_crossover",
+    "past_the_crossover",
+    "weakly_protected",
+]
 
 
 def privacy_report(spec: ReleaseSpec) -> dict:
@@ -102,6 +108,37 @@ def weakly_protected(report: dict) -> list[str]:
             )
             weak.setdefault(why, []).append(a["name"])
     return [f"{', '.join(names)} ({why})" for why, names in weak.items()]
+
+
+def oracle_crossover(gamma: float) -> float:
+    """``3 gamma + 2``: past this many values, k-ary randomized response (a gamma-diagonal
+    matrix) estimates frequencies with more variance than optimized unary encoding at
+    the same epsilon = ln gamma.
+
+    References
+    ----------
+    Wang, Blocki, Li & Jha (2017), Sec. 4.4 (GRR against OUE).
+
+    Examples
+    --------
+    >>> oracle_crossover(9.0)
+    29.0
+    """
+    return 3.0 * gamma + 2.0
+
+
+def past_the_crossover(report: dict) -> list[str]:
+    """The gamma-diagonal attributes of a :func:`privacy_report` with more values than
+    :func:`oracle_crossover` of their gamma: one line per set of figures."""
+    past: dict[str, list[str]] = {}
+    for a in report["attributes"]:
+        if not a.get("perturbed") or a.get("matrix") != "gamma-diagonal" or a.get("gamma") is None:
+            continue
+        k, cross = int(a["N"]), oracle_crossover(float(a["gamma"]))
+        if k > cross:
+            why = f"N = {k} > 3 gamma + 2 = {cross:g} at gamma {a['gamma']:g}"
+            past.setdefault(why, []).append(a["name"])
+    return [f"{', '.join(names)} ({why})" for why, names in past.items()]
 
 
 def _fmt(x, spec: str = ".3g") -> str:

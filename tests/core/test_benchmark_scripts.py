@@ -54,3 +54,15 @@ def test_pairs_benchmark_writes_its_tables(tmp_path):
     # synth2's salary and commission: commission is zero above a salary of 75,000
     dep = summary[(summary["set"] == "synth2") & summary["dependent"]]
     assert (dep["error_pair"] < dep["error_product"]).all()
+
+
+def test_oracle_variance_benchmark_matches_the_grr_formula():
+    pytest.importorskip("multi_freq_ldpy")
+    out = _run(str(BENCH / "oracle_variance.py"), "--quick")
+    ratios = [
+        float(r) for r in re.findall(r"^\s*\d+\s+\d+\s+\S+\s+\S+\s+\S+\s+\S+\s+(\S+)", out, re.M)
+    ]
+    assert len(ratios) == 6
+    # 50 releases: a sample variance is within ~3 x sqrt(2 / 49) = 61 % of its mean, and the
+    # ratio averages k values, so 0.6-1.4 holds with room
+    assert all(0.6 < r < 1.4 for r in ratios)

@@ -327,7 +327,7 @@ def perturb(
 
 
 def _warn_unprotected(spec) -> None:
-    from ..report import privacy_report, weakly_protected
+    from ..report import past_the_crossover, privacy_report, weakly_protected
 
     report = privacy_report(spec)
     names = report["unprotected"]
@@ -338,6 +338,14 @@ def _warn_unprotected(spec) -> None:
     weak = weakly_protected(report)
     if weak:
         typer.echo(f"note: weakly protected: {'; '.join(weak)}", err=True)
+    past = past_the_crossover(report)
+    if past:
+        typer.echo(
+            f"note: {'; '.join(past)}: past this many values a frequency estimate is noisier "
+            "than unary encoding would give at the same epsilon; fewer bins or values lower "
+            "it (docs/oracles.md)",
+            err=True,
+        )
 
 
 def estimate(
