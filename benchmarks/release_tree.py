@@ -2,12 +2,11 @@
 
 Usage::
 
-    python benchmarks/release_tree.py [--n 100000] [--gamma 9] [--bins 20] [--repeat 3] [--boost]
+    python benchmarks/release_tree.py [--n 100000] [--gamma 9] [--bins 20] [--repeat 3]
 
 Prints, per Agrawal function, the best-of-``repeat`` wall time of: Algorithm 2 by-class
 reconstruction, C4.5 on the reconstructed table, the release tree (no reconstruction)
-and the Local baseline, with the test accuracy of each learner; ``--boost`` adds the
-release boosting learner (``ReleaseBoostingClassifier`` with its defaults).
+and the Local baseline, with the test accuracy of each learner.
 """
 
 from __future__ import annotations
@@ -33,7 +32,6 @@ def main() -> None:
     p.add_argument("--bins", type=int, default=20)
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--functions", type=int, nargs="+", default=[1, 2, 3, 4, 5])
-    p.add_argument("--boost", action="store_true", help="also time ReleaseBoostingClassifier")
     a = p.parse_args()
     print(
         f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
@@ -42,8 +40,6 @@ def main() -> None:
         f"Agrawal data, n = {a.n} train / 5000 test, 9 attributes, gamma = {a.gamma:g}, N = {a.bins}\n"
     )
     head = f"{'fn':>3} {'reconstruct':>12} {'C4.5 fit':>9} {'release tree':>13} {'ratio':>6} {'Local':>7}   accuracy C4.5 / release / Local"
-    if a.boost:
-        head += " / boost; boost fit"
     print(head)
     for fn in a.functions:
         data = agrawal(a.n + 5000, function=fn, random_state=fn)
@@ -67,18 +63,10 @@ def main() -> None:
             lambda rel=rel, spec=spec: LocalReconstructionClassifier(spec=spec).fit(rel), a.repeat
         )
         models = [c45, rt, loc]
-        if a.boost:
-            from ppdm.tree import ReleaseBoostingClassifier
-
-            t_b, boost = best_time(
-                lambda rel=rel, spec=spec: ReleaseBoostingClassifier(spec=spec).fit(rel), a.repeat
-            )
-            models.append(boost)
         accs = [m.score(X_test, y_test) for m in models]
         print(
             f"{fn:>3} {t_rec:>11.2f}s {t_c45:>8.2f}s {t_rt:>12.2f}s {t_rt / t_c45:>6.2f} {t_loc:>6.2f}s   "
             + " / ".join(f"{x:.3f}" for x in accs)
-            + (f"; {t_b:.2f}s ({t_b / t_c45:.2f} of C4.5)" if a.boost else "")
         )
 
 

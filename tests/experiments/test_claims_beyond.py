@@ -10,7 +10,6 @@ import pytest
 
 from ppdm.experiments.claims import (
     BeyondFiles,
-    beyond_boost_claims,
     beyond_boxes_claims,
     beyond_claims,
     beyond_curve_claims,
@@ -328,119 +327,6 @@ def test_beyond_heldout_claims():
     assert c["cells with release-tree at goal"] == 0
 
 
-def _boost_inputs():
-    settings = pd.DataFrame(
-        {
-            "setting": [
-                "lr=0.1 pw=0.5 mel=30 m=100",
-                "lr=0.1 pw=1 mel=30 m=50",
-                "lr=0.1 pw=0.5 mel=30 m=cv",
-                "lr=0.3 pw=1 mel=30 m=100",
-                "lr=0.1 pw=1 mel=30 m=200",
-            ],
-            "pendigits": [0.8, 0.72, 0.7, 0.11, 0.6],
-            "mean": [0.75, 0.74, 0.745, 0.6, 0.65],
-        }
-    )
-    chosen = "lr=0.1 pw=0.5 mel=30 m=100"
-    summary = pd.DataFrame(
-        {
-            "dataset": ["synth2"] * 4 + ["wisconsin"] * 3,
-            "part": ["check", "check", "check", "tuning", "check", "check", "check"],
-            "method": [
-                "release-tree",
-                "release-forest",
-                f"release-boost ({chosen})",
-                "release-tree",
-                "release-tree",
-                "release-forest",
-                f"release-boost ({chosen})",
-            ],
-            "cells": [1, 1, 1, 1, 1, 1, 1],
-            "reps": [2, 2, 2, 1, 10, 10, 10],
-            "accuracy": [0.8, 0.9, 0.7, 0.5, 0.85, 0.94, 0.91],
-            "original": [1.0, 1.0, 1.0, 1.0, 0.95, 0.95, 0.95],
-            "ratio_to_original": [0.8, 0.9, 0.7, 0.5, 0.85 / 0.95, 0.94 / 0.95, 0.91 / 0.95],
-        }
-    )
-    key = {"dataset": "synth2", "gamma": 9, "N": 20}
-    check = pd.DataFrame(
-        [
-            {**key, "rep": r, "method": m, "setting": s, "accuracy": a}
-            for r, m, s, a in (
-                (0, "release-tree", "", 0.8),
-                (0, "release-forest", "", 0.9),
-                (0, "release-boost", chosen, 0.95),
-                (0, "release-boost", "lr=0.1 pw=1 mel=30 m=50", 0.99),
-                (1, "release-tree", "", 0.81),
-                (1, "release-forest", "", 0.9),
-                (1, "release-boost", chosen, 0.7),
-            )
-        ]
-        + [
-            {"dataset": "wisconsin", "gamma": 9, "N": 20, "rep": 0, "method": m, "setting": ""}
-            | {"accuracy": a}
-            for m, a in (("original", 0.95), ("release-tree", 0.85), ("release-forest", 0.94))
-        ]
-    )
-    # the naive Bayes model of the leaf check: repetition 0 must not count
-    leaf = pd.DataFrame(
-        {**key, "rep": r, "model": "naive-bayes", "test_accuracy": a}
-        for r, a in ((0, 0.1), (1, 0.69), (2, 0.71))
-    )
-    grid = pd.DataFrame([{**key, "rep": 0, "method": "release-tree", "accuracy": 0.8}])
-    grid = pd.concat([grid, grid.assign(rep=1, accuracy=0.5)], ignore_index=True)
-    forest = pd.DataFrame([{**key, "rep": 0, "method": "release-forest", "accuracy": 0.9}])
-    heldout = pd.DataFrame(
-        [
-            {"dataset": "wisconsin", "gamma": 9, "N": 20, "rep": 0, "method": m, "accuracy": a}
-            for m, a in (("original", 0.95), ("release-tree", 0.85), ("release-forest", 0.9))
-        ]
-    )
-    return summary, settings, check, leaf, grid, forest, heldout
-
-
-def test_beyond_boost_claims_settings_table_and_reproduced_rows():
-    summary, settings, check, leaf, grid, forest, heldout = _boost_inputs()
-    original = pd.Series({"synth2": 1.0})
-    frame = beyond_boost_claims(
-        summary, settings, check, BeyondFiles(grid, original, leaf, forest, heldout)
-    )
-    c, notes = _values(frame), _notes(frame)
-    assert c["settings"] == 5
-    assert c["chosen setting mean"] == pytest.approx(0.75)
-    assert notes["chosen setting mean"] == "lr=0.1 pw=0.5 mel=30 m=100"
-    assert c["best pair-weight-1 setting mean"] == pytest.approx(0.74)
-    assert c["pendigits at the best pair-weight-1 setting"] == pytest.approx(0.72)
-    assert c["pendigits, pair weight 1, 100-200 rounds: lowest"] == pytest.approx(0.11)
-    assert c["pendigits, pair weight 1, 100-200 rounds: highest"] == pytest.approx(0.6)
-    assert c["best cross-validated-rounds setting mean"] == pytest.approx(0.745)
-    # the table: the check part only (the tuning row of 0.5 is left out)
-    assert c["synth2 release-tree"] == pytest.approx(0.8)
-    assert c["synth2 runs"] == 2 and c["wisconsin runs"] == 10
-    assert c["wisconsin release-boost ratio"] == pytest.approx(0.91 / 0.95)
-    assert c["synth2 naive-bayes"] == pytest.approx(0.7)
-    assert c["synth2 naive-bayes ratio"] == pytest.approx(0.7)
-    # grid data sets only: wisconsin is not in the mean
-    assert c["mean over grid data sets release-forest"] == pytest.approx(0.9)
-    assert c["synth2 release-boost minus release-forest"] == pytest.approx(-0.2)
-    assert c["wisconsin release-boost minus release-tree"] == pytest.approx(0.06)
-    assert c["synth2 naive-bayes minus release-boost"] == pytest.approx(0.0)
-    assert c["synth release-boost below the better of tree and forest: highest"] == pytest.approx(
-        0.2
-    )
-    assert c["synth release-boost and naive-bayes: lowest"] == pytest.approx(0.7)
-    assert c["tuning cells"] == 1 and c["check cells"] == 1
-    # cells of the grid's data sets: repetition 0 ahead (0.95 > 0.9), repetition 1 behind
-    assert c["synth2 cells with release-boost ahead of release-forest"] == 1
-    assert notes["synth2 cells with release-boost ahead of release-forest"] == "of 2"
-    assert c["release-tree rows equal to beyond.csv"] == 1
-    assert notes["release-tree rows equal to beyond.csv"] == "of 2 rows in both"
-    assert c["release-forest rows equal to beyond_forest.csv"] == 1
-    assert c["held-out rows equal to beyond_heldout.csv"] == 2
-    assert notes["held-out rows equal to beyond_heldout.csv"] == "of 3 rows in both"
-
-
 def test_beyond_boxes_claims():
     summary = pd.DataFrame(
         {
@@ -480,16 +366,11 @@ def test_claims_on_a_directory_of_beyond_files_only(tmp_path):
     _summary(grid).to_csv(tmp_path / "beyond_summary.csv", index=False)
     _recommended().to_csv(tmp_path / "beyond_recommended.csv", index=False)
     _by_n().to_csv(tmp_path / "beyond_recommended_by_n.csv", index=False)
-    summary, settings, check, *_ = _boost_inputs()
-    summary.to_csv(tmp_path / "beyond_boost_check_summary.csv", index=False)
-    settings.to_csv(tmp_path / "beyond_boost_check_settings.csv", index=False)
-    check.to_csv(tmp_path / "beyond_boost_check.csv", index=False)
     out = claims(tmp_path)
-    assert set(out["section"]) == {"beyond", "beyond-recommended", "beyond-by-n", "beyond-boost"}
+    assert set(out["section"]) == {"beyond", "beyond-recommended", "beyond-by-n"}
     assert out.equals(beyond_claims(tmp_path))
     c = out.set_index(["section", "claim"])["value"]
     assert c[("beyond", "synth1 release-tree best-or-tied share")] == pytest.approx(0.5)
-    assert c[("beyond-boost", "chosen setting mean")] == pytest.approx(0.75)
     # a missing input only drops what needs it
     (tmp_path / "beyond_summary.csv").unlink()
     assert "beyond" not in set(claims(tmp_path)["section"])

@@ -12,7 +12,6 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from ppdm.tree import (
     C45Classifier,
     LocalReconstructionClassifier,
-    ReleaseBoostingClassifier,
     ReleaseForestClassifier,
     ReleaseTreeClassifier,
 )
@@ -24,7 +23,6 @@ from ppdm.tree import (
         ReleaseTreeClassifier(),
         LocalReconstructionClassifier(),
         ReleaseForestClassifier(n_estimators=5),
-        ReleaseBoostingClassifier(n_estimators=20),
     ]
 )
 def test_sklearn_compatible(estimator, check):

@@ -14,23 +14,18 @@ and writes, without rerunning anything:
 - ``beyond_curve_summary.csv``: the learning curve, mean over repetitions per data set,
   n and learner, with the ratio to the original at the same n;
 - ``beyond_leaf_check_summary.csv``, when ``beyond_leaf_check.csv`` is there: see
-  :func:`leaf_check_summary`;
-- ``beyond_boost_check_summary.csv`` and ``beyond_boost_check_settings.csv``, when
-  ``beyond_boost_check.csv`` is there: see :func:`boost_check_summary`.
+  :func:`leaf_check_summary`.
 
 ``python -m ppdm.experiments.beyond_summary leaf-check --out DIR`` writes
 ``beyond_leaf_check.csv``: on a few grid cells (``CHECK_CELLS`` x ``CHECK_REPS``) of the
 data sets that miss the goal, majority leaves, naive Bayes leaves and a plain naive
 Bayes model learnt from the same release, and ``release_accuracy`` on a held-out third
-(:func:`leaf_check_cell`). ``... boost-check --out DIR [--jobs 2]`` writes
-``beyond_boost_check.csv``: squared-loss boosting of stumps tuned on repetition 0 of the
-same cells and checked on repetitions 1-2 and on the held-out tables, beside the release
-tree and forest (:func:`boost_check`).
+(:func:`leaf_check_cell`).
 
 References
 ----------
 Dowd, Xu & Zhang, Sec. 6-7 (data sets, grid, recommended gamma range); Agrawal &
-Srikant (2000), Sec. 5 (ByClass, Local); Friedman (2001), Sec. 4.1 (L2 boosting).
+Srikant (2000), Sec. 5 (ByClass, Local).
 """
 
 from __future__ import annotations
@@ -54,11 +49,6 @@ __all__ = [
     "recommended",
     "recommended_by_n",
     "curve_summary",
-    "boost_check",
-    "boost_check_cell",
-    "boost_check_summary",
-    "boost_choice",
-    "boost_settings",
     "boxes_check",
     "boxes_check_cell",
     "boxes_check_summary",
@@ -223,11 +213,6 @@ def run(ctx: RunContext) -> list[Path]:
     if (out / "beyond_heldout.csv").is_file():
         frame = pd.read_csv(out / "beyond_heldout.csv")
         paths.append(write_csv_atomic(heldout_summary(frame), out / "beyond_heldout_summary.csv"))
-    if (out / BOOST_FILE).is_file():
-        check = pd.read_csv(out / BOOST_FILE, keep_default_na=False)
-        table, settings = boost_check_summary(check, original)
-        paths.append(write_csv_atomic(table, out / "beyond_boost_check_summary.csv"))
-        paths.append(write_csv_atomic(settings, out / "beyond_boost_check_settings.csv"))
     if (out / FOREST_FILE).is_file():
         forest = _read(out / FOREST_FILE, _GRID_COLUMNS)
         for by, name in (((), "beyond_forest_recommended.csv"), (("N",), "beyond_forest_by_n.csv")):
@@ -572,294 +557,16 @@ def forest_grid(
     return write_csv_atomic(tidy.reset_index(drop=True), out / FOREST_FILE)
 
 
-# --- squared-loss boosting against the release tree and forest ---------------------------
-
-#: The boosting check's rows and its learner name.
-BOOST_FILE = "beyond_boost_check.csv"
-BOOST = "release-boost"
-#: Settings tuned on repetition 0: learning rate x pair weight x min_effective_leaf, each
-#: read after ``BOOST_ROUNDS`` rounds and with the rounds chosen on the release ("cv").
-BOOST_GRID = {
-    "learning_rate": (0.1, 0.3),
-    "pair_weight": (0.0, 0.5, 1.0),
-    "min_effective_leaf": (30.0, 100.0),
-}
-BOOST_ROUNDS = (25, 50, 100, 200)
-#: Repetitions of the check: 0 tunes, the others test the chosen setting.
-BOOST_TUNE_REP, BOOST_CHECK_REPS = 0, (1, 2)
-
-
-def boost_settings() -> list[str]:
-    """Every setting of the tuning run, as ``"lr=0.1 pw=0 mel=30 m=50"`` (``m=cv``: the
-    rounds chosen by the learner's early stopping, at most ``max(BOOST_ROUNDS)``)."""
-    out = []
-    for lr in BOOST_GRID["learning_rate"]:
-        for pw in BOOST_GRID["pair_weight"]:
-            for mel in BOOST_GRID["min_effective_leaf"]:
-                for m in (*BOOST_ROUNDS, "cv"):
-                    out.append(f"lr={lr:g} pw={pw:g} mel={mel:g} m={m}")
-    return out
-
-
-def _parse_setting(setting: str) -> tuple[dict, int | None]:
-    fields = dict(part.split("=") for part in setting.split())
-    try:
-        params = {
-            "learning_rate": float(fields["lr"]),
-            "pair_weight": float(fields["pw"]),
-            "min_effective_leaf": float(fields["mel"]),
-        }
-        rounds = None if fields["m"] == "cv" else int(fields["m"])
-    except (KeyError, ValueError):
-        raise DataError(f"boosting setting {setting!r} is not 'lr=.. pw=.. mel=.. m=..'") from None
-    return params, rounds
-
-
-def _boost_rows(key: dict, fit_args: tuple, test_codes, y_test, settings) -> list[dict]:
-    """Accuracy of every boosting setting on one release: the settings that differ only
-    in their number of rounds are read off one fit's stages."""
-    import time
-
-    from ..tree import ReleaseBoostingClassifier
-
-    groups: dict[tuple, list] = {}
-    for setting in settings:
-        params, rounds = _parse_setting(setting)
-        groups.setdefault(tuple(sorted(params.items())), []).append((setting, rounds))
-    rows = []
-    for params, wanted in groups.items():
-        staged = [r for _, r in wanted if r is not None]
-        acc, secs, used = {}, {}, {}
-        if staged:
-            t0 = time.perf_counter()
-            clf = ReleaseBoostingClassifier(
-                n_estimators=max(staged), early_stopping=False, **dict(params)
-            ).fit_codes(*fit_args)
-            secs["staged"] = time.perf_counter() - t0
-            for r, F in enumerate(clf.staged_scores_codes(test_codes), start=1):
-                if r in staged:
-                    acc[r] = float(np.mean(clf.classes_[np.argmax(F, axis=1)] == y_test))
-            for r in staged:  # every class stopped before r rounds: the last stage
-                acc.setdefault(r, float(np.mean(clf.predict_codes(test_codes) == y_test)))
-                used[r] = min(r, int(clf.n_estimators_.max()))
-        if any(r is None for _, r in wanted):
-            t0 = time.perf_counter()
-            clf = ReleaseBoostingClassifier(
-                n_estimators=max(BOOST_ROUNDS), early_stopping=True, **dict(params)
-            ).fit_codes(*fit_args)
-            secs["cv"] = time.perf_counter() - t0
-            acc[None] = float(np.mean(clf.predict_codes(test_codes) == y_test))
-            used[None] = int(np.median(clf.n_estimators_))
-        for setting, r in wanted:
-            rows.append(
-                {
-                    **key,
-                    "method": BOOST,
-                    "setting": setting,
-                    "accuracy": acc[r],
-                    "rounds": used[r],
-                    "seconds": secs["cv" if r is None else "staged"],
-                }
-            )
-    return rows
-
-
-def boost_check_cell(
-    cell: tuple, *, seed: int = 0, quick: bool = False, settings=None
-) -> list[dict]:
-    """One (dataset, gamma, N, rep) cell: the release tree, the release forest
-    (``FOREST_PARAMS``) and the boosting ``settings`` (default: every one of
-    :func:`boost_settings`) on the same perturbed table, tested on the original test
-    set. A grid data set's cell is perturbed exactly as in ``beyond.csv``; a held-out
-    table's (``"wisconsin"``, ``"breast-cancer"``) as in :func:`heldout_cell`, with C4.5
-    on its original split as ``original``."""
-    import time
-
-    from ..tree import ReleaseForestClassifier, ReleaseTreeClassifier
-    from .accuracy import fit_score, perturbed_cell
-    from .beyond import FOREST_PARAMS, _test_codes
-
-    name, gamma, n_bins, rep = cell
-    key = {"dataset": name, "gamma": int(gamma), "N": int(n_bins), "rep": int(rep)}
-    rows = []
-    if name in ("wisconsin", "breast-cancer"):
-        X_train, y_train, X_test, y_test, table, perturbed, _ = _heldout_release(cell, seed)
-        y_train = np.unique(y_train)[table.classes]
-        t0 = time.perf_counter()
-        acc = fit_score("c45", X_train, y_train, X_test, y_test)
-        rows.append(
-            {
-                **key,
-                "method": "original",
-                "setting": "",
-                "accuracy": acc,
-                "rounds": 0,
-                "seconds": time.perf_counter() - t0,
-            }
-        )
-    else:
-        data, table, perturbed, y_train, _ = perturbed_cell("beyond", cell, seed, quick)
-        y_test = data.test[data.target].to_numpy()
-        X_test = data.X_test
-    test_codes = _test_codes(table, X_test)
-    mats = [GammaDiagonal(int(n), float(gamma)) for n in table.n_values]
-    fit_args = (perturbed, y_train, table.domains, mats, table.columns)
-    for method, model in (
-        ("release-tree", ReleaseTreeClassifier()),
-        ("release-forest", ReleaseForestClassifier(**FOREST_PARAMS)),
-    ):
-        t0 = time.perf_counter()
-        model.fit_codes(*fit_args)
-        acc = float(np.mean(model.predict_codes(test_codes) == y_test))
-        rows.append(
-            {
-                **key,
-                "method": method,
-                "setting": "",
-                "accuracy": acc,
-                "rounds": 0,
-                "seconds": time.perf_counter() - t0,
-            }
-        )
-    chosen = boost_settings() if settings is None else list(settings)
-    return rows + _boost_rows(key, fit_args, test_codes, y_test, chosen)
-
-
-def boost_choice(check: pd.DataFrame) -> str:
-    """The boosting setting with the highest mean accuracy over the tuning cells
-    (repetition ``BOOST_TUNE_REP`` of the grid's data sets; ties: the first in
-    :func:`boost_settings` order)."""
-    tune = check[(check["method"] == BOOST) & (check["rep"] == BOOST_TUNE_REP)]
-    tune = tune[~tune["dataset"].isin(("wisconsin", "breast-cancer"))]
-    if tune.empty:
-        raise DataError(
-            f"{BOOST_FILE}: no tuning rows (repetition {BOOST_TUNE_REP}) to choose from"
-        )
-    mean = tune.groupby("setting", sort=False)["accuracy"].mean()
-    order = {s: i for i, s in enumerate(boost_settings())}
-    ranked = sorted(mean.items(), key=lambda kv: (-kv[1], order.get(kv[0], len(order))))
-    return str(ranked[0][0])
-
-
-def _run_cells(cells, fn, jobs: int, rows: list[dict], path: Path | None) -> None:
-    """``fn(cell)`` for every cell, in ``jobs`` processes; rows written after each."""
-
-    def done(out):
-        rows.extend(out)
-        if path is not None:
-            write_csv_atomic(pd.DataFrame(rows), path)
-
-    if jobs <= 1:
-        for cell in cells:
-            done(fn(cell))
-        return
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        for fut in as_completed([pool.submit(fn, c) for c in cells]):
-            done(fut.result())
-
-
-def boost_check(
-    datasets,
-    *,
-    tables=(),
-    seed: int = 0,
-    jobs: int = 1,
-    path: Path | None = None,
-    quick: bool = False,
-) -> pd.DataFrame:
-    """Tune on repetition 0, check on repetitions 1-2 (and on held-out tables).
-
-    Every boosting setting runs on ``CHECK_CELLS`` x repetition ``BOOST_TUNE_REP`` of
-    ``datasets``; the best on average (:func:`boost_choice`) then runs alone on
-    repetitions ``BOOST_CHECK_REPS`` and, for every table of ``tables``, on
-    ``HELDOUT_REPS`` repetitions; every cell also has the release tree and forest.
-    With ``path`` the rows are written after every cell, and cells already there are
-    not run again. ``quick`` cuts the grid's data sets as ``perturbed_cell`` does."""
-    import functools
-
-    rows: list[dict] = []
-    if path is not None and path.is_file():
-        rows = pd.read_csv(path, keep_default_na=False).to_dict("records")
-    have = {(r["dataset"], int(r["gamma"]), int(r["N"]), int(r["rep"])) for r in rows}
-
-    def todo(names, reps):
-        cells = [(d, g, n, r) for r in reps for g, n in CHECK_CELLS for d in names]
-        return [c for c in cells if c not in have]
-
-    tune = functools.partial(boost_check_cell, seed=seed, quick=quick)
-    _run_cells(todo(datasets, (BOOST_TUNE_REP,)), tune, jobs, rows, path)
-    chosen = boost_choice(pd.DataFrame(rows))
-    check = functools.partial(boost_check_cell, seed=seed, quick=quick, settings=(chosen,))
-    _run_cells(todo(datasets, BOOST_CHECK_REPS), check, jobs, rows, path)
-    _run_cells(todo(tables, range(HELDOUT_REPS)), check, jobs, rows, path)
-    return pd.DataFrame(rows)
-
-
-def boost_check_summary(
-    check: pd.DataFrame, original: pd.Series
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The boosting check's two tables.
-
-    Returns
-    -------
-    summary : DataFrame
-        Per data set and part (``"tuning"``: repetition 0; ``"check"``: repetitions 1-2
-        of the grid's data sets and every repetition of a held-out table) and learner
-        (release tree, release forest, boosting with the chosen setting, original):
-        cells, mean accuracy over the cells' repetition means, and its ratio to the
-        original (C4.5 on the original data: ``original`` for the grid's data sets, the
-        mean of the ``original`` rows on the same splits for a held-out table).
-    settings : DataFrame
-        Mean accuracy of every boosting setting over the tuning cells, per data set and
-        over all of them (column ``mean``), best first.
-    """
-    chosen = boost_choice(check)
-    held = check["dataset"].isin(("wisconsin", "breast-cancer"))
-    part = np.where(held | (check["rep"] != BOOST_TUNE_REP), "check", "tuning")
-    keep = (check["method"] != BOOST) | (check["setting"] == chosen)
-    rows = check.assign(part=part)[keep]
-    rows = rows.assign(method=rows["method"].where(rows["method"] != BOOST, f"{BOOST} ({chosen})"))
-    per_cell = rows.groupby(["dataset", "part", "method", "gamma", "N"], as_index=False).agg(
-        accuracy=("accuracy", "mean"), reps=("accuracy", "size")
-    )
-    out = per_cell.groupby(["dataset", "part", "method"], as_index=False).agg(
-        cells=("accuracy", "size"), reps=("reps", "sum"), accuracy=("accuracy", "mean")
-    )
-    orig = out[out["method"] == "original"].set_index(["dataset", "part"])["accuracy"]
-    key = pd.MultiIndex.from_frame(out[["dataset", "part"]])
-    base = orig.reindex(key).to_numpy()
-    base = np.where(np.isnan(base), out["dataset"].map(original).to_numpy(dtype=float), base)
-    out["original"] = base
-    out["ratio_to_original"] = out["accuracy"] / out["original"]
-    out = out[out["method"] != "original"].reset_index(drop=True)
-    tune = check[(check["method"] == BOOST) & (check["rep"] == BOOST_TUNE_REP) & ~held]
-    settings = tune.pivot_table(
-        index="setting", columns="dataset", values="accuracy", aggfunc="mean"
-    )
-    settings["mean"] = tune.groupby("setting")["accuracy"].mean()
-    settings = settings.sort_values("mean", ascending=False, kind="stable").reset_index()
-    settings.columns.name = None
-    return out, settings
-
-
 def main(argv: list[str] | None = None) -> None:
     """``python -m ppdm.experiments.beyond_summary leaf-check --out DIR [--datasets ...]``,
-    ``... forest-grid --out DIR [--reps 1] [--jobs 2] [--max-minutes M]`` or
-    ``... boost-check --out DIR [--datasets ...] [--tables ...] [--jobs 2]``."""
+    ``... forest-grid --out DIR [--reps 1] [--jobs 2] [--max-minutes M]``."""
     parser = argparse.ArgumentParser(prog="python -m ppdm.experiments.beyond_summary")
-    parser.add_argument(
-        "command", choices=["leaf-check", "forest-grid", "boxes-check", "heldout", "boost-check"]
-    )
+    parser.add_argument("command", choices=["leaf-check", "forest-grid", "boxes-check", "heldout"])
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--datasets", nargs="+", default=None)
     parser.add_argument("--reps", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--max-minutes", type=float, default=None)
-    parser.add_argument(
-        "--tables", nargs="*", default=None, help="boost-check: held-out tables (default both)"
-    )
     args = parser.parse_args(argv)
     if args.command == "forest-grid":
         print(
@@ -880,12 +587,6 @@ def main(argv: list[str] | None = None) -> None:
     if args.datasets is None:
         goal = pd.read_csv(args.out / "beyond_recommended.csv")
         args.datasets = goal.loc[~goal["goal_met"], "dataset"].tolist()
-    if args.command == "boost-check":
-        path = args.out / BOOST_FILE
-        tables = ("wisconsin", "breast-cancer") if args.tables is None else tuple(args.tables)
-        boost_check(args.datasets, tables=tables, jobs=args.jobs, path=path)
-        print(path)
-        return
     if args.command == "boxes-check":
         two_class = [d for d in args.datasets if d != "pendigits"]
         path = args.out / "beyond_boxes_check.csv"

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import DataError
-from .beyond_summary import BOOST_CHECK_REPS, BOOST_TUNE_REP, GOAL, RELEASE
+from .beyond_summary import GOAL, RELEASE
 from .registry import RunContext
 from .runner import write_csv_atomic
 
@@ -44,7 +44,6 @@ __all__ = [
     "beyond_leaf_claims",
     "beyond_forest_claims",
     "beyond_heldout_claims",
-    "beyond_boost_claims",
     "beyond_boxes_claims",
     "beyond_claims",
     "BeyondFiles",
@@ -1027,179 +1026,6 @@ def beyond_heldout_claims(summary: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=_COLUMNS)
 
 
-def _setting(text: str) -> dict:
-    return dict(part.split("=", 1) for part in str(text).split())
-
-
-def beyond_boost_claims(
-    summary: pd.DataFrame,
-    settings: pd.DataFrame | None = None,
-    check: pd.DataFrame | None = None,
-    files: BeyondFiles = BeyondFiles(),
-) -> pd.DataFrame:
-    """The boosting check, from ``beyond_boost_check_summary.csv``, ``_settings.csv`` and
-    ``beyond_boost_check.csv``, with the leaf check's plain naive Bayes model and the
-    grid, forest and held-out rows it reproduces.
-
-    - settings: how many, the chosen one (highest mean; its name in the note), the best
-      with pair weight 1 (and pendigits there), pendigits' range with pair weight 1 and
-      100 or 200 rounds, the best with rounds chosen by cross-validation;
-    - per data set (check part): cells, runs, original, tree, forest and boosting (with
-      ratios), the naive Bayes model of the leaf check on the same repetitions; the mean
-      over the grid's data sets; boosting minus forest and tree; on the synthetic sets the
-      range of boosting and naive Bayes, their largest gap, and how far boosting is below
-      the better of tree and forest; naive Bayes minus boosting; the cells (repetitions
-      0-2) where boosting is ahead of the forest;
-    - the rows of tree, forest and original equal to ``beyond.csv``,
-      ``beyond_forest.csv`` and ``beyond_heldout.csv``.
-
-    References
-    ----------
-    Friedman (2001), Sec. 4.1 (L2 boosting).
-    """
-    grid, original, leaf, forest, heldout = files
-    sec = "beyond-boost"
-    rows = []
-    chosen = None
-    if settings is not None and len(settings):
-        st = settings.assign(
-            **{k: settings["setting"].map(lambda t, k=k: _setting(t).get(k)) for k in ("pw", "m")}
-        )
-        top = st.loc[st["mean"].idxmax()]
-        chosen = top["setting"]
-        rows.append(_row(sec, "settings", len(st)))
-        rows.append(_row(sec, "chosen setting mean", top["mean"], chosen))
-        one = st[st["pw"] == "1"]
-        if len(one):
-            b = one.loc[one["mean"].idxmax()]
-            rows.append(_row(sec, "best pair-weight-1 setting mean", b["mean"], b["setting"]))
-            if "pendigits" in one.columns:
-                rows.append(
-                    _row(
-                        sec,
-                        "pendigits at the best pair-weight-1 setting",
-                        b["pendigits"],
-                        b["setting"],
-                    )
-                )
-                many = one[one["m"].isin(["100", "200"])].set_index("setting")["pendigits"]
-                rows += _range(sec, "pendigits, pair weight 1, 100-200 rounds", many)
-        cv = st[st["m"] == "cv"]
-        if len(cv):
-            b = cv.loc[cv["mean"].idxmax()]
-            rows.append(
-                _row(sec, "best cross-validated-rounds setting mean", b["mean"], b["setting"])
-            )
-    part = summary[summary["part"] == "check"]
-    part = part.assign(method=part["method"].str.split(" ").str[0])
-    wide = part.pivot_table(index="dataset", columns="method", values="accuracy")
-    for d, g in part.groupby("dataset"):
-        rows.append(_row(sec, f"{d} cells", g["cells"].max()))
-        rows.append(_row(sec, f"{d} runs", g["reps"].max()))
-        rows.append(_row(sec, f"{d} original", g["original"].iloc[0]))
-        for r in g.itertuples(index=False):
-            rows.append(_row(sec, f"{d} {r.method}", r.accuracy))
-            rows.append(_row(sec, f"{d} {r.method} ratio", r.ratio_to_original))
-    boost = "release-boost"
-    if leaf is not None:
-        nb = leaf[(leaf["model"] == "naive-bayes") & leaf["rep"].isin(BOOST_CHECK_REPS)]
-        reps = ",".join(str(r) for r in BOOST_CHECK_REPS)
-        nb = nb.groupby(["dataset", "gamma", "N"])["test_accuracy"].mean().groupby("dataset").mean()
-        for d, v in nb.items():
-            rows.append(_row(sec, f"{d} naive-bayes", v, f"leaf check, repetitions {reps}"))
-            if original is not None and d in original.index:
-                rows.append(_row(sec, f"{d} naive-bayes ratio", v / original[d]))
-        wide = wide.join(nb.rename("naive-bayes"), how="left")
-    grid_sets = [d for d in wide.index if d not in HELDOUT_TABLES]
-    for m in wide.columns:
-        v = wide.loc[grid_sets, m].dropna()
-        if len(v):
-            rows.append(_row(sec, f"mean over grid data sets {m}", v.mean(), f"{len(v)} data sets"))
-    if {boost, "release-forest", RELEASE} <= set(wide.columns):
-        for d in wide.index:
-            rows.append(
-                _row(
-                    sec,
-                    f"{d} release-boost minus release-forest",
-                    wide.loc[d, boost] - wide.loc[d, "release-forest"],
-                )
-            )
-            rows.append(
-                _row(
-                    sec,
-                    f"{d} release-boost minus release-tree",
-                    wide.loc[d, boost] - wide.loc[d, RELEASE],
-                )
-            )
-            if "naive-bayes" in wide.columns and not np.isnan(wide.loc[d, "naive-bayes"]):
-                rows.append(
-                    _row(
-                        sec,
-                        f"{d} naive-bayes minus release-boost",
-                        wide.loc[d, "naive-bayes"] - wide.loc[d, boost],
-                    )
-                )
-        synth = [d for d in grid_sets if _group(d) == "synthetic"]
-        if synth:
-            below = (
-                wide.loc[synth, [RELEASE, "release-forest"]].max(axis=1) - wide.loc[synth, boost]
-            )
-            rows += _range(sec, "synth release-boost below the better of tree and forest", below)
-            if "naive-bayes" in wide.columns:
-                both = wide.loc[synth, [boost, "naive-bayes"]].stack()
-                both.index = [f"{a} {b}" for a, b in both.index]
-                rows += _range(sec, "synth release-boost and naive-bayes", both)
-                gap = (wide.loc[synth, boost] - wide.loc[synth, "naive-bayes"]).abs()
-                rows.append(
-                    _row(
-                        sec, "synth largest |release-boost - naive-bayes|", gap.max(), gap.idxmax()
-                    )
-                )
-    if check is None:
-        return pd.DataFrame(rows, columns=_COLUMNS)
-    c = check[~check["dataset"].isin(HELDOUT_TABLES)]
-    tune = c["rep"] == BOOST_TUNE_REP
-    rows.append(_row(sec, "tuning cells", len(c.loc[tune, _KEY].drop_duplicates())))
-    rows.append(_row(sec, "check cells", len(c.loc[~tune, _KEY].drop_duplicates())))
-    if chosen is not None:
-        b = c[(c["method"] == boost) & (c["setting"] == chosen)]
-        fo = c[c["method"] == "release-forest"]
-        m = b.merge(fo, on=_KEY, suffixes=("_boost", "_forest"))
-        for d, g in m.groupby("dataset"):
-            ahead = (g["accuracy_boost"] > g["accuracy_forest"] + _TIE).sum()
-            rows.append(
-                _row(
-                    sec,
-                    f"{d} cells with release-boost ahead of release-forest",
-                    ahead,
-                    f"of {len(g)}",
-                )
-            )
-    checks = []
-    if grid is not None:
-        checks.append(("release-tree rows equal to beyond.csv", c, grid, [RELEASE]))
-    if forest is not None:
-        checks.append(
-            ("release-forest rows equal to beyond_forest.csv", c, forest, ["release-forest"])
-        )
-    if heldout is not None:
-        h = check[check["dataset"].isin(HELDOUT_TABLES)]
-        checks.append(
-            (
-                "held-out rows equal to beyond_heldout.csv",
-                h,
-                heldout,
-                [RELEASE, "release-forest", "original"],
-            )
-        )
-    for name, mine, theirs, methods in checks:
-        a = mine[mine["method"].isin(methods)]
-        both = a.merge(theirs, on=[*_KEY, "method"], suffixes=("", "_other"))
-        same = np.isclose(both["accuracy"], both["accuracy_other"], rtol=0, atol=_TIE).sum()
-        rows.append(_row(sec, name, same, f"of {len(both)} rows in both"))
-    return pd.DataFrame(rows, columns=_COLUMNS)
-
-
 def beyond_boxes_claims(summary: pd.DataFrame, check: pd.DataFrame | None = None) -> pd.DataFrame:
     """The boxes check, from ``beyond_boxes_check_summary.csv`` (and ``beyond_boxes_check.csv``):
     per data set the original, the noise-free tree, the same boxes with classes from the
@@ -1268,12 +1094,6 @@ BEYOND_COLUMNS = {
         "accuracy",
         "ratio_to_original",
     ),
-    "beyond_boost_check.csv": (*_GRID, "setting"),
-    "beyond_boost_check_summary.csv": (
-        *("dataset", "part", "method", "cells", "reps", "accuracy", "original"),
-        "ratio_to_original",
-    ),
-    "beyond_boost_check_settings.csv": ("setting", "mean"),
     "beyond_boxes_check_summary.csv": (
         *("dataset", "original", *_BOXES, "median_leaf_neff"),
         *(f"{c}_ratio" for c in _BOXES),
@@ -1299,7 +1119,7 @@ def beyond_claims(out: str | Path) -> pd.DataFrame:
     """Every number of REPRODUCTION.md's "Beyond the papers" computed from the beyond
     CSVs under ``out`` (sections ``beyond``, ``beyond-recommended``, ``beyond-by-n``,
     ``beyond-curve``, ``beyond-leaf``, ``beyond-forest``, ``beyond-heldout``,
-    ``beyond-boost``, ``beyond-boxes``); the parts whose inputs are missing are skipped.
+    ``beyond-boxes``); the parts whose inputs are missing are skipped.
 
     References
     ----------
@@ -1333,11 +1153,6 @@ def beyond_claims(out: str | Path) -> pd.DataFrame:
     heldout_summary = _read_optional(out, "beyond_heldout_summary.csv")
     if heldout_summary is not None:
         parts.append(beyond_heldout_claims(heldout_summary))
-    boost = _read_optional(out, "beyond_boost_check_summary.csv")
-    if boost is not None:
-        settings = _read_optional(out, "beyond_boost_check_settings.csv")
-        check = _read_optional(out, "beyond_boost_check.csv", keep_default_na=False)
-        parts.append(beyond_boost_claims(boost, settings, check, files))
     boxes = _read_optional(out, "beyond_boxes_check_summary.csv")
     if boxes is not None:
         parts.append(beyond_boxes_claims(boxes, _read_optional(out, "beyond_boxes_check.csv")))

@@ -8,7 +8,7 @@ rules), ``compare`` (similarity of two trees) and ``plot`` (matplotlib drawing).
 Trees learnt from a release: ``release_base`` (the learners' common base),
 ``release_coding`` (codes and release data), ``release_split``, ``release_builder``,
 ``release_nb`` (naive Bayes leaves), ``release_storage`` (``CodeTree``),
-``release_tree``, ``release_forest``, ``release_boost`` and ``local_tree`` (the
+``release_tree``, ``release_forest`` and ``local_tree`` (the
 estimators) and ``release_scoring`` (accuracy on the original data, estimated from a
 perturbed fold).
 
@@ -23,7 +23,6 @@ from .criterion import entropy, gain_ratio, info_gain, split_info
 from .export import Condition, Rule, export_text, extract_rules, format_rules
 from .local_tree import LocalReconstructionClassifier
 from .plot import plot_tree
-from .release_boost import ReleaseBoostingClassifier
 from .release_forest import ReleaseForestClassifier
 from .release_scoring import release_accuracy, release_accuracy_score, release_accuracy_se
 from .release_storage import CodeTree
@@ -35,7 +34,6 @@ __all__ = [
     "CodeTree",
     "Condition",
     "LocalReconstructionClassifier",
-    "ReleaseBoostingClassifier",
     "ReleaseForestClassifier",
     "ReleaseTreeClassifier",
     "Rule",
