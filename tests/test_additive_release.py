@@ -1,7 +1,6 @@
 """``ppdm perturb --method additive``: the spec records the noise, estimate uses AS2000."""
 
 import json
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -9,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ppdm.cli import app
-from ppdm.exceptions import DataError, SeededReleaseWarning, SpecError
+from ppdm.exceptions import DataError, SpecError
 from ppdm.noise import privacy_interval_width
 from ppdm.perturb import plan_release
 from ppdm.pipeline import estimate_release, load_release, make_release, reconstruct_release
@@ -18,12 +17,11 @@ from ppdm.release import AttributeSpec, ReleaseSpec
 runner = CliRunner()
 
 
-@pytest.fixture(autouse=True)
-def _quiet():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        warnings.simplefilter("ignore", SeededReleaseWarning)
-        yield
+#: seeded releases and owner-side warnings are expected here
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::UserWarning"),
+    pytest.mark.filterwarnings("ignore::ppdm.exceptions.SeededReleaseWarning"),
+]
 
 
 def _table(n=4000, seed=0):

@@ -13,7 +13,6 @@ Counted rates are tested through an exact binomial lower limit at level 1 - 1e-4
 """
 
 import math
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -35,7 +34,7 @@ from ppdm.attacks import (
 )
 from ppdm.attacks._substitution import binomial_lower, binomial_upper
 from ppdm.domain import CategoricalDomain
-from ppdm.exceptions import DataError, ParameterError, SeededReleaseWarning
+from ppdm.exceptions import DataError, ParameterError
 from ppdm.matrix import GammaDiagonal, symmetric_channel
 from ppdm.perturb import perturb_codes, perturb_frame, plan_release
 from ppdm.privacy import rho2_from_gamma
@@ -43,12 +42,11 @@ from ppdm.privacy import rho2_from_gamma
 ALPHA = 1e-4
 
 
-@pytest.fixture(autouse=True)
-def _quiet():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        warnings.simplefilter("ignore", SeededReleaseWarning)
-        yield
+#: seeded releases and owner-side warnings are expected here
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::UserWarning"),
+    pytest.mark.filterwarnings("ignore::ppdm.exceptions.SeededReleaseWarning"),
+]
 
 
 # -- Theorem 2 ---------------------------------------------------------------------------

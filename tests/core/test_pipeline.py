@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from ppdm.cli import app
 from ppdm.domain import BinnedDomain, CategoricalDomain, infer_domain
-from ppdm.exceptions import BoundsLeakWarning, DomainError, SeededReleaseWarning
+from ppdm.exceptions import BoundsLeakWarning, DomainError
 from ppdm.io import read_table
 from ppdm.perturb import perturb_batches, perturb_frame, plan_release
 from ppdm.pipeline import (
@@ -38,12 +38,11 @@ def table(n=2000, seed=0):
     return df
 
 
-@pytest.fixture(autouse=True)
-def _quiet():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", BoundsLeakWarning)
-        warnings.simplefilter("ignore", SeededReleaseWarning)
-        yield
+#: seeded releases and owner-side warnings are expected here
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::ppdm.exceptions.BoundsLeakWarning"),
+    pytest.mark.filterwarnings("ignore::ppdm.exceptions.SeededReleaseWarning"),
+]
 
 
 def test_domain_rules():

@@ -2,24 +2,18 @@
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 
 from ppdm.datasets import agrawal
 from ppdm.demo import agrawal_spec
-from ppdm.exceptions import DataError, SeededReleaseWarning
+from ppdm.exceptions import DataError
 from ppdm.perturb import perturb_frame
 from ppdm.tree import ReleaseForestClassifier, ReleaseTreeClassifier, release_accuracy_score
 from ppdm.tree.release_scoring import release_correct
 
-
-@pytest.fixture(autouse=True)
-def _quiet():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", SeededReleaseWarning)
-        yield
+#: seeded releases and owner-side warnings are expected here
+pytestmark = [pytest.mark.filterwarnings("ignore::ppdm.exceptions.SeededReleaseWarning")]
 
 
 def _release(function=2, n=6000, gamma=9.0, n_bins=10, seed=0):

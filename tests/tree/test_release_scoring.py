@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
 
 from ppdm.datasets import agrawal, load_synth, load_wisconsin
 from ppdm.demo import agrawal_spec
-from ppdm.exceptions import DataError, SeededReleaseWarning
+from ppdm.exceptions import DataError
 from ppdm.perturb import perturb_frame, plan_release
 from ppdm.tree import (
     C45Classifier,
@@ -21,12 +19,8 @@ from ppdm.tree import (
 )
 from ppdm.tree.release_scoring import release_correct
 
-
-@pytest.fixture(autouse=True)
-def _quiet():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", SeededReleaseWarning)
-        yield
+#: seeded releases and owner-side warnings are expected here
+pytestmark = [pytest.mark.filterwarnings("ignore::ppdm.exceptions.SeededReleaseWarning")]
 
 
 def test_mean_over_perturbations_is_the_original_accuracy():

@@ -1,5 +1,4 @@
 import pickle
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -8,18 +7,14 @@ from sklearn.base import clone
 
 from ppdm.datasets import agrawal
 from ppdm.demo import agrawal_spec
-from ppdm.exceptions import NotFittedError, SeededReleaseWarning
+from ppdm.exceptions import NotFittedError
 from ppdm.matrix import identity
 from ppdm.perturb import perturb_frame
 from ppdm.release import ReleaseSpec
 from ppdm.tree import C45Classifier, ReleaseTreeClassifier
 
-
-@pytest.fixture(autouse=True)
-def _quiet():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", SeededReleaseWarning)
-        yield
+#: seeded releases and owner-side warnings are expected here
+pytestmark = [pytest.mark.filterwarnings("ignore::ppdm.exceptions.SeededReleaseWarning")]
 
 
 def _release(function, n, gamma=9.0, n_bins=10, seed=0):
