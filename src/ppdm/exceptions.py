@@ -13,6 +13,7 @@ __all__ = [
     "OptionError",
     "DataError",
     "OutputError",
+    "OutputTakenError",
     "ParameterError",
     "NotFittedError",
     "PrivacyWarning",
@@ -58,6 +59,10 @@ class DataError(PpdmError, ValueError):
 
 class OutputError(PpdmError, ValueError):
     """An output path would lose or leak data (an input, the root, a non-empty directory)."""
+
+
+class OutputTakenError(OutputError):
+    """Another ppdm process is writing the output, or wrote it while this one worked."""
 
 
 class ParameterError(PpdmError, ValueError):

@@ -12,22 +12,38 @@ process reads (the readers in :mod:`ppdm.io`, :mod:`ppdm.release` and the releas
 loader call it), and :func:`check_output` refuses an output that is, contains or lies
 inside one of them, the empty path, or the file-system root.
 
+Two runs never write one output at once: :func:`check_output` claims the output for
+this process (an exclusive ``flock`` on ``.NAME.ppdm-claim`` beside it, released when the
+process ends, however it ends) and holds the claim until :func:`publish_file` or
+:func:`publish_dir` has renamed the output into place. A second run that asks for the
+output meanwhile is refused, naming the process that holds it. Publishing respects the
+command's own ``overwrite``: an output that appeared while a run worked (written by a
+program that takes no claim) is replaced only with ``overwrite``.
+
 Files are created with the mode any other new file gets (``0o666`` less the umask).
 """
 
 from __future__ import annotations
 
 import atexit
+import errno
 import os
 import secrets
 import shutil
 import signal
 import stat
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
-from .exceptions import OutputError, SpecError
+try:
+    import fcntl
+except ImportError:  # no flock: outputs are checked, but not claimed
+    fcntl = None  # type: ignore[assignment]
+
+from .exceptions import OutputError, OutputTakenError, SpecError
 
 __all__ = [
     "register_input",
@@ -38,6 +54,7 @@ __all__ = [
     "publish_file",
     "publish_dir",
     "clean_leftovers",
+    "release_claims",
     "install_signal_handlers",
     "raise_if_terminated",
     "termination_status",
@@ -68,14 +85,21 @@ def inputs_of_one_operation() -> Iterator[None]:
     For a long-running server (the web app): each request publishes into its own
     workspace, and what one browser tab opened (a folder typed by its user, say) must
     not make another tab's outputs refused as lying inside an input.
+
+    Claims taken inside (:func:`check_output`) and not yet published are released after.
     """
     saved = set(_INPUTS)
     _INPUTS.clear()
+    with _CLAIMS_LOCK:
+        claimed = set(_CLAIMS)
     try:
         yield
     finally:
         _INPUTS.clear()
         _INPUTS.update(saved)
+        with _CLAIMS_LOCK:
+            for key in set(_CLAIMS) - claimed:
+                _release(key)
 
 
 def registered_inputs() -> frozenset[Path]:
@@ -97,6 +121,126 @@ def mark_output(directory: str | os.PathLike) -> None:
     (Path(directory) / OUTPUT_MARKER).write_text(
         "This directory was written by ppdm; --overwrite may replace it whole.\n"
     )
+
+
+# -- claims: one writer per output -------------------------------------------------------
+
+
+@dataclass
+class _Claim:
+    """This process's claim on an output: the locked file beside it and what it may do."""
+
+    lock: Path
+    fd: int | None  # None until the output's directory exists (taken when publishing)
+    text: str  # the output as the user named it
+    flag: str
+    replace: bool  # may replace an output that appeared while this run worked
+    pid: int
+
+
+#: Outputs this process has claimed, by real path.
+_CLAIMS: dict[Path, _Claim] = {}
+_CLAIMS_LOCK = threading.RLock()
+
+
+def _holder(lock: Path) -> str:
+    """`` (pid N)``: the process that wrote its id into ``lock``, or nothing if unknown."""
+    try:
+        pid = lock.read_text().strip()
+    except (OSError, UnicodeDecodeError):
+        return ""
+    return f" (pid {pid})" if pid.isdigit() else ""
+
+
+def _busy(claim: _Claim) -> OutputTakenError:
+    return OutputTakenError(
+        f"{claim.flag} {claim.text!r} is being written by another ppdm process"
+        f"{_holder(claim.lock)}; wait for it to finish, or name another output"
+    )
+
+
+def _written_meanwhile(claim: _Claim) -> OutputTakenError:
+    return OutputTakenError(
+        f"{claim.flag} {claim.text!r} was written by another process while this one ran; "
+        "pass --overwrite to replace it, or name another output"
+    )
+
+
+def _lock(claim: _Claim) -> None:
+    """Take ``claim``'s lock without waiting, or raise :func:`_busy`.
+
+    A lock file whose directory cannot be written is not claimed (writing the output
+    fails there anyway, with its own message).
+    """
+    if fcntl is None:
+        return
+    while True:
+        try:
+            fd = os.open(claim.lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+        except OSError:
+            return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            os.close(fd)
+            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
+                raise _busy(claim) from None
+            return
+        # its last holder removes the file before unlocking: a lock on a removed file is
+        # no claim (another process may hold the new file's)
+        try:
+            now = os.stat(claim.lock, follow_symlinks=False)
+            mine = os.fstat(fd)
+            same = (now.st_dev, now.st_ino) == (mine.st_dev, mine.st_ino)
+        except OSError:
+            same = False
+        if same:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+            claim.fd = fd
+            return
+        os.close(fd)
+
+
+def _claim(real: Path, text: str, flag: str) -> bool:
+    """Claim the output ``real`` for this process; True if the claim is new.
+
+    Raises :class:`OutputTakenError` if another process holds it.
+    """
+    with _CLAIMS_LOCK:
+        held = _CLAIMS.get(real)
+        if held is not None and held.pid == os.getpid():
+            return False
+        claim = _Claim(real.parent / f".{real.name}{_MARK}claim", None, text, flag, True,
+                       os.getpid())  # fmt: skip
+        if real.parent.is_dir():
+            _lock(claim)
+        _CLAIMS[real] = claim
+        return True
+
+
+def _release(real: Path) -> None:
+    """Give up this process's claim on ``real`` (if any): remove its file, then unlock."""
+    with _CLAIMS_LOCK:
+        claim = _CLAIMS.pop(real, None)
+        if claim is None or claim.fd is None or claim.pid != os.getpid():
+            return
+        try:
+            claim.lock.unlink(missing_ok=True)
+        finally:
+            os.close(claim.fd)
+
+
+@atexit.register
+def _release_claims() -> None:
+    with _CLAIMS_LOCK:
+        for real in list(_CLAIMS):
+            _release(real)
+
+
+def release_claims() -> None:
+    """Give up every claim of this process (a command has ended; see :func:`check_output`)."""
+    _release_claims()
 
 
 def check_output(
@@ -141,8 +285,17 @@ def check_output(
     ------
     OutputError
         The path is empty or the root, is, contains or lies inside an input, is a
-        directory where a file is expected (or the reverse), or is a non-empty
-        directory (an existing file, with ``keep_files``) without ``overwrite``.
+        directory where a file is expected (or the reverse), is a non-empty
+        directory (an existing file, with ``keep_files``) without ``overwrite``, or
+        another ppdm process is writing it.
+
+    Notes
+    -----
+    The output is claimed for this process until :func:`publish_file` or
+    :func:`publish_dir` publishes it (or the process, or the command, ends): another
+    ppdm process asking for it meanwhile is refused, and publishing replaces an output
+    that appeared meanwhile only with ``overwrite`` (or, for a file without
+    ``keep_files``, as it replaces any existing file).
 
     Examples
     --------
@@ -164,6 +317,22 @@ def check_output(
                 f"{flag} {text!r} {how} the input {str(item)!r}; write somewhere else "
                 "(ppdm never writes over or into its inputs)"
             )
+    new = _claim(real, text, flag)  # before looking: what is there stays so until published
+    try:
+        p = _check_place(text, flag, directory, overwrite, keep_files, whole)
+    except BaseException:
+        if new:
+            _release(real)
+        raise
+    if new:  # the first check is the command's own: later ones (publishing) keep its rule
+        _CLAIMS[real].replace = overwrite or not (directory or keep_files)
+    return p
+
+
+def _check_place(
+    text: str, flag: str, directory: bool, overwrite: bool, keep_files: bool, whole: bool
+) -> Path:
+    """What :func:`check_output` checks of what is at ``text`` (and above it)."""
     p = Path(text)
     above = next((a for a in p.absolute().parents if a.exists()), None)
     if above is not None and not above.is_dir():  # a file where a folder must be
@@ -257,15 +426,26 @@ def _remove_pending() -> None:
         _remove(path)
 
 
-def _prepare(target: str | os.PathLike, directory: bool) -> Path:
-    target = check_output(target, flag="output", directory=directory, overwrite=True)
-    target = Path(os.path.abspath(target))
+def _prepare(target: str | os.PathLike, directory: bool) -> tuple[Path, Path, _Claim]:
+    """Check ``target``, make its directory, claim it (if :func:`check_output` has not)."""
+    text = os.fspath(target)
+    check_output(text, flag="output", directory=directory, overwrite=True)  # claims if new
+    real = _real(text)
+    target = Path(os.path.abspath(text))
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise type(exc)(f"cannot write {str(target)!r}: {exc.strerror}") from None
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise type(exc)(f"cannot write {str(target)!r}: {exc.strerror}") from None
+        with _CLAIMS_LOCK:
+            claim = _CLAIMS[real]
+            if claim.fd is None:  # the directory did not exist when it was checked
+                _lock(claim)
+    except BaseException:
+        _release(real)
+        raise
     clean_leftovers(target.parent, target.name)
-    return target
+    return target, real, claim
 
 
 @contextmanager
@@ -285,7 +465,7 @@ def publish_file(target: str | os.PathLike, suffix: str = "") -> Iterator[Path]:
     >>> target.read_text()
     'done'
     """
-    target = _prepare(target, directory=False)
+    target, real, claim = _prepare(target, directory=False)
     tmp = _hidden(target, "new")
     tmp = tmp.with_name(tmp.name + suffix)
     _PENDING.add(tmp)
@@ -298,11 +478,27 @@ def publish_file(target: str | os.PathLike, suffix: str = "") -> Iterator[Path]:
         yield tmp
         if tmp.exists():
             os.chmod(tmp, _mode(0o666))
-        check_output(target, flag="output", overwrite=True)
+        _check_place(os.fspath(target), "output", False, True, False, True)
         raise_if_terminated()
-        os.replace(tmp, target)
+        if claim.replace:
+            os.replace(tmp, target)
+        else:
+            _put_new(tmp, target, claim)
     finally:
         _remove(tmp)
+        _release(real)
+
+
+def _put_new(tmp: Path, target: Path, claim: _Claim) -> None:
+    """Rename ``tmp`` onto ``target`` unless something is there: never replace it."""
+    try:
+        os.link(tmp, target, follow_symlinks=False)  # fails if target exists, atomically
+    except FileExistsError:
+        raise _written_meanwhile(claim) from None
+    except OSError:  # no hard links here (or tmp became a directory): the claim guards
+        if target.exists() or target.is_symlink():
+            raise _written_meanwhile(claim) from None
+        os.replace(tmp, target)
 
 
 @contextmanager
@@ -314,20 +510,29 @@ def publish_dir(target: str | os.PathLike) -> Iterator[Path]:
     On failure the hidden directory is removed and ``target`` is left as it was.
     Callers decide beforehand (:func:`check_output`) whether replacing is allowed.
     """
-    target = _prepare(target, directory=True)
+    target, real, claim = _prepare(target, directory=True)
     tmp = _hidden(target, "new")
     _PENDING.add(tmp)
     try:
         tmp.mkdir(mode=0o777)
     except OSError as exc:
+        _release(real)
         raise type(exc)(f"cannot write {str(target)!r}: {exc.strerror}") from None
     old = None
     try:
         yield tmp
         mark_output(tmp)
         os.chmod(tmp, _mode(0o777))
-        check_output(target, flag="output", directory=True, overwrite=True)
+        _check_place(os.fspath(target), "output", True, True, False, claim.replace)
         raise_if_terminated()
+        if not claim.replace:  # replaces an empty directory, fails on anything else
+            try:
+                os.rename(tmp, target)
+            except OSError as exc:
+                if exc.errno in (errno.ENOTEMPTY, errno.EEXIST, errno.ENOTDIR, errno.EISDIR):
+                    raise _written_meanwhile(claim) from None
+                raise
+            return
         if target.exists() or target.is_symlink():
             old = _hidden(target, "old")
             _PENDING.add(old)
@@ -337,6 +542,7 @@ def publish_dir(target: str | os.PathLike) -> Iterator[Path]:
         _remove(tmp)
         if old is not None:
             _remove(old)
+        _release(real)
 
 
 class _Terminated(SystemExit):

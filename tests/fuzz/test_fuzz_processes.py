@@ -340,8 +340,9 @@ def test_refusal_in_a_real_process(tmp_path, table, release, line, codes):
 
 @fuzz_class("concurrent reruns")
 def test_two_reconstruct_runs_into_one_file(tmp_path, release):
-    """Two reconstructions at once into the same --out (--overwrite: either may replace
-    the other's): the file is one run's, whole."""
+    """Two reconstructions at once into the same --out (--overwrite: the later may replace
+    the earlier's once it is published; while one writes, the other is refused): the file
+    is one run's, whole."""
     rel = release
     refs = []
     for seed in ("1", "2"):
@@ -355,9 +356,14 @@ def test_two_reconstruct_runs_into_one_file(tmp_path, release):
         _popen("reconstruct", rel, "--out", out, "--seed", seed, "--overwrite")
         for seed in ("1", "2")
     ]
+    codes = []
     for p in procs:
         _, err = p.communicate(timeout=300)
-        assert p.returncode == 0, err[-500:]
+        codes.append(p.returncode)
+        if p.returncode != 0:
+            line = assert_refused((p.returncode, "", err), Snapshot(), FAILURE)
+            assert "another ppdm process" in line, line
+    assert 0 in codes
     assert digest(out) in refs, "the output mixes the two runs"
     assert leftovers(out) == []
 

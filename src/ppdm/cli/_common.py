@@ -24,8 +24,14 @@ import typer
 from typer.core import TyperGroup
 from typer.exceptions import TyperException
 
-from ..exceptions import OptionError, OutputError, PpdmError, PrivacyWarning
-from ..publish import check_output, install_signal_handlers, publish_dir, publish_file
+from ..exceptions import OptionError, OutputError, OutputTakenError, PpdmError, PrivacyWarning
+from ..publish import (
+    check_output,
+    install_signal_handlers,
+    publish_dir,
+    publish_file,
+    release_claims,
+)
 
 T = TypeVar("T")
 
@@ -350,8 +356,11 @@ def error_line(exc: BaseException) -> tuple[str, int]:
     if isinstance(exc, json.JSONDecodeError):
         return _one_line(_with_file(exc, f"not valid JSON: {exc}")), EXIT_FAILURE
     if isinstance(exc, OutputError):
-        # an output path that would lose or leak data is a bad flag value
-        return _one_line(str(exc)), EXIT_USAGE
+        # an output path that would lose or leak data is a bad flag value; one another
+        # run took meanwhile is a failure of this run
+        return _one_line(str(exc)), (
+            EXIT_FAILURE if isinstance(exc, OutputTakenError) else EXIT_USAGE
+        )
     if isinstance(exc, KeyError):
         msg = exc.args[0] if exc.args else "missing key"
         text = msg if isinstance(msg, str) and " " in msg else f"unknown name {short(msg)}"
@@ -439,6 +448,8 @@ class BoundaryGroup(TyperGroup):
             raise  # the reader went away (``ppdm ... | head``): click exits quietly
         except (Exception, KeyboardInterrupt) as exc:
             _report(exc)
+        finally:
+            release_claims()  # the outputs it checked but did not publish
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):
