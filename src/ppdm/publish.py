@@ -53,6 +53,7 @@ __all__ = [
     "mark_output",
     "publish_file",
     "publish_dir",
+    "publish_copy",
     "clean_leftovers",
     "release_claims",
     "install_signal_handlers",
@@ -543,6 +544,17 @@ def publish_dir(target: str | os.PathLike) -> Iterator[Path]:
         if old is not None:
             _remove(old)
         _release(real)
+
+
+def publish_copy(source: str | os.PathLike, target: str | os.PathLike, *, flag: str) -> None:
+    """Copy the directory ``source`` to ``target`` as a new output, whole.
+
+    ``target`` must be new or empty and is claimed (:func:`check_output`) from the check
+    to the rename: a copy never merges into another's files, nor replaces them.
+    """
+    check_output(target, flag=flag, directory=True)
+    with publish_dir(target) as tmp:
+        shutil.copytree(source, tmp, dirs_exist_ok=True)
 
 
 class _Terminated(SystemExit):

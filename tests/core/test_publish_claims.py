@@ -12,8 +12,14 @@ from pathlib import Path
 import pytest
 
 from ppdm import publish
-from ppdm.exceptions import OutputTakenError
-from ppdm.publish import check_output, inputs_of_one_operation, publish_dir, publish_file
+from ppdm.exceptions import OutputError, OutputTakenError
+from ppdm.publish import (
+    check_output,
+    inputs_of_one_operation,
+    publish_copy,
+    publish_dir,
+    publish_file,
+)
 
 
 def _claim_file(out: Path) -> Path:
@@ -117,4 +123,30 @@ def test_one_operation_gives_up_the_claims_taken_inside(tmp_path):
         assert _claimed(tmp_path / "dropped")
     assert _claimed(kept) and not _claimed(tmp_path / "dropped")
     publish.release_claims()
+    assert _hidden(tmp_path) == []
+
+
+def test_a_copy_is_published_whole_and_never_merged(tmp_path):
+    """The web app's 'save the release in a folder': a new folder gets the whole copy; a
+    folder another process claims, or one that holds files, gets nothing of it."""
+    source = tmp_path / "release"
+    source.mkdir()
+    (source / "spec.json").write_text("{}")
+    out = tmp_path / "saved"
+    fd = os.open(_claim_file(out), os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        with pytest.raises(OutputTakenError, match="folder '.*saved' is being written"):
+            publish_copy(source, out, flag="folder")
+    finally:
+        _claim_file(out).unlink()
+        os.close(fd)
+    assert not out.exists()
+    publish_copy(source, out, flag="folder")
+    assert (out / "spec.json").read_text() == "{}" and (source / "spec.json").exists()
+    (tmp_path / "theirs").mkdir()
+    (tmp_path / "theirs" / "notes.txt").write_text("mine")
+    with pytest.raises(OutputError, match="not empty"):
+        publish_copy(source, tmp_path / "theirs", flag="folder")
+    assert [p.name for p in (tmp_path / "theirs").iterdir()] == ["notes.txt"]
     assert _hidden(tmp_path) == []

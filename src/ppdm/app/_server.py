@@ -10,7 +10,6 @@ from __future__ import annotations
 import io
 import json
 import re
-import shutil
 import warnings
 import zipfile
 from pathlib import Path
@@ -26,7 +25,7 @@ from ..limits import check_n_values
 from ..matrix import GammaDiagonal
 from ..perturb import DEFAULT_MAX_BINS
 from ..privacy import attribute_privacy, gamma_from_rho
-from ..publish import inputs_of_one_operation
+from ..publish import inputs_of_one_operation, publish_copy
 from ..release import AttributeSpec, ReleaseSpec
 from ..validation import check_gamma
 from . import _figures
@@ -525,7 +524,7 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
                 raise OutputError(
                     f"folder {str(target)!r} exists and is not empty: choose a new one"
                 )
-            shutil.copytree(d, target, dirs_exist_ok=True)
+            publish_copy(d, target, flag="folder")
         except Exception as exc:
             _owner_error(exc, "save")
             return
