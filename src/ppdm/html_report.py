@@ -166,6 +166,41 @@ def _guarantee(rep: dict) -> str:
     )
 
 
+def _per_record(rep: dict) -> str:
+    """The guarantee of a whole record: total epsilon, the amplification of a property of
+    k attributes, the unprotected columns and the budget (as ``ppdm report`` says it)."""
+    rec = rep.get("per_record")
+    if rec is None:
+        return ""
+    m, copies = rec["attributes"], rec["copies"]
+    each = f", {copies} copies each" if copies > 1 else ""
+    rows = []
+    if rep.get("method") == "additive":
+        rows.append(("epsilon per record", "none: additive noise has no amplification bound"))
+    elif rec["epsilon"] is None:
+        rows.append(("epsilon per record", "&infin; (an attribute has no finite amplification)"))
+    else:
+        rows.append(("epsilon per record", f"{rec['epsilon']:.1f}"))
+        for k, amp in rec["amplification"].items():
+            size = f"all {m}" if k == "all" else k
+            rows.append((f"amplification of a property of {size} attribute(s)", _num(amp, ".4g")))
+    if rec["unprotected"]:
+        names = ", ".join(f"<code>{_e(n)}</code>" for n in rec["unprotected"])
+        rows.append(("unprotected (released as is or revealed)", names))
+    body = "".join(f'<tr><td style="text-align:left">{k}</td><td>{v}</td></tr>' for k, v in rows)
+    budget = ""
+    if rec["budget"] is not None:
+        word = "within" if rec["within_budget"] else "<b>over</b>"
+        budget = f"<p>The release is {word} the per-record budget <b>{rec['budget']:.4g}</b>.</p>"
+    cls = "box" if rec.get("epsilon") is not None and not rec["unprotected"] else "box warn"
+    return (
+        f'<div class="{cls}"><b>Per record</b> ({m} perturbed attribute{"" if m == 1 else "s"}'
+        f"{each}): a record's attributes are perturbed independently, so its epsilon is the "
+        "sum of theirs, and a property of k attributes can be amplified up to the product of "
+        f"their gammas.<table>{body}</table>{budget}</div>"
+    )
+
+
 def _exposure(rep: dict) -> str:
     parts = []
     unperturbed = rep.get("unperturbed", [])
@@ -831,6 +866,7 @@ def render_html_report(
         f'<table class="meta">{meta_html}</table>',
         "<h2>Guarantee</h2>",
         _guarantee(rep),
+        _per_record(rep),
         _audit_verdict(audit) if audit is not None else "",
         "<h2>Unprotected columns and leaks</h2>",
         _exposure(rep),

@@ -59,6 +59,7 @@ OUT_OF_BOUNDS_RULES = ("error", "clip")
 REPRESENTATIVES = ("center", "left", "right", "random")
 
 Bounds = tuple[tuple[str, tuple[float, float]], ...]
+Split = tuple[tuple[str, float], ...]
 
 
 def _checked(field: str, check: Callable[..., Any], *args, **kwargs) -> Any:
@@ -95,6 +96,31 @@ def _bounds(value: Mapping | Iterable | None) -> Bounds:
     return tuple(out)
 
 
+def _split(value: Mapping | Iterable | None) -> Split:
+    """Budget weights as ``((column, weight), ...)``: text names, finite weights > 0."""
+    if value is None:
+        return ()
+    pairs = value.items() if isinstance(value, Mapping) else value
+    try:
+        pairs = [(name, weight) for name, weight in pairs]
+    except (TypeError, ValueError):
+        raise OptionError(
+            "epsilon_split", f"epsilon_split must map column -> weight (got {show(value)})"
+        ) from None
+    out = []
+    for name, weight in pairs:
+        if not isinstance(name, str) or not name:
+            raise OptionError(
+                "epsilon_split", f"epsilon_split: a column name must be text (got {show(name)})"
+            )
+        w = _checked("epsilon_split", check_positive, weight, f"epsilon_split weight of {name!r}")
+        out.append((name, w))
+    names = [name for name, _ in out]
+    if len(set(names)) != len(names):
+        raise OptionError("epsilon_split", f"epsilon_split names a column twice (got {names})")
+    return tuple(out)
+
+
 def _names(field: str, value: Iterable[str] | None) -> tuple[str, ...] | None:
     if value is None:
         return None
@@ -123,8 +149,19 @@ class PlanOptions:
     ----------
     class_attribute : str, optional
         The class column; kept unless ``perturb_class``. Default: the spec's.
-    gamma : float, default=9
-        Amplification of the default gamma-diagonal matrices (> 1).
+    gamma : float, optional
+        Amplification of the default gamma-diagonal matrices (> 1). ``None`` (not
+        given): 9 (:attr:`gamma_or_default`), or planned from ``epsilon_record``.
+    epsilon_record : float, optional
+        Per-record budget E > 0: the sum over the perturbed attributes of
+        ``copies ln gamma_j`` may not exceed it. Without ``gamma`` the plan splits E
+        across the attributes without a matrix of their own, in proportion to
+        ``epsilon_split`` (equally by default: ``gamma = exp(E / (m copies))``); with
+        ``gamma``, or matrices in the spec, a plan over E is refused. Default: the
+        spec's ``epsilon_record``.
+    epsilon_split : dict of column -> weight, optional
+        Positive weights of the split of ``epsilon_record`` (a column not named weighs
+        1). Stored as ``((column, weight), ...)``. Default: the spec's.
     n_bins : int, optional
         N for continuous attributes (>= 2; default ``max_bins``).
     max_bins : int, default=20
@@ -177,7 +214,9 @@ class PlanOptions:
     """
 
     class_attribute: str | None = None
-    gamma: float = DEFAULT_GAMMA
+    gamma: float | None = None
+    epsilon_record: float | None = None
+    epsilon_split: Split | Mapping[str, float] = ()
     n_bins: int | None = None
     max_bins: int = DEFAULT_MAX_BINS
     bounds: Bounds | Mapping[str, tuple[float, float]] = ()
@@ -214,7 +253,9 @@ class PlanOptions:
             raise OptionError(
                 "spec", f"spec must be a ReleaseSpec (got {type(self.spec).__name__})"
             )
-        set_(self, "gamma", _checked("gamma", check_gamma, self.gamma, "gamma"))
+        if self.gamma is not None:
+            set_(self, "gamma", _checked("gamma", check_gamma, self.gamma, "gamma"))
+        self._check_budget(method)
         dense = method == "additive"  # additive releases are estimated with dense N x N work
         if self.n_bins is not None:  # N of every continuous attribute: capped here
             n_bins = _checked("n_bins", check_n_values, self.n_bins, "n_bins", dense=dense)
@@ -245,6 +286,46 @@ class PlanOptions:
                 f"attributes names the class column {cls!r}, which is released as is; "
                 "add --perturb-class (perturb_class=True) to perturb it, or leave it out",
             )
+
+    def _check_budget(self, method: str) -> None:
+        """``epsilon_record`` a finite number > 0, ``epsilon_split`` positive weights that
+        go with a budget, for substitution releases only."""
+        set_ = object.__setattr__
+        if self.epsilon_record is not None:
+            e = _checked("epsilon_record", check_positive, self.epsilon_record, "epsilon_record")
+            set_(self, "epsilon_record", e)
+        set_(self, "epsilon_split", _split(self.epsilon_split))
+        if self.epsilon_split and self.budget is None:
+            raise OptionError(
+                "epsilon_split",
+                "epsilon_split splits a per-record budget: give one (epsilon_record, "
+                "--epsilon-record)",
+            )
+        if method == "additive" and self.budget is not None:
+            raise OptionError(
+                "epsilon_record",
+                "epsilon_record is for substitution releases: additive noise has no "
+                f"amplification to budget (got {show(self.budget)})",
+            )
+
+    @property
+    def gamma_or_default(self) -> float:
+        """``gamma``, or :data:`DEFAULT_GAMMA` when not given."""
+        return DEFAULT_GAMMA if self.gamma is None else self.gamma
+
+    @property
+    def budget(self) -> float | None:
+        """The per-record budget E: ``epsilon_record``, else the spec's, else ``None``."""
+        if self.epsilon_record is None and self.spec is not None:
+            return self.spec.epsilon_record
+        return self.epsilon_record
+
+    @property
+    def split(self) -> dict[str, float]:
+        """The weights of the budget's split: ``epsilon_split``, else the spec's."""
+        if not self.epsilon_split and self.spec is not None:
+            return dict(self.spec.epsilon_split or {})
+        return dict(self.epsilon_split)
 
     def _agree_with_spec(self) -> None:
         """What the spec states is not overridden without a word: the class, the copies,
@@ -291,6 +372,18 @@ class PlanOptions:
                 f"attributes names {asked}, which the spec marks perturbed: false; give "
                 "what to perturb in one place",
             )
+        for field in ("epsilon_record", "epsilon_split"):
+            mine, theirs = getattr(self, field), getattr(self.spec, field)
+            if (
+                mine
+                and theirs is not None
+                and (mine != theirs if field == "epsilon_record" else dict(mine) != theirs)
+            ):
+                raise OptionError(
+                    field,
+                    f"{field} is {show(mine if field == 'epsilon_record' else dict(mine))} "
+                    f"but the spec asks for {show(theirs)}; give it in one place",
+                )
         described = {a.name for a in self.spec.attributes if a.domain is not None}
         clash = [name for name, _ in self.bounds if name in described]
         if clash:

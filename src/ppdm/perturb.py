@@ -23,7 +23,7 @@ import pandas as pd
 
 from .additive import AdditiveNoise, privacy_interval_width
 from .domain import BinnedDomain, CategoricalDomain, Domain, DomainRule, DomainSketch
-from .exceptions import DataError, ParameterError, SpecError
+from .exceptions import DataError, OptionError, ParameterError, SpecError
 from .io import TEXT_ATTR
 from .limits import MAX_RECORDS
 from .matrix import GammaDiagonal, PerturbationMatrix, matrix_from_spec
@@ -35,7 +35,14 @@ from .options import (
     PlanOptions,
     plan_options,
 )
-from .privacy import changes_nothing, copies_reveal, power_or_inf
+from .privacy import (
+    BUDGET_TOLERANCE,
+    changes_nothing,
+    copies_reveal,
+    power_or_inf,
+    record_privacy,
+    split_budget,
+)
 from .random import (
     RandomState,
     WordStream,
@@ -45,7 +52,7 @@ from .random import (
     warn_seeded_release,
 )
 from .release import AttributeSpec, ReleaseSpec
-from .validation import check_at_least, check_choice, check_positive
+from .validation import MAX_GAMMA, check_at_least, check_choice, check_positive
 
 __all__ = [
     "DEFAULT_GAMMA",
@@ -55,6 +62,7 @@ __all__ = [
     "additive_noise_for_level",
     "plan_release",
     "plan_from_sketches",
+    "planned_gammas",
     "perturb_codes",
     "perturb_frame",
     "perturb_batches",
@@ -217,11 +225,8 @@ def plan_from_sketches(
         if opts.method == "additive":
             out.append(_additive_attribute(c, domain, opts))
             continue
-        matrix = _attribute_matrix(c, domain, given, opts)
-        domain, matrix = _canonical_order(domain, matrix)
-        out.append(
-            AttributeSpec(name=c, perturbed=True, domain=domain.to_spec(), matrix=matrix.to_spec())
-        )
+        out.append((c, domain, given))  # its matrix once every attribute's gamma is known
+    out = _substitution_attributes(out, opts)
     if not any(a.perturbed for a in out) and not opts.allow_unprotected:
         raise DataError(
             "no attribute would be perturbed: the release would be the input as is; choose "
@@ -231,6 +236,8 @@ def plan_from_sketches(
     return ReleaseSpec(
         method=opts.method,
         copies=opts.copies,
+        epsilon_record=opts.budget,
+        epsilon_split=opts.split or None,
         class_attribute=class_attribute,
         # what the plan does to the class, whatever asked for it (a flag or the spec)
         class_perturbed=any(a.name == class_attribute and a.perturbed for a in out),
@@ -238,20 +245,117 @@ def plan_from_sketches(
     )
 
 
-def _attribute_matrix(
-    name: str, domain: Domain, given: AttributeSpec | None, opts: PlanOptions
-) -> PerturbationMatrix:
-    """The owner's matrix of ``name`` (from the spec) or gamma-diagonal; refused if unprotected."""
+def _substitution_attributes(planned: list, opts: PlanOptions) -> list[AttributeSpec]:
+    """The attributes of a substitution plan, each ``(name, domain, given)`` still to be
+    perturbed given its matrix: the owner's, or gamma-diagonal at ``gamma`` or at its
+    share of the per-record budget (:func:`planned_gammas`)."""
+    own = {}
+    for item in planned:
+        if isinstance(item, tuple) and item[2] is not None and item[2].matrix is not None:
+            own[item[0]] = _own_matrix(*item)
+    free = [i[0] for i in planned if isinstance(i, tuple) and i[0] not in own]
+    gammas = planned_gammas({n: m.amplification() for n, m in own.items()}, free, opts)
+    out = []
+    for item in planned:
+        if not isinstance(item, tuple):
+            out.append(item)
+            continue
+        name, domain, _ = item
+        matrix = own.get(name)
+        if matrix is None:
+            try:
+                matrix = GammaDiagonal(domain.n_values, gammas[name])
+            except ValueError as exc:
+                raise SpecError(f"attribute {name!r}: {exc}") from None
+        matrix = _checked_matrix(name, matrix, opts)
+        domain, matrix = _canonical_order(domain, matrix)
+        out.append(
+            AttributeSpec(
+                name=name, perturbed=True, domain=domain.to_spec(), matrix=matrix.to_spec()
+            )
+        )
+    return out
+
+
+def planned_gammas(own: dict[str, float], free: list[str], opts: PlanOptions) -> dict[str, float]:
+    """The gamma of every attribute in ``free`` (without a matrix of its own), given the
+    amplifications ``own`` of the others and the options' gamma and per-record budget.
+
+    Without a budget every one gets ``gamma`` (9 by default). With one, a given gamma or
+    the spec's matrices are kept if their per-record epsilon is within it and refused
+    otherwise; else the budget left by ``own`` is split by :func:`ppdm.privacy.split_budget`.
+
+    References
+    ----------
+    Evfimievski, Gehrke & Srikant (2003), amplification of independent operators.
+    """
+    budget, copies = opts.budget, opts.copies
+    if budget is None:
+        return dict.fromkeys(free, opts.gamma_or_default)
+    split = opts.split
+    if split and opts.gamma is not None:
+        raise OptionError(
+            "epsilon_split",
+            f"epsilon_split splits the budget into gammas, but gamma {opts.gamma:g} is given; "
+            "give one of them",
+        )
+    strays = sorted(set(split) - set(free))
+    if strays:
+        raise OptionError(
+            "epsilon_split",
+            f"epsilon_split names {strays}, which the plan does not give a share of the "
+            f"budget (it splits it over {free}: the perturbed attributes without a matrix "
+            "in the spec)",
+        )
+    if opts.gamma is not None:
+        total = record_privacy({**own, **dict.fromkeys(free, opts.gamma)}, copies)["epsilon"]
+        if total is None or total > budget * (1 + BUDGET_TOLERANCE):
+            raise OptionError(
+                "gamma",
+                f"gamma {opts.gamma:g} gives a per-record epsilon of {_spent(total)} "
+                f"({len(own) + len(free)} perturbed attributes x {copies} "
+                f"cop{'y' if copies == 1 else 'ies'}), over the per-record budget {budget:g}",
+            )
+        return dict.fromkeys(free, opts.gamma)
+    fixed = record_privacy(own, copies)["epsilon"]
+    if fixed is None or fixed > budget * (1 + BUDGET_TOLERANCE) or (free and fixed >= budget):
+        what = "over" if fixed is None or fixed > budget else f"leaving nothing for {free} of"
+        raise OptionError(
+            "spec",
+            f"the spec's matrices give a per-record epsilon of {_spent(fixed)}, {what} the "
+            f"per-record budget {budget:g}",
+        )
+    gammas = split_budget(budget, {n: split.get(n, 1.0) for n in free}, copies, fixed=own)
+    for name, gamma in gammas.items():
+        if not 1 < gamma <= MAX_GAMMA:
+            fix = "a larger budget or fewer" if gamma <= 1 else "a smaller budget or more"
+            raise OptionError(
+                "epsilon_record",
+                f"epsilon_record {budget:g} gives attribute {name!r} gamma {gamma:.6g} "
+                f"({len(own) + len(free)} perturbed attributes x {copies} "
+                f"cop{'y' if copies == 1 else 'ies'}), not a valid amplification; give "
+                f"{fix} perturbed attributes",
+            )
+    return gammas
+
+
+def _spent(epsilon: float | None) -> str:
+    return "infinity" if epsilon is None else f"{epsilon:.4g}"
+
+
+def _own_matrix(name: str, domain: Domain, given: AttributeSpec) -> PerturbationMatrix:
+    """The matrix the owner's spec gives ``name``."""
     try:
-        if given is not None and given.matrix is not None:
-            mspec = dict(given.matrix)
-            if mspec.get("kind") == "gamma-diagonal":
-                mspec.setdefault("n_values", domain.n_values)
-            matrix = matrix_from_spec(mspec, domain.n_values)
-        else:
-            matrix = GammaDiagonal(domain.n_values, opts.gamma)
+        mspec = dict(given.matrix)
+        if mspec.get("kind") == "gamma-diagonal":
+            mspec.setdefault("n_values", domain.n_values)
+        return matrix_from_spec(mspec, domain.n_values)
     except ValueError as exc:
         raise SpecError(f"attribute {name!r}: {exc}") from None
+
+
+def _checked_matrix(name: str, matrix: PerturbationMatrix, opts: PlanOptions) -> PerturbationMatrix:
+    """``matrix``, refused if it leaves the attribute unprotected (unless allowed)."""
     if opts.allow_unprotected:
         return matrix
     amplification = matrix.amplification()

@@ -31,7 +31,18 @@ __all__ = [
     "changes_nothing",
     "copies_reveal",
     "power_or_inf",
+    "PROPERTY_SIZES",
+    "BUDGET_TOLERANCE",
+    "record_privacy",
+    "split_budget",
 ]
+
+#: Sizes k of the properties whose amplification a report states per record ("all" too).
+PROPERTY_SIZES = (1, 2, 3)
+#: Relative tolerance of a per-record budget check: a total within ``E (1 + 1e-9)`` of
+#: the budget ``E`` is within it (``m ln gamma`` of a gamma given as ``exp(E / m)``
+#: rounds either way); a planned split is never above ``E`` at all.
+BUDGET_TOLERANCE = 1e-9
 
 #: rho1 levels reported in every privacy report.
 RHO1_LEVELS = (0.01, 0.05, 0.1, 0.2)
@@ -229,5 +240,124 @@ def power_or_inf(base: float, exponent: int) -> float:
     """``base ** exponent``, ``inf`` where a float overflows."""
     try:
         return float(base) ** int(exponent)
+    except OverflowError:
+        return math.inf
+
+
+def record_privacy(gammas: dict[str, float], copies: int = 1, budget: float | None = None) -> dict:
+    """Privacy figures of a whole record: its total epsilon and the amplification of a
+    property of k attributes.
+
+    A record's perturbed attributes are perturbed independently, so the amplification
+    of a property that involves k of them is at most the product of their gammas, and
+    the record as a whole is ``sum_j copies ln gamma_j``-locally differentially private.
+
+    Parameters
+    ----------
+    gammas : dict of attribute -> float
+        Amplification of each perturbed attribute for one copy (``inf`` if unbounded).
+    copies : int, default=1
+        Independent perturbed copies per record: each gamma counts ``copies`` times.
+    budget : float, optional
+        The owner's per-record budget E: the figures say whether the record is within it.
+
+    Returns
+    -------
+    dict
+        ``attributes`` (m), ``epsilon`` (None if unbounded), ``amplification``
+        (``{"1", "2", "3", "all"}`` -> product of the k largest gammas with copies,
+        None if unbounded or beyond a float; sizes above m are left out),
+        ``budget`` and ``within_budget`` (None without a budget).
+
+    Examples
+    --------
+    >>> rec = record_privacy({f"a{j}": 9.0 for j in range(20)})
+    >>> round(rec["epsilon"], 1), rec["amplification"]["2"], rec["amplification"]["3"]
+    (43.9, 81.0, 729.0)
+
+    References
+    ----------
+    Evfimievski, Gehrke & Srikant (2003), amplification of independent randomization
+    operators; Kang, Sec. 3 (m copies of one record).
+    """
+    check_at_least(copies, "copies", 1, error=ParameterError)
+    each = sorted((power_or_inf(g, copies) for g in gammas.values()), reverse=True)
+    logs = [int(copies) * math.log(g) if math.isfinite(g) else math.inf for g in gammas.values()]
+    epsilon = math.fsum(logs) if all(math.isfinite(x) for x in logs) else None
+    sizes = [k for k in PROPERTY_SIZES if k < len(each)] + ([len(each)] if each else [])
+    amplification = {}
+    for k in sizes:
+        amp = math.prod(each[:k])  # a float product overflows to inf
+        amplification["all" if k == len(each) else str(k)] = amp if math.isfinite(amp) else None
+    within = None
+    if budget is not None:
+        within = epsilon is not None and epsilon <= budget * (1 + BUDGET_TOLERANCE)
+    return {
+        "attributes": len(logs),
+        "copies": int(copies),
+        "epsilon": epsilon,
+        "amplification": amplification,
+        "budget": budget,
+        "within_budget": within,
+    }
+
+
+def split_budget(
+    budget: float, weights: dict[str, float], copies: int = 1, fixed: dict[str, float] | None = None
+) -> dict[str, float]:
+    """The gammas that spend a per-record budget E over attributes in proportion to weights.
+
+    ``gamma_j = exp(E w_j / (copies sum_i w_i))``: with equal weights
+    ``gamma = exp(E / (m copies))``. Each gamma is then lowered by the least float step
+    needed for ``sum_j copies ln gamma_j`` (as :func:`record_privacy` sums it) to be at
+    most E: the split never spends more than the budget, whatever the rounding.
+
+    Parameters
+    ----------
+    budget : float
+        E > 0, finite.
+    weights : dict of attribute -> float
+        Positive finite weights (equal weights give the equal split).
+    copies : int, default=1
+    fixed : dict of attribute -> float, optional
+        Gammas (one copy) of other attributes that spend the budget first: the weights
+        split what they leave, ``E - sum copies ln gamma``.
+
+    Returns
+    -------
+    dict of attribute -> float
+        The gamma of each attribute, for one copy (1.0 where the share is too small for a
+        float above 1: no valid matrix, for the caller to refuse).
+
+    Examples
+    --------
+    >>> g = split_budget(20 * math.log(9), {f"a{j}": 1.0 for j in range(20)})
+    >>> round(g["a0"], 9)
+    9.0
+    >>> split_budget(3.0, {"a": 2.0, "b": 1.0})["a"] == math.exp(2.0)
+    True
+
+    References
+    ----------
+    Evfimievski, Gehrke & Srikant (2003), amplification of independent operators.
+    """
+    if not weights:
+        return {}
+    fixed = fixed or {}
+    left = budget - (record_privacy(fixed, copies)["epsilon"] or 0.0) if fixed else budget
+    total = math.fsum(weights.values())
+    gammas = {n: _exp_or_inf(left * w / (total * copies)) for n, w in weights.items()}
+    for _ in range(16 * len(gammas)):  # a few float steps at most: each lowers the total
+        spent = record_privacy({**fixed, **gammas}, copies)["epsilon"]
+        if spent is None or spent <= budget:
+            break
+        top = max(gammas, key=gammas.get)
+        gammas[top] = math.nextafter(gammas[top], 1.0)
+    return gammas
+
+
+def _exp_or_inf(x: float) -> float:
+    try:
+        return math.exp(x)
     except OverflowError:
         return math.inf

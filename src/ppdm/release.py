@@ -352,6 +352,18 @@ class ReleaseSpec(BaseModel):
     class_attribute: str | None = None
     class_perturbed: bool = False
     copies: int = Field(default=1, ge=1)
+    epsilon_record: float | None = Field(
+        default=None,
+        gt=0,
+        allow_inf_nan=False,
+        description="Per-record budget E: the sum over the perturbed attributes of "
+        "copies ln gamma may not exceed it (ppdm perturb --epsilon-record).",
+    )
+    epsilon_split: dict[str, Annotated[float, Field(gt=0, allow_inf_nan=False)]] | None = Field(
+        default=None,
+        description="Weights of the split of epsilon_record over the attributes (a column "
+        "not named weighs 1; ppdm perturb --epsilon-split).",
+    )
     attributes: list[AttributeSpec]
 
     @model_validator(mode="after")

@@ -16,6 +16,7 @@ __all__ = [
     "format_privacy_report",
     "oracle_crossover",
     "past_the_crossover",
+    "per_record_lines",
     "weakly_protected",
 ]
 
@@ -70,6 +71,7 @@ def privacy_report(spec: ReleaseSpec) -> dict:
     # released as is, through a channel that can reveal values exactly, or through one
     # that almost never changes a value
     unbounded = [a["name"] for a in perturbed if spec.method != "additive" and a["gamma"] is None]
+    unprotected = unperturbed + unbounded + unchanged + revealed
     return {
         "method": spec.method,
         "n_records": spec.n_records,
@@ -78,12 +80,33 @@ def privacy_report(spec: ReleaseSpec) -> dict:
         "copies": spec.copies,
         "worst_gamma": worst,
         "unperturbed": unperturbed,
-        "unprotected": unperturbed + unbounded + unchanged + revealed,
+        "unprotected": unprotected,
         "unchanged": unchanged,
         "revealed_by_copies": revealed,
         "leaks": leaks,
         "attributes": attrs,
+        "per_record": _per_record(spec, unprotected),
     }
+
+
+def _per_record(spec: ReleaseSpec, unprotected: list[str]) -> dict:
+    """The guarantee of a whole record (:func:`ppdm.privacy.record_privacy`), with the
+    columns it leaves unprotected; an additive release has no amplification to sum."""
+    from .privacy import record_privacy
+
+    if spec.method == "additive":
+        return {
+            "attributes": len(spec.perturbed_attributes()),
+            "copies": spec.copies,
+            "epsilon": None,
+            "amplification": None,
+            "budget": None,
+            "within_budget": None,
+            "unprotected": unprotected,
+        }
+    gammas = {a.name: a.get_matrix().amplification() for a in spec.perturbed_attributes()}
+    rec = record_privacy(gammas, spec.copies, spec.epsilon_record)
+    return {**rec, "unprotected": unprotected}
 
 
 #: A perturbed attribute whose channel lets a property of prior 5 % reach a posterior of
@@ -180,6 +203,7 @@ def _format_additive(report: dict, lines: list[str]) -> str:
     if report["leaks"]:
         lines.append("LEAKS: the spec reveals values read off the data:")
         lines += [f"  - {x}" for x in report["leaks"]]
+    lines += per_record_lines(report)
     return "\n".join(lines) + "\n"
 
 
@@ -266,5 +290,45 @@ def format_privacy_report(report: dict) -> str:
     if report["leaks"]:
         lines.append("LEAKS: the spec reveals values read off the data:")
         lines += [f"  - {x}" for x in report["leaks"]]
+    lines += per_record_lines(report)
     lines.append("Kang bound: upper bound on sigma(X_hat)/||X|| of the raw estimate at this n.")
     return "\n".join(lines) + "\n"
+
+
+def per_record_lines(report: dict) -> list[str]:
+    """The per-record guarantee of a :func:`privacy_report` as text lines: total epsilon,
+    the amplification of a property of k attributes, the columns released unprotected,
+    and the per-record budget."""
+    rec = report.get("per_record")
+    if rec is None:
+        return []
+    m, copies = rec["attributes"], rec["copies"]
+    lines = [
+        f"per record ({m} perturbed attribute{'' if m == 1 else 's'}"
+        + (f", {copies} copies each" if copies > 1 else "")
+        + "):"
+    ]
+    if report.get("method") == "additive":
+        lines.append(
+            "  epsilon per record: none (additive noise has no amplification bound, per "
+            "attribute or per record)"
+        )
+    elif rec["epsilon"] is None:
+        lines.append("  epsilon per record: infinite (an attribute has no finite amplification)")
+    else:
+        lines.append(
+            f"  epsilon per record: {rec['epsilon']:.1f} (the sum over the perturbed attributes "
+            f"of {'copies x ' if copies > 1 else ''}ln gamma)"
+        )
+        for k, amp in rec["amplification"].items():
+            size = (
+                f"all {m} attributes" if k == "all" else f"{k} attribute{'' if k == '1' else 's'}"
+            )
+            bound = "unbounded" if amp is None else f"up to {amp:.4g}"
+            lines.append(f"  a property of {size}: amplification {bound}")
+    if rec["unprotected"]:
+        lines.append(f"  unprotected (released as is or revealed): {', '.join(rec['unprotected'])}")
+    if rec["budget"] is not None:
+        verdict = "within" if rec["within_budget"] else "OVER"
+        lines.append(f"  {verdict} the per-record budget {rec['budget']:.4g}")
+    return lines

@@ -62,11 +62,28 @@ PLAN_FLAGS = {
     "out_of_bounds": "--out-of-bounds",
     "representative": "--representative",
     "copies": "--copies",
+    "epsilon_record": "--epsilon-record",
+    "epsilon_split": "--epsilon-split",
     "method": "--method",
     "noise": "--noise",
     "noise_scale": "--noise-scale",
     "allow_unprotected": "--allow-unprotected",
 }
+
+
+def _parse_split(text: str | None) -> dict[str, str] | None:
+    """``--epsilon-split a=2,b=1`` as ``{column: weight}`` (weights checked by the options)."""
+    if text is None:
+        return None
+    out = {}
+    for item in column_names(text, "--epsilon-split"):
+        name, eq, weight = item.rpartition("=")
+        if not eq or not name:
+            fail(f"--epsilon-split: expected COL=WEIGHT (got {item!r})", usage=True)
+        if name in out:
+            fail(f"--epsilon-split names {name!r} twice", usage=True)
+        out[name] = weight
+    return out
 
 
 def _parse_bounds(items: list[str]) -> dict[str, tuple[float, float]]:
@@ -197,6 +214,21 @@ def perturb(
         "M",
         "Independent perturbed copies per record (Kang); gamma compounds to gamma^M.",
     ),
+    epsilon_record: float | None = value_option(
+        None,
+        "--epsilon-record",
+        "E",
+        "Per-record budget: the sum of copies x ln gamma over the perturbed attributes. "
+        "Without --gamma it is split over them (equally: gamma = exp(E/(m M))); a plan "
+        "over it is refused.",
+    ),
+    epsilon_split: str | None = value_option(
+        None,
+        "--epsilon-split",
+        "COL=W,...",
+        "Weights of the --epsilon-record split (a column not named weighs 1).",
+        show_default="equal",
+    ),
     engine: Engine = ENGINE_OPTION,
     scheduler: str | None = SCHEDULER_OPTION,
     batch_size: int | None = BATCH_SIZE_OPTION,
@@ -227,7 +259,7 @@ def perturb(
 
     Writes DIR/data.<ext>, DIR/spec.json, DIR/privacy.json and DIR/privacy.txt.
     """
-    from ..options import DEFAULT_GAMMA, PlanOptions
+    from ..options import PlanOptions
     from ..pipeline import make_release
     from ..privacy import gamma_from_rho
     from ..release import read_spec
@@ -255,7 +287,9 @@ def perturb(
     with flag_errors(flags):  # the library validates; the message names the flag
         options = PlanOptions(
             class_attribute=class_,
-            gamma=DEFAULT_GAMMA if gamma is None else gamma,
+            gamma=gamma,
+            epsilon_record=epsilon_record,
+            epsilon_split=_parse_split(epsilon_split),
             n_bins=bins,
             bounds=_parse_bounds(bounds),
             attributes=column_names(attributes, "--attributes") if attributes else None,
@@ -290,22 +324,23 @@ def perturb(
                 "(a directory input or --engine dask)",
                 usage=True,
             )
-        result = make_release_partitioned(
-            str(input),
-            out,
-            engine=engine,
-            scheduler=scheduler,
-            random_state=seed,
-            overwrite=overwrite,
-            options=options,
-        )
+        with flag_errors(flags):  # a plan over the per-record budget names its flag
+            result = make_release_partitioned(
+                str(input),
+                out,
+                engine=engine,
+                scheduler=scheduler,
+                random_state=seed,
+                overwrite=overwrite,
+                options=options,
+            )
         _warn_unprotected(result)
         typer.echo(f"released {result.n_records} records to {out}/ (partitioned Parquet)")
         return
     if not input.exists():
         fail(f"input file {str(input)!r} does not exist")
     total = _count_rows(input)
-    with progress_bar("reading", total) as advance:
+    with flag_errors(flags), progress_bar("reading", total) as advance:
         passes = _Passes(advance, total, {"perturbing": options.copies, "checking": options.copies})
         result = make_release(
             input,
@@ -816,14 +851,22 @@ def report(
 def _reportable(spec):
     """A hand-written spec as ``perturb --spec`` would complete it, for its privacy report.
 
-    An attribute without a matrix gets the default gamma-diagonal matrix; one without
-    a domain takes it from the data, so its figures are known only once released: it
-    is left out of the report, with a note.
+    An attribute without a matrix gets the default gamma-diagonal matrix, or its share of
+    the spec's per-record budget; one without a domain takes it from the data, so its
+    figures are known only once released: it is left out of the report, with a note.
     """
-    from ..options import DEFAULT_GAMMA
+    from ..options import PlanOptions
+    from ..perturb import planned_gammas
 
     if spec.data_file is not None or spec.method != "substitution":
         return spec
+    perturbed = spec.perturbed_attributes()
+    own = {a.name: a.get_matrix().amplification() for a in perturbed if a.matrix and a.domain}
+    free = [a.name for a in perturbed if a.matrix is None]
+    try:
+        gammas = planned_gammas(own, free, PlanOptions(spec=spec, copies=spec.copies))
+    except ValueError as exc:
+        fail(str(exc), usage=True)
     attributes = []
     for a in spec.attributes:
         if a.perturbed and a.domain is None:
@@ -835,9 +878,8 @@ def _reportable(spec):
             continue
         if a.perturbed and a.matrix is None:
             n = a.get_domain().n_values
-            a = a.model_copy(
-                update={"matrix": {"kind": "gamma-diagonal", "n_values": n, "gamma": DEFAULT_GAMMA}}
-            )
+            matrix = {"kind": "gamma-diagonal", "n_values": n, "gamma": gammas[a.name]}
+            a = a.model_copy(update={"matrix": matrix})
         attributes.append(a)
     return spec.model_copy(update={"attributes": attributes})
 
