@@ -260,3 +260,26 @@ def test_an_additive_release_says_it_has_no_per_record_epsilon(run_cli, tmp_path
     assert "per record (2 perturbed attributes):" in text
     assert "epsilon per record: none (additive noise has no amplification bound" in text
     assert json.loads((rel / "privacy.json").read_text())["per_record"]["epsilon"] is None
+
+
+def test_report_of_a_spec_file_plans_its_budget_or_refuses_it(run_cli, tmp_path):
+    cats = {"kind": "categorical", "values": [0, 1, 2, 3, 4]}
+    spec = {
+        "epsilon_record": 5,
+        "attributes": [
+            {"name": "a0", "domain": cats, "matrix": {"kind": "gamma-diagonal", "gamma": 3}},
+            {"name": "a1", "domain": cats},
+        ],
+    }
+    path = tmp_path / "spec.json"
+    path.write_text(json.dumps(spec))
+    code, out, err = run_cli("report", path)
+    assert code == 0, err
+    assert "epsilon per record: 5.0 " in out and "within the per-record budget 5" in out
+    path.write_text(json.dumps({**spec, "epsilon_record": 1}))
+    code, out, err = run_cli("report", path)
+    assert code == 1 and out == ""
+    assert err == (
+        f"error: spec {str(path)!r}: the spec's matrices give a per-record epsilon of 1.099, "
+        "over the per-record budget 1\n"
+    )

@@ -833,7 +833,7 @@ def report(
             check_auditable(spec)
         except ValueError as exc:  # before anything is printed or written
             fail(f"--audit-original: {exc}; leave it out for this release", usage=True)
-    rep = privacy_report(_reportable(spec))
+    rep = privacy_report(_reportable(spec, target))
     if as_json:
         typer.echo(json.dumps(rep, indent=2, default=lambda x: None if math.isinf(x) else x))
     else:
@@ -848,7 +848,7 @@ def report(
         typer.echo(f"wrote the HTML report to {html}", err=as_json)
 
 
-def _reportable(spec):
+def _reportable(spec, target: Path):
     """A hand-written spec as ``perturb --spec`` would complete it, for its privacy report.
 
     An attribute without a matrix gets the default gamma-diagonal matrix, or its share of
@@ -865,8 +865,8 @@ def _reportable(spec):
     free = [a.name for a in perturbed if a.matrix is None]
     try:
         gammas = planned_gammas(own, free, PlanOptions(spec=spec, copies=spec.copies))
-    except ValueError as exc:
-        fail(str(exc), usage=True)
+    except ValueError as exc:  # a spec over its own budget
+        fail(f"spec {str(target)!r}: {exc}")
     attributes = []
     for a in spec.attributes:
         if a.perturbed and a.domain is None:
