@@ -283,3 +283,19 @@ def test_report_of_a_spec_file_plans_its_budget_or_refuses_it(run_cli, tmp_path)
         f"error: spec {str(path)!r}: the spec's matrices give a per-record epsilon of 1.099, "
         "over the per-record budget 1\n"
     )
+
+
+def test_perturb_refuses_a_spec_over_the_budget_naming_the_flag(run_cli, tmp_path, wide):
+    spec = tmp_path / "spec.json"
+    gammas = [{"name": f"a{j}", "matrix": {"kind": "gamma-diagonal", "gamma": 9}} for j in (0, 1)]
+    spec.write_text(json.dumps({"attributes": gammas}))
+    rel = tmp_path / "rel"
+    code, _, err = run_cli(
+        "perturb", wide, "--out", rel, "--class", "y", "--spec", spec, "--epsilon-record", "4"
+    )
+    errors = [line for line in err.splitlines() if line.startswith("error:")]
+    assert code == 2 and not rel.exists()
+    assert errors == [
+        "error: --spec: the spec's matrices give a per-record epsilon of 4.394, over the "
+        "per-record budget 4"
+    ]
