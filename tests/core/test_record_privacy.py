@@ -78,8 +78,11 @@ def test_a_planned_release_never_spends_more_than_its_budget(budget, m, copies, 
         low, top = (budget * f(split.values()) / total for f in (min, max))
         if isinstance(exc, OptionError):
             assert exc.field == "epsilon_record" and (math.exp(low) <= 1 or top > 690)
-        else:  # the same gamma given without a budget is refused the same way
-            with pytest.raises(PpdmError, match=str(exc).split(":")[1][:30]):
+        else:  # the same gamma given without a budget is refused too (which protection
+            # speaks first may differ: a matrix that almost never changes a value, or
+            # copies that together reveal it)
+            assert "allow_unprotected" in str(exc)
+            with pytest.raises(PpdmError, match="allow_unprotected"):
                 _plan(table, gamma=math.exp(top), copies=copies)
         return
     spent = privacy_report(spec)["per_record"]
