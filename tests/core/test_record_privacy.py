@@ -90,7 +90,7 @@ def test_a_planned_release_never_spends_more_than_its_budget(budget, m, copies, 
     assert spent["epsilon"] >= budget * (1 - 1e-9)
     assert spent["within_budget"] is True
     gammas = {a.name: a.matrix["gamma"] for a in spec.perturbed_attributes()}
-    assert copies * math.fsum(math.log(g) for g in gammas.values()) <= budget
+    assert math.fsum(copies * math.log(g) for g in gammas.values()) <= budget  # as stated
     ratio = math.log(gammas["a0"]) / split["a0"]  # the split follows the weights
     for name, g in gammas.items():
         assert math.log(g) / split[name] == pytest.approx(ratio, rel=1e-9)
