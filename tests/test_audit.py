@@ -175,6 +175,8 @@ ATTRIBUTE_KEYS = {
     "violated",
 }
 RECOVERY_KEYS = {
+    "attributes_read",
+    "bound_level",
     "recovered",
     "hits",
     "n",

@@ -41,10 +41,11 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy import optimize
 
 from ..exceptions import DataError, DomainError, ParameterError, SpecError
 from ..fields import fields_dict
-from ..io import read_table
+from ..io import label_text, read_table
 from ..privacy import RHO1_LEVELS, gamma_from_rho, rho2_from_gamma
 from ..random import RandomState, check_random_state
 from ..validation import check_probability, visible
@@ -62,6 +63,7 @@ __all__ = [
     "PosteriorTest",
     "RecoveryTest",
     "check_auditable",
+    "check_original",
     "audit_release",
     "format_audit",
     "plot_audit",
@@ -107,6 +109,9 @@ class RecoveryTest:
     bound, bound_spec : float
     gamma, gamma_spec : float
         Amplification behind each bound (a product over the attributes an attack reads).
+    reads : int, default=1
+        Attributes of a record the attack reads: 1, an attribute-level bound under the
+        policy's ``gamma``; ``k > 1``, a record-level bound under ``gamma^k``.
 
     References
     ----------
@@ -123,6 +128,20 @@ class RecoveryTest:
     bound_spec: float
     gamma: float
     gamma_spec: float
+    reads: int = 1
+
+    @property
+    def bound_level(self) -> str:
+        """``attribute`` (the attack reads one attribute) or ``record`` (it reads several)."""
+        return "attribute" if self.reads == 1 else "record"
+
+    @property
+    def bound_of(self) -> str:
+        """Which bound, in words: ``attribute, gamma 9`` or ``record, gamma^7 = 9^7``."""
+        if self.reads == 1:
+            return f"attribute, gamma {self.gamma:.4g}"
+        base = self.gamma ** (1.0 / self.reads)
+        return f"record, gamma^{self.reads} = {base:.4g}^{self.reads}"
 
     @property
     def recovered(self) -> float:
@@ -156,20 +175,27 @@ class RecoveryTest:
         return (
             f"{self.attack} recovers {self.recovered:.3f} = {self.hits}/{self.n} records "
             f"(interval {self.lower:.3f}-{self.upper:.3f}) vs bound {self.bound:.3f} "
-            f"(spec {self.bound_spec:.3f}): {self.verdict}"
+            f"({self.bound_of}; spec {self.bound_spec:.3f}): {self.verdict}"
         )
 
     def to_dict(self) -> dict:
         return fields_dict(
             self,
-            "recovered hits n lower upper alpha bound bound_spec gamma gamma_spec verdict violated",
-            {"lower": "lower_confidence", "upper": "upper_confidence"},
+            "recovered hits n lower upper alpha bound bound_spec gamma gamma_spec reads"
+            " bound_level verdict violated",
+            {"lower": "lower_confidence", "upper": "upper_confidence", "reads": "attributes_read"},
         )
 
     @classmethod
     def from_dict(cls, attack: str, d: Mapping) -> RecoveryTest:
         floats = "lower_confidence upper_confidence alpha bound bound_spec gamma gamma_spec"
-        return cls(attack, int(d["hits"]), int(d["n"]), *(float(d[k]) for k in floats.split()))
+        return cls(
+            attack,
+            int(d["hits"]),
+            int(d["n"]),
+            *(float(d[k]) for k in floats.split()),
+            int(d.get("attributes_read", 1)),
+        )
 
 
 @dataclass(frozen=True)
@@ -609,6 +635,158 @@ def _load(release, original):
     return rel, spec, orig.reset_index(drop=True), released
 
 
+#: Probability that :func:`check_original` refuses the true original, at most (shared
+#: by its tests).
+FALSE_REFUSAL = 1e-9
+
+
+def _agreement_floor(p: np.ndarray, count: np.ndarray, delta: float) -> float:
+    """The count of successes below which independent Bernoullis (``count[j]`` of them
+    with probability ``p[j]``) fall with probability at most ``delta``; ``-inf`` when
+    no count is that unlikely.
+
+    Chernoff's bound ``P(S <= s) <= exp(min over t >= 0 of t s + K(t))``, ``K(t) =
+    sum log(1 - p + p e^-t)``, is exact in the exponent; at ``t`` its minimiser is ``s(t)
+    = sum p e^-t / (1 - p + p e^-t)``, so the floor is ``s(t)`` at the ``t`` where ``t
+    s(t) + K(t) = log(delta)`` (decreasing in ``t``).
+    """
+
+    def tilt(t: float) -> tuple[float, float]:
+        e = math.exp(-t)
+        s_t = float(np.sum(count * p * e / (1.0 - p + p * e)))
+        return s_t, t * s_t + float(np.sum(count * np.log1p(p * math.expm1(-t))))
+
+    target = math.log(delta)
+    with np.errstate(divide="ignore"):  # p = 1: no agreement has probability 0
+        none_kept = float(np.sum(count * np.log1p(-p)))
+    if none_kept >= target:
+        return -math.inf  # even no agreement at all is not that unlikely
+    hi = 1.0
+    while tilt(hi)[1] > target:
+        hi *= 2.0
+    t = optimize.brentq(lambda u: tilt(u)[1] - target, 0.0, hi, xtol=1e-12)
+    return tilt(t)[0]
+
+
+def _same_values(orig: pd.Series, released: pd.Series) -> np.ndarray:
+    """Record by record, whether an unperturbed column holds the same value (missing
+    matches missing; ``1``, ``1.0`` and ``'1'`` are the same label)."""
+    numeric = [
+        pd.api.types.is_numeric_dtype(c) and not pd.api.types.is_bool_dtype(c)
+        for c in (orig, released)
+    ]
+    if all(numeric):
+        a, b = orig.to_numpy(np.float64), released.to_numpy(np.float64)
+        return (a == b) | (np.isnan(a) & np.isnan(b))
+
+    def text(c: pd.Series) -> np.ndarray:
+        return np.array([("" if pd.isna(v) else label_text(v)) for v in c], dtype=object)
+
+    return text(orig) == text(released)
+
+
+def _check_lines_up(spec, orig, released, attrs: list[_Attr], label: str) -> None:
+    """Raise :class:`DataError` unless ``orig`` is the table the release was made from,
+    in its record order; see :func:`check_original`."""
+    for a in spec.attributes:
+        if a.perturbed:
+            continue
+        same = _same_values(orig[a.name], released[a.name])
+        if not same.all():
+            i = int(np.argmin(same))
+            raise DataError(
+                f"{label} does not line up with the release: column {a.name!r} is released "
+                f"as is but differs at record {i + 1} (original "
+                f"{label_text(orig[a.name].iloc[i])!r}, released "
+                f"{label_text(released[a.name].iloc[i])!r}; {int((~same).sum())} of "
+                f"{same.size} records differ); pass the table the release was made from, in "
+                "its order"
+            )
+    tests = []  # (what, kept, distinct p, how many records have each)
+    for attr in attrs:
+        m = attr.matrix
+        af = m.affine_form
+        diag = np.full(m.n_values, af[0] + af[1]) if af else np.diag(m.dense())
+        count = np.bincount(attr.x_codes, minlength=m.n_values)
+        kept = int(np.count_nonzero(attr.x_codes == attr.y_codes))
+        tests.append((f"in attribute {attr.name!r}", kept, diag, count))
+    if len(tests) > 1:
+        tests.append(
+            (
+                f"over all {len(tests)} perturbed attributes",
+                sum(t[1] for t in tests),
+                np.concatenate([t[2] for t in tests]),
+                np.concatenate([t[3] for t in tests]),
+            )
+        )
+    delta = FALSE_REFUSAL / len(tests)
+    for what, kept, p, count in tests:
+        floor = _agreement_floor(p, count, delta)
+        if kept < floor:
+            raise DataError(
+                f"{label} does not line up with the release: {what}, {kept} released values "
+                f"equal the original's where the release's matrices expect "
+                f"{float(np.sum(p * count)):.1f} (fewer than {math.ceil(floor)} has "
+                f"probability under {delta:.2g}); pass the table the release was made from, "
+                "with its records in the release's order"
+            )
+
+
+def check_original(release, original, tolerance: float | None = None) -> None:
+    """Raise :class:`~ppdm.exceptions.DataError` unless ``original`` is the table
+    ``release`` was made from, record by record in the same order.
+
+    Columns released as they are must hold the same value in every record. For a
+    perturbed attribute the release's own matrix says how often a released value keeps
+    its original: record ``i`` keeps it with probability ``p_i = M[x_i, x_i]``, the
+    diagonal at the original's code (``gamma / (gamma + N - 1)`` for a gamma-diagonal
+    matrix), independently over records and attributes. So the number ``S`` of kept
+    values is a sum of independent Bernoullis of known ``p_i`` (mean ``sum p_i``), and
+    Chernoff's bound on its lower tail, exact in the exponent and with no normal
+    approximation, gives the floor below which ``S`` falls with probability at most
+    ``delta``. The table is refused when ``S`` lies below it, tested per attribute
+    (a swap of two columns of one domain) and over all perturbed attributes together
+    (shuffled rows, other records), ``delta`` = :data:`FALSE_REFUSAL` (1e-9) divided
+    over these tests (Bonferroni): the true original is refused with probability at
+    most 1e-9. A release of several copies per record would be tested per copy, and an
+    additive one has no kept values; neither is audited (:func:`check_auditable`).
+
+    Parameters
+    ----------
+    release : Release or path
+    original : pandas.DataFrame or path
+    tolerance : float, optional
+        As in :func:`audit_release` (checked on the way).
+
+    References
+    ----------
+    Chernoff's bound (Boucheron, Lugosi & Massart 2013, Sec. 2.2); Dowd, Xu & Zhang,
+    Sec. 5.1 (the gamma-diagonal matrix and its diagonal).
+    """
+    _prepare(release, original, tolerance)
+
+
+def _prepare(release, original, tolerance: float | None):
+    """Load the release and the original, read the original through the release's
+    domains and check that it lines up; the release, spec, both frames and the
+    attributes."""
+    rel, spec, orig, released = _load(release, original)
+    label = (
+        "the original table"
+        if isinstance(original, pd.DataFrame)
+        else f"original data file {os.fspath(original)!r}"
+    )
+    try:  # the release's values are checked already: a value that does not fit is the original's
+        attrs = _attributes(spec, orig, released, tolerance)
+    except DomainError as exc:
+        raise DomainError(
+            f"{label}: {str(exc).split('; ')[0]}; the audit reads the original through the "
+            "release's domains"
+        ) from None
+    _check_lines_up(spec, orig, released, attrs, label)
+    return rel, spec, orig, released, attrs
+
+
 @dataclass
 class _Attr:
     """What the audit needs of one perturbed attribute."""
@@ -665,7 +843,13 @@ def _record_estimates(released, spec, numeric: list[str]) -> dict[str, pd.DataFr
 
 
 def _recovery_test(
-    label: str, hit: np.ndarray, alpha: float, gamma: float, gamma_spec: float, q_star: float
+    label: str,
+    hit: np.ndarray,
+    alpha: float,
+    gamma: float,
+    gamma_spec: float,
+    q_star: float,
+    reads: int = 1,
 ) -> RecoveryTest:
     k, n = int(hit.sum()), int(hit.size)
     return RecoveryTest(
@@ -679,6 +863,7 @@ def _recovery_test(
         bound_spec=recovery_bound(gamma_spec, q_star),
         gamma=gamma,
         gamma_spec=gamma_spec,
+        reads=reads,
     )
 
 
@@ -717,7 +902,7 @@ def _audit_attribute(
     *,
     policy_gamma: float,
     record_estimates: dict[str, pd.DataFrame],
-    gamma_record: tuple[float, float],
+    gamma_record: tuple[float, float, int],
     alpha_rate: float,
     alpha_breach: float,
     levels,
@@ -739,10 +924,10 @@ def _audit_attribute(
         hit_by_attack[name] = hit
         tests[label] = _recovery_test(label, hit, alpha_rate, policy_gamma, gamma_spec, q_star)
     if attr.values is not None:
-        g_pol, g_spec = gamma_record
+        g_pol, g_spec, reads = gamma_record
         for name, est in record_estimates.items():
             hit = attr.hits(guess_values=est[attr.name].to_numpy())
-            tests[name] = _recovery_test(name, hit, alpha_rate, g_pol, g_spec, q_star)
+            tests[name] = _recovery_test(name, hit, alpha_rate, g_pol, g_spec, q_star, reads)
     result = AttributeAudit(
         name=attr.name,
         domain=attr.domain.kind,
@@ -824,23 +1009,11 @@ def audit_release(
         raise ParameterError(f"tolerance must be a finite number >= 0 (got {tolerance})")
     check_probability(alpha, "alpha", error=ParameterError)
     policy_gamma = gamma_from_rho(*rho)
-    rel, spec, orig, released = _load(release, original)
+    rel, spec, orig, released, attrs = _prepare(release, original, tolerance)
     if keys is not None:
         keys = check_keys(keys, orig, released)
     rng = check_random_state(random_state)
     n = len(released)
-    try:  # the release's values are checked already: a value that does not fit is the original's
-        attrs = _attributes(spec, orig, released, tolerance)
-    except DomainError as exc:
-        where = (
-            "the original table"
-            if isinstance(original, pd.DataFrame)
-            else f"original data file {os.fspath(original)!r}"
-        )
-        raise DomainError(
-            f"{where}: {str(exc).split('; ')[0]}; the audit reads the original through the "
-            "release's domains"
-        ) from None
     numeric = [a.name for a in attrs if a.values is not None]
     record_estimates = _record_estimates(released, spec, numeric)
     # Bonferroni: half of alpha over recovery rates (policy and spec bounds), half over
@@ -864,7 +1037,7 @@ def audit_release(
             attr,
             policy_gamma=policy_gamma,
             record_estimates=record_estimates,
-            gamma_record=(gamma_record_policy, gamma_record_spec),
+            gamma_record=(gamma_record_policy, gamma_record_spec, max(len(numeric), 1)),
             alpha_rate=alpha_rate,
             alpha_breach=alpha_breach,
             levels=levels,
@@ -915,7 +1088,9 @@ def format_audit(report: AuditReport | Mapping) -> str:
         "",
         "recovery: share of the records whose original an attack recovers (numbers: within "
         "the tolerance), counted from the original; bound rho2(gamma, q*), q* the best fixed "
-        f"guess; limits at {_level(rep.alpha_recovery)} each",
+        "guess, gamma the policy's for an attack reading one attribute (bound of: attribute) "
+        "and its power gamma^k for one reading k attributes of a record (bound of: record); "
+        f"limits at {_level(rep.alpha_recovery)} each",
     ]
     head = [
         "attribute",
@@ -927,6 +1102,7 @@ def format_audit(report: AuditReport | Mapping) -> str:
         "recovered",
         "interval",
         "allowed",
+        "bound of",
         "gain",
         "max gain",
         "verdict",
@@ -946,6 +1122,7 @@ def format_audit(report: AuditReport | Mapping) -> str:
                 f"{best.recovered:.3f}",
                 f"{best.lower:.3f}-{best.upper:.3f}",
                 f"{best.bound:.3f}",
+                best.bound_of,
                 f"{a.gain:+.3f}",
                 f"{a.allowed_gain:+.3f}",
                 verdict,

@@ -827,12 +827,13 @@ def report(
     else:
         spec = read_spec(target)
     if audit_original is not None:
-        from ..attacks.audit import check_auditable
+        from ..attacks.audit import check_auditable, check_original
 
         try:
             check_auditable(spec)
         except ValueError as exc:  # before anything is printed or written
             fail(f"--audit-original: {exc}; leave it out for this release", usage=True)
+        check_original(rel, audit_original)  # the release's own original, or exit 1
     rep = privacy_report(_reportable(spec, target))
     if as_json:
         typer.echo(json.dumps(rep, indent=2, default=lambda x: None if math.isinf(x) else x))
