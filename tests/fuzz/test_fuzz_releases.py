@@ -318,6 +318,69 @@ def test_load_release_refuses_tampering(tmp_path, release, mutate):
     snap.assert_inputs_unchanged()
 
 
+# -- wrong originals ---------------------------------------------------------------------
+# The audit's --original is the owner's table; one that is not the release's (its rows in
+# another order, other rows, two columns exchanged) is refused before any verdict.
+
+
+def _rows(frame, order):
+    return frame.iloc[order].reset_index(drop=True)
+
+
+def _within_class(frame):
+    """Rows shuffled within each class: the class released as is still agrees."""
+    import numpy as np
+
+    out, rng = frame.copy(), np.random.default_rng(5)
+    for idx in frame.groupby("y").groups.values():
+        out.loc[idx] = frame.loc[rng.permutation(idx)].to_numpy()
+    return out
+
+
+WRONG_ORIGINALS = {
+    "rows-shuffled": lambda f: f.sample(frac=1, random_state=3).reset_index(drop=True),
+    "rows-shuffled-within-class": _within_class,
+    "rows-shifted-by-one": lambda f: _rows(f, [*range(1, len(f)), 0]),
+    "other-rows": lambda f: f.sample(len(f), replace=True, random_state=3).reset_index(drop=True),
+    "columns-swapped": lambda f: f.rename(columns={"x": "k", "k": "x"})[list(f.columns)],
+}
+
+AUDIT_COMMANDS = {
+    "audit": lambda p: ["audit", p["rel"], "--original", p["table"]],
+    "report-html": lambda p: [
+        "report",
+        p["rel"],
+        "--html",
+        p["out"] / "page.html",
+        "--audit-original",
+        p["table"],
+    ],
+}
+
+
+@pytest.mark.parametrize("command", list(AUDIT_COMMANDS))
+@pytest.mark.parametrize(
+    "mutate",
+    [
+        pytest.param(f, id=k, marks=fuzz_class("wrong originals"))
+        for k, f in WRONG_ORIGINALS.items()
+    ],
+)
+def test_audit_refuses_an_original_that_is_not_the_release_s(
+    cli, tmp_path, release, table, mutate, command
+):
+    import pandas as pd
+
+    mutate(pd.read_csv(table)).to_csv(table, index=False)
+    out = tmp_path / "out"
+    out.mkdir()
+    snap = Snapshot(inputs=[release, table], outputs=[out / "page.html"])
+    result = cli(*AUDIT_COMMANDS[command]({"rel": release, "table": table, "out": out}))
+    line = assert_refused(result, snap, FAILURE)
+    assert str(table) in line, line
+    assert "PASSED" not in result[1] and "FAILED" not in result[1]
+
+
 # -- generated spec edits ----------------------------------------------------------------
 
 JSON_VALUES = st.recursive(

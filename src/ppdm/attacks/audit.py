@@ -813,22 +813,13 @@ def _attributes(spec, orig, released, tolerance: float | None) -> list[_Attr]:
     for a in spec.perturbed_attributes():
         dom, m = a.get_domain(), a.get_matrix()
         v = numeric_values(dom)
+        x_codes = dom.encode(orig[a.name], column=a.name).astype(np.int64)  # names a bad value
         x = tol = None
         if v is not None:
             x = pd.to_numeric(orig[a.name], errors="raise").to_numpy(dtype=np.float64)
             tol = float(tolerance) if tolerance is not None else _default_tolerance(dom, v)
-        out.append(
-            _Attr(
-                a.name,
-                dom,
-                m,
-                v,
-                x,
-                dom.encode(orig[a.name], column=a.name).astype(np.int64),
-                dom.encode(released[a.name], column=a.name).astype(np.int64),
-                tol,
-            )
-        )
+        y_codes = dom.encode(released[a.name], column=a.name).astype(np.int64)
+        out.append(_Attr(a.name, dom, m, v, x, x_codes, y_codes, tol))
     return out
 
 
