@@ -22,7 +22,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from .exceptions import BoundsLeakWarning, DomainError
+from .exceptions import BoundsLeakWarning, DomainError, OptionError
 from .io import numbers_of_text
 from .limits import MAX_VALUES
 from .random import RandomState, check_random_state
@@ -711,6 +711,13 @@ class DomainSketch:
                 f"column {column!r} data row {row + 1} has value {str(value)[:40]!r}, but the rows before "
                 f"it hold more than {RAW_CAP} distinct numbers; fix the value, or give the "
                 "column's domain in a spec"
+            )
+        if not self.numeric and bounds is not None:
+            raise OptionError(
+                "bounds",
+                f"bounds are given for column {column!r}, which is categorical (text values "
+                f"such as {min(map(str, self.values), default='?')[:40]!r}); bounds apply to numeric "
+                "columns only: drop them for this column",
             )
         if not self.numeric:
             if looks_like_identifier(len(self.values), self.rows):

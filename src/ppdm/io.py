@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import warnings
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
@@ -485,8 +486,53 @@ def _not_csv(data) -> str | None:
     return None
 
 
+_SPACED_NOTED: set[str] = set()
+
+
+def _spaced(names: list[str]) -> bool:
+    """A header written with ``', '`` between names (as KEEL's files are): its values
+    are too, and the spaces are dropped as pandas' ``skipinitialspace`` does."""
+    return len(names) > 1 and all(n.startswith(" ") and n.strip(" ") for n in names[1:])
+
+
+def _unspaced(table, given: dict):
+    """``table`` (read as text) without the space after each separator; a value that is
+    then missing (``' NA'``) is missing, a column with a given kind takes that kind."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    missing = pa.array(_NA_VALUES)
+    arrays = []
+    for name, col in zip(table.column_names, table.columns):
+        col = pc.utf8_ltrim(col, characters=" ")
+        col = pc.if_else(pc.is_in(col, value_set=missing), pa.scalar(None, pa.string()), col)
+        kind = given.get(name)
+        arrays.append(col if kind in (None, "int", "str") else pc.cast(col, _arrow_type(kind)))
+    return type(table).from_arrays(arrays, names=table.column_names)
+
+
+def names_as_read(path: str | os.PathLike, names: list[str]) -> list[str]:
+    """``names`` as spelt in a CSV file written with ``', '`` (:func:`_spaced`): a name
+    typed as in the file (``' class'``) finds its column, whose leading space is dropped.
+    Other inputs keep the names as given."""
+    p = Path(path)
+    if not any(n.startswith(" ") for n in names) or not p.is_file():
+        return names
+    try:
+        if table_format(p) != "csv":
+            return names
+    except (DataError, ValueError):
+        return names
+    return [n.lstrip(" ") for n in names] if _csv_header(p)[1] else names
+
+
 def _csv_names(path: Path) -> list[str]:
-    """The header of a CSV file, refusing repeated column names, UTF-16 text and a quote
+    """The column names of a CSV file (see :func:`_csv_header`)."""
+    return _csv_header(path)[0]
+
+
+def _csv_header(path: Path) -> tuple[list[str], bool]:
+    """The header (names, and whether they are written ``', '``) of a CSV file of a CSV file, refusing repeated column names, UTF-16 text and a quote
     never closed (:func:`_check_csv_bytes`).
 
     An empty name (a saved index) is named ``Unnamed: i`` as pandas does.
@@ -507,6 +553,16 @@ def _csv_names(path: Path) -> list[str]:
         raise _csv_error(path, exc) from None
     names = [str(n) or f"Unnamed: {i}" for i, n in enumerate(reader.schema.names)]
     reader.close()
+    spaced = _spaced(names)
+    if spaced:
+        names = [n.lstrip(" ") for n in names]
+        if str(path) not in _SPACED_NOTED:
+            _SPACED_NOTED.add(str(path))
+            warnings.warn(
+                f"input file {str(path)!r} has a space after each comma (', '); the spaces "
+                "are dropped from its column names and values",
+                stacklevel=2,
+            )
     seen: set[str] = set()
     for n in names:
         if n in seen:
@@ -523,15 +579,17 @@ def _csv_names(path: Path) -> list[str]:
                     f"holds {word}: its columns look separated by {word}; ppdm reads "
                     "comma-separated CSV (save it with commas and '.' decimals, or as Parquet)"
                 )
-    return names
+    return names, spaced
 
 
 def _csv_plan(path: Path, columns, kinds):
     """Arrow options reading every column as text, except those with a given kind."""
     import pyarrow.csv as pcsv
 
-    names = _csv_names(path)
+    names, spaced = _csv_header(path)
     wanted = names if columns is None else list(columns)
+    if spaced:  # a name given as the file spells it (' class') is found too
+        wanted = [c.lstrip(" ") for c in wanted]
     for c in wanted:
         if c not in names:
             raise DataError(f"input file {str(path)!r} has no column {c!r}")
@@ -547,12 +605,14 @@ def _csv_plan(path: Path, columns, kinds):
         quoted_strings_can_be_null=True,
         include_columns=wanted,
     )
-    if any(n.startswith("Unnamed: ") for n in names):
+    if spaced:
+        convert.column_types = {n: _arrow_type("str") for n in names}
+    if spaced or any(n.startswith("Unnamed: ") for n in names):
         read = pcsv.ReadOptions(block_size=_CSV_BLOCK, column_names=names, skip_rows=1)
     else:
         read = pcsv.ReadOptions(block_size=_CSV_BLOCK)
     parse = pcsv.ParseOptions(newlines_in_values=True)
-    return wanted, given, read, parse, convert
+    return wanted, given, read, parse, convert, spaced
 
 
 def _csv_frame(
@@ -624,7 +684,7 @@ def _iter_csv(
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
-    wanted, given, read, parse, convert = _csv_plan(path, columns, kinds)
+    wanted, given, read, parse, convert, spaced = _csv_plan(path, columns, kinds)
     try:
         reader = pcsv.open_csv(
             path, read_options=read, parse_options=parse, convert_options=convert
@@ -641,6 +701,8 @@ def _iter_csv(
                 break
             except (pa.ArrowInvalid, UnicodeDecodeError, OSError) as exc:
                 raise _csv_error(path, exc) from None
+            if spaced:
+                batch = _unspaced(batch, given)
             while batch.num_rows:
                 take = min(batch_size - n, batch.num_rows)
                 buf.append(batch.slice(0, take))
@@ -664,11 +726,13 @@ def _read_csv_table(path: Path, columns, kinds):
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
-    wanted, given, read, parse, convert = _csv_plan(path, columns, kinds)
+    wanted, given, read, parse, convert, spaced = _csv_plan(path, columns, kinds)
     try:
         table = pcsv.read_csv(path, read_options=read, parse_options=parse, convert_options=convert)
     except (pa.ArrowInvalid, UnicodeDecodeError, OSError) as exc:
         raise _csv_error(path, exc) from None
+    if spaced:
+        table = _unspaced(table, given)
     return table, wanted, given
 
 

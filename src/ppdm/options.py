@@ -286,6 +286,15 @@ class PlanOptions:
                 f"attributes names the class column {cls!r}, which is released as is; "
                 "add --perturb-class (perturb_class=True) to perturb it, or leave it out",
             )
+        kept = [name for name, _ in self.bounds if name == cls and not self.perturb_class]
+        if self.attributes is not None:
+            kept += [name for name, _ in self.bounds if name not in self.attributes and name != cls]
+        if kept:
+            raise OptionError(
+                "bounds",
+                f"bounds are given for {kept}, which is released as is (not perturbed): "
+                "bounds apply to perturbed columns only; drop them, or perturb the column",
+            )
 
     def _check_budget(self, method: str) -> None:
         """``epsilon_record`` a finite number > 0, ``epsilon_split`` positive weights that
@@ -385,6 +394,13 @@ class PlanOptions:
                     f"but the spec asks for {show(theirs)}; give it in one place",
                 )
         described = {a.name for a in self.spec.attributes if a.domain is not None}
+        clash = [name for name, _ in self.bounds if name in kept]
+        if clash:
+            raise OptionError(
+                "bounds",
+                f"bounds are given for {clash}, which the spec marks perturbed: false; "
+                "bounds apply to perturbed columns only",
+            )
         clash = [name for name, _ in self.bounds if name in described]
         if clash:
             raise OptionError(

@@ -654,9 +654,10 @@ def check_release_spec(spec: ReleaseSpec, where: str = "spec") -> None:
                 and abs(want - got) <= 1e-9 * max(1.0, abs(want))
             )
             if not same:
+                gives = "infinite amplification (no privacy)" if want is None else repr(want)
                 raise SpecError(
                     f"{where}: attribute {a.name!r} states {key} = {got!r} but its matrix and "
-                    f"copies give {want!r}; the spec was edited after release"
+                    f"copies give {gives}; the spec was edited after release"
                 )
 
 

@@ -292,6 +292,12 @@ class AttributeSpec(BaseModel):
 
     @model_validator(mode="after")
     def _check(self) -> AttributeSpec:
+        said = [k for k in ("matrix", "noise", "privacy") if getattr(self, k) is not None]
+        if not self.perturbed and said:
+            raise _custom(
+                f"attribute {self.name!r} has perturbed: false but gives a {said[0]}; an "
+                "attribute is either perturbed (with its matrix) or released as is (without one)"
+            )
         if self.noise is not None:
             if self.matrix is not None:
                 raise _custom(f"attribute {self.name!r}: give a matrix or noise, not both")
@@ -384,6 +390,11 @@ class ReleaseSpec(BaseModel):
             if self.method == "substitution" and a.noise is not None:
                 raise _custom(
                     f"attribute {a.name!r} has noise but the release method is 'substitution'"
+                )
+            if self.data_file is not None and self.method == "substitution" and a.matrix is None:
+                raise _custom(
+                    f"attribute {a.name!r} has perturbed: true but no matrix; an attribute is "
+                    "either perturbed (with its matrix) or released as is (perturbed: false)"
                 )
         # a hand-written spec may describe only some columns; a release lists them all
         if (

@@ -145,6 +145,14 @@ def _identity_matrix(rel, tmp):
     _edit(rel, lambda s: _attr(s, "x").__setitem__("matrix", {"kind": "identity", "n_values": 5}))
 
 
+def _kept_with_matrix(rel, tmp):
+    _edit(rel, lambda s: _attr(s, "x").__setitem__("perturbed", False))
+
+
+def _perturbed_without_matrix(rel, tmp):
+    _edit(rel, lambda s: _attr(s, "x").pop("matrix"))
+
+
 def _rows_appended(rel, tmp):
     lines = (rel / "data.csv").read_text().splitlines(keepends=True)
     (rel / "data.csv").write_text("".join(lines + lines[1:4]))
@@ -181,6 +189,14 @@ NOT_CHECKED_BY_REPORT = (
     "spec is reported as if it were a release"
 )
 FIXED.add(NOT_CHECKED_BY_REPORT)  # report now loads a release directory with its checks
+PERTURBED_BOTH = (
+    "an attribute marked perturbed: false that keeps its matrix was taken as released as "
+    "is: the miner read perturbed values as original"
+)
+FIXED.add(PERTURBED_BOTH)
+_BOTH = dict.fromkeys(
+    ("estimate", "reconstruct", "report", "mine", "audit", "loader"), PERTURBED_BOTH
+)
 
 
 # (id, mutation, commands whose refusal fails today: {command: reason})
@@ -213,6 +229,8 @@ MUTATIONS: list[tuple[str, Callable, dict[str, str]]] = [
     ("privacy-gamma-edited", _privacy_gamma, {"report": NOT_CHECKED_BY_REPORT}),
     ("matrix-gamma-edited", _matrix_gamma, {"report": NOT_CHECKED_BY_REPORT}),
     ("identity-matrix", _identity_matrix, {"report": NOT_CHECKED_BY_REPORT}),
+    ("kept-with-matrix", _kept_with_matrix, _BOTH),
+    ("perturbed-without-matrix", _perturbed_without_matrix, {}),
     ("values-reordered", _values_reordered, {"report": NOT_CHECKED_BY_REPORT}),
     ("values-dropped", _values_dropped, {"report": NOT_CHECKED_BY_REPORT}),
     ("values-added", _values_added, {"report": NOT_CHECKED_BY_REPORT}),
@@ -246,6 +264,7 @@ MINE_AUDIT = {
     "rows-appended",
     "spec-null",
     "copies-huge",
+    "kept-with-matrix",
 }
 
 COMMANDS = {

@@ -284,6 +284,10 @@ def perturb(
         except ValueError as exc:
             fail(f"--rho: {exc}", usage=True)
     flags = {**PLAN_FLAGS, "gamma": "--rho: gamma"} if rho is not None else PLAN_FLAGS
+    from ..io import names_as_read
+
+    class_ = names_as_read(input, [class_])[0] if class_ else class_
+    bounds = [names_as_read(input, [b])[0] for b in bounds or []]
     with flag_errors(flags):  # the library validates; the message names the flag
         options = PlanOptions(
             class_attribute=class_,
@@ -292,7 +296,11 @@ def perturb(
             epsilon_split=_parse_split(epsilon_split),
             n_bins=bins,
             bounds=_parse_bounds(bounds),
-            attributes=column_names(attributes, "--attributes") if attributes else None,
+            attributes=(
+                names_as_read(input, column_names(attributes, "--attributes"))
+                if attributes
+                else None
+            ),
             perturb_class=perturb_class,
             missing=Missing(missing).value,
             out_of_bounds=OutOfBounds(out_of_bounds).value,
@@ -324,7 +332,9 @@ def perturb(
                 "(a directory input or --engine dask)",
                 usage=True,
             )
-        with flag_errors(flags):  # a plan over the per-record budget names its flag
+        # a plan over the per-record budget, or a flag the data cannot take (--bounds of a
+        # text column), names its flag
+        with flag_errors(flags):
             result = make_release_partitioned(
                 str(input),
                 out,
