@@ -130,8 +130,6 @@ def test_sigterm_mid_overwrite_keeps_the_old_release(tmp_path, big_table):
         out,
         "--class",
         "y",
-        "--bounds",
-        "x=0:10",
         "--attributes",
         "k",
     )
