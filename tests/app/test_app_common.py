@@ -156,19 +156,29 @@ def test_a_job_ending_during_a_poll_is_still_collected():
 
 
 def test_messages_name_the_pages_controls_not_command_line_flags():
-    """The page has no --missing or --allow-unprotected: a message naming them says they
-    are the command line's; a flag the page has is named by its control; a column's name
-    that looks like a flag is data, left as it is."""
+    """The page has no --missing or --allow-unprotected: the command line's advice is
+    what to do in the page, a flag with no control is said to be the command line's; a
+    flag the page has is named by its control; a column's name that looks like a flag is
+    data, left as it is; no library keyword, and whole numbers without '.0'."""
     text = message(
         DomainError(
             "column 'a' has a missing value at data row 3; fill it, or use --missing "
-            "category to make 'missing' its own category"
+            "category (missing='category') to make 'missing' its own category"
         )
     )
-    assert "use the command line's --missing category" in text
-    assert (
-        message(ParameterError("--gamma must be > 1 (got 1.0)")) == "'gamma' must be > 1 (got 1.0)"
+    assert text.endswith("data row 3; fill it in your table and open the table again")
+    text = message(
+        DomainError(
+            "column 'x' data row 2 has value 67.0 outside its bounds [20.0, 60.5]; widen the "
+            "bounds or use --out-of-bounds clip (out_of_bounds='clip')"
+        )
     )
+    assert text == (
+        "column 'x' data row 2 has value 67 outside its bounds [20, 60.5]; widen 'your "
+        "bounds low:high' of that column, or leave them empty to take them from the data"
+    )
+    assert message(ParameterError("--gamma must be > 1 (got 1.0)")) == "'gamma' must be > 1 (got 1)"
+    assert message(ParameterError("version 1.0.2, 2.0e5, '3.0'")) == "version 1.0.2, 2.0e5, '3.0'"
     text = message(DataError("column '--bins' holds --allow-unprotected"))
     assert text == "column '--bins' holds the command line's --allow-unprotected"
 

@@ -214,7 +214,7 @@ BAD_CONTROLS = [
     (
         "#bounds_0",
         "30:40",
-        "column 'age' data row 1 has value 58.2 outside its bounds [30.0, 40.0]",
+        "column 'age' data row 1 has value 58.2 outside its bounds [30, 40]",
         False,
     ),
 ]

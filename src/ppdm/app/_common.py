@@ -51,23 +51,44 @@ PAGE_CONTROLS = {
     "--bins": "'N'",
     "--class": "'Class attribute'",
     "--seed": "'seed'",
-    "--bounds": "'bounds'",
+    "--bounds": "'your bounds low:high'",
 }
+#: The command line's advice the page follows another way: what to do in the page.
+PAGE_ADVICE = {
+    r"widen the bounds or use --out-of-bounds clip": (
+        "widen 'your bounds low:high' of that column, or leave them empty to take them "
+        "from the data"
+    ),
+    r"fill it, or use --missing category to make 'missing' its own category": (
+        "fill it in your table and open the table again"
+    ),
+    r"give --bounds to avoid this": "type 'your bounds low:high' to avoid this",
+}
+#: A library keyword or name in parentheses after a flag: "(out_of_bounds='clip')".
+_LIBRARY_NAME = re.compile(r" \((?:\w+=[^)]*|ppdm\.[\w.]+)\)")
+#: A whole number printed as a float: 67.0 (not 1.05, 2.0e5 or a version 1.0.2).
+_WHOLE = re.compile(r"(?<![\w.])(-?\d+)\.0+(?![\w.])")
 _FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
 _QUOTED = re.compile(r"""('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")""")
 
 
 def page_text(text: str) -> str:
-    """``text`` with the command line's flags as the page names them: its own control, or
-    "the command line's --flag" where the page has none (``--missing category``, say)."""
+    """``text`` as the page says it: the command line's advice as what to do in the page
+    (:data:`PAGE_ADVICE`), its flags as the page's controls, or "the command line's
+    --flag" where the page has none; no library keyword; whole numbers without ``.0``."""
 
     def name(match: re.Match) -> str:
         flag = match.group(0)
         return PAGE_CONTROLS.get(flag, f"the command line's {flag}")
 
+    text = _LIBRARY_NAME.sub("", text)
+    for advice, instead in PAGE_ADVICE.items():
+        text = text.replace(advice, instead)
     # quoted parts are the data's (a column named '--x'): left as they are
     parts = _QUOTED.split(text)
-    return "".join(p if i % 2 else _FLAG.sub(name, p) for i, p in enumerate(parts))
+    return "".join(
+        p if i % 2 else _WHOLE.sub(r"\1", _FLAG.sub(name, p)) for i, p in enumerate(parts)
+    )
 
 
 def message(exc: BaseException, context: str | None = None) -> str:

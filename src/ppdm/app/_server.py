@@ -33,6 +33,7 @@ from ._common import (
     Workspace,
     extract_release,
     message,
+    page_text,
     parse_bounds,
     parse_float_list,
     parse_int_list,
@@ -50,6 +51,19 @@ POLL_SECONDS = 0.4
 MAX_PANELS = 60
 
 
+#: The audit plot (:func:`ppdm.attacks.audit.plot_audit`) is shown at this multiple of
+#: its size in pixels: its smallest text, 6 pt at 110 dpi (9.2 px), shows at 11 px. At
+#: 80 % of the card's width it showed at 6 px.
+AUDIT_PLOT_SCALE = 1.2
+
+
+def _png_width(path: str) -> int:
+    """The width in pixels of a PNG file (its IHDR chunk)."""
+    with open(path, "rb") as fh:
+        head = fh.read(24)
+    return int.from_bytes(head[16:20], "big")
+
+
 def _alert(kind: str, text: str):
     cls = {"error": "alert-danger", "ok": "alert-success", "info": "alert-info"}[kind]
     return ui.div(text, class_=f"alert {cls} py-2 ppdm-msg", role="alert")
@@ -57,6 +71,12 @@ def _alert(kind: str, text: str):
 
 def _percent(x: float) -> str:
     return f"{100 * x:.1f}%"
+
+
+def _number(x) -> str:
+    """A number as the page prints it: a whole number without ``.0`` (67, not 67.0)."""
+    x = plain(x)
+    return str(int(x)) if isinstance(x, float) and x.is_integer() else str(x)
 
 
 def _fmt(x, spec=".4g") -> str:
@@ -126,7 +146,7 @@ class JobSlot:
         self.job = None
         result, err = job.outcome()
         if err is not None:
-            self.status.set(err)
+            self.status.set(page_text(err))
             return None if job.cancelled else message(ValueError(err), self.kind)
         self.status.set(f"{self.kind} finished")
         self.result.set(result)
@@ -164,6 +184,26 @@ def _target_accuracy(text: str) -> float | None:
     return fraction
 
 
+#: The action (a message's context) -> the button whose note shows its outcome.
+NOTE_BUTTON = {
+    "release": "o_make",
+    "audit": "o_audit",
+    "advisor": "o_advise",
+    "estimate": "m_estimate",
+    "training": "m_train",
+}
+
+
+def _note_output(output, button: str, note) -> None:
+    """Render ``note`` (``(kind, text)`` or None) as ``<button>_note`` beside the button."""
+
+    @output(id=f"{button}_note")
+    @render.ui
+    def _note():
+        n = note.get()
+        return None if n is None else _alert(*n)
+
+
 def server(input, output, session) -> None:  # noqa: C901 (one closure per session)
     ws = Workspace()
     slots = {k: JobSlot(k) for k in ("advisor", "audit", "training")}
@@ -194,11 +234,22 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
         except SilentException:
             return default
 
+    # the line beside each action button: what pressing it did, where the user looks
+    notes = {b: reactive.value(None) for b in NOTE_BUTTON.values()}
+    for button, note in notes.items():
+        _note_output(output, button, note)
+
+    def _say(context: str, kind: str, text: str) -> None:
+        """``text`` at the top of the page and beside the button of ``context``."""
+        (miner_msg if context in ("estimate", "training") else owner_msg).set((kind, text))
+        if context in NOTE_BUTTON:
+            notes[NOTE_BUTTON[context]].set((kind, text))
+
     def _owner_error(exc: BaseException, context: str | None = None) -> None:
-        owner_msg.set(("error", message(exc, context)))
+        _say(context or "", "error", message(exc, context))
 
     def _miner_error(exc: BaseException, context: str | None = None) -> None:
-        miner_msg.set(("error", message(exc, context)))
+        _say(context or "estimate", "error", message(exc, context))
 
     # ---------------- owner: data ----------------
     def _load(df: pd.DataFrame, name: str) -> None:
@@ -211,7 +262,9 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
         cols = list(df.columns)
         guess = next((c for c in ("class", "group", "label", "y") if c in cols), cols[-1])
         ui.update_select("o_class", choices={"": "(none)", **{c: c for c in cols}}, selected=guess)
-        ui.update_checkbox_group("o_keys", choices=cols, selected=[])
+        ui.update_checkbox_group("o_keys", choices=[c for c in cols if c != guess], selected=[])
+        for b in ("o_make", "o_audit", "o_advise"):
+            notes[b].set(None)
         owner_msg.set(("ok", f"opened {name!r}: {len(df)} records, {len(cols)} columns"))
 
     @reactive.effect
@@ -238,6 +291,19 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
             return
         _load(df, name)
 
+    @reactive.effect
+    @reactive.event(input.o_class)
+    def _keys_without_class():
+        """The class is no key an intruder links on: it is left out of the key choices."""
+        df = frame.get()
+        if df is None:
+            return
+        cls = input.o_class()
+        with reactive.isolate():
+            kept = [k for k in _val("o_keys", ()) if k != cls]
+        choices = [c for c in df.columns if c != cls]
+        ui.update_checkbox_group("o_keys", choices=choices, selected=kept)
+
     @render.ui
     def o_msg():
         m = owner_msg.get()
@@ -255,24 +321,35 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
         df = frame.get()
         return None if df is None else df.head(8)
 
+    @reactive.calc
+    def inferred() -> dict:
+        """Per column, the domain the command line would infer at its default N
+        (:func:`ppdm.domain.infer_domain`: an integer column of d <= N values is
+        categorical with N = d, Sec. 7), or the error saying why it cannot."""
+        df = frame.get()
+        out = {}
+        for c in [] if df is None else df.columns:
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    out[c] = infer_domain(df[c], column=c, max_bins=DEFAULT_MAX_BINS, warn=False)
+            except Exception as exc:
+                out[c] = exc
+        return out
+
     @render.table
     def o_kinds():
         df = frame.get()
         if df is None:
             return None
         rows = []
-        for c in df.columns:
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    d = infer_domain(df[c], column=c, max_bins=DEFAULT_MAX_BINS, warn=False)
-                kind = (
-                    f"categorical, {d.n_values} values"
-                    if d.kind == "categorical"
-                    else f"numeric, binned over [{d.low:g}, {d.high:g}]"
-                )
-            except Exception as exc:
-                kind = "cannot perturb: " + message(exc)
+        for c, d in inferred().items():
+            if isinstance(d, Exception):
+                kind = "cannot perturb: " + message(d)
+            elif d.kind == "categorical":
+                kind = f"categorical, {d.n_values} values"
+            else:
+                kind = f"numeric, binned over [{d.low:g}, {d.high:g}]"
             rows.append(
                 {
                     "column": c,
@@ -302,7 +379,12 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
             return ui.p("No data yet.", class_="ppdm-note")
         rows = []
         for i, c in attr_columns():
-            numeric = pd.api.types.is_numeric_dtype(df[c])
+            d = inferred().get(c)
+            # a numeric column the rule makes categorical (d <= N values) has no N and
+            # no bounds to choose, as on the command line
+            numeric = pd.api.types.is_numeric_dtype(df[c]) and getattr(d, "kind", "") != (
+                "categorical"
+            )
             perturb, n, bounds = True, DEFAULT_MAX_BINS, ""
             if rendered[0] is df:  # a re-render (new class) keeps the owner's choices
                 with reactive.isolate():
@@ -314,7 +396,7 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
                 ui.input_checkbox(f"perturb_{i}", "perturb", value=bool(perturb)),
             ]
             if numeric:
-                lo, hi = plain(df[c].min()), plain(df[c].max())
+                lo, hi = _number(df[c].min()), _number(df[c].max())
                 controls += [
                     ui.input_numeric(f"n_{i}", "N", value=n, min=2, step=1, width="7em"),
                     ui.input_text(
@@ -326,6 +408,7 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
                 ]
             else:
                 distinct = int(df[c].nunique())
+                controls.append(ui.span(f"N = {distinct}", id=f"n_text_{i}", class_="ppdm-n"))
                 note = f"categorical: {distinct} values"
                 if looks_like_identifier(distinct, len(df)):
                     note += ": looks like an identifier, remove it from the table before releasing"
@@ -439,7 +522,7 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
 
         df = frame.get()
         if df is None:
-            owner_msg.set(("error", "open a table first"))
+            _say("release", "error", "open a table first")
             return
         try:
             cls = input.o_class() or None
@@ -455,7 +538,7 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
             with warnings.catch_warnings(record=True) as caught, inputs_of_one_operation():
                 warnings.simplefilter("always")
                 make_release(df, out, class_attribute=cls, gamma=g, spec=spec, random_state=seed)
-            notes = sorted({str(w.message) for w in caught})
+            notes = sorted({page_text(str(w.message)) for w in caught})
             rel = load_release(out)
             # the command line's note on weak protection, on the page too
             notes += [f"weakly protected: {line}" for line in weakly_protected(
@@ -469,7 +552,7 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
         release_notes.set(notes)
         key_risk.set(risk)
         slots["audit"].result.set(None)
-        owner_msg.set(("ok", f"release made: {rel.spec.n_records} records; download it below"))
+        _say("release", "ok", f"release made: {rel.spec.n_records} records; download it below")
 
     @render.ui
     def o_release_info():
@@ -579,7 +662,7 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
     def _advise():
         df = frame.get()
         if df is None:
-            owner_msg.set(("error", "open a table first"))
+            _say("advisor", "error", "open a table first")
             return
         try:
             cls = input.o_class()
@@ -675,7 +758,7 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
     def _audit():
         d = release_dir.get()
         if d is None:
-            owner_msg.set(("error", "make the release first: the audit attacks it"))
+            _say("audit", "error", "make the release first: the audit attacks it")
             return
         try:
             slots["audit"].start(
@@ -684,6 +767,7 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
         except Exception as exc:
             _owner_error(exc, "audit")
             return
+        notes["o_audit"].set(None)  # its status line below the button takes over
         poll_tick.set(poll_tick.get() + 1)
 
     slots["audit"].wire(output, input.o_audit_cancel, ("o_audit_status", "o_audit_text"))
@@ -733,7 +817,9 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
         res = slots["audit"].result.get()
         if res is None:
             return None
-        return {"src": res["plot"], "width": "80%", "alt": "audit plot"}
+        # shown larger than drawn: the smallest text is 11 px, the box scrolls if need be
+        width = round(AUDIT_PLOT_SCALE * _png_width(res["plot"]))
+        return {"src": res["plot"], "width": f"{width}px", "alt": "audit plot"}
 
     # ---------------- polling of background jobs ----------------
     @reactive.effect
@@ -742,7 +828,7 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
         with reactive.isolate():
             errors, busy = poll_slots(slots.values())
         for kind, err in errors:
-            (miner_msg if kind == "training" else owner_msg).set(("error", err))
+            _say(kind, "error", err)
         if busy:
             reactive.invalidate_later(POLL_SECONDS)
 
@@ -815,7 +901,7 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
 
         d = miner_dir.get()
         if d is None:
-            miner_msg.set(("error", "open a release first"))
+            _say("estimate", "error", "open a release first")
             return
         try:
             by_class = bool(input.m_byclass())
@@ -834,7 +920,7 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
             return
         miner_est.set(str(path))
         drawn = "" if len(ests) <= MAX_PANELS else f"; the figure shows the first {MAX_PANELS}"
-        miner_msg.set(("ok", f"estimated {len(ests)} attributes ({input.m_method()}){drawn}"))
+        _say("estimate", "ok", f"estimated {len(ests)} attributes ({input.m_method()}){drawn}")
 
     @render.image
     def m_est_plot():

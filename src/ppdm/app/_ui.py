@@ -19,6 +19,10 @@ pre.ppdm-text { font-size: 0.8em; white-space: pre; overflow-x: auto; max-height
 .ppdm-verdict-pass { color: #146c2e; font-weight: 600; }
 .ppdm-verdict-fail { color: #b00020; font-weight: 600; }
 table.ppdm-table { font-size: 0.85em; }
+table.ppdm-table td, table.ppdm-table th { padding: 0.3em 0.4em; overflow-wrap: anywhere; }
+.ppdm-table-box, .ppdm-plot-box { max-width: 100%; overflow-x: auto; }
+.ppdm-plot-box img { max-width: none; }
+.ppdm-note-box:not(:empty) { margin-top: 0.5em; }
 """
 
 
@@ -34,6 +38,16 @@ def _tab(title: str, value: str, sidebar: list, cards: list) -> ui.NavPanel:
         ),
         value=value,
     )
+
+
+def _table(output_id: str):
+    """A table output in a box of the card's width: it wraps, or scrolls within the box."""
+    return ui.div(ui.output_table(output_id, classes="ppdm-table"), class_="ppdm-table-box")
+
+
+def _note(button_id: str):
+    """The line beside a button: what pressing it did (done, busy or the error)."""
+    return ui.output_ui(f"{button_id}_note", class_="ppdm-note-box")
 
 
 def _owner() -> ui.NavPanel:
@@ -73,8 +87,8 @@ def _owner() -> ui.NavPanel:
         ui.card(
             ui.card_header("Data"),
             ui.output_ui("o_summary"),
-            ui.output_table("o_preview", classes="ppdm-table"),
-            ui.output_table("o_kinds", classes="ppdm-table"),
+            _table("o_preview"),
+            _table("o_kinds"),
         ),
         ui.card(
             ui.card_header("Attributes: perturb or not, N, your bounds"),
@@ -85,7 +99,7 @@ def _owner() -> ui.NavPanel:
             ),
             ui.output_ui("o_attrs"),
             ui.h6("Privacy per attribute (updates as you change the controls)"),
-            ui.output_table("o_privacy", classes="ppdm-table"),
+            _table("o_privacy"),
         ),
         _action_card(
             "Advisor: which gamma and N keep the tree accurate?",
@@ -114,7 +128,7 @@ def _owner() -> ui.NavPanel:
             [("o_audit", "Run the audit"), ("o_audit_cancel", "Cancel")],
             ui.output_ui("o_audit_status"),
             ui.output_ui("o_audit_verdict"),
-            ui.output_image("o_audit_plot", height="auto"),
+            ui.div(ui.output_image("o_audit_plot", height="auto"), class_="ppdm-plot-box"),
         ),
     ]
     return _tab("Owner: make a release", "owner", sidebar, cards)
@@ -127,6 +141,7 @@ def _action_card(title: str, buttons: list[tuple[str, str]], *outputs, controls=
     row = ui.div(
         ui.input_action_button(first_id, first_label, class_="btn-primary"),
         *(ui.input_action_button(i, label) for i, label in rest),
+        _note(first_id),
     )
     head = [ui.card_header(title)] + ([controls] if controls is not None else [])
     return ui.card(*head, row, *outputs)
@@ -149,6 +164,7 @@ def _miner() -> ui.NavPanel:
         ui.card(
             ui.card_header("Estimated original distributions (bars: 2 standard errors)"),
             ui.input_action_button("m_estimate", "Estimate", class_="btn-primary"),
+            _note("m_estimate"),
             ui.output_image("m_est_plot", height="auto"),
         ),
         ui.card(
@@ -181,6 +197,7 @@ def _miner() -> ui.NavPanel:
             ui.div(
                 ui.input_action_button("m_train", "Train", class_="btn-primary"),
                 ui.input_action_button("m_train_cancel", "Cancel"),
+                _note("m_train"),
             ),
             ui.output_ui("m_train_status"),
             ui.output_ui("m_train_result"),
