@@ -696,21 +696,24 @@ def test_errors_name_their_file_flag_or_release(run_cli, tmp_path):
 def test_advise_says_its_rule_and_which_gammas_it_left_out(run_cli, tmp_path, monkeypatch):
     """A gamma whose cells are not clearly above the majority rate vanished from the
     list without a word; the rule was named, not said."""
-    import ppdm.experiments.advisor as advisor
+    import ppdm.advise as advisor
 
-    def grid(train, test, class_column, *, gammas, ns, **_):
+    def scores(tasks, specs, learners, description, **_):
         rows = []
-        for g in gammas:
-            for n in ns:
-                acc = 0.52 if g == 5 else 0.9
-                rows.append(
-                    {"gamma": g, "N": n, "entropy": 1.0, "kang_bound": 0.3, "accuracy": acc,
-                     "sd": 0.01, "se": 0.01, "status": "evaluated", "reason": "",
-                     "majority": 0.5, "original_accuracy": 0.95, "n_test": 100}
-                )  # fmt: skip
+        for key, rep in tasks:
+            if key == "original":
+                rows += [{"key": key, "rep": rep, "learner": "majority class", "accuracy": 0.5},
+                         {"key": key, "rep": rep, "learner": "c45 on the original",
+                          "accuracy": 0.95}]  # fmt: skip
+                continue
+            acc = 0.52 if isinstance(key, tuple) and key[0] == 5 else 0.9 + 0.001 * rep
+            rows += [
+                {"key": key, "rep": rep, "learner": c.label, "accuracy": acc} for c in learners
+            ]
         return pd.DataFrame(rows)
 
-    monkeypatch.setattr(advisor, "advisor_grid", grid)
+    monkeypatch.setattr(advisor, "_run", lambda tasks, specs, learners, d, **kw: scores(
+        tasks, specs, learners, d))  # fmt: skip
     rng = np.random.default_rng(0)
     src = tmp_path / "t.csv"
     pd.DataFrame({"x": rng.uniform(0, 1, 200), "c": rng.integers(0, 2, 200)}).to_csv(
@@ -720,9 +723,9 @@ def test_advise_says_its_rule_and_which_gammas_it_left_out(run_cli, tmp_path, mo
     code, out, err = run_cli("advise", src, *args, "--no-progress")
     assert code == 0, err
     assert "clearly above the majority-class rate (by 2 standard errors)" in out
-    assert "gamma=9  N=5  accuracy=90.00%" in out
-    assert "gamma=5  left out: no N clearly above the majority rate (best N=5, 52.00%" in out
-    assert "recommended (rule 7.1): gamma=9, N=5" in out
+    assert "gamma=9  N=5  release-forest 90.05%" in out
+    assert "gamma=5  left out: no N clearly above the majority rate (best N=5, " in out
+    assert "recommended (rule 7.1): gamma=9, N=5, learner release-forest" in out
     assert "for a release of all 200 records" in out
 
 

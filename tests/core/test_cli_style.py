@@ -28,8 +28,6 @@ CHOICES = [
     (["reconstruct"], "--method", ["set-scale", "ibu"], "magic"),
     (["reconstruct"], "--engine", ["local", "dask"], "spark"),
     (["mine"], "--reconstruct", ["global", "by-class"], "local"),
-    (["advise"], "--mode", ["global", "by-class"], "local"),
-    (["advise"], "--learner", ["c45", "cart-entropy"], "id3"),
     (["noise", "class"], "--technique", ["random", "probabilistic", "all-leaves"], "some"),
     (["noise", "attributes"], "--target", ["lia", "tia", "both"], "all"),
     (["noise", "attributes"], "--scope", ["all", "heterogeneous"], "some"),

@@ -681,6 +681,8 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
             if reps is None or reps != int(reps) or reps < 1:  # no silent rounding
                 raise ParameterError(f"repetitions must be a whole number >= 1 (got {reps!r})")
             reps = int(reps)
+            from ..advise import POLICY_GAMMA
+
             slots["advisor"].start(
                 ws,
                 "advise",
@@ -690,6 +692,7 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
                 ns=ns,
                 reps=reps,
                 min_accuracy=target,
+                max_gamma=POLICY_GAMMA,  # the audit's policy (its default rho): never above it
             )
         except Exception as exc:
             _owner_error(exc, "advisor")
@@ -703,11 +706,11 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
         text = slots["advisor"].status.get()
         res = slots["advisor"].result.get()
         parts = [ui.p(text, id="o_advise_text")] if text else []
-        if res is not None and res.get("majority") is not None:
+        if res is not None and res.get("majority_rate") is not None:
             parts.append(
                 ui.p(
                     f"Baselines on the same test records: always guessing the commonest class "
-                    f"{_percent(res['majority'])}; the tree on the original data "
+                    f"{_percent(res['majority_rate'])}; C4.5 on the original data "
                     f"{_percent(res['original_accuracy'])}.",
                     id="o_advise_baselines",
                 )
@@ -720,8 +723,9 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
             parts.append(
                 ui.p(
                     f"Recommended (rule {res['rule']}): gamma = {res['gamma']:g}, N = {res['N']}, "
-                    f"tree accuracy {_percent(res['accuracy'])}{met}; epsilon = {p['epsilon']:.3f}, "
-                    f"rho1 = 0.1 -> rho2 = {p['rho2']['0.1']:.3f}.",
+                    f"{res['learner']} accuracy {_percent(res['accuracy'])} (one release: ± "
+                    f"{_percent(2 * res['release_se'])}){met}; epsilon = {p['epsilon']:.3f}, "
+                    f"rho1 = 0.1 -> rho2 = {p['rho2']['0.1']:.3f}. " + " ".join(res["notes"]),
                     id="o_advise_rec",
                 )
             )
@@ -749,7 +753,9 @@ def server(input, output, session) -> None:  # noqa: C901 (one closure per sessi
         df = frame.get()
         for i, c in attr_columns():
             if pd.api.types.is_numeric_dtype(df[c]):
-                ui.update_numeric(f"n_{i}", value=res["N"])
+                n = res["N"].get(c, None) if isinstance(res["N"], dict) else res["N"]
+                if n is not None:
+                    ui.update_numeric(f"n_{i}", value=n)
         owner_msg.set(("ok", f"applied gamma = {res['gamma']:g} and N = {res['N']}"))
 
     # ---------------- owner: audit ----------------

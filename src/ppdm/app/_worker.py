@@ -29,13 +29,15 @@ def advise(
     ns: list[int],
     reps: int,
     min_accuracy: float | None,
+    max_gamma: float | None = None,
     seed: int = 0,
 ) -> dict:
-    """The Sec. 7 advisor (:mod:`ppdm.experiments.advisor`) with a progress file and its plot."""
-    from ppdm.experiments import advisor, plotting
+    """:func:`ppdm.advise.advise` with a progress file and its plot; its summary's keys."""
+    from ppdm.advise import advise as run_advisor
+    from ppdm.advise import plot_advice
 
-    train, test = advisor.split_owner_data(frame, class_column, seed=seed)
-    total = len(gammas) * len(ns) * reps
+    allowed = sum(max_gamma is None or g <= max_gamma for g in gammas)
+    total = reps * (1 + allowed * len(ns)) + 2 * 10  # the grid, then two designs confirmed
     done = [0]
     _write_progress(directory, 0, total)
 
@@ -43,40 +45,17 @@ def advise(
         for cell in cells:
             result = fn(cell)
             done[0] += 1
-            _write_progress(directory, done[0], total)
+            _write_progress(directory, done[0], max(total, done[0] + 1))
             yield result
 
-    table = advisor.advisor_grid(
-        train,
-        test,
-        class_column,
-        gammas=gammas,
-        ns=ns,
-        reps=reps,
-        min_accuracy=min_accuracy,
-        seed=seed,
-        mapper=mapper,
-    )
-    rec = advisor.recommend(
-        table, n_records=len(frame), min_accuracy=min_accuracy, max_gamma=max(gammas)
-    )
+    advice = run_advisor(
+        frame, class_column, gammas=gammas, ns=ns, reps=reps, min_accuracy=min_accuracy,
+        max_gamma=max_gamma, seed=seed, mapper=mapper,
+    )  # fmt: skip
     png = directory / "advice.png"
-    chosen = (rec.gamma, rec.N) if rec.recommended else None
-    plotting.plot_advice(table, png, chosen=chosen, target=min_accuracy)
-    return {
-        "table": table,
-        "recommended": rec.recommended,
-        "reason": rec.reason,
-        "majority": rec.majority,
-        "original_accuracy": rec.original_accuracy,
-        "gamma": rec.gamma,
-        "N": rec.N,
-        "accuracy": rec.accuracy,
-        "rule": rec.rule,
-        "met": rec.met,
-        "privacy": rec.privacy,
-        "plot": str(png),
-    }
+    plot_advice(advice, png)
+    _write_progress(directory, done[0], done[0])
+    return {**advice.summary(), "table": advice.table, "plot": str(png)}
 
 
 def audit(directory: Path, release: str, original, keys: list[str] | None) -> dict:

@@ -10,16 +10,12 @@ from pathlib import Path
 import typer
 
 from ..limits import check_n_values
+from ..privacy import gamma_from_rho
 from ..validation import check_at_least, check_gamma
 from ._common import atomic_path, check_flag, distinct_outputs, fail, file_out
 from ._options import (
-    JOBS_OPTION,
     OVERWRITE_FILE_OPTION,
     PROGRESS_OPTION,
-    AdviseLearner,
-    Reconstruction,
-    choice_option,
-    learner_option,
     out_option,
     path_argument,
     seed_option,
@@ -61,6 +57,8 @@ def _accuracy(value: float | None) -> float | None:
     return value
 
 
+#: The default policy of ``--max-gamma``: the audit's rho1 = 0.1 -> rho2 = 0.5.
+POLICY_GAMMA = gamma_from_rho(0.1, 0.5)
 #: The files ``ppdm advise`` writes into its ``--out`` directory.
 ADVICE_FILES = ("advice_table.csv", "advice.png", "advice.json")
 
@@ -84,21 +82,31 @@ def advise(
     data: Path = path_argument("FILE", "The owner's table: .csv or .parquet."),
     class_: str = value_option(..., "--class", "COL", "Class column (never perturbed)."),
     gamma: str = value_option("5..12", "--gamma", "GAMMAS", "gamma values: 5..12, 5,7,9 or 9."),
-    ns: str = value_option(
-        "5,10,15,20,30,40,50,60,70,80,90,100",
-        "--ns",
-        "N,N,...",
-        "N values, comma-separated.",
-        show_default="5,10,15,20,30,40,...,100",
+    ns: str = value_option("5,10,20,40", "--ns", "N,N,...", "N values, comma-separated."),
+    max_gamma: float | None = value_option(
+        POLICY_GAMMA,
+        "--max-gamma",
+        "GAMMA",
+        "The policy: the largest gamma allowed (default the audit's rho1 0.1 -> rho2 0.5).",
     ),
     min_accuracy: float | None = value_option(
         None, "--min-accuracy", "ACCURACY", "Target accuracy (0.85 or 85): applies rule 7.2."
     ),
+    all_learners: bool = typer.Option(
+        False,
+        "--all-learners",
+        help="Score every learner mine can choose, not only the forest, the depth-8 release tree and C4.5 by class.",
+    ),
     sample: int | None = value_option(
         None, "--sample", "ROWS", "Run the grid on a sample of this many rows."
     ),
-    reps: int = value_option(3, "--reps", "N", "Repetitions per cell."),
-    jobs: int = JOBS_OPTION,
+    reps: int = value_option(2, "--reps", "N", "Repetitions per cell (fresh split and release)."),
+    confirm: int = value_option(
+        10, "--confirm", "N", "Fresh releases of the chosen design behind its figure."
+    ),
+    jobs: int = value_option(
+        2, "--jobs", "N", "Worker processes (results do not depend on it).", short="-j"
+    ),
     out: Path = out_option(
         "DIR",
         "Directory for the table, plot and summary (advice_table.csv, advice.png, advice.json).",
@@ -110,30 +118,21 @@ def advise(
         default=None,
         flag="--spec-out",
     ),
-    mode: Reconstruction = choice_option(
-        Reconstruction.GLOBAL, "--mode", "Reconstruction: globally or per class."
-    ),
-    learner: AdviseLearner = learner_option("Learner."),
-    skip: bool = typer.Option(
-        True,
-        "--skip/--no-skip",
-        help="Skip cells Kang's bound ordering says cannot meet the target.",
-    ),
     tie_tolerance: float = value_option(
         0.0, "--tie-tolerance", "DELTA", "Rule 7.1: accuracies this close tie."
     ),
-    seed: int = seed_option("Seed of the split and the grid.", 0),
+    seed: int = seed_option("Seed of the splits and the advisor's releases.", 0),
     progress: bool = PROGRESS_OPTION,
     overwrite: bool = OVERWRITE_FILE_OPTION,
 ) -> None:
-    """Recommend (gamma, N) for your data (Dowd, Xu & Zhang Sec. 7) and show its privacy."""
-    from ..experiments import advisor, plotting
+    """Recommend (gamma, N, learner) for your data within your policy (Sec. 7), with its privacy."""
+    from .. import advise as advisor
     from ..experiments.runner import write_csv_atomic, write_json_atomic
     from ..io import read_table
 
-    mode, learner = Reconstruction(mode).value, AdviseLearner(learner).value
     check_flag(check_at_least, jobs, "--jobs", 1)
     check_flag(check_at_least, reps, "--reps", 1)
+    check_flag(check_at_least, confirm, "--confirm", 2)
     if not data.exists():
         fail(f"data file {str(data)!r} does not exist")
     from ..publish import check_output
@@ -150,6 +149,13 @@ def advise(
     gammas, n_list = _parse_gammas(gamma), _parse_ns(ns)
     for g in gammas:  # every flag checked before the grid runs, the flag named
         check_flag(check_gamma, g, "--gamma")
+    if max_gamma is not None:
+        check_flag(check_gamma, max_gamma, "--max-gamma")
+        if min(gammas) > max_gamma:
+            fail(
+                f"--gamma {gamma}: every gamma is above the policy's --max-gamma {max_gamma:g}",
+                usage=True,
+            )
     for n in n_list:
         check_flag(check_at_least, n, "--ns", 2)
         check_flag(check_n_values, n, "--ns")
@@ -160,117 +166,46 @@ def advise(
     target = _accuracy(min_accuracy)
     frame = read_table(data)
     _check_complete(frame, data)
-    train, test = advisor.split_owner_data(frame, class_, sample=sample, seed=seed)
-    table = advisor.advisor_grid(
-        train,
-        test,
+    advice = advisor.advise(
+        frame,
         class_,
         gammas=gammas,
         ns=n_list,
-        reps=reps,
+        max_gamma=max_gamma,
         min_accuracy=target,
-        skip=skip,
-        learner=learner,
-        mode=mode,
+        learners="all" if all_learners else advisor.DEFAULT_LEARNERS,
+        reps=reps,
+        confirm=confirm,
+        tolerance=tie_tolerance,
+        sample=sample,
         seed=seed,
         jobs=jobs,
         progress=progress and sys.stderr.isatty(),
     )
-    rec = advisor.recommend(
-        table,
-        n_records=len(frame),
-        min_accuracy=target,
-        max_gamma=max(gammas),
-        tolerance=tie_tolerance,
-    )
-    write_csv_atomic(table, out / "advice_table.csv")
-    chosen = (rec.gamma, rec.N) if rec.recommended else None
-    plotting.plot_advice(table, out / "advice.png", chosen=chosen, target=target)
-    summary = {
-        "rule": rec.rule,
-        "gamma": rec.gamma,
-        "N": rec.N,
-        "accuracy": rec.accuracy,
-        "target_met": rec.met,
-        "min_accuracy": target,
-        "cells_evaluated": int((table["status"] == "evaluated").sum()),
-        "cells_skipped": int((table["status"] == "skipped").sum()),
-        "privacy": rec.privacy,
-        "majority_rate": rec.majority,
-        "original_accuracy": rec.original_accuracy,
-        "recommended": rec.recommended,
-        "reason": rec.reason,
-    }
+    write_csv_atomic(advice.table, out / "advice_table.csv")
+    advisor.plot_advice(advice, out / "advice.png")
+    summary = advice.summary()
     write_json_atomic(summary, out / "advice.json")
-    n_eval = summary["cells_evaluated"]
-
-    def pm(g: float, n_bins: int) -> str:
-        """`` ± s.e.`` of a cell's mean accuracy over its repetitions (empty for one)."""
-        cell = table[(table["gamma"] == g) & (table["N"] == n_bins)]
-        se = float(cell["se"].iloc[0]) if len(cell) else float("nan")
-        return "" if math.isnan(se) else f" ± {100 * se:.2f}"
-
-    typer.echo(f"grid: {n_eval} cells evaluated, {summary['cells_skipped']} skipped (Kang's bound)")
-    if rec.candidates is not None:
-        typer.echo(
-            "rule 7.1 (Sec. 7.1): for each gamma, the N of highest accuracy among the cells "
-            f"clearly above the majority-class rate (by {advisor.CLEAR_MARGIN_SE:g} standard "
-            "errors); then the smallest N, and the smallest gamma among those:"
-        )
-        for _, r in rec.candidates.iterrows():
-            typer.echo(
-                f"  gamma={r['gamma']:g}  N={int(r['N'])}  "
-                f"accuracy={100 * r['accuracy']:.2f}%{pm(r['gamma'], int(r['N']))}"
-            )
-        shown = set(rec.candidates["gamma"].astype(float))
-        evaluated = table[table["status"] == "evaluated"]
-        for g, part in evaluated.groupby("gamma", sort=True):
-            if float(g) not in shown:
-                best = part.loc[part["accuracy"].idxmax()]
-                typer.echo(
-                    f"  gamma={g:g}  left out: no N clearly above the majority rate (best "
-                    f"N={int(best['N'])}, {100 * best['accuracy']:.2f}%{pm(g, int(best['N']))})"
-                )
-        if reps > 1:
-            typer.echo(f"  (± one standard error of the mean over {reps} perturbations)")
-    typer.echo(
-        f"baselines on the same test set: majority class {100 * rec.majority:.2f}%, "
-        f"the learner on the original data {100 * rec.original_accuracy:.2f}%"
-    )
-    if not rec.recommended:
-        typer.echo(f"no recommendation: {rec.reason}")
-        typer.echo(f"wrote {out / 'advice_table.csv'}, {out / 'advice.png'}, {out / 'advice.json'}")
-        if spec_out is not None:
-            typer.echo(f"no spec written to {spec_out}")
-        return
-    verdict = "" if rec.met else f"  (no cell reaches {100 * target:.1f}%: the most accurate one)"
-    typer.echo(
-        f"recommended (rule {rec.rule}): gamma={rec.gamma:g}, N={rec.N}, "
-        f"accuracy {100 * rec.accuracy:.2f}%{pm(rec.gamma, rec.N)}{verdict}"
-    )
-    p = rec.privacy
-    typer.echo(
-        f"privacy: epsilon=ln(gamma)={p['epsilon']:.3f}, rho1=0.05 -> rho2={p['rho2']['0.05']:.3f}, "
-        f"entropy={p['entropy_bits']:.3f} of {p['max_entropy_bits']:.3f} bits, K={p['K']}, "
-        f"Kang's bound on relative estimation error={p.get('kang_bound', float('nan')):.4f} "
-        f"for a release of all {len(frame)} records (advice_table.csv gives it for the "
-        f"{len(train)} training records the grid perturbed)"
-    )
+    for line in advisor.format_advice(advice, n_records=len(frame)):
+        typer.echo(line)
     typer.echo(f"wrote {out / 'advice_table.csv'}, {out / 'advice.png'}, {out / 'advice.json'}")
-    if spec_out is not None:
-        spec = advisor.recommended_spec(frame, class_, rec)
-        with atomic_path(spec_out) as tmp:
-            if spec_out.suffix.lower() in (".yaml", ".yml"):
-                import yaml
+    if spec_out is None:
+        return
+    if not advice.recommended:
+        typer.echo(f"no spec written to {spec_out}")
+        return
+    with atomic_path(spec_out) as tmp:
+        if spec_out.suffix.lower() in (".yaml", ".yml"):
+            import yaml
 
-                tmp.write_text(
-                    yaml.safe_dump(
-                        json.loads(spec.model_dump_json(exclude_none=True)), sort_keys=False
-                    )
+            tmp.write_text(
+                yaml.safe_dump(
+                    json.loads(advice.spec.model_dump_json(exclude_none=True)), sort_keys=False
                 )
-            else:
-                tmp.write_text(spec.model_dump_json(indent=2, exclude_none=True) + "\n")
-        typer.echo(f"wrote spec {spec_out} (use: ppdm perturb {data} --spec {spec_out} --out DIR)")
+            )
+        else:
+            tmp.write_text(advice.spec.model_dump_json(indent=2, exclude_none=True) + "\n")
+    typer.echo(f"wrote spec {spec_out} (use: ppdm perturb {data} --spec {spec_out} --out DIR)")
 
 
 def register(app: typer.Typer) -> None:

@@ -120,7 +120,7 @@ Reconstruction = _choice(
     ("global", "by-class"),
     "Algorithm 2 over the whole release, or per class partition.",
 )
-#: ``advise --learner``, ``reproduce --learner``.
+#: ``reproduce --learner``.
 AdviseLearner = _choice("AdviseLearner", ("c45", "cart-entropy"), "``advise --learner``.")
 #: ``noise class --technique`` (Islam & Brankovic).
 NoiseTechnique = _choice(

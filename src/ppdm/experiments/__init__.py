@@ -1,4 +1,4 @@
-"""Reproductions of the papers' experiments and the Sec. 7 parameter advisor.
+"""Reproductions of the papers' experiments (the advisor itself is :mod:`ppdm.advise`).
 
 One module per figure or table, each returning a tidy :class:`pandas.DataFrame`;
 plotting lives in :mod:`ppdm.experiments.plotting`, the grid machinery (per-cell seeds,
@@ -12,7 +12,6 @@ Dowd, Xu & Zhang, Sec. 6-7 (Table 1, Figs. 2-6); Kang, Theorem 1.
 
 __all__ = [
     "accuracy",
-    "advisor",
     "core",
     "data",
     "fig2",

@@ -8,6 +8,8 @@ Dowd, Xu & Zhang, Sec. 6.1: integer gamma 2..21 and N in {5, 10, 15, 20, 30, ...
 
 from __future__ import annotations
 
+from ..advise import ADVISOR_GAMMAS  # the range Sec. 7 suggests for gamma
+
 __all__ = [
     "PAPER_GAMMAS",
     "PAPER_NS",
@@ -31,8 +33,6 @@ QUICK_NS: tuple[int, ...] = (5, 20, 60, 100)
 #: data set): low and high gamma, small and large N.
 QUICK_TREE_GAMMAS: tuple[int, ...] = (3, 15)
 QUICK_TREE_NS: tuple[int, ...] = (10, 60)
-#: The range Sec. 7 suggests for gamma.
-ADVISOR_GAMMAS: tuple[int, ...] = tuple(range(5, 13))
 
 
 def paper_grid(quick: bool = False) -> list[tuple[int, int]]:

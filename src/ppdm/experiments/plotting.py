@@ -24,7 +24,6 @@ __all__ = [
     "plot_fig5",
     "plot_fig6",
     "plot_kang",
-    "plot_advice",
 ]
 
 
@@ -215,73 +214,4 @@ def plot_kang(summary: pd.DataFrame, path) -> Path:
             ax.set_title(f"{d}, gamma={g}, N={n}", fontsize=10)
             if r == 0 and c == 0:
                 ax.legend(fontsize=8)
-    return _save(fig, path)
-
-
-def plot_advice(
-    table: pd.DataFrame,
-    path,
-    *,
-    chosen: tuple[float, int] | None = None,
-    target: float | None = None,
-) -> Path:
-    """The advisor's Fig. 6-style plot: accuracy against entropy, one band per N.
-
-    Horizontal lines show the target accuracy (if any), the majority-class rate and the
-    learner's accuracy on the original data (when the table carries them); grey whiskers
-    are one standard error of each cell's mean over its repetitions (column ``se``);
-    skipped cells are counted in a note, not drawn (they have no accuracy).
-    """
-    plt = _plt()
-    fig, ax = plt.subplots(figsize=(8.5, 5.5))
-    done = table[table["status"] == "evaluated"]
-    _bands_by_n(ax, done)
-    if "se" in done.columns and np.isfinite(done["se"]).any():
-        ax.errorbar(
-            done["entropy"],
-            100 * done["accuracy"],
-            yerr=100 * done["se"].fillna(0.0),
-            fmt="none",
-            ecolor="grey",
-            elinewidth=0.8,
-            capsize=2,
-            alpha=0.7,
-            label="± 1 s.e. over the repetitions",
-        )
-    lines = []
-    if "original_accuracy" in table.columns:
-        lines.append((table["original_accuracy"].iloc[0], "original data", "black", "-"))
-    if target is not None:
-        lines.append((target, "target", "tab:green", "--"))
-    if "majority" in table.columns:
-        lines.append((table["majority"].iloc[0], "majority class", "tab:red", ":"))
-    for value, label, colour, style in lines:
-        ax.axhline(100 * value, color=colour, ls=style, lw=1.2, label=f"{label} {100 * value:.1f}%")
-    skipped = int((table["status"] != "evaluated").sum())
-    if skipped:
-        ax.text(
-            0.01,
-            0.02,
-            f"{skipped} cells skipped (Kang's bound ordering; see advice_table.csv)",
-            transform=ax.transAxes,
-            fontsize=8,
-            color="grey",
-        )
-    if chosen is not None:
-        row = done[(done["gamma"] == chosen[0]) & (done["N"] == chosen[1])]
-        if len(row):
-            ax.scatter(
-                row["entropy"],
-                100 * row["accuracy"],
-                s=160,
-                facecolors="none",
-                edgecolors="red",
-                label="recommended",
-            )
-    ax.set_xlabel("entropy of M (bits)")
-    ax.set_ylabel("test accuracy (%)")
-    ax.set_ylim(0, 100)
-    ax.set_title("Accuracy vs entropy on the owner's data (Sec. 7)")
-    ax.legend(fontsize=7, ncol=2, loc="center left", bbox_to_anchor=(1.01, 0.5))
-    fig.tight_layout()
     return _save(fig, path)
