@@ -125,6 +125,8 @@ def test_per_attribute_n_is_kept_only_when_it_wins_clearly():
     win = common.assign(key="per-attribute", accuracy=common["accuracy"] + 0.02)
     chosen, note = _pick_variant(pd.concat([common, win]), variants, 10)
     assert chosen == "per-attribute" and note.startswith("per-attribute N kept (a 5, b 20)")
+    variants["per-attribute"] = (9, {"a": 5, "b": 10})
+    assert "kept (a 5; the others 10)" in _pick_variant(pd.concat([common, win]), variants, 10)[1]
     noisy = common.assign(
         key="per-attribute", accuracy=common["accuracy"] + 0.01 * (reps % 2 - 0.4)
     )

@@ -614,7 +614,8 @@ def _pick_variant(conf: pd.DataFrame, variants: dict, n_bins: int) -> tuple[str,
     diff = wide["per-attribute"] - wide["common"]
     d, se = float(diff.mean()), float(diff.std(ddof=1) / math.sqrt(len(diff)))
     per = variants["per-attribute"][1]
-    shown = ", ".join(f"{k} {v}" for k, v in per.items())
+    shown = ", ".join(f"{k} {v}" for k, v in per.items() if v != n_bins)
+    shown += f"; the others {n_bins}" if any(v == n_bins for v in per.values()) else ""
     if d > CLEAR_MARGIN_SE * se:
         return "per-attribute", (
             f"per-attribute N kept ({shown}): {100 * d:+.2f} points ± {100 * se:.2f} over "
@@ -679,7 +680,7 @@ def plot_advice(advice: Advice, path) -> None:
     if advice.recommended:
         ax.errorbar([advice.gamma], [100 * advice.accuracy], yerr=[200 * advice.release_se],
                     fmt="o", ms=14, mfc="none", mec="red", ecolor="red", capsize=4,
-                    label=f"recommended: {advice.learner}")  # fmt: skip
+                    label=f"recommended: {advice.learner} (± 2 s.e. of one release)")  # fmt: skip
     ax.set_xlabel("gamma (larger: less privacy)")
     ax.set_ylabel("test accuracy on original records (%)")
     ax.set_title("Accuracy of releases mined by the best learner, per (gamma, N)")
