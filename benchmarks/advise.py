@@ -92,6 +92,8 @@ def main() -> None:
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--out", type=Path, default=Path("results/advise_bundled.csv"))
     a = p.parse_args()
+    from ppdm.io import write_table_atomic
+
     print(
         f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
     )
@@ -107,10 +109,8 @@ def main() -> None:
             f"{100 * r.get('best_accuracy', float('nan')):.2f}; {r['seconds']:.0f} s",
             flush=True,
         )
-    from ppdm.io import write_table_atomic
-
-    a.out.parent.mkdir(parents=True, exist_ok=True)
-    write_table_atomic(pd.DataFrame(rows), a.out)
+        a.out.parent.mkdir(parents=True, exist_ok=True)
+        write_table_atomic(pd.DataFrame(rows), a.out)  # every set's row as soon as it is done
     print(f"wrote {a.out}")
 
 

@@ -218,3 +218,14 @@ def test_advise_says_so_when_no_cell_beats_the_majority(tmp_path):
     assert not spec.exists()
     summary = json.loads((out / "advice.json").read_text())
     assert summary["recommended"] is False and 0.6 < summary["majority_rate"] < 0.8
+
+
+def test_per_attribute_n_of_a_table_with_many_classes():
+    """The class codes were int8: ten classes times N = 40 overflowed (pendigits)."""
+    from ppdm.advise import _channel_n
+
+    rng = np.random.default_rng(2)
+    x = rng.uniform(0, 10, 2000)
+    frame = pd.DataFrame({"x": x, "k": rng.integers(0, 3, 2000), "y": (x // 1).astype(int)})
+    per = _channel_n(frame, "y", 9.0, (5, 40), 1500)
+    assert per["k"] == 3 and per["x"] in (5, 40)

@@ -360,7 +360,7 @@ def _channel_n(frame: pd.DataFrame, target: str, gamma: float, ns, n_train: int)
     """Per perturbed attribute, the N of ``ns`` whose release carries the most class
     information: I(class; perturbed value) through the gamma-diagonal channel, less the
     ``(N - 1)(C - 1) / (2 n)`` nats a miner's estimate from ``n`` records overstates."""
-    y = pd.Categorical(frame[target]).codes
+    y = pd.Categorical(frame[target]).codes.astype(np.int64)  # int8 codes overflow
     n_classes = int(y.max()) + 1
     best: dict[str, tuple[float, int]] = {}
     for n_bins in ns:
