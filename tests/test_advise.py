@@ -81,6 +81,12 @@ def test_the_policy_leaves_out_larger_gammas_and_the_audit_of_the_advice_passes(
     assert report.passed, report.violations
 
 
+def test_the_command_lines_default_policy_is_the_audits():
+    from ppdm.cli._advise import POLICY_GAMMA as CLI_POLICY
+
+    assert CLI_POLICY == POLICY_GAMMA == 9
+
+
 def test_a_changed_policy_is_said_and_a_grid_all_above_it_refused():
     frame = _owner_table(600)
     a = advise(frame, "y", gammas=[5, 7], ns=[5], reps=1, confirm=2, max_gamma=6)

@@ -10,7 +10,6 @@ from pathlib import Path
 import typer
 
 from ..limits import check_n_values
-from ..privacy import gamma_from_rho
 from ..validation import check_at_least, check_gamma
 from ._common import atomic_path, check_flag, distinct_outputs, fail, file_out
 from ._options import (
@@ -58,7 +57,8 @@ def _accuracy(value: float | None) -> float | None:
 
 
 #: The default policy of ``--max-gamma``: the audit's rho1 = 0.1 -> rho2 = 0.5.
-POLICY_GAMMA = gamma_from_rho(0.1, 0.5)
+#: (ppdm.advise.POLICY_GAMMA; written out: importing it would load pandas at start-up)
+POLICY_GAMMA = 9.0
 #: The files ``ppdm advise`` writes into its ``--out`` directory.
 ADVICE_FILES = ("advice_table.csv", "advice.png", "advice.json")
 
