@@ -477,8 +477,8 @@ def _with_class(frame: pd.DataFrame, target: str, name: str) -> pd.DataFrame:
     return frame[~missing]
 
 
-def _majority(rel: Release, y_test: pd.Series) -> tuple[object, float]:
-    """The release's commonest class and the share of test records that have it.
+def _majority_of_release(rel: Release) -> tuple[object, float]:
+    """The release's commonest class and its share of the records.
 
     The class counts come from the release: exact when the class is released as is,
     estimated through its matrix (set-scale) when it was perturbed.
@@ -496,8 +496,14 @@ def _majority(rel: Release, y_test: pd.Series) -> tuple[object, float]:
         dom = a.get_domain()
         y = np.array([counts.get(v, 0) for v in dom.values], dtype=float)
         est = estimate_counts(y, a.get_matrix(), "set-scale", replicates=0).counts
-        majority = dom.values[int(np.argmax(est))]
-    else:
-        majority = max(counts, key=lambda v: (counts[v], str(v)))
+        best = int(np.argmax(est))
+        return dom.values[best], float(est[best] / max(est.sum(), 1e-12))
+    majority = max(counts, key=lambda v: (counts[v], str(v)))
+    return majority, counts[majority] / max(sum(counts.values()), 1)
+
+
+def _majority(rel: Release, y_test: pd.Series) -> tuple[object, float]:
+    """The release's commonest class and the share of test records that have it."""
+    majority, _ = _majority_of_release(rel)
     test = y_test.to_numpy()
     return majority, float(np.mean(test == majority)) if len(test) else 0.0

@@ -31,7 +31,12 @@ def _learner_names(incomplete: str) -> list[str]:
 
 def mine(
     release: Path = RELEASE_ARGUMENT,
-    test: Path = file_option("--test", "Original test table with the class column."),
+    test: Path | None = file_option(
+        "--test",
+        "Original test table with the class column: report the accuracy measured on it. "
+        "Without it the learner is chosen from the release and its accuracy estimated.",
+        None,
+    ),
     reconstruct: Reconstruction | None = typer.Option(
         None,
         "--reconstruct",
@@ -39,13 +44,14 @@ def mine(
         show_default="by-class; global when the release perturbed its class",
     ),
     method: EstimationMethod = method_option(),
-    learner: str = value_option(
-        "c45",
+    learner: str | None = value_option(
+        None,
         "--learner",
         "NAME",
         "c45, release-tree, release-forest, local-tree, cart, random-forest, extra-trees, "
         "gradient-boosting, logistic-regression, naive-bayes, knn; "
-        "or MODULE:CLASS with --allow-import.",
+        "or MODULE:CLASS with --allow-import. Default: c45 with --test, else chosen "
+        "from the release.",
         autocompletion=_learner_names,
     ),
     allow_import: bool = flag_option(
@@ -64,6 +70,10 @@ def mine(
     from ..mining import check_release_columns, mine_release, resolve_learner
     from ..pipeline import load_release
 
+    if test is None:
+        _mine_release_only(release, learner, seed, as_json)
+        return
+    learner = learner or "c45"
     method = EstimationMethod(method).value
     try:
         resolve_learner(learner, allow_import=allow_import)
@@ -120,6 +130,32 @@ def mine(
         )
     typer.echo("")
     typer.echo(result.model_text)
+
+
+def _mine_release_only(release: Path, learner: str | None, seed, as_json: bool) -> None:
+    """Choose a learner from the release alone and print its estimated accuracy."""
+    from ..selection import mine as choose
+
+    result = choose(release, learner=learner, random_state=seed)
+    if as_json:
+        typer.echo(json.dumps(result.to_dict(), indent=2))
+        return
+    typer.echo(f"learner: {result.candidate.label} (chosen from the release alone)")
+    typer.echo(
+        f"estimated accuracy on the original data: {result.estimate:.4f} ± {result.stderr:.4f} "
+        f"(standard error; {result.n_holdout} held-out released records)"
+    )
+    typer.echo(
+        f"majority-class rate (always predicting {result.majority_class!r}, the release's "
+        f"commonest class): {result.majority_rate:.4f}"
+    )
+    if len(result.candidates) > 1:
+        typer.echo(f"candidates ({result.folds}-fold estimate ± s.e.; one-standard-error rule):")
+        for c in result.candidates:
+            shown = (
+                f"{c.estimate:.4f} ± {c.stderr:.4f}" if c.scorable else f"not scorable: {c.reason}"
+            )
+            typer.echo(f"  {c.label}: {shown}")
 
 
 def _check_finite(frame, flag: str, path: Path) -> None:

@@ -1,0 +1,208 @@
+"""Mining a release with no original data: choose a learner and estimate its accuracy.
+
+A miner holds only the release. The learners of :data:`ppdm.mining.CANDIDATES` are
+scored by :func:`ppdm.tree.release_scoring.release_correct` (an unbiased estimate,
+per perturbed held-out record, of "its original is classified correctly") over K folds
+of a *selection part* of the release; the one-standard-error rule picks the simplest
+candidate within one standard error of the best mean. The chosen candidate is then fitted
+on the whole selection part and scored on a *held-out part* never used in the choice, so
+the estimate printed and its standard error belong to the model written out: the held-out
+records are independent of that model, and ``sd(s) / sqrt(n)`` is the standard error of
+their mean.
+
+A candidate whose decision regions are not a few boxes of codes (a forest cutting the
+code grid into more than ``MAX_CELLS`` cells, C4.5 on a reconstruction) has no unbiased
+score here; it is listed as not scorable with the reason, never chosen.
+
+References
+----------
+Hastie, Tibshirani & Friedman (2009), Sec. 7.10 (cross-validation, one-standard-error
+rule); Ma & Sivakumar, Sec. 4 (unbiased statistics from randomized data).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .exceptions import DataError, ParameterError, SpecError
+from .mining import CANDIDATES, Candidate, _majority_of_release, fit_candidate
+from .pipeline import Release, load_release
+
+__all__ = ["CandidateScore", "MineResult", "complexity", "mine", "one_se_choice"]
+
+
+@dataclass
+class CandidateScore:
+    """Cross-validated estimate of one candidate's accuracy on the original data."""
+
+    label: str
+    estimate: float | None = None
+    stderr: float | None = None
+    reason: str = ""
+
+    @property
+    def scorable(self) -> bool:
+        return self.estimate is not None
+
+
+@dataclass
+class MineResult:
+    """The chosen learner, fitted on the selection part, and its held-out estimate."""
+
+    candidate: Candidate
+    model: object
+    estimate: float
+    stderr: float
+    majority_class: object
+    majority_rate: float
+    candidates: list[CandidateScore] = field(default_factory=list)
+    n_selection: int = 0
+    n_holdout: int = 0
+    folds: int = 0
+    measured: float | None = None
+
+    def to_dict(self) -> dict:
+        maj = self.majority_class
+        return {
+            "learner": self.candidate.label,
+            "estimate": self.estimate,
+            "stderr": self.stderr,
+            "majority_class": maj.item() if isinstance(maj, np.generic) else maj,
+            "majority_rate": self.majority_rate,
+            "measured_accuracy": self.measured,
+            "n_selection": self.n_selection,
+            "n_holdout": self.n_holdout,
+            "folds": self.folds,
+            "candidates": [
+                {"learner": c.label, "estimate": c.estimate, "stderr": c.stderr,
+                 "scorable": c.scorable, "reason": c.reason}
+                for c in self.candidates
+            ],
+        }  # fmt: skip
+
+
+def complexity(candidate: Candidate) -> tuple:
+    """Order of simplicity: a shallower tree, then a larger leaf, then a forest, then C4.5."""
+    params = dict(candidate.params)
+    rank = {"release-tree": 0, "local-tree": 1, "release-forest": 2}.get(candidate.learner, 3)
+    return (rank, params.get("max_depth", 99), -float(params.get("min_leaf", 0.0)))
+
+
+def one_se_choice(candidates: list[Candidate], scores: list[CandidateScore]) -> int:
+    """Index of the simplest scorable candidate whose mean is within one s.e. of the best.
+
+    References
+    ----------
+    Hastie, Tibshirani & Friedman (2009), Sec. 7.10.
+    """
+    ok = [i for i, s in enumerate(scores) if s.scorable]
+    if not ok:
+        raise DataError("no candidate learner could be scored on the release")
+    best = max(ok, key=lambda i: scores[i].estimate)
+    bar = scores[best].estimate - scores[best].stderr
+    near = [i for i in ok if scores[i].estimate >= bar]
+    return min(near, key=lambda i: complexity(candidates[i]))
+
+
+def _score(candidate, rel, frame, folds, random_state) -> CandidateScore:
+    from .tree.release_scoring import release_correct
+
+    if candidate.reconstruction is not None:
+        return CandidateScore(
+            candidate.label, reason="decision regions of a reconstruction learner: no "
+            "unbiased score from perturbed records")  # fmt: skip
+    parts = []
+    for k in range(folds):
+        held = np.arange(len(frame)) % folds == k
+        try:
+            model = fit_candidate(candidate, rel, frame=frame[~held], random_state=random_state)
+            parts.append(release_correct(model, frame[held]))
+        except DataError as exc:
+            return CandidateScore(candidate.label, reason=str(exc).split(";")[0])
+    s = np.concatenate(parts)  # every record held out once: sd(s) / sqrt(n), as in Sec. 7.10
+    return CandidateScore(candidate.label, float(s.mean()), float(s.std(ddof=1) / np.sqrt(len(s))))
+
+
+def mine(
+    release: Release | str | os.PathLike,
+    *,
+    test: pd.DataFrame | None = None,
+    learner: str | None = None,
+    folds: int = 3,
+    holdout: float = 0.3,
+    max_selection: int = 30_000,
+    random_state=0,
+) -> MineResult:
+    """Choose a learner from a release alone and estimate its accuracy on the original data.
+
+    Parameters
+    ----------
+    release : Release or path
+    test : DataFrame, optional
+        Original records with the class: their measured accuracy is added.
+    learner : str, optional
+        Force one learner (a :data:`~ppdm.mining.RELEASE_LEARNERS` name or a candidate's
+        label): no selection, only its held-out estimate.
+    folds : int, default=3
+        Folds of the selection part.
+    holdout : float, default=0.3
+        Share of the release kept apart to estimate the chosen model's accuracy.
+    max_selection : int, default=30000
+        At most this many records of the selection part are folded to choose (the chosen
+        model is still fitted on the whole selection part).
+    random_state : int or None
+        Shuffles the records into parts and seeds the learners.
+
+    Returns
+    -------
+    MineResult
+        ``.model`` predicts original records; ``.estimate`` ± ``.stderr`` is its accuracy
+        on the original data estimated from the held-out part.
+    """
+    rel = release if isinstance(release, Release) else load_release(release)
+    target = rel.spec.class_attribute
+    if target is None:
+        raise SpecError("the release names no class attribute: nothing to learn")
+    if rel.spec.class_perturbed:
+        raise SpecError(
+            f"the release perturbed its class {target!r}: estimating accuracy from the "
+            "release needs the class as released; give an original test table instead"
+        )
+    frame = rel.frame(check_values=True)
+    n_hold = int(round(holdout * len(frame)))
+    if n_hold < 2 or len(frame) - n_hold < 2 * folds:
+        raise DataError(
+            f"the release has {len(frame)} records: too few to hold out {holdout:g} of them "
+            f"and fold the rest {folds} ways"
+        )
+    order = np.random.default_rng(random_state).permutation(len(frame))
+    hold, sel = frame.iloc[order[:n_hold]], frame.iloc[order[n_hold:]]
+    if learner is not None:
+        pool = [c for c in CANDIDATES if c.label == learner] or [Candidate(learner, learner)]
+        scores = [CandidateScore(pool[0].label, reason="forced")]
+        chosen = pool[0]
+    else:
+        pool = list(CANDIDATES)
+        folded = sel.iloc[:max_selection]
+        scores = [_score(c, rel, folded, folds, random_state) for c in pool]
+        chosen = pool[one_se_choice(pool, scores)]
+    from .tree.release_scoring import release_accuracy_score
+
+    model = fit_candidate(chosen, rel, frame=sel, random_state=random_state)
+    try:
+        est, se = release_accuracy_score(model, hold)
+    except DataError as exc:
+        raise ParameterError(
+            f"learner {chosen.label!r} cannot be scored from the release: {exc}"
+        ) from None
+    majority, rate = _majority_of_release(rel)
+    measured = None
+    if test is not None:
+        cols = [c for c in rel.spec.names if c != target]
+        measured = float(np.mean(model.predict(test[cols]) == test[target].to_numpy()))
+    return MineResult(chosen, model, est, se, majority, rate, scores, len(sel), n_hold,
+                      folds if learner is None else 0, measured)  # fmt: skip
