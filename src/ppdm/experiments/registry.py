@@ -177,3 +177,8 @@ register_lazy(
     "ppdm.experiments.claims:run",
     "numbers quoted in REPRODUCTION.md, from the result CSVs already in --out (nothing rerun)",
 )
+register_lazy(
+    "ordinal",
+    "ppdm.experiments.ordinal:run",
+    "ordinal matrix vs gamma-diagonal at equal gamma; unequal vs equal budget splits",
+)
