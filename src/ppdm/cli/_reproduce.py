@@ -48,6 +48,7 @@ ALL = (
     "bn-table2",
     "bn-privacy-accuracy",
     "bn-sample-size",
+    "ordinal",
     "claims",
 )
 
