@@ -616,8 +616,8 @@ class DomainSketch:
                 )
             self.low = min(self.low, float(x.min()))
             self.high = max(self.high, float(x.max()))
-            if not self.overflow:
-                uniq = np.unique(x)
+            if not self.overflow:  # integers by hashing (sorting is slower), floats sorted
+                uniq = pd.unique(x) if x.dtype.kind in "iu" else np.unique(x)
                 if len(uniq) <= self.cap:  # never build a set of a continuous column
                     self.values.update(uniq.tolist())
                 if len(uniq) > self.cap or len(self.values) > self.cap:

@@ -252,8 +252,10 @@ def numbers_of_text(array, kind: str):
     return out
 
 
-#: First bytes of a text that ``^\s*[+-]?0[0-9]`` can match.
-_LEADING = b"0+- \t\n\r\f\v"
+#: First bytes of a text that ``^\s*[+-]?0[0-9]`` can match (a byte lookup table) ...
+_LEADING = np.isin(np.arange(256), np.frombuffer(b"0+- \t\n\r\f\v", dtype=np.uint8))
+#: ... and the digits, which decide a text starting with a zero without the regex.
+_DIGIT = (np.arange(256) >= ord("0")) & (np.arange(256) <= ord("9"))
 
 
 def _has_leading_zero(array) -> bool:
@@ -276,9 +278,16 @@ def _has_leading_zero(array) -> bool:
                 continue
             raw = np.frombuffer(data, dtype=np.uint8)
             starts = off[:-1]
-            mask = (off[1:] > starts) & np.isin(
-                raw[np.minimum(starts, len(raw) - 1)], np.frombuffer(_LEADING, dtype=np.uint8)
-            )
+            first = raw[np.minimum(starts, len(raw) - 1)]
+            mask = (off[1:] > starts) & _LEADING[first]
+            if not mask.any():
+                continue
+            zero = mask & (first == ord("0"))  # '0...': a leading zero iff a digit follows
+            if (
+                zero & (off[1:] > starts + 1) & _DIGIT[raw[np.minimum(starts + 1, len(raw) - 1)]]
+            ).any():
+                return True
+            mask &= ~zero
             if not mask.any():
                 continue
             chunk = chunk.filter(pa.array(mask))

@@ -17,6 +17,8 @@ Dowd, Xu & Zhang, Sec. 3 (Algorithm 1, RRP) and Sec. 3.2 (continuous attributes)
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -156,14 +158,17 @@ def plan_release(
     opts = plan_options(options, **keywords)  # fail before reading the data
     batches = [data] if isinstance(data, pd.DataFrame) else data
     sketches: dict[str, DomainSketch] | None = None
-    for batch in batches:
-        if sketches is None:
-            columns = [str(c) for c in batch.columns]
-            _check_names(columns, opts)
-            sketches = {c: DomainSketch(c, cap=opts.bins_cap) for c in columns}
-        text = bool(batch.attrs.get(TEXT_ATTR))
-        for c, sketch in sketches.items():
-            sketch.update(batch[c], text=text)
+    # the columns of a batch are sketched on two threads (Arrow and NumPy release the
+    # GIL); the first column's error, in column order, is the one raised
+    with ThreadPoolExecutor(2, thread_name_prefix="ppdm-sketch") as pool:
+        for batch in batches:
+            if sketches is None:
+                columns = [str(c) for c in batch.columns]
+                _check_names(columns, opts)
+                sketches = {c: DomainSketch(c, cap=opts.bins_cap) for c in columns}
+            text = bool(batch.attrs.get(TEXT_ATTR))
+            update = partial(DomainSketch.update, text=text)
+            list(pool.map(update, sketches.values(), [batch[c] for c in sketches]))
     if kinds is not None and sketches is not None:
         kinds.update({c: s.kind or "str" for c, s in sketches.items()})
     return plan_from_sketches(sketches or {}, opts)
