@@ -33,6 +33,7 @@ import numpy as np
 from ..exceptions import ParameterError
 from ..random import RandomState, perturbation_generator
 from ..validation import check_at_least, check_probability
+from ._substitution import binomial_lower, binomial_upper
 
 __all__ = ["EpsilonAudit", "audit_matrix_epsilon", "audit_spec_epsilon", "clopper_pearson"]
 
@@ -41,7 +42,8 @@ DEFAULT_TRIALS = 2_000_000
 
 
 def clopper_pearson(k: int, n: int, alpha: float) -> tuple[float, float]:
-    """One-sided ``1 - alpha`` Clopper-Pearson bounds (lower, upper) of a binomial share.
+    """One-sided ``1 - alpha`` Clopper-Pearson bounds (lower, upper) of a binomial share
+    (:func:`ppdm.attacks._substitution.binomial_lower` and ``binomial_upper``).
 
     Examples
     --------
@@ -49,11 +51,7 @@ def clopper_pearson(k: int, n: int, alpha: float) -> tuple[float, float]:
     >>> round(lo, 3), round(hi, 3)
     (0.398, 0.602)
     """
-    from scipy.stats import beta
-
-    lo = 0.0 if k == 0 else float(beta.ppf(alpha, k, n - k + 1))
-    hi = 1.0 if k == n else float(beta.ppf(1 - alpha, k + 1, n - k))
-    return lo, hi
+    return float(binomial_lower(k, n, alpha)), float(binomial_upper(k, n, alpha))
 
 
 @dataclass(frozen=True)
