@@ -235,3 +235,22 @@ def test_per_attribute_n_of_a_table_with_many_classes():
     frame = pd.DataFrame({"x": x, "k": rng.integers(0, 3, 2000), "y": (x // 1).astype(int)})
     per = _channel_n(frame, "y", 9.0, (5, 40), 1500)
     assert per["k"] == 3 and per["x"] in (5, 40)
+
+
+def test_the_advice_states_its_guarantee_per_record_and_the_oracle_crossing():
+    from ppdm.advise import _record_notes
+    from ppdm.perturb import plan_release
+
+    a = advise(_owner_table(900), "y", gammas=[5, 9], ns=[5, 10], reps=2, confirm=3)
+    m = len(a.spec.perturbed_attributes())
+    per_record = next(n for n in a.notes if n.startswith("per record"))
+    assert f"epsilon per record: {m * np.log(a.gamma):.1f}" in per_record
+    frame = _owner_table(900)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        wide = plan_release(frame, class_attribute="y", gamma=5.0, n_bins=40)
+        narrow = plan_release(frame, class_attribute="y", gamma=5.0, n_bins=10)
+    # 40 bins at gamma 5: past 3 gamma + 2 = 17, unary encoding would be less noisy
+    crossing = [n for n in _record_notes(wide) if "3 gamma + 2 = 17" in n]
+    assert crossing and "noisier than unary encoding" in crossing[0]
+    assert not any("3 gamma + 2" in n for n in _record_notes(narrow))

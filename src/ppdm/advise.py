@@ -522,12 +522,35 @@ def advise(
         )
     n_out = variants[chosen][1]
     spec = vspecs[chosen]
+    notes += _record_notes(spec)
     return Advice(
         gamma=gamma, N=n_out, learner=label, accuracy=stats["accuracy"], se=stats["se"],
         sd=stats["sd"], release_se=math.hypot(stats["sd"], stats["se"]), reps=confirm,
         met=bool(met), paper=paper, notes=tuple(notes), spec=spec,
         privacy=attribute_privacy(GammaDiagonal(max(_ns(n_out)), gamma), len(frame)), **common,
     )  # fmt: skip
+
+
+def _record_notes(spec: ReleaseSpec) -> list[str]:
+    """The recommended release's guarantee per record, and its attributes past the point
+    where unary encoding would estimate frequencies with less variance (N > 3 gamma + 2).
+
+    References
+    ----------
+    Wang, Blocki, Li & Jha (2017), Sec. 4.4.
+    """
+    from .report import past_the_crossover, per_record_lines, privacy_report
+
+    report = privacy_report(spec)
+    lines = [line.strip() for line in per_record_lines(report)]
+    notes = [" ".join(lines[:2])] if len(lines) > 1 else []
+    past = past_the_crossover(report)
+    if past:
+        notes.append(
+            f"{'; '.join(past)}: past this many values a frequency estimate is noisier than "
+            "unary encoding would give at the same epsilon (docs/oracles.md)"
+        )
+    return notes
 
 
 def _policy_note(max_gamma: float | None) -> str:
