@@ -30,7 +30,7 @@ import pandas as pd
 from .exceptions import DataError, DomainError, ParameterError, SpecError
 from .fields import fields_dict
 from .io import label_text
-from .pipeline import Release, load_release, reconstruct_batches, reconstruct_release
+from .pipeline import Release, load_release, reconstruct_frame, reconstruct_release
 from .release import ReleaseSpec
 from .validation import check_choice
 
@@ -178,16 +178,8 @@ def fit_candidate(candidate: Candidate, release: Release, *, frame=None, random_
         model.set_params(**dict(candidate.params))
     if candidate.reconstruction is None:
         return model.fit(data)
-    table = pd.concat(
-        list(
-            reconstruct_batches(
-                spec,
-                lambda: iter([data]),
-                by_class=candidate.reconstruction == "by-class",
-                random_state=random_state,
-            )
-        )
-    )
+    by_class = candidate.reconstruction == "by-class"
+    table = reconstruct_frame(data, spec, by_class=by_class, random_state=random_state)
     return model.fit(_features(table, spec, target, candidate.learner), table[target])
 
 
