@@ -254,3 +254,123 @@ def test_the_advice_states_its_guarantee_per_record_and_the_oracle_crossing():
     crossing = [n for n in _record_notes(wide) if "3 gamma + 2 = 17" in n]
     assert crossing and "noisier than unary encoding" in crossing[0]
     assert not any("3 gamma + 2" in n for n in _record_notes(narrow))
+
+
+def _grid(rows):
+    return pd.DataFrame(rows, columns=["gamma", "N", "learner", "accuracy", "se"])
+
+
+def test_rule_7_1_takes_the_strongest_privacy_within_one_se_of_the_best():
+    """The paper's 7.1 (each gamma's best N, then the smallest N) picked gamma 5 at 0.80
+    here, 11 points below the best; within one s.e. of the best, the smallest gamma is 7
+    (0.905 >= 0.91 - 0.01), and at gamma 7 the smaller N of the two within reach."""
+    from ppdm.advise import _choose_paper, rule_within_one_se
+
+    cells = _grid(
+        [(5, 5, "f", 0.80, 0.01), (5, 10, "f", 0.79, 0.01), (7, 5, "f", 0.87, 0.01),
+         (7, 10, "f", 0.905, 0.01), (7, 20, "f", 0.90, 0.01), (9, 5, "f", 0.91, 0.01),
+         (9, 20, "f", 0.89, 0.01)]
+    )  # fmt: skip
+    r = rule_within_one_se(cells)
+    assert (r["gamma"], r["N"]) == (7, 10)
+    assert cells["accuracy"].max() - r["accuracy"] <= 0.01
+    paper, _ = _choose_paper(cells, None, 0.0)
+    assert (paper["gamma"], paper["N"]) == (5, 5)
+    # the width is the pooled s.e. (root mean square, 0.031 here), not the best cell's
+    # own (0.001, which would leave gamma 9 alone)
+    pooled = cells.assign(se=[0.01, 0.01, 0.01, 0.01, 0.01, 0.001, 0.08])
+    assert rule_within_one_se(pooled)[["gamma", "N"]].tolist() == [7, 10]
+    noisy = cells.assign(se=0.12)  # a noisier screening ties everything down to 0.79
+    assert rule_within_one_se(noisy)[["gamma", "N"]].tolist() == [5, 5]
+    # a tie tolerance wider than the s.e. widens the ties
+    assert rule_within_one_se(cells, tolerance=0.05)[["gamma", "N"]].tolist() == [7, 5]
+
+
+def test_rule_7_2_picks_the_smallest_gamma_the_best_learner_meets():
+    """Over the best learner of each cell: the forest meets 0.85 at gamma 6, the tree
+    only at 8 and the paper pipeline never; the most accurate N at gamma 6 is 20."""
+    from ppdm.advise import _choose, best_per_cell
+
+    tree = "release-tree depth 8, leaf 0.02"
+    cells = _grid(
+        [(5, 10, "release-forest", 0.80, 0.01), (5, 10, tree, 0.82, 0.01),
+         (6, 10, "release-forest", 0.86, 0.01), (6, 20, "release-forest", 0.88, 0.01),
+         (6, 20, tree, 0.84, 0.01), (8, 10, tree, 0.90, 0.01),
+         (8, 10, PAPER_PIPELINE.label, 0.95, 0.01), (6, 5, PAPER_PIPELINE.label, 0.99, 0.01)]
+    )  # fmt: skip
+    best = best_per_cell(cells)
+    assert PAPER_PIPELINE.label not in set(best["learner"])
+    row, met = _choose(best, 0.85, 0.0)
+    assert (row["gamma"], row["N"], row["learner"], met) == (6, 20, "release-forest", True)
+    row, met = _choose(best, 0.81, 0.0)  # the tree meets it at gamma 5
+    assert (row["gamma"], row["N"], row["learner"], met) == (5, 10, tree, True)
+    row, met = _choose(best, 0.97, 0.0)  # nobody meets it: the most accurate, flagged
+    assert (row["gamma"], row["learner"], met) == (8, tree, False)
+
+
+def _fake_run(accuracy):
+    """A stand-in for the advisor's scoring: accuracy by (gamma, N of attribute x1,
+    learner), plus a spread of 0.3 points by repetition that differs between gammas."""
+
+    def run(tasks, specs, learners, description):
+        rows = []
+        for key, rep in tasks:
+            a = specs[key].attribute("x1")
+            g, n = a.matrix["gamma"], a.get_domain().n_values
+            for c in learners:
+                acc = accuracy[(g, n, c.label)] + 0.002 * ((rep + int(g)) % 3 - 1)
+                rows.append({"key": key, "rep": rep, "learner": c.label, "accuracy": acc})
+        return pd.DataFrame(rows)
+
+    return run
+
+
+def test_the_rules_cell_gives_way_to_the_best_when_confirmed_below_it():
+    from ppdm.advise import _confirm_advice
+
+    frame = _owner_table(600)
+    by_label = {c.label: c for c in CANDIDATES}
+    forest, tree = by_label["release-forest"], by_label["release-tree depth 8, leaf 0.02"]
+    pick = pd.Series({"gamma": 5.0, "N": 5, "learner": forest.label})
+    top = pd.Series({"gamma": 9.0, "N": 10, "learner": tree.label})
+    kw = dict(frame=frame, target="y", cands=(forest, tree), fresh=range(2, 12), ns=(),
+              n_train=400)  # fmt: skip
+    below = {(5.0, 5, forest.label): 0.80, (9.0, 10, tree.label): 0.84}
+    design, conf, chosen, *_, notes = _confirm_advice(pick, top, run=_fake_run(below), **kw)
+    assert design == (9.0, 10, tree.label) and chosen == "common"
+    assert conf["accuracy"].mean() == pytest.approx(0.84, abs=1e-3)
+    assert "below the grid's best" in notes[0]
+    # 0.04 points below, against an s.e. of the paired difference of 0.09 points
+    near = {(5.0, 5, forest.label): 0.8398, (9.0, 10, tree.label): 0.84}
+    design, *_, notes = _confirm_advice(pick, top, run=_fake_run(near), **kw)
+    assert design == (5.0, 5, forest.label) and "within one s.e. of the grid's best" in notes[0]
+
+
+def test_per_attribute_n_is_searched_per_attribute_and_kept_only_when_it_wins():
+    """x1 carries the class in ten narrow bands (40 bins see them, 5 do not); z is
+    noise, whose finer bins only add estimation bias: the search gives x1 N 40 and z N 5.
+    The variant is then confirmed against the common N and kept only when it wins."""
+    from ppdm.advise import _channel_n, _confirm_advice
+
+    rng = np.random.default_rng(4)
+    n = 6000
+    x1 = rng.uniform(0, 100, n)
+    frame = pd.DataFrame({"x1": x1, "z": rng.uniform(0, 1, n),
+                          "y": np.where((x1 // 5) % 2 == 0, "a", "b")})  # fmt: skip
+    per = _channel_n(frame, "y", 9.0, (5, 40), 4000)
+    assert per == {"x1": 40, "z": 5}
+    forest = next(c for c in CANDIDATES if c.label == "release-forest")
+    pick = pd.Series({"gamma": 9.0, "N": 5, "learner": forest.label})
+    kw = dict(frame=frame, target="y", cands=(forest,), fresh=range(2, 12), ns=(5, 40),
+              n_train=4000)  # fmt: skip
+    wins = {(9.0, 5, forest.label): 0.60, (9.0, 40, forest.label): 0.70}
+    design, conf, chosen, vspecs, variants, notes = _confirm_advice(
+        pick, pick, run=_fake_run(wins), **kw
+    )
+    assert chosen == "per-attribute" and variants[chosen] == (9.0, {"x1": 40, "z": 5})
+    assert vspecs[chosen].attribute("x1").get_domain().n_values == 40
+    assert vspecs[chosen].attribute("z").get_domain().n_values == 5
+    loses = {(9.0, 5, forest.label): 0.70, (9.0, 40, forest.label): 0.69}
+    chosen = _confirm_advice(pick, pick, run=_fake_run(loses), **kw)[2]
+    assert chosen == "common"
+    assert _confirm_advice(pick, pick, run=_fake_run(wins), **{**kw, "ns": ()})[2] == "common"

@@ -13,8 +13,12 @@ The grid is screened with a few repetitions; a rule then picks a cell over the b
 learner of each cell, within the owner's policy (the largest gamma allowed: cells above
 it are left out and the advice says so):
 
-- **7.1**: for each gamma the N of highest accuracy (the smallest N among ties); among
-  those the smallest N, then the smallest gamma.
+- **7.1**: among the cells within one standard error of the most accurate (the s.e. of
+  a cell's mean pooled over the grid), the smallest gamma (the strongest privacy), then
+  the smallest N. The screening's most accurate cell is confirmed beside it on the same
+  fresh splits, and recommended instead if the rule's cell falls more than one s.e. of
+  the paired difference below it. (The paper's 7.1, each gamma's best N and then the
+  smallest N, gives the paper pipeline's advice shown beside it.)
 - **7.2** (a target accuracy): the smallest gamma whose best cell meets the target, at
   its most accurate N; if no cell meets it, the most accurate cell, flagged.
 
@@ -65,11 +69,14 @@ __all__ = [
     "PAPER_PIPELINE",
     "POLICY_GAMMA",
     "advise",
+    "best_per_cell",
     "clearly_above_majority",
+    "evaluate_designs",
     "format_advice",
     "plot_advice",
     "rule_best_n_per_gamma",
     "rule_min_accuracy",
+    "rule_within_one_se",
 ]
 
 #: The range Sec. 7 suggests for gamma.
@@ -347,7 +354,65 @@ def rule_min_accuracy(cells: pd.DataFrame, min_accuracy: float) -> tuple[pd.Seri
     return top.sort_values(["gamma", "N"], kind="stable").iloc[0], met
 
 
+def pooled_se(cells: pd.DataFrame) -> float:
+    """The standard error of one cell's mean accuracy, pooled over the grid: the root
+    mean square of the cells' s.e. (a cell's own s.e. from two repetitions is too noisy
+    to set a width with)."""
+    se = cells["se"].astype(float).dropna()
+    return float(np.sqrt(np.mean(se**2))) if len(se) else 0.0
+
+
+def rule_within_one_se(cells: pd.DataFrame, tolerance: float = 0.0) -> pd.Series:
+    """Rule 7.1 as the advisor applies it: among the cells within one standard error of
+    the most accurate (:func:`pooled_se`, or ``tolerance`` if wider), the smallest gamma
+    (the strongest privacy), then the smallest N (the smallest matrix), then the most
+    accurate.
+
+    The paper's rule 7.1 takes each gamma's most accurate N and then the smallest N,
+    whatever accuracy that costs; its rule 7.2 prefers the smallest gamma among designs
+    that reach the accuracy wanted. Here the accuracy wanted is the best the grid shows,
+    less what the screening cannot tell apart from it.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"gamma": [5, 7, 9, 9], "N": [5, 10, 5, 20],
+    ...                   "accuracy": [0.80, 0.89, 0.90, 0.91], "se": [0.01] * 4})
+    >>> r = rule_within_one_se(t)
+    >>> (int(r["gamma"]), int(r["N"]))
+    (9, 5)
+
+    References
+    ----------
+    Dowd, Xu & Zhang, Sec. 7.1 and 7.2.
+    """
+    width = max(pooled_se(cells), float(tolerance))
+    near = cells[cells["accuracy"] >= cells["accuracy"].max() - width]
+    near = near.sort_values("accuracy", ascending=False, kind="stable")
+    return near.sort_values(["gamma", "N"], kind="stable").iloc[0]
+
+
+def best_per_cell(cells: pd.DataFrame) -> pd.DataFrame:
+    """The most accurate learner of each (gamma, N), the paper pipeline left out."""
+    mined = cells[cells["learner"] != PAPER_PIPELINE.label]
+    return (
+        mined.sort_values("accuracy", ascending=False, kind="stable")
+        .groupby(["gamma", "N"], sort=False)
+        .head(1)
+    )
+
+
 def _choose(cells: pd.DataFrame, min_accuracy, tolerance) -> tuple[pd.Series | None, bool]:
+    """The advice's cell: rule 7.2 with a target, else rule 7.1 within one s.e."""
+    if cells.empty:
+        return None, False
+    if min_accuracy is not None:
+        return rule_min_accuracy(cells, min_accuracy)
+    return rule_within_one_se(cells, tolerance), True
+
+
+def _choose_paper(cells: pd.DataFrame, min_accuracy, tolerance) -> tuple[pd.Series | None, bool]:
+    """The paper's rules as written: 7.1 takes each gamma's best N, then the smallest N,
+    then the smallest gamma; 7.2 as :func:`rule_min_accuracy`."""
     if cells.empty:
         return None, False
     if min_accuracy is not None:
@@ -424,7 +489,8 @@ def advise(
     per_attribute : bool, default=True
         Try a per-attribute N against the common N (kept only when it wins clearly).
     tolerance : float, default=0.0
-        Rule 7.1: accuracies this close count as ties.
+        Rule 7.1: accuracies this close to the best count as ties, if wider than one
+        pooled standard error.
     sample : int, optional
         Advise on a random sample of this many rows.
     test_fraction : float, default=1/3
@@ -477,9 +543,7 @@ def advise(
     majority, original = float(base["majority class"]), float(base["c45 on the original"])
     table = _grid_table(rows[rows["key"] != "original"], gammas, ns, above, max_gamma, len(frame))
     done = table[table["status"] == "evaluated"]
-    best = done[done["learner"] != PAPER_PIPELINE.label].sort_values(
-        "accuracy", ascending=False, kind="stable"
-    ).groupby(["gamma", "N"], sort=False).head(1)  # fmt: skip
+    best = best_per_cell(done)
     table["best"] = table.index.isin(best.index)
     useful = best[clearly_above_majority(best["accuracy"], majority, n_test)]
     table["clear"] = table.index.isin(useful.index)  # a best learner clearly above majority
@@ -502,17 +566,13 @@ def advise(
         )
         return Advice(None, None, None, None, None, None, None, 0, met=False, paper=paper,
                       notes=tuple(notes), reason=reason, **common)  # fmt: skip
-    gamma, n_bins, label = float(row["gamma"]), int(row["N"]), str(row["learner"])
-    cand = next(c for c in cands if c.label == label)
-    variants = {"common": (gamma, n_bins)}
-    if per_attribute:
-        per = _channel_n(frame, class_column, gamma, ns, len(frame) - n_test)
-        if len(set(per.values())) > 1 or any(v != n_bins for v in per.values()):
-            variants["per-attribute"] = (gamma, per)
-    vspecs = {key: _plan(frame, class_column, *gn) for key, gn in variants.items()}
-    conf = run([(k, r) for k in vspecs for r in fresh], vspecs, (cand,), "advise: confirm")
-    chosen, note = _pick_variant(conf, variants, n_bins)
-    notes.append(note)
+    top = useful.loc[useful["accuracy"].idxmax()] if min_accuracy is None else row
+    confirm_run = functools.partial(
+        _confirm_advice, frame=frame, target=class_column, cands=cands, run=run, fresh=fresh,
+        ns=ns if per_attribute else (), n_train=len(frame) - n_test,
+    )  # fmt: skip
+    (gamma, n_bins, label), conf, chosen, vspecs, variants, more = confirm_run(row, top)
+    notes += more
     stats = _stats(conf.loc[conf["key"] == chosen, "accuracy"])
     met = min_accuracy is None or stats["accuracy"] >= min_accuracy
     if min_accuracy is not None and not met and float(row["accuracy"]) >= min_accuracy:
@@ -529,6 +589,91 @@ def advise(
         met=bool(met), paper=paper, notes=tuple(notes), spec=spec,
         privacy=attribute_privacy(GammaDiagonal(max(_ns(n_out)), gamma), len(frame)), **common,
     )  # fmt: skip
+
+
+def _design(row: pd.Series) -> tuple[float, int, str]:
+    return float(row["gamma"]), int(row["N"]), str(row["learner"])
+
+
+def _confirm_advice(row, top, *, frame, target, cands, run, fresh, ns, n_train):
+    """Confirm the rule's cell on fresh releases of fresh splits.
+
+    Under rule 7.1 the screening's most accurate cell ``top`` is confirmed beside it on
+    the same splits; the rule's cell is kept when the paired difference is within one of
+    its standard errors, else ``top`` is recommended. Then a per-attribute N (``ns``
+    empty: not tried) is tried against the common N (:func:`_pick_variant`).
+    """
+    by_label = {c.label: c for c in cands}
+    design, notes = _design(row), []
+    conf = run([("common", r) for r in fresh], {"common": _plan(frame, target, *design[:2])},
+               (by_label[design[2]],), "advise: confirm")  # fmt: skip
+    if _design(top) != design:
+        best = _design(top)
+        other = run([("common", r) for r in fresh], {"common": _plan(frame, target, *best[:2])},
+                    (by_label[best[2]],), "advise: confirm the best")  # fmt: skip
+        diff = other.set_index("rep")["accuracy"] - conf.set_index("rep")["accuracy"]
+        d, se = float(diff.mean()), float(diff.std(ddof=1) / math.sqrt(len(diff)))
+        shown = f"gamma {best[0]:g}, N {best[1]}, {best[2]}"
+        if d > se:
+            notes.append(
+                f"rule 7.1's cell (gamma {design[0]:g}, N {design[1]}) confirmed {100 * d:.2f} "
+                f"points ± {100 * se:.2f} below the grid's best ({shown}): the best recommended"
+            )
+            design, conf = best, other
+        else:
+            notes.append(
+                f"rule 7.1's cell confirmed within one s.e. of the grid's best ({shown}): "
+                f"{100 * d:+.2f} points ± {100 * se:.2f} on the same fresh splits"
+            )
+    gamma, n_bins, label = design
+    variants = {"common": (gamma, n_bins)}
+    if ns:
+        per = _channel_n(frame, target, gamma, ns, n_train)
+        if len(set(per.values())) > 1 or any(v != n_bins for v in per.values()):
+            variants["per-attribute"] = (gamma, per)
+    vspecs = {key: _plan(frame, target, *gn) for key, gn in variants.items()}
+    if "per-attribute" in vspecs:
+        conf = pd.concat([conf, run([("per-attribute", r) for r in fresh],
+                                    {"per-attribute": vspecs["per-attribute"]},
+                                    (by_label[label],), "advise: per-attribute N")])  # fmt: skip
+    chosen, note = _pick_variant(conf, variants, n_bins)
+    return design, conf, chosen, vspecs, variants, [*notes, note]
+
+
+def evaluate_designs(
+    frame: pd.DataFrame,
+    class_column: str,
+    designs: dict,
+    *,
+    reps: int = 10,
+    seed: int = 1,
+    test_fraction: float = 1 / 3,
+    jobs: int = 1,
+) -> pd.DataFrame:
+    """Accuracy of designs mined as advised, on fresh releases of fresh splits.
+
+    ``designs`` maps a name to ``(gamma, N, learner label)`` (N one number or a dict
+    attribute -> N; the label one of :data:`ppdm.mining.CANDIDATES` or
+    :data:`PAPER_PIPELINE`'s). Every design is released and mined on the same ``reps``
+    splits (paired), each tested on its original held-out records; with a seed other
+    than the advisor's these are draws the advice was not chosen on.
+
+    Returns
+    -------
+    DataFrame
+        One row per design and repetition: ``design``, ``rep``, ``accuracy``.
+    """
+    check_int(reps, "reps", low=2, error=ParameterError)
+    frame = _owner_table(frame, class_column, None, seed)
+    by_label = {c.label: c for c in (*CANDIDATES, PAPER_PIPELINE)}
+    out = []
+    for name, (gamma, n_bins, label) in designs.items():
+        spec = {"design": _plan(frame, class_column, float(gamma), n_bins)}
+        rows = _run([("design", r) for r in range(reps)], spec, (by_label[label],), name,
+                    frame=frame, target=class_column, test_fraction=test_fraction, seed=seed,
+                    jobs=jobs, mapper=None, progress=False)  # fmt: skip
+        out.append(rows.assign(design=name)[["design", "rep", "accuracy"]])
+    return pd.concat(out, ignore_index=True)
 
 
 def _record_notes(spec: ReleaseSpec) -> list[str]:
@@ -652,7 +797,7 @@ def _pick_variant(conf: pd.DataFrame, variants: dict, n_bins: int) -> tuple[str,
 
 def _confirm_paper(rows, min_accuracy, tolerance, run, fresh, frame, target) -> dict:
     """The paper pipeline's own advice under the same rule and policy, confirmed."""
-    row, _ = _choose(rows, min_accuracy, tolerance)
+    row, _ = _choose_paper(rows, min_accuracy, tolerance)
     if row is None:
         return {"learner": PAPER_PIPELINE.label, "gamma": None, "N": None, "accuracy": None}
     g, n = float(row["gamma"]), int(row["N"])
@@ -729,10 +874,12 @@ def format_advice(advice: Advice, *, n_records: int) -> list[str]:
         "releases of fresh splits, tested on original records"
     ]
     if advice.rule == "7.1":
+        clear = best[best["clear"]]
         lines.append(
-            "rule 7.1 (Sec. 7.1) over the best learner of each cell: for each gamma, the N of "
-            "highest accuracy among the cells clearly above the majority-class rate (by "
-            f"{CLEAR_MARGIN_SE:g} standard errors); then the smallest N, and the smallest gamma:"
+            "rule 7.1 (Sec. 7.1-7.2) over the best learner of each cell clearly above the "
+            f"majority-class rate (by {CLEAR_MARGIN_SE:g} standard errors): among the cells "
+            f"within one s.e. ({100 * pooled_se(clear):.2f} points, pooled) of the most "
+            "accurate, the smallest gamma, then the smallest N; each gamma's best N:"
         )
     else:
         lines.append(

@@ -119,7 +119,10 @@ def advise(
         flag="--spec-out",
     ),
     tie_tolerance: float = value_option(
-        0.0, "--tie-tolerance", "DELTA", "Rule 7.1: accuracies this close tie."
+        0.0,
+        "--tie-tolerance",
+        "DELTA",
+        "Rule 7.1: accuracies this close to the best tie (at least one s.e.).",
     ),
     seed: int = seed_option("Seed of the splits and the advisor's releases.", 0),
     progress: bool = PROGRESS_OPTION,
