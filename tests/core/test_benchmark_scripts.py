@@ -66,3 +66,19 @@ def test_oracle_variance_benchmark_matches_the_grr_formula():
     # 50 releases: a sample variance is within ~3 x sqrt(2 / 49) = 61 % of its mean, and the
     # ratio averages k values, so 0.6-1.4 holds with room
     assert all(0.6 < r < 1.4 for r in ratios)
+
+
+def test_advise_benchmark_measures_advice_paper_and_best_on_fresh_releases(tmp_path):
+    import pandas as pd
+
+    out = _run(str(BENCH / "advise.py"), "--quick", "--sets", "wisconsin", "--fresh", "3",
+               "--jobs", "1", "--out", str(tmp_path / "advise.csv"))  # fmt: skip
+    assert re.search(r"^wisconsin: advice gamma [\d.]+ .* within one s\.e\.: (True|False)", out,
+                     re.M), out  # fmt: skip
+    row = pd.read_csv(tmp_path / "advise.csv").iloc[0]
+    assert row["fresh"] == 3 and row["advice_gamma"] <= 9 and row["best_gamma"] <= 9
+    assert row["paper_learner"].startswith("c45 on the global reconstruction")
+    assert row["gain"] == pytest.approx(row["advice_accuracy"] - row["paper_accuracy"])
+    assert row["gap"] == pytest.approx(row["best_accuracy"] - row["advice_accuracy"])
+    assert row["within_one_se"] == (row["gap"] <= row["gap_se"])
+    assert 0 < row["majority"] < row["c45_original"] <= 1
