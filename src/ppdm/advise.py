@@ -623,7 +623,8 @@ def _confirm_advice(row, top, *, frame, target, cands, run, fresh, ns, n_train):
         else:
             notes.append(
                 f"rule 7.1's cell confirmed within one s.e. of the grid's best ({shown}): "
-                f"{100 * d:+.2f} points ± {100 * se:.2f} on the same fresh splits"
+                f"the best {100 * d:+.2f} points ± {100 * se:.2f} over it on the same fresh "
+                "splits"
             )
     gamma, n_bins, label = design
     variants = {"common": (gamma, n_bins)}
