@@ -23,11 +23,11 @@ from ppdm.engine.executors import map_cells
 from ppdm.estimate import estimate_counts
 from ppdm.exceptions import DataError, ParameterError, PpdmError
 from ppdm.matrix import GammaDiagonal
-from ppdm.multiple import estimate_multiple
 from ppdm.noise.attribute_noise import discrete_gaussian
 from ppdm.privacy import gamma_from_rho, rho2_from_gamma
 from ppdm.random import check_random_state
 from ppdm.tree import C45Classifier
+from ppdm_papers.multiple import estimate_multiple
 
 SRC = Path(ppdm.__file__).resolve().parent
 

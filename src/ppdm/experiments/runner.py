@@ -1,9 +1,7 @@
 """Atomic writers of the experiments' outputs (tidy CSV, JSON).
 
-Every family of ``ppdm reproduce`` runs its grid through :func:`ppdm.cells.run_cells`
-(see :mod:`ppdm.cells` for the contract: cells, mappers, checkpoint, progress), with the
-options of a :class:`ppdm.cellrun.CellRun`, and writes its tables with
-:func:`write_csv_atomic` and :func:`write_json_atomic`.
+``ppdm advise --out`` writes its tables with them, and so does every family of
+``ppdm reproduce`` (:mod:`ppdm_papers`): a table is either whole on disk or absent.
 """
 
 from __future__ import annotations
