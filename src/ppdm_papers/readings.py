@@ -48,10 +48,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
-import re
-import shutil
-import subprocess
-import tempfile
 import time
 from pathlib import Path
 
@@ -70,12 +66,12 @@ from .cellrun import CellRun
 from .core import EncodedTable, encode_table, perturb_table, point_estimate, reconstruct_table
 from .data import TABLE1_DATASETS, load_experiment_data
 from .registry import RunContext
+from .weka import run_j48, weka_available
 
 __all__ = [
     "READINGS",
     "READING_CELLS",
     "QUICK_READING_CELLS",
-    "WEKA_JAR",
     "reading_cell",
     "readings_grid",
     "readings_summary",
@@ -103,8 +99,6 @@ READINGS: tuple[str, ...] = (
 #: (synthetic 75.3 %, UCI 49.6 %) is close to the whole grid's (70.2 %, 47.7 %).
 READING_CELLS: tuple[tuple[int, int], ...] = ((5, 10), (9, 30), (12, 20))
 QUICK_READING_CELLS: tuple[tuple[int, int], ...] = ((9, 10),)
-#: Weka's jar (Debian's weka package); override with the PPDM_WEKA_JAR variable.
-WEKA_JAR = os.environ.get("PPDM_WEKA_JAR", "/usr/share/java/weka.jar")
 
 KEY = ["dataset", "gamma", "N", "rep"]
 
@@ -154,44 +148,24 @@ def _reconstruct_class(classes: np.ndarray, n_classes: int, gamma: float, rng) -
     return matrix_reconstruct(perturbed, largest_remainder(est, int(hist.sum())), rng)
 
 
-def weka_j48(train: pd.DataFrame, test: pd.DataFrame, target: str, jar: str = WEKA_JAR) -> float:
-    """Test accuracy of Weka's J48 (C 0.25, M 2) learned from ``train``.
+def weka_j48(train: pd.DataFrame, test: pd.DataFrame, target: str) -> float:
+    """Test accuracy of Weka's J48 (its defaults, C 0.25, M 2) learned from ``train``.
 
-    Every non-class column must be numeric; the class is written as a nominal attribute
-    over the labels of both sets.
+    The class is a nominal attribute over the labels of both sets
+    (:func:`ppdm_papers.weka.run_j48`).
 
     Raises
     ------
+    FileNotFoundError
+        Java or Weka's jar is missing.
     RuntimeError
-        Java or the jar is missing, or Weka's output has no test-set accuracy.
+        J48 failed, or its output has no test-set accuracy.
     """
-    java = shutil.which("java")
-    if java is None or not Path(jar).is_file():
-        raise RuntimeError(f"Weka's J48 needs java and {jar}")
-    labels = sorted({str(v) for v in pd.concat([train[target], test[target]]).unique()})
-    with tempfile.TemporaryDirectory(prefix="ppdm-weka-") as tmp:
-        paths = []
-        for name, frame in (("train", train), ("test", test)):
-            path = Path(tmp) / f"{name}.arff"
-            attrs = [c for c in frame.columns if c != target]
-            head = ["@relation ppdm"]
-            head += [f"@attribute a{i} numeric" for i in range(len(attrs))]
-            head += ["@attribute class {" + ",".join(labels) + "}", "@data"]
-            body = frame[attrs].astype(np.float64).copy()
-            body["class"] = frame[target].astype(str).to_numpy()
-            with open(path, "w") as fh:
-                fh.write("\n".join(head) + "\n")
-                body.to_csv(fh, header=False, index=False, float_format="%.10g")
-            paths.append(path)
-        cmd = [java, "-Xmx1g", "-cp", jar, "weka.classifiers.trees.J48", "-C", "0.25", "-M", "2"]
-        cmd += ["-t", str(paths[0]), "-T", str(paths[1]), "-o"]
-        done = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    text = done.stdout
-    test_part = text[text.find("=== Error on test data ===") :] if "test data" in text else ""
-    found = re.search(r"Correctly Classified Instances\s+\d+\s+([0-9.]+)\s*%", test_part)
-    if found is None:
-        raise RuntimeError(f"no test accuracy in Weka's output: {done.stderr.strip()[:200]}")
-    return float(found.group(1)) / 100.0
+    classes = sorted(pd.concat([train[target], test[target]]).unique(), key=str)
+    accuracy = run_j48(train, target, test, classes=classes).test_accuracy
+    if accuracy is None:
+        raise RuntimeError("no test accuracy in Weka's output")
+    return accuracy
 
 
 def reading_cell(
@@ -288,7 +262,7 @@ def reading_cell(
             acc = score(base.decode(paper_codes()), y=labels[y_rec])
         elif reading == "weka-j48":
             run_weka = int(rep) < weka_reps and (int(gamma), n_bins) in set(weka_cells)
-            if run_weka and shutil.which("java") and Path(WEKA_JAR).is_file():
+            if run_weka and weka_available():
                 train = base.decode(paper_codes())
                 train[data.target] = y_train
                 acc = weka_j48(train, data.test, data.target)
@@ -443,7 +417,7 @@ def mdl_table(
         for label, model in learners.items():
             acc = float(np.mean(model.fit(X, y).predict(Xt) == yt))
             rows.append({"dataset": name, "learner": label, "accuracy": 100.0 * acc})
-        if shutil.which("java") and Path(WEKA_JAR).is_file():
+        if weka_available():
             acc = weka_j48(data.train, data.test, data.target)
             rows.append({"dataset": name, "learner": "weka 3.6 J48", "accuracy": 100.0 * acc})
         for n_bins in binned:  # binning alone, no perturbation: fewer thresholds to pay for

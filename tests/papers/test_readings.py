@@ -1,8 +1,5 @@
 """The readings of the Figs. 4-6 setup (``ppdm reproduce fig4-readings``)."""
 
-import shutil
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -12,11 +9,11 @@ from ppdm_papers import readings
 from ppdm_papers.accuracy import accuracy_cell
 from ppdm_papers.readings import (
     READINGS,
-    WEKA_JAR,
     reading_cell,
     readings_summary,
     weka_j48,
 )
+from ppdm_papers.weka import weka_available
 
 LEARNER = "cart-entropy"  # fast stand-in; the committed results use ppdm's C4.5
 CELL = ("spambase", 9, 10, 0)
@@ -82,9 +79,7 @@ def test_unknown_reading_is_refused():
         reading_cell(CELL, seed=0, quick=True, learner=LEARNER, readings=("x",))
 
 
-@pytest.mark.skipif(
-    shutil.which("java") is None or not Path(WEKA_JAR).is_file(), reason="needs java and Weka"
-)
+@pytest.mark.skipif(not weka_available(), reason="needs java and Weka")
 def test_weka_j48_separates_a_separable_set():
     rng = np.random.default_rng(0)
     x = rng.random((300, 2))

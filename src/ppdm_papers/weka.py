@@ -1,4 +1,4 @@
-"""Run Weka's J48 on a table and read its tree back (used by tests and benchmarks).
+"""Run Weka's J48 on a table and read its tree back (the ``weka-j48`` reading, the tests).
 
 Needs Java and ``weka.jar`` (Debian package ``weka``: ``/usr/share/java/weka.jar``).
 
@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..exceptions import DataError
-from ..io import write_arff as io_write_arff
+from ppdm.exceptions import DataError
+from ppdm.io import write_arff as io_write_arff
 
 __all__ = [
     "WEKA_JAR",
