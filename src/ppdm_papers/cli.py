@@ -19,21 +19,35 @@ import typer
 
 from ppdm.cli._common import check_flag, fail
 from ppdm.cli._options import (
-    JOBS_OPTION,
     PROGRESS_OPTION,
-    QUICK_OPTION,
-    REPRODUCE_SEED_OPTION,
     SCHEDULER_OPTION,
     TEXT_ARGUMENT,
     AdviseLearner,
     Engine,
     choice_option,
     flag_option,
-    learner_option,
     out_option,
+    seed_option,
     value_option,
 )
 from ppdm.validation import check_at_least
+
+#: ``--jobs`` of the reproduction grids.
+JOBS_OPTION = value_option(
+    1, "--jobs", "N", "Worker processes (results do not depend on it).", short="-j"
+)
+#: ``--quick`` of the reproductions.
+QUICK_OPTION = flag_option("--quick", "Reduced grid, for a run in minutes.")
+#: ``--seed`` of the reproductions.
+REPRODUCE_SEED_OPTION = seed_option(
+    "Master seed; each cell's seed derives from it and the cell.", 0
+)
+
+
+def learner_option(help: str):  # noqa: A002 - typer's keyword
+    """``--learner`` of the tree grids: the paper's C4.5 or CART with entropy."""
+    return choice_option(AdviseLearner.C45, "--learner", help)
+
 
 #: The Bayesian-network reproductions, which ``ppdm bn reproduce`` also runs.
 BN_REPRODUCTIONS = ("bn-table2", "bn-privacy-accuracy", "bn-sample-size")

@@ -44,18 +44,14 @@ __all__ = [
     "ENGINE_OPTION",
     "SCHEDULER_OPTION",
     "RELEASE_SEED_OPTION",
-    "JOBS_OPTION",
     "JSON_OPTION",
     "PROGRESS_OPTION",
-    "QUICK_OPTION",
-    "REPRODUCE_SEED_OPTION",
     "BATCH_SIZE_OPTION",
     "value_option",
     "file_option",
     "seed_option",
     "plot_option",
     "method_option",
-    "learner_option",
     "flag_option",
 ]
 
@@ -277,11 +273,6 @@ def method_option(help: str = "Estimation method of Dist."):  # noqa: A002 - typ
     return choice_option(EstimationMethod.SET_SCALE, "--method", help)
 
 
-def learner_option(help: str):  # noqa: A002 - typer's keyword
-    """``--learner`` of the tree grids: the paper's C4.5 or CART with entropy."""
-    return choice_option(AdviseLearner.C45, "--learner", help)
-
-
 def flag_option(flag: str, help: str, short: str | None = None):  # noqa: A002
     """A switch, off unless given."""
     names = (flag,) if short is None else (flag, short)
@@ -306,18 +297,8 @@ SCHEDULER_OPTION = value_option(
 RELEASE_SEED_OPTION = seed_option("Seed for experiments only (never for a real release).")
 #: ``--json``: print a machine-readable result instead of a table.
 JSON_OPTION = flag_option("--json", "Machine-readable output.")
-#: ``--jobs`` of the reproduction grids.
-JOBS_OPTION = value_option(
-    1, "--jobs", "N", "Worker processes (results do not depend on it).", short="-j"
-)
 #: ``--progress/--no-progress`` of the reproduction grids.
 PROGRESS_OPTION = typer.Option(True, "--progress/--no-progress", help="Show a progress bar.")
-#: ``--quick`` of the reproductions.
-QUICK_OPTION = flag_option("--quick", "Reduced grid, for a run in minutes.")
-#: ``--seed`` of the reproductions.
-REPRODUCE_SEED_OPTION = seed_option(
-    "Master seed; each cell's seed derives from it and the cell.", 0
-)
 #: ``--confidence`` / ``-C`` of the commands that grow a C4.5 tree.
 CONFIDENCE_OPTION = value_option(
     0.25, "--confidence", "CF", "C4.5 pruning confidence factor (J48 -C).", short="-C"
