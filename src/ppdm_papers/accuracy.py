@@ -27,12 +27,12 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from ppdm.cells import Checkpoint, cell_rng
+from ppdm.cells import cell_rng
 from ppdm.exceptions import ParameterError
 from ppdm.experiments.runner import write_csv_atomic, write_json_atomic
 from ppdm.matrix import GammaDiagonal
 
-from .cellrun import CellRun
+from .cellrun import CellRun, CsvCheckpoint
 from .core import MODES, EncodedTable, encode_table, perturb_table, reconstruct_table
 from .data import TABLE1_DATASETS, ExperimentData, load_experiment_data
 from .grid import tree_grid
@@ -228,7 +228,7 @@ def run(ctx: RunContext) -> list[Path]:
 
     learner = ctx.options.get("learner", "c45")
     reps = 1 if ctx.quick else 5
-    ckpt = Checkpoint(ctx.out / "checkpoints" / f"fig4-{learner}.csv", KEY)
+    ckpt = CsvCheckpoint(ctx.out / "checkpoints" / f"fig4-{learner}.csv", KEY)
     t0 = time.perf_counter()
     frame = accuracy_grid(
         quick=ctx.quick,

@@ -35,12 +35,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ppdm.cells import Checkpoint, cell_rng, run_cells
+from ppdm.cells import cell_rng, run_cells
 from ppdm.domain import BinnedDomain
 from ppdm.experiments.runner import write_csv_atomic, write_json_atomic
 from ppdm.matrix import GammaDiagonal
 
 from .accuracy import fit_score, perturbed_cell
+from .cellrun import CsvCheckpoint
 from .core import perturb_table, reconstruct_table
 from .data import TABLE1_DATASETS, load_experiment_data
 from .grid import ADVISOR_GAMMAS, PAPER_NS
@@ -255,7 +256,7 @@ def run(ctx: RunContext) -> list[Path]:
         reps=reps,
         jobs=ctx.jobs,
         mapper=ctx.mapper,
-        checkpoint=Checkpoint(ctx.out / "checkpoints" / "beyond.csv", KEY),
+        checkpoint=CsvCheckpoint(ctx.out / "checkpoints" / "beyond.csv", KEY),
         progress=ctx.progress,
         deadline=deadline,
         datasets=datasets,
@@ -265,7 +266,7 @@ def run(ctx: RunContext) -> list[Path]:
     curve = run_cells(
         functools.partial(curve_cell, seed=ctx.seed, quick=ctx.quick),
         [(d, n, r) for r in range(1 if ctx.quick else 3) for n in sizes for d in synths],
-        checkpoint=Checkpoint(
+        checkpoint=CsvCheckpoint(
             ctx.out / "checkpoints" / "beyond-curve.csv", ["dataset", "n", "rep"]
         ),
         mapper=ctx.mapper,

@@ -534,10 +534,10 @@ def forest_grid(
     and ``timings/beyond-forest.json``."""
     import time
 
-    from ppdm.cells import Checkpoint
     from ppdm.experiments.runner import write_json_atomic
 
     from .beyond import KEY, beyond_grid
+    from .cellrun import CsvCheckpoint
     from .data import TABLE1_DATASETS
 
     t0 = time.perf_counter()
@@ -546,7 +546,7 @@ def forest_grid(
         seed=seed,
         reps=reps,
         jobs=jobs,
-        checkpoint=Checkpoint(out / "checkpoints" / "beyond-forest.csv", KEY),
+        checkpoint=CsvCheckpoint(out / "checkpoints" / "beyond-forest.csv", KEY),
         deadline=deadline,
         datasets=tuple(datasets) if datasets else TABLE1_DATASETS,
         methods=(FOREST,),

@@ -20,14 +20,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ppdm.cells import Checkpoint, cell_rng
+from ppdm.cells import cell_rng
 from ppdm.domain import BinnedDomain
 from ppdm.estimate import estimation_error, point_estimate
 from ppdm.experiments.runner import write_csv_atomic
 from ppdm.matrix import GammaDiagonal
 from ppdm.privacy import kang_bound
 
-from .cellrun import CellRun
+from .cellrun import CellRun, CsvCheckpoint
 from .data import FIG2_DISTRIBUTIONS, fig2_values
 from .grid import paper_grid
 from .registry import RunContext
@@ -142,7 +142,7 @@ def run(ctx: RunContext) -> list[Path]:
     """``ppdm reproduce fig2``: fig2.csv (tidy), fig2_summary.csv, fig2.png, fig2_kang.png."""
     from . import plotting
 
-    ckpt = Checkpoint(ctx.out / "checkpoints" / "fig2.csv", KEY)
+    ckpt = CsvCheckpoint(ctx.out / "checkpoints" / "fig2.csv", KEY)
     frame = estimation_error_grid(
         quick=ctx.quick,
         seed=ctx.seed,

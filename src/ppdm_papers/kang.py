@@ -20,13 +20,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ppdm.cells import Checkpoint, cell_rng
+from ppdm.cells import cell_rng
 from ppdm.domain import BinnedDomain
 from ppdm.estimate import estimation_error
 from ppdm.experiments.runner import write_csv_atomic
 from ppdm.matrix import GammaDiagonal
 
-from .cellrun import CellRun
+from .cellrun import CellRun, CsvCheckpoint
 from .data import FIG2_DISTRIBUTIONS, fig2_values
 from .multiple import estimate_multiple, multiple_amplification, multiple_kang_bound
 from .registry import RunContext
@@ -115,7 +115,7 @@ def run(ctx: RunContext) -> list[Path]:
         quick=ctx.quick,
         seed=ctx.seed,
         reps=2 if ctx.quick else 5,
-        cell_run=ctx.cell_run(Checkpoint(ctx.out / "checkpoints" / "kang.csv", KEY)),
+        cell_run=ctx.cell_run(CsvCheckpoint(ctx.out / "checkpoints" / "kang.csv", KEY)),
     )
     summary = frame.groupby([*KEY, "scheme", "method"], as_index=False).agg(
         error=("error", "mean"),

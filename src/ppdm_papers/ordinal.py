@@ -42,12 +42,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ppdm.cells import Checkpoint, cell_rng, run_cells
+from ppdm.cells import cell_rng, run_cells
 from ppdm.estimate import point_estimate
 from ppdm.experiments.runner import write_csv_atomic, write_json_atomic
 from ppdm.matrix import ExplicitMatrix, GammaDiagonal, PerturbationMatrix
 
 from .beyond import _test_codes
+from .cellrun import CsvCheckpoint
 from .core import EncodedTable, encode_table
 from .data import ExperimentData, load_experiment_data
 from .registry import RunContext
@@ -313,14 +314,14 @@ def run(ctx: RunContext) -> list[Path]:
     ordinal = run_cells(
         functools.partial(ordinal_cell, seed=ctx.seed, quick=quick),
         [(d, g, n, r) for r in range(reps) for d in sets for g in gammas for n in ns],
-        checkpoint=Checkpoint(ctx.out / "checkpoints" / f"ordinal{tag}.csv", key),
+        checkpoint=CsvCheckpoint(ctx.out / "checkpoints" / f"ordinal{tag}.csv", key),
         mapper=ctx.mapper, jobs=ctx.jobs, progress=ctx.progress,
         description="ordinal", deadline=deadline,
     )  # fmt: skip
     split = run_cells(
         functools.partial(split_cell, seed=ctx.seed, quick=quick),
         [(d, g, n, r) for r in range(reps) for d in split_sets for g in SPLIT_GAMMAS for n in ns[:1]],
-        checkpoint=Checkpoint(ctx.out / "checkpoints" / f"split{tag}.csv", key),
+        checkpoint=CsvCheckpoint(ctx.out / "checkpoints" / f"split{tag}.csv", key),
         mapper=ctx.mapper, jobs=ctx.jobs, progress=ctx.progress,
         description="split", deadline=deadline,
     )  # fmt: skip

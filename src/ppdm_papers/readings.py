@@ -54,7 +54,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ppdm.cells import Checkpoint, cell_rng
+from ppdm.cells import cell_rng
 from ppdm.domain import BinnedDomain
 from ppdm.exceptions import ParameterError
 from ppdm.experiments.runner import write_csv_atomic, write_json_atomic
@@ -62,7 +62,7 @@ from ppdm.matrix import GammaDiagonal
 from ppdm.reconstruct import largest_remainder, matrix_reconstruct
 
 from .accuracy import fit_score
-from .cellrun import CellRun
+from .cellrun import CellRun, CsvCheckpoint
 from .core import EncodedTable, encode_table, perturb_table, point_estimate, reconstruct_table
 from .data import TABLE1_DATASETS, load_experiment_data
 from .registry import RunContext
@@ -468,7 +468,7 @@ def run(ctx: RunContext) -> list[Path]:
     cells = QUICK_READING_CELLS if ctx.quick else READING_CELLS
     reps = 1 if ctx.quick else 3
     suffix = "-quick" if ctx.quick else ""
-    ckpt = Checkpoint(ctx.out / "checkpoints" / f"readings-{learner}{suffix}.csv", KEY)
+    ckpt = CsvCheckpoint(ctx.out / "checkpoints" / f"readings-{learner}{suffix}.csv", KEY)
     t0 = time.perf_counter()
     frame = readings_grid(
         cells=cells,

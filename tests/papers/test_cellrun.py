@@ -6,9 +6,9 @@ import time
 import pandas as pd
 import pytest
 
-from ppdm.cells import Checkpoint, cell_rng, run_cells
+from ppdm.cells import cell_rng, run_cells
 from ppdm.exceptions import ParameterError
-from ppdm_papers.cellrun import CellRun
+from ppdm_papers.cellrun import CellRun, CsvCheckpoint
 from ppdm_papers.registry import RunContext
 
 CELLS = [(a, b) for a in ("p", "q") for b in range(3)]
@@ -36,7 +36,7 @@ def test_run_hands_every_option_to_run_cells(tmp_path):
     got = CellRun().run(fn, CELLS[::-1], "t", order="cells")
     assert list(zip(got["a"], got["b"])) == CELLS[::-1]
     # the checkpoint receives every finished cell
-    ckpt = Checkpoint(tmp_path / "c.csv", ["a", "b"])
+    ckpt = CsvCheckpoint(tmp_path / "c.csv", ["a", "b"])
     pd.testing.assert_frame_equal(CellRun(checkpoint=ckpt).run(fn, CELLS, "t"), want)
     assert ckpt.done() == set(CELLS)
     # a deadline already passed: the run stops after the first cell
@@ -46,7 +46,7 @@ def test_run_hands_every_option_to_run_cells(tmp_path):
 
 def test_context_builds_the_cell_run(tmp_path):
     ctx = RunContext(out=tmp_path, jobs=2, mapper=_backwards, progress=False)
-    ckpt = Checkpoint(tmp_path / "c.csv", ["a", "b"])
+    ckpt = CsvCheckpoint(tmp_path / "c.csv", ["a", "b"])
     run = ctx.cell_run(ckpt, 12.5)
     assert run == CellRun(jobs=2, mapper=_backwards, progress=False, checkpoint=ckpt, deadline=12.5)
     assert ctx.cell_run() == CellRun(jobs=2, mapper=_backwards, progress=False)

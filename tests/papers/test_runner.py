@@ -5,8 +5,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ppdm.cells import Checkpoint, cell_rng, cell_seed_sequence, run_cells
+from ppdm.cells import cell_rng, cell_seed_sequence, run_cells
 from ppdm.exceptions import ParameterError
+from ppdm_papers.cellrun import CsvCheckpoint
 from ppdm_papers.registry import RunContext, get, names, register
 
 
@@ -41,7 +42,7 @@ def test_results_independent_of_jobs_and_order():
 
 
 def test_resume_skips_finished_cells(tmp_path):
-    ck = Checkpoint(tmp_path / "c.csv", ["a", "b"])
+    ck = CsvCheckpoint(tmp_path / "c.csv", ["a", "b"])
     fn = functools.partial(_cell, seed=5)
     first = run_cells(fn, CELLS[:3], checkpoint=ck, progress=False)
     assert len(first) == 3
@@ -57,7 +58,7 @@ def test_resume_skips_finished_cells(tmp_path):
 
 
 def test_checkpoint_drops_a_partial_last_line(tmp_path):
-    ck = Checkpoint(tmp_path / "c.csv", ["a", "b"])
+    ck = CsvCheckpoint(tmp_path / "c.csv", ["a", "b"])
     ck.append([{"a": "p", "b": 0, "x": 0.5}])
     ck.append([{"a": "p", "b": 1, "x": 0.25}])
     with open(ck.path, "a") as fh:
@@ -66,7 +67,7 @@ def test_checkpoint_drops_a_partial_last_line(tmp_path):
 
 
 def test_deadline_stops_early_and_keeps_finished(tmp_path):
-    ck = Checkpoint(tmp_path / "c.csv", ["a", "b"])
+    ck = CsvCheckpoint(tmp_path / "c.csv", ["a", "b"])
     fn = functools.partial(_cell, seed=5)
     part = run_cells(fn, CELLS, checkpoint=ck, progress=False, deadline=0.0)
     assert len(part) == 1 and len(ck.done()) == 1
@@ -124,5 +125,5 @@ def test_cells_order_is_checked(tmp_path):
             CELLS,
             progress=False,
             order="cells",
-            checkpoint=Checkpoint(tmp_path / "c.csv", ["a", "b"]),
+            checkpoint=CsvCheckpoint(tmp_path / "c.csv", ["a", "b"]),
         )
