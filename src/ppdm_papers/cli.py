@@ -252,5 +252,6 @@ def register(app: typer.Typer) -> None:
     """Add ``reproduce``, ``experiments`` and ``bn reproduce`` to the ``ppdm`` app."""
     app.command("reproduce")(reproduce)
     app.command("experiments")(list_experiments)
-    bn = next(g.typer_instance for g in app.registered_groups if g.name == "bn")
-    bn.command("reproduce")(bn_reproduce)
+    from ppdm.cli import command_group
+
+    command_group(app, "bn").command("reproduce")(bn_reproduce)

@@ -84,6 +84,11 @@ HARNESS_MISSING = (
 )
 
 
+def command_group(app: typer.Typer, name: str) -> typer.Typer:
+    """The command group ``name`` of ``app`` (``bn`` for ``ppdm bn ...``)."""
+    return next(g.typer_instance for g in app.registered_groups if g.name == name)
+
+
 def register_plugins(app: typer.Typer) -> None:
     """Add the commands of every :data:`PLUGIN_GROUP` entry point to ``app``; a
     command of :data:`HARNESS_COMMANDS` none adds exits 2 with :data:`HARNESS_MISSING`."""
@@ -98,13 +103,13 @@ def register_plugins(app: typer.Typer) -> None:
     for path in HARNESS_COMMANDS:
         group = app
         for name in path[:-1]:
-            group = next(g.typer_instance for g in group.registered_groups if g.name == name)
+            group = command_group(group, name)
         if not any(c.name == path[-1] for c in group.registered_commands):
             _missing(group, " ".join(("ppdm", *path)))
 
 
 def _missing(group: typer.Typer, command: str) -> None:
-    def missing(ctx: typer.Context) -> None:
+    def missing() -> None:
         from ._common import fail
 
         fail(HARNESS_MISSING.format(command=command), usage=True)
