@@ -10,9 +10,18 @@ the estimate printed and its standard error belong to the model written out: the
 records are independent of that model, and ``sd(s) / sqrt(n)`` is the standard error of
 their mean.
 
-A candidate whose decision regions are not a few boxes of codes (a forest cutting the
-code grid into more than ``MAX_CELLS`` cells, C4.5 on a reconstruction) has no unbiased
-score here; it is listed as not scorable with the reason, never chosen.
+Every candidate's decision regions must be boxes of original codes to be scored:
+
+- the release tree and forest use *majority* leaves here. A naive Bayes leaf (their
+  default with more than two classes) predicts from every attribute jointly: its
+  unbiased score sums over the ``prod_j N_j`` cells of the code grid, and its variance
+  grows as the product of the per-attribute factors' second moments over *all* d
+  attributes (on pendigits, 16 attributes, the grid alone has more than 10^20 cells);
+- C4.5 on the by-class reconstruction is read as a tree over the release's codes
+  (:func:`ppdm.tree.release_c45.c45_on_codes`): the model scored, written and
+  applied to original records is that coded tree;
+- a forest whose trees cut the code grid into more than ``MAX_CELLS`` cells (pendigits:
+  millions) is listed as not scorable with the reason, never chosen.
 
 References
 ----------
@@ -23,7 +32,7 @@ rule); Ma & Sivakumar, Sec. 4 (unbiased statistics from randomized data).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -32,7 +41,15 @@ from .exceptions import DataError, ParameterError, SpecError
 from .mining import CANDIDATES, Candidate, _majority_of_release, fit_candidate
 from .pipeline import Release, load_release
 
-__all__ = ["CandidateScore", "MineResult", "complexity", "mine", "one_se_choice"]
+__all__ = [
+    "CandidateScore",
+    "MineResult",
+    "complexity",
+    "fit_scorable",
+    "mine",
+    "one_se_choice",
+    "scorable_candidate",
+]
 
 
 @dataclass
@@ -108,23 +125,53 @@ def one_se_choice(candidates: list[Candidate], scores: list[CandidateScore]) -> 
     return min(near, key=lambda i: complexity(candidates[i]))
 
 
+def scorable_candidate(candidate: Candidate) -> Candidate:
+    """``candidate`` as mining from the release alone fits it: release learners with
+    majority leaves (see the module's notes); C4.5 on the by-class reconstruction as is."""
+    if candidate.learner in ("release-tree", "release-forest"):
+        params = {**dict(candidate.params), "leaf_model": "majority"}
+        return replace(candidate, params=tuple(params.items()))
+    if candidate.learner == "c45" and candidate.reconstruction == "by-class":
+        return candidate
+    raise ParameterError(
+        f"learner {candidate.label!r} cannot be scored from the release alone (its decision "
+        "regions are not boxes of the release's codes); one of release-tree, release-forest, "
+        f"c45, or a candidate: {', '.join(c.label for c in CANDIDATES)}"
+    )
+
+
+def fit_scorable(candidate: Candidate, rel: Release, frame, random_state=0):
+    """:func:`~ppdm.mining.fit_candidate`, with C4.5 read as a tree over the release's codes
+    (:func:`~ppdm.tree.release_c45.c45_on_codes`), so that ``release_correct`` scores it."""
+    model = fit_candidate(candidate, rel, frame=frame, random_state=random_state)
+    if candidate.reconstruction is None:
+        return model
+    from .tree.release_c45 import c45_on_codes
+
+    return c45_on_codes(model, rel.spec)
+
+
 def _score(candidate, rel, frame, folds, random_state) -> CandidateScore:
     from .tree.release_scoring import release_correct
 
-    if candidate.reconstruction is not None:
-        return CandidateScore(
-            candidate.label, reason="decision regions of a reconstruction learner: no "
-            "unbiased score from perturbed records")  # fmt: skip
     parts = []
     for k in range(folds):
         held = np.arange(len(frame)) % folds == k
         try:
-            model = fit_candidate(candidate, rel, frame=frame[~held], random_state=random_state)
+            model = fit_scorable(candidate, rel, frame[~held], random_state)
             parts.append(release_correct(model, frame[held]))
         except DataError as exc:
             return CandidateScore(candidate.label, reason=str(exc).split(";")[0])
     s = np.concatenate(parts)  # every record held out once: sd(s) / sqrt(n), as in Sec. 7.10
     return CandidateScore(candidate.label, float(s.mean()), float(s.std(ddof=1) / np.sqrt(len(s))))
+
+
+def _forced(learner: str) -> Candidate:
+    """The candidate ``--learner`` names: a candidate's label or a learner's name."""
+    for c in CANDIDATES:
+        if learner in (c.label, c.learner if c.learner != "release-tree" else None):
+            return c
+    return Candidate(learner, learner)
 
 
 def mine(
@@ -182,17 +229,16 @@ def mine(
     order = np.random.default_rng(random_state).permutation(len(frame))
     hold, sel = frame.iloc[order[:n_hold]], frame.iloc[order[n_hold:]]
     if learner is not None:
-        pool = [c for c in CANDIDATES if c.label == learner] or [Candidate(learner, learner)]
-        scores = [CandidateScore(pool[0].label, reason="forced")]
-        chosen = pool[0]
+        chosen = scorable_candidate(_forced(learner))
+        scores = [CandidateScore(chosen.label, reason="forced")]
     else:
-        pool = list(CANDIDATES)
+        pool = [scorable_candidate(c) for c in CANDIDATES]
         folded = sel.iloc[:max_selection]
         scores = [_score(c, rel, folded, folds, random_state) for c in pool]
         chosen = pool[one_se_choice(pool, scores)]
     from .tree.release_scoring import release_accuracy_score
 
-    model = fit_candidate(chosen, rel, frame=sel, random_state=random_state)
+    model = fit_scorable(chosen, rel, sel, random_state)
     try:
         est, se = release_accuracy_score(model, hold)
     except DataError as exc:
