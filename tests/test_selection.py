@@ -2,6 +2,8 @@
 
 import warnings
 
+import numpy as np
+import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
@@ -70,3 +72,38 @@ def test_cli_prints_learner_estimate_and_majority(tmp_path):
     _release(tmp_path, 200, "n")
     bad = CliRunner().invoke(app, ["mine", str(tmp_path / "n")])
     assert bad.exit_code == 1 and "no class attribute" in bad.output
+
+
+def test_model_out_round_trip_through_tree_predict(tmp_path):
+    # the written model predicts on original records as the fitted model does on them
+    from ppdm.tree.persist import load_model
+
+    df = _release(tmp_path, 3000, class_attribute="group")
+    test = agrawal(500, function=1, random_state=5)
+    test.to_csv(tmp_path / "test.csv", index=False)
+    for learner in ("c45", "release-forest", None):
+        model = tmp_path / f"{learner}.json"
+        args = ["mine", str(tmp_path / "r"), "--model-out", str(model)]
+        out = CliRunner().invoke(app, args + (["--learner", learner] if learner else []))
+        assert out.exit_code == 0, out.output
+        assert f"model written to {model}" in out.output
+        again, target = load_model(model)
+        r = mine(load_release(tmp_path / "r"), learner=learner, random_state=0)
+        X = test.drop(columns="group")
+        np.testing.assert_array_equal(again.predict(X), r.model.predict(X))
+        pred = tmp_path / f"{learner}.csv"
+        done = CliRunner().invoke(app, ["tree", "predict", str(model), str(tmp_path / "test.csv"),
+                                        "--out", str(pred)])  # fmt: skip
+        assert done.exit_code == 0, done.output
+        got = pd.read_csv(pred)["predicted"].to_numpy()
+        np.testing.assert_array_equal(got, r.model.predict(X))
+    assert target == "group" and len(df) == 3000
+
+
+def test_forced_learner_is_estimated_on_the_held_out_part(tmp_path):
+    _release(tmp_path, 3000, class_attribute="group")
+    r = mine(load_release(tmp_path / "r"), learner="c45", random_state=0)
+    assert r.candidate.label == "c45 on the by-class reconstruction" and r.folds == 0
+    assert r.n_holdout == 900 and r.stderr > 0
+    bad = CliRunner().invoke(app, ["mine", str(tmp_path / "r"), "--learner", "cart"])
+    assert bad.exit_code == 2 and "--learner: learner 'cart' cannot be scored" in bad.output

@@ -81,6 +81,7 @@ class MineResult:
     n_holdout: int = 0
     folds: int = 0
     measured: float | None = None
+    target: str | None = None
 
     def to_dict(self) -> dict:
         maj = self.majority_class
@@ -135,8 +136,8 @@ def scorable_candidate(candidate: Candidate) -> Candidate:
         return candidate
     raise ParameterError(
         f"learner {candidate.label!r} cannot be scored from the release alone (its decision "
-        "regions are not boxes of the release's codes); one of release-tree, release-forest, "
-        f"c45, or a candidate: {', '.join(c.label for c in CANDIDATES)}"
+        "regions are not boxes of the release's codes): use release-tree, release-forest, c45 "
+        "or a candidate's label as ppdm mine lists them"
     )
 
 
@@ -251,4 +252,4 @@ def mine(
         cols = [c for c in rel.spec.names if c != target]
         measured = float(np.mean(model.predict(test[cols]) == test[target].to_numpy()))
     return MineResult(chosen, model, est, se, majority, rate, scores, len(sel), n_hold,
-                      folds if learner is None else 0, measured)  # fmt: skip
+                      folds if learner is None else 0, measured, target)  # fmt: skip

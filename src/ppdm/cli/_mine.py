@@ -7,9 +7,10 @@ from pathlib import Path
 
 import typer
 
-from ._common import fail
+from ._common import atomic_path, fail, file_out
 from ._options import (
     JSON_OPTION,
+    OVERWRITE_FILE_OPTION,
     RELEASE_ARGUMENT,
     EstimationMethod,
     Reconstruction,
@@ -63,6 +64,14 @@ def mine(
         "--original", "Original training table: also report the learner's accuracy on it.", None
     ),
     seed: int | None = seed_option("Seed of the reconstruction's tie breaking.", 0),
+    model_out: Path | None = value_option(
+        None,
+        "--model-out",
+        "FILE",
+        "Without --test: write the chosen model, fitted, as a JSON model file for "
+        "ppdm tree predict (it encodes original records with the release's domains).",
+    ),
+    overwrite: bool = OVERWRITE_FILE_OPTION,
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Reconstruct a release (or not, for release-tree), learn, and print test accuracy and the model."""
@@ -71,8 +80,13 @@ def mine(
     from ..pipeline import load_release
 
     if test is None:
-        _mine_release_only(release, learner, seed, as_json)
+        if model_out is not None:
+            file_out(model_out, overwrite, inputs=(release,), flag="--model-out")
+        _mine_release_only(release, learner, seed, as_json, model_out)
         return
+    if model_out is not None:
+        fail("--model-out writes the model chosen from the release alone: give it "
+             "without --test", usage=True)  # fmt: skip
     learner = learner or "c45"
     method = EstimationMethod(method).value
     try:
@@ -132,11 +146,22 @@ def mine(
     typer.echo(result.model_text)
 
 
-def _mine_release_only(release: Path, learner: str | None, seed, as_json: bool) -> None:
-    """Choose a learner from the release alone and print its estimated accuracy."""
+def _mine_release_only(release: Path, learner: str | None, seed, as_json: bool, model_out):
+    """Choose a learner from the release alone, print its estimated accuracy and write it."""
+    from ..selection import _forced, scorable_candidate
     from ..selection import mine as choose
 
+    if learner is not None:
+        try:
+            scorable_candidate(_forced(learner))
+        except ValueError as exc:
+            fail(f"--learner: {exc}", usage=True)
     result = choose(release, learner=learner, random_state=seed)
+    if model_out is not None:
+        from ..tree.persist import save_model
+
+        with atomic_path(model_out) as tmp:  # whole or not at all
+            save_model(result.model, tmp, target=result.target)
     if as_json:
         typer.echo(json.dumps(result.to_dict(), indent=2))
         return
@@ -156,6 +181,8 @@ def _mine_release_only(release: Path, learner: str | None, seed, as_json: bool) 
                 f"{c.estimate:.4f} ± {c.stderr:.4f}" if c.scorable else f"not scorable: {c.reason}"
             )
             typer.echo(f"  {c.label}: {shown}")
+    if model_out is not None:
+        typer.echo(f"model written to {model_out} (apply it with ppdm tree predict)")
 
 
 def _check_finite(frame, flag: str, path: Path) -> None:
