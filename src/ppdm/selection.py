@@ -49,6 +49,7 @@ __all__ = [
     "mine",
     "one_se_choice",
     "scorable_candidate",
+    "split_release",
 ]
 
 
@@ -167,6 +168,13 @@ def _score(candidate, rel, frame, folds, random_state) -> CandidateScore:
     return CandidateScore(candidate.label, float(s.mean()), float(s.std(ddof=1) / np.sqrt(len(s))))
 
 
+def split_release(frame: pd.DataFrame, n_hold: int, random_state=0):
+    """The held-out part (``n_hold`` records) and the selection part of a release's
+    records, shuffled by ``random_state``: what :func:`mine` estimates on and chooses on."""
+    order = np.random.default_rng(random_state).permutation(len(frame))
+    return frame.iloc[order[:n_hold]], frame.iloc[order[n_hold:]]
+
+
 def _forced(learner: str) -> Candidate:
     """The candidate ``--learner`` names: a candidate's label or a learner's name."""
     for c in CANDIDATES:
@@ -227,8 +235,7 @@ def mine(
             f"the release has {len(frame)} records: too few to hold out {holdout:g} of them "
             f"and fold the rest {folds} ways"
         )
-    order = np.random.default_rng(random_state).permutation(len(frame))
-    hold, sel = frame.iloc[order[:n_hold]], frame.iloc[order[n_hold:]]
+    hold, sel = split_release(frame, n_hold, random_state)
     if learner is not None:
         chosen = scorable_candidate(_forced(learner))
         scores = [CandidateScore(chosen.label, reason="forced")]
