@@ -37,7 +37,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from .exceptions import DataError, ParameterError, SpecError
+from .exceptions import DataError, DomainError, ParameterError, SpecError
 from .mining import CANDIDATES, Candidate, _majority_of_release, fit_candidate
 from .pipeline import Release, load_release
 
@@ -83,6 +83,7 @@ class MineResult:
     folds: int = 0
     measured: float | None = None
     target: str | None = None
+    n_test: int = 0
 
     def to_dict(self) -> dict:
         maj = self.majority_class
@@ -93,9 +94,11 @@ class MineResult:
             "majority_class": maj.item() if isinstance(maj, np.generic) else maj,
             "majority_rate": self.majority_rate,
             "measured_accuracy": self.measured,
+            "n_test": self.n_test,
             "n_selection": self.n_selection,
             "n_holdout": self.n_holdout,
             "folds": self.folds,
+            "model": self.model.export_text(),
             "candidates": [
                 {"learner": c.label, "estimate": c.estimate, "stderr": c.stderr,
                  "scorable": c.scorable, "reason": c.reason}
@@ -192,6 +195,7 @@ def mine(
     holdout: float = 0.3,
     max_selection: int = 30_000,
     random_state=0,
+    test_name: str = "the test table",
 ) -> MineResult:
     """Choose a learner from a release alone and estimate its accuracy on the original data.
 
@@ -212,6 +216,8 @@ def mine(
         model is still fitted on the whole selection part).
     random_state : int or None
         Shuffles the records into parts and seeds the learners.
+    test_name : str, default="the test table"
+        How an error names ``test`` (the command line gives its flag and file).
 
     Returns
     -------
@@ -225,8 +231,9 @@ def mine(
         raise SpecError("the release names no class attribute: nothing to learn")
     if rel.spec.class_perturbed:
         raise SpecError(
-            f"the release perturbed its class {target!r}: estimating accuracy from the "
-            "release needs the class as released; give an original test table instead"
+            f"the release perturbed its class {target!r}: choosing and scoring a learner from "
+            "the release needs the class as released (ppdm.mining.mine_release learns after a "
+            "global reconstruction and measures on an original test table)"
         )
     frame = rel.frame(check_values=True)
     n_hold = int(round(holdout * len(frame)))
@@ -254,9 +261,26 @@ def mine(
             f"learner {chosen.label!r} cannot be scored from the release: {exc}"
         ) from None
     majority, rate = _majority_of_release(rel)
-    measured = None
+    measured, n_test = None, 0
     if test is not None:
-        cols = [c for c in rel.spec.names if c != target]
-        measured = float(np.mean(model.predict(test[cols]) == test[target].to_numpy()))
+        measured, n_test = _measure(model, rel, test, test_name, chosen.label)
     return MineResult(chosen, model, est, se, majority, rate, scores, len(sel), n_hold,
-                      folds if learner is None else 0, measured, target)  # fmt: skip
+                      folds if learner is None else 0, measured, target, n_test)  # fmt: skip
+
+
+def _measure(model, rel: Release, test: pd.DataFrame, test_name: str, label: str):
+    """Accuracy of ``model`` on the original records of ``test`` that have a class."""
+    from .mining import _check_test_classes, _with_class, check_release_columns
+
+    spec, target = rel.spec, rel.spec.class_attribute
+    check_release_columns(spec, test, test_name)
+    test = _with_class(test[list(spec.names)], target, "test")
+    _check_test_classes(model, test[target], test_name)
+    try:
+        predicted = model.predict(test.drop(columns=[target]))
+    except DomainError as exc:
+        raise DataError(
+            f"{test_name}: {str(exc).split('; ', 1)[0]}; {label} predicts only values of the "
+            "release's domains: drop or fill such records"
+        ) from None
+    return float(np.mean(predicted == test[target].to_numpy())), len(test)

@@ -89,14 +89,12 @@ LEARNERS = [
 ]
 
 
-@pytest.mark.parametrize("allow", [False, True], ids=["plain", "allow-import"])
 @pytest.mark.parametrize(
     "learner", [pytest.param(s, id=s, marks=fuzz_class("arbitrary imports")) for s in LEARNERS]
 )
-def test_learner_that_is_not_a_classifier_is_refused(cli, release, table, learner, allow):
+def test_learner_that_is_not_a_classifier_is_refused(cli, release, table, learner):
     snap = Snapshot(inputs=[release, table])
-    extra = ["--allow-import"] if allow else []
-    result = cli("mine", release, "--test", table, "--learner", learner, *extra)
+    result = cli("mine", release, "--test", table, "--learner", learner)
     assert_refused(result, snap, USAGE)
 
 
