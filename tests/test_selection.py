@@ -107,3 +107,13 @@ def test_forced_learner_is_estimated_on_the_held_out_part(tmp_path):
     assert r.n_holdout == 900 and r.stderr > 0
     bad = CliRunner().invoke(app, ["mine", str(tmp_path / "r"), "--learner", "cart"])
     assert bad.exit_code == 2 and "--learner: learner 'cart' cannot be scored" in bad.output
+
+
+def test_a_noisy_estimate_outside_zero_one_does_not_win_by_its_noise():
+    tree = Candidate("tree", "release-tree", (("max_depth", 4), ("min_leaf", 0.02)))
+    c45 = Candidate("c45", "c45", (), "by-class")
+    pool = [tree, c45]
+    scores = [CandidateScore("tree", 0.77, 0.03), CandidateScore("c45", 32.5, 30.0)]
+    assert pool[one_se_choice(pool, scores)] is tree  # clipped: 1.0 - 30 <= 0.77
+    scores[1] = CandidateScore("c45", 0.95, 0.02)
+    assert pool[one_se_choice(pool, scores)] is c45

@@ -117,6 +117,11 @@ def complexity(candidate: Candidate) -> tuple:
 def one_se_choice(candidates: list[Candidate], scores: list[CandidateScore]) -> int:
     """Index of the simplest scorable candidate whose mean is within one s.e. of the best.
 
+    The means are compared clipped to [0, 1]: an accuracy outside is noise, and the
+    clipped mean is never further from the truth. Unclipped, a candidate whose unbiased
+    score is very noisy (C4.5 on spambase: 32 ± 32) wins by its noise alone; clipped, its
+    large s.e. leaves every candidate within one s.e. of it, and the simplest is taken.
+
     References
     ----------
     Hastie, Tibshirani & Friedman (2009), Sec. 7.10.
@@ -124,9 +129,9 @@ def one_se_choice(candidates: list[Candidate], scores: list[CandidateScore]) -> 
     ok = [i for i, s in enumerate(scores) if s.scorable]
     if not ok:
         raise DataError("no candidate learner could be scored on the release")
-    best = max(ok, key=lambda i: scores[i].estimate)
-    bar = scores[best].estimate - scores[best].stderr
-    near = [i for i in ok if scores[i].estimate >= bar]
+    mean = {i: min(max(scores[i].estimate, 0.0), 1.0) for i in ok}
+    best = max(ok, key=mean.get)
+    near = [i for i in ok if mean[i] >= mean[best] - scores[best].stderr]
     return min(near, key=lambda i: complexity(candidates[i]))
 
 
