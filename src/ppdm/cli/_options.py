@@ -28,7 +28,6 @@ __all__ = [
     "EstimationMethod",
     "ReleaseMethod",
     "NoiseKind",
-    "Reconstruction",
     "AdviseLearner",
     "NoiseTechnique",
     "InnocentTarget",
@@ -114,12 +113,6 @@ ReleaseMethod = _choice(
 )
 #: ``perturb --noise``: the noise of an additive release.
 NoiseKind = _choice("NoiseKind", ("uniform", "gaussian"), "Additive noise.")
-#: Algorithm 2's ``--reconstruction`` / ``--mode``.
-Reconstruction = _choice(
-    "Reconstruction",
-    ("global", "by-class"),
-    "Algorithm 2 over the whole release, or per class partition.",
-)
 #: ``reproduce --learner``.
 AdviseLearner = _choice("AdviseLearner", ("c45", "cart-entropy"), "``advise --learner``.")
 #: ``noise class --technique`` (Islam & Brankovic).
