@@ -117,3 +117,19 @@ def test_a_noisy_estimate_outside_zero_one_does_not_win_by_its_noise():
     assert pool[one_se_choice(pool, scores)] is tree  # clipped: 1.0 - 30 <= 0.77
     scores[1] = CandidateScore("c45", 0.95, 0.02)
     assert pool[one_se_choice(pool, scores)] is c45
+
+
+def test_cli_test_table_adds_the_measured_accuracy_beside_the_estimate(tmp_path):
+    _release(tmp_path, 3000, class_attribute="group")
+    test = agrawal(800, function=1, random_state=9)
+    test.to_csv(tmp_path / "test.csv", index=False)
+    out = CliRunner().invoke(
+        app, ["mine", str(tmp_path / "r"), "--test", str(tmp_path / "test.csv")]
+    )
+    assert out.exit_code == 0, out.output
+    r = mine(load_release(tmp_path / "r"), test=test, random_state=0)
+    lines = out.output.splitlines()
+    assert lines[1].startswith(f"estimated accuracy on the original data: {r.estimate:.4f} ± ")
+    assert lines[2] == (f"measured accuracy on --test {str(tmp_path / 'test.csv')!r}: "
+                        f"{r.measured:.4f} (800 original records)")  # fmt: skip
+    assert r.measured == np.mean(r.model.predict(test.drop(columns="group")) == test["group"])
