@@ -117,6 +117,13 @@ def test_a_noisy_estimate_outside_zero_one_does_not_win_by_its_noise():
     assert pool[one_se_choice(pool, scores)] is tree  # clipped: 1.0 - 30 <= 0.77
     scores[1] = CandidateScore("c45", 0.95, 0.02)
     assert pool[one_se_choice(pool, scores)] is c45
+    # a noisy best (clipped to 1.0, s.e. 6) does not widen the bar to every candidate:
+    # the bar is the highest lower bound, 0.585 - 0.13, which the tree does not reach
+    pruned = Candidate("c45 leaf", "c45", (("min_leaf", 0.05),), "by-class")
+    pool = [tree, c45, pruned]
+    scores = [CandidateScore("tree", 0.28, 0.02), CandidateScore("c45", 2.3, 6.0),
+              CandidateScore("c45 leaf", 0.585, 0.13)]  # fmt: skip
+    assert pool[one_se_choice(pool, scores)] is pruned
 
 
 def test_cli_test_table_adds_the_measured_accuracy_beside_the_estimate(tmp_path):

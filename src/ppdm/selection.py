@@ -117,10 +117,12 @@ def complexity(candidate: Candidate) -> tuple:
 def one_se_choice(candidates: list[Candidate], scores: list[CandidateScore]) -> int:
     """Index of the simplest scorable candidate whose mean is within one s.e. of the best.
 
-    The means are compared clipped to [0, 1]: an accuracy outside is noise, and the
-    clipped mean is never further from the truth. Unclipped, a candidate whose unbiased
-    score is very noisy (C4.5 on spambase: 32 ± 32) wins by its noise alone; clipped, its
-    large s.e. leaves every candidate within one s.e. of it, and the simplest is taken.
+    The best is the candidate with the highest lower bound, mean - s.e. (with equal
+    standard errors, the highest mean: the textbook rule). The means are compared clipped
+    to [0, 1]: an accuracy outside is noise, and the clipped mean is never further from
+    the truth. A candidate whose unbiased score is very noisy (C4.5 with leaves of 2
+    records on spambase: 32 ± 32) thus neither wins by its noise nor, as the best, widens
+    the bar until every candidate passes it.
 
     References
     ----------
@@ -130,8 +132,8 @@ def one_se_choice(candidates: list[Candidate], scores: list[CandidateScore]) -> 
     if not ok:
         raise DataError("no candidate learner could be scored on the release")
     mean = {i: min(max(scores[i].estimate, 0.0), 1.0) for i in ok}
-    best = max(ok, key=mean.get)
-    near = [i for i in ok if mean[i] >= mean[best] - scores[best].stderr]
+    bar = max(mean[i] - scores[i].stderr for i in ok)
+    near = [i for i in ok if mean[i] >= bar]
     return min(near, key=lambda i: complexity(candidates[i]))
 
 
