@@ -4,8 +4,9 @@ A miner holds only the release. The learners of :data:`ppdm.mining.CANDIDATES` a
 scored by :func:`ppdm.tree.release_scoring.release_correct` (an unbiased estimate,
 per perturbed held-out record, of "its original is classified correctly") over K folds
 of a *selection part* of the release; the one-standard-error rule picks the simplest
-candidate within one standard error of the best mean. The chosen candidate is then fitted
-on the whole selection part and scored on a *held-out part* never used in the choice, so
+candidate within one standard error of the best (:func:`one_se_choice`). The chosen
+candidate is then fitted on the whole selection part and scored on a *held-out part*
+never used in the choice, so
 the estimate printed and its standard error belong to the model written out: the held-out
 records are independent of that model, and ``sd(s) / sqrt(n)`` is the standard error of
 their mean.
@@ -21,7 +22,7 @@ Every candidate's decision regions must be boxes of original codes to be scored:
   (:func:`ppdm.tree.release_c45.c45_on_codes`): the model scored, written and
   applied to original records is that coded tree;
 - a forest whose trees cut the code grid into more than ``MAX_CELLS`` cells (pendigits:
-  millions) is listed as not scorable with the reason, never chosen.
+  tens of thousands) is listed as not scorable with the reason, never chosen.
 
 References
 ----------
