@@ -98,6 +98,8 @@ def test_model_out_round_trip_through_tree_predict(tmp_path):
         got = pd.read_csv(pred)["predicted"].to_numpy()
         np.testing.assert_array_equal(got, r.model.predict(X))
     assert target == "group" and len(df) == 3000
+    refused = CliRunner().invoke(app, ["tree", "compare", str(model), str(model)])
+    assert refused.exit_code == 1 and "is a model learnt from a release" in refused.output
 
 
 def test_forced_learner_is_estimated_on_the_held_out_part(tmp_path):
