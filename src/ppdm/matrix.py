@@ -41,6 +41,12 @@ __all__ = [
     "identity",
     "check_gamma",
     "matrix_from_spec",
+    "check_matrix_entry",
+    "needs_data",
+    "invariant_matrix",
+    "retention_matrix",
+    "draw_retention",
+    "FROM_DATA",
     "MATRIX_KINDS",
 ]
 
@@ -857,6 +863,68 @@ def grouped_symmetric(n_values: int, groups: Sequence[Sequence[int]], p: float) 
     )
 
 
+def retention_matrix(retention: Sequence[float] | np.ndarray) -> np.ndarray:
+    """The column-stochastic matrix keeping value ``j`` w.p. ``retention[j]`` and moving
+    it to each other value w.p. ``(1 - retention[j]) / (N - 1)`` (sdcMicro's ``P``,
+    transposed to this module's convention).
+
+    Examples
+    --------
+    >>> retention_matrix([0.75, 0.5]).tolist()
+    [[0.75, 0.5], [0.25, 0.5]]
+    """
+    r = np.asarray(retention, dtype=np.float64)
+    n = r.size
+    m = np.broadcast_to((1.0 - r) / (n - 1), (n, n)).copy()
+    np.fill_diagonal(m, r)
+    return m
+
+
+def invariant_matrix(base: np.ndarray, marginal: np.ndarray, alpha: float) -> np.ndarray:
+    """Invariant PRAM: ``alpha B^T-backward-forward + (1 - alpha) I``, leaving ``marginal`` fixed.
+
+    With ``B[h, o] = P(o -> h)`` (column-stochastic), ``p`` the original marginal and
+    ``lam = B p`` the expected released one, the backward matrix
+    ``Q[o, h] = B[h, o] p_o / lam_h`` is the posterior of the original given the
+    released value, and the two steps forward then backward give
+    ``R = diag(p) B^T diag(1/lam) B`` (``R[o', o] = P(o -> o')``), for which
+    ``R p = p``. The released matrix is ``alpha R + (1 - alpha) I``, so the expected
+    released marginal equals the original one. In sdcMicro's row-stochastic notation
+    (``P = B^T``) this is ``Rs = alpha P Q + (1 - alpha) I``.
+
+    Parameters
+    ----------
+    base : array of shape (N, N)
+        Column-stochastic base matrix.
+    marginal : array of shape (N,)
+        Original counts or proportions, all positive.
+    alpha : float
+        In [0, 1].
+
+    Examples
+    --------
+    >>> p = np.array([0.5, 0.3, 0.2])
+    >>> m = invariant_matrix(retention_matrix([0.8, 0.8, 0.8]), p, 0.5)
+    >>> bool(np.allclose(m @ p, p)), bool(np.allclose(m.sum(axis=0), 1.0))
+    (True, True)
+
+    References
+    ----------
+    Gouweleeuw, Kooiman, Willenborg & de Wolf (1998), invariant PRAM; Kowarik, Templ,
+    Meindl et al. (2012), its construction in sdcMicro.
+    """
+    p = np.asarray(marginal, dtype=np.float64)
+    p = p / p.sum()
+    lam = base @ p
+    r = (p[:, None] * base.T) @ (base / lam[:, None])
+    return alpha * r + (1.0 - alpha) * np.eye(len(p))
+
+
+def draw_retention(pd: float, n_values: int, rng: np.random.Generator) -> np.ndarray:
+    """sdcMicro's random diagonal: ``pd_j`` uniform on ``[pd, 1]``, one per value."""
+    return pd + (1.0 - pd) * rng.random(n_values)
+
+
 def _build_gamma_diagonal(spec: dict, n_values: int | None) -> PerturbationMatrix:
     return GammaDiagonal(_spec_n("gamma-diagonal", spec, n_values), spec["gamma"])
 
@@ -890,6 +958,118 @@ def _build_block_diagonal(spec: dict, n_values: int | None) -> PerturbationMatri
     return grouped_symmetric(n, groups, float(spec["p"]))
 
 
+def _pram_parameters(spec: Mapping, n: int) -> tuple[np.ndarray | None, float]:
+    """The checked base matrix (None: sdcMicro's random one) and alpha of a PRAM entry."""
+    kind = spec.get("kind")
+    alpha = check_probability(spec["alpha"], f"{kind} alpha", closed=True, error=MatrixError)
+    if kind == "sdcmicro-pram":
+        pd = spec["pd"]
+        if isinstance(pd, bool) or not isinstance(pd, (int, float)) or not 0.0 < pd <= 1.0:
+            raise MatrixError(f"sdcmicro-pram pd must be a number in (0, 1] (got {pd!r})")
+        return None, alpha
+    given = [k for k in ("base", "retention") if k in spec]
+    if len(given) != 1:
+        raise MatrixError(
+            f"invariant-pram needs one of 'base' (an N x N matrix, base[h][k] = P(k -> h)) or "
+            f"'retention' (the probability of keeping each value) (got {sorted(spec)})"
+        )
+    if given == ["retention"]:
+        r = spec["retention"]
+        r = [r] * n if isinstance(r, (int, float)) and not isinstance(r, bool) else r
+        if not isinstance(r, (list, tuple)) or len(r) != n:
+            raise MatrixError(
+                f"invariant-pram retention must be a number or {n} numbers (got {r!r})"
+            )
+        for j, v in enumerate(r, start=1):
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0.0 < v <= 1.0:
+                raise MatrixError(
+                    f"invariant-pram retention value {j} must be in (0, 1] (got {v!r})"
+                )
+        return retention_matrix(r), alpha
+    base = np.array(spec["base"], dtype=np.float64)
+    if base.shape != (n, n):
+        raise MatrixError(f"invariant-pram base must be {n} x {n} (got shape {base.shape})")
+    if not np.all(np.isfinite(base)) or np.any(base < 0):
+        h, k = np.argwhere(~(base >= 0))[0] if np.any(~(base >= 0)) else (0, 0)
+        raise MatrixError(
+            f"invariant-pram base entries must be finite and non-negative (got {base[h, k]} "
+            f"at row {h + 1}, column {k + 1})"
+        )
+    sums = base.sum(axis=0)
+    bad = np.flatnonzero(np.abs(sums - 1.0) > 1e-8)
+    if bad.size:
+        raise MatrixError(
+            f"invariant-pram base columns must sum to 1 (column {bad[0] + 1} sums to "
+            f"{sums[bad[0]]:.12g}): base[h][k] is the probability that original value k "
+            "becomes h (the transpose of sdcMicro's row-stochastic P)"
+        )
+    return base, alpha
+
+
+def _build_pram(
+    spec: dict, n_values: int | None, marginal=None, rng: np.random.Generator | None = None
+) -> PerturbationMatrix:
+    """Invariant PRAM of a spec entry, from the original ``marginal`` (counts per value).
+
+    Without a marginal the entry's parameters are checked against a uniform one and
+    :class:`MatrixError` says that the matrix is built from the data. For
+    ``sdcmicro-pram`` the retention of every value is drawn from ``rng`` (sdcMicro's
+    ``U[pd, 1]``; ``pd`` itself without ``rng``) and recorded as ``retention``.
+    """
+    kind = spec["kind"]
+    n = _spec_n(kind, spec, n_values)
+    base, alpha = _pram_parameters(spec, n)
+    meta = {k: v for k, v in spec.items() if k not in ("kind", "matrix", "n_values")}
+    if base is None:
+        r = np.full(n, float(spec["pd"])) if rng is None else draw_retention(spec["pd"], n, rng)
+        base = retention_matrix(r)
+        meta["retention"] = r.tolist()
+    p = np.ones(n) if marginal is None else np.asarray(marginal, dtype=np.float64)
+    if p.shape != (n,) or np.any(p < 0):
+        raise MatrixError(f"a {kind} marginal must be {n} counts (got {p.tolist()})")
+    if np.any(p == 0):
+        j = int(np.flatnonzero(p == 0)[0])
+        raise MatrixError(
+            f"{kind} needs every value of the domain in the data; value {j + 1} of {n} has "
+            "count 0 (its released value would reveal it: infinite amplification)"
+        )
+    m = ExplicitMatrix(invariant_matrix(base, p, alpha), kind=kind, meta=meta)
+    if marginal is None:
+        raise MatrixError(
+            f"a {kind} matrix is built from the data's marginal; ppdm perturb builds it "
+            "(ppdm.perturb.realise_matrices)"
+        )
+    return m
+
+
+#: Kinds whose matrix is built from the data (the original marginal of the attribute):
+#: a spec entry of such a kind without an explicit ``matrix`` is realised by
+#: :func:`ppdm.perturb.realise_matrices`, and the release states the marginal as a leak.
+FROM_DATA = frozenset({"invariant-pram", "sdcmicro-pram"})
+
+
+def needs_data(entry: Mapping | None) -> bool:
+    """Whether a matrix entry still has to be built from the data."""
+    return entry is not None and entry.get("kind") in FROM_DATA and "matrix" not in entry
+
+
+def check_matrix_entry(entry: Mapping, n_values: int | None = None) -> None:
+    """Raise :class:`MatrixError` unless a spec entry is well formed; an entry built
+    from the data has its parameters checked (against a uniform marginal)."""
+    if needs_data(entry):
+        try:
+            _build_pram(dict(entry), n_values)
+        except KeyError as exc:
+            raise MatrixError(
+                f"matrix kind {entry['kind']!r} needs the key {exc.args[0]!r} (got {sorted(entry)})"
+            ) from None
+        except MatrixError as exc:
+            if "built from the data" not in str(exc):
+                raise
+        return
+    matrix_from_spec(entry, n_values)
+
+
 #: The one table of matrix kinds of a spec: kind -> (builder, keys it needs, what it is).
 #: Used by :func:`matrix_from_spec` (release specs) and
 #: :func:`ppdm.bayesnet.pram.scheme_matrix` (PRAM schemes), so both accept the same kinds.
@@ -919,10 +1099,27 @@ MATRIX_KINDS: dict[str, tuple[Any, tuple[str, ...], str]] = {
         ("groups", "p"),
         "a symmetric channel of level p inside each group of codes",
     ),
+    "invariant-pram": (
+        _build_pram,
+        ("alpha",),
+        "invariant PRAM: alpha (base forward, then backward) + (1 - alpha) I, keeping the "
+        "data's marginal in expectation; base or retention (per value) gives the base",
+    ),
+    "sdcmicro-pram": (
+        _build_pram,
+        ("pd", "alpha"),
+        "sdcMicro's pram(): retention of each value drawn U[pd, 1], then invariant PRAM",
+    ),
 }
 
 
-def matrix_from_spec(spec: dict, n_values: int | None = None) -> PerturbationMatrix:
+def matrix_from_spec(
+    spec: dict,
+    n_values: int | None = None,
+    *,
+    marginal: np.ndarray | None = None,
+    rng: np.random.Generator | None = None,
+) -> PerturbationMatrix:
     """Build a matrix from a spec entry: a ``to_spec()`` dictionary or a shorthand kind.
 
     Parameters
@@ -932,6 +1129,10 @@ def matrix_from_spec(spec: dict, n_values: int | None = None) -> PerturbationMat
         kind with an explicit ``"matrix"`` (as written in a release spec).
     n_values : int, optional
         N of the attribute's domain; the matrix must have it.
+    marginal : array of shape (N,), optional
+        Original counts per value, for a kind of :data:`FROM_DATA` without a ``matrix``.
+    rng : numpy.random.Generator, optional
+        The release's generator, for the random retentions of ``sdcmicro-pram``.
 
     Raises
     ------
@@ -953,6 +1154,8 @@ def matrix_from_spec(spec: dict, n_values: int | None = None) -> PerturbationMat
     if kind in ("gamma-diagonal", "identity") or ("matrix" not in spec and kind in MATRIX_KINDS):
         build = MATRIX_KINDS[kind][0]
         try:
+            if kind in FROM_DATA:
+                return build(dict(spec), n_values, marginal, rng)
             return build(dict(spec), n_values)
         except KeyError as exc:
             raise MatrixError(

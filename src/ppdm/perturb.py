@@ -28,7 +28,7 @@ from .domain import BinnedDomain, CategoricalDomain, Domain, DomainRule, DomainS
 from .exceptions import DataError, OptionError, ParameterError, SpecError
 from .io import TEXT_ATTR
 from .limits import MAX_RECORDS
-from .matrix import GammaDiagonal, PerturbationMatrix, matrix_from_spec
+from .matrix import GammaDiagonal, PerturbationMatrix, matrix_from_spec, needs_data
 from .options import (
     DEFAULT_GAMMA,
     DEFAULT_MAX_BINS,
@@ -49,6 +49,7 @@ from .random import (
     RandomState,
     WordStream,
     perturbation_generator,
+    release_generator,
     resolve_seed,
     stream_generator,
     warn_seeded_release,
@@ -68,6 +69,7 @@ __all__ = [
     "perturb_codes",
     "perturb_frame",
     "perturb_batches",
+    "realise_matrices",
 ]
 
 
@@ -255,10 +257,20 @@ def _substitution_attributes(planned: list, opts: PlanOptions) -> list[Attribute
     perturbed given its matrix: the owner's, or gamma-diagonal at ``gamma`` or at its
     share of the per-record budget (:func:`planned_gammas`)."""
     own = {}
+    later = {}  # built from the data by realise_matrices
     for item in planned:
-        if isinstance(item, tuple) and item[2] is not None and item[2].matrix is not None:
+        if isinstance(item, tuple) and item[2] is not None and needs_data(item[2].matrix):
+            later[item[0]] = item[2].matrix
+        elif isinstance(item, tuple) and item[2] is not None and item[2].matrix is not None:
             own[item[0]] = _own_matrix(*item)
-    free = [i[0] for i in planned if isinstance(i, tuple) and i[0] not in own]
+    if later and opts.budget is not None:
+        raise OptionError(
+            "epsilon_record",
+            f"the matrices of {sorted(later)} are built from the data's marginal, so their "
+            "gamma is known only then: a per-record budget cannot be split before; give "
+            "no epsilon_record, or other matrix kinds",
+        )
+    free = [i[0] for i in planned if isinstance(i, tuple) and i[0] not in own | later]
     gammas = planned_gammas({n: m.amplification() for n, m in own.items()}, free, opts)
     out = []
     for item in planned:
@@ -266,6 +278,10 @@ def _substitution_attributes(planned: list, opts: PlanOptions) -> list[Attribute
             out.append(item)
             continue
         name, domain, _ = item
+        if name in later:
+            domain, entry = _canonical_entry(domain, dict(later[name]))
+            out.append(AttributeSpec(name=name, domain=domain.to_spec(), matrix=entry))
+            continue
         matrix = own.get(name)
         if matrix is None:
             try:
@@ -421,6 +437,93 @@ def _canonical_order(
     import dataclasses
 
     return dataclasses.replace(domain, values=tuple(order)), matrix
+
+
+def _canonical_entry(domain: Domain, entry: dict) -> tuple[Domain, dict]:
+    """A matrix entry still to be built from the data, its per-value keys (``base``,
+    a ``retention`` list) permuted as :func:`_canonical_order` lists the domain."""
+    if not isinstance(domain, CategoricalDomain):
+        return domain, entry
+    values = list(domain.values)
+    order = canonical_values(values)
+    perm = np.array([values.index(v) for v in order] + list(range(len(values), domain.n_values)))
+    if "base" in entry:
+        entry["base"] = np.asarray(entry["base"], dtype=np.float64)[np.ix_(perm, perm)].tolist()
+    if isinstance(entry.get("retention"), list):
+        entry["retention"] = [entry["retention"][i] for i in perm]
+    import dataclasses
+
+    return dataclasses.replace(domain, values=tuple(order)), entry
+
+
+def realise_matrices(
+    spec: ReleaseSpec,
+    batches: Iterable[pd.DataFrame],
+    options: PlanOptions | None = None,
+    random_state: RandomState = None,
+) -> ReleaseSpec:
+    """Build the matrices a plan takes from the data (kinds of :data:`ppdm.matrix.FROM_DATA`).
+
+    One pass over ``batches`` counts every such attribute's codes (its original
+    marginal); invariant PRAM is built from them, and ``sdcmicro-pram`` first draws
+    each value's retention from the release's generator (a CSPRNG under OS entropy
+    for a release; the seed's stream in experiments). The realised matrix, and the
+    drawn retentions, are written in the spec: they are what the miner needs. Each
+    matrix then passes the checks of any owner's matrix (finite amplification, ...).
+
+    Parameters
+    ----------
+    spec : ReleaseSpec
+        A plan (:func:`plan_release`).
+    batches : iterable of DataFrame
+        The original table, read once (only if some matrix is built from the data).
+    options : PlanOptions, optional
+        The plan's options (``copies``, ``allow_unprotected``).
+    random_state : None, int or SeedSequence
+        ``None`` for a release.
+
+    Returns
+    -------
+    ReleaseSpec
+
+    References
+    ----------
+    Gouweleeuw, Kooiman, Willenborg & de Wolf (1998), invariant PRAM.
+    """
+    opts = plan_options(options)
+    todo = {a.name: a for a in spec.perturbed_attributes() if needs_data(a.matrix)}
+    if not todo:
+        return spec
+    doms = {n: a.get_domain() for n, a in todo.items()}
+    counts = {n: np.zeros(d.n_values, dtype=np.int64) for n, d in doms.items()}
+    offset = 0
+    for batch in batches:
+        for name, dom in doms.items():
+            codes = dom.encode(batch[name], column=name, row_offset=offset)
+            counts[name] += np.bincount(codes, minlength=dom.n_values)
+        offset += len(batch)
+    attrs = []
+    for a in spec.attributes:
+        if a.name in todo:
+            absent = np.flatnonzero(counts[a.name] == 0)
+            if absent.size:
+                raise SpecError(
+                    f"attribute {a.name!r}: value {doms[a.name].labels()[absent[0]]!r} of its "
+                    f"domain never occurs in the data; a {a.matrix['kind']} matrix needs "
+                    "every value present (an absent one would be released only by records "
+                    "holding it: infinite amplification)"
+                )
+            rng = release_generator(random_state, warn=False, name=("pram-retention", a.name))
+            try:
+                m = matrix_from_spec(
+                    a.matrix, doms[a.name].n_values, marginal=counts[a.name], rng=rng
+                )
+            except ValueError as exc:
+                raise SpecError(f"attribute {a.name!r}: {exc}") from None
+            m = _checked_matrix(a.name, m, opts)
+            a = a.model_copy(update={"matrix": m.to_spec()})
+        attrs.append(a)
+    return spec.model_copy(update={"attributes": attrs})
 
 
 def additive_noise_for_level(kind: str, level: float, value_range: float) -> AdditiveNoise:
@@ -591,6 +694,7 @@ def perturb_batches(
     *,
     warn: bool = True,
     row_offset: int = 0,
+    transitions: dict[str, np.ndarray] | None = None,
 ) -> Iterator[pd.DataFrame]:
     """Perturb a table batch by batch (Algorithm 1 on every perturbed attribute).
 
@@ -625,6 +729,10 @@ def perturb_batches(
     row_offset : int, default=0
         Row address of the first record of the first batch in the random streams (a
         partition's first row in the whole table).
+    transitions : dict, optional
+        Filled with every perturbed attribute's transition counts (the owner's view,
+        never part of a release): ``transitions[name][o, h]`` records of original code
+        ``o`` released as ``h``, over all copies.
 
     Yields
     ------
@@ -635,6 +743,12 @@ def perturb_batches(
     Dowd, Xu & Zhang, Sec. 3 (Algorithm 1) and Sec. 3.2; Kang, Sec. 2 (copies).
     """
     check_at_least(row_offset, "row_offset", 0, error=ParameterError)
+    unbuilt = [a.name for a in spec.perturbed_attributes() if needs_data(a.matrix)]
+    if unbuilt:
+        raise SpecError(
+            f"attribute {unbuilt[0]!r}: its {spec.attribute(unbuilt[0]).matrix['kind']} matrix "
+            "is built from the data's marginal; build it first (ppdm.perturb.realise_matrices)"
+        )
     root = _release_root(random_state, warn)
     if spec.method == "additive":
         yield from _additive_batches(batches, spec, root, int(row_offset))
@@ -654,6 +768,11 @@ def perturb_batches(
                     codes_cache[name] = domain.encode(batch[name], column=name, row_offset=offset)
                 codes = codes_cache[name]
                 perturbed = matrix.draw(codes, words)
+                if transitions is not None:
+                    n = matrix.n_values
+                    pairs = np.bincount(codes.astype(np.int64) * n + perturbed, minlength=n * n)
+                    counts = transitions.setdefault(name, np.zeros((n, n), dtype=np.int64))
+                    counts += pairs.reshape(n, n)
                 out[name] = domain.decode(perturbed, random_state=reps.generator)
             outs.append(out)
         offset += len(batch)

@@ -26,7 +26,7 @@ import pandas as pd
 
 from .domain import BinnedDomain, Domain, DomainRule, DomainSketch
 from .estimate import Estimate, count_codes, estimate_counts
-from .exceptions import DataError, DomainError, PpdmError, SpecError
+from .exceptions import DataError, DomainError, OutputError, PpdmError, SpecError
 from .io import (
     BatchWriter,
     atomic_path,
@@ -40,8 +40,9 @@ from .io import (
     table_format,
     write_table,
 )
+from .matrix import needs_data
 from .options import PlanOptions, plan_options
-from .perturb import perturb_batches, plan_from_sketches, plan_release
+from .perturb import perturb_batches, plan_from_sketches, plan_release, realise_matrices
 from .publish import check_output, publish_dir, register_input, release_member
 from .random import (
     RandomState,
@@ -174,6 +175,7 @@ def make_release(
     overwrite: bool = False,
     on_pass: Callable[[str], None] | None = None,
     options: PlanOptions | None = None,
+    owner_report: str | os.PathLike | None = None,
     **plan_keywords,
 ) -> ReleaseSpec:
     """Perturb a table and write a release: ``data.<ext>``, ``spec.json``, ``privacy.*``.
@@ -203,6 +205,11 @@ def make_release(
         the rows starts (for progress bars).
     options : PlanOptions, optional
         The release plan's options (:class:`ppdm.options.PlanOptions`).
+    owner_report : path, optional
+        A directory for the owner's eyes only, outside the release: its
+        ``transitions.csv`` counts, per perturbed attribute, the records of each
+        original value released as each value (sdcMicro's transition table). It may not
+        be, contain or lie inside the release directory or the input.
     **plan_keywords
         Fields of :class:`~ppdm.options.PlanOptions` one by one, as in
         :func:`ppdm.perturb.plan_release` (with ``options``, they replace its fields).
@@ -214,6 +221,22 @@ def make_release(
     opts = plan_options(options, **plan_keywords)  # bad options fail before any file work
     inputs = () if isinstance(data, pd.DataFrame) else (data,)
     out_dir = check_output(out_dir, inputs=inputs, directory=True, overwrite=overwrite)
+    if owner_report is not None:
+        mine, rel = Path(owner_report).resolve(), out_dir.resolve()
+        if mine == rel or rel in mine.parents or mine in rel.parents:
+            raise OutputError(
+                f"--owner-report {str(owner_report)!r} "
+                f"{'is' if mine == rel else 'lies inside' if rel in mine.parents else 'contains'}"
+                f" the release directory {str(out_dir)!r}; the owner's report is never "
+                "part of a release: write it elsewhere"
+            )
+        owner_report = check_output(
+            owner_report,
+            inputs=(*inputs, out_dir),
+            flag="--owner-report",
+            directory=True,
+            overwrite=overwrite,
+        )
     if fmt is None:
         fmt = "csv" if isinstance(data, pd.DataFrame) else table_format(data)
     if fmt not in ("csv", "parquet"):
@@ -230,13 +253,22 @@ def make_release(
             batches = _reporting(read_ahead(_batches(data, batch_size, "text")), progress)
             spec = plan_release(batches, opts, kinds=kinds)
         kinds.update(spec_kinds(spec))  # a domain from the owner's spec decides how to read
+        if any(needs_data(a.matrix) for a in spec.perturbed_attributes()):
+            if on_pass:
+                on_pass("counting")
+            counted = _reporting(read_ahead(_batches(data, batch_size, kinds)), progress)
+            spec = realise_matrices(spec, counted, opts, random_state)
+        transitions: dict[str, np.ndarray] | None = {} if owner_report is not None else None
         data_name = f"data.{fmt}"
         n = 0
         if on_pass:
             on_pass("perturbing")
         # every value is checked as verify_release checks it, before it is written
         perturbed = perturb_batches(
-            read_ahead(_batches(data, batch_size, kinds)), spec, random_state
+            read_ahead(_batches(data, batch_size, kinds)),
+            spec,
+            random_state,
+            transitions=transitions,
         )
         with BatchWriter(tmp / data_name, fmt) as writer:
             # read, perturb and write on three threads: the next batches are read and
@@ -253,7 +285,29 @@ def make_release(
         if on_pass:
             on_pass("checking")
         check_written_release(tmp, batch_size, progress=progress)
+        if owner_report is not None:
+            with publish_dir(owner_report) as owner_tmp:
+                write_transitions(spec, transitions or {}, owner_tmp / "transitions.csv")
         return spec
+
+
+def write_transitions(spec: ReleaseSpec, counts: Mapping[str, np.ndarray], path: Path) -> None:
+    """The owner's transition table: one row per attribute, original and released value
+    with a non-zero count (``counts[name][o, h]``), in code order.
+
+    It shows which records changed and how: it is for the owner's eyes only and never
+    part of a release.
+    """
+    rows = []
+    for a in spec.perturbed_attributes():
+        if a.name not in counts:
+            continue
+        labels = a.get_domain().labels()
+        c = counts[a.name]
+        for o, h in zip(*np.nonzero(c), strict=True):
+            rows.append((a.name, labels[o], labels[h], int(c[o, h])))
+    table = pd.DataFrame(rows, columns=["attribute", "original", "released", "count"])
+    table.to_csv(path, index=False)
 
 
 @contextmanager

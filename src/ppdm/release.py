@@ -39,7 +39,7 @@ from .additive import AdditiveNoise
 from .domain import Domain, domain_from_spec
 from .exceptions import DomainError, MatrixError, SpecError
 from .limits import check_copies, check_n_values, load_structured
-from .matrix import MATRIX_KINDS, PerturbationMatrix, matrix_from_spec
+from .matrix import MATRIX_KINDS, PerturbationMatrix, check_matrix_entry, matrix_from_spec
 
 __all__ = [
     "AttributeSpec",
@@ -170,6 +170,29 @@ class BlockDiagonalSpec(_Entry):
         return self
 
 
+class InvariantPramSpec(_Entry):
+    """Invariant PRAM: ``alpha`` times the base matrix forward then backward, plus
+    ``1 - alpha`` times I; built from the data's marginal, which it keeps in expectation."""
+
+    kind: Literal["invariant-pram"]
+    alpha: float
+    base: _Rows | None = None
+    retention: float | list[float] | None = None
+    n_values: int | None = Field(default=None, ge=2)
+    matrix: _Rows | None = None
+
+
+class SdcmicroPramSpec(_Entry):
+    """sdcMicro's ``pram(pd, alpha)``: retentions drawn ``U[pd, 1]``, then invariant PRAM."""
+
+    kind: Literal["sdcmicro-pram"]
+    pd: float
+    alpha: float
+    retention: list[float] | None = None
+    n_values: int | None = Field(default=None, ge=2)
+    matrix: _Rows | None = None
+
+
 _MATRIX_MODELS: dict[str, type[_Entry]] = {
     "gamma-diagonal": GammaDiagonalSpec,
     "identity": IdentitySpec,
@@ -179,6 +202,8 @@ _MATRIX_MODELS: dict[str, type[_Entry]] = {
     "symmetric-ternary": SymmetricTernarySpec,
     "binary": BinarySpec,
     "block-diagonal": BlockDiagonalSpec,
+    "invariant-pram": InvariantPramSpec,
+    "sdcmicro-pram": SdcmicroPramSpec,
 }
 assert set(_MATRIX_MODELS) == set(MATRIX_KINDS), "one model per kind of ppdm.matrix.MATRIX_KINDS"
 
@@ -214,7 +239,9 @@ _MatrixUnion = Annotated[
     | Annotated[SymmetricBinarySpec, Tag("symmetric-binary")]
     | Annotated[SymmetricTernarySpec, Tag("symmetric-ternary")]
     | Annotated[BinarySpec, Tag("binary")]
-    | Annotated[BlockDiagonalSpec, Tag("block-diagonal")],
+    | Annotated[BlockDiagonalSpec, Tag("block-diagonal")]
+    | Annotated[InvariantPramSpec, Tag("invariant-pram")]
+    | Annotated[SdcmicroPramSpec, Tag("sdcmicro-pram")],
     Discriminator(_matrix_tag),
 ]
 _DOMAIN_HANDLER = TypeAdapter(_DomainUnion)
@@ -312,7 +339,7 @@ class AttributeSpec(BaseModel):
                 raise _custom(f"attribute {self.name!r}: bad domain: {exc}") from None
             if self.matrix is not None:
                 try:
-                    matrix_from_spec(self.matrix, dom.n_values)
+                    check_matrix_entry(self.matrix, dom.n_values)
                 except (MatrixError, TypeError, KeyError, ValueError) as exc:
                     raise _custom(f"attribute {self.name!r}: bad matrix: {exc}") from None
         return self

@@ -8,6 +8,7 @@ Dowd, Xu & Zhang, Sec. 5 (gamma, rho1-to-rho2, entropy); Kang, Theorem 1 and Sec
 
 from __future__ import annotations
 
+from .matrix import FROM_DATA
 from .privacy import RHO1_LEVELS, changes_nothing, copies_reveal
 from .release import ReleaseSpec
 
@@ -70,6 +71,13 @@ def privacy_report(spec: ReleaseSpec) -> dict:
         if from_data:
             what = "min and max" if dom.kind == "binned" else "list of values"
             leaks.append(f"{a.name}: domain {what} taken from the data")
+        if a.matrix and a.matrix.get("kind") in FROM_DATA:
+            fig["marginal_from_data"] = True
+            leaks.append(
+                f"{a.name}: its {a.matrix['kind']} matrix is built from the data's marginal "
+                "and reveals it exactly (the matrix keeps it fixed: with n_records, the count "
+                "of every original value)"
+            )
         attrs.append(fig)
     perturbed = [a for a in attrs if a["perturbed"]]
     gammas = [a.get("gamma") for a in perturbed]

@@ -250,6 +250,13 @@ def perturb(
         "Publish even if no attribute is protected, or a matrix has infinite "
         "amplification (identity, permutation, zero entries).",
     ),
+    owner_report: Path | None = value_option(
+        None,
+        "--owner-report",
+        "DIR",
+        "Also write DIR/transitions.csv, for the owner only: per attribute, how many "
+        "records of each original value were released as each value (outside --out).",
+    ),
 ) -> None:
     """Perturb a table with random substitution (Algorithm 1) and write a release.
 
@@ -326,6 +333,12 @@ def perturb(
     if engine == "dask" or parts:  # a directory or glob of parts: the partitioned engine
         from ..engine import make_release_partitioned
 
+        if owner_report is not None:
+            fail(
+                "--owner-report is for a single input file (not a directory or glob of "
+                "parts, nor --engine dask)",
+                usage=True,
+            )
         if fmt not in (None, "parquet"):
             fail(
                 f"--format {fmt}: a partitioned release is written as Parquet parts "
@@ -362,6 +375,7 @@ def perturb(
             on_pass=passes.start,
             overwrite=overwrite,
             options=options,
+            owner_report=owner_report,
         )
     _warn_unprotected(result)
     k = len(result.perturbed_attributes())
@@ -871,8 +885,15 @@ def _reportable(spec, target: Path):
 
     if spec.data_file is not None or spec.method != "substitution":
         return spec
+    from ..matrix import needs_data
+
     perturbed = spec.perturbed_attributes()
-    own = {a.name: a.get_matrix().amplification() for a in perturbed if a.matrix and a.domain}
+    later = {a.name for a in perturbed if needs_data(a.matrix)}
+    own = {
+        a.name: a.get_matrix().amplification()
+        for a in perturbed
+        if a.matrix and a.domain and a.name not in later
+    }
     free = [a.name for a in perturbed if a.matrix is None]
     try:
         gammas = planned_gammas(own, free, PlanOptions(spec=spec, copies=spec.copies))
@@ -880,6 +901,13 @@ def _reportable(spec, target: Path):
         fail(f"spec {str(target)!r}: {exc}")
     attributes = []
     for a in spec.attributes:
+        if a.name in later:
+            typer.echo(
+                f"note: attribute {a.name!r} has a {a.matrix['kind']} matrix, built from the "
+                "data's marginal, so its figures are in the release's privacy.txt",
+                err=True,
+            )
+            continue
         if a.perturbed and a.domain is None:
             typer.echo(
                 f"note: attribute {a.name!r} has no domain in the spec: it comes from the "
