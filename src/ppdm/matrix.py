@@ -47,6 +47,7 @@ __all__ = [
     "retention_matrix",
     "draw_retention",
     "FROM_DATA",
+    "StratifiedMatrix",
     "MATRIX_KINDS",
 ]
 
@@ -1042,6 +1043,145 @@ def _build_pram(
     return m
 
 
+class StratifiedMatrix:
+    """One matrix per value of a stratum column, released as is beside the attribute.
+
+    A record is perturbed by the matrix of its stratum; the stratum column is released
+    unperturbed, so the miner knows which matrix acted on each record and estimates
+    stratum by stratum. Every stratum's matrix is kept dense (an explicit matrix of its
+    own kind), so all strata sample alike, one uniform per record in record order.
+
+    The attribute's guarantee is that of its least private stratum: ``gamma`` is the
+    largest amplification over the strata (:meth:`worst`).
+
+    Parameters
+    ----------
+    strata : str
+        The stratum column.
+    matrices : dict of str -> PerturbationMatrix
+        One matrix per stratum value (the value as text), all of the same N.
+
+    Examples
+    --------
+    >>> m = StratifiedMatrix("region", {"n": GammaDiagonal(3, 4.0), "s": GammaDiagonal(3, 9.0)})
+    >>> round(m.amplification(), 6), m.worst_stratum
+    (9.0, 's')
+
+    References
+    ----------
+    Ma & Sivakumar, Sec. 3 (non-uniform randomization); Dowd, Xu & Zhang, Sec. 5 (gamma).
+    """
+
+    kind = "stratified"
+    affine_form = None
+
+    def __init__(self, strata: str, matrices: Mapping[str, PerturbationMatrix]) -> None:
+        if not isinstance(strata, str) or not strata:
+            raise MatrixError(f"stratified strata must name a column (got {strata!r})")
+        if not matrices:
+            raise MatrixError("a stratified matrix needs at least one stratum's matrix")
+        self.strata = strata
+        self.matrices: dict[str, ExplicitMatrix] = {}
+        for value, m in matrices.items():
+            if isinstance(m, StratifiedMatrix):
+                raise MatrixError(f"stratum {value!r}: a stratified matrix cannot be nested")
+            spec = m.to_spec()
+            meta = {k: v for k, v in spec.items() if k not in ("kind", "matrix", "n_values")}
+            self.matrices[str(value)] = ExplicitMatrix(
+                m.dense(), kind=spec.get("kind", "explicit"), validate=False, meta=meta
+            )
+        sizes = {m.n_values for m in self.matrices.values()}
+        if len(sizes) != 1:
+            raise MatrixError(
+                f"the strata's matrices must all have the same N (got {sorted(sizes)})"
+            )
+        self.values = list(self.matrices)
+
+    @property
+    def n_values(self) -> int:
+        return next(iter(self.matrices.values())).n_values
+
+    @property
+    def worst_stratum(self) -> str:
+        """The stratum whose matrix has the largest amplification."""
+        return max(self.values, key=lambda v: self.matrices[v].amplification())
+
+    def worst(self) -> ExplicitMatrix:
+        """The least private stratum's matrix: its figures are the attribute's."""
+        return self.matrices[self.worst_stratum]
+
+    def amplification(self) -> float:
+        return self.worst().amplification()
+
+    def epsilon(self) -> float:
+        return math.log(self.amplification())
+
+    def least_change(self) -> float:
+        return min(m.least_change() for m in self.matrices.values())
+
+    def misread_bound(self, copies: int) -> float:
+        return max(m.misread_bound(copies) for m in self.matrices.values())
+
+    def dense(self, *args, **kwargs) -> np.ndarray:
+        """Refused: there is no one matrix (also every other single-matrix operation)."""
+        raise MatrixError(
+            f"the attribute has one matrix per value of {self.strata!r}, not one matrix: "
+            "ppdm estimate, report and audit --empirical-epsilon handle it stratum by stratum"
+        )
+
+    # what needs one matrix is refused in the same words, never half done
+    apply = apply_transpose = inverse_apply = inverse_transpose_apply = dense
+    inverse = power = draw = entropy = condition_number = dense
+    covariance_perturbed = covariance_estimate = estimate_variance = dense
+    expected_squared_error = min_row_support = dense
+
+    def draw_rows(self, codes: np.ndarray, strata: np.ndarray, rng) -> np.ndarray:
+        """Perturb ``codes``, record ``i`` by the matrix of stratum ``values[strata[i]]``,
+        with one uniform from ``rng`` per record in record order."""
+        if isinstance(rng, WordStream):
+            rng = rng.generator
+        codes = np.asarray(codes)
+        u = rng.random(codes.size)
+        out = np.empty(codes.shape, dtype=np.int32)
+        for i, value in enumerate(self.values):
+            rows = np.flatnonzero(strata == i)
+            if rows.size:
+                out[rows] = self.matrices[value]._alias_sample(codes[rows], u[rows])
+        return out
+
+    def to_spec(self) -> dict:
+        return {
+            "kind": "stratified",
+            "strata": self.strata,
+            "matrices": {v: m.to_spec() for v, m in self.matrices.items()},
+        }
+
+    def __repr__(self) -> str:
+        return f"StratifiedMatrix({self.strata!r}, strata={self.values})"
+
+
+def _build_stratified(
+    spec: dict, n_values: int | None, marginal=None, rng: np.random.Generator | None = None
+) -> StratifiedMatrix:
+    """One matrix per stratum value; ``marginal`` maps a stratum to its original counts
+    (for the strata whose matrix is built from the data), ``rng`` draws their retentions."""
+    entries = spec["matrices"]
+    if not isinstance(entries, Mapping) or not entries:
+        raise MatrixError(
+            f"stratified matrices must map each stratum value to a matrix (got {entries!r})"
+        )
+    built = {}
+    for value, entry in entries.items():
+        if isinstance(entry, Mapping) and entry.get("kind") == "stratified":
+            raise MatrixError(f"stratum {value!r}: a stratified matrix cannot be nested")
+        sub = None if marginal is None else marginal.get(str(value))
+        try:
+            built[str(value)] = matrix_from_spec(entry, n_values, marginal=sub, rng=rng)
+        except MatrixError as exc:
+            raise MatrixError(f"stratum {value!r}: {exc}") from None
+    return StratifiedMatrix(spec["strata"], built)
+
+
 #: Kinds whose matrix is built from the data (the original marginal of the attribute):
 #: a spec entry of such a kind without an explicit ``matrix`` is realised by
 #: :func:`ppdm.perturb.realise_matrices`, and the release states the marginal as a leak.
@@ -1049,13 +1189,37 @@ FROM_DATA = frozenset({"invariant-pram", "sdcmicro-pram"})
 
 
 def needs_data(entry: Mapping | None) -> bool:
-    """Whether a matrix entry still has to be built from the data."""
-    return entry is not None and entry.get("kind") in FROM_DATA and "matrix" not in entry
+    """Whether a matrix entry still has to be built from the data (or, for a stratified
+    one, checked against the strata the data holds): a released entry has every matrix."""
+    if not isinstance(entry, Mapping):
+        return False
+    if entry.get("kind") == "stratified":
+        subs = entry.get("matrices")
+        return not isinstance(subs, Mapping) or any(
+            not isinstance(e, Mapping) or "matrix" not in e for e in subs.values()
+        )
+    return entry.get("kind") in FROM_DATA and "matrix" not in entry
 
 
 def check_matrix_entry(entry: Mapping, n_values: int | None = None) -> None:
     """Raise :class:`MatrixError` unless a spec entry is well formed; an entry built
     from the data has its parameters checked (against a uniform marginal)."""
+    if needs_data(entry) and entry.get("kind") == "stratified":
+        subs = entry.get("matrices")
+        if not isinstance(entry.get("strata"), str) or not entry.get("strata"):
+            raise MatrixError(f"stratified strata must name a column (got {entry.get('strata')!r})")
+        if not isinstance(subs, Mapping) or not subs:
+            raise MatrixError(
+                f"stratified matrices must map each stratum value to a matrix (got {subs!r})"
+            )
+        for value, sub in subs.items():
+            if isinstance(sub, Mapping) and sub.get("kind") == "stratified":
+                raise MatrixError(f"stratum {value!r}: a stratified matrix cannot be nested")
+            try:
+                check_matrix_entry(sub, n_values)
+            except MatrixError as exc:
+                raise MatrixError(f"stratum {value!r}: {exc}") from None
+        return
     if needs_data(entry):
         try:
             _build_pram(dict(entry), n_values)
@@ -1110,6 +1274,11 @@ MATRIX_KINDS: dict[str, tuple[Any, tuple[str, ...], str]] = {
         ("pd", "alpha"),
         "sdcMicro's pram(): retention of each value drawn U[pd, 1], then invariant PRAM",
     ),
+    "stratified": (
+        _build_stratified,
+        ("strata", "matrices"),
+        "one matrix (of any other kind) per value of the stratum column, released as is",
+    ),
 }
 
 
@@ -1154,7 +1323,7 @@ def matrix_from_spec(
     if kind in ("gamma-diagonal", "identity") or ("matrix" not in spec and kind in MATRIX_KINDS):
         build = MATRIX_KINDS[kind][0]
         try:
-            if kind in FROM_DATA:
+            if kind in FROM_DATA or kind == "stratified":
                 return build(dict(spec), n_values, marginal, rng)
             return build(dict(spec), n_values)
         except KeyError as exc:

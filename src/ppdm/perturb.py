@@ -28,7 +28,13 @@ from .domain import BinnedDomain, CategoricalDomain, Domain, DomainRule, DomainS
 from .exceptions import DataError, OptionError, ParameterError, SpecError
 from .io import TEXT_ATTR
 from .limits import MAX_RECORDS
-from .matrix import GammaDiagonal, PerturbationMatrix, matrix_from_spec, needs_data
+from .matrix import (
+    GammaDiagonal,
+    PerturbationMatrix,
+    StratifiedMatrix,
+    matrix_from_spec,
+    needs_data,
+)
 from .options import (
     DEFAULT_GAMMA,
     DEFAULT_MAX_BINS,
@@ -70,6 +76,7 @@ __all__ = [
     "perturb_frame",
     "perturb_batches",
     "realise_matrices",
+    "stratum_keys",
 ]
 
 
@@ -447,10 +454,19 @@ def _canonical_entry(domain: Domain, entry: dict) -> tuple[Domain, dict]:
     values = list(domain.values)
     order = canonical_values(values)
     perm = np.array([values.index(v) for v in order] + list(range(len(values), domain.n_values)))
-    if "base" in entry:
-        entry["base"] = np.asarray(entry["base"], dtype=np.float64)[np.ix_(perm, perm)].tolist()
-    if isinstance(entry.get("retention"), list):
-        entry["retention"] = [entry["retention"][i] for i in perm]
+
+    def permuted(e: dict) -> dict:
+        e = dict(e)
+        for key in ("base", "matrix"):
+            if isinstance(e.get(key), list):
+                e[key] = np.asarray(e[key], dtype=np.float64)[np.ix_(perm, perm)].tolist()
+        if isinstance(e.get("retention"), list):
+            e["retention"] = [e["retention"][i] for i in perm]
+        if isinstance(e.get("matrices"), dict):
+            e["matrices"] = {v: permuted(dict(sub)) for v, sub in e["matrices"].items()}
+        return e
+
+    entry = permuted(entry)
     import dataclasses
 
     return dataclasses.replace(domain, values=tuple(order)), entry
@@ -495,35 +511,87 @@ def realise_matrices(
     if not todo:
         return spec
     doms = {n: a.get_domain() for n, a in todo.items()}
-    counts = {n: np.zeros(d.n_values, dtype=np.int64) for n, d in doms.items()}
+    strata = {n: a.matrix.get("strata") for n, a in todo.items()}
+    # counts[name][stratum] (stratum None: the whole column)
+    counts: dict[str, dict] = {n: {} for n in todo}
     offset = 0
     for batch in batches:
         for name, dom in doms.items():
             codes = dom.encode(batch[name], column=name, row_offset=offset)
-            counts[name] += np.bincount(codes, minlength=dom.n_values)
+            keys = (
+                np.zeros(len(codes), dtype=np.int64)
+                if strata[name] is None
+                else stratum_keys(batch, strata[name], offset)
+            )
+            uniques, where = np.unique(keys, return_inverse=True)
+            for i, key in enumerate(uniques.tolist()):
+                key = None if strata[name] is None else key
+                c = np.bincount(codes[where == i], minlength=dom.n_values)
+                counts[name][key] = counts[name].get(key, 0) + c
         offset += len(batch)
     attrs = []
     for a in spec.attributes:
         if a.name in todo:
-            absent = np.flatnonzero(counts[a.name] == 0)
-            if absent.size:
-                raise SpecError(
-                    f"attribute {a.name!r}: value {doms[a.name].labels()[absent[0]]!r} of its "
-                    f"domain never occurs in the data; a {a.matrix['kind']} matrix needs "
-                    "every value present (an absent one would be released only by records "
-                    "holding it: infinite amplification)"
-                )
+            marginal = _marginals(a, doms[a.name], counts[a.name])
             rng = release_generator(random_state, warn=False, name=("pram-retention", a.name))
             try:
-                m = matrix_from_spec(
-                    a.matrix, doms[a.name].n_values, marginal=counts[a.name], rng=rng
-                )
+                m = matrix_from_spec(a.matrix, doms[a.name].n_values, marginal=marginal, rng=rng)
             except ValueError as exc:
                 raise SpecError(f"attribute {a.name!r}: {exc}") from None
             m = _checked_matrix(a.name, m, opts)
             a = a.model_copy(update={"matrix": m.to_spec()})
         attrs.append(a)
     return spec.model_copy(update={"attributes": attrs})
+
+
+def stratum_keys(batch: pd.DataFrame, column: str, offset: int) -> np.ndarray:
+    """Every record's stratum as text (how a stratified matrix names its strata)."""
+    values = batch[column]
+    missing = values.isna().to_numpy()
+    if missing.any():
+        row = offset + int(np.flatnonzero(missing)[0]) + 1
+        raise DataError(
+            f"stratum column {column!r} data row {row} has no value: every record needs "
+            "its stratum (it chooses the record's matrix)"
+        )
+    return values.astype(str).to_numpy(dtype=object)
+
+
+def _marginals(a: AttributeSpec, domain: Domain, counts: dict):
+    """The original counts a data-built matrix is made of (per stratum for a stratified
+    one), after checking that every value, and every stratum, it needs is in the data."""
+    entry = a.matrix
+    if entry.get("kind") != "stratified":
+        _all_present(a.name, entry["kind"], domain, counts[None], "")
+        return counts[None]
+    column, subs = entry["strata"], entry["matrices"]
+    unseen = [v for v in subs if v not in counts]
+    if unseen:
+        raise SpecError(
+            f"attribute {a.name!r}: stratum {unseen[0]!r} of column {column!r} never occurs "
+            f"in the data (its strata there: {sorted(counts)[:10]}); a matrix for it would "
+            "describe no record"
+        )
+    stray = [v for v in counts if v not in subs]
+    if stray:
+        raise SpecError(
+            f"attribute {a.name!r}: column {column!r} holds the stratum {stray[0]!r}, which "
+            f"has no matrix (the spec gives {list(subs)})"
+        )
+    for value, sub in subs.items():
+        if needs_data(sub):
+            _all_present(a.name, sub["kind"], domain, counts[value], f" in stratum {value!r}")
+    return counts
+
+
+def _all_present(name: str, kind: str, domain: Domain, counts: np.ndarray, where: str) -> None:
+    absent = np.flatnonzero(counts == 0)
+    if absent.size and kind in ("invariant-pram", "sdcmicro-pram"):
+        raise SpecError(
+            f"attribute {name!r}: value {domain.labels()[absent[0]]!r} of its domain never "
+            f"occurs in the data{where}; a {kind} matrix needs every value present (an "
+            "absent one would be released only by records holding it: infinite amplification)"
+        )
 
 
 def additive_noise_for_level(kind: str, level: float, value_range: float) -> AdditiveNoise:
@@ -767,7 +835,18 @@ def perturb_batches(
                 if name not in codes_cache:
                     codes_cache[name] = domain.encode(batch[name], column=name, row_offset=offset)
                 codes = codes_cache[name]
-                perturbed = matrix.draw(codes, words)
+                if isinstance(matrix, StratifiedMatrix):
+                    keys = stratum_keys(batch, matrix.strata, offset)
+                    rows = pd.Categorical(keys, categories=matrix.values).codes.astype(np.int64)
+                    if (rows < 0).any():
+                        row = int(np.flatnonzero(rows < 0)[0])
+                        raise DataError(
+                            f"stratum column {matrix.strata!r} data row {offset + row + 1} has "
+                            f"{keys[row]!r}, a stratum without a matrix in the spec of {name!r}"
+                        )
+                    perturbed = matrix.draw_rows(codes, rows, words)
+                else:
+                    perturbed = matrix.draw(codes, words)
                 if transitions is not None:
                     n = matrix.n_values
                     pairs = np.bincount(codes.astype(np.int64) * n + perturbed, minlength=n * n)

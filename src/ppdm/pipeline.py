@@ -753,6 +753,10 @@ class AttributeEstimate:
     overall: Estimate
     by_class: dict[str, Estimate] | None = None
     binned: bool = False
+    #: For an attribute with one matrix per stratum: the stratum column and the estimate
+    #: of each stratum (``overall`` is their sum).
+    strata: str | None = None
+    by_stratum: dict[str, Estimate] | None = None
 
     @property
     def value_kind(self) -> str:
@@ -1049,10 +1053,82 @@ def estimate_release(
     with release_values(rel.data_path):
         if rel.spec.method == "additive":
             return _estimate_additive(rel, by_class, batch_size)
+        stratified = [a for a in rel.spec.perturbed_attributes() if _is_stratified(a)]
+        if stratified and by_class:
+            raise SpecError(
+                f"attribute {stratified[0].name!r} has one matrix per stratum: it is "
+                "estimated per stratum, not per class (leave out --by-class)"
+            )
         counts, classes = _count_pass(
             rel.spec, lambda: read_ahead(rel.batches(batch_size)), by_class
         )
-    return estimates_from_counts(rel.spec, counts, classes, method)
+        per_stratum = (
+            _stratum_counts(rel.spec, stratified, read_ahead(rel.batches(batch_size)))
+            if stratified
+            else None
+        )
+    return estimates_from_counts(rel.spec, counts, classes, method, per_stratum)
+
+
+def _is_stratified(a) -> bool:
+    return bool(a.matrix) and a.matrix.get("kind") == "stratified"
+
+
+def _stratum_counts(spec: ReleaseSpec, attrs: list, batches) -> dict[str, dict[str, np.ndarray]]:
+    """Perturbed code counts of every stratified attribute, per stratum, in one pass."""
+    from .perturb import stratum_keys
+
+    out: dict[str, dict[str, np.ndarray]] = {a.name: {} for a in attrs}
+    doms = {a.name: a.get_domain() for a in attrs}
+    offset = 0
+    for batch in batches:
+        for a in attrs:
+            codes = doms[a.name].encode(batch[a.name], column=a.name, row_offset=offset)
+            keys = stratum_keys(batch, a.matrix["strata"], offset)
+            uniques, where = np.unique(keys, return_inverse=True)
+            for i, key in enumerate(uniques.tolist()):
+                c = np.bincount(codes[where == i], minlength=doms[a.name].n_values)
+                out[a.name][key] = out[a.name].get(key, 0) + c
+        offset += len(batch)
+    return out
+
+
+def _stratified_estimate(
+    a, counts: dict[str, np.ndarray], method: str, copies: int
+) -> AttributeEstimate:
+    """Each stratum estimated through its own matrix; the attribute's estimate is their
+    sum, with the standard errors added in quadrature (the strata are perturbed
+    independently)."""
+    m = a.get_matrix()
+    stray = [k for k in counts if k not in m.matrices]
+    if stray:
+        raise SpecError(
+            f"release data: column {m.strata!r} holds the stratum {stray[0]!r}, which has "
+            f"no matrix for {a.name!r} in the spec"
+        )
+    n = m.n_values
+    per = {
+        v: _pooled(estimate_counts(counts.get(v, np.zeros(n)), mv, method), copies)
+        for v, mv in m.matrices.items()
+    }
+    ests = list(per.values())
+    overall = Estimate(
+        perturbed=sum(e.perturbed for e in ests),
+        counts=sum(e.counts for e in ests),
+        stderr=np.sqrt(sum(e.stderr**2 for e in ests)),
+        method=ests[0].method,
+        stderr_kind=ests[0].stderr_kind,
+    )
+    dom = a.get_domain()
+    return AttributeEstimate(
+        a.name,
+        dom.labels(),
+        overall,
+        None,
+        isinstance(dom, BinnedDomain),
+        strata=m.strata,
+        by_stratum=per,
+    )
 
 
 @contextmanager
@@ -1085,6 +1161,7 @@ def estimates_from_counts(
     counts: dict[str, np.ndarray],
     classes: list | None,
     method: str = "set-scale",
+    per_stratum: Mapping[str, Mapping[str, np.ndarray]] | None = None,
 ) -> list[AttributeEstimate]:
     """Estimates of every perturbed attribute from its perturbed counts (the count pass).
 
@@ -1097,6 +1174,9 @@ def estimates_from_counts(
         Class values of the rows; ``None`` for overall counts only.
     method : str, default="set-scale"
         See :func:`ppdm.estimate.estimate_counts`.
+    per_stratum : dict, optional
+        Perturbed counts per stratum (``per_stratum[attribute][stratum]``) of the
+        attributes with one matrix per stratum; those are estimated stratum by stratum.
 
     Returns
     -------
@@ -1108,6 +1188,14 @@ def estimates_from_counts(
     """
     out = []
     for a in spec.perturbed_attributes():
+        if _is_stratified(a):
+            if per_stratum is None or a.name not in per_stratum:
+                raise SpecError(
+                    f"attribute {a.name!r} has one matrix per stratum: it needs its counts "
+                    "per stratum (ppdm estimate on the release, one file, no --engine dask)"
+                )
+            out.append(_stratified_estimate(a, per_stratum[a.name], method, spec.copies))
+            continue
         m = a.get_matrix()
         # m copies: pooled counts estimate m X; divide by m (stderr shrinks like 1/sqrt(m))
         table = np.asarray(counts[a.name], dtype=np.float64)

@@ -193,6 +193,15 @@ class SdcmicroPramSpec(_Entry):
     matrix: _Rows | None = None
 
 
+class StratifiedSpec(_Entry):
+    """One matrix per value of the column ``strata`` (released as is): ``matrices`` maps
+    each stratum value, as text, to a matrix entry of any other kind."""
+
+    kind: Literal["stratified"]
+    strata: str = Field(min_length=1)
+    matrices: dict[str, dict[str, Any]] = Field(min_length=1)
+
+
 _MATRIX_MODELS: dict[str, type[_Entry]] = {
     "gamma-diagonal": GammaDiagonalSpec,
     "identity": IdentitySpec,
@@ -204,6 +213,7 @@ _MATRIX_MODELS: dict[str, type[_Entry]] = {
     "block-diagonal": BlockDiagonalSpec,
     "invariant-pram": InvariantPramSpec,
     "sdcmicro-pram": SdcmicroPramSpec,
+    "stratified": StratifiedSpec,
 }
 assert set(_MATRIX_MODELS) == set(MATRIX_KINDS), "one model per kind of ppdm.matrix.MATRIX_KINDS"
 
@@ -241,7 +251,8 @@ _MatrixUnion = Annotated[
     | Annotated[BinarySpec, Tag("binary")]
     | Annotated[BlockDiagonalSpec, Tag("block-diagonal")]
     | Annotated[InvariantPramSpec, Tag("invariant-pram")]
-    | Annotated[SdcmicroPramSpec, Tag("sdcmicro-pram")],
+    | Annotated[SdcmicroPramSpec, Tag("sdcmicro-pram")]
+    | Annotated[StratifiedSpec, Tag("stratified")],
     Discriminator(_matrix_tag),
 ]
 _DOMAIN_HANDLER = TypeAdapter(_DomainUnion)
@@ -405,6 +416,17 @@ class ReleaseSpec(BaseModel):
         dup = {n for n in names if names.count(n) > 1}
         if dup:
             raise _custom(f"attributes listed twice: {sorted(dup)}")
+        for a in self.attributes:
+            column = a.matrix.get("strata") if a.matrix else None
+            if not a.perturbed or column is None or a.matrix.get("kind") != "stratified":
+                continue
+            listed = next((b for b in self.attributes if b.name == column), None)
+            if listed is None or listed.perturbed or column == a.name:
+                raise _custom(
+                    f"attribute {a.name!r} is stratified by {column!r}, which the spec must "
+                    f"list with perturbed: false{'' if listed is None else ' (it does not)'}: "
+                    "the miner needs each record's stratum as it is to know its matrix"
+                )
         for a in self.attributes:
             if not a.perturbed:
                 continue

@@ -208,3 +208,94 @@ def test_a_value_absent_from_the_data_is_refused(run_cli, tmp_path):
     assert "attribute 'job': value 'zz' of its domain never occurs in the data" in err
     assert [x for x in err.splitlines() if x.startswith("error:")] == err.splitlines()[-1:]
     assert "Traceback" not in err
+
+
+STRATIFIED = {
+    "kind": "stratified",
+    "strata": "region",
+    "matrices": {
+        "north": {"kind": "gamma-diagonal", "gamma": 9.0},
+        "south": {"kind": "invariant-pram", "retention": 0.9, "alpha": 0.5},
+    },
+}
+
+
+def test_stratified_release_estimates_and_audits_per_stratum(run_cli, tmp_path):
+    frame, data = _table(tmp_path, seed=3)
+    rel = tmp_path / "rel"
+    code, out, err = run_cli(
+        "perturb", data, "--out", rel, "--spec", _spec(tmp_path, STRATIFIED), "--seed", "4",
+        "--class", "y",
+    )  # fmt: skip
+    assert code == 0, err
+    released = read_spec(rel)
+    m = released.attribute("job").get_matrix()
+    south = (frame["region"] == "south").to_numpy()
+    truth = {
+        v: frame.loc[mask, "job"].value_counts().reindex(VALUES).to_numpy()
+        for v, mask in (("north", ~south), ("south", south))
+    }
+    # the south stratum's matrix keeps the south marginal; the north one is gamma-diagonal 9
+    np.testing.assert_allclose(m.matrices["south"].dense() @ truth["south"], truth["south"])
+    assert m.matrices["north"].amplification() == pytest.approx(9.0)
+    # the attribute states the least private stratum's gamma, and both strata's
+    text = (rel / "privacy.txt").read_text()
+    worst = max(mv.amplification() for mv in m.matrices.values())
+    assert released.attribute("job").privacy["gamma"] == pytest.approx(worst)
+    assert f"gamma per stratum: north 9, south {m.matrices['south'].amplification():.4g}" in text
+    assert "invariant-pram matrix of stratum region = south is built from the data" in text
+    # the stratum column is released as is
+    assert pd.read_csv(rel / "data.csv")["region"].tolist() == frame["region"].tolist()
+    # each stratum's raw estimate is within its theoretical standard error; the sum too
+    (est,) = estimate_release(rel, "inverse")
+    var = 0
+    for v in ("north", "south"):
+        sd = np.sqrt(m.matrices[v].estimate_variance(truth[v]))
+        assert np.all(np.abs(est.by_stratum[v].counts - truth[v]) <= 4.5 * sd)
+        np.testing.assert_allclose(est.by_stratum[v].stderr, sd, rtol=0.15)
+        var = var + sd**2
+    overall = truth["north"] + truth["south"]
+    assert np.all(np.abs(est.overall.counts - overall) <= 4.5 * np.sqrt(var))
+    # the empirical epsilon of each stratum's sampler is within its stated epsilon
+    audits = audit_spec_epsilon(released, trials=200_000, random_state=12)
+    assert [a.attribute for a in audits] == ["job [region=north]", "job [region=south]"]
+    for a in audits:
+        v = a.attribute.split("=")[1].rstrip("]")
+        assert a.stated == pytest.approx(m.matrices[v].epsilon())
+        assert a.within_stated and a.lower_bound > 0.5 * a.stated
+    # a tool that needs one matrix refuses in one line
+    code, out, err = run_cli("reconstruct", rel, "--out", tmp_path / "rec")
+    assert code == 1 and "one matrix per value of 'region'" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (
+            lambda s: s["attributes"][0]["matrix"]["matrices"].update(
+                west={"kind": "gamma-diagonal", "gamma": 9.0}
+            ),
+            "stratum 'west' of column 'region' never occurs in the data",
+        ),
+        (
+            lambda s: s["attributes"][0]["matrix"]["matrices"].pop("north"),
+            "column 'region' holds the stratum 'north', which has no matrix",
+        ),
+        (
+            lambda s: s["attributes"][1].update(perturbed=True),
+            "stratified by 'region', which the spec must list with perturbed: false",
+        ),
+    ],
+    ids=["unseen-stratum", "stratum-without-matrix", "stratum-perturbed"],
+)
+def test_bad_strata_are_refused_in_one_line(run_cli, tmp_path, change, words):
+    _, data = _table(tmp_path, n=400)
+    path = _spec(tmp_path, json.loads(json.dumps(STRATIFIED)))
+    spec = json.loads(path.read_text())
+    change(spec)
+    path.write_text(json.dumps(spec))
+    code, out, err = run_cli("perturb", data, "--out", tmp_path / "rel", "--spec", path)
+    assert code == 1, err
+    errors = [x for x in err.splitlines() if x.startswith("error:")]
+    assert len(errors) == 1 and words in errors[0] and "Traceback" not in err
+    assert not (tmp_path / "rel").exists()

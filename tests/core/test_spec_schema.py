@@ -38,6 +38,14 @@ KIND_EXAMPLES = {
 DATA_KIND_EXAMPLES = {
     "invariant-pram": ({"kind": "invariant-pram", "retention": 0.8, "alpha": 0.5}, ["a", "b"]),
     "sdcmicro-pram": ({"kind": "sdcmicro-pram", "pd": 0.8, "alpha": 0.5}, ["a", "b", "c"]),
+    "stratified": (
+        {
+            "kind": "stratified",
+            "strata": "region",
+            "matrices": {"n": {"kind": "gamma-diagonal", "gamma": 4.0}},
+        },
+        ["a", "b"],
+    ),
 }
 
 

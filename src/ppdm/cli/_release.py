@@ -649,6 +649,8 @@ def _estimate_tables(results) -> None:
         show(f"{r.name} ({r.overall.method})", r, r.overall)
         for c, ec in (r.by_class or {}).items():  # one table per class, as the plot's panels
             show(f"{r.name}: class {c} ({ec.method})", r, ec)
+        for v, ev in (r.by_stratum or {}).items():  # one table per stratum, its own matrix
+            show(f"{r.name}: {r.strata} = {v} ({ev.method})", r, ev)
 
 
 #: An estimate table longer than this many rows is shown by its first and last
@@ -721,6 +723,17 @@ def _estimate_json(r, method: str) -> dict:
                 "stderr_kind": e.stderr_kind,
             }
             for c, e in r.by_class.items()
+        }
+    if r.by_stratum:
+        out["strata"] = r.strata
+        out["by_stratum"] = {
+            v: {
+                "perturbed_counts": e.perturbed.tolist(),
+                "estimated_counts": e.counts.tolist(),
+                "stderr": e.stderr.tolist(),
+                "stderr_kind": e.stderr_kind,
+            }
+            for v, e in r.by_stratum.items()
         }
     return out
 
