@@ -1215,12 +1215,17 @@ def check_matrix_entry(entry: Mapping, n_values: int | None = None) -> None:
         for value, sub in subs.items():
             if isinstance(sub, Mapping) and sub.get("kind") == "stratified":
                 raise MatrixError(f"stratum {value!r}: a stratified matrix cannot be nested")
+            if n_values is None and not needs_data(sub):
+                continue  # its size is known only with the domain
             try:
                 check_matrix_entry(sub, n_values)
             except MatrixError as exc:
                 raise MatrixError(f"stratum {value!r}: {exc}") from None
         return
     if needs_data(entry):
+        if n_values is None:  # without a domain: the parameters, at the size they imply
+            sized = next((entry[k] for k in ("base", "retention") if k in entry), None)
+            n_values = len(sized) if isinstance(sized, list) and len(sized) >= 2 else 2
         try:
             _build_pram(dict(entry), n_values)
         except KeyError as exc:

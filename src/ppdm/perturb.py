@@ -567,15 +567,15 @@ def _marginals(a: AttributeSpec, domain: Domain, counts: dict):
     column, subs = entry["strata"], entry["matrices"]
     unseen = [v for v in subs if v not in counts]
     if unseen:
-        raise SpecError(
-            f"attribute {a.name!r}: stratum {unseen[0]!r} of column {column!r} never occurs "
+        raise DataError(
+            f"spec attribute {a.name!r}: stratum {unseen[0]!r} of column {column!r} never occurs "
             f"in the data (its strata there: {sorted(counts)[:10]}); a matrix for it would "
             "describe no record"
         )
     stray = [v for v in counts if v not in subs]
     if stray:
-        raise SpecError(
-            f"attribute {a.name!r}: column {column!r} holds the stratum {stray[0]!r}, which "
+        raise DataError(
+            f"spec attribute {a.name!r}: column {column!r} holds the stratum {stray[0]!r}, which "
             f"has no matrix (the spec gives {list(subs)})"
         )
     for value, sub in subs.items():
@@ -587,8 +587,8 @@ def _marginals(a: AttributeSpec, domain: Domain, counts: dict):
 def _all_present(name: str, kind: str, domain: Domain, counts: np.ndarray, where: str) -> None:
     absent = np.flatnonzero(counts == 0)
     if absent.size and kind in ("invariant-pram", "sdcmicro-pram"):
-        raise SpecError(
-            f"attribute {name!r}: value {domain.labels()[absent[0]]!r} of its domain never "
+        raise DataError(
+            f"spec attribute {name!r}: value {domain.labels()[absent[0]]!r} of its domain never "
             f"occurs in the data{where}; a {kind} matrix needs every value present (an "
             "absent one would be released only by records holding it: infinite amplification)"
         )

@@ -39,7 +39,13 @@ from .additive import AdditiveNoise
 from .domain import Domain, domain_from_spec
 from .exceptions import DomainError, MatrixError, SpecError
 from .limits import check_copies, check_n_values, load_structured
-from .matrix import MATRIX_KINDS, PerturbationMatrix, check_matrix_entry, matrix_from_spec
+from .matrix import (
+    MATRIX_KINDS,
+    PerturbationMatrix,
+    check_matrix_entry,
+    matrix_from_spec,
+    needs_data,
+)
 
 __all__ = [
     "AttributeSpec",
@@ -343,6 +349,11 @@ class AttributeSpec(BaseModel):
                 self.get_noise()
             except (ValueError, TypeError) as exc:
                 raise _custom(f"attribute {self.name!r}: bad noise: {exc}") from None
+        if self.domain is None and needs_data(self.matrix):
+            try:  # its parameters, before any data (the domain comes with the data)
+                check_matrix_entry(self.matrix)
+            except (MatrixError, TypeError, KeyError, ValueError) as exc:
+                raise _custom(f"attribute {self.name!r}: bad matrix: {exc}") from None
         if self.domain is not None:
             try:
                 dom = domain_from_spec(self.domain)

@@ -61,6 +61,8 @@ def test_worked_case_epsilon_against_gamma_diagonal_of_the_same_retention():
     assert gd.epsilon() == pytest.approx(math.log(76))
     # the invariant step costs privacy: its epsilon is above the gamma-diagonal's
     assert m.epsilon() > gd.epsilon() + 0.5
+    # the figures docs/pram.md prints
+    assert (f"{m.amplification():.1f}", f"{m.epsilon():.2f}") == ("150.7", "5.01")
     # and the retention is not 0.95: above it for the frequent values, below for the rare
     diag = np.diag(m.dense())
     assert diag[0] > 0.95 > diag[-1]
@@ -205,7 +207,7 @@ def test_a_value_absent_from_the_data_is_refused(run_cli, tmp_path):
     path.write_text(json.dumps({"attributes": attrs}))
     code, out, err = run_cli("perturb", data, "--out", tmp_path / "rel", "--spec", path)
     assert code == 1
-    assert "attribute 'job': value 'zz' of its domain never occurs in the data" in err
+    assert "spec attribute 'job': value 'zz' of its domain never occurs in the data" in err
     assert [x for x in err.splitlines() if x.startswith("error:")] == err.splitlines()[-1:]
     assert "Traceback" not in err
 
