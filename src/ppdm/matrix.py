@@ -990,8 +990,9 @@ def _pram_parameters(spec: Mapping, n: int) -> tuple[np.ndarray | None, float]:
     base = np.array(spec["base"], dtype=np.float64)
     if base.shape != (n, n):
         raise MatrixError(f"invariant-pram base must be {n} x {n} (got shape {base.shape})")
-    if not np.all(np.isfinite(base)) or np.any(base < 0):
-        h, k = np.argwhere(~(base >= 0))[0] if np.any(~(base >= 0)) else (0, 0)
+    bad = ~np.isfinite(base) | (base < 0)
+    if bad.any():
+        h, k = np.argwhere(bad)[0]
         raise MatrixError(
             f"invariant-pram base entries must be finite and non-negative (got {base[h, k]} "
             f"at row {h + 1}, column {k + 1})"

@@ -815,7 +815,9 @@ def perturb_batches(
     if unbuilt:
         raise SpecError(
             f"attribute {unbuilt[0]!r}: its {spec.attribute(unbuilt[0]).matrix['kind']} matrix "
-            "is built from the data's marginal; build it first (ppdm.perturb.realise_matrices)"
+            "is built from the data (its marginal, its strata) in a counting pass that only "
+            "ppdm perturb of one input file makes (not a directory or glob of parts, nor "
+            "--engine dask); in Python, ppdm.perturb.realise_matrices"
         )
     root = _release_root(random_state, warn)
     if spec.method == "additive":

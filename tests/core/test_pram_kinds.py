@@ -301,3 +301,33 @@ def test_bad_strata_are_refused_in_one_line(run_cli, tmp_path, change, words):
     errors = [x for x in err.splitlines() if x.startswith("error:")]
     assert len(errors) == 1 and words in errors[0] and "Traceback" not in err
     assert not (tmp_path / "rel").exists()
+
+
+def test_stratified_release_does_not_depend_on_the_batch_size(tmp_path):
+    from ppdm.pipeline import make_release
+    from ppdm.release import ReleaseSpec
+
+    frame, data = _table(tmp_path, n=3_000, seed=5)
+    spec = ReleaseSpec.model_validate(json.loads(_spec(tmp_path, STRATIFIED).read_text()))
+    released = []
+    for size in (500, 1_237):
+        out = tmp_path / f"rel{size}"
+        with pytest.warns(Warning):  # a seeded release is warned about
+            make_release(data, out, random_state=6, batch_size=size, spec=spec, class_attribute="y")
+        released.append((out / "data.csv").read_bytes())
+    assert released[0] == released[1]
+    assert pd.read_csv(tmp_path / "rel500" / "data.csv")["job"].tolist() != frame["job"].tolist()
+
+
+def test_a_partitioned_input_refuses_a_matrix_built_from_the_data(run_cli, tmp_path):
+    frame, _ = _table(tmp_path, n=400)
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    frame.iloc[:200].to_parquet(parts / "a.parquet")
+    frame.iloc[200:].to_parquet(parts / "b.parquet")
+    spec = _spec(tmp_path, {"kind": "sdcmicro-pram", "pd": 0.8, "alpha": 0.5})
+    code, out, err = run_cli("perturb", parts, "--out", tmp_path / "rel", "--spec", spec)
+    assert code == 1
+    errors = [x for x in err.splitlines() if x.startswith("error:")]
+    assert len(errors) == 1 and "ppdm perturb of one input file" in errors[0]
+    assert "Traceback" not in err and not (tmp_path / "rel").exists()
