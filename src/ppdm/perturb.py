@@ -29,6 +29,7 @@ from .exceptions import DataError, OptionError, ParameterError, SpecError
 from .io import TEXT_ATTR
 from .limits import MAX_RECORDS
 from .matrix import (
+    FROM_DATA,
     GammaDiagonal,
     PerturbationMatrix,
     StratifiedMatrix,
@@ -76,6 +77,7 @@ __all__ = [
     "perturb_frame",
     "perturb_batches",
     "realise_matrices",
+    "needs_counting",
     "stratum_keys",
 ]
 
@@ -266,7 +268,7 @@ def _substitution_attributes(planned: list, opts: PlanOptions) -> list[Attribute
     own = {}
     later = {}  # built from the data by realise_matrices
     for item in planned:
-        if isinstance(item, tuple) and item[2] is not None and needs_data(item[2].matrix):
+        if isinstance(item, tuple) and item[2] is not None and _from_data(item[2].matrix):
             later[item[0]] = item[2].matrix
         elif isinstance(item, tuple) and item[2] is not None and item[2].matrix is not None:
             own[item[0]] = _own_matrix(*item)
@@ -446,6 +448,16 @@ def _canonical_order(
     return dataclasses.replace(domain, values=tuple(order)), matrix
 
 
+def _from_data(entry) -> bool:
+    """Whether a plan builds (or, stratified, checks) the matrix against the data."""
+    return needs_data(entry) or (entry is not None and entry.get("kind") == "stratified")
+
+
+def needs_counting(spec: ReleaseSpec) -> bool:
+    """Whether :func:`realise_matrices` must read the data before ``spec`` perturbs it."""
+    return any(_from_data(a.matrix) for a in spec.perturbed_attributes())
+
+
 def _canonical_entry(domain: Domain, entry: dict) -> tuple[Domain, dict]:
     """A matrix entry still to be built from the data, its per-value keys (``base``,
     a ``retention`` list) permuted as :func:`_canonical_order` lists the domain."""
@@ -507,7 +519,7 @@ def realise_matrices(
     Gouweleeuw, Kooiman, Willenborg & de Wolf (1998), invariant PRAM.
     """
     opts = plan_options(options)
-    todo = {a.name: a for a in spec.perturbed_attributes() if needs_data(a.matrix)}
+    todo = {a.name: a for a in spec.perturbed_attributes() if _from_data(a.matrix)}
     if not todo:
         return spec
     doms = {n: a.get_domain() for n, a in todo.items()}
@@ -586,7 +598,7 @@ def _marginals(a: AttributeSpec, domain: Domain, counts: dict):
 
 def _all_present(name: str, kind: str, domain: Domain, counts: np.ndarray, where: str) -> None:
     absent = np.flatnonzero(counts == 0)
-    if absent.size and kind in ("invariant-pram", "sdcmicro-pram"):
+    if absent.size and kind in FROM_DATA:
         raise DataError(
             f"spec attribute {name!r}: value {domain.labels()[absent[0]]!r} of its domain never "
             f"occurs in the data{where}; a {kind} matrix needs every value present (an "

@@ -40,9 +40,14 @@ from .io import (
     table_format,
     write_table,
 )
-from .matrix import needs_data
 from .options import PlanOptions, plan_options
-from .perturb import perturb_batches, plan_from_sketches, plan_release, realise_matrices
+from .perturb import (
+    needs_counting,
+    perturb_batches,
+    plan_from_sketches,
+    plan_release,
+    realise_matrices,
+)
 from .publish import check_output, publish_dir, register_input, release_member
 from .random import (
     RandomState,
@@ -253,7 +258,7 @@ def make_release(
             batches = _reporting(read_ahead(_batches(data, batch_size, "text")), progress)
             spec = plan_release(batches, opts, kinds=kinds)
         kinds.update(spec_kinds(spec))  # a domain from the owner's spec decides how to read
-        if any(needs_data(a.matrix) for a in spec.perturbed_attributes()):
+        if needs_counting(spec):
             if on_pass:
                 on_pass("counting")
             counted = _reporting(read_ahead(_batches(data, batch_size, kinds)), progress)

@@ -331,3 +331,26 @@ def test_a_partitioned_input_refuses_a_matrix_built_from_the_data(run_cli, tmp_p
     errors = [x for x in err.splitlines() if x.startswith("error:")]
     assert len(errors) == 1 and "ppdm perturb of one input file" in errors[0]
     assert "Traceback" not in err and not (tmp_path / "rel").exists()
+
+
+def test_stratum_matrices_follow_the_sorted_domain(run_cli, tmp_path):
+    """A spec listing values out of order: each stratum's explicit matrix is permuted
+    with the domain, as a single explicit matrix is."""
+    _, data = _table(tmp_path, n=2_000)
+    m = np.full((5, 5), 0.1)
+    np.fill_diagonal(m, 0.6)
+    m[0, 0], m[1, 0] = 0.5, 0.2  # 'e' (listed first) is released as 'd' w.p. 0.2
+    entry = json.loads(json.dumps(STRATIFIED))
+    entry["matrices"]["north"] = {"kind": "explicit", "matrix": m.tolist()}
+    spec = json.loads(_spec(tmp_path, entry).read_text())
+    spec["attributes"][0]["domain"] = {"kind": "categorical", "values": VALUES[::-1]}
+    path = tmp_path / "unsorted.json"
+    path.write_text(json.dumps(spec))
+    code, out, err = run_cli(
+        "perturb", data, "--out", tmp_path / "rel", "--spec", path, "--seed", "1"
+    )  # fmt: skip
+    assert code == 0, err
+    released = read_spec(tmp_path / "rel").attribute("job")
+    assert released.domain["values"] == VALUES
+    north = np.array(released.matrix["matrices"]["north"]["matrix"])
+    assert north[4, 4] == 0.5 and north[3, 4] == 0.2 and north[0, 0] == 0.6
