@@ -1046,7 +1046,8 @@ def estimate_release(
         For substitution releases. An additive release is always estimated with
         Agrawal & Srikant's reconstruction (method ``"as2000"``) over its domain's bins.
     by_class : bool, default=False
-        Also estimate per class (the class must be unperturbed).
+        Also estimate per class (the class must be unperturbed); an attribute with one
+        matrix per stratum is estimated per stratum instead.
     batch_size : int, optional
         Rows per batch; default :func:`batch_rows` of the release's columns.
 
@@ -1058,12 +1059,8 @@ def estimate_release(
     with release_values(rel.data_path):
         if rel.spec.method == "additive":
             return _estimate_additive(rel, by_class, batch_size)
+        # an attribute with one matrix per stratum is estimated per stratum (not per class)
         stratified = [a for a in rel.spec.perturbed_attributes() if _is_stratified(a)]
-        if stratified and by_class:
-            raise SpecError(
-                f"attribute {stratified[0].name!r} has one matrix per stratum: it is "
-                "estimated per stratum, not per class (leave out --by-class)"
-            )
         counts, classes = _count_pass(
             rel.spec, lambda: read_ahead(rel.batches(batch_size)), by_class
         )

@@ -354,3 +354,18 @@ def test_stratum_matrices_follow_the_sorted_domain(run_cli, tmp_path):
     assert released.domain["values"] == VALUES
     north = np.array(released.matrix["matrices"]["north"]["matrix"])
     assert north[4, 4] == 0.5 and north[3, 4] == 0.2 and north[0, 0] == 0.6
+
+
+def test_a_stratified_release_has_its_html_report_and_by_class_falls_back_to_strata(
+    run_cli, tmp_path
+):
+    _, data = _table(tmp_path, n=2_000)
+    rel = tmp_path / "rel"
+    spec = _spec(tmp_path, STRATIFIED)
+    code, out, err = run_cli("perturb", data, "--out", rel, "--spec", spec, "--class", "y")
+    assert code == 0, err
+    (est,) = estimate_release(rel, "inverse", by_class=True)  # per stratum, not per class
+    assert est.by_class is None and sorted(est.by_stratum) == ["north", "south"]
+    code, out, err = run_cli("report", rel, "--html", tmp_path / "r.html")
+    assert code == 0, err
+    assert "gamma per stratum" in out
