@@ -1013,11 +1013,21 @@ def _build_pram(
 ) -> PerturbationMatrix:
     """Invariant PRAM of a spec entry, from the original ``marginal`` (counts per value).
 
-    Without a marginal the entry's parameters are checked against a uniform one and
-    :class:`MatrixError` says that the matrix is built from the data. For
-    ``sdcmicro-pram`` the retention of every value is drawn from ``rng`` (sdcMicro's
+    For ``sdcmicro-pram`` the retention of every value is drawn from ``rng`` (sdcMicro's
     ``U[pd, 1]``; ``pd`` itself without ``rng``) and recorded as ``retention``.
     """
+    if marginal is None:
+        raise MatrixError(
+            f"a {spec['kind']} matrix is built from the data's marginal; ppdm perturb builds "
+            "it (ppdm.perturb.realise_matrices)"
+        )
+    return _pram_matrix(spec, n_values, marginal, rng)
+
+
+def _pram_matrix(
+    spec: Mapping, n_values: int | None, marginal, rng: np.random.Generator | None
+) -> ExplicitMatrix:
+    """:func:`_build_pram` at any marginal (a uniform one checks an entry's parameters)."""
     kind = spec["kind"]
     n = _spec_n(kind, spec, n_values)
     base, alpha = _pram_parameters(spec, n)
@@ -1026,7 +1036,7 @@ def _build_pram(
         r = np.full(n, float(spec["pd"])) if rng is None else draw_retention(spec["pd"], n, rng)
         base = retention_matrix(r)
         meta["retention"] = r.tolist()
-    p = np.ones(n) if marginal is None else np.asarray(marginal, dtype=np.float64)
+    p = np.asarray(marginal, dtype=np.float64)
     if p.shape != (n,) or np.any(p < 0):
         raise MatrixError(f"a {kind} marginal must be {n} counts (got {p.tolist()})")
     if np.any(p == 0):
@@ -1035,13 +1045,7 @@ def _build_pram(
             f"{kind} needs every value of the domain in the data; value {j + 1} of {n} has "
             "count 0 (its released value would reveal it: infinite amplification)"
         )
-    m = ExplicitMatrix(invariant_matrix(base, p, alpha), kind=kind, meta=meta)
-    if marginal is None:
-        raise MatrixError(
-            f"a {kind} matrix is built from the data's marginal; ppdm perturb builds it "
-            "(ppdm.perturb.realise_matrices)"
-        )
-    return m
+    return ExplicitMatrix(invariant_matrix(base, p, alpha), kind=kind, meta=meta)
 
 
 class StratifiedMatrix:
@@ -1227,15 +1231,13 @@ def check_matrix_entry(entry: Mapping, n_values: int | None = None) -> None:
         if n_values is None:  # without a domain: the parameters, at the size they imply
             sized = next((entry[k] for k in ("base", "retention") if k in entry), None)
             n_values = len(sized) if isinstance(sized, list) and len(sized) >= 2 else 2
+            n_values = entry.get("n_values", n_values)
         try:
-            _build_pram(dict(entry), n_values)
+            _pram_matrix(entry, n_values, np.ones(n_values), None)
         except KeyError as exc:
             raise MatrixError(
                 f"matrix kind {entry['kind']!r} needs the key {exc.args[0]!r} (got {sorted(entry)})"
             ) from None
-        except MatrixError as exc:
-            if "built from the data" not in str(exc):
-                raise
         return
     matrix_from_spec(entry, n_values)
 
