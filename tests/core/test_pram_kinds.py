@@ -369,3 +369,37 @@ def test_a_stratified_release_has_its_html_report_and_by_class_falls_back_to_str
     code, out, err = run_cli("report", rel, "--html", tmp_path / "r.html")
     assert code == 0, err
     assert "gamma per stratum" in out
+
+
+def test_unseeded_retentions_come_from_the_release_csprng(tmp_path):
+    from ppdm.perturb import plan_release, realise_matrices
+    from ppdm.release import ReleaseSpec
+
+    frame, _ = _table(tmp_path, n=500)
+    spec = ReleaseSpec.model_validate(
+        json.loads(_spec(tmp_path, {"kind": "sdcmicro-pram", "pd": 0.6, "alpha": 0.5}).read_text())
+    )
+    with pytest.warns(Warning):  # the value list is read off the data
+        plan = plan_release(frame, spec=spec, class_attribute="y")
+    drawn = [realise_matrices(plan, [frame]).attribute("job").matrix["retention"] for _ in range(2)]
+    assert drawn[0] != drawn[1]  # 256 bits of OS entropy each time, no seed anywhere
+    assert all(0.6 <= r <= 1.0 for r in drawn[0] + drawn[1])
+    seeded = [
+        realise_matrices(plan, [frame], random_state=3).attribute("job").matrix["retention"]
+        for _ in range(2)
+    ]
+    assert seeded[0] == seeded[1]  # an experiment's seed reproduces them
+
+
+def test_stratified_estimate_json_lists_every_stratum(run_cli, tmp_path):
+    _, data = _table(tmp_path, n=1_000)
+    rel = tmp_path / "rel"
+    spec = _spec(tmp_path, STRATIFIED)
+    code, out, err = run_cli("perturb", data, "--out", rel, "--spec", spec, "--class", "y")
+    assert code == 0, err
+    code, out, err = run_cli("estimate", rel, "--method", "inverse", "--json")
+    assert code == 0, err
+    (job,) = json.loads(out)["attributes"]
+    assert job["strata"] == "region" and sorted(job["by_stratum"]) == ["north", "south"]
+    total = np.sum([job["by_stratum"][v]["estimated_counts"] for v in ("north", "south")], axis=0)
+    np.testing.assert_allclose(job["estimated_counts"], total)
