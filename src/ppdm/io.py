@@ -1048,7 +1048,7 @@ def iter_batches(
     columns : list of str, optional
     kinds : dict of column -> {"int", "float", "str", "bool"}, or "text", optional
         How to read CSV columns: a column's kind should be fixed over the whole file
-        (e.g. by the first pass of :func:`ppdm.perturb.plan_release`), so that every
+        (e.g. by the first pass of :func:`ppdm.perturbation.plan_release`), so that every
         batch reads it the same way. Columns without a kind are inferred batch by
         batch. ``"text"`` reads every CSV column as raw text and marks the batches
         with ``attrs[TEXT_ATTR]``. Parquet columns keep their stored types.

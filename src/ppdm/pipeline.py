@@ -41,7 +41,7 @@ from .io import (
     write_table,
 )
 from .options import PlanOptions, plan_options
-from .perturb import perturb_batches, plan_from_sketches, plan_release
+from .perturbation import perturb_batches, plan_from_sketches, plan_release
 from .publish import check_output, publish_dir, register_input, release_member
 from .random import (
     RandomState,
@@ -205,7 +205,7 @@ def make_release(
         The release plan's options (:class:`ppdm.options.PlanOptions`).
     **plan_keywords
         Fields of :class:`~ppdm.options.PlanOptions` one by one, as in
-        :func:`ppdm.perturb.plan_release` (with ``options``, they replace its fields).
+        :func:`ppdm.perturbation.plan_release` (with ``options``, they replace its fields).
 
     Returns
     -------
@@ -624,7 +624,7 @@ def check_release_spec(spec: ReleaseSpec, where: str = "spec") -> None:
     ----------
     Dowd, Xu & Zhang, Sec. 5 (the figures a release states); Kang, Sec. 3 (copies).
     """
-    from .perturb import canonical_values
+    from .perturbation import canonical_values
     from .privacy import additive_privacy, attribute_privacy
 
     if spec.n_records is None:

@@ -23,7 +23,7 @@ from ..domain import infer_domain, looks_like_identifier
 from ..exceptions import OutputError, ParameterError, SpecError
 from ..limits import check_n_values
 from ..matrix import GammaDiagonal
-from ..perturb import DEFAULT_MAX_BINS
+from ..perturbation import DEFAULT_MAX_BINS
 from ..privacy import attribute_privacy, gamma_from_rho
 from ..publish import inputs_of_one_operation, publish_copy
 from ..release import AttributeSpec, ReleaseSpec

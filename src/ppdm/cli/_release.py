@@ -867,7 +867,7 @@ def _reportable(spec, target: Path):
     figures are known only once released: it is left out of the report, with a note.
     """
     from ..options import PlanOptions
-    from ..perturb import planned_gammas
+    from ..perturbation import planned_gammas
 
     if spec.data_file is not None or spec.method != "substitution":
         return spec
