@@ -17,7 +17,7 @@ import sys
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
@@ -26,7 +26,7 @@ import pandas as pd
 
 from .domain import BinnedDomain, Domain, DomainRule, DomainSketch
 from .estimate import Estimate, count_codes, estimate_counts
-from .exceptions import DataError, DomainError, PpdmError, SpecError
+from .exceptions import DataError, DomainError, ParameterError, PpdmError, SpecError
 from .io import (
     BatchWriter,
     atomic_path,
@@ -42,7 +42,7 @@ from .io import (
 )
 from .options import PlanOptions, plan_options
 from .perturbation import perturb_batches, plan_from_sketches, plan_release
-from .publish import check_output, publish_dir, register_input, release_member
+from .publish import check_output, operation, publish_dir, register_input, release_member
 from .random import (
     RandomState,
     WordStream,
@@ -163,6 +163,7 @@ def spec_kinds(spec: ReleaseSpec) -> dict[str, str]:
     return kinds
 
 
+@operation()
 def make_release(
     data: pd.DataFrame | str | os.PathLike,
     out_dir: str | os.PathLike,
@@ -213,7 +214,9 @@ def make_release(
     """
     opts = plan_options(options, **plan_keywords)  # bad options fail before any file work
     inputs = () if isinstance(data, pd.DataFrame) else (data,)
-    out_dir = check_output(out_dir, inputs=inputs, directory=True, overwrite=overwrite)
+    out_dir = check_output(
+        out_dir, inputs=inputs, flag="out_dir", directory=True, overwrite=overwrite
+    )
     if fmt is None:
         fmt = "csv" if isinstance(data, pd.DataFrame) else table_format(data)
     if fmt not in ("csv", "parquet"):
@@ -230,30 +233,36 @@ def make_release(
             batches = _reporting(read_ahead(_batches(data, batch_size, "text")), progress)
             spec = plan_release(batches, opts, kinds=kinds)
         kinds.update(spec_kinds(spec))  # a domain from the owner's spec decides how to read
-        data_name = f"data.{fmt}"
-        n = 0
         if on_pass:
             on_pass("perturbing")
-        # every value is checked as verify_release checks it, before it is written
         perturbed = perturb_batches(
             read_ahead(_batches(data, batch_size, kinds)), spec, random_state
         )
-        with BatchWriter(tmp / data_name, fmt) as writer:
-            # read, perturb and write on three threads: the next batches are read and
-            # perturbed while this one is written
-            for batch in read_ahead(checked_batches(perturbed, value_domains(spec))):
-                writer.write(batch)
-                n += len(batch)
-                if progress:
-                    progress(len(batch))
+        n = _write_data(tmp / f"data.{fmt}", perturbed, spec, progress)
         if n == 0:
             raise DataError("the input table is empty: nothing to perturb")
-        spec = spec.model_copy(update={"data_file": data_name, "n_records": n // spec.copies})
+        spec = spec.model_copy(update={"data_file": f"data.{fmt}", "n_records": n // spec.copies})
         write_spec_and_report(spec, tmp)
         if on_pass:
             on_pass("checking")
         check_written_release(tmp, batch_size, progress=progress)
         return spec
+
+
+def _write_data(
+    path: Path, batches: Iterator[pd.DataFrame], spec: ReleaseSpec, progress: Progress
+) -> int:
+    """Write a release's data file from its batches; return the rows written. Every value
+    is checked as :func:`verify_release` checks it, before it is written; the next
+    batches are read and perturbed (on other threads) while one is written."""
+    n = 0
+    with BatchWriter(path, path.suffix[1:]) as writer:
+        for batch in read_ahead(checked_batches(batches, value_domains(spec))):
+            writer.write(batch)
+            n += len(batch)
+            if progress:
+                progress(len(batch))
+    return n
 
 
 @contextmanager
@@ -509,7 +518,7 @@ def verify_release(
     rel = directory if isinstance(directory, Release) else load_release(directory)
     rows = 0
     doms = value_domains(rel.spec)
-    with release_values(rel.data_path):
+    with release_values(rel.source):
         for batch in rel.batches(batch_size):
             check_domain_values(doms, batch, rows)
             rows += len(batch)
@@ -537,6 +546,16 @@ def check_domain_values(
 
 def write_spec_and_report(spec: ReleaseSpec, directory: Path) -> None:
     """Write ``spec.json`` (with every attribute's privacy figures) and ``privacy.*``."""
+    spec = with_privacy(spec)
+    write_spec(spec, directory / "spec.json")
+    report = privacy_report(spec)
+    (directory / "privacy.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    (directory / "privacy.txt").write_text(format_privacy_report(report), encoding="utf-8")
+
+
+def with_privacy(spec: ReleaseSpec) -> ReleaseSpec:
+    """``spec`` with every perturbed attribute's privacy figures, from its matrix (or
+    noise), its ``n_records`` and ``copies``, as a release states them."""
     attrs = []
     from .privacy import additive_privacy, attribute_privacy
 
@@ -554,19 +573,51 @@ def write_spec_and_report(spec: ReleaseSpec, directory: Path) -> None:
                 update={"privacy": attribute_privacy(a.get_matrix(), spec.n_records, spec.copies)}
             )
         attrs.append(a)
-    spec = spec.model_copy(update={"attributes": attrs})
-    write_spec(spec, directory / "spec.json")
-    report = privacy_report(spec)
-    (directory / "privacy.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-    (directory / "privacy.txt").write_text(format_privacy_report(report), encoding="utf-8")
+    return spec.model_copy(update={"attributes": attrs})
 
 
 @dataclass(frozen=True)
 class Release:
-    """A release on disk: its spec and data file."""
+    """A release: its spec and its data, in a file (:func:`load_release`) or in memory
+    (:func:`ppdm.perturb`).
+
+    Attributes
+    ----------
+    spec : ReleaseSpec
+        The public spec, with every perturbed attribute's privacy figures.
+    data_path : Path or None
+        The data file (or directory of Parquet parts); ``None`` for a release in memory.
+    table : DataFrame or None
+        The perturbed table of a release in memory; ``None`` for one on disk.
+
+    Examples
+    --------
+    >>> import ppdm, pandas as pd
+    >>> df = pd.DataFrame({"age": [23, 41, 35, 62] * 50, "y": ["a", "b", "a", "b"] * 50})
+    >>> rel = ppdm.perturb(df, class_attribute="y", gamma=9, bounds={"age": (20, 70)})
+    >>> rel.data.shape, rel.privacy["attributes"][0]["gamma"]
+    ((200, 2), 9.0)
+    """
 
     spec: ReleaseSpec
-    data_path: Path
+    data_path: Path | None = None
+    table: pd.DataFrame | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def source(self) -> str:
+        """How messages name the release's data: its file, or ``"<in memory>"``."""
+        return "<in memory>" if self.data_path is None else str(self.data_path)
+
+    @property
+    def data(self) -> pd.DataFrame:
+        """The perturbed table (read from its file for a release on disk)."""
+        return self.frame()
+
+    @property
+    def privacy(self) -> dict:
+        """The privacy report, as ``privacy.json`` states it
+        (:func:`ppdm.report.privacy_report`)."""
+        return privacy_report(self.spec)
 
     def batches(self, batch_size: int = DEFAULT_BATCH) -> Iterator[pd.DataFrame]:
         """The release data in batches, checked against the spec.
@@ -575,7 +626,11 @@ class Release:
         once the data is read to the end, if it does not hold ``n_records * copies`` rows.
         """
         rows = 0
-        for batch in iter_batches(self.data_path, batch_size, kinds=spec_kinds(self.spec)):
+        if self.table is not None:
+            source: Iterator[pd.DataFrame] = _batches(self.table, batch_size)
+        else:
+            source = iter_batches(self.data_path, batch_size, kinds=spec_kinds(self.spec))
+        for batch in source:
             if rows == 0:
                 self._check_columns(batch.columns)
             rows += len(batch)
@@ -589,22 +644,65 @@ class Release:
         be one its attribute's domain can take (:func:`release_values` names the data
         and the first value that is not).
         """
-        frame = read_table(self.data_path, kinds=spec_kinds(self.spec))
+        if self.table is not None:
+            frame = self.table.copy()
+        else:
+            frame = read_table(self.data_path, kinds=spec_kinds(self.spec))
         self._check_columns(frame.columns)
         self._check_rows(len(frame))
         if check_values:
-            with release_values(self.data_path):
+            with release_values(self.source):
                 check_domain_values(value_domains(self.spec), frame)
         return frame
+
+    def estimate(self, method: str = "set-scale", *, by_class: bool = False):
+        """Every perturbed attribute's estimated original distribution, with standard
+        errors (:func:`estimate_release`)."""
+        return estimate_release(self, method, by_class=by_class)
+
+    def reconstruct(
+        self,
+        method: str = "set-scale",
+        *,
+        by_class: bool = False,
+        random_state: RandomState = None,
+    ) -> pd.DataFrame:
+        """A table rebuilt by Algorithm 2 (:func:`reconstruct_release`)."""
+        return reconstruct_release(
+            self, method=method, by_class=by_class, random_state=random_state
+        )
+
+    @operation()
+    def save(
+        self, directory: str | os.PathLike, *, fmt: str = "csv", overwrite: bool = False
+    ) -> Release:
+        """Write the release to ``directory`` (``data.<fmt>``, ``spec.json``,
+        ``privacy.json``, ``privacy.txt``), whole or not at all, checked as
+        :func:`make_release` checks its own; return it as opened from there.
+
+        ``directory`` may not be, contain or lie inside the directory this release was
+        opened from, nor be a non-empty directory unless ``overwrite``.
+        """
+        inputs = () if self.data_path is None else (self.data_path.parent,)
+        out = check_output(
+            directory, inputs=inputs, flag="directory", directory=True, overwrite=overwrite
+        )
+        if fmt not in ("csv", "parquet"):
+            raise ParameterError(f"fmt must be 'csv' or 'parquet' (got {fmt!r})")
+        with publish_dir(out) as tmp:
+            _write_data(tmp / f"data.{fmt}", self.batches(), self.spec, None)
+            write_spec_and_report(self.spec.model_copy(update={"data_file": f"data.{fmt}"}), tmp)
+            check_written_release(tmp)
+        return load_release(out)
 
     def _check_columns(self, columns) -> None:
         try:
             self.spec.check_columns([str(c) for c in columns])
         except SpecError as exc:
-            raise SpecError(f"release data {str(self.data_path)!r}: {exc}") from None
+            raise SpecError(f"release data {self.source!r}: {exc}") from None
 
     def _check_rows(self, rows: int) -> None:
-        check_release_rows(self.spec, rows, self.data_path)
+        check_release_rows(self.spec, rows, self.source)
 
     def class_values(self, batch_size: int = DEFAULT_BATCH) -> list:
         """Class values: the spec's domain if the class is perturbed, else those in the data."""
@@ -992,7 +1090,7 @@ def estimate_release(
     list of AttributeEstimate
     """
     rel, batch_size = _opened(release, batch_size)
-    with release_values(rel.data_path):
+    with release_values(rel.source):
         if rel.spec.method == "additive":
             return _estimate_additive(rel, by_class, batch_size)
         counts, classes = _count_pass(
@@ -1315,6 +1413,7 @@ def rank_tables(
     }
 
 
+@operation()
 def reconstruct_release(
     release: Release | str | os.PathLike,
     out: str | os.PathLike | None = None,
@@ -1345,7 +1444,7 @@ def reconstruct_release(
     DataFrame or None
     """
     rel, batch_size = _opened(release, batch_size)
-    with release_values(rel.data_path):
+    with release_values(rel.source):
         return _reconstruct_release(rel, out, method, by_class, random_state, batch_size, progress)
 
 
