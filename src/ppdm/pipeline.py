@@ -374,9 +374,9 @@ def values_round_trip(spec: ReleaseSpec, path: Path, fmt: str) -> bool:
         with BatchWriter(path, fmt) as writer:  # as the release's data was written
             writer.write(frame)
         if fmt == "csv":
-            from .io import _read_csv
+            from .io.csv import read_csv
 
-            back = _read_csv(path, None, spec_kinds(spec))
+            back = read_csv(path, None, spec_kinds(spec))
         else:
             import pyarrow.parquet as pq
 
@@ -460,9 +460,9 @@ def written_shape(path: str | os.PathLike) -> tuple[list[str], int]:
     """The columns and rows of a data file ppdm has written, without reading its
     values: a CSV's header and line ends, a Parquet file's footer."""
     if table_format(path) == "csv":
-        from .io import _csv_names, count_csv_records
+        from .io.csv import count_csv_records, csv_names
 
-        return _csv_names(path), count_csv_records(path)
+        return csv_names(path), count_csv_records(path)
     import pyarrow.parquet as pq
 
     meta = pq.ParquetFile(path).metadata

@@ -36,7 +36,7 @@ def test_additive_noise_still_uses_scipy_where_it_needs_it():
 
 
 def test_csv_numbers_of_few_distinct_values_are_formatted_once_each_same_bytes():
-    from ppdm.io import _few_values, write_csv_batch
+    from ppdm.io.writers import _few_values, write_csv_batch
 
     rng = np.random.default_rng(0)
     odd = [0.0, -0.0, np.nan, 1e10, 1e-5, 3.0, 2.5, -7.125, 1e16, 123456789.123, 5e-324]
