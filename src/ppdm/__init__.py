@@ -25,7 +25,7 @@ __version__ = "0.1.0"
 _NAMES = {
     "perturb": "ppdm.api",
     "load": "ppdm.api",
-    "Release": "ppdm.pipeline",
+    "Release": "ppdm.api",
     "PlanOptions": "ppdm.options",
     "mine": "ppdm.selection",
     "C45Classifier": "ppdm.tree.classifier",

@@ -24,10 +24,73 @@ import pandas as pd
 from .exceptions import DataError, ParameterError
 from .options import PlanOptions, plan_options
 from .perturbation import perturb_frame, plan_release
-from .pipeline import Release, load_release, with_privacy
+from .pipeline import (
+    AttributeEstimate,
+    estimate_release,
+    load_release,
+    reconstruct_release,
+    save_release,
+    with_privacy,
+)
+from .pipeline import Release as StoredRelease
 from .random import RandomState
+from .report import privacy_report
 
-__all__ = ["load", "perturb"]
+__all__ = ["Release", "load", "perturb"]
+
+
+class Release(StoredRelease):
+    """A release, in memory or on disk, with what a Python user asks of it.
+
+    Attributes
+    ----------
+    spec : ReleaseSpec
+        The public spec, with every perturbed attribute's privacy figures.
+    data_path : Path or None
+        The data file; ``None`` for a release in memory (not yet saved).
+
+    Examples
+    --------
+    >>> import ppdm, pandas as pd
+    >>> df = pd.DataFrame({"age": [23, 41, 35, 62] * 50, "y": ["a", "b", "a", "b"] * 50})
+    >>> rel = ppdm.perturb(df, class_attribute="y", gamma=9, bounds={"age": (20, 70)})
+    >>> rel.data.shape, rel.privacy["attributes"][0]["gamma"]
+    ((200, 2), 9.0)
+    """
+
+    @property
+    def data(self) -> pd.DataFrame:
+        """The perturbed table (read from its file for a release on disk)."""
+        return self.frame()
+
+    @property
+    def privacy(self) -> dict:
+        """The privacy report, as ``privacy.json`` states it
+        (:func:`ppdm.report.privacy_report`)."""
+        return privacy_report(self.spec)
+
+    def estimate(
+        self, method: str = "set-scale", *, by_class: bool = False
+    ) -> list[AttributeEstimate]:
+        """Every perturbed attribute's estimated original distribution, with standard
+        errors (:func:`ppdm.pipeline.estimate_release`)."""
+        return estimate_release(self, method, by_class=by_class)
+
+    def reconstruct(
+        self, method: str = "set-scale", *, by_class: bool = False, random_state: RandomState = None
+    ) -> pd.DataFrame:
+        """A table rebuilt by Algorithm 2 (:func:`ppdm.pipeline.reconstruct_release`)."""
+        return reconstruct_release(
+            self, method=method, by_class=by_class, random_state=random_state
+        )
+
+    def save(
+        self, directory: str | os.PathLike, *, fmt: str = "csv", overwrite: bool = False
+    ) -> Release:
+        """Write the release to ``directory``, whole or not at all, and return it as
+        opened from there (:func:`ppdm.pipeline.save_release`)."""
+        saved = save_release(self, directory, fmt=fmt, overwrite=overwrite)
+        return Release(saved.spec, saved.data_path)
 
 
 def perturb(
@@ -86,4 +149,5 @@ def perturb(
 
 def load(directory: str | os.PathLike) -> Release:
     """Open a release directory (:func:`ppdm.pipeline.load_release`)."""
-    return load_release(directory)
+    opened = load_release(directory)
+    return Release(opened.spec, opened.data_path)
