@@ -99,7 +99,7 @@ def _min_text_px(report: dict, tmp_path) -> float:
     import matplotlib.figure
     from matplotlib.text import Text
 
-    from ppdm.attacks.audit import plot_audit
+    from ppdm.figures.audit import plot_audit
 
     seen = []
     save = matplotlib.figure.Figure.savefig

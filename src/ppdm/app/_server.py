@@ -51,7 +51,7 @@ POLL_SECONDS = 0.4
 MAX_PANELS = 60
 
 
-#: The audit plot (:func:`ppdm.attacks.audit.plot_audit`) is shown at this multiple of
+#: The audit plot (:func:`ppdm.figures.audit.plot_audit`) is shown at this multiple of
 #: its size in pixels: its smallest text, 6 pt at 110 dpi (9.2 px), shows at 11 px. At
 #: 80 % of the card's width it showed at 6 px.
 AUDIT_PLOT_SCALE = 1.2

@@ -60,7 +60,8 @@ def advise(
 
 def audit(directory: Path, release: str, original, keys: list[str] | None) -> dict:
     """:func:`ppdm.attacks.audit.audit_release` and its plot."""
-    from ppdm.attacks.audit import audit_release, format_audit, plot_audit
+    from ppdm.attacks.audit import audit_release, format_audit
+    from ppdm.figures.audit import plot_audit
 
     _write_progress(directory, 0, 1)
     report = audit_release(release, original, keys=keys or None)

@@ -516,7 +516,7 @@ def _plot_helper(panels: int):
 
     if panels < PLOT_HELPER_PANELS or not spare_core():
         return None
-    from ..html_report import plot_helper
+    from ..figures.estimates import plot_helper
 
     return plot_helper()
 
@@ -715,12 +715,12 @@ def _plot_estimates(results, directory: Path, helper=None, meanwhile=None, pairs
     """One PNG per attribute: perturbed and estimated counts with error bars (by class),
     and one heat map per pair, published whole; ``meanwhile`` runs once the helper has
     the figures."""
-    from ..html_report import write_estimate_plots
+    from ..figures.estimates import write_estimate_plots
 
     with atomic_dir(directory) as tmp, progress_bar("drawing", len(results)) as advance:
         write_estimate_plots(results, tmp, helper=helper, meanwhile=meanwhile, progress=advance)
         if pairs:
-            from ..pair_figure import write_pair_plots
+            from ..figures.pairs import write_pair_plots
 
             write_pair_plots(pairs, tmp)
 

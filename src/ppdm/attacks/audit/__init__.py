@@ -35,7 +35,7 @@ The package: :mod:`.results` (the typed report), :mod:`.compute` (running it) an
 """
 
 from .compute import FALSE_REFUSAL, audit_release, check_auditable, check_original
-from .formatting import format_audit, plot_audit
+from .formatting import format_audit
 from .results import (
     AttributeAudit,
     AuditReport,
@@ -57,5 +57,4 @@ __all__ = [
     "format_audit",
     "not_significant",
     "plain_verdict",
-    "plot_audit",
 ]
