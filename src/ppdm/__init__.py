@@ -10,6 +10,9 @@ stays quick:
 - :func:`perturb` a DataFrame into a :class:`Release` in memory, :func:`load` one
   from its directory; a release has ``.data``, ``.spec``, ``.privacy``,
   ``.estimate()``, ``.reconstruct()`` and ``.save(directory)``;
+- for files of any size, :func:`make_release`, :func:`estimate_release` and
+  :func:`reconstruct_release`, with one ``engine=`` argument: ``"local"`` (streamed in
+  this process), ``"partitioned"`` or ``"dask"``;
 - :func:`mine` a release with no original data (a learner chosen, its accuracy on the
   original estimated);
 - the learners: :class:`C45Classifier`, :class:`ReleaseTreeClassifier`,
@@ -25,6 +28,9 @@ __version__ = "0.1.0"
 _NAMES = {
     "perturb": "ppdm.api",
     "load": "ppdm.api",
+    "make_release": "ppdm.api",
+    "estimate_release": "ppdm.api",
+    "reconstruct_release": "ppdm.api",
     "Release": "ppdm.api",
     "PlanOptions": "ppdm.options",
     "mine": "ppdm.selection",

@@ -572,7 +572,7 @@ def test_reordered_domain_values_are_refused(release):
 
 
 def test_the_writer_checks_what_it_wrote(tmp_path, table, monkeypatch):
-    import ppdm.pipeline as pp
+    import ppdm.pipeline.writing as pp
 
     real = pp.perturb_batches
 

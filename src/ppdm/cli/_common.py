@@ -100,8 +100,16 @@ def fail(message: str, *, usage: bool = False) -> NoReturn:
     raise typer.Exit(EXIT_USAGE if usage else EXIT_FAILURE)
 
 
-#: The library's output parameters and the flag that gives each on the command line.
-_OUTPUT_PARAMETERS = {"out_dir": "--out", "out": "--out", "directory": "--out"}
+#: The library's parameters and the flag that gives each on the command line.
+_PARAMETERS = {
+    "out_dir": "--out",
+    "out": "--out",
+    "directory": "--out",
+    "engine": "--engine",
+    "scheduler": "--scheduler",
+    "fmt": "--format",
+    "batch_size": "--batch-size",
+}
 
 
 @contextmanager
@@ -116,12 +124,12 @@ def flag_errors(flags: Mapping[str, str]) -> Iterator[None]:
         yield
     except OutputError as exc:  # the library names its parameter (``out_dir``)
         text = str(exc)
-        for name, flag in {**_OUTPUT_PARAMETERS, **flags}.items():
+        for name, flag in {**_PARAMETERS, **flags}.items():
             if text.startswith(f"{name} "):
                 raise type(exc)(flag + text[len(name) :]) from None
         raise
     except OptionError as exc:
-        text, flag = str(exc), flags.get(exc.field, exc.field)
+        text, flag = str(exc), flags.get(exc.field, _PARAMETERS.get(exc.field, exc.field))
         if text.startswith(exc.field):
             text = flag + text[len(exc.field) :]
         else:
