@@ -140,7 +140,7 @@ def page(browser, server):
     )
     pg.outside_requests = outside
     pg.goto(server["url"])
-    pg.wait_for_selector("#o_file")
+    pg.wait_for_selector("#data-o_file")
     yield pg
     context.close()
 

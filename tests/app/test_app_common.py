@@ -142,7 +142,7 @@ def test_a_job_ending_during_a_poll_is_still_collected():
     pytest.importorskip("shiny")
     from shiny import reactive
 
-    from ppdm.app._server import JobSlot, poll_slots
+    from ppdm.app._state import JobSlot, poll_slots
 
     slot = JobSlot("audit")
     slot.job = _EndingJob()
@@ -205,7 +205,7 @@ def test_a_panel_of_many_values_is_one_line_not_a_bar_per_value(n, patches, line
 def test_the_advisors_target_accuracy_field_names_itself():
     """'abc' gave Python's 'could not convert string to float', 150 the library's
     'min_accuracy must be a fraction in (0, 1] (got 1.5)'."""
-    from ppdm.app._server import _target_accuracy
+    from ppdm.app._advisor import target_accuracy as _target_accuracy
 
     assert _target_accuracy("") is None
     assert _target_accuracy("0.8") == _target_accuracy("80") == _target_accuracy("80%") == 0.8

@@ -30,19 +30,19 @@ def _release(tables, tmp_path):
 def test_miner_flow_to_a_tree(page, tables, tmp_path, shot):
     rel, zpath = _release(tables, tmp_path)
     page.click("a[data-value='miner']")
-    page.set_input_files("#m_zip", str(zpath))
+    page.set_input_files("#miner-m_zip", str(zpath))
     page.wait_for_selector("#m_report")
     assert "records: 600" in page.inner_text("#m_report")
     shot(page, "miner-release")
-    page.click("#m_estimate")
-    page.wait_for_selector("#m_est_plot img")
+    page.click("#miner-m_estimate")
+    page.wait_for_selector("#miner-m_est_plot img")
     assert "estimated 4 attributes" in page.inner_text("#m_msg")
-    shot(page, "miner-estimates", "#m_estimate")
+    shot(page, "miner-estimates", "#miner-m_estimate")
     # the reconstructed table, by class as the checkbox says (seeded the same way: not,
     # so compare what does not depend on the draw)
-    page.select_option("#m_fmt", "parquet")
+    page.select_option("#miner-m_fmt", "parquet")
     with page.expect_download() as dl:
-        page.click("#m_download")
+        page.click("#miner-m_download")
     assert dl.value.suggested_filename == "reconstructed.parquet"
     dl.value.save_as(tmp_path / "rec.parquet")
     rec = pd.read_parquet(tmp_path / "rec.parquet")
@@ -54,9 +54,9 @@ def test_miner_flow_to_a_tree(page, tables, tmp_path, shot):
         b = ref.groupby("group")[col].value_counts().sort_index()
         pd.testing.assert_series_equal(a, b)
     # a tree and its accuracy beside the majority-class rate
-    page.set_input_files("#m_test", str(tables["test"]))
+    page.set_input_files("#miner-m_test", str(tables["test"]))
     page.wait_for_function("document.querySelector('#m_msg').innerText.includes('300 records')")
-    page.click("#m_train")
+    page.click("#miner-m_train")
     page.wait_for_selector("#m_accuracy", timeout=60_000)
     text = page.inner_text("#m_accuracy")
     test = pd.read_csv(tables["test"])
@@ -70,10 +70,10 @@ def test_miner_flow_to_a_tree(page, tables, tmp_path, shot):
     )
     shot(page, "miner-tree", "#m_tree")
     # the release tree from the same page
-    page.select_option("#m_learner", "release-tree")
-    page.click("#m_train")
+    page.select_option("#miner-m_learner", "release-tree")
+    page.click("#miner-m_train")
     page.wait_for_function(
-        "document.querySelector('#m_train_result')?.innerText.includes('release-tree')",
+        "document.querySelector('#miner-m_train_result')?.innerText.includes('release-tree')",
         timeout=60_000,
     )
 
@@ -81,13 +81,13 @@ def test_miner_flow_to_a_tree(page, tables, tmp_path, shot):
 def test_miner_bad_release_and_folder(page, tables, tmp_path):
     rel, _ = _release(tables, tmp_path)
     page.click("a[data-value='miner']")
-    page.set_input_files("#m_zip", str(tables["bad"]))
+    page.set_input_files("#miner-m_zip", str(tables["bad"]))
     page.wait_for_selector("#m_msg .alert-danger")
     assert "'bad.csv' is not a zip file" in page.inner_text("#m_msg")
-    page.fill("#m_path", str(rel))
-    page.click("#m_open")
+    page.fill("#miner-m_path", str(rel))
+    page.click("#miner-m_open")
     page.wait_for_function("document.querySelector('#m_msg').innerText.includes('opened')")
-    page.click("#m_train")
+    page.click("#miner-m_train")
     page.wait_for_function(
         "document.querySelector('#m_msg').innerText.includes('upload a test table')"
     )
@@ -98,9 +98,9 @@ def test_session_workspace_removed_when_page_closes(browser, server, tables):
     context = browser.new_context()
     pg = context.new_page()
     pg.goto(server["url"])
-    pg.wait_for_selector("#o_file")
-    pg.set_input_files("#o_file", str(tables["train"]))
-    pg.wait_for_selector("#o_privacy table")
+    pg.wait_for_selector("#data-o_file")
+    pg.set_input_files("#data-o_file", str(tables["train"]))
+    pg.wait_for_selector("#attrs-o_privacy table")
     mine = set(server["tmp"].glob("ppdm-app-*"))
     assert mine and any(p.rglob("train.csv") for p in mine)
     context.close()
@@ -127,12 +127,12 @@ def test_a_release_without_a_class_unticks_by_class(page, tables, tmp_path):
         )
     shutil.make_archive(str(tmp_path / "rel"), "zip", tmp_path, "rel")
     page.click("a[data-value='miner']")
-    assert page.is_checked("#m_byclass")
-    page.set_input_files("#m_zip", str(tmp_path / "rel.zip"))
+    assert page.is_checked("#miner-m_byclass")
+    page.set_input_files("#miner-m_zip", str(tmp_path / "rel.zip"))
     page.wait_for_function("document.querySelector('#m_msg').innerText.includes('unticked')")
-    assert not page.is_checked("#m_byclass") and not page.is_checked("#m_recon_byclass")
-    page.click("#m_estimate")
-    page.wait_for_selector("#m_est_plot img")
+    assert not page.is_checked("#miner-m_byclass") and not page.is_checked("#miner-m_recon_byclass")
+    page.click("#miner-m_estimate")
+    page.wait_for_selector("#miner-m_est_plot img")
     assert "estimated" in page.inner_text("#m_msg")
 
 
@@ -144,7 +144,7 @@ def test_a_broken_spec_in_an_uploaded_zip_is_named_by_the_zip(page, tmp_path):
     with zipfile.ZipFile(zpath, "w") as zf:
         zf.writestr("r/spec.json", "{not json")
     page.click("a[data-value='miner']")
-    page.set_input_files("#m_zip", str(zpath))
+    page.set_input_files("#miner-m_zip", str(zpath))
     page.wait_for_selector("#m_msg .alert-danger")
     text = page.inner_text("#m_msg")
     assert "mine.zip:r/spec.json" in text and "ppdm-app-" not in text and "not valid JSON" in text

@@ -24,8 +24,7 @@ def create_app():
     """The Shiny application object (needs the ``app`` extra)."""
     from shiny import App
 
-    from ._server import server
-    from ._ui import page
+    from ._server import page, server
 
     return App(page(), server)
 
