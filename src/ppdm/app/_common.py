@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..exceptions import DataError, ParameterError
+from ..exceptions import DataError, ParameterError, PpdmError
 from ..validation import check_interval
 
 __all__ = [
@@ -26,6 +26,13 @@ __all__ = [
     "parse_int_list",
     "parse_bounds",
 ]
+
+#: What a user's action may raise: the library's errors and the file system's. Anything
+#: else is a fault of the app and is not turned into a message.
+USER_ERRORS = (PpdmError, OSError)
+#: Reading a table also meets the readers' own errors (pandas, pyarrow: ValueErrors).
+READ_ERRORS = (*USER_ERRORS, ValueError)
+
 
 TABLE_SUFFIXES = (".csv", ".gz", ".bz2", ".parquet", ".pq", ".arff")  # the file pickers' filter
 
@@ -132,7 +139,7 @@ def _read(path: Path, name: str) -> pd.DataFrame:
     _check_suffix(name)
     try:
         frame = read_table(path)
-    except Exception as exc:
+    except READ_ERRORS as exc:
         # the message names the file as the owner knows it, not the server's copy
         text = message(exc, f"cannot read {name!r}").replace(repr(str(path)), repr(name))
         raise DataError(text.replace(str(path), name)) from None

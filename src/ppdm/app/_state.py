@@ -12,19 +12,13 @@ from dataclasses import dataclass, field
 
 from shiny import reactive
 
-from ..exceptions import ParameterError, PpdmError
-from ._common import Workspace, message, page_text
+from ..exceptions import ParameterError
+from ._common import READ_ERRORS, USER_ERRORS, Workspace, message, page_text
 from ._jobs import Job, start_job
 
 __all__ = ["State", "JobSlot", "poll_slots", "USER_ERRORS", "READ_ERRORS"]
 
 POLL_SECONDS = 0.4
-
-#: What a user's action may raise: the library's errors and the file system's. Anything
-#: else is a fault of the app and is not turned into a message.
-USER_ERRORS = (PpdmError, OSError)
-#: Reading a table also meets the readers' own errors (pandas, pyarrow: ValueErrors).
-READ_ERRORS = (*USER_ERRORS, ValueError)
 
 
 class JobSlot:
