@@ -13,13 +13,14 @@ from ..domain import infer_domain, looks_like_identifier
 from ..exceptions import ParameterError, PpdmError
 from ..limits import check_n_values
 from ..matrix import GammaDiagonal
-from ..perturb import DEFAULT_MAX_BINS
-from ..privacy import attribute_privacy, gamma_from_rho
-from ..validation import check_gamma
+from ..options import PlanOptions
+from ..perturb import DEFAULT_MAX_BINS, planned_gammas
+from ..privacy import attribute_privacy, gamma_from_rho, record_privacy
+from ..validation import check_gamma, check_positive
 from ._common import message, parse_bounds, plain
 from ._data import inferred_domains
 from ._state import State
-from ._ui import table
+from ._ui import alert, table
 
 __all__ = ["Plan", "attributes_card", "attributes_server", "attributes_sidebar"]
 
@@ -31,12 +32,16 @@ def attributes_sidebar():
         ui.input_radio_buttons(
             "o_gmode",
             None,
-            {"gamma": "amplification gamma", "rho": "rho1 -> rho2 target"},
+            {
+                "gamma": "amplification gamma",
+                "rho": "rho1 -> rho2 target",
+                "budget": "split a per-record budget",
+            },
             selected="gamma",
         ),
         ui.panel_conditional(
             "input.o_gmode === 'gamma'",
-            ui.input_numeric("o_gamma", "gamma", value=9.0, min=1.0001, step=0.5),
+            ui.input_numeric("o_gamma", "gamma (same for all)", value=9.0, min=1.0001, step=0.5),
         ),
         ui.panel_conditional(
             "input.o_gmode === 'rho'",
@@ -45,14 +50,27 @@ def attributes_sidebar():
                 "o_rho2", "rho2 (largest posterior)", value=0.5, min=0.001, max=0.999, step=0.01
             ),
         ),
+        ui.input_text(
+            "o_budget",
+            "epsilon per record (budget)",
+            "",
+            placeholder="none: no limit",
+        ),
+        ui.p(
+            "A record's epsilon is the sum of ln gamma over its perturbed attributes. With a "
+            "budget, a plan over it is refused; 'split' shares it equally among the "
+            "attributes without a gamma of their own.",
+            class_="ppdm-note",
+        ),
     )
 
 
 @module.ui
 def attributes_card():
     return ui.card(
-        ui.card_header("Attributes: perturb or not, N, your bounds"),
+        ui.card_header("Attributes: perturb or not, gamma, N, your bounds"),
         ui.p(
+            "Leave gamma empty for the privacy level of the sidebar (the same for all). "
             "Leave the bounds empty to take them from the data: the release then "
             "reveals the minimum and maximum (flagged below).",
             class_="ppdm-note",
@@ -60,6 +78,8 @@ def attributes_card():
         ui.output_ui("o_attrs"),
         ui.h6("Privacy per attribute (updates as you change the controls)"),
         table("o_privacy"),
+        ui.h6("Privacy per record"),
+        ui.output_ui("o_per_record"),
     )
 
 
@@ -77,8 +97,10 @@ def _fmt(x, spec=".4g") -> str:
 class Plan:
     """The attribute page's reactive results, for the release and the advisor."""
 
-    gamma: reactive.Calc_  # the gamma of every perturbed attribute
-    items: reactive.Calc_  # per attribute: perturbed, domain or error
+    gamma: reactive.Calc_  # the sidebar's gamma (None: a budget is split)
+    budget: reactive.Calc_  # the per-record budget E, or None
+    items: reactive.Calc_  # per attribute: perturbed, own gamma, domain or error
+    gammas: reactive.Calc_  # per perturbed attribute: its gamma as the release plans it
 
 
 def _numeric(df: pd.DataFrame, column: str, domain) -> bool:
@@ -93,6 +115,9 @@ def _attribute_row(df, i: int, c: str, domain, kept: dict):
     controls = [
         ui.div(c, class_="ppdm-attr-name"),
         ui.input_checkbox(f"perturb_{i}", "perturb", value=bool(kept.get("perturb", True))),
+        ui.input_text(
+            f"gamma_{i}", "gamma", kept.get("gamma") or "", placeholder="same", width="6em"
+        ),
     ]
     if _numeric(df, c, domain):
         lo, hi = _number(df[c].min()), _number(df[c].max())
@@ -105,6 +130,7 @@ def _attribute_row(df, i: int, c: str, domain, kept: dict):
                 "your bounds low:high",
                 kept.get("bounds") or "",
                 placeholder=f"data: {lo}:{hi}",
+                width="14em",
             ),
         ]
     else:
@@ -151,6 +177,7 @@ def attributes_server(input, output, session, state: State) -> Plan:
                 with reactive.isolate():
                     kept = {
                         "perturb": val(f"perturb_{i}", True),
+                        "gamma": val(f"gamma_{i}", ""),
                         "n": val(f"n_{i}", DEFAULT_MAX_BINS),
                         "bounds": val(f"bounds_{i}", ""),
                     }
@@ -159,8 +186,13 @@ def attributes_server(input, output, session, state: State) -> Plan:
         return ui.TagList(*rows)
 
     @reactive.calc
-    def gamma() -> float:
-        if input.o_gmode() == "rho":
+    def gamma() -> float | None:
+        """The gamma of the attributes without their own: the sidebar's, or None when
+        they share the per-record budget."""
+        mode = input.o_gmode()
+        if mode == "budget":
+            return None
+        if mode == "rho":
             r1, r2 = input.o_rho1(), input.o_rho2()
             if r1 is None or r2 is None:
                 raise ParameterError(
@@ -168,6 +200,20 @@ def attributes_server(input, output, session, state: State) -> Plan:
                 )
             return gamma_from_rho(float(r1), float(r2))
         return check_gamma(input.o_gamma(), "gamma", error=ParameterError)
+
+    @reactive.calc
+    def budget() -> float | None:
+        """The per-record budget E, or None (required to split one)."""
+        text = str(input.o_budget() or "").strip()
+        if not text:
+            if input.o_gmode() == "budget":
+                raise ParameterError("type the budget to split: 'epsilon per record'")
+            return None
+        try:
+            value = float(text)
+        except ValueError:
+            value = text
+        return check_positive(value, "'epsilon per record'", error=ParameterError)
 
     def domain_of(df, i: int, c: str):
         n = val(f"n_{i}", DEFAULT_MAX_BINS)
@@ -182,18 +228,31 @@ def attributes_server(input, output, session, state: State) -> Plan:
 
     @reactive.calc
     def items() -> list[dict]:
-        """Per attribute: perturbed or not, its domain (or the error naming the value)."""
+        """Per attribute: perturbed or not, its own gamma (None: the sidebar's), its
+        domain (or the error naming the value)."""
         df = state.frame.get()
         out = []
         for i, c in columns():
             item = {"index": i, "name": c, "perturbed": bool(val(f"perturb_{i}", True))}
             if item["perturbed"]:
                 try:
+                    item["gamma"] = own_gamma(val(f"gamma_{i}", ""), c)
                     item["domain"], item["owner_bounds"] = domain_of(df, i, c)
                 except PpdmError as exc:
                     item["error"] = message(exc)
             out.append(item)
         return out
+
+    @reactive.calc
+    def gammas() -> dict[str, float]:
+        """The gamma of every perturbed attribute, as the release plans it
+        (:func:`ppdm.perturb.planned_gammas`): its own, the sidebar's, or its share of
+        the per-record budget; an error when the plan is over the budget."""
+        perturbed = [x for x in items() if x["perturbed"] and "gamma" in x]
+        own = {x["name"]: x["gamma"] for x in perturbed if x["gamma"] is not None}
+        free = [x["name"] for x in perturbed if x["gamma"] is None]
+        opts = PlanOptions(gamma=gamma(), epsilon_record=budget())
+        return {**own, **planned_gammas(own, free, opts)}
 
     @render.table
     def o_privacy():
@@ -201,10 +260,24 @@ def attributes_server(input, output, session, state: State) -> Plan:
         if df is None:
             return None
         try:
-            g = gamma()
+            planned = gammas()
         except PpdmError as exc:
-            return pd.DataFrame([{"error": message(exc)}])
-        return pd.DataFrame([_privacy_row(item, g, len(df)) for item in items()]).fillna("")
+            planned = {}
+            try:  # over the budget: each attribute's figures at its gamma still show
+                g = gamma()
+                planned = {x["name"]: x.get("gamma") or g for x in items() if g or x.get("gamma")}
+            except PpdmError:
+                return pd.DataFrame([{"error": message(exc)}])
+        shared = " (share)" if input.o_gmode() == "budget" else " (same)"
+        rows = [_privacy_row(x, planned.get(x["name"]), len(df), shared) for x in items()]
+        return pd.DataFrame(rows).fillna("")
+
+    @render.ui
+    def o_per_record():
+        df = state.frame.get()
+        if df is None:
+            return None
+        return _per_record(gammas, budget, items(), state.class_column.get())
 
     @reactive.effect
     @reactive.event(state.recommendation)
@@ -214,18 +287,50 @@ def attributes_server(input, output, session, state: State) -> Plan:
             return
         ui.update_radio_buttons("o_gmode", selected="gamma")
         ui.update_numeric("o_gamma", value=rec["gamma"])
-        df = state.frame.get()
+        n_of = rec["N"] if isinstance(rec["N"], dict) else {}
         for i, c in columns():
-            if pd.api.types.is_numeric_dtype(df[c]):
-                n = rec["N"].get(c, None) if isinstance(rec["N"], dict) else rec["N"]
-                if n is not None:
-                    ui.update_numeric(f"n_{i}", value=n)
+            ui.update_text(f"gamma_{i}", value="")  # the recommended gamma for all
+            n = n_of.get(c, rec["N"] if not n_of else None)
+            if n is not None and _numeric(state.frame.get(), c, inferred().get(c)):
+                ui.update_numeric(f"n_{i}", value=int(n))
 
-    return Plan(gamma=gamma, items=items)
+    return Plan(gamma=gamma, budget=budget, items=items, gammas=gammas)
 
 
-def _privacy_row(item: dict, g: float, n: int) -> dict:
-    """The privacy table's row of one attribute (:func:`ppdm.privacy.attribute_privacy`)."""
+def own_gamma(text, column: str) -> float | None:
+    """An attribute's own gamma field: empty (None: the sidebar's) or a gamma > 1."""
+    text = str(text or "").strip()
+    if not text:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = text
+    return check_gamma(value, f"gamma of column {column!r}", error=ParameterError)
+
+
+def _per_record(gammas, budget, items: list[dict], cls: str):
+    """The per-record figures (:func:`ppdm.privacy.record_privacy`) as the privacy report
+    words them (:func:`ppdm.report.per_record_lines`), or why the plan is refused."""
+    from ..report import per_record_lines
+
+    try:
+        planned, e = gammas(), budget()
+    except PpdmError as exc:
+        return ui.div(
+            alert("error", "refused: " + message(exc)),
+            id="o_per_record_text",
+        )
+    unprotected = [cls] if cls else []
+    unprotected += [x["name"] for x in items if not x["perturbed"]]
+    rec = {**record_privacy(planned, 1, e), "unprotected": unprotected}
+    lines = per_record_lines({"per_record": rec, "method": "substitution"})
+    return ui.pre("\n".join(lines), class_="ppdm-text", id="o_per_record_text")
+
+
+def _privacy_row(item: dict, g: float | None, n: int, shared: str) -> dict:
+    """The privacy table's row of one attribute (:func:`ppdm.privacy.attribute_privacy`)
+    at gamma ``g``; ``shared`` marks a gamma that is not the attribute's own."""
     row = {"attribute": item["name"]}
     if not item["perturbed"]:
         row["kind"] = "released as is (no protection)"
@@ -234,12 +339,19 @@ def _privacy_row(item: dict, g: float, n: int) -> dict:
         row["kind"] = "error: " + item["error"]
         return row
     d = item["domain"]
+    if g is None:
+        row["kind"] = d.kind
+        return row
     fig = attribute_privacy(GammaDiagonal(d.n_values, g), n)
     from_data = bool(getattr(d, "bounds_from_data", False) or getattr(d, "from_data", False))
     row.update(
         {
             "kind": d.kind,
-            "N": str(d.n_values),  # text: a row with an error made it 20.0
+            "N": str(d.n_values),
+            "gamma": f"{g:.4g}"
+            + (
+                "" if item.get("gamma") is not None else shared
+            ),  # text: a row with an error made it 20.0
             "gamma realised": _fmt(fig.get("gamma_realised", fig["gamma"]), ".10g"),
             "epsilon": _fmt(fig["epsilon"], ".3f"),
             "rho2 at rho1=0.1": f"{fig['rho2']['0.1']:.3f}",

@@ -59,6 +59,7 @@ PAGE_CONTROLS = {
     "--class": "'Class attribute'",
     "--seed": "'seed'",
     "--bounds": "'your bounds low:high'",
+    "--epsilon-record": "'epsilon per record'",
 }
 #: The command line's advice the page follows another way: what to do in the page.
 PAGE_ADVICE = {
@@ -70,6 +71,9 @@ PAGE_ADVICE = {
         "fill it in your table and open the table again"
     ),
     r"give --bounds to avoid this": "type 'your bounds low:high' to avoid this",
+    # the library's names of the owner's per-attribute gammas and per-record budget
+    "the spec's matrices": "the gammas typed per attribute",
+    "epsilon_record": "'epsilon per record'",
 }
 #: A library keyword or name in parentheses after a flag: "(out_of_bounds='clip')".
 _LIBRARY_NAME = re.compile(r" \((?:\w+=[^)]*|ppdm\.[\w.]+)\)")

@@ -12,6 +12,7 @@ import numpy as np
 from shiny import module, reactive, render, ui
 
 from ..exceptions import OutputError, ParameterError, SpecError
+from ..matrix import GammaDiagonal
 from ..publish import inputs_of_one_operation, publish_copy
 from ..release import AttributeSpec, ReleaseSpec
 from . import _figures
@@ -52,7 +53,8 @@ def release_card():
 
 
 def user_spec(columns, items: list[dict], cls: str | None) -> ReleaseSpec:
-    """The release spec of the owner's choices: a domain per perturbed attribute."""
+    """The release spec of the owner's choices: a domain per perturbed attribute, and
+    the gamma-diagonal matrix of those with a gamma of their own."""
     by_name = {x["name"]: x for x in items}
     attrs = []
     for c in columns:
@@ -62,7 +64,9 @@ def user_spec(columns, items: list[dict], cls: str | None) -> ReleaseSpec:
         elif "error" in item:
             raise SpecError(item["error"])
         else:
-            attrs.append(AttributeSpec(name=c, domain=item["domain"].to_spec()))
+            d, g = item["domain"], item["gamma"]
+            matrix = None if g is None else GammaDiagonal(d.n_values, g).to_spec()
+            attrs.append(AttributeSpec(name=c, domain=d.to_spec(), matrix=matrix))
     if not any(a.perturbed for a in attrs):
         raise SpecError("no attribute is marked 'perturb': nothing to protect")
     return ReleaseSpec(class_attribute=cls or None, attributes=attrs)
@@ -76,15 +80,16 @@ def _seed(experiment: bool, raw) -> int | None:
     return int(raw)
 
 
-def _make(df, out: Path, cls, gamma: float, spec: ReleaseSpec, seed, keys) -> tuple:
-    """Write the release; its warnings and weak spots in the page's words, its key risk."""
+def _make(df, out: Path, plan: dict, spec: ReleaseSpec, seed, keys) -> tuple:
+    """Write the release (``plan``: the plan's keywords: class, gamma, budget); its
+    warnings and weak spots in the page's words, its key risk."""
     from ..attacks.linkage import linkage_report
     from ..pipeline import load_release, make_release
     from ..report import privacy_report, weakly_protected
 
     with warnings.catch_warnings(record=True) as caught, inputs_of_one_operation():
         warnings.simplefilter("always")
-        make_release(df, out, class_attribute=cls, gamma=gamma, spec=spec, random_state=seed)
+        make_release(df, out, spec=spec, random_state=seed, **plan)
     notes = sorted({page_text(str(w.message)) for w in caught})
     rel = load_release(out)
     # the command line's note on weak protection, on the page too
@@ -144,11 +149,12 @@ def release_server(input, output, session, state: State, plan: Plan):
             return
         try:
             cls = state.class_column.get() or None
-            g = plan.gamma()
+            options = {"class_attribute": cls, "gamma": plan.gamma(),
+                       "epsilon_record": plan.budget()}  # fmt: skip
             spec = user_spec(df.columns, plan.items(), cls)
             seed = _seed(input.o_experiment(), input.o_seed())
             out = state.workspace.fresh("release") / "release"
-            rel, found, risk = _make(df, out, cls, g, spec, seed, state.keys.get())
+            rel, found, risk = _make(df, out, options, spec, seed, state.keys.get())
         except USER_ERRORS as exc:
             say("error", message(exc, "release"))
             return

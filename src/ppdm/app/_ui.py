@@ -12,7 +12,7 @@ CSS = """
 pre.ppdm-text { font-size: 0.8em; white-space: pre; overflow-x: auto; max-height: 30em; }
 .ppdm-attr-row { display: flex; flex-wrap: wrap; gap: 0 1em; align-items: center;
   border-bottom: 1px solid #eee; }
-.ppdm-attr-row .shiny-input-container { margin-bottom: 0.2em; }
+.ppdm-attr-row .shiny-input-container { margin-bottom: 0.2em; width: auto; }
 .ppdm-attr-name { width: 10em; font-weight: 600; overflow-wrap: anywhere; }
 .ppdm-verdict-pass { color: #146c2e; font-weight: 600; }
 .ppdm-verdict-fail { color: #b00020; font-weight: 600; }
