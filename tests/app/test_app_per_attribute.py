@@ -4,6 +4,7 @@ Chromium: what the owner types is what the release's spec holds."""
 from __future__ import annotations
 
 import math
+import re
 import zipfile
 
 from ppdm.pipeline import load_release
@@ -90,3 +91,66 @@ def test_a_bad_gamma_of_one_attribute_is_named_in_its_row(page, tables):
     _wait_text(page, "#attrs-o_privacy", "gamma of column 'salary' must be > 1 (got 0.5)")
     page.click("#release-o_make")
     _wait_text(page, "#release-o_make_note", "gamma of column 'salary' must be > 1")
+
+
+def _per_attribute_table(path) -> None:
+    """A table whose advice is N per attribute: the class needs x1's bands of width 20
+    (N = 5) and x2's halves (N = 2, which keeps more of the value at one gamma)."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    n = 4000
+    x1, x2, x3 = (rng.uniform(0, 100, n) for _ in range(3))
+    band = np.floor(x1 / 20) % 2 == 0
+    pd.DataFrame(
+        {
+            "x1": x1.round(1),
+            "x2": x2.round(1),
+            "x3": x3.round(1),
+            "y": np.where(band & (x2 > 50), "A", "B"),
+        }
+    ).to_csv(path, index=False)
+
+
+def test_use_the_recommendation_fills_n_per_attribute(page, tmp_path, shot):
+    page.set_viewport_size({"width": 1280, "height": 900})
+    src = tmp_path / "bands.csv"
+    _per_attribute_table(src)
+    page.set_input_files("#data-o_file", str(src))
+    page.wait_for_selector("#attrs-o_privacy table")
+    page.wait_for_selector("#attrs-perturb_3", state="detached")  # the class 'y'
+    _fill(page, "#attrs-gamma_0", "4")  # the recommendation is one gamma for all
+    _fill(page, "#advisor-o_adv_gammas", "9")
+    _fill(page, "#advisor-o_adv_ns", "2,5")
+    page.click("#advisor-o_advise")
+    page.wait_for_selector("#o_advise_rec", timeout=120_000)
+    rec = page.inner_text("#o_advise_rec")
+    assert "gamma = 9, N = per attribute " in rec, rec
+    ns = dict(
+        part.split()
+        for part in rec.split("N = per attribute ")[1].split(", release")[0].split(", ")
+    )
+    assert set(ns) == {"x1", "x2", "x3"} and len(set(ns.values())) == 2, ns
+    # the command line's report: the learner beside each accuracy, the paper pipeline
+    lines = " ".join(page.inner_text("#o_advise_lines").split())
+    cell = re.search(r"gamma=9 N=\d+ (.+?) \d+\.\d+% ± \S+ \(paper pipeline ", lines)
+    assert cell and cell.group(1) in rec, lines  # the cell's learner, as recommended
+    assert "the paper pipeline (c45 on the global reconstruction (the paper's))" in lines
+    page.click("#advisor-o_advise_apply")
+    for i, name in enumerate(["x1", "x2", "x3"]):
+        page.wait_for_function(
+            "([s, v]) => document.querySelector(s)?.value == v", arg=[f"#attrs-n_{i}", ns[name]]
+        )
+    assert page.input_value("#attrs-gamma_0") == ""
+    assert page.input_value("#attrs-o_gamma") == "9"
+    _wait_text(page, "#o_msg", "applied gamma = 9 and N = per attribute")
+    shot(page, "owner-advisor-per-attribute-1280", "#advisor-o_advise")
+    # the release made now holds the recommended design
+    page.click("#release-o_make")
+    _wait_text(page, "#release-o_make_note", "release made")
+    spec = _download_spec(page, tmp_path, "advised")
+    assert {a.name: a.get_domain().n_values for a in spec.perturbed_attributes()} == {
+        k: int(v) for k, v in ns.items()
+    }
+    assert set(_gammas(spec).values()) == {9.0}

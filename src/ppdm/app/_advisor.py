@@ -8,15 +8,11 @@ from shiny import module, reactive, render, ui
 from ..exceptions import ParameterError, SpecError
 from ..limits import check_n_values
 from ..validation import check_gamma
-from ._common import message, parse_float_list, parse_int_list
+from ._common import message, parse_float_list, parse_int_list, percent
 from ._state import USER_ERRORS, State
 from ._ui import action_card, alert
 
 __all__ = ["advisor_card", "advisor_server", "target_accuracy"]
-
-
-def percent(x: float) -> str:
-    return f"{100 * x:.1f}%"
 
 
 @module.ui
@@ -29,6 +25,7 @@ def advisor_card():
             ("o_advise_apply", "Use the recommendation"),
         ],
         ui.output_ui("o_advise_status"),
+        ui.output_ui("o_advise_report"),
         ui.output_image("o_advise_plot", height="auto"),
         controls=ui.layout_columns(
             ui.input_text("o_adv_gammas", "gamma values", "5,9,12"),
@@ -71,8 +68,16 @@ def _grid(gammas_text: str, ns_text: str, reps, target_text: str) -> dict:
     return {"gammas": gammas, "ns": ns, "reps": int(reps), "min_accuracy": target}
 
 
+def n_text(n) -> str:
+    """The recommended N: one number, or "per attribute" and each attribute's."""
+    if not isinstance(n, dict):
+        return str(n)
+    return "per attribute " + ", ".join(f"{k} {v}" for k, v in n.items())
+
+
 def _status(text: str, res: dict | None) -> list:
-    """The advisor's status line, baselines and recommendation."""
+    """The advisor's status line, baselines, recommendation and, as the command line
+    prints it, its report: the learner beside each accuracy, the paper pipeline's."""
     parts = [ui.p(text, id="o_advise_text")] if text else []
     if res is None:
         return parts
@@ -92,10 +97,10 @@ def _status(text: str, res: dict | None) -> list:
     met = "" if res["met"] else " (no cell reaches the target: the most accurate one)"
     parts.append(
         ui.p(
-            f"Recommended (rule {res['rule']}): gamma = {res['gamma']:g}, N = {res['N']}, "
-            f"{res['learner']} accuracy {percent(res['accuracy'])} (one release: ± "
-            f"{percent(2 * res['release_se'])}){met}; epsilon = {p['epsilon']:.3f}, "
-            f"rho1 = 0.1 -> rho2 = {p['rho2']['0.1']:.3f}. " + " ".join(res["notes"]),
+            f"Recommended (rule {res['rule']}): gamma = {res['gamma']:g}, N = "
+            f"{n_text(res['N'])}, {res['learner']} accuracy {percent(res['accuracy'])} (one "
+            f"release: ± {percent(2 * res['release_se'])}){met}; epsilon = "
+            f"{p['epsilon']:.3f}, rho1 = 0.1 -> rho2 = {p['rho2']['0.1']:.3f}.",
             id="o_advise_rec",
         )
     )
@@ -149,12 +154,25 @@ def advisor_server(input, output, session, state: State):
     def o_advise_status():
         return ui.TagList(*_status(slot.status.get(), slot.result.get()))
 
+    @render.ui
+    def o_advise_report():
+        res = slot.result.get()
+        if res is None or not res.get("lines"):
+            return None
+        return ui.tags.details(
+            ui.tags.summary("the advisor's report (as the command line prints it)"),
+            ui.tags.ul(*[ui.tags.li(x) for x in res["lines"]], class_="ppdm-lines"),
+            open=True,
+            id="o_advise_lines",
+        )
+
     @render.image
     def o_advise_plot():
         res = slot.result.get()
         if res is None:
             return None
-        return {"src": res["plot"], "width": "70%", "alt": "advisor plot"}
+        # the card's width: the legend stays in view (its smallest text about 8 px)
+        return {"src": res["plot"], "width": "100%", "alt": "advisor plot"}
 
     @reactive.effect
     @reactive.event(input.o_advise_apply)
@@ -169,4 +187,4 @@ def advisor_server(input, output, session, state: State):
             )
             return
         state.recommendation.set({"gamma": res["gamma"], "N": res["N"]})
-        state.owner_msg.set(("ok", f"applied gamma = {res['gamma']:g} and N = {res['N']}"))
+        state.owner_msg.set(("ok", f"applied gamma = {res['gamma']:g} and N = {n_text(res['N'])}"))

@@ -4,27 +4,12 @@ from __future__ import annotations
 
 from shiny import module, reactive, render, ui
 
-from ._common import message
+from ._common import message, percent
+from ._figures import LIBRARY_PLOT_SCALE, png_width
 from ._state import USER_ERRORS, State
 from ._ui import action_card, alert
 
 __all__ = ["audit_card", "audit_server"]
-
-#: The audit plot (:func:`ppdm.attacks.audit.plot_audit`) is shown at this multiple of
-#: its size in pixels: its smallest text, 6 pt at 110 dpi (9.2 px), shows at 11 px. At
-#: 80 % of the card's width it showed at 6 px.
-AUDIT_PLOT_SCALE = 1.2
-
-
-def percent(x: float) -> str:
-    return f"{100 * x:.1f}%"
-
-
-def _png_width(path: str) -> int:
-    """The width in pixels of a PNG file (its IHDR chunk)."""
-    with open(path, "rb") as fh:
-        head = fh.read(24)
-    return int.from_bytes(head[16:20], "big")
 
 
 @module.ui
@@ -129,5 +114,5 @@ def audit_server(input, output, session, state: State):
         if res is None:
             return None
         # shown larger than drawn: the smallest text is 11 px, the box scrolls if need be
-        width = round(AUDIT_PLOT_SCALE * _png_width(res["plot"]))
+        width = round(LIBRARY_PLOT_SCALE * png_width(res["plot"]))
         return {"src": res["plot"], "width": f"{width}px", "alt": "audit plot"}

@@ -21,6 +21,7 @@ __all__ = [
     "read_upload",
     "read_path",
     "extract_release",
+    "percent",
     "plain",
     "parse_float_list",
     "parse_int_list",
@@ -114,6 +115,11 @@ def message(exc: BaseException, context: str | None = None) -> str:
     if len(text) > 400:
         text = text[:397] + "..."
     return f"{context}: {text}" if context else text
+
+
+def percent(x: float) -> str:
+    """A fraction as the page prints it: 0.8123 -> "81.2%"."""
+    return f"{100 * x:.1f}%"
 
 
 def plain(value) -> object:

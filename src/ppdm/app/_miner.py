@@ -12,7 +12,7 @@ from ..estimate import METHODS
 from ..exceptions import ParameterError
 from ..publish import inputs_of_one_operation
 from . import _figures
-from ._common import TABLE_SUFFIXES, extract_release, message, read_upload
+from ._common import TABLE_SUFFIXES, extract_release, message, percent, read_upload
 from ._state import READ_ERRORS, USER_ERRORS, State
 from ._ui import alert, note
 
@@ -20,10 +20,6 @@ __all__ = ["miner_cards", "miner_server", "miner_sidebar"]
 
 #: Panels of the estimates figure: every attribute up to this many.
 MAX_PANELS = 60
-
-
-def percent(x: float) -> str:
-    return f"{100 * x:.1f}%"
 
 
 @module.ui

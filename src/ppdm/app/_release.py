@@ -17,7 +17,7 @@ from ..publish import inputs_of_one_operation, publish_copy
 from ..release import AttributeSpec, ReleaseSpec
 from . import _figures
 from ._attributes import Plan
-from ._common import message, page_text
+from ._common import message, page_text, percent
 from ._state import USER_ERRORS, State
 from ._ui import action_card, alert
 
@@ -26,10 +26,6 @@ __all__ = ["release_card", "release_server", "release_sidebar"]
 #: Panels of the histograms figure: every attribute up to this many (it showed the
 #: first 9 of wine's 13 without a word).
 MAX_PANELS = 60
-
-
-def percent(x: float) -> str:
-    return f"{100 * x:.1f}%"
 
 
 @module.ui

@@ -32,9 +32,10 @@ def advise(
     max_gamma: float | None = None,
     seed: int = 0,
 ) -> dict:
-    """:func:`ppdm.advise.advise` with a progress file and its plot; its summary's keys."""
+    """:func:`ppdm.advise.advise` with a progress file and its plot; its summary's keys
+    and, in ``"lines"``, the report the command line prints (:func:`format_advice`)."""
     from ppdm.advise import advise as run_advisor
-    from ppdm.advise import plot_advice
+    from ppdm.advise import format_advice, plot_advice
 
     allowed = sum(max_gamma is None or g <= max_gamma for g in gammas)
     total = reps * (1 + allowed * len(ns)) + 2 * 10  # the grid, then two designs confirmed
@@ -55,7 +56,8 @@ def advise(
     png = directory / "advice.png"
     plot_advice(advice, png)
     _write_progress(directory, done[0], done[0])
-    return {**advice.summary(), "table": advice.table, "plot": str(png)}
+    lines = format_advice(advice, n_records=len(frame))
+    return {**advice.summary(), "table": advice.table, "plot": str(png), "lines": lines}
 
 
 def audit(directory: Path, release: str, original, keys: list[str] | None) -> dict:
