@@ -1,4 +1,5 @@
-"""The miner's page in a real headless Chromium: from a release to a trained tree."""
+"""The miner's page in a real headless Chromium: from a release to a model chosen and
+scored from the release alone, and measured on a test table when one is given."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ import warnings
 
 import pandas as pd
 
-from ppdm.mining import mine_release
 from ppdm.pipeline import make_release, reconstruct_release
+from ppdm.selection import mine
 
 
 def _release(tables, tmp_path):
@@ -53,29 +54,50 @@ def test_miner_flow_to_a_tree(page, tables, tmp_path, shot):
         a = rec.groupby("group")[col].value_counts().sort_index()
         b = ref.groupby("group")[col].value_counts().sort_index()
         pd.testing.assert_series_equal(a, b)
-    # a tree and its accuracy beside the majority-class rate
+    # no test table: a learner chosen from the release, its estimate ± s.e. beside the
+    # majority-class rate, the candidates
+    page.click("#miner-m_mine")
+    page.wait_for_selector("#m_estimated", timeout=120_000)
+    chosen = mine(rel, random_state=0)  # as the page calls it
+    text = page.inner_text("#m_estimated")
+    assert (
+        f"{100 * chosen.estimate:.1f}% ± {100 * chosen.stderr:.1f} points (one standard error; "
+        f"{chosen.n_holdout} held-out released records). Learner: {chosen.candidate.label}."
+    ) in text, text
+    majority = page.inner_text("#m_majority")
+    assert f"{100 * chosen.majority_rate:.1f}%" in majority
+    assert f"always predicting {chosen.majority_class!r}" in majority
+    assert page.locator("#m_accuracy").count() == 0  # nothing measured without a test table
+    rows = page.locator("#m_candidates tbody tr").all_inner_texts()
+    assert len(rows) == len(chosen.candidates)
+    picked = [r for r in rows if r.rstrip().endswith("yes")]
+    assert len(picked) == 1 and picked[0].startswith(chosen.candidate.label)
+    page.wait_for_function(
+        "document.querySelector('#m_mine_text')?.innerText === 'mining finished'"
+    )
+    shot(page, "miner-mined-alone", "#m_estimated")
+    # with a test table: the accuracy measured on it beside its majority-class rate
     page.set_input_files("#miner-m_test", str(tables["test"]))
     page.wait_for_function("document.querySelector('#m_msg').innerText.includes('300 records')")
-    page.click("#miner-m_train")
-    page.wait_for_selector("#m_accuracy", timeout=60_000)
-    text = page.inner_text("#m_accuracy")
+    page.click("#miner-m_mine")
+    page.wait_for_selector("#m_accuracy", timeout=120_000)
     test = pd.read_csv(tables["test"])
-    expected = mine_release(rel, test, learner="c45")
-    assert f"{100 * expected.accuracy:.1f}%" in text
-    majority = test["group"].value_counts(normalize=True).max()
-    assert f"most frequent class: {100 * majority:.1f}%" in text
-    assert page.inner_text("#m_tree").strip()
-    page.wait_for_function(
-        "document.querySelector('#m_train_text')?.innerText === 'training finished'"
-    )
-    shot(page, "miner-tree", "#m_tree")
-    # the release tree from the same page
+    measured = mine(rel, test=test, random_state=0).measured
+    text = page.inner_text("#m_accuracy")
+    assert f"Measured on the test table (300 records): {100 * measured:.1f}%" in text
+    test_majority = test["group"].value_counts(normalize=True).max()
+    assert f"most frequent class: {100 * test_majority:.1f}%" in text
+    assert text in page.inner_text("#miner-m_mine_result")
+    assert "Estimated accuracy" in page.inner_text("#m_estimated")  # the estimate stays
+    shot(page, "miner-mined", "#m_estimated")
+    # one learner forced: its held-out estimate, no candidates to choose among
     page.select_option("#miner-m_learner", "release-tree")
-    page.click("#miner-m_train")
+    page.click("#miner-m_mine")
     page.wait_for_function(
-        "document.querySelector('#miner-m_train_result')?.innerText.includes('release-tree')",
-        timeout=60_000,
+        "document.querySelector('#m_estimated')?.innerText.includes('Learner: release-tree.')",
+        timeout=120_000,
     )
+    assert page.locator("#m_candidates").count() == 0
 
 
 def test_miner_bad_release_and_folder(page, tables, tmp_path):
@@ -84,13 +106,13 @@ def test_miner_bad_release_and_folder(page, tables, tmp_path):
     page.set_input_files("#miner-m_zip", str(tables["bad"]))
     page.wait_for_selector("#m_msg .alert-danger")
     assert "'bad.csv' is not a zip file" in page.inner_text("#m_msg")
+    page.click("#miner-m_mine")
+    page.wait_for_function(
+        "document.querySelector('#miner-m_mine_note')?.innerText.includes('open a release first')"
+    )
     page.fill("#miner-m_path", str(rel))
     page.click("#miner-m_open")
     page.wait_for_function("document.querySelector('#m_msg').innerText.includes('opened')")
-    page.click("#miner-m_train")
-    page.wait_for_function(
-        "document.querySelector('#m_msg').innerText.includes('upload a test table')"
-    )
     assert "Traceback" not in page.content()
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pandas as pd
 from shiny import module, reactive, render, ui
 
 from ..estimate import METHODS
@@ -20,6 +21,13 @@ __all__ = ["miner_cards", "miner_server", "miner_sidebar"]
 
 #: Panels of the estimates figure: every attribute up to this many.
 MAX_PANELS = 60
+#: The learner of the mining card: chosen from the release, or one forced.
+LEARNER_CHOICES = {
+    "": "chosen from the release",
+    "release-tree": "release tree",
+    "release-forest": "release forest",
+    "local-tree": "local tree",
+}
 
 
 @module.ui
@@ -58,27 +66,27 @@ def miner_cards():
             ui.output_ui("m_download_box"),
         ),
         ui.card(
-            ui.card_header("Train a decision tree"),
+            ui.card_header("Learn a model: chosen and scored from the release alone"),
+            ui.p(
+                "The learner is chosen by cross-validation on the release (the simplest "
+                "within one standard error of the best) and its accuracy on the original "
+                "data estimated from released records it never saw. A test table of "
+                "original records is optional: it adds the accuracy measured on it.",
+                class_="ppdm-note",
+            ),
             ui.layout_columns(
-                ui.input_select(
-                    "m_learner",
-                    "learner",
-                    {
-                        "c45": "C4.5 on the reconstructed table",
-                        "release-tree": "tree learnt from the release itself",
-                    },
-                ),
+                ui.input_select("m_learner", "learner", LEARNER_CHOICES),
                 ui.input_file(
-                    "m_test", "Test table (original values)", accept=list(TABLE_SUFFIXES)
+                    "m_test", "Test table (optional, original values)", accept=list(TABLE_SUFFIXES)
                 ),
             ),
             ui.div(
-                ui.input_action_button("m_train", "Train", class_="btn-primary"),
-                ui.input_action_button("m_train_cancel", "Cancel"),
-                note("m_train"),
+                ui.input_action_button("m_mine", "Learn", class_="btn-primary"),
+                ui.input_action_button("m_mine_cancel", "Cancel"),
+                note("m_mine"),
             ),
-            ui.output_ui("m_train_status"),
-            ui.output_ui("m_train_result"),
+            ui.output_ui("m_mine_status"),
+            ui.output_ui("m_mine_result"),
         ),
     )
 
@@ -102,10 +110,9 @@ def _estimate_figure(d: Path, method: str, by_class: bool, out: Path) -> int:
 
 @module.server
 def miner_server(input, output, session, state: State):
-    slot = state.slots["training"]
     release = reactive.value(None)
     figure = reactive.value(None)
-    notes = {b: reactive.value(None) for b in ("m_estimate", "m_train")}
+    notes = {b: reactive.value(None) for b in ("m_estimate", "m_mine")}
 
     def say(button: str, kind: str, text: str) -> None:
         state.miner_msg.set((kind, text))
@@ -122,7 +129,6 @@ def miner_server(input, output, session, state: State):
         spec = load_release(path).spec  # validates spec and data file
         release.set(path)
         figure.set(None)
-        slot.result.set(None)
         # by-class work needs an unperturbed class: the boxes say what this release allows
         by_class = spec.class_attribute is not None and not spec.class_perturbed
         ui.update_checkbox("m_byclass", value=by_class)
@@ -219,33 +225,37 @@ def miner_server(input, output, session, state: State):
             reconstruct_release(release.get(), out, by_class=bool(input.m_recon_byclass()))
         yield out.read_bytes()
 
-    _mining(input, state, release, say, notes["m_train"])
+    _mining(input, state, release, say, notes["m_mine"])
 
 
 def _mining(input, state: State, release, say, note) -> None:
-    """The mining card: learn a model in the background, show its accuracy."""
-    slot = state.slots["training"]
+    """The mining card: a learner chosen and scored in the background
+    (:func:`ppdm.selection.mine`), its estimate beside the baselines."""
+    slot = state.slots["mining"]
     test = reactive.value(None)
-    slot.follow(input.m_train_cancel, lambda err: say("m_train", "error", err))
+    slot.follow(input.m_mine_cancel, lambda err: say("m_mine", "error", err))
 
     @render.ui
-    def m_train_note():
+    def m_mine_note():
         n = note.get()
         return None if n is None else alert(*n)
 
     @reactive.effect
-    @reactive.event(input.m_train)
-    def _m_train():
+    @reactive.event(release)
+    def _new_release():
+        slot.result.set(None)
+
+    @reactive.effect
+    @reactive.event(input.m_mine)
+    def _m_mine():
         d = release.get()
         try:
             if d is None:
                 raise ParameterError("open a release first")
-            if test.get() is None:
-                raise ParameterError("upload a test table with the original values and the class")
-            slot.start(state.workspace, "train", release=str(d), test=test.get(),
-                       learner=input.m_learner())  # fmt: skip
+            slot.start(state.workspace, "mine", release=str(d), test=test.get(),
+                       learner=input.m_learner() or None)  # fmt: skip
         except USER_ERRORS as exc:
-            say("m_train", "error", message(exc, "training"))
+            say("m_mine", "error", message(exc, "mining"))
 
     @reactive.effect
     @reactive.event(input.m_test)
@@ -257,31 +267,73 @@ def _mining(input, state: State, release, say, note) -> None:
             frame, name = read_upload(files[0], state.workspace)
         except READ_ERRORS as exc:
             test.set(None)
-            say("m_train", "error", message(exc, "test table"))
+            say("m_mine", "error", message(exc, "test table"))
             return
         test.set(frame)
         state.miner_msg.set(("ok", f"test table {name!r}: {len(frame)} records"))
 
     @render.ui
-    def m_train_status():
+    def m_mine_status():
         text = slot.status.get()
-        return ui.p(text, id="m_train_text") if text else None
+        return ui.p(text, id="m_mine_text") if text else None
 
     @render.ui
-    def m_train_result():
-        from ..pipeline import load_release
-
+    def m_mine_result():
         res = slot.result.get()
-        if res is None:
-            return None
-        spec = load_release(release.get()).spec
-        accuracy = f"Accuracy on the test table: {percent(res['test_accuracy'])}"
-        if "majority_rate" in res:
-            accuracy += (
-                f" (always guessing the most frequent class: {percent(res['majority_rate'])})."
-            )
-        return ui.TagList(
-            ui.p(accuracy, id="m_accuracy"),
-            ui.p(f"class: {spec.class_attribute}; learner: {res['learner']}", class_="ppdm-note"),
-            ui.pre(res["model"], class_="ppdm-text", id="m_tree"),
+        return None if res is None else _mined(res)
+
+
+def _candidates(res: dict) -> pd.DataFrame:
+    """The candidates' cross-validated estimates, as the command line lists them."""
+    rows = []
+    for c in res["candidates"]:
+        shown = (
+            f"{percent(c['estimate'])} ± {100 * c['stderr']:.1f}"
+            if c["scorable"]
+            else f"not scorable: {c['reason']}"
         )
+        rows.append({"learner": c["learner"], f"{res['folds']}-fold estimate ± s.e.": shown,
+                     "chosen": "yes" if c["learner"] == res["learner"] else ""})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def _mined(res: dict):
+    """The chosen learner, its estimated accuracy ± its s.e. beside the majority-class
+    rate, the measured accuracy when a test table was given, the candidates, the model."""
+    parts = [
+        ui.p(
+            f"Estimated accuracy on the original data: {percent(res['estimate'])} ± "
+            f"{100 * res['stderr']:.1f} points (one standard error; {res['n_holdout']} "
+            f"held-out released records). Learner: {res['learner']}.",
+            id="m_estimated",
+        ),
+        ui.p(
+            f"Majority-class rate: {percent(res['majority_rate'])} (always predicting "
+            f"{res['majority_class']!r}, the release's commonest class).",
+            id="m_majority",
+        ),
+    ]
+    if res.get("measured_accuracy") is not None:
+        parts.append(
+            ui.p(
+                f"Measured on the test table ({res['n_test']} records): "
+                f"{percent(res['measured_accuracy'])} (always guessing its most frequent "
+                f"class: {percent(res['test_majority_rate'])}).",
+                id="m_accuracy",
+            )
+        )
+    if res["folds"]:
+        parts += [
+            ui.h6("Candidates (one-standard-error rule)"),
+            ui.div(
+                ui.HTML(_candidates(res).to_html(index=False, classes="table ppdm-table")),
+                class_="ppdm-table-box",
+                id="m_candidates",
+            ),
+        ]
+    parts.append(
+        ui.tags.details(
+            ui.tags.summary("the model"), ui.pre(res["model"], class_="ppdm-text", id="m_tree")
+        )
+    )
+    return ui.TagList(*parts)

@@ -134,7 +134,7 @@ class State:
     release_dir: reactive.Value = _value()
     recommendation: reactive.Value = _value()
     slots: dict[str, JobSlot] = field(
-        default_factory=lambda: {k: JobSlot(k) for k in ("advisor", "audit", "training")}
+        default_factory=lambda: {k: JobSlot(k) for k in ("advisor", "audit", "mining")}
     )
 
     def end(self) -> None:

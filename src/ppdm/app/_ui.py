@@ -17,6 +17,7 @@ pre.ppdm-text { font-size: 0.8em; white-space: pre; overflow-x: auto; max-height
 .ppdm-verdict-pass { color: #146c2e; font-weight: 600; }
 .ppdm-verdict-fail { color: #b00020; font-weight: 600; }
 table.ppdm-table { font-size: 0.85em; }
+table.ppdm-table th { text-align: left; }
 table.ppdm-table td, table.ppdm-table th { padding: 0.3em 0.4em; overflow-wrap: anywhere; }
 .ppdm-table-box, .ppdm-plot-box { max-width: 100%; overflow-x: auto; }
 .ppdm-plot-box img { max-width: none; }

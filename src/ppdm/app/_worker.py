@@ -12,7 +12,7 @@ import sys
 import warnings
 from pathlib import Path
 
-__all__ = ["advise", "audit", "train", "main"]
+__all__ = ["advise", "audit", "mine", "main"]
 
 
 def _write_progress(directory: Path, done: int, total: int) -> None:
@@ -73,18 +73,26 @@ def audit(directory: Path, release: str, original, keys: list[str] | None) -> di
     return {"report": report.to_dict(), "text": format_audit(report), "plot": str(png)}
 
 
-def train(directory: Path, release: str, test, learner: str) -> dict:
-    """:func:`ppdm.mining.mine_release` on an uploaded test table."""
-    from ppdm.mining import mine_release
+def mine(directory: Path, release: str, test, learner: str | None) -> dict:
+    """:func:`ppdm.selection.mine`: a learner chosen and scored from the release alone;
+    with a test table of original records, its measured accuracy and that table's
+    majority-class rate beside it."""
+    from ppdm.mining import _model_text, check_release_columns
     from ppdm.pipeline import load_release
+    from ppdm.selection import mine as choose
 
     _write_progress(directory, 0, 1)
-    result = mine_release(release, test, learner=learner).to_dict()
-    target = load_release(release).spec.class_attribute
-    # the rate of always guessing the test table's most frequent class
-    result["majority_rate"] = float(test[target].value_counts(normalize=True).max())
+    rel = load_release(release)
+    if test is not None:
+        check_release_columns(rel.spec, test, "the test table")
+    result = choose(rel, test=test, learner=learner)
+    out = {**result.to_dict(), "model": _model_text(result.model)}
+    if test is not None:  # the baseline of the measured accuracy: the test table's own
+        target = rel.spec.class_attribute
+        out["test_majority_rate"] = float(test[target].value_counts(normalize=True).max())
+        out["n_test"] = len(test)
     _write_progress(directory, 1, 1)
-    return result
+    return out
 
 
 def main(directory: str) -> int:
@@ -92,7 +100,7 @@ def main(directory: str) -> int:
     d = Path(directory)
     with (d / "args.pkl").open("rb") as fh:
         function, kwargs = pickle.load(fh)
-    fn = {"advise": advise, "audit": audit, "train": train}[function]
+    fn = {"advise": advise, "audit": audit, "mine": mine}[function]
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
