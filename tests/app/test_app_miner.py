@@ -70,8 +70,8 @@ def test_miner_flow_to_a_tree(page, tables, tmp_path, shot):
     assert page.locator("#m_accuracy").count() == 0  # nothing measured without a test table
     rows = page.locator("#m_candidates tbody tr").all_inner_texts()
     assert len(rows) == len(chosen.candidates)
-    picked = [r for r in rows if r.rstrip().endswith("yes")]
-    assert len(picked) == 1 and picked[0].startswith(chosen.candidate.label)
+    picked = [r for r in rows if "(chosen)" in r]
+    assert len(picked) == 1 and picked[0].startswith(f"{chosen.candidate.label} (chosen)")
     page.wait_for_function(
         "document.querySelector('#m_mine_text')?.innerText === 'mining finished'"
     )

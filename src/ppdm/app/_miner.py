@@ -292,8 +292,10 @@ def _candidates(res: dict) -> pd.DataFrame:
             if c["scorable"]
             else f"not scorable: {c['reason']}"
         )
-        rows.append({"learner": c["learner"], f"{res['folds']}-fold estimate ± s.e.": shown,
-                     "chosen": "yes" if c["learner"] == res["learner"] else ""})  # fmt: skip
+        chosen = " (chosen)" if c["learner"] == res["learner"] else ""
+        rows.append(
+            {"learner": c["learner"] + chosen, f"{res['folds']}-fold estimate ± s.e.": shown}
+        )
     return pd.DataFrame(rows)
 
 
@@ -326,7 +328,11 @@ def _mined(res: dict):
         parts += [
             ui.h6("Candidates (one-standard-error rule)"),
             ui.div(
-                ui.HTML(_candidates(res).to_html(index=False, classes="table ppdm-table")),
+                ui.HTML(
+                    _candidates(res).to_html(
+                        index=False, classes="table table-sm ppdm-table", border=0
+                    )
+                ),
                 class_="ppdm-table-box",
                 id="m_candidates",
             ),
