@@ -170,3 +170,43 @@ def test_a_broken_spec_in_an_uploaded_zip_is_named_by_the_zip(page, tmp_path):
     page.wait_for_selector("#m_msg .alert-danger")
     text = page.inner_text("#m_msg")
     assert "mine.zip:r/spec.json" in text and "ppdm-app-" not in text and "not valid JSON" in text
+
+
+def test_the_mining_results_fit_their_card_at_1280_px(page, tables, tmp_path, fits):
+    page.set_viewport_size({"width": 1280, "height": 900})
+    _, zpath = _release(tables, tmp_path)
+    page.click("a[data-value='miner']")
+    page.set_input_files("#miner-m_zip", str(zpath))
+    page.wait_for_selector("#m_report")
+    page.click("#miner-m_mine")
+    page.wait_for_selector("#m_candidates table", timeout=120_000)
+    for selector in ("#m_candidates table", "#m_estimated", "#m_majority"):
+        fits(page, selector)
+
+
+def test_a_release_of_a_perturbed_class_is_measured_on_a_test_table(page, tables, tmp_path):
+    """No learner can be scored from a release whose class was perturbed: the page says
+    to upload a test table, then measures C4.5 on the global reconstruction on it."""
+    from ppdm.mining import mine_release
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        make_release(pd.read_csv(tables["train"]), tmp_path / "rel", class_attribute="group",
+                     perturb_class=True, gamma=9.0, n_bins=10, random_state=3)  # fmt: skip
+    page.click("a[data-value='miner']")
+    page.fill("#miner-m_path", str(tmp_path / "rel"))
+    page.click("#miner-m_open")
+    page.wait_for_selector("#m_report")
+    page.click("#miner-m_mine")
+    page.wait_for_function(
+        "document.querySelector('#miner-m_mine_note')?.innerText.includes('upload a test table')",
+        timeout=60_000,
+    )
+    page.set_input_files("#miner-m_test", str(tables["test"]))
+    page.wait_for_function("document.querySelector('#m_msg').innerText.includes('300 records')")
+    page.click("#miner-m_mine")
+    page.wait_for_selector("#m_accuracy", timeout=120_000)
+    test = pd.read_csv(tables["test"])
+    expected = mine_release(tmp_path / "rel", test, learner="c45", reconstruction="global")
+    assert f"{100 * expected.accuracy:.1f}%" in page.inner_text("#m_accuracy")
+    assert page.locator("#m_majority").count() == 0  # no estimate from the release alone

@@ -44,7 +44,9 @@ def _gammas(spec) -> dict[str, float]:
     return {a.name: a.get_matrix().amplification() for a in spec.perturbed_attributes()}
 
 
-def test_gamma_per_attribute_reaches_the_spec_and_the_record_figures(page, tables, tmp_path, shot):
+def test_gamma_per_attribute_reaches_the_spec_and_the_record_figures(
+    page, tables, tmp_path, shot, fits
+):
     page.set_viewport_size({"width": 1280, "height": 900})
     _open(page, tables)
     # age at gamma 3, the others at the sidebar's 9; car with N = 3 values
@@ -58,6 +60,8 @@ def test_gamma_per_attribute_reaches_the_spec_and_the_record_figures(page, table
     privacy = page.inner_text("#attrs-o_privacy")
     assert f"{math.log(3):.3f}" in privacy and f"{math.log(9):.3f}" in privacy
     shot(page, "owner-per-attribute-1280", "#attrs-o_per_record")
+    for selector in ("#o_per_record_text", "#attrs-o_privacy table", "#attrs-o_attrs"):
+        fits(page, selector)
     page.click("#release-o_make")
     _wait_text(page, "#release-o_make_note", "release made")
     spec = _download_spec(page, tmp_path, "own")
@@ -113,7 +117,7 @@ def _per_attribute_table(path) -> None:
     ).to_csv(path, index=False)
 
 
-def test_use_the_recommendation_fills_n_per_attribute(page, tmp_path, shot):
+def test_use_the_recommendation_fills_n_per_attribute(page, tmp_path, shot, fits):
     page.set_viewport_size({"width": 1280, "height": 900})
     src = tmp_path / "bands.csv"
     _per_attribute_table(src)
@@ -146,6 +150,8 @@ def test_use_the_recommendation_fills_n_per_attribute(page, tmp_path, shot):
     assert page.input_value("#attrs-o_gamma") == "9"
     _wait_text(page, "#o_msg", "applied gamma = 9 and N = per attribute")
     shot(page, "owner-advisor-per-attribute-1280", "#advisor-o_advise")
+    for selector in ("#o_advise_lines", "#o_advise_rec", "#advisor-o_advise_plot img"):
+        fits(page, selector)
     # the release made now holds the recommended design
     page.click("#release-o_make")
     _wait_text(page, "#release-o_make_note", "release made")

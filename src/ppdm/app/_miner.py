@@ -302,19 +302,23 @@ def _candidates(res: dict) -> pd.DataFrame:
 def _mined(res: dict):
     """The chosen learner, its estimated accuracy ± its s.e. beside the majority-class
     rate, the measured accuracy when a test table was given, the candidates, the model."""
-    parts = [
-        ui.p(
-            f"Estimated accuracy on the original data: {percent(res['estimate'])} ± "
-            f"{100 * res['stderr']:.1f} points (one standard error; {res['n_holdout']} "
-            f"held-out released records). Learner: {res['learner']}.",
-            id="m_estimated",
-        ),
-        ui.p(
-            f"Majority-class rate: {percent(res['majority_rate'])} (always predicting "
-            f"{res['majority_class']!r}, the release's commonest class).",
-            id="m_majority",
-        ),
-    ]
+    parts = []
+    if res["estimate"] is not None:
+        parts += [
+            ui.p(
+                f"Estimated accuracy on the original data: {percent(res['estimate'])} ± "
+                f"{100 * res['stderr']:.1f} points (one standard error; {res['n_holdout']} "
+                f"held-out released records). Learner: {res['learner']}.",
+                id="m_estimated",
+            ),
+            ui.p(
+                f"Majority-class rate: {percent(res['majority_rate'])} (always predicting "
+                f"{res['majority_class']!r}, the release's commonest class).",
+                id="m_majority",
+            ),
+        ]
+    else:
+        parts.append(ui.p(f"Learner: {res['learner']}.", id="m_estimated"))
     if res.get("measured_accuracy") is not None:
         parts.append(
             ui.p(

@@ -76,19 +76,33 @@ def audit(directory: Path, release: str, original, keys: list[str] | None) -> di
 def mine(directory: Path, release: str, test, learner: str | None) -> dict:
     """:func:`ppdm.selection.mine`: a learner chosen and scored from the release alone;
     with a test table of original records, its measured accuracy and that table's
-    majority-class rate beside it."""
-    from ppdm.mining import _model_text, check_release_columns
+    majority-class rate beside it. A release that perturbed its class has no score from
+    the release alone: C4.5 on its global reconstruction, measured on the test table
+    (:func:`ppdm.mining.mine_release`, as ``ppdm mine --test`` does)."""
+    from ppdm.exceptions import ParameterError
+    from ppdm.mining import _model_text, check_release_columns, mine_release
     from ppdm.pipeline import load_release
     from ppdm.selection import mine as choose
 
     _write_progress(directory, 0, 1)
     rel = load_release(release)
+    target = rel.spec.class_attribute
     if test is not None:
         check_release_columns(rel.spec, test, "the test table")
-    result = choose(rel, test=test, learner=learner)
-    out = {**result.to_dict(), "model": _model_text(result.model)}
+    if rel.spec.class_perturbed and target is not None:
+        if test is None:
+            raise ParameterError(
+                f"the release perturbed its class {target!r}: no learner can be scored from "
+                "the release alone; upload a test table of original records"
+            )
+        measured = mine_release(rel, test, learner="c45", reconstruction="global")
+        out = {"learner": "c45 on the global reconstruction", "estimate": None,
+               "measured_accuracy": measured.accuracy, "model": measured.model_text,
+               "candidates": [], "folds": 0}  # fmt: skip
+    else:
+        result = choose(rel, test=test, learner=learner)
+        out = {**result.to_dict(), "model": _model_text(result.model)}
     if test is not None:  # the baseline of the measured accuracy: the test table's own
-        target = rel.spec.class_attribute
         out["test_majority_rate"] = float(test[target].value_counts(normalize=True).max())
         out["n_test"] = len(test)
     _write_progress(directory, 1, 1)
