@@ -181,6 +181,24 @@ def test_messages_name_the_pages_controls_not_command_line_flags():
     assert message(ParameterError("version 1.0.2, 2.0e5, '3.0'")) == "version 1.0.2, 2.0e5, '3.0'"
     text = message(DataError("column '--bins' holds --allow-unprotected"))
     assert text == "column '--bins' holds the command line's --allow-unprotected"
+    # the per-record budget and the gammas typed per attribute, as the page names them
+    from ppdm.exceptions import OptionError
+    from ppdm.options import PlanOptions
+    from ppdm.perturb import planned_gammas
+
+    try:
+        planned_gammas({"age": 9.0, "car": 9.0}, ["x"], PlanOptions(epsilon_record=4))
+    except OptionError as exc:
+        text = message(exc)
+    assert text == (
+        "the gammas typed per attribute give a per-record epsilon of 4.394, over the "
+        "per-record budget 4"
+    )
+    try:
+        PlanOptions(epsilon_record=-1)
+    except OptionError as exc:
+        text = message(exc)
+    assert text.startswith("'epsilon per record' must be > 0") and "epsilon_record" not in text
 
 
 @pytest.mark.parametrize("n, patches, lines", [(20, 20, 2), (201, 0, 1), (65_536, 0, 1)])
