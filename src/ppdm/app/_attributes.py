@@ -279,6 +279,15 @@ def attributes_server(input, output, session, state: State) -> Plan:
             return None
         return _per_record(gammas, budget, items(), state.class_column.get())
 
+    _follow_recommendation(state, columns, inferred)
+
+    return Plan(gamma=gamma, budget=budget, items=items, gammas=gammas)
+
+
+def _follow_recommendation(state: State, columns, inferred) -> None:
+    """Put the advisor's recommendation into the controls: its gamma for all (the gammas
+    typed per attribute cleared) and its N, one for all or each attribute's own."""
+
     @reactive.effect
     @reactive.event(state.recommendation)
     def _apply():
@@ -293,8 +302,6 @@ def attributes_server(input, output, session, state: State) -> Plan:
             n = n_of.get(c, rec["N"] if not n_of else None)
             if n is not None and _numeric(state.frame.get(), c, inferred().get(c)):
                 ui.update_numeric(f"n_{i}", value=int(n))
-
-    return Plan(gamma=gamma, budget=budget, items=items, gammas=gammas)
 
 
 def own_gamma(text, column: str) -> float | None:
