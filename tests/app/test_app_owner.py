@@ -202,7 +202,7 @@ def test_advisor_cancel_then_recommend(page, tables, shot):
     page.wait_for_function(f"document.querySelector('#attrs-n_0').value == '{n}'")
     assert page.input_value("#attrs-n_0") == n
     assert "commonest class" in page.inner_text("#o_advise_baselines")
-    shot(page, "owner-advisor", "#advisor-o_adv_gammas")
+    shot(page, "owner-advisor-common", "#advisor-o_adv_gammas")
 
 
 BAD_CONTROLS = [

@@ -149,7 +149,7 @@ def test_use_the_recommendation_fills_n_per_attribute(page, tmp_path, shot, fits
     assert page.input_value("#attrs-gamma_0") == ""
     assert page.input_value("#attrs-o_gamma") == "9"
     _wait_text(page, "#o_msg", "applied gamma = 9 and N = per attribute")
-    shot(page, "owner-advisor-per-attribute-1280", "#advisor-o_advise")
+    shot(page, "owner-advisor", "#advisor-o_advise")
     for selector in ("#o_advise_lines", "#o_advise_rec", "#advisor-o_advise_plot img"):
         fits(page, selector)
     # the release made now holds the recommended design
