@@ -3,6 +3,7 @@ reconstructed table, learn a tree."""
 
 from __future__ import annotations
 
+import base64
 import re
 from pathlib import Path
 
@@ -12,14 +13,13 @@ from shiny import module, reactive, render, ui
 from ..estimate import METHODS
 from ..exceptions import ParameterError
 from ..publish import inputs_of_one_operation
-from . import _figures
 from ._common import TABLE_SUFFIXES, extract_release, message, percent, read_upload
 from ._state import READ_ERRORS, USER_ERRORS, State
 from ._ui import alert, note
 
 __all__ = ["miner_cards", "miner_server", "miner_sidebar"]
 
-#: Panels of the estimates figure: every attribute up to this many.
+#: Figures of the estimates: every attribute up to this many.
 MAX_PANELS = 60
 #: The learner of the mining card: chosen from the release, or one forced.
 LEARNER_CHOICES = {
@@ -50,10 +50,10 @@ def miner_cards():
     return ui.TagList(
         ui.card(ui.card_header("Release"), ui.output_ui("m_info")),
         ui.card(
-            ui.card_header("Estimated original distributions (bars: 2 standard errors)"),
+            ui.card_header("Estimated original distributions (bars: 1 standard error)"),
             ui.input_action_button("m_estimate", "Estimate", class_="btn-primary"),
             note("m_estimate"),
-            ui.output_image("m_est_plot", height="auto"),
+            ui.output_ui("m_est_plot"),
         ),
         ui.card(
             ui.card_header("Reconstructed table (Algorithm 2)"),
@@ -91,21 +91,21 @@ def miner_cards():
     )
 
 
-def _estimate_figure(d: Path, method: str, by_class: bool, out: Path) -> int:
-    """The estimated distributions with their error bars; the number of attributes."""
+def _estimate_figures(d: Path, method: str, by_class: bool, out: Path) -> tuple[list, int]:
+    """The figures ``ppdm estimate --plot`` draws (:func:`ppdm.html_report.
+    write_estimate_plots`: released and estimated counts ± 1 s.e., then each class's), of
+    the first :data:`MAX_PANELS` attributes; and the number of attributes estimated."""
+    from ..html_report import write_estimate_plots
     from ..pipeline import estimate_release
 
     ests = estimate_release(d, method, by_class=by_class)
-    panels = []
-    for e in ests[:MAX_PANELS]:
-        series = (
-            {c: (x.counts, x.stderr) for c, x in e.by_class.items()}
-            if by_class and e.by_class
-            else {"all": (e.overall.counts, e.overall.stderr)}
-        )
-        panels.append({"name": e.name, "labels": e.labels, "series": series})
-    _figures.estimates(panels, out)
-    return len(ests)
+    return write_estimate_plots(ests[:MAX_PANELS], out), len(ests)
+
+
+def _image(path: Path, alt: str):
+    """A PNG of the session inline (the page loads nothing from elsewhere)."""
+    data = base64.b64encode(path.read_bytes()).decode("ascii")
+    return ui.img(src=f"data:image/png;base64,{data}", alt=alt, class_="ppdm-figure")
 
 
 @module.server
@@ -183,20 +183,23 @@ def miner_server(input, output, session, state: State):
             say("m_estimate", "error", "open a release first")
             return
         method = input.m_method()
-        path = state.workspace.fresh("estimates") / "estimates.png"
+        out = state.workspace.fresh("estimates")
         try:
-            n = _estimate_figure(d, method, bool(input.m_byclass()), path)
+            paths, n = _estimate_figures(d, method, bool(input.m_byclass()), out)
         except USER_ERRORS as exc:
             say("m_estimate", "error", message(exc, "estimate"))
             return
-        figure.set(str(path))
-        drawn = "" if n <= MAX_PANELS else f"; the figure shows the first {MAX_PANELS}"
+        figure.set(paths)
+        drawn = "" if n <= MAX_PANELS else f"; the figures show the first {MAX_PANELS}"
         say("m_estimate", "ok", f"estimated {n} attributes ({method}){drawn}")
 
-    @render.image
+    @render.ui
     def m_est_plot():
-        p = figure.get()
-        return None if p is None else {"src": p, "width": "100%", "alt": "estimates"}
+        paths = figure.get()
+        if paths is None:
+            return None
+        return ui.div(*[_image(p, f"estimated distribution of {p.stem}") for p in paths],
+                      class_="ppdm-figures")  # fmt: skip
 
     @render.ui
     def m_download_box():

@@ -22,6 +22,8 @@ table.ppdm-table td, table.ppdm-table th { padding: 0.3em 0.4em; overflow-wrap: 
 .ppdm-table-box, .ppdm-plot-box { max-width: 100%; overflow-x: auto; }
 .ppdm-plot-box img { max-width: none; }
 .ppdm-note-box:not(:empty) { margin-top: 0.5em; }
+.ppdm-figures { display: flex; flex-wrap: wrap; gap: 0.5em; }
+img.ppdm-figure { max-width: 100%; height: auto; }
 ul.ppdm-lines { font-size: 0.9em; padding-left: 1.2em; overflow-wrap: anywhere; }
 """
 
