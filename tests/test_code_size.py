@@ -15,14 +15,10 @@ MAX_FILE_LINES = 800
 
 #: Modules over the limit (paths under src/ppdm).
 LONG_FILES = {
-    "attacks/audit.py",
     "cli/_release.py",
     "domain.py",
     "experiments/claims.py",
-    "html_report.py",
-    "io.py",
     "matrix.py",
-    "pipeline.py",
 }
 #: Functions over the limit: (path under src/ppdm, function name).
 LONG_FUNCTIONS = {

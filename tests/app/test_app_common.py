@@ -182,9 +182,10 @@ def test_messages_name_the_pages_controls_not_command_line_flags():
     text = message(DataError("column '--bins' holds --allow-unprotected"))
     assert text == "column '--bins' holds the command line's --allow-unprotected"
     # the per-record budget and the gammas typed per attribute, as the page names them
+    from ppdm.perturbation import planned_gammas
+
     from ppdm.exceptions import OptionError
     from ppdm.options import PlanOptions
-    from ppdm.perturb import planned_gammas
 
     try:
         planned_gammas({"age": 9.0, "car": 9.0}, ["x"], PlanOptions(epsilon_record=4))

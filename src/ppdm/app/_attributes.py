@@ -14,7 +14,7 @@ from ..exceptions import ParameterError, PpdmError
 from ..limits import check_n_values
 from ..matrix import GammaDiagonal
 from ..options import PlanOptions
-from ..perturb import DEFAULT_MAX_BINS, planned_gammas
+from ..perturbation import DEFAULT_MAX_BINS, planned_gammas
 from ..privacy import attribute_privacy, gamma_from_rho, record_privacy
 from ..validation import check_gamma, check_positive
 from ._common import message, parse_bounds, plain
@@ -246,7 +246,7 @@ def attributes_server(input, output, session, state: State) -> Plan:
     @reactive.calc
     def gammas() -> dict[str, float]:
         """The gamma of every perturbed attribute, as the release plans it
-        (:func:`ppdm.perturb.planned_gammas`): its own, the sidebar's, or its share of
+        (:func:`ppdm.perturbation.planned_gammas`): its own, the sidebar's, or its share of
         the per-record budget; an error when the plan is over the budget."""
         perturbed = [x for x in items() if x["perturbed"] and "gamma" in x]
         own = {x["name"]: x["gamma"] for x in perturbed if x["gamma"] is not None}

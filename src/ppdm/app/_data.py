@@ -9,7 +9,7 @@ from shiny import module, reactive, render, ui
 
 from ..domain import infer_domain
 from ..exceptions import PpdmError
-from ..perturb import DEFAULT_MAX_BINS
+from ..perturbation import DEFAULT_MAX_BINS
 from ._common import TABLE_SUFFIXES, message, read_path, read_upload
 from ._state import READ_ERRORS, State
 from ._ui import table

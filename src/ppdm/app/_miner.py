@@ -93,9 +93,9 @@ def miner_cards():
 
 def _estimate_figures(d: Path, method: str, by_class: bool, out: Path) -> tuple[list, int]:
     """The figures ``ppdm estimate --plot`` draws (:func:`ppdm.html_report.
-    write_estimate_plots`: released and estimated counts ± 1 s.e., then each class's), of
+    write_estimate_plots`: released and estimated counts ± 2 s.e., then each class's), of
     the first :data:`MAX_PANELS` attributes; and the number of attributes estimated."""
-    from ..html_report import write_estimate_plots
+    from ..figures.estimates import write_estimate_plots
     from ..pipeline import estimate_release
 
     ests = estimate_release(d, method, by_class=by_class)
