@@ -1019,7 +1019,7 @@ def _build_pram(
     if marginal is None:
         raise MatrixError(
             f"a {spec['kind']} matrix is built from the data's marginal; ppdm perturb builds "
-            "it (ppdm.perturb.realise_matrices)"
+            "it (ppdm.perturbation.realise_matrices)"
         )
     return _pram_matrix(spec, n_values, marginal, rng)
 
@@ -1189,7 +1189,7 @@ def _build_stratified(
 
 #: Kinds whose matrix is built from the data (the original marginal of the attribute):
 #: a spec entry of such a kind without an explicit ``matrix`` is realised by
-#: :func:`ppdm.perturb.realise_matrices`, and the release states the marginal as a leak.
+#: :func:`ppdm.perturbation.realise_matrices`, and the release states the marginal as a leak.
 FROM_DATA = frozenset({"invariant-pram", "sdcmicro-pram"})
 
 

@@ -372,7 +372,7 @@ def test_a_stratified_release_has_its_html_report_and_by_class_falls_back_to_str
 
 
 def test_unseeded_retentions_come_from_the_release_csprng(tmp_path):
-    from ppdm.perturb import plan_release, realise_matrices
+    from ppdm.perturbation import plan_release, realise_matrices
     from ppdm.release import ReleaseSpec
 
     frame, _ = _table(tmp_path, n=500)

@@ -30,11 +30,11 @@ from ._options import (
     RELEASE_ARGUMENT,
     RELEASE_SEED_OPTION,
     SCHEDULER_OPTION,
-    Engine,
     EstimationMethod,
     Missing,
     NoiseKind,
     OutOfBounds,
+    ReleaseEngine,
     ReleaseMethod,
     Representative,
     TableFormat,
@@ -143,18 +143,6 @@ def _counted(rel, passes: _Passes, labels: tuple[str, ...]):
     return Counted(rel.spec, rel.data_path)
 
 
-def _check_engine(engine: str, scheduler: str | None) -> None:
-    if engine not in ("local", "dask"):
-        fail(f"--engine must be 'local' or 'dask' (got {engine!r})", usage=True)
-    if scheduler is not None and engine != "dask":
-        fail("--scheduler needs --engine dask", usage=True)
-    if engine == "dask":
-        try:
-            import dask.distributed  # noqa: F401
-        except ImportError:
-            fail("--engine dask needs the dask extra: pip install 'ppdm[dask]'")
-
-
 def _count_rows(path: Path) -> int | None:
     from ..io import check_regular_file
 
@@ -229,7 +217,7 @@ def perturb(
         "Weights of the --epsilon-record split (a column not named weighs 1).",
         show_default="equal",
     ),
-    engine: Engine = ENGINE_OPTION,
+    engine: ReleaseEngine | None = ENGINE_OPTION,
     scheduler: str | None = SCHEDULER_OPTION,
     batch_size: int | None = BATCH_SIZE_OPTION,
     method: ReleaseMethod = choice_option(ReleaseMethod.SUBSTITUTION, "--method"),
@@ -267,12 +255,11 @@ def perturb(
     Writes DIR/data.<ext>, DIR/spec.json, DIR/privacy.json and DIR/privacy.txt.
     """
     from ..options import PlanOptions
-    from ..pipeline import make_release
     from ..privacy import gamma_from_rho
     from ..release import read_spec
 
     method, noise = ReleaseMethod(method).value, NoiseKind(noise).value
-    engine = Engine(engine).value
+    engine = engine and ReleaseEngine(engine).value
     fmt = None if fmt is None else TableFormat(fmt).value
     if method == "additive":
         for flag, given in (("--gamma", gamma), ("--rho", rho), ("--spec", spec)):
@@ -320,64 +307,42 @@ def perturb(
         )
     if batch_size is not None:
         check_flag(check_at_least, batch_size, "--batch-size", 1)
-    _check_engine(engine, scheduler)
     check_output(
         out, inputs=(input,) + ((spec,) if spec else ()), overwrite=overwrite, directory=True
     )
     if spec is not None:
         with flag_errors(flags):
             options = options.replace(spec=read_spec(spec))
-    from ..io import is_glob
+    from ..api import is_parts, make_release, resolve_engine
 
-    parts = input.is_dir() or (not input.exists() and is_glob(input))
-    if engine == "dask" or parts:  # a directory or glob of parts: the partitioned engine
-        from ..engine import make_release_partitioned
-
-        if owner_report is not None:
-            fail(
-                "--owner-report is for a single input file (not a directory or glob of "
-                "parts, nor --engine dask)",
-                usage=True,
-            )
-        if fmt not in (None, "parquet"):
-            fail(
-                f"--format {fmt}: a partitioned release is written as Parquet parts "
-                "(a directory input or --engine dask)",
-                usage=True,
-            )
-        # a plan over the per-record budget, or a flag the data cannot take (--bounds of a
-        # text column), names its flag
-        with flag_errors(flags):
-            result = make_release_partitioned(
-                str(input),
-                out,
-                engine=engine,
-                scheduler=scheduler,
-                random_state=seed,
-                overwrite=overwrite,
-                options=options,
-            )
-        _warn_unprotected(result)
-        typer.echo(f"released {result.n_records} records to {out}/ (partitioned Parquet)")
-        return
-    if not input.exists():
+    with flag_errors(flags):
+        engine = resolve_engine(engine, is_parts(input), scheduler)
+    if engine == "local" and not input.exists():
         fail(f"input file {str(input)!r} does not exist")
-    total = _count_rows(input)
+    total = _count_rows(input) if engine == "local" else None
     with flag_errors(flags), progress_bar("reading", total) as advance:
         passes = _Passes(advance, total, {"perturbing": options.copies, "checking": options.copies})
+        local = {"progress": passes.advance, "on_pass": passes.start} if engine == "local" else {}
+        if owner_report is not None:
+            local["owner_report"] = owner_report
+        # a plan over the per-record budget, or a flag the data cannot take (--bounds of a
+        # text column), names its flag
         result = make_release(
-            input,
+            input if engine == "local" else str(input),
             out,
+            engine=engine,
+            scheduler=scheduler,
             fmt=fmt,
             random_state=seed,
             batch_size=batch_size,
-            progress=passes.advance,
-            on_pass=passes.start,
             overwrite=overwrite,
             options=options,
-            owner_report=owner_report,
+            **local,
         )
     _warn_unprotected(result)
+    if engine != "local":
+        typer.echo(f"released {result.n_records} records to {out}/ (partitioned Parquet)")
+        return
     k = len(result.perturbed_attributes())
     typer.echo(
         f"released {result.n_records} records ({k} perturbed attribute{'' if k == 1 else 's'}) "
@@ -414,7 +379,7 @@ def estimate(
     by_class: bool = flag_option("--by-class", "Also estimate per class."),
     as_json: bool = JSON_OPTION,
     plot: Path | None = plot_option("DIR", "Directory for one PNG per attribute."),
-    engine: Engine = ENGINE_OPTION,
+    engine: ReleaseEngine | None = ENGINE_OPTION,
     scheduler: str | None = SCHEDULER_OPTION,
     overwrite: bool = flag_option(
         "--overwrite", "Replace an existing non-empty --plot directory (whole)."
@@ -433,12 +398,14 @@ def estimate(
     estimates (the table they would have if independent); --plot draws each pair as a
     heat map beside its released counts.
     """
-    from ..pipeline import estimate_release, load_release
+    from ..api import estimate_release, resolve_engine
+    from ..pipeline import load_release
 
-    method, engine = EstimationMethod(method).value, Engine(engine).value
+    method, engine = EstimationMethod(method).value, engine and ReleaseEngine(engine).value
     if plot is not None:
         check_output(plot, inputs=(release,), flag="--plot", directory=True, overwrite=overwrite)
-    _check_engine(engine, scheduler)
+    with flag_errors({}):
+        engine = resolve_engine(engine or ("dask" if scheduler else "local"), False, scheduler)
     rel = load_release(release)
     _check_method_applies(ctx, rel.spec, method, release)
     _check_by_class(rel.spec, by_class, release)
@@ -449,11 +416,9 @@ def estimate(
     try:
         if plot is not None:
             helper = _plot_helper(_panels(rel.spec, by_class))
-        if engine == "dask":
-            from ..engine import estimate_release_partitioned
-
-            results = estimate_release_partitioned(
-                release, method, by_class=by_class, engine="dask", scheduler=scheduler
+        if engine != "local":
+            results = estimate_release(
+                release, method, by_class=by_class, engine=engine, scheduler=scheduler
             )
         else:
             total = rel.spec.n_records and rel.spec.n_records * rel.spec.copies
@@ -530,7 +495,7 @@ def _plot_helper(panels: int):
 
     if panels < PLOT_HELPER_PANELS or not spare_core():
         return None
-    from ..html_report import plot_helper
+    from ..figures.estimates import plot_helper
 
     return plot_helper()
 
@@ -742,12 +707,12 @@ def _plot_estimates(results, directory: Path, helper=None, meanwhile=None, pairs
     """One PNG per attribute: perturbed and estimated counts with error bars (by class),
     and one heat map per pair, published whole; ``meanwhile`` runs once the helper has
     the figures."""
-    from ..html_report import write_estimate_plots
+    from ..figures.estimates import write_estimate_plots
 
     with atomic_dir(directory) as tmp, progress_bar("drawing", len(results)) as advance:
         write_estimate_plots(results, tmp, helper=helper, meanwhile=meanwhile, progress=advance)
         if pairs:
-            from ..pair_figure import write_pair_plots
+            from ..figures.pairs import write_pair_plots
 
             write_pair_plots(pairs, tmp)
 
@@ -762,7 +727,7 @@ def reconstruct(
     method: EstimationMethod = method_option(),
     by_class: bool = flag_option("--by-class", "Reconstruct per class partition."),
     seed: int | None = seed_option("Seed for tie breaking (reproducible runs)."),
-    engine: Engine = ENGINE_OPTION,
+    engine: ReleaseEngine | None = ENGINE_OPTION,
     scheduler: str | None = SCHEDULER_OPTION,
     batch_size: int | None = BATCH_SIZE_OPTION,
     overwrite: bool = flag_option(
@@ -774,27 +739,29 @@ def reconstruct(
     An --out without extension, or any --out with --engine dask, is a directory of
     Parquet parts, one per part of the release.
     """
-    from ..pipeline import load_release, reconstruct_release
+    from ..api import reconstruct_release, resolve_engine
+    from ..pipeline import load_release
 
-    method, engine = EstimationMethod(method).value, Engine(engine).value
+    method, engine = EstimationMethod(method).value, engine and ReleaseEngine(engine).value
     if batch_size is not None:
         check_flag(check_at_least, batch_size, "--batch-size", 1)
-    _check_engine(engine, scheduler)
-    if engine == "dask" or not out.suffix:  # a directory of parts: the partitioned engine
-        from ..engine import reconstruct_release_partitioned
-
+    with flag_errors({}):
+        engine = resolve_engine(engine, not out.suffix, scheduler)
+    if engine != "local":  # a directory of parts
         check_output(out, inputs=(release,), directory=True, overwrite=overwrite)
         _check_by_class(load_release(release).spec, by_class, release)
-        path = reconstruct_release_partitioned(
-            release,
-            out,
-            method=method,
-            by_class=by_class,
-            random_state=seed,
-            engine=engine,
-            scheduler=scheduler,
-            overwrite=overwrite,
-        )
+        with flag_errors({}):
+            path = reconstruct_release(
+                release,
+                out,
+                method=method,
+                by_class=by_class,
+                random_state=seed,
+                engine=engine,
+                scheduler=scheduler,
+                overwrite=overwrite,
+                batch_size=batch_size,
+            )
         typer.echo(f"wrote the reconstructed table to {path}/ (partitioned Parquet)")
         return
     table_out(out, overwrite, inputs=(release,))
@@ -810,6 +777,7 @@ def reconstruct(
             by_class=by_class,
             random_state=seed,
             batch_size=batch_size,
+            overwrite=overwrite,
         )
     typer.echo(f"wrote the reconstructed table to {out}")
 
@@ -894,7 +862,7 @@ def _reportable(spec, target: Path):
     figures are known only once released: it is left out of the report, with a note.
     """
     from ..options import PlanOptions
-    from ..perturb import planned_gammas
+    from ..perturbation import planned_gammas
 
     if spec.data_file is not None or spec.method != "substitution":
         return spec

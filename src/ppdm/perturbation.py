@@ -829,7 +829,7 @@ def perturb_batches(
             f"attribute {unbuilt[0]!r}: its {spec.attribute(unbuilt[0]).matrix['kind']} matrix "
             "is built from the data (its marginal, its strata) in a counting pass that only "
             "ppdm perturb of one input file makes (not a directory or glob of parts, nor "
-            "--engine dask); in Python, ppdm.perturb.realise_matrices"
+            "--engine dask); in Python, ppdm.perturbation.realise_matrices"
         )
     root = _release_root(random_state, warn)
     if spec.method == "additive":
