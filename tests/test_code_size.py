@@ -15,14 +15,11 @@ MAX_FILE_LINES = 800
 
 #: Modules over the limit (paths under src/ppdm).
 LONG_FILES = {
-    "cli/_release.py",
     "domain.py",
     "experiments/claims.py",
-    "matrix.py",
 }
 #: Functions over the limit: (path under src/ppdm, function name).
 LONG_FUNCTIONS = {
-    ("cli/_release.py", "perturb"),
     ("noise/attribute_noise.py", "add_attribute_noise"),
 }
 
