@@ -184,6 +184,7 @@ def perturb_frame(
     Examples
     --------
     >>> import warnings
+    >>> from ppdm.perturbation import plan_release
     >>> df = pd.DataFrame({"x": [1, 2, 3, 1], "y": ["a", "b", "a", "b"]})
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter("ignore")
