@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from ppdm.exceptions import SeededReleaseWarning
 from ppdm.matrix import ExplicitMatrix, GammaDiagonal
 from ppdm.multiple import perturb_copies
-from ppdm.perturb import perturb_batches, perturb_codes, perturb_frame, plan_release
+from ppdm.perturbation import perturb_batches, perturb_codes, perturb_frame, plan_release
 from ppdm.random import WordStream, resolve_seed, stream_generator, stream_key
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")

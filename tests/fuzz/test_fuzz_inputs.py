@@ -103,11 +103,13 @@ def test_learner_that_is_not_a_classifier_is_refused(cli, release, table, learne
 SPECS = sorted(p.name for p in CORPUS.glob("spec--*"))
 BOTH = ("perturb", "report")
 SPEC_XFAIL: dict[str, dict[str, str]] = {}
+#: Specs refused only against the data: a stratum no record holds (report reads no data).
+PERTURB_ONLY = {"spec--pram-stratum-unseen.json"}
 
 
 def _spec_params():
     for n in SPECS:
-        for command in BOTH:
+        for command in ("perturb",) if n in PERTURB_ONLY else BOTH:
             marks = [fuzz_class("spec files")]
             reason = SPEC_XFAIL.get(n, {}).get(command)
             if reason:

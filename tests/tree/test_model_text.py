@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from ppdm.cli import app
 from ppdm.datasets import load_pendigits
 from ppdm.exceptions import ParameterError
-from ppdm.perturb import perturb_frame, plan_release
+from ppdm.perturbation import perturb_frame, plan_release
 from ppdm.tree import ReleaseTreeClassifier
 from ppdm.tree.release_nb import class_conditionals
 

@@ -9,7 +9,7 @@ from ppdm.datasets import agrawal
 from ppdm.demo import agrawal_spec
 from ppdm.exceptions import NotFittedError
 from ppdm.matrix import identity
-from ppdm.perturb import perturb_frame
+from ppdm.perturbation import perturb_frame
 from ppdm.release import ReleaseSpec
 from ppdm.tree import C45Classifier, ReleaseTreeClassifier
 
@@ -181,7 +181,7 @@ def test_naive_bayes_leaves_help_with_many_classes():
     frame = pd.DataFrame({"x": x, "z": noise, "c": cls})
     from ppdm.domain import CategoricalDomain
     from ppdm.matrix import GammaDiagonal
-    from ppdm.perturb import perturb_codes
+    from ppdm.perturbation import perturb_codes
 
     doms = [CategoricalDomain(tuple(range(20)))] * 2
     mats = [GammaDiagonal(20, 9.0)] * 2

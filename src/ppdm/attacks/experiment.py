@@ -41,7 +41,7 @@ from ..additive import additive_perturb
 from ..cellrun import CellRun
 from ..exceptions import ParameterError
 from ..matrix import GammaDiagonal
-from ..perturb import perturb_frame, plan_release
+from ..perturbation import perturb_frame, plan_release
 from ..privacy import rho2_from_gamma
 from ..validation import check_int
 from ._common import atomic_file
