@@ -10,7 +10,7 @@ import pytest
 from ppdm.datasets import agrawal
 from ppdm.demo import agrawal_spec
 from ppdm.matrix import identity
-from ppdm.perturb import perturb_frame
+from ppdm.perturbation import perturb_frame
 from ppdm.pipeline import reconstruct_frame
 from ppdm.tree import C45Classifier
 from ppdm.tree.release_c45 import c45_on_codes
