@@ -15,10 +15,10 @@ from ppdm.attacks.audit import (
     RecoveryTest,
     audit_release,
     format_audit,
-    plot_audit,
 )
 from ppdm.cli import app
 from ppdm.exceptions import SeededReleaseWarning, SpecError
+from ppdm.figures.audit import plot_audit
 from ppdm.pipeline import make_release
 
 runner = CliRunner()

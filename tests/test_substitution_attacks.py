@@ -36,7 +36,7 @@ from ppdm.attacks._substitution import binomial_lower, binomial_upper
 from ppdm.domain import CategoricalDomain
 from ppdm.exceptions import DataError, ParameterError
 from ppdm.matrix import GammaDiagonal, symmetric_channel
-from ppdm.perturb import perturb_codes, perturb_frame, plan_release
+from ppdm.perturbation import perturb_codes, perturb_frame, plan_release
 from ppdm.privacy import rho2_from_gamma
 
 ALPHA = 1e-4

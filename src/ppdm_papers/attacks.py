@@ -45,7 +45,7 @@ from ppdm.attacks.registry import noise_attacks
 from ppdm.attacks.repeated import entropy_of_powers, repeated_perturbation_attack
 from ppdm.exceptions import ParameterError
 from ppdm.matrix import GammaDiagonal
-from ppdm.perturb import perturb_frame, plan_release
+from ppdm.perturbation import perturb_frame, plan_release
 from ppdm.privacy import rho2_from_gamma
 from ppdm.validation import check_int
 

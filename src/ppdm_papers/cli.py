@@ -156,9 +156,11 @@ def run_reproduce(
     if name != "all" and name not in known:
         fail(f"unknown experiment {name!r}; choose one of {', '.join([*known, 'all'])}", usage=True)
     names = list(ALL) if name == "all" else [name]
-    from ppdm.cli._release import _check_engine
+    from ppdm.api import resolve_engine
+    from ppdm.cli._common import flag_errors
 
-    _check_engine(engine, scheduler)
+    with flag_errors({}):  # dask installed, a scheduler only with it
+        resolve_engine(engine, False, scheduler)
     mapper = None
     if engine == "dask":
         from ppdm.engine import map_cells

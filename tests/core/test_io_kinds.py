@@ -14,7 +14,7 @@ import pytest
 from ppdm.domain import CategoricalDomain, DomainSketch
 from ppdm.exceptions import DataError, DomainError
 from ppdm.io import iter_batches, read_table
-from ppdm.perturb import plan_release
+from ppdm.perturbation import plan_release
 from ppdm.pipeline import estimate_release, load_release, make_release, reconstruct_release
 
 

@@ -572,7 +572,7 @@ def test_reordered_domain_values_are_refused(release):
 
 
 def test_the_writer_checks_what_it_wrote(tmp_path, table, monkeypatch):
-    import ppdm.pipeline as pp
+    import ppdm.pipeline.writing as pp
 
     real = pp.perturb_batches
 
@@ -714,8 +714,8 @@ def test_inputs_of_one_operation_do_not_outlive_it(tmp_path):
 
     outer = tmp_path / "opened-by-another-tab"
     outer.mkdir()
-    pub.register_input(outer)
-    try:
+    with pub.operation():
+        pub.register_input(outer)
         with pytest.raises(OutputError):
             check_output(outer / "rel", directory=True)
         with pub.inputs_of_one_operation():
@@ -726,5 +726,4 @@ def test_inputs_of_one_operation_do_not_outlive_it(tmp_path):
         with pytest.raises(OutputError):  # the earlier registration is back
             check_output(outer / "rel", directory=True)
         assert pub._real(outer / "mine.csv") not in pub.registered_inputs()
-    finally:
-        pub._INPUTS.discard(pub._real(outer))
+    assert not pub.registered_inputs()  # the operation is over: nothing is kept

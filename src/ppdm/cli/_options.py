@@ -28,7 +28,6 @@ __all__ = [
     "EstimationMethod",
     "ReleaseMethod",
     "NoiseKind",
-    "Reconstruction",
     "AdviseLearner",
     "NoiseTechnique",
     "InnocentTarget",
@@ -110,12 +109,6 @@ ReleaseMethod = _choice(
 )
 #: ``perturb --noise``: the noise of an additive release.
 NoiseKind = _choice("NoiseKind", ("uniform", "gaussian"), "Additive noise.")
-#: Algorithm 2's ``--reconstruction`` / ``--mode``.
-Reconstruction = _choice(
-    "Reconstruction",
-    ("global", "by-class"),
-    "Algorithm 2 over the whole release, or per class partition.",
-)
 #: ``reproduce --learner``.
 AdviseLearner = _choice("AdviseLearner", ("c45", "cart-entropy"), "``advise --learner``.")
 #: ``noise class --technique`` (Islam & Brankovic).
@@ -286,8 +279,19 @@ RELEASE_ARGUMENT = path_argument("DIR", "Release directory.")
 #: ``--class`` / ``-c`` of the commands that learn or add noise: a required column.
 CLASS_OPTION = value_option(..., "--class", "COL", "Name of the class column.", short="-c")
 #: ``--engine`` of the release pipeline's commands.
-ENGINE_OPTION = choice_option(
-    Engine.LOCAL, "--engine", "dask: partitioned, bit-identical to local."
+#: ``--engine`` of making, estimating and reconstructing a release (:data:`ppdm.api.ENGINES`).
+ReleaseEngine = _choice(
+    "ReleaseEngine",
+    ("local", "partitioned", "dask"),
+    "Streamed in this process, partition by partition here, or on dask (the same bytes).",
+)
+ENGINE_OPTION = typer.Option(
+    None,
+    "--engine",
+    help="local: in this process (a directory or glob of parts partition by partition); "
+    "partitioned: partition by partition here, also one file; dask: one task per "
+    "partition on a cluster. The same bytes whichever.",
+    show_default="local",
 )
 #: ``--scheduler`` that goes with ``--engine dask``.
 SCHEDULER_OPTION = value_option(

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .validation import visible
+from ..validation import visible
 
 __all__ = ["pair_figure", "write_pair_plots"]
 
@@ -82,7 +82,7 @@ def pair_figure(est, *, dpi: float = 110):
 
 def write_pair_plots(estimates, directory: str | os.PathLike, *, dpi: float = 110) -> list[Path]:
     """One PNG per pair, ``A__x__B.png`` (names made file-safe), into ``directory``."""
-    from .html_report import plot_file_stems
+    from .estimates import plot_file_stems
 
     stems = plot_file_stems([f"{e.names[0]}__x__{e.names[1]}" for e in estimates])
     paths = []
