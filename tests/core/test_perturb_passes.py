@@ -4,7 +4,6 @@ checks what it wrote without reading the values back; the releases are unchanged
 from __future__ import annotations
 
 import hashlib
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -16,14 +15,9 @@ from ppdm.exceptions import DomainError, SpecError
 from ppdm.io import count_csv_records, iter_batches, parquet_kinds
 from ppdm.pipeline import check_written_release, load_release, make_release, verify_release
 
+pytestmark = pytest.mark.filterwarnings("ignore")
+
 BOUNDS = {"age": (18, 91), "income": (0, 2e5), "score": (0, 1), "small": (0, 40)}
-
-
-@pytest.fixture(autouse=True)
-def _quiet():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        yield
 
 
 def _table(n: int = 3000) -> pd.DataFrame:
@@ -191,7 +185,9 @@ def test_footer_without_statistics_tells_nothing(tmp_path):
 def test_csv_records_are_counted_as_the_reader_reads_them(tmp_path, text):
     path = tmp_path / "t.csv"
     path.write_bytes(text.encode())
-    expected = sum(len(b) for b in pp_batches.table_batches(path, 10, "text")) if text != "a,b\n" else 0
+    expected = (
+        sum(len(b) for b in pp_batches.table_batches(path, 10, "text")) if text != "a,b\n" else 0
+    )
     assert count_csv_records(path) == expected
 
 

@@ -152,7 +152,7 @@ def test_predict_and_compare_read_the_model_columns_by_name(table, tmp_path):
     r = runner.invoke(
         app, ["tree", "compare", str(model), str(model), "--data", str(tmp_path / "none.csv")]
     )
-    assert r.exit_code != 0
+    assert r.exit_code == 1 and "none.csv' does not exist" in r.output, r.output
     lacking = tmp_path / "lacking.csv"
     frame.drop(columns=[frame.columns[0]]).to_csv(lacking, index=False)
     r = runner.invoke(app, ["tree", "compare", str(model), str(model), "--data", str(lacking)])
