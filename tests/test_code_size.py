@@ -14,9 +14,7 @@ MAX_FUNCTION_LINES = 150
 MAX_FILE_LINES = 800
 
 #: Modules over the limit (paths under src/ppdm).
-LONG_FILES = {
-    "experiments/claims.py",
-}
+LONG_FILES: set[str] = set()
 #: Functions over the limit: (path under src/ppdm, function name).
 LONG_FUNCTIONS: set[tuple[str, str]] = set()
 

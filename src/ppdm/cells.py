@@ -20,11 +20,10 @@ The contract of a grid (the advisor's, and every family of ``ppdm reproduce NAME
   short ones run without;
 * **progress** -- one progress bar with ETA per grid;
 * **outputs** -- tidy CSVs, JSON and PNGs written atomically into ``OUT``
-  (:func:`ppdm.experiments.runner.write_csv_atomic`, ``write_json_atomic``); the runner
-  returns their paths.
+  (:func:`ppdm.io.write_csv_atomic`, ``write_json_atomic``); the runner returns their
+  paths.
 
-This module sits low in the package so that any grid can use it;
-:mod:`ppdm.experiments.runner` holds the writers of their outputs.
+This module sits low in the package so that any grid can use it.
 
 References
 ----------

@@ -29,7 +29,7 @@ import pandas as pd
 
 from ppdm.cells import cell_rng
 from ppdm.exceptions import ParameterError
-from ppdm.experiments.runner import write_csv_atomic, write_json_atomic
+from ppdm.io import write_csv_atomic, write_json_atomic
 from ppdm.matrix import GammaDiagonal
 
 from .cellrun import CellRun, CsvCheckpoint

@@ -37,7 +37,7 @@ import pandas as pd
 
 from ppdm.cells import cell_rng, run_cells
 from ppdm.domain import BinnedDomain
-from ppdm.experiments.runner import write_csv_atomic, write_json_atomic
+from ppdm.io import write_csv_atomic, write_json_atomic
 from ppdm.matrix import GammaDiagonal
 
 from .accuracy import fit_score, perturbed_cell

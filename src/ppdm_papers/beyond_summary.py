@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from ppdm.exceptions import DataError
-from ppdm.experiments.runner import write_csv_atomic
+from ppdm.io import write_csv_atomic
 from ppdm.matrix import GammaDiagonal
 
 from .registry import RunContext
@@ -534,7 +534,7 @@ def forest_grid(
     and ``timings/beyond-forest.json``."""
     import time
 
-    from ppdm.experiments.runner import write_json_atomic
+    from ppdm.io import write_json_atomic
 
     from .beyond import KEY, beyond_grid
     from .cellrun import CsvCheckpoint

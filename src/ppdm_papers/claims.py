@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ppdm.exceptions import DataError
-from ppdm.experiments.runner import write_csv_atomic
+from ppdm.io import write_csv_atomic
 
 from .beyond_summary import GOAL, RELEASE
 from .registry import RunContext

@@ -142,7 +142,7 @@ def run_reproduce(
     Bayesian-network ones); a bad value exits with a one-line message. ``options`` are
     added to the family options of :class:`ppdm_papers.registry.RunContext`.
     """
-    from ppdm.experiments.runner import write_json_atomic
+    from ppdm.io import write_json_atomic
 
     from . import registry
     from .learners import LEARNERS

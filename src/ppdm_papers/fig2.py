@@ -23,7 +23,7 @@ import pandas as pd
 from ppdm.cells import cell_rng
 from ppdm.domain import BinnedDomain
 from ppdm.estimate import estimation_error, point_estimate
-from ppdm.experiments.runner import write_csv_atomic
+from ppdm.io import write_csv_atomic
 from ppdm.matrix import GammaDiagonal
 from ppdm.privacy import kang_bound
 

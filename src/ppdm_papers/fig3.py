@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ppdm.experiments.runner import write_csv_atomic
+from ppdm.io import write_csv_atomic
 from ppdm.matrix import GammaDiagonal
 
 from .grid import paper_grid

@@ -44,7 +44,7 @@ import pandas as pd
 
 from ppdm.cells import cell_rng, run_cells
 from ppdm.estimate import point_estimate
-from ppdm.experiments.runner import write_csv_atomic, write_json_atomic
+from ppdm.io import write_csv_atomic, write_json_atomic
 from ppdm.matrix import ExplicitMatrix, GammaDiagonal, PerturbationMatrix
 
 from .beyond import _test_codes

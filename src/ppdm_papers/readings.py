@@ -57,7 +57,7 @@ import pandas as pd
 from ppdm.cells import cell_rng
 from ppdm.domain import BinnedDomain
 from ppdm.exceptions import ParameterError
-from ppdm.experiments.runner import write_csv_atomic, write_json_atomic
+from ppdm.io import write_csv_atomic, write_json_atomic
 from ppdm.matrix import GammaDiagonal
 from ppdm.reconstruct import largest_remainder, matrix_reconstruct
 

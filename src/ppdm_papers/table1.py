@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ppdm.experiments.runner import write_csv_atomic, write_json_atomic
+from ppdm.io import write_csv_atomic, write_json_atomic
 
 from .accuracy import fit_score
 from .cellrun import CellRun

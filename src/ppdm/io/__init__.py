@@ -18,12 +18,16 @@ from .writers import (
     ROW_GROUP_ROWS,
     BatchWriter,
     atomic_path,
+    write_csv_atomic,
     write_csv_batch,
+    write_json_atomic,
     write_table,
     write_table_atomic,
 )
 
 __all__ = [
+    "write_csv_atomic",
+    "write_json_atomic",
     "BatchWriter",
     "KINDS",
     "ROW_GROUP_ROWS",

@@ -277,3 +277,22 @@ class BatchWriter:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def write_csv_atomic(frame: pd.DataFrame, path: str | os.PathLike) -> Path:
+    """Write ``frame`` as CSV whole or not at all (:func:`write_table_atomic`), making its
+    directory first; return the path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_table_atomic(frame, path)
+    return path
+
+
+def write_json_atomic(obj, path: str | os.PathLike) -> Path:
+    """Write ``obj`` as indented JSON through a temporary file renamed into place."""
+    import json
+
+    path = Path(path)
+    with atomic_path(path) as tmp:
+        tmp.write_text(json.dumps(obj, indent=2, default=str) + "\n", encoding="utf-8")
+    return path
