@@ -142,3 +142,29 @@ def test_cli_test_table_adds_the_measured_accuracy_beside_the_estimate(tmp_path)
     assert lines[2] == (f"measured accuracy on --test {str(tmp_path / 'test.csv')!r}: "
                         f"{r.measured:.4f} (800 original records)")  # fmt: skip
     assert r.measured == np.mean(r.model.predict(test.drop(columns="group")) == test["group"])
+
+
+@pytest.mark.parametrize("shift", [0.0, 0.6, -1.2])
+def test_cli_says_when_the_estimate_leaves_zero_one(tmp_path, monkeypatch, shift):
+    """An unbiased estimate may leave [0, 1] on a small, noisy release: the command says
+    so and gives the interval it does support, clipped to [0, 1]."""
+    import dataclasses
+
+    import ppdm.selection
+
+    _release(tmp_path, 3000, class_attribute="group")
+    real = ppdm.selection.mine
+
+    def shifted(*args, **kwargs):
+        r = real(*args, **kwargs)
+        return dataclasses.replace(r, estimate=r.estimate + shift, stderr=0.25)
+
+    monkeypatch.setattr(ppdm.selection, "mine", shifted)
+    out = CliRunner().invoke(app, ["mine", str(tmp_path / "r")])
+    assert out.exit_code == 0, out.output
+    estimate = real(tmp_path / "r").estimate + shift
+    noted = "note: the estimate lies outside [0, 1]" in out.output
+    assert noted == (not 0.0 <= estimate <= 1.0), out.output
+    if noted:
+        low, high = max(estimate - 0.5, 0.0), min(estimate + 0.5, 1.0)
+        assert f"within 2 s.e. it is {low:.2f} to {high:.2f}" in out.output
