@@ -27,7 +27,6 @@ CHOICES = [
     (["estimate"], "--method", ["inverse", "zero", "set-scale", "norm-sub", "ibu"], "magic"),
     (["reconstruct"], "--method", ["set-scale", "ibu"], "magic"),
     (["reconstruct"], "--engine", ["local", "dask"], "spark"),
-    (["mine"], "--reconstruct", ["global", "by-class"], "local"),
     (["noise", "class"], "--technique", ["random", "probabilistic", "all-leaves"], "some"),
     (["noise", "attributes"], "--target", ["lia", "tia", "both"], "all"),
     (["noise", "attributes"], "--scope", ["all", "heterogeneous"], "some"),
