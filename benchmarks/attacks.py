@@ -37,7 +37,7 @@ from ppdm.attacks import (
 )
 from ppdm.attacks.audit import audit_release
 from ppdm.noise import additive_perturb, reconstruct_distribution
-from ppdm.perturb import perturb_frame, plan_release
+from ppdm.perturbation import perturb_frame, plan_release
 
 
 def main() -> None:

@@ -22,9 +22,9 @@ import numpy as np
 from _timing import best_seconds
 
 from ppdm.bayesnet import BayesNet, Node, estimate_parameters, forward_sample
-from ppdm.bayesnet.experiments import clean_ml
 from ppdm.bayesnet.pram import PramScheme
 from ppdm.matrix import symmetric_channel
+from ppdm_papers.bayesnet import clean_ml
 
 
 def random_network(n_nodes: int = 20, max_parents: int = 4, seed: int = 0) -> BayesNet:

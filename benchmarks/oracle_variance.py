@@ -28,7 +28,7 @@ import pandas as pd
 
 from ppdm.estimate import point_estimate
 from ppdm.matrix import GammaDiagonal
-from ppdm.perturb import perturb_codes
+from ppdm.perturbation import perturb_codes
 
 
 def _formulas(gamma: float, k: int, n: int, f: np.ndarray) -> tuple[float, float]:

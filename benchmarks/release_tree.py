@@ -22,7 +22,7 @@ from _timing import best_time
 def main() -> None:
     from ppdm.datasets import agrawal
     from ppdm.demo import agrawal_spec
-    from ppdm.perturb import perturb_frame
+    from ppdm.perturbation import perturb_frame
     from ppdm.pipeline import reconstruct_frame
     from ppdm.tree import C45Classifier, LocalReconstructionClassifier, ReleaseTreeClassifier
 

@@ -24,9 +24,9 @@ from _timing import best_time
 from sklearn.tree import DecisionTreeClassifier
 
 from ppdm.datasets import load_pendigits, load_spambase, train_test_split_fixed
-from ppdm.experiments.core import encode_table, perturb_table, reconstruct_table
 from ppdm.tree import C45Classifier
-from ppdm.tree._weka import run_j48, weka_available
+from ppdm_papers.core import encode_table, perturb_table, reconstruct_table
+from ppdm_papers.weka import run_j48, weka_available
 
 
 def agrawal(n: int, seed: int) -> pd.DataFrame:

@@ -239,7 +239,7 @@ def test_per_attribute_n_of_a_table_with_many_classes():
 
 def test_the_advice_states_its_guarantee_per_record_and_the_oracle_crossing():
     from ppdm.advise import _record_notes
-    from ppdm.perturb import plan_release
+    from ppdm.perturbation import plan_release
 
     a = advise(_owner_table(900), "y", gammas=[5, 9], ns=[5, 10], reps=2, confirm=3)
     m = len(a.spec.perturbed_attributes())

@@ -15,21 +15,16 @@ from ppdm.attacks.audit import (
     RecoveryTest,
     audit_release,
     format_audit,
-    plot_audit,
 )
 from ppdm.cli import app
-from ppdm.exceptions import SeededReleaseWarning, SpecError
+from ppdm.exceptions import SpecError
+from ppdm.figures.audit import plot_audit
 from ppdm.pipeline import make_release
 
 runner = CliRunner()
 
 
-@pytest.fixture(autouse=True)
-def _quiet():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        warnings.simplefilter("ignore", SeededReleaseWarning)
-        yield
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
 
 @pytest.fixture(scope="module")

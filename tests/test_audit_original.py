@@ -16,11 +16,11 @@ from ppdm.attacks.audit import (
     FALSE_REFUSAL,
     AuditReport,
     RecoveryTest,
-    _agreement_floor,
     audit_release,
     check_original,
     format_audit,
 )
+from ppdm.attacks.audit.compute import _agreement_floor
 from ppdm.cli import app
 from ppdm.datasets import load_wisconsin
 from ppdm.exceptions import DataError

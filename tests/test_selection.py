@@ -2,6 +2,8 @@
 
 import warnings
 
+import numpy as np
+import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
@@ -46,7 +48,7 @@ def test_estimate_covers_the_accuracy_measured_on_original_records(tmp_path):
     se = (r.stderr**2 + r.measured * (1 - r.measured) / len(test)) ** 0.5
     assert abs(r.estimate - r.measured) < 4 * se
     assert r.majority_rate == pytest.approx((df["group"] == r.majority_class).mean())
-    assert not next(c for c in r.candidates if c.label.startswith("c45")).scorable
+    assert next(c for c in r.candidates if c.label.startswith("c45")).scorable
 
 
 def test_errors(tmp_path):
@@ -64,9 +66,105 @@ def test_cli_prints_learner_estimate_and_majority(tmp_path):
     assert out.exit_code == 0, out.output
     assert "learner: release-tree depth 4" in out.output
     assert "estimated accuracy on the original data: " in out.output and " ± " in out.output
-    assert "majority-class rate" in out.output and "not scorable" in out.output
+    assert "majority-class rate" in out.output
     forced = CliRunner().invoke(app, ["mine", str(tmp_path / "r"), "--learner", "release-forest"])
     assert "learner: release-forest" in forced.output and "candidates" not in forced.output
     _release(tmp_path, 200, "n")
     bad = CliRunner().invoke(app, ["mine", str(tmp_path / "n")])
     assert bad.exit_code == 1 and "no class attribute" in bad.output
+
+
+def test_model_out_round_trip_through_tree_predict(tmp_path):
+    # the written model predicts on original records as the fitted model does on them
+    from ppdm.tree.persist import load_model
+
+    df = _release(tmp_path, 3000, class_attribute="group")
+    test = agrawal(500, function=1, random_state=5)
+    test.to_csv(tmp_path / "test.csv", index=False)
+    for learner in ("c45", "release-forest", None):
+        model = tmp_path / f"{learner}.json"
+        args = ["mine", str(tmp_path / "r"), "--model-out", str(model)]
+        out = CliRunner().invoke(app, args + (["--learner", learner] if learner else []))
+        assert out.exit_code == 0, out.output
+        assert f"model written to {model}" in out.output
+        again, target = load_model(model)
+        r = mine(load_release(tmp_path / "r"), learner=learner, random_state=0)
+        X = test.drop(columns="group")
+        np.testing.assert_array_equal(again.predict(X), r.model.predict(X))
+        pred = tmp_path / f"{learner}.csv"
+        done = CliRunner().invoke(app, ["tree", "predict", str(model), str(tmp_path / "test.csv"),
+                                        "--out", str(pred)])  # fmt: skip
+        assert done.exit_code == 0, done.output
+        got = pd.read_csv(pred)["predicted"].to_numpy()
+        np.testing.assert_array_equal(got, r.model.predict(X))
+    assert target == "group" and len(df) == 3000
+    refused = CliRunner().invoke(app, ["tree", "compare", str(model), str(model)])
+    assert refused.exit_code == 1 and "is a model learnt from a release" in refused.output
+
+
+def test_forced_learner_is_estimated_on_the_held_out_part(tmp_path):
+    _release(tmp_path, 3000, class_attribute="group")
+    r = mine(load_release(tmp_path / "r"), learner="c45", random_state=0)
+    assert r.candidate.label == "c45 on the by-class reconstruction" and r.folds == 0
+    assert r.n_holdout == 900 and r.stderr > 0
+    bad = CliRunner().invoke(app, ["mine", str(tmp_path / "r"), "--learner", "cart"])
+    assert bad.exit_code == 2 and "--learner: learner 'cart' cannot be scored" in bad.output
+
+
+def test_a_noisy_estimate_outside_zero_one_does_not_win_by_its_noise():
+    tree = Candidate("tree", "release-tree", (("max_depth", 4), ("min_leaf", 0.02)))
+    c45 = Candidate("c45", "c45", (), "by-class")
+    pool = [tree, c45]
+    scores = [CandidateScore("tree", 0.77, 0.03), CandidateScore("c45", 32.5, 30.0)]
+    assert pool[one_se_choice(pool, scores)] is tree  # clipped: 1.0 - 30 <= 0.77
+    scores[1] = CandidateScore("c45", 0.95, 0.02)
+    assert pool[one_se_choice(pool, scores)] is c45
+    # a noisy best (clipped to 1.0, s.e. 6) does not widen the bar to every candidate:
+    # the bar is the highest lower bound, 0.585 - 0.13, which the tree does not reach
+    pruned = Candidate("c45 leaf", "c45", (("min_leaf", 0.05),), "by-class")
+    pool = [tree, c45, pruned]
+    scores = [CandidateScore("tree", 0.28, 0.02), CandidateScore("c45", 2.3, 6.0),
+              CandidateScore("c45 leaf", 0.585, 0.13)]  # fmt: skip
+    assert pool[one_se_choice(pool, scores)] is pruned
+
+
+def test_cli_test_table_adds_the_measured_accuracy_beside_the_estimate(tmp_path):
+    _release(tmp_path, 3000, class_attribute="group")
+    test = agrawal(800, function=1, random_state=9)
+    test.to_csv(tmp_path / "test.csv", index=False)
+    out = CliRunner().invoke(
+        app, ["mine", str(tmp_path / "r"), "--test", str(tmp_path / "test.csv")]
+    )
+    assert out.exit_code == 0, out.output
+    r = mine(load_release(tmp_path / "r"), test=test, random_state=0)
+    lines = out.output.splitlines()
+    assert lines[1].startswith(f"estimated accuracy on the original data: {r.estimate:.4f} ± ")
+    assert lines[2] == (f"measured accuracy on --test {str(tmp_path / 'test.csv')!r}: "
+                        f"{r.measured:.4f} (800 original records)")  # fmt: skip
+    assert r.measured == np.mean(r.model.predict(test.drop(columns="group")) == test["group"])
+
+
+@pytest.mark.parametrize("shift", [0.0, 0.6, -1.2])
+def test_cli_says_when_the_estimate_leaves_zero_one(tmp_path, monkeypatch, shift):
+    """An unbiased estimate may leave [0, 1] on a small, noisy release: the command says
+    so and gives the interval it does support, clipped to [0, 1]."""
+    import dataclasses
+
+    import ppdm.selection
+
+    _release(tmp_path, 3000, class_attribute="group")
+    real = ppdm.selection.mine
+
+    def shifted(*args, **kwargs):
+        r = real(*args, **kwargs)
+        return dataclasses.replace(r, estimate=r.estimate + shift, stderr=0.25)
+
+    monkeypatch.setattr(ppdm.selection, "mine", shifted)
+    out = CliRunner().invoke(app, ["mine", str(tmp_path / "r")])
+    assert out.exit_code == 0, out.output
+    estimate = real(tmp_path / "r").estimate + shift
+    noted = "note: the estimate lies outside [0, 1]" in out.output
+    assert noted == (not 0.0 <= estimate <= 1.0), out.output
+    if noted:
+        low, high = max(estimate - 0.5, 0.0), min(estimate + 0.5, 1.0)
+        assert f"within 2 s.e. it is {low:.2f} to {high:.2f}" in out.output

@@ -36,7 +36,7 @@ from ppdm.attacks._substitution import binomial_lower, binomial_upper
 from ppdm.domain import CategoricalDomain
 from ppdm.exceptions import DataError, ParameterError
 from ppdm.matrix import GammaDiagonal, symmetric_channel
-from ppdm.perturb import perturb_codes, perturb_frame, plan_release
+from ppdm.perturbation import perturb_codes, perturb_frame, plan_release
 from ppdm.privacy import rho2_from_gamma
 
 ALPHA = 1e-4
@@ -310,8 +310,8 @@ def test_attack_substitution_release_bad_input():
 
 
 def test_experiment_quick_writes_csv_and_png_and_ignores_jobs(tmp_path, reproduce_quick):
-    from ppdm.attacks.experiment import gamma_for_interval_level, run
-    from ppdm.cellrun import CellRun
+    from ppdm_papers.attacks import gamma_for_interval_level, run
+    from ppdm_papers.cellrun import CellRun
 
     df1 = run(tmp_path / "a", quick=True, seed=0, cell_run=CellRun(jobs=1))
     # the shared ``ppdm reproduce all --quick --jobs 2`` run: same seed, two workers

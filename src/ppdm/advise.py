@@ -3,8 +3,8 @@
 The owner holds the original table, so every design is scored the way it will be used:
 for each repetition the table is split afresh into train and test, the training part is
 released in memory exactly as ``ppdm perturb`` would release it (the spec of
-:func:`ppdm.perturb.plan_release` on the owner's whole table, drawn by
-:func:`ppdm.perturb.perturb_frame`), each learner a miner can choose
+:func:`ppdm.perturbation.plan_release` on the owner's whole table, drawn by
+:func:`ppdm.perturbation.perturb_frame`), each learner a miner can choose
 (:data:`ppdm.mining.CANDIDATES`, fitted by :func:`ppdm.mining.fit_candidate`) learns from
 that release, and its accuracy is counted on the ORIGINAL test part. Beside them the
 paper's pipeline (global Algorithm 2, then C4.5) is scored on the same releases.
@@ -56,7 +56,7 @@ from .cells import cell_seed_sequence, run_cells
 from .exceptions import DataError, ParameterError
 from .matrix import GammaDiagonal
 from .mining import CANDIDATES, Candidate, fit_candidate
-from .perturb import perturb_frame, plan_release
+from .perturbation import perturb_frame, plan_release
 from .privacy import attribute_privacy, gamma_from_rho, kang_bound
 from .release import ReleaseSpec
 from .validation import check_int, check_probability, show

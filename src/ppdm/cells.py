@@ -7,23 +7,23 @@ the number of workers or on resuming. A cell function returns a list of row dict
 finished cells are appended to a CSV checkpoint, and a restart skips every key found
 there.
 
-The contract every experiment family follows (``ppdm reproduce NAME``):
+The contract of a grid (the advisor's, and every family of ``ppdm reproduce NAME`` in
+:mod:`ppdm_papers`):
 
 * **cells** -- the family lists its cell keys and a picklable cell function
   ``fn(key) -> list of row dicts`` whose random stream depends on ``(seed, key)`` only;
 * **mapper** -- :func:`run_cells` sends the cells to the mapper of the run: in process,
   the one local process pool of :func:`local_mapper`, or Dask
   (:func:`ppdm.engine.map_cells`); no family starts processes of its own;
-* **checkpoint** -- grids that run for minutes pass a :class:`Checkpoint` (under
-  ``OUT/checkpoints/``) so an interrupted run resumes; short ones run without;
+* **checkpoint** -- grids that run for minutes pass a :class:`Checkpoint` (the
+  reproductions' CSV files under ``OUT/checkpoints/``) so an interrupted run resumes;
+  short ones run without;
 * **progress** -- one progress bar with ETA per grid;
 * **outputs** -- tidy CSVs, JSON and PNGs written atomically into ``OUT``
-  (:func:`ppdm.experiments.runner.write_csv_atomic`, ``write_json_atomic``); the runner
-  returns their paths.
+  (:func:`ppdm.io.write_csv_atomic`, ``write_json_atomic``); the runner returns their
+  paths.
 
-This module sits low in the package so that every family (``ppdm.attacks``,
-``ppdm.noise``, ``ppdm.bayesnet``, ``ppdm.experiments``) can use it;
-:mod:`ppdm.experiments.runner` holds the writers of their outputs.
+This module sits low in the package so that any grid can use it.
 
 References
 ----------
@@ -40,8 +40,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
-from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -55,8 +54,24 @@ __all__ = [
     "local_mapper",
     "shared_pools",
     "Checkpoint",
+    "plain_key",
     "run_cells",
 ]
+
+
+class Checkpoint(Protocol):
+    """Finished cells of one grid, kept across runs (``ppdm_papers.cellrun.CsvCheckpoint``
+    keeps them in a CSV file): :func:`run_cells` skips the keys it has done and hands it
+    each new cell's rows."""
+
+    key_columns: list[str]
+
+    def load(self) -> pd.DataFrame: ...
+
+    def done(self) -> set[tuple]: ...
+
+    def append(self, rows: list[dict]) -> None: ...
+
 
 Key = tuple
 
@@ -176,64 +191,10 @@ def _one_blas_thread() -> None:
     threadpool_limits(limits=1)
 
 
-class Checkpoint:
-    """Finished cells of one grid, appended to a CSV file as they arrive.
-
-    Parameters
-    ----------
-    path : path-like
-        The checkpoint file (created on first write).
-    key_columns : list of str
-        Columns that name a cell.
-
-    Notes
-    -----
-    Each cell's rows are written with one ``write`` and flushed; a line cut short by an
-    interruption is dropped on the next load, so that cell is simply run again.
-    """
-
-    def __init__(self, path: str | os.PathLike, key_columns: Sequence[str]) -> None:
-        self.path = Path(path)
-        self.key_columns = list(key_columns)
-        self._header: list[str] | None = None
-
-    def load(self) -> pd.DataFrame:
-        """Rows of the finished cells (empty frame if none)."""
-        if not self.path.exists() or self.path.stat().st_size == 0:
-            return pd.DataFrame(columns=self.key_columns)
-        raw = self.path.read_bytes()
-        if not raw.endswith(b"\n"):  # interrupted mid-line: drop the partial line
-            raw = raw[: raw.rfind(b"\n") + 1]
-            self.path.write_bytes(raw)
-        from io import BytesIO
-
-        frame = pd.read_csv(BytesIO(raw))
-        self._header = list(frame.columns)
-        return frame.dropna(subset=self.key_columns).reset_index(drop=True)
-
-    def done(self) -> set[tuple]:
-        """Keys of the finished cells."""
-        frame = self.load()
-        if frame.empty:
-            return set()
-        return {tuple(_plain(v) for v in row) for row in frame[self.key_columns].to_numpy(object)}
-
-    def append(self, rows: list[dict]) -> None:
-        """Append one cell's rows."""
-        if not rows:
-            return
-        frame = pd.DataFrame(rows)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fresh = not self.path.exists() or self.path.stat().st_size == 0
-        if fresh:
-            self._header = list(frame.columns)
-        elif self._header is None:
-            self._header = list(pd.read_csv(self.path, nrows=0).columns)
-        frame = frame.reindex(columns=self._header)
-        text = frame.to_csv(index=False, header=fresh, float_format="%.17g")
-        with open(self.path, "a", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
+def plain_key(key: Sequence) -> tuple:
+    """``key`` with NumPy integers and whole floats as ints: the same cell compares equal
+    whether it came from a list of keys or from a CSV checkpoint."""
+    return tuple(_plain(v) for v in key)
 
 
 def _plain(v: Any) -> Any:
@@ -294,7 +255,7 @@ def run_cells(
     check_choice(order, "order", ("keys", "cells"), error=ParameterError)
     if order == "cells" and checkpoint is not None:
         raise ParameterError("order='cells' is for runs without a checkpoint")
-    cells = [tuple(_plain(v) for v in c) for c in cells]
+    cells = [plain_key(c) for c in cells]
     done = checkpoint.done() if checkpoint is not None else set()
     todo = [c for c in cells if c not in done]
     mapper = mapper if mapper is not None else local_mapper(jobs)
@@ -318,7 +279,7 @@ def run_cells(
         frame = checkpoint.load()
         wanted = set(cells)
         keys = checkpoint.key_columns
-        mask = [tuple(_plain(v) for v in r) in wanted for r in frame[keys].to_numpy(object)]
+        mask = [plain_key(r) in wanted for r in frame[keys].to_numpy(object)]
         frame = frame.loc[mask]
     if frame.empty:
         return frame

@@ -13,7 +13,7 @@ import pandas as pd
 
 from .datasets.agrawal import agrawal
 from .exceptions import BoundsLeakWarning, SeededReleaseWarning
-from .perturb import perturb_frame, plan_release
+from .perturbation import perturb_frame, plan_release
 from .release import ReleaseSpec
 
 __all__ = ["AGRAWAL_BOUNDS", "agrawal_release"]

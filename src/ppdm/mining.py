@@ -140,11 +140,24 @@ def _tree(depth: int, leaf: float) -> Candidate:
 
 #: The learners (and settings) chosen among when mining a release without a test table,
 #: and scored by the advisor: the release forest, the release tree at several depths and
-#: leaf sizes, and C4.5 on the by-class reconstruction (Dowd, Xu & Zhang, Sec. 6).
+#: leaf sizes, and C4.5 on the by-class reconstruction (Dowd, Xu & Zhang, Sec. 6), also
+#: with leaves of at least 2 % and 5 % of the records (a fraction of ``min_leaf`` is
+#: turned into a count of the records learnt from): fewer leaves test fewer attributes,
+#: so their score from the release is far less noisy (pendigits, gamma 9: s.e. 0.19
+#: against 14 for C4.5's own leaves of 2 records).
 CANDIDATES: tuple[Candidate, ...] = (
     Candidate("release-forest", "release-forest"),
     *(_tree(d, leaf) for d in (4, 8, 12) for leaf in (0.005, 0.02)),
     Candidate("c45 on the by-class reconstruction", "c45", (), "by-class"),
+    *(
+        Candidate(
+            f"c45 on the by-class reconstruction, leaf {leaf:g}",
+            "c45",
+            (("min_leaf", leaf),),
+            "by-class",
+        )  # fmt: skip
+        for leaf in (0.02, 0.05)
+    ),
 )
 
 
@@ -174,8 +187,11 @@ def fit_candidate(candidate: Candidate, release: Release, *, frame=None, random_
     target = spec.class_attribute
     data = release.frame(check_values=True) if frame is None else frame
     model = _seeded(make_learner(candidate.learner, spec), random_state)
-    if candidate.params:
-        model.set_params(**dict(candidate.params))
+    params = dict(candidate.params)
+    if candidate.learner == "c45" and isinstance(params.get("min_leaf"), float):
+        params["min_leaf"] = max(2, int(round(params["min_leaf"] * len(data))))
+    if params:
+        model.set_params(**params)
     if candidate.reconstruction is None:
         return model.fit(data)
     by_class = candidate.reconstruction == "by-class"

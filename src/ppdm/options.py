@@ -1,6 +1,6 @@
 """The owner's options of a release plan, validated once and passed down whole.
 
-:class:`PlanOptions` holds every choice :func:`ppdm.perturb.plan_release` takes
+:class:`PlanOptions` holds every choice :func:`ppdm.perturbation.plan_release` takes
 (amplification, number of bins, bounds, hand-written spec, which attributes to
 perturb, method, copies, ...). It checks them when it is built, before any data is
 read, with the shared validators of :mod:`ppdm.validation`, so a bad value fails at
@@ -140,7 +140,7 @@ class PlanOptions:
     """The owner's choices for a release plan, validated when built.
 
     Build it once (from keywords, or from command-line flags) and pass it to
-    :func:`ppdm.perturb.plan_release`, :func:`ppdm.pipeline.make_release` or the
+    :func:`ppdm.perturbation.plan_release`, :func:`ppdm.pipeline.make_release` or the
     partitioned engines. Every field is checked here, before any data is read; a
     bad value raises :class:`ppdm.exceptions.OptionError` (a ``SpecError``) whose
     message starts with the field's name and shows the value.

@@ -15,7 +15,7 @@ import numpy as np
 from .additive import AdditiveNoise
 from .exceptions import ParameterError
 from .limits import MAX_RECORDS
-from .matrix import PerturbationMatrix
+from .matrix import PerturbationMatrix, StratifiedMatrix
 from .validation import check_amplification, check_at_least, check_gamma, check_probability
 
 __all__ = [
@@ -193,6 +193,13 @@ def attribute_privacy(matrix: PerturbationMatrix, n_records: int | None, copies:
     ----------
     Dowd, Xu & Zhang, Sec. 5; Kang, Theorem 1 and Sec. 3; Ma & Sivakumar, Sec. 3 (K).
     """
+    if isinstance(matrix, StratifiedMatrix):  # the least private stratum's figures
+        out = attribute_privacy(matrix.worst(), n_records, copies)
+        out["strata"] = matrix.strata
+        out["gamma_per_stratum"] = {
+            v: power_or_inf(m.amplification(), copies) for v, m in matrix.matrices.items()
+        }
+        return out
     gamma = matrix.amplification()
     if copies > 1:
         gamma = power_or_inf(gamma, copies)

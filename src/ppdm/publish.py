@@ -48,6 +48,7 @@ from .exceptions import OutputError, OutputTakenError, SpecError
 __all__ = [
     "register_input",
     "inputs_of_one_operation",
+    "operation",
     "registered_inputs",
     "check_output",
     "mark_output",
@@ -72,9 +73,39 @@ def _real(path: str | os.PathLike) -> Path:
     return Path(os.path.realpath(os.fspath(path)))
 
 
+#: Operations open (:func:`operation`): inputs are recorded only inside one.
+_DEPTH = 0
+
+
+@contextmanager
+def operation() -> Iterator[None]:
+    """One command, or one library call that reads and writes: inside, every input
+    :func:`register_input` records is protected from every output; after the outermost
+    one ends, they are forgotten.
+
+    A command line runs each command inside one; :func:`ppdm.pipeline.make_release`,
+    :func:`ppdm.pipeline.reconstruct_release` and the other calls that write open their
+    own (or join the one open). So in one Python process a release loaded earlier does
+    not make a later, unrelated call's output refused: the guard protects the inputs of
+    the call at hand.
+    """
+    global _DEPTH
+    if _DEPTH == 0:
+        _INPUTS.clear()
+    _DEPTH += 1
+    try:
+        yield
+    finally:
+        _DEPTH -= 1
+        if _DEPTH == 0:
+            _INPUTS.clear()
+
+
 def register_input(path: str | os.PathLike) -> None:
-    """Record ``path`` as an input of this process: no output may touch it."""
-    if os.fspath(path) == "":
+    """Record ``path`` as an input of the operation at hand (:func:`operation`): no
+    output of it may touch it. Outside an operation nothing is written, so nothing is
+    recorded."""
+    if _DEPTH == 0 or os.fspath(path) == "":
         return
     _INPUTS.add(_real(path))
 
@@ -89,8 +120,10 @@ def inputs_of_one_operation() -> Iterator[None]:
 
     Claims taken inside (:func:`check_output`) and not yet published are released after.
     """
-    saved = set(_INPUTS)
+    global _DEPTH
+    saved, depth = set(_INPUTS), _DEPTH
     _INPUTS.clear()
+    _DEPTH = 1
     with _CLAIMS_LOCK:
         claimed = set(_CLAIMS)
     try:
@@ -98,6 +131,7 @@ def inputs_of_one_operation() -> Iterator[None]:
     finally:
         _INPUTS.clear()
         _INPUTS.update(saved)
+        _DEPTH = depth
         with _CLAIMS_LOCK:
             for key in set(_CLAIMS) - claimed:
                 _release(key)

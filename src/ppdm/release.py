@@ -39,7 +39,13 @@ from .additive import AdditiveNoise
 from .domain import Domain, domain_from_spec
 from .exceptions import DomainError, MatrixError, SpecError
 from .limits import check_copies, check_n_values, load_structured
-from .matrix import MATRIX_KINDS, PerturbationMatrix, matrix_from_spec
+from .matrix import (
+    MATRIX_KINDS,
+    PerturbationMatrix,
+    check_matrix_entry,
+    matrix_from_spec,
+    needs_data,
+)
 
 __all__ = [
     "AttributeSpec",
@@ -170,6 +176,38 @@ class BlockDiagonalSpec(_Entry):
         return self
 
 
+class InvariantPramSpec(_Entry):
+    """Invariant PRAM: ``alpha`` times the base matrix forward then backward, plus
+    ``1 - alpha`` times I; built from the data's marginal, which it keeps in expectation."""
+
+    kind: Literal["invariant-pram"]
+    alpha: float
+    base: _Rows | None = None
+    retention: float | list[float] | None = None
+    n_values: int | None = Field(default=None, ge=2)
+    matrix: _Rows | None = None
+
+
+class SdcmicroPramSpec(_Entry):
+    """sdcMicro's ``pram(pd, alpha)``: retentions drawn ``U[pd, 1]``, then invariant PRAM."""
+
+    kind: Literal["sdcmicro-pram"]
+    pd: float
+    alpha: float
+    retention: list[float] | None = None
+    n_values: int | None = Field(default=None, ge=2)
+    matrix: _Rows | None = None
+
+
+class StratifiedSpec(_Entry):
+    """One matrix per value of the column ``strata`` (released as is): ``matrices`` maps
+    each stratum value, as text, to a matrix entry of any other kind."""
+
+    kind: Literal["stratified"]
+    strata: str = Field(min_length=1)
+    matrices: dict[str, dict[str, Any]] = Field(min_length=1)
+
+
 _MATRIX_MODELS: dict[str, type[_Entry]] = {
     "gamma-diagonal": GammaDiagonalSpec,
     "identity": IdentitySpec,
@@ -179,6 +217,9 @@ _MATRIX_MODELS: dict[str, type[_Entry]] = {
     "symmetric-ternary": SymmetricTernarySpec,
     "binary": BinarySpec,
     "block-diagonal": BlockDiagonalSpec,
+    "invariant-pram": InvariantPramSpec,
+    "sdcmicro-pram": SdcmicroPramSpec,
+    "stratified": StratifiedSpec,
 }
 assert set(_MATRIX_MODELS) == set(MATRIX_KINDS), "one model per kind of ppdm.matrix.MATRIX_KINDS"
 
@@ -214,7 +255,10 @@ _MatrixUnion = Annotated[
     | Annotated[SymmetricBinarySpec, Tag("symmetric-binary")]
     | Annotated[SymmetricTernarySpec, Tag("symmetric-ternary")]
     | Annotated[BinarySpec, Tag("binary")]
-    | Annotated[BlockDiagonalSpec, Tag("block-diagonal")],
+    | Annotated[BlockDiagonalSpec, Tag("block-diagonal")]
+    | Annotated[InvariantPramSpec, Tag("invariant-pram")]
+    | Annotated[SdcmicroPramSpec, Tag("sdcmicro-pram")]
+    | Annotated[StratifiedSpec, Tag("stratified")],
     Discriminator(_matrix_tag),
 ]
 _DOMAIN_HANDLER = TypeAdapter(_DomainUnion)
@@ -305,6 +349,11 @@ class AttributeSpec(BaseModel):
                 self.get_noise()
             except (ValueError, TypeError) as exc:
                 raise _custom(f"attribute {self.name!r}: bad noise: {exc}") from None
+        if self.domain is None and needs_data(self.matrix):
+            try:  # its parameters, before any data (the domain comes with the data)
+                check_matrix_entry(self.matrix)
+            except (MatrixError, TypeError, KeyError, ValueError) as exc:
+                raise _custom(f"attribute {self.name!r}: bad matrix: {exc}") from None
         if self.domain is not None:
             try:
                 dom = domain_from_spec(self.domain)
@@ -312,7 +361,7 @@ class AttributeSpec(BaseModel):
                 raise _custom(f"attribute {self.name!r}: bad domain: {exc}") from None
             if self.matrix is not None:
                 try:
-                    matrix_from_spec(self.matrix, dom.n_values)
+                    check_matrix_entry(self.matrix, dom.n_values)
                 except (MatrixError, TypeError, KeyError, ValueError) as exc:
                     raise _custom(f"attribute {self.name!r}: bad matrix: {exc}") from None
         return self
@@ -378,6 +427,17 @@ class ReleaseSpec(BaseModel):
         dup = {n for n in names if names.count(n) > 1}
         if dup:
             raise _custom(f"attributes listed twice: {sorted(dup)}")
+        for a in self.attributes:
+            column = a.matrix.get("strata") if a.matrix else None
+            if not a.perturbed or column is None or a.matrix.get("kind") != "stratified":
+                continue
+            listed = next((b for b in self.attributes if b.name == column), None)
+            if listed is None or listed.perturbed or column == a.name:
+                raise _custom(
+                    f"attribute {a.name!r} is stratified by {column!r}, which the spec must "
+                    f"list with perturbed: false{'' if listed is None else ' (it does not)'}: "
+                    "the miner needs each record's stratum as it is to know its matrix"
+                )
         for a in self.attributes:
             if not a.perturbed:
                 continue

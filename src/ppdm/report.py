@@ -8,6 +8,7 @@ Dowd, Xu & Zhang, Sec. 5 (gamma, rho1-to-rho2, entropy); Kang, Theorem 1 and Sec
 
 from __future__ import annotations
 
+from .matrix import FROM_DATA
 from .privacy import RHO1_LEVELS, changes_nothing, copies_reveal
 from .release import ReleaseSpec
 
@@ -70,6 +71,14 @@ def privacy_report(spec: ReleaseSpec) -> dict:
         if from_data:
             what = "min and max" if dom.kind == "binned" else "list of values"
             leaks.append(f"{a.name}: domain {what} taken from the data")
+        for where, entry in _entries(a.matrix):
+            if entry.get("kind") in FROM_DATA:
+                fig["marginal_from_data"] = True
+                leaks.append(
+                    f"{a.name}: its {entry['kind']} matrix{where} is built from the data's "
+                    "marginal and reveals it exactly (the matrix keeps it fixed: with the "
+                    "record count, the count of every original value)"
+                )
         attrs.append(fig)
     perturbed = [a for a in attrs if a["perturbed"]]
     gammas = [a.get("gamma") for a in perturbed]
@@ -94,6 +103,15 @@ def privacy_report(spec: ReleaseSpec) -> dict:
         "attributes": attrs,
         "per_record": _per_record(spec, unprotected),
     }
+
+
+def _entries(entry: dict | None) -> list[tuple[str, dict]]:
+    """A matrix entry's own entries: itself, or one per stratum (with where it applies)."""
+    if not entry:
+        return []
+    if entry.get("kind") != "stratified":
+        return [("", entry)]
+    return [(f" of stratum {entry['strata']} = {v}", sub) for v, sub in entry["matrices"].items()]
 
 
 def _per_record(spec: ReleaseSpec, unprotected: list[str]) -> dict:
@@ -205,6 +223,13 @@ def _format_additive(report: dict, lines: list[str]) -> str:
         "recovered by spectral filtering and PCA/Bayes reconstruction (Kargupta et al. 2003;",
         "Huang, Du & Chen 2005).",
     ]
+    for a in report["attributes"]:
+        if a.get("strata"):
+            each = ", ".join(f"{v} {g:.4g}" for v, g in a["gamma_per_stratum"].items())
+            lines.append(
+                f"strata: {a['name']} has one matrix per value of {a['strata']} (released as "
+                f"is); gamma per stratum: {each}; the table states the least private."
+            )
     if report["unperturbed"]:
         lines.append(f"released as is (no protection): {', '.join(report['unperturbed'])}")
     if report["leaks"]:
@@ -273,6 +298,13 @@ def format_privacy_report(report: dict) -> str:
             "sampling: each gamma-diagonal channel is realised exactly by integer thresholds "
             f"on raw random words, with amplification at most gamma (lowest: {min(realised):.10g})."
         )
+    for a in report["attributes"]:
+        if a.get("strata"):
+            each = ", ".join(f"{v} {g:.4g}" for v, g in a["gamma_per_stratum"].items())
+            lines.append(
+                f"strata: {a['name']} has one matrix per value of {a['strata']} (released as "
+                f"is); gamma per stratum: {each}; the table states the least private."
+            )
     if report["unperturbed"]:
         lines.append(f"released as is (no protection): {', '.join(report['unperturbed'])}")
     unchanged = report.get("unchanged", [])

@@ -4,15 +4,25 @@ A miner holds only the release. The learners of :data:`ppdm.mining.CANDIDATES` a
 scored by :func:`ppdm.tree.release_scoring.release_correct` (an unbiased estimate,
 per perturbed held-out record, of "its original is classified correctly") over K folds
 of a *selection part* of the release; the one-standard-error rule picks the simplest
-candidate within one standard error of the best mean. The chosen candidate is then fitted
-on the whole selection part and scored on a *held-out part* never used in the choice, so
+candidate within one standard error of the best (:func:`one_se_choice`). The chosen
+candidate is then fitted on the whole selection part and scored on a *held-out part*
+never used in the choice, so
 the estimate printed and its standard error belong to the model written out: the held-out
 records are independent of that model, and ``sd(s) / sqrt(n)`` is the standard error of
 their mean.
 
-A candidate whose decision regions are not a few boxes of codes (a forest cutting the
-code grid into more than ``MAX_CELLS`` cells, C4.5 on a reconstruction) has no unbiased
-score here; it is listed as not scorable with the reason, never chosen.
+Every candidate's decision regions must be boxes of original codes to be scored:
+
+- the release tree and forest use *majority* leaves here. A naive Bayes leaf (their
+  default with more than two classes) predicts from every attribute jointly: its
+  unbiased score sums over the ``prod_j N_j`` cells of the code grid, and its variance
+  grows as the product of the per-attribute factors' second moments over *all* d
+  attributes (on pendigits, 16 attributes, the grid alone has more than 10^20 cells);
+- C4.5 on the by-class reconstruction is read as a tree over the release's codes
+  (:func:`ppdm.tree.release_c45.c45_on_codes`): the model scored, written and
+  applied to original records is that coded tree;
+- a forest whose trees cut the code grid into more than ``MAX_CELLS`` cells (pendigits:
+  tens of thousands) is listed as not scorable with the reason, never chosen.
 
 References
 ----------
@@ -23,16 +33,25 @@ rule); Ma & Sivakumar, Sec. 4 (unbiased statistics from randomized data).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
 
-from .exceptions import DataError, ParameterError, SpecError
+from .exceptions import DataError, DomainError, ParameterError, SpecError
 from .mining import CANDIDATES, Candidate, _majority_of_release, fit_candidate
 from .pipeline import Release, load_release
 
-__all__ = ["CandidateScore", "MineResult", "complexity", "mine", "one_se_choice"]
+__all__ = [
+    "CandidateScore",
+    "MineResult",
+    "complexity",
+    "fit_scorable",
+    "mine",
+    "one_se_choice",
+    "scorable_candidate",
+    "split_release",
+]
 
 
 @dataclass
@@ -64,6 +83,8 @@ class MineResult:
     n_holdout: int = 0
     folds: int = 0
     measured: float | None = None
+    target: str | None = None
+    n_test: int = 0
 
     def to_dict(self) -> dict:
         maj = self.majority_class
@@ -74,9 +95,11 @@ class MineResult:
             "majority_class": maj.item() if isinstance(maj, np.generic) else maj,
             "majority_rate": self.majority_rate,
             "measured_accuracy": self.measured,
+            "n_test": self.n_test,
             "n_selection": self.n_selection,
             "n_holdout": self.n_holdout,
             "folds": self.folds,
+            "model": self.model.export_text(),
             "candidates": [
                 {"learner": c.label, "estimate": c.estimate, "stderr": c.stderr,
                  "scorable": c.scorable, "reason": c.reason}
@@ -95,6 +118,13 @@ def complexity(candidate: Candidate) -> tuple:
 def one_se_choice(candidates: list[Candidate], scores: list[CandidateScore]) -> int:
     """Index of the simplest scorable candidate whose mean is within one s.e. of the best.
 
+    The best is the candidate with the highest lower bound, mean - s.e. (with equal
+    standard errors, the highest mean: the textbook rule). The means are compared clipped
+    to [0, 1]: an accuracy outside is noise, and the clipped mean is never further from
+    the truth. A candidate whose unbiased score is very noisy (C4.5 with leaves of 2
+    records on spambase: 32 ± 32) thus neither wins by its noise nor, as the best, widens
+    the bar until every candidate passes it.
+
     References
     ----------
     Hastie, Tibshirani & Friedman (2009), Sec. 7.10.
@@ -102,29 +132,66 @@ def one_se_choice(candidates: list[Candidate], scores: list[CandidateScore]) -> 
     ok = [i for i, s in enumerate(scores) if s.scorable]
     if not ok:
         raise DataError("no candidate learner could be scored on the release")
-    best = max(ok, key=lambda i: scores[i].estimate)
-    bar = scores[best].estimate - scores[best].stderr
-    near = [i for i in ok if scores[i].estimate >= bar]
+    mean = {i: min(max(scores[i].estimate, 0.0), 1.0) for i in ok}
+    bar = max(mean[i] - scores[i].stderr for i in ok)
+    near = [i for i in ok if mean[i] >= bar]
     return min(near, key=lambda i: complexity(candidates[i]))
+
+
+def scorable_candidate(candidate: Candidate) -> Candidate:
+    """``candidate`` as mining from the release alone fits it: release learners with
+    majority leaves (see the module's notes); C4.5 on the by-class reconstruction as is."""
+    if candidate.learner in ("release-tree", "release-forest"):
+        params = {**dict(candidate.params), "leaf_model": "majority"}
+        return replace(candidate, params=tuple(params.items()))
+    if candidate.learner == "c45" and candidate.reconstruction == "by-class":
+        return candidate
+    raise ParameterError(
+        f"learner {candidate.label!r} cannot be scored from the release alone (its decision "
+        "regions are not boxes of the release's codes): use release-tree, release-forest, c45 "
+        "or a candidate's label as ppdm mine lists them"
+    )
+
+
+def fit_scorable(candidate: Candidate, rel: Release, frame, random_state=0):
+    """:func:`~ppdm.mining.fit_candidate`, with C4.5 read as a tree over the release's codes
+    (:func:`~ppdm.tree.release_c45.c45_on_codes`), so that ``release_correct`` scores it."""
+    model = fit_candidate(candidate, rel, frame=frame, random_state=random_state)
+    if candidate.reconstruction is None:
+        return model
+    from .tree.release_c45 import c45_on_codes
+
+    return c45_on_codes(model, rel.spec)
 
 
 def _score(candidate, rel, frame, folds, random_state) -> CandidateScore:
     from .tree.release_scoring import release_correct
 
-    if candidate.reconstruction is not None:
-        return CandidateScore(
-            candidate.label, reason="decision regions of a reconstruction learner: no "
-            "unbiased score from perturbed records")  # fmt: skip
     parts = []
     for k in range(folds):
         held = np.arange(len(frame)) % folds == k
         try:
-            model = fit_candidate(candidate, rel, frame=frame[~held], random_state=random_state)
+            model = fit_scorable(candidate, rel, frame[~held], random_state)
             parts.append(release_correct(model, frame[held]))
         except DataError as exc:
             return CandidateScore(candidate.label, reason=str(exc).split(";")[0])
     s = np.concatenate(parts)  # every record held out once: sd(s) / sqrt(n), as in Sec. 7.10
     return CandidateScore(candidate.label, float(s.mean()), float(s.std(ddof=1) / np.sqrt(len(s))))
+
+
+def split_release(frame: pd.DataFrame, n_hold: int, random_state=0):
+    """The held-out part (``n_hold`` records) and the selection part of a release's
+    records, shuffled by ``random_state``: what :func:`mine` estimates on and chooses on."""
+    order = np.random.default_rng(random_state).permutation(len(frame))
+    return frame.iloc[order[:n_hold]], frame.iloc[order[n_hold:]]
+
+
+def _forced(learner: str) -> Candidate:
+    """The candidate ``--learner`` names: a candidate's label or a learner's name."""
+    for c in CANDIDATES:
+        if learner in (c.label, c.learner if c.learner != "release-tree" else None):
+            return c
+    return Candidate(learner, learner)
 
 
 def mine(
@@ -136,6 +203,7 @@ def mine(
     holdout: float = 0.3,
     max_selection: int = 30_000,
     random_state=0,
+    test_name: str = "the test table",
 ) -> MineResult:
     """Choose a learner from a release alone and estimate its accuracy on the original data.
 
@@ -156,6 +224,8 @@ def mine(
         model is still fitted on the whole selection part).
     random_state : int or None
         Shuffles the records into parts and seeds the learners.
+    test_name : str, default="the test table"
+        How an error names ``test`` (the command line gives its flag and file).
 
     Returns
     -------
@@ -169,8 +239,9 @@ def mine(
         raise SpecError("the release names no class attribute: nothing to learn")
     if rel.spec.class_perturbed:
         raise SpecError(
-            f"the release perturbed its class {target!r}: estimating accuracy from the "
-            "release needs the class as released; give an original test table instead"
+            f"the release perturbed its class {target!r}: choosing and scoring a learner from "
+            "the release needs the class as released (ppdm.mining.mine_release learns after a "
+            "global reconstruction and measures on an original test table)"
         )
     frame = rel.frame(check_values=True)
     n_hold = int(round(holdout * len(frame)))
@@ -179,20 +250,18 @@ def mine(
             f"the release has {len(frame)} records: too few to hold out {holdout:g} of them "
             f"and fold the rest {folds} ways"
         )
-    order = np.random.default_rng(random_state).permutation(len(frame))
-    hold, sel = frame.iloc[order[:n_hold]], frame.iloc[order[n_hold:]]
+    hold, sel = split_release(frame, n_hold, random_state)
     if learner is not None:
-        pool = [c for c in CANDIDATES if c.label == learner] or [Candidate(learner, learner)]
-        scores = [CandidateScore(pool[0].label, reason="forced")]
-        chosen = pool[0]
+        chosen = scorable_candidate(_forced(learner))
+        scores = [CandidateScore(chosen.label, reason="forced")]
     else:
-        pool = list(CANDIDATES)
+        pool = [scorable_candidate(c) for c in CANDIDATES]
         folded = sel.iloc[:max_selection]
         scores = [_score(c, rel, folded, folds, random_state) for c in pool]
         chosen = pool[one_se_choice(pool, scores)]
     from .tree.release_scoring import release_accuracy_score
 
-    model = fit_candidate(chosen, rel, frame=sel, random_state=random_state)
+    model = fit_scorable(chosen, rel, sel, random_state)
     try:
         est, se = release_accuracy_score(model, hold)
     except DataError as exc:
@@ -200,9 +269,26 @@ def mine(
             f"learner {chosen.label!r} cannot be scored from the release: {exc}"
         ) from None
     majority, rate = _majority_of_release(rel)
-    measured = None
+    measured, n_test = None, 0
     if test is not None:
-        cols = [c for c in rel.spec.names if c != target]
-        measured = float(np.mean(model.predict(test[cols]) == test[target].to_numpy()))
+        measured, n_test = _measure(model, rel, test, test_name, chosen.label)
     return MineResult(chosen, model, est, se, majority, rate, scores, len(sel), n_hold,
-                      folds if learner is None else 0, measured)  # fmt: skip
+                      folds if learner is None else 0, measured, target, n_test)  # fmt: skip
+
+
+def _measure(model, rel: Release, test: pd.DataFrame, test_name: str, label: str):
+    """Accuracy of ``model`` on the original records of ``test`` that have a class."""
+    from .mining import _check_test_classes, _with_class, check_release_columns
+
+    spec, target = rel.spec, rel.spec.class_attribute
+    check_release_columns(spec, test, test_name)
+    test = _with_class(test[list(spec.names)], target, "test")
+    _check_test_classes(model, test[target], test_name)
+    try:
+        predicted = model.predict(test.drop(columns=[target]))
+    except DomainError as exc:
+        raise DataError(
+            f"{test_name}: {str(exc).split('; ', 1)[0]}; {label} predicts only values of the "
+            "release's domains: drop or fill such records"
+        ) from None
+    return float(np.mean(predicted == test[target].to_numpy())), len(test)

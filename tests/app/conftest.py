@@ -140,7 +140,7 @@ def page(browser, server):
     )
     pg.outside_requests = outside
     pg.goto(server["url"])
-    pg.wait_for_selector("#o_file")
+    pg.wait_for_selector("#data-o_file")
     yield pg
     context.close()
 
@@ -167,3 +167,24 @@ def shot():
             pg.screenshot(path=path)
 
     return take
+
+
+@pytest.fixture
+def fits():
+    """``fits(page, selector)``: assert the element's right edge is within its card's
+    content and the card within the window."""
+
+    def check(pg, selector: str) -> None:
+        right = pg.eval_on_selector(
+            selector,
+            """t => {
+                const body = t.closest('.card-body');
+                const pad = parseFloat(getComputedStyle(body).paddingRight);
+                return [t.getBoundingClientRect().right,
+                        body.getBoundingClientRect().right - pad, window.innerWidth];
+            }""",
+        )
+        element, content, viewport = right
+        assert element <= content + 0.5 and content <= viewport, (selector, right)
+
+    return check

@@ -142,7 +142,7 @@ def test_a_job_ending_during_a_poll_is_still_collected():
     pytest.importorskip("shiny")
     from shiny import reactive
 
-    from ppdm.app._server import JobSlot, poll_slots
+    from ppdm.app._state import JobSlot, poll_slots
 
     slot = JobSlot("audit")
     slot.job = _EndingJob()
@@ -181,6 +181,24 @@ def test_messages_name_the_pages_controls_not_command_line_flags():
     assert message(ParameterError("version 1.0.2, 2.0e5, '3.0'")) == "version 1.0.2, 2.0e5, '3.0'"
     text = message(DataError("column '--bins' holds --allow-unprotected"))
     assert text == "column '--bins' holds the command line's --allow-unprotected"
+    # the per-record budget and the gammas typed per attribute, as the page names them
+    from ppdm.exceptions import OptionError
+    from ppdm.options import PlanOptions
+    from ppdm.perturbation import planned_gammas
+
+    try:
+        planned_gammas({"age": 9.0, "car": 9.0}, ["x"], PlanOptions(epsilon_record=4))
+    except OptionError as exc:
+        text = message(exc)
+    assert text == (
+        "the gammas typed per attribute give a per-record epsilon of 4.394, over the "
+        "per-record budget 4"
+    )
+    try:
+        PlanOptions(epsilon_record=-1)
+    except OptionError as exc:
+        text = message(exc)
+    assert text.startswith("'epsilon per record' must be > 0") and "epsilon_record" not in text
 
 
 @pytest.mark.parametrize("n, patches, lines", [(20, 20, 2), (201, 0, 1), (65_536, 0, 1)])
@@ -205,7 +223,7 @@ def test_a_panel_of_many_values_is_one_line_not_a_bar_per_value(n, patches, line
 def test_the_advisors_target_accuracy_field_names_itself():
     """'abc' gave Python's 'could not convert string to float', 150 the library's
     'min_accuracy must be a fraction in (0, 1] (got 1.5)'."""
-    from ppdm.app._server import _target_accuracy
+    from ppdm.app._advisor import target_accuracy as _target_accuracy
 
     assert _target_accuracy("") is None
     assert _target_accuracy("0.8") == _target_accuracy("80") == _target_accuracy("80%") == 0.8

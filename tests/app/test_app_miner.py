@@ -1,4 +1,5 @@
-"""The miner's page in a real headless Chromium: from a release to a trained tree."""
+"""The miner's page in a real headless Chromium: from a release to a model chosen and
+scored from the release alone, and measured on a test table when one is given."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ import warnings
 
 import pandas as pd
 
-from ppdm.mining import mine_release
 from ppdm.pipeline import make_release, reconstruct_release
+from ppdm.selection import mine
 
 
 def _release(tables, tmp_path):
@@ -30,19 +31,19 @@ def _release(tables, tmp_path):
 def test_miner_flow_to_a_tree(page, tables, tmp_path, shot):
     rel, zpath = _release(tables, tmp_path)
     page.click("a[data-value='miner']")
-    page.set_input_files("#m_zip", str(zpath))
+    page.set_input_files("#miner-m_zip", str(zpath))
     page.wait_for_selector("#m_report")
     assert "records: 600" in page.inner_text("#m_report")
     shot(page, "miner-release")
-    page.click("#m_estimate")
-    page.wait_for_selector("#m_est_plot img")
+    page.click("#miner-m_estimate")
+    page.wait_for_selector("#miner-m_est_plot img")
     assert "estimated 4 attributes" in page.inner_text("#m_msg")
-    shot(page, "miner-estimates", "#m_estimate")
+    shot(page, "miner-estimates", "#miner-m_estimate")
     # the reconstructed table, by class as the checkbox says (seeded the same way: not,
     # so compare what does not depend on the draw)
-    page.select_option("#m_fmt", "parquet")
+    page.select_option("#miner-m_fmt", "parquet")
     with page.expect_download() as dl:
-        page.click("#m_download")
+        page.click("#miner-m_download")
     assert dl.value.suggested_filename == "reconstructed.parquet"
     dl.value.save_as(tmp_path / "rec.parquet")
     rec = pd.read_parquet(tmp_path / "rec.parquet")
@@ -53,44 +54,65 @@ def test_miner_flow_to_a_tree(page, tables, tmp_path, shot):
         a = rec.groupby("group")[col].value_counts().sort_index()
         b = ref.groupby("group")[col].value_counts().sort_index()
         pd.testing.assert_series_equal(a, b)
-    # a tree and its accuracy beside the majority-class rate
-    page.set_input_files("#m_test", str(tables["test"]))
+    # no test table: a learner chosen from the release, its estimate ± s.e. beside the
+    # majority-class rate, the candidates
+    page.click("#miner-m_mine")
+    page.wait_for_selector("#m_estimated", timeout=120_000)
+    chosen = mine(rel, random_state=0)  # as the page calls it
+    text = page.inner_text("#m_estimated")
+    assert (
+        f"{100 * chosen.estimate:.1f}% ± {100 * chosen.stderr:.1f} points (one standard error; "
+        f"{chosen.n_holdout} held-out released records). Learner: {chosen.candidate.label}."
+    ) in text, text
+    majority = page.inner_text("#m_majority")
+    assert f"{100 * chosen.majority_rate:.1f}%" in majority
+    assert f"always predicting {chosen.majority_class!r}" in majority
+    assert page.locator("#m_accuracy").count() == 0  # nothing measured without a test table
+    rows = page.locator("#m_candidates tbody tr").all_inner_texts()
+    assert len(rows) == len(chosen.candidates)
+    picked = [r for r in rows if "(chosen)" in r]
+    assert len(picked) == 1 and picked[0].startswith(f"{chosen.candidate.label} (chosen)")
+    page.wait_for_function(
+        "document.querySelector('#m_mine_text')?.innerText === 'mining finished'"
+    )
+    shot(page, "miner-mined-alone", "#m_estimated")
+    # with a test table: the accuracy measured on it beside its majority-class rate
+    page.set_input_files("#miner-m_test", str(tables["test"]))
     page.wait_for_function("document.querySelector('#m_msg').innerText.includes('300 records')")
-    page.click("#m_train")
-    page.wait_for_selector("#m_accuracy", timeout=60_000)
-    text = page.inner_text("#m_accuracy")
+    page.click("#miner-m_mine")
+    page.wait_for_selector("#m_accuracy", timeout=120_000)
     test = pd.read_csv(tables["test"])
-    expected = mine_release(rel, test, learner="c45")
-    assert f"{100 * expected.accuracy:.1f}%" in text
-    majority = test["group"].value_counts(normalize=True).max()
-    assert f"most frequent class: {100 * majority:.1f}%" in text
-    assert page.inner_text("#m_tree").strip()
+    measured = mine(rel, test=test, random_state=0).measured
+    text = page.inner_text("#m_accuracy")
+    assert f"Measured on the test table (300 records): {100 * measured:.1f}%" in text
+    test_majority = test["group"].value_counts(normalize=True).max()
+    assert f"most frequent class: {100 * test_majority:.1f}%" in text
+    assert text in page.inner_text("#miner-m_mine_result")
+    assert "Estimated accuracy" in page.inner_text("#m_estimated")  # the estimate stays
+    shot(page, "miner-mined", "#m_estimated")
+    # one learner forced: its held-out estimate, no candidates to choose among
+    page.select_option("#miner-m_learner", "release-tree")
+    page.click("#miner-m_mine")
     page.wait_for_function(
-        "document.querySelector('#m_train_text')?.innerText === 'training finished'"
+        "document.querySelector('#m_estimated')?.innerText.includes('Learner: release-tree.')",
+        timeout=120_000,
     )
-    shot(page, "miner-tree", "#m_tree")
-    # the release tree from the same page
-    page.select_option("#m_learner", "release-tree")
-    page.click("#m_train")
-    page.wait_for_function(
-        "document.querySelector('#m_train_result')?.innerText.includes('release-tree')",
-        timeout=60_000,
-    )
+    assert page.locator("#m_candidates").count() == 0
 
 
 def test_miner_bad_release_and_folder(page, tables, tmp_path):
     rel, _ = _release(tables, tmp_path)
     page.click("a[data-value='miner']")
-    page.set_input_files("#m_zip", str(tables["bad"]))
+    page.set_input_files("#miner-m_zip", str(tables["bad"]))
     page.wait_for_selector("#m_msg .alert-danger")
     assert "'bad.csv' is not a zip file" in page.inner_text("#m_msg")
-    page.fill("#m_path", str(rel))
-    page.click("#m_open")
-    page.wait_for_function("document.querySelector('#m_msg').innerText.includes('opened')")
-    page.click("#m_train")
+    page.click("#miner-m_mine")
     page.wait_for_function(
-        "document.querySelector('#m_msg').innerText.includes('upload a test table')"
+        "document.querySelector('#miner-m_mine_note')?.innerText.includes('open a release first')"
     )
+    page.fill("#miner-m_path", str(rel))
+    page.click("#miner-m_open")
+    page.wait_for_function("document.querySelector('#m_msg').innerText.includes('opened')")
     assert "Traceback" not in page.content()
 
 
@@ -98,9 +120,9 @@ def test_session_workspace_removed_when_page_closes(browser, server, tables):
     context = browser.new_context()
     pg = context.new_page()
     pg.goto(server["url"])
-    pg.wait_for_selector("#o_file")
-    pg.set_input_files("#o_file", str(tables["train"]))
-    pg.wait_for_selector("#o_privacy table")
+    pg.wait_for_selector("#data-o_file")
+    pg.set_input_files("#data-o_file", str(tables["train"]))
+    pg.wait_for_selector("#attrs-o_privacy table")
     mine = set(server["tmp"].glob("ppdm-app-*"))
     assert mine and any(p.rglob("train.csv") for p in mine)
     context.close()
@@ -127,12 +149,12 @@ def test_a_release_without_a_class_unticks_by_class(page, tables, tmp_path):
         )
     shutil.make_archive(str(tmp_path / "rel"), "zip", tmp_path, "rel")
     page.click("a[data-value='miner']")
-    assert page.is_checked("#m_byclass")
-    page.set_input_files("#m_zip", str(tmp_path / "rel.zip"))
+    assert page.is_checked("#miner-m_byclass")
+    page.set_input_files("#miner-m_zip", str(tmp_path / "rel.zip"))
     page.wait_for_function("document.querySelector('#m_msg').innerText.includes('unticked')")
-    assert not page.is_checked("#m_byclass") and not page.is_checked("#m_recon_byclass")
-    page.click("#m_estimate")
-    page.wait_for_selector("#m_est_plot img")
+    assert not page.is_checked("#miner-m_byclass") and not page.is_checked("#miner-m_recon_byclass")
+    page.click("#miner-m_estimate")
+    page.wait_for_selector("#miner-m_est_plot img")
     assert "estimated" in page.inner_text("#m_msg")
 
 
@@ -144,7 +166,47 @@ def test_a_broken_spec_in_an_uploaded_zip_is_named_by_the_zip(page, tmp_path):
     with zipfile.ZipFile(zpath, "w") as zf:
         zf.writestr("r/spec.json", "{not json")
     page.click("a[data-value='miner']")
-    page.set_input_files("#m_zip", str(zpath))
+    page.set_input_files("#miner-m_zip", str(zpath))
     page.wait_for_selector("#m_msg .alert-danger")
     text = page.inner_text("#m_msg")
     assert "mine.zip:r/spec.json" in text and "ppdm-app-" not in text and "not valid JSON" in text
+
+
+def test_the_mining_results_fit_their_card_at_1280_px(page, tables, tmp_path, fits):
+    page.set_viewport_size({"width": 1280, "height": 900})
+    _, zpath = _release(tables, tmp_path)
+    page.click("a[data-value='miner']")
+    page.set_input_files("#miner-m_zip", str(zpath))
+    page.wait_for_selector("#m_report")
+    page.click("#miner-m_mine")
+    page.wait_for_selector("#m_candidates table", timeout=120_000)
+    for selector in ("#m_candidates table", "#m_estimated", "#m_majority"):
+        fits(page, selector)
+
+
+def test_a_release_of_a_perturbed_class_is_measured_on_a_test_table(page, tables, tmp_path):
+    """No learner can be scored from a release whose class was perturbed: the page says
+    to upload a test table, then measures C4.5 on the global reconstruction on it."""
+    from ppdm.mining import mine_release
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        make_release(pd.read_csv(tables["train"]), tmp_path / "rel", class_attribute="group",
+                     perturb_class=True, gamma=9.0, n_bins=10, random_state=3)  # fmt: skip
+    page.click("a[data-value='miner']")
+    page.fill("#miner-m_path", str(tmp_path / "rel"))
+    page.click("#miner-m_open")
+    page.wait_for_selector("#m_report")
+    page.click("#miner-m_mine")
+    page.wait_for_function(
+        "document.querySelector('#miner-m_mine_note')?.innerText.includes('upload a test table')",
+        timeout=60_000,
+    )
+    page.set_input_files("#miner-m_test", str(tables["test"]))
+    page.wait_for_function("document.querySelector('#m_msg').innerText.includes('300 records')")
+    page.click("#miner-m_mine")
+    page.wait_for_selector("#m_accuracy", timeout=120_000)
+    test = pd.read_csv(tables["test"])
+    expected = mine_release(tmp_path / "rel", test, learner="c45", reconstruction="global")
+    assert f"{100 * expected.accuracy:.1f}%" in page.inner_text("#m_accuracy")
+    assert page.locator("#m_majority").count() == 0  # no estimate from the release alone

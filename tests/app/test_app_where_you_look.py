@@ -10,9 +10,9 @@ import zipfile
 
 
 def _open(page, tables) -> None:
-    page.set_input_files("#o_file", str(tables["train"]))
-    page.wait_for_selector("#o_privacy table")
-    page.wait_for_selector("#perturb_4", state="detached")  # the class 'group' is chosen
+    page.set_input_files("#data-o_file", str(tables["train"]))
+    page.wait_for_selector("#attrs-o_privacy table")
+    page.wait_for_selector("#attrs-perturb_4", state="detached")  # the class 'group' is chosen
 
 
 def _fill(page, selector: str, value: str) -> None:
@@ -24,23 +24,23 @@ def test_the_outcome_shows_beside_the_button_in_the_pages_words(page, tables, sh
     """An error showed only at the top of a 5,000 px page, named the command line's
     --out-of-bounds clip and printed 113752 as 113752.0."""
     _open(page, tables)
-    page.click("#o_audit")  # no release yet
-    page.wait_for_selector("#o_audit_note .alert-danger")
-    assert "make the release first" in page.inner_text("#o_audit_note")
+    page.click("#audit-o_audit")  # no release yet
+    page.wait_for_selector("#audit-o_audit_note .alert-danger")
+    assert "make the release first" in page.inner_text("#audit-o_audit_note")
     # salary is whole numbers in a float column: its second row, 113752, is outside
-    _fill(page, "#bounds_1", "20000:30000")
-    page.wait_for_function("document.querySelector('#o_privacy').innerText.includes('yours')")
-    page.click("#o_make")
-    page.wait_for_selector("#o_make_note .alert-danger")
-    text = page.inner_text("#o_make_note")
-    shot(page, "owner-make-error", "#o_make")
+    _fill(page, "#attrs-bounds_1", "20000:30000")
+    page.wait_for_function("document.querySelector('#attrs-o_privacy').innerText.includes('yours')")
+    page.click("#release-o_make")
+    page.wait_for_selector("#release-o_make_note .alert-danger")
+    text = page.inner_text("#release-o_make_note")
+    shot(page, "owner-make-error", "#release-o_make")
     assert "column 'salary' data row 2 has value 113752 outside its bounds [20000, 30000]" in text
     assert "widen 'your bounds low:high'" in text
     assert "--" not in text and "out_of_bounds" not in text and not re.search(r"\d\.0\b", text)
-    _fill(page, "#bounds_1", "")
-    page.click("#o_make")
+    _fill(page, "#attrs-bounds_1", "")
+    page.click("#release-o_make")
     page.wait_for_function(
-        "document.querySelector('#o_make_note')?.innerText.includes('release made: 600 records')"
+        "document.querySelector('#release-o_make_note')?.innerText.includes('release made: 600 records')"
     )
 
 
@@ -50,38 +50,40 @@ def test_an_integer_column_of_few_values_is_categorical_with_n_its_values(page, 
     _open(page, tables)
     page.wait_for_selector("#n_text_2")
     assert page.inner_text("#n_text_2") == "N = 5"
-    assert page.locator("#n_2").count() == 0 and page.locator("#bounds_2").count() == 0
-    assert page.locator("#n_0").count() == 1 and page.locator("#bounds_0").count() == 1
+    assert page.locator("#attrs-n_2").count() == 0 and page.locator("#attrs-bounds_2").count() == 0
+    assert page.locator("#attrs-n_0").count() == 1 and page.locator("#attrs-bounds_0").count() == 1
 
 
 def _keys(page) -> list[str]:
-    return page.locator("#o_keys input").evaluate_all("els => els.map(e => e.value)")
+    return page.locator("#data-o_keys input").evaluate_all("els => els.map(e => e.value)")
 
 
 def test_the_class_is_no_key_attribute(page, tables):
     _open(page, tables)
     assert _keys(page) == ["age", "salary", "elevel", "car"]
-    page.check("#o_keys input[value='car']")
-    page.check("#o_keys input[value='age']")
-    page.select_option("#o_class", "car")
+    page.check("#data-o_keys input[value='car']")
+    page.check("#data-o_keys input[value='age']")
+    page.select_option("#data-o_class", "car")
     page.wait_for_function(
-        "!document.querySelector(\"#o_keys input[value='car']\")"
-        " && !!document.querySelector(\"#o_keys input[value='group']\")"
+        "!document.querySelector(\"#data-o_keys input[value='car']\")"
+        " && !!document.querySelector(\"#data-o_keys input[value='group']\")"
     )
     assert _keys(page) == ["age", "salary", "elevel", "group"]
-    assert page.is_checked("#o_keys input[value='age']")  # the other choices stay
+    assert page.is_checked("#data-o_keys input[value='age']")  # the other choices stay
 
 
 def test_the_privacy_table_fits_its_card_at_1280_px(page, tables, shot):
     """With an error in a row the table ran 20 px past its card's content at 1280 px."""
     page.set_viewport_size({"width": 1280, "height": 900})
     _open(page, tables)
-    _fill(page, "#bounds_0", "80:20")
-    _fill(page, "#n_1", "100000")
-    page.wait_for_function("document.querySelector('#o_privacy').innerText.includes('the cap')")
-    shot(page, "owner-privacy-1280", "#o_privacy")
+    _fill(page, "#attrs-bounds_0", "80:20")
+    _fill(page, "#attrs-n_1", "100000")
+    page.wait_for_function(
+        "document.querySelector('#attrs-o_privacy').innerText.includes('the cap')"
+    )
+    shot(page, "owner-privacy-1280", "#attrs-o_privacy")
     right = page.eval_on_selector(
-        "#o_privacy table",
+        "#attrs-o_privacy table",
         """t => {
             const body = t.closest('.card-body');
             const pad = parseFloat(getComputedStyle(body).paddingRight);
@@ -99,7 +101,7 @@ def _min_text_px(report: dict, tmp_path) -> float:
     import matplotlib.figure
     from matplotlib.text import Text
 
-    from ppdm.attacks.audit import plot_audit
+    from ppdm.figures.audit import plot_audit
 
     seen = []
     save = matplotlib.figure.Figure.savefig
@@ -123,16 +125,16 @@ def test_the_audit_plot_text_is_readable(page, tables, tmp_path):
     """The audit plot's labels showed at about 6 px (80 % of the card)."""
     page.set_viewport_size({"width": 1280, "height": 900})
     _open(page, tables)
-    page.click("#o_make")
+    page.click("#release-o_make")
     page.wait_for_selector("#o_report")
-    page.click("#o_audit")
-    page.wait_for_selector("#o_audit_plot img", timeout=90_000)
-    page.wait_for_function("document.querySelector('#o_audit_plot img').complete")
+    page.click("#audit-o_audit")
+    page.wait_for_selector("#audit-o_audit_plot img", timeout=90_000)
+    page.wait_for_function("document.querySelector('#audit-o_audit_plot img').complete")
     shown, natural = page.eval_on_selector(
-        "#o_audit_plot img", "i => [i.getBoundingClientRect().width, i.naturalWidth]"
+        "#audit-o_audit_plot img", "i => [i.getBoundingClientRect().width, i.naturalWidth]"
     )
     with page.expect_download() as dl:
-        page.click("#o_download")
+        page.click("#release-o_download")
     dl.value.save_as(tmp_path / "r.zip")
     with zipfile.ZipFile(tmp_path / "r.zip") as zf:
         report = json.loads(zf.read("release/audit.json"))

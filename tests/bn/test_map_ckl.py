@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ppdm.bayesnet.experiments import ESTIMATORS, privacy_accuracy_table
+from ppdm_papers.bayesnet import ESTIMATORS, privacy_accuracy_table
 
 
 def test_infinite_ckl_only_where_ml_puts_zero_on_a_seen_state_and_never_for_map():

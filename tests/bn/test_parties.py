@@ -6,7 +6,6 @@ import pytest
 
 from ppdm.bayesnet import forward_sample
 from ppdm.bayesnet.ckl import ckl_per_node, conditional_kl, kl_divergence
-from ppdm.bayesnet.experiments import clean_ml
 from ppdm.bayesnet.networks import FIG2_SITES, fig2_network, fig3_network, table1_scheme
 from ppdm.bayesnet.parties import (
     Party,
@@ -19,6 +18,7 @@ from ppdm.bayesnet.parties import (
 )
 from ppdm.bayesnet.pram import PramScheme
 from ppdm.exceptions import DataError, SpecError
+from ppdm_papers.bayesnet import clean_ml
 
 
 @pytest.fixture(scope="module")

@@ -111,7 +111,7 @@ def test_bytes_do_not_depend_on_reading_ahead(tmp_path, table, monkeypatch):
         frame.iloc[start : start + 200].to_parquet(parts / f"p{i}.parquet", index=False)
     files = {}
     for threads in (True, False):
-        monkeypatch.setattr(ppdm.pipeline, "spare_core", lambda threads=threads: threads)
+        monkeypatch.setattr(ppdm.pipeline.batches, "spare_core", lambda threads=threads: threads)
         out = tmp_path / f"threads-{threads}"
         opts = dict(class_attribute="target", random_state=3, batch_size=97)
         make_release(table, out / "rel", **opts)
@@ -141,9 +141,11 @@ def test_a_wide_table_is_read_in_fewer_rows_per_batch_with_the_same_bytes(tmp_pa
     frame["y"] = rng.choice(["n", "y"], n)
     frame.to_parquet(tmp_path / "wide.parquet", index=False)
     sizes = []
-    real = pipeline._batches
+    real = pipeline.writing.table_batches
     monkeypatch.setattr(
-        pipeline, "_batches", lambda data, size, *a: sizes.append(size) or real(data, size, *a)
+        pipeline.writing,
+        "table_batches",
+        lambda data, size, *a: sizes.append(size) or real(data, size, *a),
     )
     opts = dict(class_attribute="y", random_state=5)
     pipeline.make_release(tmp_path / "wide.parquet", tmp_path / "auto", **opts)

@@ -2,7 +2,7 @@ import numpy as np
 
 from ppdm.boxcounts import box_counts, indicator_weights, prefix_weights
 from ppdm.matrix import ExplicitMatrix, GammaDiagonal, identity
-from ppdm.perturb import perturb_codes
+from ppdm.perturbation import perturb_codes
 
 
 def test_gamma_diagonal_closed_form():

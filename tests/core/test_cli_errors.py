@@ -164,18 +164,14 @@ def test_mine_refuses_arbitrary_imports(run_cli, release, table, monkeypatch):
     monkeypatch.setattr(os, "system", lambda *a: called.append(a) or 0)
     code, _, err = run_cli("mine", release, "--test", table, "--learner", "os:system")
     line = _one_error_line(err)
-    assert code == EXIT_USAGE and "--learner" in line and "--allow-import" in line
-    code, _, err = run_cli(
-        "mine", release, "--test", table, "--learner", "os:system", "--allow-import"
-    )
-    assert code == EXIT_USAGE and "not a scikit-learn classifier" in _one_error_line(err)
+    assert code == EXIT_USAGE and "--learner" in line and "cannot be scored" in line
     assert called == []
 
 
-def test_mine_registered_short_name(run_cli, release, table):
-    code, out, err = run_cli("mine", release, "--test", table, "--learner", "naive-bayes")
+def test_mine_forces_a_learner_by_name(run_cli, release, table):
+    code, out, err = run_cli("mine", release, "--test", table, "--learner", "release-forest")
     assert code == 0, err
-    assert "GaussianNB" in out
+    assert out.startswith("learner: release-forest (forced)") and "Release forest" in out
 
 
 # -- model files -------------------------------------------------------------------------
@@ -438,30 +434,23 @@ def test_advise_keeps_its_files_of_an_earlier_run_unless_told(run_cli, tmp_path)
     assert (out / "notes.txt").read_text() == "mine\n"
 
 
-def test_mine_reconstructs_a_perturbed_class_globally_and_names_a_short_test_table(
-    run_cli, tmp_path
-):
+def test_mine_refuses_a_perturbed_class_and_names_a_short_test_table(run_cli, tmp_path):
     table, rel = tmp_path / "w.csv", tmp_path / "rel"
     assert run_cli("datasets", "export", "wisconsin", "--out", table)[0] == 0
     args = ["perturb", table, "--out", rel, "--class", "class", "--perturb-class", "--seed", "1"]
     assert run_cli(*args)[0] == 0
-    # per class needs the true class: the default is then global, and asking for it fails
-    code, out, err = run_cli("mine", rel, "--test", table)
-    assert code == 0, err
-    assert out.startswith("learner: c45 (Algorithm 2 global, set-scale)")
-    code, _, err = run_cli("mine", rel, "--test", table, "--reconstruct", "by-class")
-    line = _one_error_line(err)
-    assert code == EXIT_USAGE and "perturbed 'class': use --reconstruct global" in line
+    # scoring from the release needs the true class: refused, with or without a test table
+    for extra in ([], ["--test", table]):
+        code, out, err = run_cli("mine", rel, *extra)
+        assert code == 1 and "perturbed its class 'class'" in _one_error_line(err)
     code, _, err = run_cli("estimate", rel, "--by-class")
     assert code == 1 and "without --by-class" in _one_error_line(err)
     short_table = tmp_path / "short.csv"
     pd.read_csv(table).drop(columns=["mitoses"]).to_csv(short_table, index=False)
-    for flag in ("--test", "--original"):
-        extra = ["--test", table] if flag == "--original" else []
-        code, _, err = run_cli("mine", rel, *extra, flag, short_table)
-        line = _one_error_line(err)
-        assert code == 1 and f"{flag} {str(short_table)!r} lacks the release's columns" in line
-        assert "['mitoses']" in line
+    code, _, err = run_cli("mine", rel, "--test", short_table)
+    line = _one_error_line(err)
+    assert code == 1 and f"--test {str(short_table)!r} lacks the release's columns" in line
+    assert "['mitoses']" in line
 
 
 def test_tree_predict_reads_the_models_columns_by_name(run_cli, tmp_path):
@@ -625,12 +614,11 @@ def test_mine_names_the_test_file_a_release_learner_cannot_predict(run_cli, tmp_
             test.loc[3, column] = value
         path = tmp_path / "test.csv"
         test.to_csv(path, index=False)
-        code, _, err = run_cli("mine", rel, "--test", path, "--learner", "release-tree")
-        line = err.strip().splitlines()[-1]
-        assert code == 1 and line.startswith(f"error: --test {str(path)!r}: column "), line
-        assert what in line and "--missing" not in line and "--learner c45" in line, line
-        code, out, err = run_cli("mine", rel, "--test", path)  # C4.5 takes them
-        assert code == 0 and "test accuracy" in out, err
+        for learner in ("release-tree", "c45"):  # C4.5 too reads the release's codes
+            code, _, err = run_cli("mine", rel, "--test", path, "--learner", learner)
+            line = err.strip().splitlines()[-1]
+            assert code == 1 and line.startswith(f"error: --test {str(path)!r}: column "), line
+            assert what in line and "--missing" not in line and "drop or fill" in line, line
 
 
 def test_an_out_that_cannot_be_made_fails_before_the_data_is_read(run_cli, tmp_path):

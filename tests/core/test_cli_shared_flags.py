@@ -114,7 +114,7 @@ def _option_help(command: list[str], flag: str) -> str:
         ([["reproduce"], ["advise"]], "--jobs"),
         ([["reproduce"], ["advise"]], "--progress"),
         ([["perturb"], ["reconstruct"]], "--batch-size"),
-        ([["mine"], ["estimate"], ["reconstruct"]], "--method"),
+        ([["estimate"], ["reconstruct"]], "--method"),
     ],
 )
 def test_a_flag_that_means_the_same_reads_the_same(commands, flag):

@@ -27,7 +27,6 @@ CHOICES = [
     (["estimate"], "--method", ["inverse", "zero", "set-scale", "norm-sub", "ibu"], "magic"),
     (["reconstruct"], "--method", ["set-scale", "ibu"], "magic"),
     (["reconstruct"], "--engine", ["local", "dask"], "spark"),
-    (["mine"], "--reconstruct", ["global", "by-class"], "local"),
     (["noise", "class"], "--technique", ["random", "probabilistic", "all-leaves"], "some"),
     (["noise", "attributes"], "--target", ["lia", "tia", "both"], "all"),
     (["noise", "attributes"], "--scope", ["all", "heterogeneous"], "some"),
@@ -222,7 +221,7 @@ class _Recorder:
 
 
 def test_perturb_moves_the_bar_in_every_pass(tmp_path, table, monkeypatch):
-    from ppdm.cli import _release
+    from ppdm.cli import _estimate, _perturb, _release
 
     recorders = []
 
@@ -237,7 +236,8 @@ def test_perturb_moves_the_bar_in_every_pass(tmp_path, table, monkeypatch):
 
         return bar()
 
-    monkeypatch.setattr(_release, "progress_bar", fake_bar)
+    for module in (_perturb, _estimate, _release):
+        monkeypatch.setattr(module, "progress_bar", fake_bar)
     frame = pd.DataFrame({"x": np.arange(1000.0), "y": [0, 1] * 500})
     frame.to_csv(table, index=False)
     from typer.testing import CliRunner
@@ -365,7 +365,7 @@ def test_estimate_tables_print_the_same_characters_as_a_row_per_value(labels):
     from rich.measure import Measurement
     from rich.table import Table
 
-    from ppdm.cli._release import _rows_table
+    from ppdm.cli._estimate import _rows_table
 
     columns = ("value", "perturbed", "estimated", "stderr (bootstrap, B=200)")
     rows = [(lab, str(10**i), f"{10**i / 3:.1f}", f"{i / 7:.1f}") for i, lab in enumerate(labels)]
@@ -391,7 +391,7 @@ def test_a_long_estimate_table_shows_its_ends_and_says_so(run_cli, tmp_path, mon
 
     monkeypatch.setenv("COLUMNS", "200")  # a value's label on one line
 
-    from ppdm.cli._release import TABLE_ENDS
+    from ppdm.cli._estimate import TABLE_ENDS
 
     src = tmp_path / "t.csv"
     rng = np.random.default_rng(3)

@@ -11,7 +11,7 @@ from ppdm.estimate import (
     project_simplex,
 )
 from ppdm.matrix import ExplicitMatrix, GammaDiagonal, identity
-from ppdm.perturb import perturb_codes
+from ppdm.perturbation import perturb_codes
 from ppdm.privacy import kang_bound
 from ppdm.reconstruct import largest_remainder, matrix_reconstruct
 

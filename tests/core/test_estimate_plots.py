@@ -10,7 +10,7 @@ pytest.importorskip("matplotlib")
 from matplotlib.collections import LineCollection  # noqa: E402
 
 from ppdm.estimate import Estimate  # noqa: E402
-from ppdm.html_report import estimate_figure, write_estimate_plots  # noqa: E402
+from ppdm.figures.estimates import estimate_figure, write_estimate_plots  # noqa: E402
 from ppdm.pipeline import AttributeEstimate  # noqa: E402
 
 
@@ -135,7 +135,7 @@ def test_whiskers_stop_at_zero_and_bars_match_counts():
     heights = [p.vertices[:, 1].max() for p in bars[0].get_paths()]
     np.testing.assert_allclose(heights, r.overall.counts)
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert labels == ["released (perturbed)", "estimated original (set-scale) ± 1 s.e."]
+    assert labels == ["released (perturbed)", "estimated original (set-scale) ± 2 s.e."]
 
 
 def _png(fig) -> bytes:
@@ -214,7 +214,7 @@ def _named(n: int, n_classes: int = 1):
 
 
 def test_a_helper_process_draws_the_same_bytes(tmp_path):
-    from ppdm.html_report import plot_helper
+    from ppdm.figures.estimates import plot_helper
 
     results = _named(5)
     (tmp_path / "alone").mkdir()
@@ -259,8 +259,8 @@ def test_estimate_plot_with_many_panels_draws_on_a_helper_with_the_same_bytes(
     import pandas as pd
     from typer.testing import CliRunner
 
-    from ppdm import html_report
     from ppdm.cli import app
+    from ppdm.figures import estimates as html_report
     from ppdm.pipeline import estimate_release, make_release, spare_core
 
     rng = np.random.default_rng(3)
@@ -319,7 +319,7 @@ def test_estimate_prints_data_as_it_is_and_names_values_not_bins(tmp_path):
 
 
 def test_figures_of_names_that_meet_as_file_names_are_all_written(tmp_path):
-    from ppdm.html_report import plot_file_stems
+    from ppdm.figures.estimates import plot_file_stems
 
     a = _attribute(4, 0)
     names = ["a b", "a_b", "A_B", "x" * 300, "", "é" * 100]

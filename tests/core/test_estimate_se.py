@@ -19,7 +19,7 @@ from ppdm.estimate import (
 )
 from ppdm.exceptions import ParameterError
 from ppdm.matrix import ExplicitMatrix, GammaDiagonal
-from ppdm.perturb import perturb_codes
+from ppdm.perturbation import perturb_codes
 
 NONLINEAR = ("zero", "set-scale", "norm-sub", "ibu")
 # small and empty cells, so clipping and projection are active

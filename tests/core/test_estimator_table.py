@@ -144,7 +144,6 @@ def test_the_command_line_offers_the_table():
     [
         (["estimate"], "--method", METHODS),
         (["reconstruct"], "--method", METHODS),
-        (["mine"], "--method", METHODS),
         (["bn", "learn"], "--fix", LEARNING_FIXES),
     ],
 )

@@ -10,8 +10,8 @@ import pytest
 
 from ppdm.io import arff_quote, write_arff, write_table
 from ppdm.pipeline import make_release, reconstruct_release
-from ppdm.tree._weka import WEKA_JAR, weka_available
-from ppdm.tree._weka import write_arff as weka_write_arff
+from ppdm_papers.weka import WEKA_JAR, weka_available
+from ppdm_papers.weka import write_arff as weka_write_arff
 
 HOSTILE = [
     "a,b",

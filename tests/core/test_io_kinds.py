@@ -3,7 +3,6 @@
 import decimal
 import json
 import math
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -14,15 +13,10 @@ import pytest
 from ppdm.domain import CategoricalDomain, DomainSketch
 from ppdm.exceptions import DataError, DomainError
 from ppdm.io import iter_batches, read_table
-from ppdm.perturb import plan_release
+from ppdm.perturbation import plan_release
 from ppdm.pipeline import estimate_release, load_release, make_release, reconstruct_release
 
-
-@pytest.fixture(autouse=True)
-def _quiet():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        yield
+pytestmark = pytest.mark.filterwarnings("ignore")
 
 
 def _spec(path):

@@ -94,7 +94,7 @@ def test_batch_writer_and_write_table_bytes_equal_pandas(tmp_path):
 
 
 def test_mixed_table_takes_the_arrow_path():
-    from ppdm.io import _csv_text
+    from ppdm.io.writers import _csv_text
 
     frame = _mixed(100, 0)
     assert all(_csv_text(frame[c]) is not None for c in frame.columns)

@@ -36,7 +36,7 @@ def test_additive_noise_still_uses_scipy_where_it_needs_it():
 
 
 def test_csv_numbers_of_few_distinct_values_are_formatted_once_each_same_bytes():
-    from ppdm.io import _few_values, write_csv_batch
+    from ppdm.io.writers import _few_values, write_csv_batch
 
     rng = np.random.default_rng(0)
     odd = [0.0, -0.0, np.nan, 1e10, 1e-5, 3.0, 2.5, -7.125, 1e16, 123456789.123, 5e-324]
@@ -87,11 +87,12 @@ class _CountingReads:
 
 
 def test_by_class_counts_read_the_release_once_with_sorted_classes(tmp_path):
-    from ppdm.pipeline import _count_pass, class_codes
+    from ppdm.pipeline import class_codes
+    from ppdm.pipeline.estimating import count_pass
 
     df, rel = _release(tmp_path)
     reads = _CountingReads(rel)
-    counts, classes = _count_pass(rel.spec, reads, by_class=True)
+    counts, classes = count_pass(rel.spec, reads, by_class=True)
     assert reads.reads == 1  # no pass over the data only to find the class values
     assert classes == ["alpha", "mid", "zeta"]
     frame = rel.frame()
@@ -105,7 +106,7 @@ def test_by_class_counts_read_the_release_once_with_sorted_classes(tmp_path):
 
 def test_missing_class_value_is_named_by_its_data_row(tmp_path):
     from ppdm.exceptions import DataError
-    from ppdm.pipeline import _count_pass
+    from ppdm.pipeline.estimating import count_pass
 
     _, rel = _release(tmp_path)
     frame = rel.frame()
@@ -116,7 +117,7 @@ def test_missing_class_value_is_named_by_its_data_row(tmp_path):
             yield frame.iloc[i : i + 1000]
 
     try:
-        _count_pass(rel.spec, batches, by_class=True)
+        count_pass(rel.spec, batches, by_class=True)
     except DataError as exc:
         assert str(exc) == (
             "class column 'cls' data row 1235 has value nan, which is missing or unknown"
@@ -188,7 +189,9 @@ def test_read_ahead_closes_the_producer_when_the_consumer_stops(monkeypatch):
     import ppdm.pipeline
     from ppdm.pipeline import read_ahead
 
-    monkeypatch.setattr(ppdm.pipeline, "spare_core", lambda: True)  # a thread, on any machine
+    monkeypatch.setattr(
+        ppdm.pipeline.batches, "spare_core", lambda: True
+    )  # a thread, on any machine
 
     closed = threading.Event()
 
@@ -220,7 +223,7 @@ def test_without_a_spare_core_read_ahead_runs_on_the_callers_thread(monkeypatch)
     import ppdm.pipeline
     from ppdm.exceptions import DataError
 
-    monkeypatch.setattr(ppdm.pipeline, "spare_core", lambda: False)
+    monkeypatch.setattr(ppdm.pipeline.batches, "spare_core", lambda: False)
     seen = []
 
     def produce():

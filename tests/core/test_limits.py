@@ -138,7 +138,7 @@ def test_spec_domain_above_cap_names_the_attribute(tmp_path):
 
 
 def test_categorical_column_above_cap_names_the_column(monkeypatch):
-    from ppdm.perturb import plan_release
+    from ppdm.perturbation import plan_release
 
     monkeypatch.setattr(limits, "MAX_VALUES", 10)
     frame = pd.DataFrame({"city": [f"c{i}" for i in range(11)]})

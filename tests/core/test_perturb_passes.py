@@ -4,25 +4,20 @@ checks what it wrote without reading the values back; the releases are unchanged
 from __future__ import annotations
 
 import hashlib
-import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
 
-import ppdm.pipeline as pp
+import ppdm.pipeline.batches as pp_batches
+import ppdm.pipeline.writing as pp_writing
 from ppdm.exceptions import DomainError, SpecError
 from ppdm.io import count_csv_records, iter_batches, parquet_kinds
 from ppdm.pipeline import check_written_release, load_release, make_release, verify_release
 
+pytestmark = pytest.mark.filterwarnings("ignore")
+
 BOUNDS = {"age": (18, 91), "income": (0, 2e5), "score": (0, 1), "small": (0, 40)}
-
-
-@pytest.fixture(autouse=True)
-def _quiet():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        yield
 
 
 def _table(n: int = 3000) -> pd.DataFrame:
@@ -55,13 +50,13 @@ class _Reads:
 
     def __init__(self, monkeypatch):
         self.passes = 0
-        real = pp.iter_batches
+        real = pp_batches.iter_batches
 
         def counted(*args, **kwargs):
             self.passes += 1
             return real(*args, **kwargs)
 
-        monkeypatch.setattr(pp, "iter_batches", counted)
+        monkeypatch.setattr(pp_batches, "iter_batches", counted)
 
 
 def test_parquet_with_owner_bounds_is_read_once_same_bytes(tmp_path, monkeypatch):
@@ -105,7 +100,7 @@ def test_footer_plan_equals_the_plan_from_the_data(tmp_path, monkeypatch, fmt, c
     df.to_parquet(src, index=False, row_group_size=600)
     footer = _release(src, tmp_path / "a", fmt, **options)
     with monkeypatch.context() as m:
-        m.setattr(pp, "_plan_from_footer", lambda *a: None)  # the plan from a first pass
+        m.setattr(pp_writing, "_plan_from_footer", lambda *a: None)  # the plan from a first pass
         data = _release(src, tmp_path / "b", fmt, **options)
     assert footer == data
     for name in (f"data.{fmt}", "spec.json", "privacy.json", "privacy.txt"):
@@ -190,7 +185,9 @@ def test_footer_without_statistics_tells_nothing(tmp_path):
 def test_csv_records_are_counted_as_the_reader_reads_them(tmp_path, text):
     path = tmp_path / "t.csv"
     path.write_bytes(text.encode())
-    expected = sum(len(b) for b in pp._batches(path, 10, "text")) if text != "a,b\n" else 0
+    expected = (
+        sum(len(b) for b in pp_batches.table_batches(path, 10, "text")) if text != "a,b\n" else 0
+    )
     assert count_csv_records(path) == expected
 
 

@@ -12,7 +12,7 @@ from ppdm.cli import app
 from ppdm.domain import BinnedDomain, CategoricalDomain, infer_domain
 from ppdm.exceptions import BoundsLeakWarning, DomainError
 from ppdm.io import read_table
-from ppdm.perturb import perturb_batches, perturb_frame, plan_release
+from ppdm.perturbation import perturb_batches, perturb_frame, plan_release
 from ppdm.pipeline import (
     estimate_release,
     load_release,

@@ -13,7 +13,7 @@ import pytest
 from ppdm.engine import plan_release_partitions
 from ppdm.exceptions import MatrixError, OptionError, ParameterError, SpecError
 from ppdm.options import PlanOptions, plan_options
-from ppdm.perturb import plan_release
+from ppdm.perturbation import plan_release
 from ppdm.pipeline import make_release
 from ppdm.validation import (
     check_amplification,

@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 from ppdm.exceptions import SeededReleaseWarning
 from ppdm.matrix import ExplicitMatrix, GammaDiagonal
-from ppdm.multiple import perturb_copies
-from ppdm.perturb import perturb_batches, perturb_codes, perturb_frame, plan_release
+from ppdm.perturbation import perturb_batches, perturb_codes, perturb_frame, plan_release
 from ppdm.random import WordStream, resolve_seed, stream_generator, stream_key
+from ppdm_papers.multiple import perturb_copies
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 

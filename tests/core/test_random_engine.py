@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from ppdm.engine import make_release_partitioned
 from ppdm.engine.frames import perturb_partitions
 from ppdm.io import read_table
-from ppdm.perturb import perturb_frame, plan_release
+from ppdm.perturbation import perturb_frame, plan_release
 from ppdm.pipeline import load_release, make_release
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")

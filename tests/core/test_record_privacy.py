@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from ppdm.exceptions import OptionError, PpdmError
 from ppdm.options import PlanOptions
-from ppdm.perturb import plan_release
+from ppdm.perturbation import plan_release
 from ppdm.privacy import record_privacy, split_budget
 from ppdm.release import ReleaseSpec, spec_json_schema
 from ppdm.report import format_privacy_report, privacy_report

@@ -34,8 +34,23 @@ KIND_EXAMPLES = {
 }
 
 
+#: Kinds built from the data's marginal (tested in test_pram_kinds.py).
+DATA_KIND_EXAMPLES = {
+    "invariant-pram": ({"kind": "invariant-pram", "retention": 0.8, "alpha": 0.5}, ["a", "b"]),
+    "sdcmicro-pram": ({"kind": "sdcmicro-pram", "pd": 0.8, "alpha": 0.5}, ["a", "b", "c"]),
+    "stratified": (
+        {
+            "kind": "stratified",
+            "strata": "region",
+            "matrices": {"n": {"kind": "gamma-diagonal", "gamma": 4.0}},
+        },
+        ["a", "b"],
+    ),
+}
+
+
 def test_every_kind_of_the_table_has_an_example():
-    assert set(KIND_EXAMPLES) == set(MATRIX_KINDS)
+    assert set(KIND_EXAMPLES) | set(DATA_KIND_EXAMPLES) == set(MATRIX_KINDS)
 
 
 @pytest.mark.parametrize("kind", sorted(KIND_EXAMPLES))
@@ -110,7 +125,7 @@ def test_schema_validates_the_readme_example_and_rejects_bad_specs():
     example = _readme_spec()
     validator.validate(example)
     ReleaseSpec.model_validate(example)
-    for entry, _ in KIND_EXAMPLES.values():
+    for entry, _ in (*KIND_EXAMPLES.values(), *DATA_KIND_EXAMPLES.values()):
         validator.validate({"attributes": [{"name": "v", "matrix": entry}]})
     bad = {"attributes": [{"name": "v", "domain": {"kind": "binned", "low": 0, "high": 1}}]}
     assert not validator.is_valid(bad)  # n_bins is missing

@@ -6,7 +6,7 @@ import sys
 
 def test_perturb_does_not_load_the_learners():
     code = (
-        "import sys, ppdm.perturb, ppdm.pipeline, ppdm.noise; "
+        "import sys, ppdm.perturbation, ppdm.pipeline, ppdm.noise; "
         "bad = [m for m in ('sklearn', 'ppdm.tree', 'ppdm.noise.class_noise') if m in sys.modules]; "
         "print(bad); sys.exit(1 if bad else 0)"
     )

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ppdm.io import _has_leading_zero, infer_kind, numbers_of_text
+from ppdm.io.kinds import _has_leading_zero, infer_kind, numbers_of_text
 
 TEXTS = st.lists(st.one_of(st.none(), st.text(alphabet="0159+-. \t\n\ve", max_size=5)), max_size=8)
 

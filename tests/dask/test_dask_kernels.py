@@ -15,7 +15,7 @@ from ppdm.engine import (
 )
 from ppdm.engine.executors import open_executor
 from ppdm.exceptions import DataError, DomainError, ParameterError, SpecError
-from ppdm.perturb import plan_release
+from ppdm.perturbation import plan_release
 
 
 @pytest.mark.parametrize("by_class", [False, True])

@@ -8,6 +8,7 @@ corpus stays small. Each file is named ``CLASS--CASE.EXT``.
 from __future__ import annotations
 
 import decimal
+import json
 import pickle
 from pathlib import Path
 
@@ -145,6 +146,45 @@ SPECS: dict[str, str] = {
     "gamma-negative.json": '{"attributes": [{"name": "x", "domain": {"kind": "binned", "low": 0, '
     '"high": 10, "n_bins": 4}, "matrix": {"kind": "gamma-diagonal", "gamma": -3}}, '
     '{"name": "k", "perturbed": false}, {"name": "y", "perturbed": false}]}',
+    # PRAM matrices (docs/pram.md): each bad parameter named with its attribute and value
+    **{
+        f"pram-{case}.json": json.dumps(
+            {
+                "attributes": [
+                    {"name": "x", "perturbed": False},
+                    {"name": "k", "matrix": matrix},
+                    {"name": "y", "perturbed": False},
+                ]
+            }
+        )
+        for case, matrix in {
+            "pd-zero": {"kind": "sdcmicro-pram", "pd": 0, "alpha": 0.5},
+            "pd-above-one": {"kind": "sdcmicro-pram", "pd": 1.5, "alpha": 0.5},
+            "alpha-negative": {"kind": "sdcmicro-pram", "pd": 0.8, "alpha": -0.5},
+            "alpha-above-one": {"kind": "invariant-pram", "retention": 0.8, "alpha": 2},
+            "retention-zero": {"kind": "invariant-pram", "retention": [0.9, 0, 0.9], "alpha": 0.5},
+            "base-not-stochastic": {
+                "kind": "invariant-pram",
+                "base": [[0.5, 0.2, 0.2], [0.2, 0.5, 0.2], [0.2, 0.2, 0.5]],
+                "alpha": 0.5,
+            },
+            "base-negative": {
+                "kind": "invariant-pram",
+                "base": [[1.1, 0.2, 0.2], [-0.1, 0.6, 0.2], [0.0, 0.2, 0.6]],
+                "alpha": 0.5,
+            },
+            "stratum-unseen": {
+                "kind": "stratified",
+                "strata": "x",
+                "matrices": {"99": {"kind": "gamma-diagonal", "gamma": 9}},
+            },
+            "stratum-matrix-bad": {
+                "kind": "stratified",
+                "strata": "x",
+                "matrices": {"1": {"kind": "sdcmicro-pram", "pd": -1, "alpha": 0.5}},
+            },
+        }.items()
+    },
 }
 
 NETWORKS: dict[str, str] = {

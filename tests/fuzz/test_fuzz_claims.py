@@ -120,7 +120,7 @@ def test_a_claimed_release_is_refused_by_the_library(tmp_path):
         proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 1
     last = proc.stderr.strip().splitlines()[-1]
-    assert last.startswith("ppdm.exceptions.OutputTakenError: --out")
+    assert last.startswith("ppdm.exceptions.OutputTakenError: out_dir")  # its parameter
     assert f"another ppdm process (pid {os.getpid()})" in last
     assert not out.exists() and leftovers(out) == []
 

@@ -154,8 +154,7 @@ CASES: list[tuple[str, str, str | None]] = [
     ("reconstruct-batch-0", "reconstruct {release} --out {out}.csv --batch-size 0", None),
     ("reconstruct-extension", "reconstruct {release} --out {out}.txt", None),
     # mine / audit / advise
-    ("mine-reconstruct", "mine {release} --test {table} --reconstruct bogus", None),
-    ("mine-method", "mine {release} --test {table} --method bogus", None),
+    ("mine-model-out-input", "mine {release} --test {table} --model-out {table}", None),
     ("mine-learner-bare", "mine {release} --test {table} --learner bogus", None),
     ("mine-learner-missing", "mine {release} --test {table} --learner nosuchmodule:X", None),
     ("audit-rho", "audit {release} --original {table} --rho 0.5 0.1", None),

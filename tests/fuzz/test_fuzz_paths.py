@@ -410,3 +410,25 @@ def test_out_non_empty_directory_without_overwrite(cli, table, tmp_path):
     (out / "keep").write_text("keep me\n")
     snap = Snapshot(inputs=[table], outputs=[out])
     assert_refused(cli("perturb", table, "--class", "y", "--out", out), snap, USAGE)
+
+
+# -- the owner's report of perturb: never in, over or around the release -----------------
+
+OWNER_REPORT_CASES = {
+    "is-release": lambda rel, table: rel,
+    "inside-release": lambda rel, table: rel / "owner",
+    "contains-release": lambda rel, table: rel.parent,
+    "is-input": lambda rel, table: table,
+}
+
+
+@pytest.mark.parametrize(
+    "case",
+    [pytest.param(c, id=c, marks=fuzz_class("output paths")) for c in OWNER_REPORT_CASES],
+)
+def test_owner_report_is_never_part_of_the_release(cli, tmp_path, table, case):
+    rel = tmp_path / "out" / "rel"
+    owner = OWNER_REPORT_CASES[case](rel, table)
+    snap = Snapshot(inputs=[table], outputs=[rel, owner])
+    result = cli("perturb", table, "--out", rel, "--class", "y", "--owner-report", owner)
+    assert_refused(result, snap, USAGE)

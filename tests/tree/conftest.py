@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ppdm.tree._weka import weka_available
+from ppdm_papers.weka import weka_available
 
 
 def synthetic(n: int, seed: int, missing: float = 0.0) -> pd.DataFrame:

@@ -11,7 +11,7 @@ import pytest
 from ppdm.datasets import load_wisconsin
 from ppdm.exceptions import ParameterError
 from ppdm.tree import C45Classifier, compare_trees, export_text, extract_rules, format_rules
-from ppdm.tree._weka import parse_j48_tree
+from ppdm_papers.weka import parse_j48_tree
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ import pytest
 
 from ppdm.datasets import load_pendigits, load_spambase, load_wisconsin, train_test_split_fixed
 from ppdm.tree import C45Classifier, export_text
-from ppdm.tree._weka import parse_j48_tree, run_j48, tree_differences
+from ppdm_papers.weka import parse_j48_tree, run_j48, tree_differences
 
 from .conftest import synthetic
 

@@ -14,7 +14,7 @@ from sklearn.preprocessing import FunctionTransformer
 from ppdm.datasets import agrawal
 from ppdm.demo import agrawal_spec
 from ppdm.exceptions import SeededReleaseWarning
-from ppdm.perturb import perturb_frame
+from ppdm.perturbation import perturb_frame
 from ppdm.tree import (
     C45Classifier,
     LocalReconstructionClassifier,

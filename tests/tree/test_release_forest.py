@@ -8,7 +8,7 @@ import pytest
 from ppdm.datasets import agrawal
 from ppdm.demo import agrawal_spec
 from ppdm.exceptions import DataError
-from ppdm.perturb import perturb_frame
+from ppdm.perturbation import perturb_frame
 from ppdm.tree import ReleaseForestClassifier, ReleaseTreeClassifier, release_accuracy_score
 from ppdm.tree.release_scoring import release_correct
 

@@ -9,7 +9,7 @@ from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
 from ppdm.datasets import agrawal, load_synth, load_wisconsin
 from ppdm.demo import agrawal_spec
 from ppdm.exceptions import DataError
-from ppdm.perturb import perturb_frame, plan_release
+from ppdm.perturbation import perturb_frame, plan_release
 from ppdm.tree import (
     C45Classifier,
     ReleaseTreeClassifier,

@@ -3,9 +3,10 @@
 Two pages. The *owner* opens a table, chooses per attribute whether and how to perturb
 it, watches the privacy figures move with the controls, runs the Sec. 7 advisor and the
 audit, and downloads the release as one zip. The *miner* opens a release, looks at the
-estimated distributions with error bars, downloads the reconstructed table and trains a
-tree. Built on Shiny for Python (the optional extra ``ppdm[app]``); it listens on
-127.0.0.1 only and loads no asset from the network.
+estimated distributions with error bars, downloads the reconstructed table and learns a
+model chosen and scored from the release alone (a test table is optional). Built on
+Shiny for Python (the optional extra ``ppdm[app]``); it listens on 127.0.0.1 only and
+loads no asset from the network.
 
 References
 ----------
@@ -24,8 +25,7 @@ def create_app():
     """The Shiny application object (needs the ``app`` extra)."""
     from shiny import App
 
-    from ._server import server
-    from ._ui import page
+    from ._server import page, server
 
     return App(page(), server)
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..exceptions import DataError, ParameterError
+from ..exceptions import DataError, ParameterError, PpdmError
 from ..validation import check_interval
 
 __all__ = [
@@ -21,11 +21,19 @@ __all__ = [
     "read_upload",
     "read_path",
     "extract_release",
+    "percent",
     "plain",
     "parse_float_list",
     "parse_int_list",
     "parse_bounds",
 ]
+
+#: What a user's action may raise: the library's errors and the file system's. Anything
+#: else is a fault of the app and is not turned into a message.
+USER_ERRORS = (PpdmError, OSError)
+#: Reading a table also meets the readers' own errors (pandas, pyarrow: ValueErrors).
+READ_ERRORS = (*USER_ERRORS, ValueError)
+
 
 TABLE_SUFFIXES = (".csv", ".gz", ".bz2", ".parquet", ".pq", ".arff")  # the file pickers' filter
 
@@ -52,6 +60,7 @@ PAGE_CONTROLS = {
     "--class": "'Class attribute'",
     "--seed": "'seed'",
     "--bounds": "'your bounds low:high'",
+    "--epsilon-record": "'epsilon per record'",
 }
 #: The command line's advice the page follows another way: what to do in the page.
 PAGE_ADVICE = {
@@ -63,6 +72,9 @@ PAGE_ADVICE = {
         "fill it in your table and open the table again"
     ),
     r"give --bounds to avoid this": "type 'your bounds low:high' to avoid this",
+    # the library's names of the owner's per-attribute gammas and per-record budget
+    "the spec's matrices": "the gammas typed per attribute",
+    "epsilon_record": "'epsilon per record'",
 }
 #: A library keyword or name in parentheses after a flag: "(out_of_bounds='clip')".
 _LIBRARY_NAME = re.compile(r" \((?:\w+=[^)]*|ppdm\.[\w.]+)\)")
@@ -105,6 +117,11 @@ def message(exc: BaseException, context: str | None = None) -> str:
     return f"{context}: {text}" if context else text
 
 
+def percent(x: float) -> str:
+    """A fraction as the page prints it: 0.8123 -> "81.2%"."""
+    return f"{100 * x:.1f}%"
+
+
 def plain(value) -> object:
     """A plain Python value for messages and tables (never ``np.int64(3)``)."""
     if isinstance(value, np.generic):
@@ -132,7 +149,7 @@ def _read(path: Path, name: str) -> pd.DataFrame:
     _check_suffix(name)
     try:
         frame = read_table(path)
-    except Exception as exc:
+    except READ_ERRORS as exc:
         # the message names the file as the owner knows it, not the server's copy
         text = message(exc, f"cannot read {name!r}").replace(repr(str(path)), repr(name))
         raise DataError(text.replace(str(path), name)) from None

@@ -8,7 +8,20 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["histograms", "estimates"]
+__all__ = ["LIBRARY_PLOT_SCALE", "histograms", "png_width"]
+
+#: The library's plots (the audit's :func:`ppdm.figures.audit.plot_audit`, the
+#: advisor's :func:`ppdm.advise.plot_advice`) are shown at this multiple of their size
+#: in pixels, in a box that scrolls: their smallest text, 6 pt at 110 dpi (9.2 px),
+#: shows at 11 px. At 80 % of the card's width the audit's showed at 6 px.
+LIBRARY_PLOT_SCALE = 1.2
+
+
+def png_width(path: str) -> int:
+    """The width in pixels of a PNG file (its IHDR chunk)."""
+    with open(path, "rb") as fh:
+        head = fh.read(24)
+    return int.from_bytes(head[16:20], "big")
 
 
 def _plt():
@@ -79,25 +92,6 @@ def _before_after(ax, p: dict) -> None:
     ax.legend(fontsize=7)
 
 
-def _estimated(ax, p: dict) -> None:
-    x = np.arange(len(p["labels"]))
-    k = len(p["series"])
-    width = 0.8 / max(k, 1)
-    for j, (label, (counts, stderr)) in enumerate(p["series"].items()):
-        offset = -0.4 + width * (j + 0.5)
-        _series(ax, x, counts, width, offset, label=label, yerr=2 * np.asarray(stderr))
-    if k > 1:
-        ax.legend(fontsize=7, title="class", title_fontsize=7)
-
-
 def histograms(panels: list[dict], path: Path) -> Path:
     """Before/after counts per attribute: ``{"name", "labels", "original", "released"}``."""
     return _draw_panels(panels, path, _before_after)
-
-
-def estimates(panels: list[dict], path: Path) -> Path:
-    """Estimated distributions with 2-standard-error bars, overall or per class.
-
-    ``panels``: ``{"name", "labels", "series": {label: (counts, stderr)}}``.
-    """
-    return _draw_panels(panels, path, _estimated)

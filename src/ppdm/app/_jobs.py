@@ -1,4 +1,4 @@
-"""Long work of the app (advisor, audit, training) in a child process: progress, cancel.
+"""Long work of the app (advisor, audit, mining) in a child process: progress, cancel.
 
 A job is a directory in the session's private workspace: ``args.pkl`` (what to run),
 ``progress`` (``done total``, rewritten as cells finish), and at the end ``result.pkl``
@@ -72,7 +72,7 @@ def start_job(kind: str, workspace: Path, function: str, **kwargs) -> Job:
     Parameters
     ----------
     kind : str
-        Label shown in the page ("advisor", "audit", "training").
+        Label shown in the page ("advisor", "audit", "mining").
     workspace : Path
         The session's private directory; the job gets a fresh folder in it.
     function : str

@@ -12,7 +12,7 @@ import sys
 import warnings
 from pathlib import Path
 
-__all__ = ["advise", "audit", "train", "main"]
+__all__ = ["advise", "audit", "mine", "main"]
 
 
 def _write_progress(directory: Path, done: int, total: int) -> None:
@@ -32,9 +32,10 @@ def advise(
     max_gamma: float | None = None,
     seed: int = 0,
 ) -> dict:
-    """:func:`ppdm.advise.advise` with a progress file and its plot; its summary's keys."""
+    """:func:`ppdm.advise.advise` with a progress file and its plot; its summary's keys
+    and, in ``"lines"``, the report the command line prints (:func:`format_advice`)."""
     from ppdm.advise import advise as run_advisor
-    from ppdm.advise import plot_advice
+    from ppdm.advise import format_advice, plot_advice
 
     allowed = sum(max_gamma is None or g <= max_gamma for g in gammas)
     total = reps * (1 + allowed * len(ns)) + 2 * 10  # the grid, then two designs confirmed
@@ -55,12 +56,14 @@ def advise(
     png = directory / "advice.png"
     plot_advice(advice, png)
     _write_progress(directory, done[0], done[0])
-    return {**advice.summary(), "table": advice.table, "plot": str(png)}
+    lines = format_advice(advice, n_records=len(frame))
+    return {**advice.summary(), "table": advice.table, "plot": str(png), "lines": lines}
 
 
 def audit(directory: Path, release: str, original, keys: list[str] | None) -> dict:
     """:func:`ppdm.attacks.audit.audit_release` and its plot."""
-    from ppdm.attacks.audit import audit_release, format_audit, plot_audit
+    from ppdm.attacks.audit import audit_release, format_audit
+    from ppdm.figures.audit import plot_audit
 
     _write_progress(directory, 0, 1)
     report = audit_release(release, original, keys=keys or None)
@@ -70,18 +73,40 @@ def audit(directory: Path, release: str, original, keys: list[str] | None) -> di
     return {"report": report.to_dict(), "text": format_audit(report), "plot": str(png)}
 
 
-def train(directory: Path, release: str, test, learner: str) -> dict:
-    """:func:`ppdm.mining.mine_release` on an uploaded test table."""
-    from ppdm.mining import mine_release
+def mine(directory: Path, release: str, test, learner: str | None) -> dict:
+    """:func:`ppdm.selection.mine`: a learner chosen and scored from the release alone;
+    with a test table of original records, its measured accuracy and that table's
+    majority-class rate beside it. A release that perturbed its class has no score from
+    the release alone: C4.5 on its global reconstruction, measured on the test table
+    (:func:`ppdm.mining.mine_release`, as ``ppdm mine --test`` does)."""
+    from ppdm.exceptions import ParameterError
+    from ppdm.mining import _model_text, check_release_columns, mine_release
     from ppdm.pipeline import load_release
+    from ppdm.selection import mine as choose
 
     _write_progress(directory, 0, 1)
-    result = mine_release(release, test, learner=learner).to_dict()
-    target = load_release(release).spec.class_attribute
-    # the rate of always guessing the test table's most frequent class
-    result["majority_rate"] = float(test[target].value_counts(normalize=True).max())
+    rel = load_release(release)
+    target = rel.spec.class_attribute
+    if test is not None:
+        check_release_columns(rel.spec, test, "the test table")
+    if rel.spec.class_perturbed and target is not None:
+        if test is None:
+            raise ParameterError(
+                f"the release perturbed its class {target!r}: no learner can be scored from "
+                "the release alone; upload a test table of original records"
+            )
+        measured = mine_release(rel, test, learner="c45", reconstruction="global")
+        out = {"learner": "c45 on the global reconstruction", "estimate": None,
+               "measured_accuracy": measured.accuracy, "model": measured.model_text,
+               "candidates": [], "folds": 0}  # fmt: skip
+    else:
+        result = choose(rel, test=test, learner=learner)
+        out = {**result.to_dict(), "model": _model_text(result.model)}
+    if test is not None:  # the baseline of the measured accuracy: the test table's own
+        out["test_majority_rate"] = float(test[target].value_counts(normalize=True).max())
+        out["n_test"] = len(test)
     _write_progress(directory, 1, 1)
-    return result
+    return out
 
 
 def main(directory: str) -> int:
@@ -89,7 +114,7 @@ def main(directory: str) -> int:
     d = Path(directory)
     with (d / "args.pkl").open("rb") as fh:
         function, kwargs = pickle.load(fh)
-    fn = {"advise": advise, "audit": audit, "train": train}[function]
+    fn = {"advise": advise, "audit": audit, "mine": mine}[function]
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

@@ -106,7 +106,7 @@ def attack_substitution_release(
     Examples
     --------
     >>> import warnings
-    >>> from ppdm.perturb import plan_release, perturb_frame
+    >>> from ppdm.perturbation import plan_release, perturb_frame
     >>> rng = np.random.default_rng(0)
     >>> z = rng.normal(size=(400, 1))
     >>> df = pd.DataFrame(np.hstack([z, z, z]) + 0.1 * rng.normal(size=(400, 3)), columns=list("abc"))

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..exceptions import ParameterError
+from ..matrix import StratifiedMatrix
 from ..random import RandomState, perturbation_generator
 from ..validation import check_at_least, check_probability
 from ._substitution import binomial_lower, binomial_upper
@@ -190,7 +191,9 @@ def audit_spec_epsilon(
     """:func:`audit_matrix_epsilon` of every perturbed attribute of a release spec.
 
     The confidence is per attribute; the chance that any of the k bounds is wrong is at
-    most ``k (1 - confidence)``.
+    most ``k (1 - confidence)``. An attribute with one matrix per stratum is audited
+    stratum by stratum (``attribute`` reads ``name [column=value]``), each stratum's
+    records drawn as a release draws them (:meth:`ppdm.matrix.StratifiedMatrix.draw_rows`).
     """
     if spec.method != "substitution":
         raise ParameterError(
@@ -198,14 +201,43 @@ def audit_spec_epsilon(
         )
     out = []
     for i, a in enumerate(spec.perturbed_attributes()):
-        seed = random_state if random_state is None else np.random.SeedSequence([random_state, i])
-        out.append(
-            audit_matrix_epsilon(
-                a.get_matrix(),
-                attribute=a.name,
-                trials=trials,
-                confidence=confidence,
-                random_state=seed,
-            )
+        m = a.get_matrix()
+        parts = (
+            [(f"{a.name} [{m.strata}={v}]", _OneStratum(m, j)) for j, v in enumerate(m.values)]
+            if isinstance(m, StratifiedMatrix)
+            else [(a.name, m)]
         )
+        for j, (name, matrix) in enumerate(parts):
+            seed = (
+                random_state
+                if random_state is None
+                else np.random.SeedSequence([random_state, i] + ([j] if j else []))
+            )
+            out.append(
+                audit_matrix_epsilon(
+                    matrix,
+                    attribute=name,
+                    trials=trials,
+                    confidence=confidence,
+                    random_state=seed,
+                )
+            )
     return out
+
+
+class _OneStratum:
+    """One stratum of a stratified matrix, sampled through the stratified sampler."""
+
+    def __init__(self, matrix: StratifiedMatrix, index: int) -> None:
+        self._parent, self._index = matrix, index
+        self._own = matrix.matrices[matrix.values[index]]
+
+    def dense(self) -> np.ndarray:
+        return self._own.dense()
+
+    def amplification(self) -> float:
+        return self._own.amplification()
+
+    def draw(self, codes: np.ndarray, rng) -> np.ndarray:
+        rows = np.full(np.shape(codes), self._index, dtype=np.int64)
+        return self._parent.draw_rows(codes, rows, rng)

@@ -1,7 +1,10 @@
 """The ``ppdm`` command line.
 
 Each command family lives in its own module with a ``register(app)`` function;
-this module only assembles them, so importing it stays cheap.
+this module only assembles them, so importing it stays cheap. Families installed
+beside ppdm add theirs through the entry points of :data:`PLUGIN_GROUP`: the papers'
+reproduction harness (:mod:`ppdm_papers`) adds ``reproduce``, ``experiments`` and
+``bn reproduce``.
 """
 
 from __future__ import annotations
@@ -18,7 +21,6 @@ from . import (  # one command family per module
     _mine,
     _noise,
     _release,
-    _reproduce,
     _tree,
 )
 from ._common import EXIT_CODES_HELP, BoundaryGroup, reflow_commands
@@ -64,15 +66,66 @@ COMMAND_MODULES = (
     _tree,
     _audit,
     _advise,
-    _reproduce,
     _noise,
     _bn,
     _datasets,
     _app,
 )
 
+#: Entry-point group of the command families installed beside ppdm; each entry point
+#: names a ``register(app)`` function.
+PLUGIN_GROUP = "ppdm.commands"
+
+#: Commands of the papers' harness, and the one line that says how to install it.
+HARNESS_COMMANDS = (("reproduce",), ("experiments",), ("bn", "reproduce"))
+HARNESS_MISSING = (
+    "{command} needs the papers' reproduction harness (ppdm_papers), which is not "
+    "installed: run pip install -e . in a clone of the ppdm repository"
+)
+
+
+def command_group(app: typer.Typer, name: str) -> typer.Typer:
+    """The command group ``name`` of ``app`` (``bn`` for ``ppdm bn ...``)."""
+    return next(g.typer_instance for g in app.registered_groups if g.name == name)
+
+
+def register_plugins(app: typer.Typer) -> None:
+    """Add the commands of every :data:`PLUGIN_GROUP` entry point to ``app``; a
+    command of :data:`HARNESS_COMMANDS` none adds exits 2 with :data:`HARNESS_MISSING`."""
+    from importlib.metadata import entry_points
+
+    for entry in entry_points(group=PLUGIN_GROUP):
+        try:
+            register = entry.load()
+        except ImportError:  # the entry point of a distribution whose package is gone
+            continue
+        register(app)
+    for path in HARNESS_COMMANDS:
+        group = app
+        for name in path[:-1]:
+            group = command_group(group, name)
+        if not any(c.name == path[-1] for c in group.registered_commands):
+            _missing(group, " ".join(("ppdm", *path)))
+
+
+def _missing(group: typer.Typer, command: str) -> None:
+    def missing() -> None:
+        from ._common import fail
+
+        fail(HARNESS_MISSING.format(command=command), usage=True)
+
+    settings = {"ignore_unknown_options": True, "allow_extra_args": True}
+    group.command(
+        command.rsplit(" ", 1)[-1],
+        context_settings=settings,
+        add_help_option=False,
+        help="Not installed: needs the papers' reproduction harness.",
+    )(missing)
+
+
 for _module in COMMAND_MODULES:
     _module.register(app)
+register_plugins(app)
 reflow_commands(app)
 
 

@@ -130,8 +130,7 @@ def advise(
 ) -> None:
     """Recommend (gamma, N, learner) for your data within your policy (Sec. 7), with its privacy."""
     from .. import advise as advisor
-    from ..experiments.runner import write_csv_atomic, write_json_atomic
-    from ..io import read_table
+    from ..io import read_table, write_csv_atomic, write_json_atomic
 
     check_flag(check_at_least, jobs, "--jobs", 1)
     check_flag(check_at_least, reps, "--reps", 1)

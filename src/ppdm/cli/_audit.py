@@ -64,7 +64,8 @@ def audit(
     publication script), 1 when the release or the original cannot be used, 2 on a bad
     option value.
     """
-    from ..attacks.audit import audit_release, format_audit, plot_audit
+    from ..attacks.audit import audit_release, format_audit
+    from ..figures.audit import plot_audit
 
     if release.exists() and not release.is_dir():
         fail(f"{str(release)!r} is not a release directory (one holding spec.json and a data file)")

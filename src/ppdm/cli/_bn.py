@@ -19,13 +19,8 @@ from ._common import (
     write_out_table,
 )
 from ._options import (
-    JOBS_OPTION,
     OVERWRITE_FILE_OPTION,
-    PROGRESS_OPTION,
-    QUICK_OPTION,
     RELEASE_SEED_OPTION,
-    REPRODUCE_SEED_OPTION,
-    TEXT_ARGUMENT,
     NegativeFix,
     TableFormat,
     choice_option,
@@ -41,8 +36,6 @@ bn_app = typer.Typer(
     help="Bayesian-network parameters from post-randomized data (Ma & Sivakumar).",
     no_args_is_help=True,
 )
-
-_REPRODUCTIONS = ("bn-table2", "bn-privacy-accuracy", "bn-sample-size")
 
 
 def _read_net(path: Path):
@@ -358,32 +351,6 @@ def compare(
         with atomic_path(out) as tmp:
             table.to_csv(tmp, index=False)
         typer.echo(f"wrote {len(table)} rows (node, ckl) to {out}")
-
-
-@bn_app.command("reproduce")
-def reproduce(
-    name: str = typer.Argument(
-        ..., click_type=TEXT_ARGUMENT, metavar="NAME", help=f"One of {', '.join(_REPRODUCTIONS)}."
-    ),
-    out: Path = out_option("DIR", "Output directory (CSV + PNG).", default=Path("results/bn")),
-    seed: int = REPRODUCE_SEED_OPTION,
-    quick: bool = QUICK_OPTION,
-    jobs: int = JOBS_OPTION,
-    progress: bool = PROGRESS_OPTION,
-) -> None:
-    """Reproduce Table 2, Fig. 4 or Fig. 5 of Ma & Sivakumar (= ppdm reproduce NAME)."""
-    from ._reproduce import run_reproduce
-
-    run_reproduce(
-        name,
-        out=out,
-        quick=quick,
-        jobs=jobs,
-        seed=seed,
-        progress=progress,
-        choices=_REPRODUCTIONS,
-        options={"bn_out": out},
-    )
 
 
 def register(app: typer.Typer) -> None:

@@ -28,6 +28,7 @@ from ..exceptions import OptionError, OutputError, OutputTakenError, PpdmError, 
 from ..publish import (
     check_output,
     install_signal_handlers,
+    operation,
     publish_dir,
     publish_file,
     release_claims,
@@ -99,6 +100,19 @@ def fail(message: str, *, usage: bool = False) -> NoReturn:
     raise typer.Exit(EXIT_USAGE if usage else EXIT_FAILURE)
 
 
+#: The library's parameters and the flag that gives each on the command line.
+_PARAMETERS = {
+    "out_dir": "--out",
+    "out": "--out",
+    "directory": "--out",
+    "engine": "--engine",
+    "scheduler": "--scheduler",
+    "fmt": "--format",
+    "batch_size": "--batch-size",
+    "owner_report": "--owner-report",
+}
+
+
 @contextmanager
 def flag_errors(flags: Mapping[str, str]) -> Iterator[None]:
     """Report a library option's error raised inside as a usage error naming its flag.
@@ -109,8 +123,14 @@ def flag_errors(flags: Mapping[str, str]) -> Iterator[None]:
     """
     try:
         yield
+    except OutputError as exc:  # the library names its parameter (``out_dir``)
+        text = str(exc)
+        for name, flag in {**_PARAMETERS, **flags}.items():
+            if text.startswith(f"{name} "):
+                raise type(exc)(flag + text[len(name) :]) from None
+        raise
     except OptionError as exc:
-        text, flag = str(exc), flags.get(exc.field, exc.field)
+        text, flag = str(exc), flags.get(exc.field, _PARAMETERS.get(exc.field, exc.field))
         if text.startswith(exc.field):
             text = flag + text[len(exc.field) :]
         else:
@@ -419,7 +439,13 @@ class BoundaryGroup(TyperGroup):
     """
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
-        """Run the command; a usage error is one ``error:`` line and exit 2, no usage panel."""
+        """Run the command as one operation (the inputs it reads are protected from its
+        outputs, :func:`ppdm.publish.operation`); a usage error is one ``error:`` line and
+        exit 2, no usage panel."""
+        with operation():
+            return self._main(args, prog_name, complete_var, standalone_mode, **extra)
+
+    def _main(self, args, prog_name, complete_var, standalone_mode, **extra):
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode, **extra)
         try:

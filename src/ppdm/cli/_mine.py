@@ -1,4 +1,4 @@
-"""``ppdm mine``: learn from a release and test on original data."""
+"""``ppdm mine``: choose a learner from a release, estimate its accuracy, and measure it."""
 
 from __future__ import annotations
 
@@ -7,25 +7,23 @@ from pathlib import Path
 
 import typer
 
-from ._common import fail
+from ._common import atomic_path, fail, file_out
 from ._options import (
     JSON_OPTION,
+    OVERWRITE_FILE_OPTION,
     RELEASE_ARGUMENT,
-    EstimationMethod,
-    Reconstruction,
     file_option,
-    flag_option,
-    method_option,
     seed_option,
     value_option,
 )
 
 
 def _learner_names(incomplete: str) -> list[str]:
-    """Shell completion of --learner: the names of ppdm's learner table."""
-    from ..mining import LEARNERS, RELEASE_LEARNERS
+    """Shell completion of --learner: the learners scorable from a release, and the
+    candidates' labels."""
+    from ..mining import CANDIDATES
 
-    names = [*RELEASE_LEARNERS, *LEARNERS]
+    names = ["release-tree", "release-forest", "c45", *(c.label for c in CANDIDATES)]
     return [name for name in dict.fromkeys(names) if name.startswith(incomplete)]
 
 
@@ -33,118 +31,85 @@ def mine(
     release: Path = RELEASE_ARGUMENT,
     test: Path | None = file_option(
         "--test",
-        "Original test table with the class column: report the accuracy measured on it. "
-        "Without it the learner is chosen from the release and its accuracy estimated.",
+        "Original test table with the class column: also report the chosen model's accuracy "
+        "measured on it, beside its estimate.",
         None,
     ),
-    reconstruct: Reconstruction | None = typer.Option(
-        None,
-        "--reconstruct",
-        help="Algorithm 2 globally or per class.",
-        show_default="by-class; global when the release perturbed its class",
-    ),
-    method: EstimationMethod = method_option(),
     learner: str | None = value_option(
         None,
         "--learner",
         "NAME",
-        "c45, release-tree, release-forest, local-tree, cart, random-forest, extra-trees, "
-        "gradient-boosting, logistic-regression, naive-bayes, knn; "
-        "or MODULE:CLASS with --allow-import. Default: c45 with --test, else chosen "
-        "from the release.",
+        "Force one learner instead of choosing: release-tree, release-forest, c45 (C4.5 on "
+        "the by-class reconstruction, over the release's codes), or a candidate's label.",
         autocompletion=_learner_names,
     ),
-    allow_import: bool = flag_option(
-        "--allow-import",
-        "Let --learner import any scikit-learn classifier as MODULE:CLASS "
-        "(importing runs the module's code: only modules you trust).",
+    seed: int | None = seed_option("Seed of the parts, the folds and the learners.", 0),
+    model_out: Path | None = value_option(
+        None,
+        "--model-out",
+        "FILE",
+        "Write the chosen model, fitted, as a JSON model file for ppdm tree predict (it "
+        "encodes original records with the release's domains).",
     ),
-    original: Path | None = file_option(
-        "--original", "Original training table: also report the learner's accuracy on it.", None
-    ),
-    seed: int | None = seed_option("Seed of the reconstruction's tie breaking.", 0),
+    overwrite: bool = OVERWRITE_FILE_OPTION,
     as_json: bool = JSON_OPTION,
 ) -> None:
-    """Reconstruct a release (or not, for release-tree), learn, and print test accuracy and the model."""
+    """Choose a learner from the release alone and estimate its accuracy on the original data."""
     from ..io import read_table
-    from ..mining import check_release_columns, mine_release, resolve_learner
+    from ..mining import check_release_columns
     from ..pipeline import load_release
-
-    if test is None:
-        _mine_release_only(release, learner, seed, as_json)
-        return
-    learner = learner or "c45"
-    method = EstimationMethod(method).value
-    try:
-        resolve_learner(learner, allow_import=allow_import)
-    except ValueError as exc:
-        fail(f"--learner: {exc}", usage=True)
-    rel = load_release(release)
-    perturbed_class = rel.spec.class_perturbed and rel.spec.class_attribute is not None
-    if reconstruct is None:  # per class needs the true class: globally if it was perturbed
-        reconstruct = Reconstruction.GLOBAL if perturbed_class else Reconstruction.BY_CLASS
-    reconstruct = Reconstruction(reconstruct).value
-    if reconstruct == "by-class" and perturbed_class:
-        fail(
-            f"--reconstruct by-class needs an unperturbed class; this release perturbed "
-            f"{rel.spec.class_attribute!r}: use --reconstruct global",
-            usage=True,
-        )
-    tables = {}
-    for flag, path in (("--test", test), ("--original", original)):
-        if path is not None:
-            tables[flag] = read_table(path)
-            check_release_columns(rel.spec, tables[flag], f"{flag} {str(path)!r}")
-            _check_finite(tables[flag], flag, path)
-    result = mine_release(
-        rel,
-        tables["--test"],
-        learner=learner,
-        reconstruction=reconstruct,
-        method=method,
-        original=tables.get("--original"),
-        random_state=seed,
-        allow_import=allow_import,
-        test_name=f"--test {str(test)!r}",
-    )
-    if as_json:
-        typer.echo(json.dumps(result.to_dict(), indent=2))
-        return
-    how = (
-        "no reconstruction"
-        if result.reconstruction is None
-        else (f"Algorithm 2 {result.reconstruction}, {result.method}")
-    )
-    typer.echo(f"learner: {result.learner} ({how})")
-    typer.echo(f"test accuracy (learnt from the release): {result.accuracy:.4f}")
-    if result.original_accuracy is not None:
-        typer.echo(f"test accuracy (learnt from the original): {result.original_accuracy:.4f}")
-    typer.echo(
-        f"majority-class rate (always predicting {result.majority_class!r}, the release's "
-        f"commonest class): {result.majority_rate:.4f}"
-    )
-    if result.beats_majority is False:
-        typer.echo(
-            "note: the model is not clearly better than always predicting the majority class "
-            f"(by two standard errors on {result.n_test} test records)"
-        )
-    typer.echo("")
-    typer.echo(result.model_text)
-
-
-def _mine_release_only(release: Path, learner: str | None, seed, as_json: bool) -> None:
-    """Choose a learner from the release alone and print its estimated accuracy."""
+    from ..selection import _forced, scorable_candidate
     from ..selection import mine as choose
 
-    result = choose(release, learner=learner, random_state=seed)
+    if learner is not None:
+        try:
+            scorable_candidate(_forced(learner))
+        except ValueError as exc:
+            fail(f"--learner: {exc}", usage=True)
+    if model_out is not None:
+        file_out(
+            model_out, overwrite, inputs=tuple(p for p in (release, test) if p), flag="--model-out"
+        )
+    rel = load_release(release)
+    frame = None
+    if test is not None:
+        frame = read_table(test)
+        check_release_columns(rel.spec, frame, f"--test {str(test)!r}")
+        _check_finite(frame, "--test", test)
+    result = choose(rel, test=frame, learner=learner, random_state=seed,
+                    test_name=f"--test {str(test)!r}")  # fmt: skip
+    if model_out is not None:
+        from ..tree.persist import save_model
+
+        with atomic_path(model_out) as tmp:  # whole or not at all
+            save_model(result.model, tmp, target=result.target)
     if as_json:
         typer.echo(json.dumps(result.to_dict(), indent=2))
         return
-    typer.echo(f"learner: {result.candidate.label} (chosen from the release alone)")
+    _print(result, test, model_out)
+
+
+def _print(result, test: Path | None, model_out: Path | None) -> None:
+    typer.echo(f"learner: {result.candidate.label} (chosen from the release alone)"
+               if result.folds else f"learner: {result.candidate.label} (forced)")  # fmt: skip
     typer.echo(
         f"estimated accuracy on the original data: {result.estimate:.4f} ± {result.stderr:.4f} "
         f"(standard error; {result.n_holdout} held-out released records)"
     )
+    if not 0.0 <= result.estimate <= 1.0:
+        # unbiased, so it may leave [0, 1]: then it says little beyond its interval
+        low, high = (
+            max(result.estimate - 2 * result.stderr, 0.0),
+            min(result.estimate + 2 * result.stderr, 1.0),
+        )
+        typer.echo(
+            f"note: the estimate lies outside [0, 1]: the held-out records are too few for "
+            f"this release's noise to pin the accuracy down; within 2 s.e. it is "
+            f"{low:.2f} to {high:.2f}"
+        )
+    if result.measured is not None:
+        typer.echo(f"measured accuracy on --test {str(test)!r}: {result.measured:.4f} "
+                   f"({result.n_test} original records)")  # fmt: skip
     typer.echo(
         f"majority-class rate (always predicting {result.majority_class!r}, the release's "
         f"commonest class): {result.majority_rate:.4f}"
@@ -156,11 +121,15 @@ def _mine_release_only(release: Path, learner: str | None, seed, as_json: bool) 
                 f"{c.estimate:.4f} ± {c.stderr:.4f}" if c.scorable else f"not scorable: {c.reason}"
             )
             typer.echo(f"  {c.label}: {shown}")
+    if model_out is not None:
+        typer.echo(f"model written to {model_out} (apply it with ppdm tree predict)")
+    typer.echo("")
+    typer.echo(result.model.export_text())
 
 
 def _check_finite(frame, flag: str, path: Path) -> None:
-    """Refuse an infinite number in a table to score on or learn from, naming the flag,
-    file, column and data row (a learner said only which column)."""
+    """Refuse an infinite number in a table to score on, naming the flag, file, column and
+    data row (a learner said only which column)."""
     import numpy as np
     import pandas as pd
 

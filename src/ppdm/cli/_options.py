@@ -28,7 +28,6 @@ __all__ = [
     "EstimationMethod",
     "ReleaseMethod",
     "NoiseKind",
-    "Reconstruction",
     "AdviseLearner",
     "NoiseTechnique",
     "InnocentTarget",
@@ -44,18 +43,14 @@ __all__ = [
     "ENGINE_OPTION",
     "SCHEDULER_OPTION",
     "RELEASE_SEED_OPTION",
-    "JOBS_OPTION",
     "JSON_OPTION",
     "PROGRESS_OPTION",
-    "QUICK_OPTION",
-    "REPRODUCE_SEED_OPTION",
     "BATCH_SIZE_OPTION",
     "value_option",
     "file_option",
     "seed_option",
     "plot_option",
     "method_option",
-    "learner_option",
     "flag_option",
 ]
 
@@ -114,12 +109,6 @@ ReleaseMethod = _choice(
 )
 #: ``perturb --noise``: the noise of an additive release.
 NoiseKind = _choice("NoiseKind", ("uniform", "gaussian"), "Additive noise.")
-#: Algorithm 2's ``--reconstruction`` / ``--mode``.
-Reconstruction = _choice(
-    "Reconstruction",
-    ("global", "by-class"),
-    "Algorithm 2 over the whole release, or per class partition.",
-)
 #: ``reproduce --learner``.
 AdviseLearner = _choice("AdviseLearner", ("c45", "cart-entropy"), "``advise --learner``.")
 #: ``noise class --technique`` (Islam & Brankovic).
@@ -277,11 +266,6 @@ def method_option(help: str = "Estimation method of Dist."):  # noqa: A002 - typ
     return choice_option(EstimationMethod.SET_SCALE, "--method", help)
 
 
-def learner_option(help: str):  # noqa: A002 - typer's keyword
-    """``--learner`` of the tree grids: the paper's C4.5 or CART with entropy."""
-    return choice_option(AdviseLearner.C45, "--learner", help)
-
-
 def flag_option(flag: str, help: str, short: str | None = None):  # noqa: A002
     """A switch, off unless given."""
     names = (flag,) if short is None else (flag, short)
@@ -295,8 +279,19 @@ RELEASE_ARGUMENT = path_argument("DIR", "Release directory.")
 #: ``--class`` / ``-c`` of the commands that learn or add noise: a required column.
 CLASS_OPTION = value_option(..., "--class", "COL", "Name of the class column.", short="-c")
 #: ``--engine`` of the release pipeline's commands.
-ENGINE_OPTION = choice_option(
-    Engine.LOCAL, "--engine", "dask: partitioned, bit-identical to local."
+#: ``--engine`` of making, estimating and reconstructing a release (:data:`ppdm.api.ENGINES`).
+ReleaseEngine = _choice(
+    "ReleaseEngine",
+    ("local", "partitioned", "dask"),
+    "Streamed in this process, partition by partition here, or on dask (the same bytes).",
+)
+ENGINE_OPTION = typer.Option(
+    None,
+    "--engine",
+    help="local: in this process (a directory or glob of parts partition by partition); "
+    "partitioned: partition by partition here, also one file; dask: one task per "
+    "partition on a cluster. The same bytes whichever.",
+    show_default="local",
 )
 #: ``--scheduler`` that goes with ``--engine dask``.
 SCHEDULER_OPTION = value_option(
@@ -306,18 +301,8 @@ SCHEDULER_OPTION = value_option(
 RELEASE_SEED_OPTION = seed_option("Seed for experiments only (never for a real release).")
 #: ``--json``: print a machine-readable result instead of a table.
 JSON_OPTION = flag_option("--json", "Machine-readable output.")
-#: ``--jobs`` of the reproduction grids.
-JOBS_OPTION = value_option(
-    1, "--jobs", "N", "Worker processes (results do not depend on it).", short="-j"
-)
 #: ``--progress/--no-progress`` of the reproduction grids.
 PROGRESS_OPTION = typer.Option(True, "--progress/--no-progress", help="Show a progress bar.")
-#: ``--quick`` of the reproductions.
-QUICK_OPTION = flag_option("--quick", "Reduced grid, for a run in minutes.")
-#: ``--seed`` of the reproductions.
-REPRODUCE_SEED_OPTION = seed_option(
-    "Master seed; each cell's seed derives from it and the cell.", 0
-)
 #: ``--confidence`` / ``-C`` of the commands that grow a C4.5 tree.
 CONFIDENCE_OPTION = value_option(
     0.25, "--confidence", "CF", "C4.5 pruning confidence factor (J48 -C).", short="-C"

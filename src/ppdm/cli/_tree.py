@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import typer
 
-from ..exceptions import DataError
+from ..exceptions import DataError, DomainError
 from ._common import (
     atomic_path,
     check_tree_flags,
@@ -41,7 +41,9 @@ _TRUST_PICKLE_HELP = (
     "use only for files you wrote yourself."
 )
 MODEL_ARGUMENT = path_argument(
-    "MODEL", "Model written by ppdm tree train (JSON; it is read without running code)."
+    "MODEL",
+    "Model written by ppdm tree train or ppdm mine --model-out (JSON; it is read without "
+    "running code).",
 )
 
 
@@ -52,10 +54,16 @@ def _save_model(model, target: str, path: Path) -> None:
         save_model(model, tmp, target=target)
 
 
-def _load_model(path: Path, trust_pickle: bool = False):
+def _load_model(path: Path, trust_pickle: bool = False, *, c45_only: str = ""):
+    """The model and its class column; ``c45_only`` names a use that needs a C4.5 tree."""
+    from ..tree import C45Classifier
     from ..tree.persist import load_model
 
-    return load_model(path, trust_pickle=trust_pickle)
+    clf, target = load_model(path, trust_pickle=trust_pickle)
+    if c45_only and not isinstance(clf, C45Classifier):
+        fail(f"{str(path)!r} is a model learnt from a release (ppdm mine --model-out); "
+             f"{c45_only} reads C4.5 models of ppdm tree train")  # fmt: skip
+    return clf, target
 
 
 def _read(path: Path):
@@ -153,7 +161,7 @@ def predict(
     try:
         result["predicted"] = clf.predict(X)
         p = clf.predict_proba(X) if proba else None
-    except DataError as exc:  # a value the model cannot read: name the file
+    except (DataError, DomainError) as exc:  # a value the model cannot read: name the file
         fail(f"{str(data)!r}: {exc}")
     if p is not None:
         for k, label in enumerate(clf.classes_):
@@ -205,7 +213,8 @@ def _model_columns(clf, frame, data: Path, target: str):
 def _majority(clf):
     """The commonest class of the training rows (the root's weighted class counts): what
     a model that always predicts one class predicts."""
-    return clf.classes_[int(np.argmax(np.asarray(clf.tree_.value[0], dtype=float)))]
+    roots = [t.value[0] for t in getattr(clf, "trees_", None) or [clf.tree_]]
+    return clf.classes_[int(np.argmax(np.mean(np.asarray(roots, dtype=float), axis=0)))]
 
 
 def _unlabelled(truth) -> int:
@@ -238,6 +247,12 @@ def _plain(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
+def _text(clf) -> str:
+    from ..tree import export_text
+
+    return clf.export_text() if hasattr(clf, "export_text") else export_text(clf)
+
+
 @tree_app.command("show")
 def show(
     model: Path = MODEL_ARGUMENT,
@@ -245,10 +260,10 @@ def show(
     trust_pickle: bool = flag_option("--trust-pickle", _TRUST_PICKLE_HELP),
 ) -> None:
     """Print a tree in J48's layout, or its rules with coverage/errors."""
-    from ..tree import export_text, extract_rules, format_rules
+    from ..tree import extract_rules, format_rules
 
-    clf, _ = _load_model(model, trust_pickle)
-    typer.echo(format_rules(extract_rules(clf)) if rules else export_text(clf))
+    clf, _ = _load_model(model, trust_pickle, c45_only="--rules" if rules else "")
+    typer.echo(format_rules(extract_rules(clf)) if rules else _text(clf))
 
 
 @tree_app.command("compare")
@@ -273,8 +288,8 @@ def compare(
     if not tolerance >= 0:  # also refuses nan
         fail(f"--tolerance must be a number >= 0 (got {tolerance})", usage=True)
 
-    clf_a, target_a = _load_model(a, trust_pickle)
-    clf_b, target_b = _load_model(b, trust_pickle)
+    clf_a, target_a = _load_model(a, trust_pickle, c45_only="ppdm tree compare")
+    clf_b, target_b = _load_model(b, trust_pickle, c45_only="ppdm tree compare")
     X = None
     if data is not None:
         frame = _read(data)

@@ -8,7 +8,7 @@ their results are bit-identical to the Dask ones.
 
 Perturbation does not depend on the partitioning: its streams are addressed by row,
 so for the same seed a perturbed Dask DataFrame or list of partitions equals
-:func:`ppdm.perturb.perturb_frame` of the concatenated rows. Neither does
+:func:`ppdm.perturbation.perturb_frame` of the concatenated rows. Neither does
 reconstruction: its rank keys and representatives are addressed by row too, so it
 equals :func:`ppdm.pipeline.reconstruct_frame` of the concatenated rows.
 
@@ -87,14 +87,14 @@ def _lazy(ddf, spec: ReleaseSpec, fn, per_partition: list[dict] | None = None):
 
 
 def plan_release_dask(ddf, options: PlanOptions | None = None, **plan_keywords) -> ReleaseSpec:
-    """:func:`ppdm.perturb.plan_release` of a Dask DataFrame (sketches tree-reduced).
+    """:func:`ppdm.perturbation.plan_release` of a Dask DataFrame (sketches tree-reduced).
 
     Parameters
     ----------
     ddf : dask.dataframe.DataFrame
     options : PlanOptions, optional
     **plan_keywords
-        As in :func:`ppdm.perturb.plan_release`.
+        As in :func:`ppdm.perturbation.plan_release`.
 
     Returns
     -------
@@ -119,7 +119,7 @@ def perturb_dask(ddf, spec: ReleaseSpec, random_state: RandomState = None, *, wa
     random_state : None or int
         ``None``: 256 bits of OS entropy drawn now, on the client. Streams are keyed
         by attribute and addressed by row (the partitions' lengths are computed now),
-        so the result equals :func:`ppdm.perturb.perturb_frame` of the whole table.
+        so the result equals :func:`ppdm.perturbation.perturb_frame` of the whole table.
     warn : bool, default=True
         Warn when a seeded release is made.
 

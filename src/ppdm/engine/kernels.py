@@ -33,7 +33,7 @@ import pandas as pd
 
 from ..domain import DomainSketch
 from ..exceptions import DataError, PpdmError, SpecError
-from ..perturb import perturb_batches
+from ..perturbation import perturb_batches
 from ..pipeline import assign_batches, rank_keys, rank_tables
 from ..reconstruct import RankTable, rank_bits, rank_cells
 from ..release import ReleaseSpec
@@ -130,7 +130,7 @@ def perturb_partition(
 ) -> pd.DataFrame:
     """Algorithm 1 on one partition, whose first record is row ``row_offset`` of the table.
 
-    The streams are those of :func:`ppdm.perturb.perturb_batches` under ``root``,
+    The streams are those of :func:`ppdm.perturbation.perturb_batches` under ``root``,
     keyed by attribute name and addressed by row: the partition's records get exactly
     the bytes the single-stream path gives the same rows, whatever the partitioning.
 

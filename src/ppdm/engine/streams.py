@@ -4,7 +4,7 @@ A partitioned run draws its root entropy once, on the client
 (:func:`ppdm.random.resolve_seed`: 256 bits from the OS for a release, or the
 experiment's seed), and ships it to every task. Every stream under it is an
 AES-counter stream keyed by the root and the stream's name and addressed by row: the
-perturbation's (see :func:`ppdm.perturb.perturb_batches`) and the reconstruction's
+perturbation's (see :func:`ppdm.perturbation.perturb_batches`) and the reconstruction's
 rank keys and representatives (see :func:`ppdm.pipeline.rank_keys`), so neither a
 release nor its reconstruction depends on the partitioning, on which worker runs a
 task or in what order. The root is never written to any output.

@@ -48,7 +48,7 @@ from ..io import (
     table_format,
 )
 from ..options import PlanOptions, plan_options
-from ..perturb import plan_from_sketches
+from ..perturbation import plan_from_sketches
 from ..pipeline import (
     AttributeEstimate,
     Release,
@@ -335,7 +335,7 @@ def _reconstruct_write_task(spec, classes, root, directory, n_parts, item) -> in
 
 
 def plan_partitions(executor: Executor, handles: Sequence, options: PlanOptions) -> ReleaseSpec:
-    """:func:`ppdm.perturb.plan_release` from sketches reduced over the partitions."""
+    """:func:`ppdm.perturbation.plan_release` from sketches reduced over the partitions."""
     return plan_partitions_rows(executor, handles, options)[0]
 
 
@@ -547,7 +547,7 @@ def make_release_partitioned(
         The release plan's options (:class:`ppdm.options.PlanOptions`).
     **plan_keywords
         Fields of :class:`~ppdm.options.PlanOptions` one by one, as in
-        :func:`ppdm.perturb.plan_release`.
+        :func:`ppdm.perturbation.plan_release`.
 
     Returns
     -------

@@ -3,11 +3,10 @@
 * the additive-noise baseline of Agrawal & Srikant (2000) lives in :mod:`ppdm.additive`
   (a mechanism beside the substitution matrices); its names are re-exported here.
 * :mod:`~ppdm.noise.leaves`, :mod:`~ppdm.noise.class_noise`,
-  :mod:`~ppdm.noise.attribute_noise`, :mod:`~ppdm.noise.security`,
-  :mod:`~ppdm.noise.quality`, :mod:`~ppdm.noise.experiment`: noise where a decision
-  tree does not look (Islam & Brankovic): class noise in heterogeneous leaves,
-  attribute noise on Leaf and Total Innocent Attributes, their security figures,
-  tree similarity, and the paper's experiments.
+  :mod:`~ppdm.noise.attribute_noise`, :mod:`~ppdm.noise.security`: noise where a
+  decision tree does not look (Islam & Brankovic): class noise in heterogeneous leaves,
+  attribute noise on Leaf and Total Innocent Attributes, and their security figures
+  (the paper's experiments and tree similarity are in :mod:`ppdm_papers.noise`).
 """
 
 from importlib import import_module
@@ -38,8 +37,6 @@ _EXPORTS = {
     "innocent_attributes": ".leaves",
     "leaf_index": ".leaves",
     "leaf_info": ".leaves",
-    "TreeQuality": ".quality",
-    "tree_quality": ".quality",
     "ReidentificationReport": ".security",
     "class_security": ".security",
     "record_p_same": ".security",
@@ -69,7 +66,6 @@ __all__ = [
     "DistributionEstimate",
     "LeafInfo",
     "ReidentificationReport",
-    "TreeQuality",
     "add_attribute_noise",
     "add_class_noise",
     "additive_perturb",
@@ -86,6 +82,5 @@ __all__ = [
     "record_p_same",
     "reidentification",
     "transition_masses",
-    "tree_quality",
     "variance_of_changes",
 ]

@@ -437,6 +437,34 @@ def add_attribute_noise(
     unknown = sorted(allowed - set(names))
     if unknown:
         raise DataError(f"attributes names columns not in X: {unknown}; columns: {names}")
+    inn, eligible = _eligible_cells(frame, names, tree, info, target, scope, allowed)
+    used = [names[j] for j in np.flatnonzero(eligible.any(axis=0))]
+    dom, integer = _noise_domains(frame, used, bounds, noise)
+    released, changed = _draw_noise(
+        frame, eligible, dom, integer, noise, boundary, release_generator(random_state)
+    )
+    return AttributeNoiseResult(
+        X=released,
+        original=frame,
+        y=np.asarray(y.to_numpy() if isinstance(y, pd.Series) else y),
+        columns=names,
+        eligible=eligible,
+        changed=changed,
+        noise=noise,
+        target=target,
+        scope=scope,
+        boundary=boundary,
+        bounds=dom,
+        integer=integer,
+        tree=tree,
+        info=info,
+        innocent=inn,
+    )
+
+
+def _eligible_cells(frame, names, tree, info, target: str, scope: str, allowed: set):
+    """The innocent attributes of every leaf (with the ones perturbed) and the cells of
+    ``frame`` that may receive noise."""
     inn = innocent_attributes(tree)
     leaf_rows = {int(leaf): k for k, leaf in enumerate(info.leaves)}
     het = info.heterogeneous
@@ -457,7 +485,6 @@ def add_attribute_noise(
         if in_scope and chosen:
             rows = np.flatnonzero(pos == k)
             eligible[np.ix_(rows, [col[a] for a in chosen])] = True
-    inn = inn.assign(perturbed=perturbed_lists)
     if not eligible.any():
         where = "heterogeneous leaves" if scope == "heterogeneous" else "leaves"
         if scope == "heterogeneous" and not het.any():
@@ -465,7 +492,13 @@ def add_attribute_noise(
         else:
             why = f"no {where} have a {target.upper() if target != 'both' else 'LIA or TIA'}"
         raise DataError(f"nothing to perturb: {why}")
-    used = [names[j] for j in np.flatnonzero(eligible.any(axis=0))]
+    return inn.assign(perturbed=perturbed_lists), eligible
+
+
+def _noise_domains(frame, used: list, bounds: dict | None, noise: DiscreteNoise):
+    """Every perturbed attribute's domain (the owner's bounds, else its min and max) and
+    whether it holds integers; a column noise cannot take is refused."""
+    dom, integer = {}, {}
     for name in used:
         dt = frame[name].dtype
         if not pd.api.types.is_numeric_dtype(dt) or pd.api.types.is_bool_dtype(dt):
@@ -473,7 +506,6 @@ def add_attribute_noise(
                 f"attribute {name!r} is not numeric (dtype {dt}); numeric noise needs numbers: "
                 "leave it out with attributes=[...] (--attribute on the command line)"
             )
-    dom, integer = {}, {}
     for name in used:
         values = _as_float(frame[name])
         lo, hi = (
@@ -497,10 +529,16 @@ def add_attribute_noise(
             )
         dom[name] = (float(lo), float(hi))
         integer[name] = bool(pd.api.types.is_integer_dtype(frame[name].dtype))
-    rng = release_generator(random_state)
+    return dom, integer
+
+
+def _draw_noise(frame, eligible, dom: dict, integer: dict, noise, boundary: str, rng):
+    """The released attributes (noise added to the eligible cells, kept in each domain by
+    ``boundary``) and which cells changed."""
     released = frame.copy()
     changed = np.zeros(frame.shape, dtype=bool)
-    for name in used:
+    col = {c: j for j, c in enumerate(frame.columns)}
+    for name in dom:
         j = col[name]
         rows = np.flatnonzero(eligible[:, j])
         x = _as_float(frame[name])[rows]
@@ -525,20 +563,4 @@ def add_attribute_noise(
         new_col[rows] = v
         released[name] = pd.Series(new_col, index=frame.index).astype(frame[name].dtype)
         changed[rows, j] = v != x
-    return AttributeNoiseResult(
-        X=released,
-        original=frame,
-        y=np.asarray(y.to_numpy() if isinstance(y, pd.Series) else y),
-        columns=names,
-        eligible=eligible,
-        changed=changed,
-        noise=noise,
-        target=target,
-        scope=scope,
-        boundary=boundary,
-        bounds=dom,
-        integer=integer,
-        tree=tree,
-        info=info,
-        innocent=inn,
-    )
+    return released, changed

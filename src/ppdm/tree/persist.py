@@ -342,11 +342,12 @@ def _model_from_dict(doc):
 
 
 def save_model(clf, path: str | os.PathLike, *, target: str | None = None) -> None:
-    """Write a fitted :class:`~ppdm.tree.C45Classifier` as a JSON model file.
+    """Write a fitted :class:`~ppdm.tree.C45Classifier` (or a release tree or forest with
+    majority leaves, :mod:`ppdm.tree.release_persist`) as a JSON model file.
 
     Parameters
     ----------
-    clf : C45Classifier
+    clf : C45Classifier, ReleaseTreeClassifier or ReleaseForestClassifier
     path : path-like
         Written as UTF-8 JSON (callers wanting an atomic write pass a temporary path).
     target : str, optional
@@ -366,7 +367,11 @@ def save_model(clf, path: str | os.PathLike, *, target: str | None = None) -> No
     >>> bool((again.predict(X) == clf.predict(X)).all()), target
     (True, 'class')
     """
-    doc = model_to_dict(clf, target)
+    from .classifier import C45Classifier
+    from .release_persist import release_model_to_dict
+
+    to_dict = model_to_dict if isinstance(clf, C45Classifier) else release_model_to_dict
+    doc = to_dict(clf, target)
     Path(path).write_text(json.dumps(doc, separators=(",", ":")), encoding="utf-8")
 
 
@@ -382,7 +387,7 @@ def load_model(path: str | os.PathLike, *, trust_pickle: bool = False):
 
     Returns
     -------
-    clf : C45Classifier
+    clf : C45Classifier, ReleaseTreeClassifier or ReleaseForestClassifier
     target : str or None
         The class column the model was trained on.
 
@@ -416,9 +421,13 @@ def load_model(path: str | os.PathLike, *, trust_pickle: bool = False):
         doc = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         raise DataError(f"{str(path)!r} is not a ppdm tree model (not a JSON model file)") from None
+    from .release_persist import RELEASE_MODEL_FORMAT, release_model_from_dict
+
     try:
+        if isinstance(doc, dict) and doc.get("format") == RELEASE_MODEL_FORMAT:
+            return release_model_from_dict(doc)
         return _model_from_dict(doc)
-    except _Invalid as exc:
+    except (_Invalid, DataError) as exc:
         raise DataError(f"{str(path)!r} is not a valid ppdm tree model: {exc}") from None
 
 

@@ -215,7 +215,7 @@ def release_accuracy_score(estimator, X, y=None) -> tuple[float, float]:
     >>> import warnings
     >>> from ppdm.datasets import agrawal
     >>> from ppdm.demo import agrawal_spec
-    >>> from ppdm.perturb import perturb_frame
+    >>> from ppdm.perturbation import perturb_frame
     >>> from ppdm.tree import ReleaseTreeClassifier
     >>> df = agrawal(6000, function=1, random_state=0)[["age", "salary", "group"]]
     >>> spec = agrawal_spec(df, 19.0, 10)

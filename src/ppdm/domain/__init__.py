@@ -1,0 +1,28 @@
+"""Attribute domains: categorical value lists and equi-width bins.
+
+A domain maps original values to codes ``0..N-1`` (``getIndex`` in the paper) and codes
+back to values (``getValue``). Continuous attributes are discretised into ``N`` equi-width
+bins ``[l_i, u_i)``; the last bin also holds the upper bound ``u``. Each bin is
+represented by its center (default), its left or right end, or a random point in it.
+
+References
+----------
+Dowd, Xu & Zhang, Sec. 3.2 (discretisation, representative values) and Sec. 7
+(discrete attributes with d <= N values keep N = d).
+"""
+
+from .domains import MISSING, BinnedDomain, CategoricalDomain, Domain, domain_from_spec
+from .sketch import IDENTIFIER_VALUES, DomainRule, DomainSketch, infer_domain, looks_like_identifier
+
+__all__ = [
+    "IDENTIFIER_VALUES",
+    "looks_like_identifier",
+    "BinnedDomain",
+    "CategoricalDomain",
+    "Domain",
+    "DomainRule",
+    "DomainSketch",
+    "MISSING",
+    "domain_from_spec",
+    "infer_domain",
+]

@@ -1,0 +1,159 @@
+"""Table files: their format from the name, partitioned directories and globs, and the
+check that a path is a regular file.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from ..exceptions import DataError
+
+_FORMATS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet", ".arff": "arff"}
+
+
+#: Compressed CSV that ppdm reads (Arrow's reader decompresses by the extension).
+_COMPRESSIONS = {".gz": "gzip", ".bz2": "bz2"}
+
+
+def csv_compression(path: str | os.PathLike) -> str | None:
+    """``"gzip"`` or ``"bz2"`` for a compressed CSV name (``x.csv.gz``), else ``None``."""
+    p = Path(path)
+    suffix = p.suffix.lower()
+    if suffix in _COMPRESSIONS and Path(p.stem).suffix.lower() == ".csv":
+        return _COMPRESSIONS[suffix]
+    return None
+
+
+def table_format(path: str | os.PathLike, *, writing: bool = False) -> str:
+    """Format name (``csv``, ``parquet``, ``arff``) from a file extension.
+
+    A CSV file compressed with gzip or bzip2 (``.csv.gz``, ``.csv.bz2``) is read as CSV;
+    ppdm writes plain files only (``writing=True`` refuses those names).
+
+    Examples
+    --------
+    >>> table_format("census.csv.gz")
+    'csv'
+    >>> table_format("release.csv.gz", writing=True)
+    Traceback (most recent call last):
+    ...
+    ppdm.exceptions.DataError: ppdm writes plain CSV, not gzip (got 'release.csv.gz'); name it .csv and compress the file afterwards
+    """
+    compression = csv_compression(path)
+    if compression is not None:
+        if writing:
+            raise DataError(
+                f"ppdm writes plain CSV, not {compression} (got {str(path)!r}); name it .csv "
+                "and compress the file afterwards"
+            )
+        return "csv"
+    suffix = Path(path).suffix.lower()
+    if suffix not in _FORMATS:
+        raise DataError(
+            f"cannot tell the format of {str(path)!r} from its extension {suffix!r}; "
+            "use .csv (.csv.gz and .csv.bz2 are read too), .parquet or .arff"
+        )
+    return _FORMATS[suffix]
+
+
+def open_bytes(path: Path):
+    """The file's bytes, decompressed for a compressed CSV name."""
+    compression = csv_compression(path)
+    if compression == "gzip":
+        import gzip
+
+        return gzip.open(path, "rb")
+    if compression == "bz2":
+        import bz2
+
+        return bz2.open(path, "rb")
+    return open(path, "rb")
+
+
+def is_glob(path: str | os.PathLike) -> bool:
+    """Whether ``path`` is a glob pattern of partition files (``data/part-*.parquet``)."""
+    return any(ch in os.fspath(path) for ch in "*?[")
+
+
+def partition_files(path: str | os.PathLike) -> list[Path]:
+    """The data files of a partitioned table, in partition order.
+
+    Parameters
+    ----------
+    path : path-like
+        A directory of CSV or Parquet files (hidden files are skipped), a glob pattern
+        such as ``"data/part-*.parquet"``, or a single file.
+
+    Returns
+    -------
+    list of Path
+        Sorted by name; one partition per file. All files share one format.
+
+    Examples
+    --------
+    >>> partition_files("does-not-exist/*.parquet")
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: 'does-not-exist/*.parquet' matches no CSV or Parquet file
+    """
+    text = os.fspath(path)
+    p = Path(text)
+    if p.is_dir():
+        files = [f for f in p.iterdir() if f.is_file() and not f.name.startswith((".", "_"))]
+        files = [
+            f
+            for f in files
+            if f.suffix.lower() in (".csv", ".parquet", ".pq") or csv_compression(f)
+        ]
+    elif is_glob(text):
+        import glob
+
+        files = [Path(f) for f in glob.glob(text) if Path(f).is_file()]
+    elif p.is_file():
+        files = [p]
+    else:
+        files = []
+    if not files:
+        raise FileNotFoundError(f"{text!r} matches no CSV or Parquet file")
+    files.sort(key=lambda f: f.name if p.is_dir() else str(f))
+    kinds = {table_format(f) for f in files}
+    if len(kinds) > 1 or kinds & {"arff"}:
+        raise DataError(
+            f"the partitions of {text!r} must all be CSV or all Parquet (got {sorted(kinds)})"
+        )
+    return files
+
+
+def check_regular_file(path: str | os.PathLike) -> Path:
+    """``path`` as a Path, after checking that it is a regular file or a directory.
+
+    FIFOs, sockets and devices (also behind a symlink, e.g. to ``/dev/zero``) are
+    refused before anything is opened, so a read can neither hang nor run forever.
+
+    Examples
+    --------
+    >>> check_regular_file("/dev/null")
+    Traceback (most recent call last):
+    ...
+    ppdm.exceptions.DataError: input file '/dev/null' is not a regular file (it is a character device)
+    """
+    p = Path(path)
+    try:
+        mode = os.stat(p).st_mode
+    except FileNotFoundError:
+        raise FileNotFoundError(f"input file {str(p)!r} does not exist") from None
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return p
+    if stat.S_ISFIFO(mode):
+        what = "a FIFO"
+    elif stat.S_ISCHR(mode):
+        what = "a character device"
+    elif stat.S_ISBLK(mode):
+        what = "a block device"
+    elif stat.S_ISSOCK(mode):
+        what = "a socket"
+    else:
+        what = "not a file"
+    raise DataError(f"input file {str(p)!r} is not a regular file (it is {what})")

@@ -1,0 +1,40 @@
+"""Algorithm 1 (random substitution) over whole tables, batch by batch.
+
+:func:`plan_release` chooses every attribute's domain and matrix (from the owner's
+options and spec, or from the data), :func:`perturb_frame` and :func:`perturb_batches`
+draw the perturbed table. Each perturbed attribute has its own AES-counter stream,
+keyed by the run's root and the attribute's name (and copy), and addressed by row:
+the perturbed value of row r is a function of the key, r and the original value only.
+So for the same seed the output does not depend on the batch size, on the
+partitioning, or on the engine, and the in-memory, streaming and partitioned paths
+give the same bytes.
+
+References
+----------
+Dowd, Xu & Zhang, Sec. 3 (Algorithm 1, RRP) and Sec. 3.2 (continuous attributes).
+"""
+
+from ..options import DEFAULT_GAMMA, DEFAULT_MAX_BINS, DEFAULT_NOISE_LEVEL, PlanOptions
+from .additive import additive_noise_for_level
+from .common import canonical_values
+from .draw import perturb_batches, perturb_codes, perturb_frame
+from .plan import plan_from_sketches, plan_release, planned_gammas
+from .pram import needs_counting, realise_matrices, stratum_keys
+
+__all__ = [
+    "DEFAULT_GAMMA",
+    "DEFAULT_MAX_BINS",
+    "DEFAULT_NOISE_LEVEL",
+    "PlanOptions",
+    "additive_noise_for_level",
+    "canonical_values",
+    "needs_counting",
+    "perturb_batches",
+    "perturb_codes",
+    "perturb_frame",
+    "plan_from_sketches",
+    "plan_release",
+    "planned_gammas",
+    "realise_matrices",
+    "stratum_keys",
+]

@@ -1,0 +1,102 @@
+"""File-level workflows: make a release, estimate from it, reconstruct it.
+
+Everything streams in batches, so memory is bounded by the batch size whatever the
+file size. Outputs are written to temporary files and renamed into place on success:
+a failure leaves nothing behind.
+
+The package's modules, each importing only those above it: :mod:`.batches`,
+:mod:`.opening` (a release opened and checked), :mod:`.writing` (making one),
+:mod:`.estimating` and :mod:`.reconstructing`.
+
+References
+----------
+Dowd, Xu & Zhang, Algorithms 1 and 2 and Sec. 4.2-4.3.
+"""
+
+from .batches import (
+    BATCH_VALUES,
+    DEFAULT_BATCH,
+    Progress,
+    batch_rows,
+    read_ahead,
+    spare_core,
+    spec_kinds,
+)
+from .estimating import (
+    AttributeEstimate,
+    check_by_class,
+    count_pass,
+    estimate_release,
+    estimates_from_counts,
+)
+from .opening import (
+    Release,
+    check_release_rows,
+    check_release_spec,
+    checked_batches,
+    class_codes,
+    class_values,
+    load_release,
+    release_values,
+    value_domains,
+    verify_release,
+)
+from .reconstructing import (
+    assign_batches,
+    rank_keys,
+    rank_tables,
+    reconstruct_batches,
+    reconstruct_frame,
+    reconstruct_release,
+    reconstruction_multisets,
+)
+from .writing import (
+    check_written_release,
+    make_release,
+    plan_from_footers,
+    save_release,
+    values_round_trip,
+    with_privacy,
+    write_spec_and_report,
+    written_shape,
+)
+
+__all__ = [
+    "AttributeEstimate",
+    "BATCH_VALUES",
+    "DEFAULT_BATCH",
+    "Progress",
+    "Release",
+    "assign_batches",
+    "batch_rows",
+    "check_by_class",
+    "check_release_rows",
+    "check_release_spec",
+    "check_written_release",
+    "checked_batches",
+    "class_codes",
+    "class_values",
+    "count_pass",
+    "estimate_release",
+    "estimates_from_counts",
+    "load_release",
+    "make_release",
+    "plan_from_footers",
+    "rank_keys",
+    "rank_tables",
+    "read_ahead",
+    "reconstruct_batches",
+    "reconstruct_frame",
+    "reconstruct_release",
+    "reconstruction_multisets",
+    "release_values",
+    "save_release",
+    "spare_core",
+    "spec_kinds",
+    "value_domains",
+    "values_round_trip",
+    "verify_release",
+    "with_privacy",
+    "write_spec_and_report",
+    "written_shape",
+]

@@ -1,0 +1,340 @@
+"""Opening a release: its spec checked against itself, its data against its spec."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..domain import Domain
+from ..exceptions import DataError, DomainError, SpecError
+from ..io import (
+    check_parts_alike,
+    iter_batches,
+    read_table,
+)
+from ..publish import register_input, release_member
+from ..release import ReleaseSpec, read_spec
+from .batches import DEFAULT_BATCH, Progress, batch_rows, spec_kinds, table_batches
+
+
+def checked_batches(
+    batches: Iterable[pd.DataFrame], doms: Mapping[str, Domain], name: str = ""
+) -> Iterator[pd.DataFrame]:
+    """``batches``, each after :func:`check_domain_values` (rows numbered across them);
+    a misfit's message starts with ``name`` (the data being written) when given."""
+    rows = 0
+    for batch in batches:
+        try:
+            check_domain_values(doms, batch, rows)
+        except DomainError as exc:
+            if not name:
+                raise
+            raise DomainError(f"{name}: {exc}") from None
+        rows += len(batch)
+        yield batch
+
+
+def plain_value(value) -> str:
+    """``repr`` of a cell as a plain Python value (never ``np.int64(3)``)."""
+    item = getattr(value, "item", None)
+    return repr(item() if callable(item) else value)[:60]
+
+
+def verify_release(
+    directory: Release | str | os.PathLike,
+    batch_size: int = DEFAULT_BATCH,
+    progress: Progress = None,
+) -> int:
+    """Read a release back whole and check it against its spec; return its row count.
+
+    Every perturbed value must encode in its attribute's domain and the data must hold
+    ``n_records * copies`` rows (see :meth:`Release.batches`).
+
+    Raises
+    ------
+    SpecError, DomainError
+        The release is not self-consistent.
+    """
+    rel = directory if isinstance(directory, Release) else load_release(directory)
+    rows = 0
+    doms = value_domains(rel.spec)
+    with release_values(rel.source):
+        for batch in rel.batches(batch_size):
+            check_domain_values(doms, batch, rows)
+            rows += len(batch)
+            if progress:
+                progress(len(batch))
+    return rows
+
+
+def value_domains(spec: ReleaseSpec) -> dict[str, Domain]:
+    """The domain of every attribute whose released values can be checked: the
+    perturbed attributes of a substitution release (additive noise takes any number)."""
+    if spec.method != "substitution":
+        return {}
+    return {a.name: a.get_domain() for a in spec.perturbed_attributes()}
+
+
+def check_domain_values(
+    doms: Mapping[str, Domain], frame: pd.DataFrame, row_offset: int = 0
+) -> None:
+    """Encode every column of ``doms`` in its domain: a :class:`DomainError` names the
+    column and the data row (``row_offset`` + 1-based position) of the first misfit."""
+    for name, dom in doms.items():
+        dom.encode(frame[name], column=name, row_offset=row_offset)
+
+
+@dataclass(frozen=True)
+class Release:
+    """A release: its spec and its data, in a file (:func:`load_release`) or in memory
+    (:func:`ppdm.perturb` gives one with more to it: :class:`ppdm.api.Release`).
+
+    Attributes
+    ----------
+    spec : ReleaseSpec
+        The public spec, with every perturbed attribute's privacy figures.
+    data_path : Path or None
+        The data file (or directory of Parquet parts); ``None`` for a release in memory.
+    table : DataFrame or None
+        The perturbed table of a release in memory; ``None`` for one on disk.
+
+    """
+
+    spec: ReleaseSpec
+    data_path: Path | None = None
+    table: pd.DataFrame | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def source(self) -> str:
+        """How messages name the release's data: its file, or ``"<in memory>"``."""
+        return "<in memory>" if self.data_path is None else str(self.data_path)
+
+    def batches(self, batch_size: int = DEFAULT_BATCH) -> Iterator[pd.DataFrame]:
+        """The release data in batches, checked against the spec.
+
+        Raises :class:`SpecError` if the columns differ from the spec's attributes or,
+        once the data is read to the end, if it does not hold ``n_records * copies`` rows.
+        """
+        rows = 0
+        if self.table is not None:
+            source: Iterator[pd.DataFrame] = table_batches(self.table, batch_size)
+        else:
+            source = iter_batches(self.data_path, batch_size, kinds=spec_kinds(self.spec))
+        for batch in source:
+            if rows == 0:
+                self._check_columns(batch.columns)
+            rows += len(batch)
+            yield batch
+        self._check_rows(rows)
+
+    def frame(self, *, check_values: bool = False) -> pd.DataFrame:
+        """The whole release data, checked against the spec's columns and row count.
+
+        With ``check_values``, every perturbed value of a substitution release must also
+        be one its attribute's domain can take (:func:`release_values` names the data
+        and the first value that is not).
+        """
+        if self.table is not None:
+            frame = self.table.copy()
+        else:
+            frame = read_table(self.data_path, kinds=spec_kinds(self.spec))
+        self._check_columns(frame.columns)
+        self._check_rows(len(frame))
+        if check_values:
+            with release_values(self.source):
+                check_domain_values(value_domains(self.spec), frame)
+        return frame
+
+    def _check_columns(self, columns) -> None:
+        try:
+            self.spec.check_columns([str(c) for c in columns])
+        except SpecError as exc:
+            raise SpecError(f"release data {self.source!r}: {exc}") from None
+
+    def _check_rows(self, rows: int) -> None:
+        check_release_rows(self.spec, rows, self.source)
+
+    def class_values(self, batch_size: int = DEFAULT_BATCH) -> list:
+        """Class values: the spec's domain if the class is perturbed, else those in the data."""
+        return class_values(self.spec, lambda: self.batches(batch_size))
+
+
+def check_release_spec(spec: ReleaseSpec, where: str = "spec") -> None:
+    """Check that a release spec agrees with itself; raise :class:`SpecError` if not.
+
+    A release spec (one with ``data_file``) must state ``n_records``; every perturbed
+    attribute must carry the privacy figures its matrix gives (gamma, N, entropy,
+    copies), and list categorical values in canonical order (sorted), as ppdm writes
+    them. A spec edited after release (a different gamma in the privacy block than in
+    the matrix, reordered values, ``copies`` changed) is refused.
+
+    References
+    ----------
+    Dowd, Xu & Zhang, Sec. 5 (the figures a release states); Kang, Sec. 3 (copies).
+    """
+    from ..perturbation import canonical_values
+    from ..privacy import additive_privacy, attribute_privacy
+
+    if spec.n_records is None:
+        raise SpecError(f"{where}: a release must state n_records")
+    for a in spec.perturbed_attributes():
+        dom = a.get_domain()
+        if dom.kind == "categorical":
+            vals = list(dom.values)
+            if vals != canonical_values(vals):
+                raise SpecError(
+                    f"{where}: attribute {a.name!r} lists its values out of order; a release "
+                    "lists them sorted (the spec was edited)"
+                )
+        if a.privacy is None:
+            raise SpecError(f"{where}: attribute {a.name!r} has no privacy figures")
+        if spec.method == "additive":
+            expected = additive_privacy(a.get_noise(), a.get_domain().low, a.get_domain().high)
+            keys = ("noise", "scale")
+        else:
+            expected = attribute_privacy(a.get_matrix(), spec.n_records, spec.copies)
+            keys = ("N", "gamma", "epsilon", "entropy_bits", "copies", "gamma_per_copy")
+        for key in keys:
+            want, got = expected.get(key), a.privacy.get(key)
+            same = want == got or (
+                isinstance(want, float)
+                and isinstance(got, (int, float))
+                and abs(want - got) <= 1e-9 * max(1.0, abs(want))
+            )
+            if not same:
+                gives = "infinite amplification (no privacy)" if want is None else repr(want)
+                raise SpecError(
+                    f"{where}: attribute {a.name!r} states {key} = {got!r} but its matrix and "
+                    f"copies give {gives}; the spec was edited after release"
+                )
+
+
+def load_release(path: str | os.PathLike) -> Release:
+    """Open a release directory (its ``spec.json`` and data file), checking the spec.
+
+    The data file must be a bare name of a regular file (or a directory of Parquet
+    parts) inside the release directory; the spec must agree with itself
+    (:func:`check_release_spec`). The record count is checked when the data is read.
+    """
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise DataError(
+            f"{str(path)!r} is not a release directory (one holding spec.json and a data file)"
+        )
+    if not path.is_dir():
+        if path.exists():
+            raise SpecError(f"{str(path)!r} is not a release directory (a release is a directory)")
+        raise FileNotFoundError(f"release directory {str(path)!r} does not exist")
+    register_input(path)
+    spec = read_spec(path)  # its spec.json
+    data_path = release_member(path, spec.data_file, spec_name="spec.json")
+    check_release_spec(spec, str(path / "spec.json"))
+    if data_path.is_dir():  # its parts' footers, before any command reads one
+        check_parts_alike(data_path, spec.names)
+    return Release(spec, data_path)
+
+
+Batches = Callable[[], Iterator[pd.DataFrame]]
+
+
+def class_values(spec: ReleaseSpec, batches: Batches) -> list:
+    """Sorted class values (from the spec if the class was perturbed, else from the data)."""
+    name = spec.class_attribute
+    if name is None:
+        raise SpecError("the release has no class attribute; by-class work needs one")
+    a = spec.attribute(name)
+    if a.perturbed:
+        return list(a.get_domain().values)  # type: ignore[union-attr]
+    values: set = set()
+    for batch in batches():
+        values.update(pd.unique(batch[name].dropna()).tolist())
+    try:
+        return sorted(values)
+    except TypeError:
+        return sorted(values, key=str)
+
+
+def class_codes(batch: pd.DataFrame, spec: ReleaseSpec, classes: list | None, offset: int):
+    """Codes of the class values of ``batch`` in ``classes`` (zeros when ``classes`` is None).
+
+    ``offset`` is the batch's first row in the whole table, for the error message.
+    """
+    if classes is None:
+        return np.zeros(len(batch), dtype=np.int64)
+    name = spec.class_attribute
+    codes = pd.Index(classes).get_indexer(batch[name])
+    if (codes < 0).any():
+        row = int(np.flatnonzero(codes < 0)[0])
+        raise DataError(
+            f"class column {name!r} data row {offset + row + 1} has value "
+            f"{plain_value(batch[name].iloc[row])}, "
+            "which is missing or unknown"
+        )
+    return codes.astype(np.int64)
+
+
+def check_release_rows(spec: ReleaseSpec, rows: int, data: str | os.PathLike) -> None:
+    """Raise :class:`SpecError` unless a release's data holds the rows its spec says
+    (``n_records`` times ``copies``): a missing, added or cut part is refused.
+
+    References
+    ----------
+    Dowd, Xu & Zhang, Sec. 3 (a release is the perturbed data and its public
+    parameters); Kang, Sec. 2 (``copies`` perturbed copies per record).
+
+    Examples
+    --------
+    >>> from ppdm.release import ReleaseSpec
+    >>> spec = ReleaseSpec(attributes=[], n_records=3)
+    >>> check_release_rows(spec, 2, "rel/data")
+    Traceback (most recent call last):
+    ...
+    ppdm.exceptions.SpecError: release data 'rel/data' holds 2 rows but its spec says n_records 3; the release is not consistent
+    """
+    if spec.n_records is None:
+        return
+    expected = spec.n_records * spec.copies
+    if rows != expected:
+        copies = f" x {spec.copies} copies = {expected}" if spec.copies > 1 else ""
+        raise SpecError(
+            f"release data {str(data)!r} holds {rows} rows but its spec says "
+            f"n_records {spec.n_records}{copies}; the release is not consistent"
+        )
+
+
+def opened(release: Release | str | os.PathLike, batch_size: int | None) -> tuple[Release, int]:
+    """``release`` loaded (unless it is a :class:`Release`) and its rows per batch
+    (``batch_size``, or :func:`batch_rows` of its columns)."""
+    rel = release if isinstance(release, Release) else load_release(release)
+    return rel, batch_size or batch_rows(len(rel.spec.attributes))
+
+
+@contextmanager
+def release_values(data: str | os.PathLike) -> Iterator[None]:
+    """Reading a release: a value its spec's domain cannot take is the release's fault.
+
+    A :class:`DomainError` raised inside (a value outside the bounds, a category the
+    domain lacks, a missing value) is raised again naming the release data, without the
+    advice meant for the data owner (widen the bounds, ``--out-of-bounds clip``): the
+    data no longer matches the spec it was published with.
+
+    References
+    ----------
+    Dowd, Xu & Zhang, Sec. 3 (every released value is one of the domain's values).
+    """
+    try:
+        yield
+    except DomainError as exc:
+        head = str(exc).split("; ", 1)[0]
+        if not head.startswith(("partition file ", "release ")):
+            head = f"release data {str(data)!r}: {head}"
+        raise DomainError(
+            f"{head}; the release does not match its spec (its data was changed after it "
+            "was published, or belongs to another spec)"
+        ) from None

@@ -1,0 +1,349 @@
+"""Reconstructing a release by Algorithm 2, streamed in two passes in bounded memory.
+
+References
+----------
+Dowd, Xu & Zhang, Algorithm 2.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Mapping
+
+import numpy as np
+import pandas as pd
+
+from ..estimate import estimate_counts
+from ..exceptions import SpecError
+from ..io import (
+    BatchWriter,
+    atomic_path,
+    table_format,
+    write_table,
+)
+from ..publish import operation
+from ..random import (
+    RandomState,
+    WordStream,
+    resolve_seed,
+    stream_generator,
+)
+from ..reconstruct import (
+    RankTable,
+    check_tie_group_table,
+    largest_remainder,
+    tie_group_multisets,
+)
+from ..release import ReleaseSpec
+from .batches import Progress, read_ahead, table_batches
+from .estimating import count_pass
+from .opening import Batches, Release, class_codes, opened, release_values
+
+
+def reconstruction_multisets(
+    spec: ReleaseSpec, counts: dict[str, np.ndarray], method: str = "set-scale"
+) -> dict[str, np.ndarray]:
+    """Every tie group's multiset of reconstructed codes, from the global count pass.
+
+    Each class row of the perturbed counts is estimated with ``method``, rounded by
+    largest remainder to integers summing to the row's records, and cut into the tie
+    groups' multisets (:func:`ppdm.reconstruct.tie_group_multisets`).
+
+    Parameters
+    ----------
+    spec : ReleaseSpec
+    counts : dict of attribute -> array (C, N)
+        Perturbed counts, one row per class.
+    method : str, default="set-scale"
+
+    Returns
+    -------
+    dict of attribute -> int array (C * N, N)
+        Row ``c * N + v`` is the multiset of tie group ``v`` of class ``c``.
+
+    References
+    ----------
+    Dowd, Xu & Zhang, Algorithm 2.
+    """
+    out = {}
+    for a in spec.perturbed_attributes():
+        m = a.get_matrix()
+        check_tie_group_table(len(counts[a.name]), m.n_values, f"attribute {a.name!r}")
+        multisets = []
+        for row in np.asarray(counts[a.name]):
+            est = estimate_counts(row, m, method, replicates=0)  # counts only
+            dist = largest_remainder(est.counts, int(round(float(row.sum()))))
+            multisets.append(tie_group_multisets(np.asarray(row).astype(np.int64), dist))
+        out[a.name] = np.concatenate(multisets)
+    return out
+
+
+def reconstruct_batches(
+    spec: ReleaseSpec,
+    batches: Batches,
+    *,
+    method: str = "set-scale",
+    by_class: bool = False,
+    random_state: RandomState = None,
+) -> Iterator[pd.DataFrame]:
+    """Algorithm 2 on every perturbed attribute, in two passes over ``batches()``.
+
+    Pass 1 counts the perturbed codes (per class for ``by_class``), estimates the
+    original counts with ``method`` and rounds them by largest remainder. Pass 2 hands
+    every record a code from its tie group's multiset and decodes it. Same seed and
+    same batches give the same output.
+
+    Parameters
+    ----------
+    spec : ReleaseSpec
+    batches : callable returning an iterator of DataFrame
+        Called twice (one pass each).
+    method : str, default="set-scale"
+    by_class : bool, default=False
+    random_state : None, int or Generator
+        Root of the tie-breaking keys and random representatives (AES streams
+        addressed by row: the output does not depend on the batches).
+
+    Yields
+    ------
+    DataFrame
+        Reconstructed batches.
+
+    References
+    ----------
+    Dowd, Xu & Zhang, Algorithm 2; Agrawal & Srikant (2000), global and by-class.
+    """
+    if spec.method != "substitution":
+        raise SpecError(
+            "Algorithm 2 reconstructs substitution releases; an additive release is already "
+            "numeric (estimate its distribution with ppdm estimate)"
+        )
+    root = resolve_seed(random_state)
+    attrs = spec.perturbed_attributes()
+    hists, classes = count_pass(spec, batches, by_class, rank_keys(root, attrs))
+    tables = rank_tables(spec, hists, method, root)
+    yield from assign_batches(spec, batches(), tables, classes, root)
+
+
+def assign_batches(
+    spec: ReleaseSpec,
+    batches: Iterable[pd.DataFrame],
+    tables: Mapping[str, RankTable],
+    classes: list | None,
+    root: np.random.SeedSequence,
+    first_row: int = 0,
+) -> Iterator[pd.DataFrame]:
+    """Pass 2 of the reconstruction: every record's code from the rank tables, decoded.
+
+    Parameters
+    ----------
+    spec : ReleaseSpec
+    batches : iterable of DataFrame
+        The records, in order, from row ``first_row`` of the table on.
+    tables : dict of attribute -> RankTable
+        From :func:`rank_tables` (started after the records before ``first_row``);
+        drawn from copies, so a rerun draws the same.
+    classes : list, optional
+        Class order of the tables (by-class reconstruction).
+    root : SeedSequence
+        Root of the run: rank keys and random representatives are words
+        ``first_row, first_row + 1, ...`` of the attribute's streams.
+    first_row : int, default=0
+
+    Yields
+    ------
+    DataFrame
+        Reconstructed batches (same index and columns).
+
+    References
+    ----------
+    Dowd, Xu & Zhang, Algorithm 2.
+    """
+    attrs = spec.perturbed_attributes()
+    tables = {name: t.fresh() for name, t in tables.items()}
+    keys = rank_keys(root, attrs, first_row)
+    values = {
+        a.name: WordStream(reconstruction_generator(root, "value", a.name), first_row).generator
+        for a in attrs
+    }
+    doms = {a.name: a.get_domain() for a in attrs}
+    offset = 0
+    for batch in batches:
+        rec = batch.copy(deep=False)  # whole columns are replaced, never written into
+        ccodes = class_codes(batch, spec, classes, offset)
+        if classes is not None and len(classes) * max(d.n_values for d in doms.values()) < 2**31:
+            ccodes = ccodes.astype(np.int32)  # 32-bit tie groups: half the memory traffic
+        for a in attrs:
+            d = doms[a.name]
+            codes = d.encode(batch[a.name], column=a.name, row_offset=offset)
+            groups = codes if classes is None else ccodes * d.n_values + codes
+            new = tables[a.name].draw(groups, keys[a.name].uint32(len(groups)))
+            rec[a.name] = d.decode(new, random_state=values[a.name])
+        offset += len(batch)
+        yield rec
+    for table in tables.values():
+        table.finish()
+
+
+def reconstruction_generator(root: np.random.SeedSequence, *name: str) -> np.random.Generator:
+    """The stream ``("reconstruct", *name)`` of a reconstruction under ``root``."""
+    return stream_generator(root, "reconstruct", *name)
+
+
+def rank_keys(root: np.random.SeedSequence, attrs, row: int = 0) -> dict[str, WordStream]:
+    """Every attribute's stream of 32-bit rank keys, one per record, from row ``row``."""
+    return {a.name: WordStream(reconstruction_generator(root, "rank", a.name), row) for a in attrs}
+
+
+def rank_tables(
+    spec: ReleaseSpec, hists: dict[str, np.ndarray], method: str, root: np.random.SeedSequence
+) -> dict[str, RankTable]:
+    """Every perturbed attribute's :class:`~ppdm.reconstruct.RankTable` from the count pass.
+
+    Parameters
+    ----------
+    spec : ReleaseSpec
+    hists : dict of attribute -> array (C, N, 2**bits)
+        Records per (class, perturbed code, key bucket).
+    method : str
+        Estimation method of the reconstructed distribution.
+    root : SeedSequence
+        Root of the run (arranges the straddling buckets).
+
+    Returns
+    -------
+    dict of attribute -> RankTable
+    """
+    counts = {k: h.sum(axis=2) for k, h in hists.items()}
+    multisets = reconstruction_multisets(spec, counts, method)
+    return {
+        name: RankTable(
+            m,
+            hists[name].reshape(len(m), -1),
+            reconstruction_generator(root, "ties", name),
+        )
+        for name, m in multisets.items()
+    }
+
+
+@operation()
+def reconstruct_release(
+    release: Release | str | os.PathLike,
+    out: str | os.PathLike | None = None,
+    *,
+    method: str = "set-scale",
+    by_class: bool = False,
+    random_state: RandomState = None,
+    batch_size: int | None = None,
+    progress: Progress = None,
+) -> pd.DataFrame | None:
+    """Reconstruct a release on disk (see :func:`reconstruct_batches`).
+
+    Parameters
+    ----------
+    release : Release or path
+    out : path, optional
+        Output file (.csv, .parquet or .arff), written atomically. If ``None`` the
+        reconstructed table is returned instead.
+    method, by_class, random_state
+        See :func:`reconstruct_batches`.
+    batch_size : int, optional
+        Rows per batch; default :func:`batch_rows` of the release's columns.
+    progress : callable, optional
+        Called with the number of rows done after every batch.
+
+    Returns
+    -------
+    DataFrame or None
+    """
+    rel, batch_size = opened(release, batch_size)
+    with release_values(rel.source):
+        return _reconstruct_release(rel, out, method, by_class, random_state, batch_size, progress)
+
+
+def _reconstruct_release(
+    rel: Release,
+    out: str | os.PathLike | None,
+    method: str,
+    by_class: bool,
+    random_state: RandomState,
+    batch_size: int,
+    progress: Progress,
+) -> pd.DataFrame | None:
+    """:func:`reconstruct_release` of a loaded release (its errors named by the caller)."""
+    stream = reconstruct_batches(
+        rel.spec,
+        lambda: read_ahead(rel.batches(batch_size)),
+        method=method,
+        by_class=by_class,
+        random_state=random_state,
+    )
+    if out is None:
+        parts = list(stream)
+        return pd.concat(parts, ignore_index=True)
+    fmt = table_format(out, writing=True)
+    with atomic_path(out) as tmp:
+        if fmt == "arff":
+            frame = pd.concat(list(stream), ignore_index=True)
+            klass = rel.spec.class_attribute
+            if klass in frame.columns:  # last, where Weka looks for the class
+                frame = frame[[c for c in frame.columns if c != klass] + [klass]]
+            write_table(
+                frame,
+                tmp,
+                fmt="arff",
+                relation="ppdm-reconstructed",
+                nominal=_nominal(rel.spec),
+                categories=_categories(rel.spec),
+            )
+        else:
+            with BatchWriter(tmp, fmt) as writer:
+                for rec in read_ahead(stream):  # reconstruct the next batch while writing
+                    writer.write(rec)
+                    if progress:
+                        progress(len(rec))
+    return None
+
+
+def _nominal(spec: ReleaseSpec) -> list[str]:
+    """Columns an ARFF copy of a release declares nominal: the class and categorical ones."""
+    out = [a.name for a in spec.perturbed_attributes() if a.get_domain().kind == "categorical"]
+    if spec.class_attribute is not None and spec.class_attribute not in out:
+        out.append(spec.class_attribute)
+    return out
+
+
+def _categories(spec: ReleaseSpec) -> dict[str, tuple]:
+    """The values an ARFF copy of a release declares for its categorical attributes: the
+    whole domain of the spec, so that every copy of one release (and of another with the
+    same spec) has the same header in Weka, whichever values its records happen to hold."""
+    out = {}
+    for a in spec.attributes:
+        domain = a.get_domain() if a.perturbed else None
+        if domain is not None and domain.kind == "categorical":
+            out[a.name] = domain.values
+    return out
+
+
+def reconstruct_frame(
+    perturbed: pd.DataFrame,
+    spec: ReleaseSpec,
+    *,
+    method: str = "set-scale",
+    by_class: bool = False,
+    random_state: RandomState = None,
+    batch_size: int | None = None,
+) -> pd.DataFrame:
+    """In-memory :func:`reconstruct_batches` of a perturbed DataFrame and its spec."""
+    spec.check_columns([str(c) for c in perturbed.columns])
+    size = batch_size or max(len(perturbed), 1)
+    parts = list(
+        reconstruct_batches(
+            spec,
+            lambda: table_batches(perturbed, size),
+            method=method,
+            by_class=by_class,
+            random_state=random_state,
+        )
+    )
+    return pd.concat(parts, ignore_index=True)

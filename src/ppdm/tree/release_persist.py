@@ -1,0 +1,210 @@
+"""Model files for the learners fitted on a release, that load without running code.
+
+A fitted :class:`~ppdm.tree.ReleaseTreeClassifier` or
+:class:`~ppdm.tree.ReleaseForestClassifier` with majority leaves (what ``ppdm mine``
+fits, C4.5 on the by-class reconstruction included, see
+:mod:`ppdm.tree.release_c45`) is its release spec (domains and matrices), its class
+labels and the arrays of its trees (:class:`~ppdm.tree.release_storage.CodeTree`).
+:func:`release_model_to_dict` writes exactly these as JSON data; reading checks the
+spec as :func:`ppdm.release.read_spec` does and every array (shapes, codes, preorder
+children) before building the classifier, so a tampered file is refused with one
+error. :func:`ppdm.tree.persist.load_model` reads both these and C4.5 model files.
+
+References
+----------
+Dowd, Xu & Zhang, Sec. 3 (the release and its matrices); Breiman et al. (1984), ch. 2
+(binary trees over value subsets).
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from ..exceptions import DataError
+
+__all__ = ["RELEASE_MODEL_FORMAT", "release_model_from_dict", "release_model_to_dict"]
+
+#: ``format`` field of a model file of a release learner.
+RELEASE_MODEL_FORMAT = "ppdm-release-model"
+_VERSION = 1
+_KINDS = ("release-tree", "release-forest")
+
+
+class _Invalid(Exception):
+    """A model document breaks a rule; the message says which."""
+
+
+def release_model_to_dict(model, target: str | None = None) -> dict:
+    """The fitted state of a release tree or forest (majority leaves) as JSON data."""
+    from .persist import _labels_to_json
+
+    trees = getattr(model, "trees_", None) or [getattr(model, "tree_", None)]
+    if trees[0] is None or getattr(model, "spec_", None) is None:
+        raise DataError("only a release tree or forest fitted on a release can be saved")
+    if any(t.nb_logp is not None for t in trees):
+        raise DataError("a model with naive Bayes leaves cannot be saved; use majority leaves")
+    return {
+        "format": RELEASE_MODEL_FORMAT,
+        "version": _VERSION,
+        "kind": "release-forest" if hasattr(model, "trees_") else "release-tree",
+        "target": target,
+        "spec": json.loads(model.spec_.model_dump_json(exclude_none=True)),
+        "names": list(model._names),
+        "classes": _labels_to_json(model.classes_, "a class label"),
+        "trees": [
+            {
+                "feature": t.feature.tolist(),
+                "left": t.left.tolist(),
+                "right": t.right.tolist(),
+                "left_codes": [np.flatnonzero(m).tolist() for m in t.mask],
+                "value": t.value.tolist(),
+                "count": t.count.tolist(),
+                "n_eff": t.n_eff.tolist(),
+            }
+            for t in trees
+        ],
+    }
+
+
+def _numbers(values, name: str, n: int, width: int | None = None) -> np.ndarray:
+    rows = values if width is not None else [values]
+    ok = isinstance(values, list) and len(values) == n
+    ok = ok and all(
+        isinstance(r, list)
+        and (width is None or len(r) == width)
+        and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in r)
+        for r in rows
+    )
+    if not ok:
+        shape = f"{n} rows of {width} numbers" if width is not None else f"{n} numbers"
+        raise _Invalid(f"{name} must be {shape}")
+    out = np.array(values, dtype=float)
+    if not np.isfinite(out).all() or (out < 0).any():
+        raise _Invalid(f"{name} must hold finite numbers >= 0")
+    return out
+
+
+def _tree(doc, k: int, n_values: list[int], n_classes: int):
+    from .persist import _get, _int_array
+    from .release_storage import CodeTree
+
+    where = f"trees[{k}]."
+    feature = _int_array(_get(doc, "feature", list, where), f"{where}feature")
+    n = feature.size
+    if n == 0:
+        raise _Invalid(f"{where}feature has no nodes")
+    left = _int_array(_get(doc, "left", list, where), f"{where}left", n)
+    right = _int_array(_get(doc, "right", list, where), f"{where}right", n)
+    codes = _get(doc, "left_codes", list, where)
+    width = max(n_values)
+    if len(codes) != n or not all(isinstance(c, list) for c in codes):
+        raise _Invalid(f"{where}left_codes must be {n} lists of codes")
+    mask = np.zeros((n, width), dtype=bool)
+    leaf = feature < 0
+    if (feature < -1).any() or (feature >= len(n_values)).any():
+        raise _Invalid(f"{where}feature must lie in [-1, {len(n_values) - 1}]")
+    seen = np.zeros(n, dtype=np.int64)
+    for i in range(n):
+        if leaf[i]:
+            if left[i] != -1 or right[i] != -1 or codes[i]:
+                raise _Invalid(f"{where[:-1]}: node {i + 1} is a leaf with children or codes")
+            continue
+        nv = n_values[feature[i]]
+        c = _int_array(codes[i], f"{where}left_codes[{i}]")
+        if c.size == 0 or c.size >= nv or (c < 0).any() or (c >= nv).any():
+            raise _Invalid(
+                f"{where[:-1]}: node {i + 1} sends codes outside 0..{nv - 1} or none left"
+            )
+        mask[i, c] = True
+        for kid in (left[i], right[i]):  # preorder: routing always ends at a leaf
+            if not i < kid < n:
+                raise _Invalid(
+                    f"{where[:-1]}: node {i + 1} has children outside the preorder numbering"
+                )
+            seen[kid] += 1
+    if seen[0] != 0 or (seen[1:] != 1).any():
+        raise _Invalid(
+            f"{where[:-1]}: the nodes do not form one tree (a node has no parent or two)"
+        )
+    value = _numbers(_get(doc, "value", list, where), f"{where}value", n, n_classes)
+    count = _numbers(_get(doc, "count", list, where), f"{where}count", n)
+    n_eff = _numbers(_get(doc, "n_eff", list, where), f"{where}n_eff", n)
+    return CodeTree(feature, left, right, mask, value, count, n_eff)
+
+
+def release_model_from_dict(doc: dict):
+    """Rebuild a fitted release tree or forest from :func:`release_model_to_dict` data.
+
+    Returns
+    -------
+    model : ReleaseTreeClassifier or ReleaseForestClassifier
+    target : str or None
+
+    Raises
+    ------
+    DataError
+        The document breaks a rule (the message says which).
+    """
+    try:
+        return _from_dict(doc)
+    except _Invalid as exc:
+        raise DataError(str(exc)) from None
+
+
+def _spec(doc):
+    from pydantic import ValidationError
+
+    from ..release import ReleaseSpec, _check_sizes, validation_message
+
+    try:
+        spec = ReleaseSpec.model_validate(doc, strict=True)
+        _check_sizes(spec, "the model's spec")
+    except ValidationError as exc:
+        raise _Invalid(f"its spec is {validation_message(exc)}") from None
+    except (ValueError, TypeError, OverflowError, RecursionError) as exc:
+        raise _Invalid(f"its spec is invalid: {str(exc)[:200]}") from None
+    return spec
+
+
+def _from_dict(doc):
+    from . import ReleaseForestClassifier, ReleaseTreeClassifier
+    from .persist import _get, _labels_from_json
+    from .release_coding import DomainCoder
+
+    if not isinstance(doc, dict) or doc.get("format") != RELEASE_MODEL_FORMAT:
+        raise _Invalid(f'not a ppdm release model (no "format": {RELEASE_MODEL_FORMAT!r})')
+    if doc.get("version") != _VERSION:
+        raise _Invalid(f"model version {str(doc.get('version'))[:20]}; this ppdm reads {_VERSION}")
+    kind = doc.get("kind")
+    if kind not in _KINDS:
+        raise _Invalid(f"field 'kind' must be one of {_KINDS}")
+    target = doc.get("target")
+    if target is not None and not isinstance(target, str):
+        raise _Invalid("field 'target' must be a string")
+    spec = _spec(_get(doc, "spec", dict))
+    names = _get(doc, "names", list)
+    perturbed = {a.name for a in spec.perturbed_attributes()} - {spec.class_attribute}
+    if not names or len(set(map(str, names))) != len(names) or not set(names) <= perturbed:
+        raise _Invalid("field 'names' must be distinct perturbed attributes of its spec")
+    classes = _labels_from_json(_get(doc, "classes", dict), "classes")
+    if classes.size < 2 or len(set(classes.tolist())) != classes.size:
+        raise _Invalid("classes must be at least two distinct labels")
+    domains = [spec.attribute(n).get_domain() for n in names]
+    n_values = [d.n_values for d in domains]
+    trees_doc = _get(doc, "trees", list)
+    if not trees_doc or (kind == "release-tree" and len(trees_doc) != 1):
+        raise _Invalid("field 'trees' must hold one tree (a forest: one or more)")
+    trees = [_tree(t, k, n_values, classes.size) for k, t in enumerate(trees_doc)]
+    cls = ReleaseForestClassifier if kind == "release-forest" else ReleaseTreeClassifier
+    model = cls(spec=spec, leaf_model="majority")
+    model._set_inputs(names, [DomainCoder(d) for d in domains], domains, spec, frame=True)
+    model.classes_, model.n_classes_ = classes, int(classes.size)
+    model.leaf_model_ = "majority"
+    model.matrices_ = [spec.attribute(n).get_matrix() for n in names]
+    if kind == "release-forest":
+        model.trees_ = trees
+    else:
+        model.tree_ = trees[0]
+    return model, target
