@@ -10,12 +10,12 @@ from typer.testing import CliRunner
 from ppdm.advise import (
     PAPER_PIPELINE,
     POLICY_GAMMA,
-    _pick_variant,
-    _plan,
     advise,
     rule_best_n_per_gamma,
     rule_min_accuracy,
 )
+from ppdm.advise.scoring import _pick_variant
+from ppdm.advise.scoring import plan as _plan
 from ppdm.cli import app
 from ppdm.exceptions import DataError, ParameterError, SpecError
 from ppdm.mining import CANDIDATES, fit_candidate
@@ -228,7 +228,7 @@ def test_advise_says_so_when_no_cell_beats_the_majority(tmp_path):
 
 def test_per_attribute_n_of_a_table_with_many_classes():
     """The class codes were int8: ten classes times N = 40 overflowed (pendigits)."""
-    from ppdm.advise import _channel_n
+    from ppdm.advise.scoring import _channel_n
 
     rng = np.random.default_rng(2)
     x = rng.uniform(0, 10, 2000)
@@ -238,7 +238,7 @@ def test_per_attribute_n_of_a_table_with_many_classes():
 
 
 def test_the_advice_states_its_guarantee_per_record_and_the_oracle_crossing():
-    from ppdm.advise import _record_notes
+    from ppdm.advise.advice import _record_notes
     from ppdm.perturbation import plan_release
 
     a = advise(_owner_table(900), "y", gammas=[5, 9], ns=[5, 10], reps=2, confirm=3)
@@ -264,7 +264,8 @@ def test_rule_7_1_takes_the_strongest_privacy_within_one_se_of_the_best():
     """The paper's 7.1 (each gamma's best N, then the smallest N) picked gamma 5 at 0.80
     here, 11 points below the best; within one s.e. of the best, the smallest gamma is 7
     (0.905 >= 0.91 - 0.01), and at gamma 7 the smaller N of the two within reach."""
-    from ppdm.advise import _choose_paper, rule_within_one_se
+    from ppdm.advise import rule_within_one_se
+    from ppdm.advise.rules import choose_paper as _choose_paper
 
     cells = _grid(
         [(5, 5, "f", 0.80, 0.01), (5, 10, "f", 0.79, 0.01), (7, 5, "f", 0.87, 0.01),
@@ -289,7 +290,8 @@ def test_rule_7_1_takes_the_strongest_privacy_within_one_se_of_the_best():
 def test_rule_7_2_picks_the_smallest_gamma_the_best_learner_meets():
     """Over the best learner of each cell: the forest meets 0.85 at gamma 6, the tree
     only at 8 and the paper pipeline never; the most accurate N at gamma 6 is 20."""
-    from ppdm.advise import _choose, best_per_cell
+    from ppdm.advise import best_per_cell
+    from ppdm.advise.rules import choose as _choose
 
     tree = "release-tree depth 8, leaf 0.02"
     cells = _grid(
@@ -326,7 +328,7 @@ def _fake_run(accuracy):
 
 
 def test_the_rules_cell_gives_way_to_the_best_when_confirmed_below_it():
-    from ppdm.advise import _confirm_advice
+    from ppdm.advise.scoring import confirm_advice as _confirm_advice
 
     frame = _owner_table(600)
     by_label = {c.label: c for c in CANDIDATES}
@@ -350,7 +352,8 @@ def test_per_attribute_n_is_searched_per_attribute_and_kept_only_when_it_wins():
     """x1 carries the class in ten narrow bands (40 bins see them, 5 do not); z is
     noise, whose finer bins only add estimation bias: the search gives x1 N 40 and z N 5.
     The variant is then confirmed against the common N and kept only when it wins."""
-    from ppdm.advise import _channel_n, _confirm_advice
+    from ppdm.advise.scoring import _channel_n
+    from ppdm.advise.scoring import confirm_advice as _confirm_advice
 
     rng = np.random.default_rng(4)
     n = 6000

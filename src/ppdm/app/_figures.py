@@ -11,7 +11,7 @@ import numpy as np
 __all__ = ["LIBRARY_PLOT_SCALE", "histograms", "png_width"]
 
 #: The library's plots (the audit's :func:`ppdm.figures.audit.plot_audit`, the
-#: advisor's :func:`ppdm.advise.plot_advice`) are shown at this multiple of their size
+#: advisor's :func:`ppdm.figures.advice.plot_advice`) are shown at this multiple of their size
 #: in pixels, in a box that scrolls: their smallest text, 6 pt at 110 dpi (9.2 px),
 #: shows at 11 px. At 80 % of the card's width the audit's showed at 6 px.
 LIBRARY_PLOT_SCALE = 1.2

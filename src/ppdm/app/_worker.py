@@ -35,7 +35,8 @@ def advise(
     """:func:`ppdm.advise.advise` with a progress file and its plot; its summary's keys
     and, in ``"lines"``, the report the command line prints (:func:`format_advice`)."""
     from ppdm.advise import advise as run_advisor
-    from ppdm.advise import format_advice, plot_advice
+    from ppdm.advise import format_advice
+    from ppdm.figures.advice import plot_advice
 
     allowed = sum(max_gamma is None or g <= max_gamma for g in gammas)
     total = reps * (1 + allowed * len(ns)) + 2 * 10  # the grid, then two designs confirmed

@@ -185,7 +185,9 @@ def advise(
         progress=progress and sys.stderr.isatty(),
     )
     write_csv_atomic(advice.table, out / "advice_table.csv")
-    advisor.plot_advice(advice, out / "advice.png")
+    from ..figures.advice import plot_advice
+
+    plot_advice(advice, out / "advice.png")
     summary = advice.summary()
     write_json_atomic(summary, out / "advice.json")
     for line in advisor.format_advice(advice, n_records=len(frame)):
