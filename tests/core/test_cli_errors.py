@@ -684,7 +684,7 @@ def test_errors_name_their_file_flag_or_release(run_cli, tmp_path):
 def test_advise_says_its_rule_and_which_gammas_it_left_out(run_cli, tmp_path, monkeypatch):
     """A gamma whose cells are not clearly above the majority rate vanished from the
     list without a word; the rule was named, not said."""
-    import ppdm.advise as advisor
+    import ppdm.advise.advice as advisor
 
     def scores(tasks, specs, learners, description, **_):
         rows = []
@@ -700,7 +700,7 @@ def test_advise_says_its_rule_and_which_gammas_it_left_out(run_cli, tmp_path, mo
             ]
         return pd.DataFrame(rows)
 
-    monkeypatch.setattr(advisor, "_run", lambda tasks, specs, learners, d, **kw: scores(
+    monkeypatch.setattr(advisor, "run_designs", lambda tasks, specs, learners, d, **kw: scores(
         tasks, specs, learners, d))  # fmt: skip
     rng = np.random.default_rng(0)
     src = tmp_path / "t.csv"
