@@ -28,6 +28,16 @@ from pathlib import Path
 import numpy as np
 
 from ..exceptions import DataError
+from .model_json import (
+    SCALARS,
+    Invalid,
+    bool_array,
+    get,
+    int_array,
+    labels_from_json,
+    labels_to_json,
+    plain,
+)
 
 __all__ = [
     "MODEL_FORMAT",
@@ -47,28 +57,6 @@ MODEL_VERSION = 2
 MAX_MODEL_BYTES = 256 * 2**20
 
 _PICKLE_VERSION = 1
-_SCALARS = (str, int, float, bool)
-
-
-class _Invalid(Exception):
-    """A model document breaks a rule; the message says which."""
-
-
-def _plain(value, what: str):
-    """``value`` as a JSON scalar (numpy scalars unwrapped); refuse anything else."""
-    if isinstance(value, np.generic):
-        value = value.item()
-    if value is None or isinstance(value, _SCALARS):
-        return value
-    raise DataError(
-        f"cannot save the model: {what} holds {value!r} of type {type(value).__name__}; "
-        "model files keep only strings, numbers and booleans"
-    )
-
-
-def _labels_to_json(values, what: str) -> dict:
-    arr = np.asarray(values)
-    return {"dtype": arr.dtype.str, "values": [_plain(v, what) for v in arr.tolist()]}
 
 
 def model_to_dict(clf, target: str | None = None) -> dict:
@@ -99,23 +87,23 @@ def model_to_dict(clf, target: str | None = None) -> dict:
         "format": MODEL_FORMAT,
         "version": MODEL_VERSION,
         "target": target,
-        "params": {k: _plain(v, f"parameter {k}") for k, v in params.items()},
+        "params": {k: plain(v, f"parameter {k}") for k, v in params.items()},
         "class_weight": (
             weights
             if weights is None or isinstance(weights, str)
-            else [[_plain(k, "class_weight"), float(v)] for k, v in weights.items()]
+            else [[plain(k, "class_weight"), float(v)] for k, v in weights.items()]
         ),
         "categorical_features": (
             features
             if features is None or isinstance(features, str)
-            else [_plain(v, "categorical_features") for v in features]
+            else [plain(v, "categorical_features") for v in features]
         ),
-        "classes": _labels_to_json(clf.classes_, "a class label"),
+        "classes": labels_to_json(clf.classes_, "a class label"),
         "encoding": {
             "names": [str(n) for n in enc.names],
             "categorical": [bool(c) for c in enc.categorical],
             "categories": [
-                None if c is None else _labels_to_json(c, f"column {name!r}")
+                None if c is None else labels_to_json(c, f"column {name!r}")
                 for name, c in zip(enc.names, enc.categories)
             ],
             "from_frame": bool(enc.from_frame),
@@ -134,109 +122,62 @@ def model_to_dict(clf, target: str | None = None) -> dict:
     }
 
 
-# -- reading, with every field checked -------------------------------------------------
-def _get(doc: dict, key: str, kind, where: str = ""):
-    if not isinstance(doc, dict) or key not in doc:
-        raise _Invalid(f"missing field {where}{key!r}")
-    value = doc[key]
-    if kind is not None and not isinstance(value, kind):
-        raise _Invalid(f"field {where}{key!r} has the wrong type ({type(value).__name__})")
-    return value
-
-
-def _int_array(values, name: str, n: int | None = None) -> np.ndarray:
-    if not isinstance(values, list) or not all(
-        isinstance(v, int) and not isinstance(v, bool) for v in values
-    ):
-        raise _Invalid(f"tree.{name} must be a list of integers")
-    if n is not None and len(values) != n:
-        raise _Invalid(f"tree.{name} has {len(values)} entries; expected {n}")
-    return np.asarray(values, dtype=np.int64).reshape(len(values))
-
-
-def _bool_array(values, name: str, n: int) -> np.ndarray:
-    if not isinstance(values, list) or not all(isinstance(v, bool) for v in values):
-        raise _Invalid(f"{name} must be a list of true/false")
-    if len(values) != n:
-        raise _Invalid(f"{name} has {len(values)} entries; expected {n}")
-    return np.asarray(values, dtype=bool).reshape(n)
-
-
-def _labels_from_json(doc, what: str) -> np.ndarray:
-    dtype = _get(doc, "dtype", str, f"{what}.")
-    values = _get(doc, "values", list, f"{what}.")
-    if not all(isinstance(v, _SCALARS) for v in values):
-        raise _Invalid(f"{what} must hold strings, numbers or booleans only")
-    try:
-        dt = np.dtype(dtype)
-    except TypeError:
-        raise _Invalid(f"{what} has an unknown dtype {dtype[:40]!r}") from None
-    if dt.kind not in "biufUO" or dt.itemsize > 4096:
-        raise _Invalid(f"{what} has an unsupported dtype {dtype[:40]!r}")
-    try:
-        arr = np.empty(len(values), dtype=dt)
-        arr[:] = values
-    except (TypeError, ValueError, OverflowError):
-        raise _Invalid(f"{what} values do not fit dtype {dtype[:40]!r}") from None
-    return arr
-
-
 def _tree_from_json(doc, n_features: int, n_categories: np.ndarray, n_classes: int):
     from .storage import Tree
 
-    feature = _int_array(_get(doc, "feature", list, "tree."), "feature")
+    feature = int_array(get(doc, "feature", list, "tree."), "feature")
     n = feature.size
     if n == 0:
-        raise _Invalid("the tree has no nodes")
-    categorical = _bool_array(_get(doc, "categorical", list, "tree."), "tree.categorical", n)
-    raw = _get(doc, "threshold", list, "tree.")
+        raise Invalid("the tree has no nodes")
+    categorical = bool_array(get(doc, "categorical", list, "tree."), "tree.categorical", n)
+    raw = get(doc, "threshold", list, "tree.")
     if len(raw) != n or not all(
         v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)) for v in raw
     ):
-        raise _Invalid(f"tree.threshold must hold {n} numbers or nulls")
+        raise Invalid(f"tree.threshold must hold {n} numbers or nulls")
     threshold = np.array([np.nan if v is None else float(v) for v in raw], dtype=float)
-    start = _int_array(_get(doc, "children_start", list, "tree."), "children_start", n)
-    count = _int_array(_get(doc, "n_children", list, "tree."), "n_children", n)
-    children = _int_array(_get(doc, "children", list, "tree."), "children")
-    value_raw = _get(doc, "value", list, "tree.")
+    start = int_array(get(doc, "children_start", list, "tree."), "children_start", n)
+    count = int_array(get(doc, "n_children", list, "tree."), "n_children", n)
+    children = int_array(get(doc, "children", list, "tree."), "children")
+    value_raw = get(doc, "value", list, "tree.")
     if len(value_raw) != n or not all(
         isinstance(row, list)
         and len(row) == n_classes
         and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in row)
         for row in value_raw
     ):
-        raise _Invalid(f"tree.value must be {n} rows of {n_classes} numbers")
+        raise Invalid(f"tree.value must be {n} rows of {n_classes} numbers")
     value = np.array(value_raw, dtype=float).reshape(n, n_classes)
     if not np.isfinite(value).all() or (value < 0).any():
-        raise _Invalid("tree.value must hold finite counts >= 0")
-    empty = _bool_array(_get(doc, "empty", list, "tree."), "tree.empty", n)
+        raise Invalid("tree.value must hold finite counts >= 0")
+    empty = bool_array(get(doc, "empty", list, "tree."), "tree.empty", n)
 
     leaf = feature < 0
     if (feature < -1).any() or (feature >= n_features).any():
-        raise _Invalid(f"tree.feature must lie in [-1, {n_features - 1}]")
+        raise Invalid(f"tree.feature must lie in [-1, {n_features - 1}]")
     if (count[leaf] != 0).any() or categorical[leaf].any():
-        raise _Invalid("a leaf has children or a categorical test")
+        raise Invalid("a leaf has children or a categorical test")
     if (count < 0).any() or (start < 0).any() or (start + count > children.size).any():
-        raise _Invalid("tree.children_start/n_children point outside tree.children")
+        raise Invalid("tree.children_start/n_children point outside tree.children")
     seen = np.zeros(n, dtype=np.int64)
     for i in np.flatnonzero(~leaf):
         kids = children[start[i] : start[i] + count[i]]
         # preorder: children come after their parent, so routing always ends at a leaf
         if kids.size == 0 or (kids <= i).any() or (kids >= n).any():
-            raise _Invalid(f"node {i + 1} has children outside the preorder numbering")
+            raise Invalid(f"node {i + 1} has children outside the preorder numbering")
         seen[kids] += 1
         f = feature[i]
         if categorical[i]:
             if n_categories[f] == 0 or count[i] != n_categories[f]:
-                raise _Invalid(
+                raise Invalid(
                     f"node {i + 1} tests column {f + 1} with {count[i]} branches; "
                     f"the column has {n_categories[f]} categories"
                 )
         else:
             if n_categories[f] != 0 or count[i] != 2 or not np.isfinite(threshold[i]):
-                raise _Invalid(f"node {i + 1}: a numeric test needs 2 branches and a threshold")
+                raise Invalid(f"node {i + 1}: a numeric test needs 2 branches and a threshold")
     if seen[0] != 0 or (seen[1:] != 1).any():
-        raise _Invalid("the nodes do not form one tree (a node has no parent or two)")
+        raise Invalid("the nodes do not form one tree (a node has no parent or two)")
     return Tree(feature, categorical, threshold, start, count, children, value, empty)
 
 
@@ -253,7 +194,7 @@ def model_from_dict(doc: dict):
     """
     try:
         return _model_from_dict(doc)
-    except _Invalid as exc:
+    except Invalid as exc:
         raise DataError(str(exc)) from None
 
 
@@ -262,71 +203,67 @@ def _model_from_dict(doc):
     from .classifier import C45Classifier
 
     if not isinstance(doc, dict) or doc.get("format") != MODEL_FORMAT:
-        raise _Invalid(f'not a ppdm tree model (no "format": {MODEL_FORMAT!r})')
+        raise Invalid(f'not a ppdm tree model (no "format": {MODEL_FORMAT!r})')
     version = doc.get("version")
     if version != MODEL_VERSION:
-        raise _Invalid(f"model version {str(version)[:20]}; this ppdm reads {MODEL_VERSION}")
+        raise Invalid(f"model version {str(version)[:20]}; this ppdm reads {MODEL_VERSION}")
     target = doc.get("target")
     if target is not None and not isinstance(target, str):
-        raise _Invalid("field 'target' must be a string")
-    params = _get(doc, "params", dict)
+        raise Invalid("field 'target' must be a string")
+    params = get(doc, "params", dict)
     known = set(C45Classifier().get_params()) - {"class_weight", "categorical_features"}
-    if set(params) - known or not all(isinstance(v, _SCALARS) for v in params.values()):
-        raise _Invalid("field 'params' names unknown parameters or non-scalar values")
+    if set(params) - known or not all(isinstance(v, SCALARS) for v in params.values()):
+        raise Invalid("field 'params' names unknown parameters or non-scalar values")
     weights = doc.get("class_weight")
     if isinstance(weights, list):
         if not all(
             isinstance(p, list) and len(p) == 2 and isinstance(p[1], (int, float)) for p in weights
         ):
-            raise _Invalid("field 'class_weight' must be a list of [label, weight] pairs")
+            raise Invalid("field 'class_weight' must be a list of [label, weight] pairs")
         weights = {k: float(v) for k, v in weights}
     elif weights is not None and not isinstance(weights, str):
-        raise _Invalid("field 'class_weight' has the wrong type")
+        raise Invalid("field 'class_weight' has the wrong type")
     features = doc.get("categorical_features")
     if features is not None and not isinstance(features, (str, list)):
-        raise _Invalid("field 'categorical_features' has the wrong type")
+        raise Invalid("field 'categorical_features' has the wrong type")
     clf = C45Classifier(**params, class_weight=weights, categorical_features=features)
     try:
         clf._validate_params()
     except ValueError as exc:
-        raise _Invalid(f"field 'params': {exc}") from None
+        raise Invalid(f"field 'params': {exc}") from None
 
-    classes = _labels_from_json(_get(doc, "classes", dict), "classes")
+    classes = labels_from_json(get(doc, "classes", dict), "classes")
     if classes.size < 2:
-        raise _Invalid("a model needs at least two classes")
+        raise Invalid("a model needs at least two classes")
     if len(set(classes.tolist())) != classes.size:  # a prediction could not name its class
-        raise _Invalid("classes must be distinct")
-    enc_doc = _get(doc, "encoding", dict)
-    names = _get(enc_doc, "names", list, "encoding.")
+        raise Invalid("classes must be distinct")
+    enc_doc = get(doc, "encoding", dict)
+    names = get(enc_doc, "names", list, "encoding.")
     if not names or not all(isinstance(x, str) for x in names) or len(set(names)) != len(names):
-        raise _Invalid("encoding.names must be distinct column names")
+        raise Invalid("encoding.names must be distinct column names")
     d = len(names)
-    cat_mask = _bool_array(
-        _get(enc_doc, "categorical", list, "encoding."), "encoding.categorical", d
-    )
-    cats_doc = _get(enc_doc, "categories", list, "encoding.")
+    cat_mask = bool_array(get(enc_doc, "categorical", list, "encoding."), "encoding.categorical", d)
+    cats_doc = get(enc_doc, "categories", list, "encoding.")
     if len(cats_doc) != d:
-        raise _Invalid(f"encoding.categories must have {d} entries")
+        raise Invalid(f"encoding.categories must have {d} entries")
     categories = []
     for j, c in enumerate(cats_doc):
         if cat_mask[j] != (c is not None):
-            raise _Invalid(f"encoding.categories of column {names[j]!r} contradicts its kind")
+            raise Invalid(f"encoding.categories of column {names[j]!r} contradicts its kind")
         categories.append(
-            None
-            if c is None
-            else _labels_from_json(c, f"categories of {names[j]!r}").astype(object)
+            None if c is None else labels_from_json(c, f"categories of {names[j]!r}").astype(object)
         )
-    from_frame = _get(enc_doc, "from_frame", bool, "encoding.")
-    ranges_doc = _get(doc, "value_ranges", dict)
+    from_frame = get(enc_doc, "from_frame", bool, "encoding.")
+    ranges_doc = get(doc, "value_ranges", dict)
     ranges = {}
     for k, v in ranges_doc.items():
         if k not in names or not (
             isinstance(v, list) and len(v) == 2 and all(isinstance(x, (int, float)) for x in v)
         ):
-            raise _Invalid(f"value_ranges entry {k[:40]!r} is not a [low, high] pair of a column")
+            raise Invalid(f"value_ranges entry {k[:40]!r} is not a [low, high] pair of a column")
         ranges[k] = (float(v[0]), float(v[1]))
     encoding = FeatureEncoding(list(names), cat_mask, categories, from_frame)
-    tree = _tree_from_json(_get(doc, "tree", dict), d, encoding.n_categories, classes.size)
+    tree = _tree_from_json(get(doc, "tree", dict), d, encoding.n_categories, classes.size)
 
     clf.tree_ = tree
     clf.classes_ = classes
@@ -427,7 +364,7 @@ def load_model(path: str | os.PathLike, *, trust_pickle: bool = False):
         if isinstance(doc, dict) and doc.get("format") == RELEASE_MODEL_FORMAT:
             return release_model_from_dict(doc)
         return _model_from_dict(doc)
-    except (_Invalid, DataError) as exc:
+    except (Invalid, DataError) as exc:
         raise DataError(f"{str(path)!r} is not a valid ppdm tree model: {exc}") from None
 
 

@@ -23,6 +23,7 @@ import json
 import numpy as np
 
 from ..exceptions import DataError
+from .model_json import Invalid, get, int_array, labels_from_json, labels_to_json
 
 __all__ = ["RELEASE_MODEL_FORMAT", "release_model_from_dict", "release_model_to_dict"]
 
@@ -32,13 +33,8 @@ _VERSION = 1
 _KINDS = ("release-tree", "release-forest")
 
 
-class _Invalid(Exception):
-    """A model document breaks a rule; the message says which."""
-
-
 def release_model_to_dict(model, target: str | None = None) -> dict:
     """The fitted state of a release tree or forest (majority leaves) as JSON data."""
-    from .persist import _labels_to_json
 
     trees = getattr(model, "trees_", None) or [getattr(model, "tree_", None)]
     if trees[0] is None or getattr(model, "spec_", None) is None:
@@ -52,7 +48,7 @@ def release_model_to_dict(model, target: str | None = None) -> dict:
         "target": target,
         "spec": json.loads(model.spec_.model_dump_json(exclude_none=True)),
         "names": list(model._names),
-        "classes": _labels_to_json(model.classes_, "a class label"),
+        "classes": labels_to_json(model.classes_, "a class label"),
         "trees": [
             {
                 "feature": t.feature.tolist(),
@@ -79,58 +75,55 @@ def _numbers(values, name: str, n: int, width: int | None = None) -> np.ndarray:
     )
     if not ok:
         shape = f"{n} rows of {width} numbers" if width is not None else f"{n} numbers"
-        raise _Invalid(f"{name} must be {shape}")
+        raise Invalid(f"{name} must be {shape}")
     out = np.array(values, dtype=float)
     if not np.isfinite(out).all() or (out < 0).any():
-        raise _Invalid(f"{name} must hold finite numbers >= 0")
+        raise Invalid(f"{name} must hold finite numbers >= 0")
     return out
 
 
 def _tree(doc, k: int, n_values: list[int], n_classes: int):
-    from .persist import _get, _int_array
     from .release_storage import CodeTree
 
     where = f"trees[{k}]."
-    feature = _int_array(_get(doc, "feature", list, where), f"{where}feature")
+    feature = int_array(get(doc, "feature", list, where), f"{where}feature")
     n = feature.size
     if n == 0:
-        raise _Invalid(f"{where}feature has no nodes")
-    left = _int_array(_get(doc, "left", list, where), f"{where}left", n)
-    right = _int_array(_get(doc, "right", list, where), f"{where}right", n)
-    codes = _get(doc, "left_codes", list, where)
+        raise Invalid(f"{where}feature has no nodes")
+    left = int_array(get(doc, "left", list, where), f"{where}left", n)
+    right = int_array(get(doc, "right", list, where), f"{where}right", n)
+    codes = get(doc, "left_codes", list, where)
     width = max(n_values)
     if len(codes) != n or not all(isinstance(c, list) for c in codes):
-        raise _Invalid(f"{where}left_codes must be {n} lists of codes")
+        raise Invalid(f"{where}left_codes must be {n} lists of codes")
     mask = np.zeros((n, width), dtype=bool)
     leaf = feature < 0
     if (feature < -1).any() or (feature >= len(n_values)).any():
-        raise _Invalid(f"{where}feature must lie in [-1, {len(n_values) - 1}]")
+        raise Invalid(f"{where}feature must lie in [-1, {len(n_values) - 1}]")
     seen = np.zeros(n, dtype=np.int64)
     for i in range(n):
         if leaf[i]:
             if left[i] != -1 or right[i] != -1 or codes[i]:
-                raise _Invalid(f"{where[:-1]}: node {i + 1} is a leaf with children or codes")
+                raise Invalid(f"{where[:-1]}: node {i + 1} is a leaf with children or codes")
             continue
         nv = n_values[feature[i]]
-        c = _int_array(codes[i], f"{where}left_codes[{i}]")
+        c = int_array(codes[i], f"{where}left_codes[{i}]")
         if c.size == 0 or c.size >= nv or (c < 0).any() or (c >= nv).any():
-            raise _Invalid(
+            raise Invalid(
                 f"{where[:-1]}: node {i + 1} sends codes outside 0..{nv - 1} or none left"
             )
         mask[i, c] = True
         for kid in (left[i], right[i]):  # preorder: routing always ends at a leaf
             if not i < kid < n:
-                raise _Invalid(
+                raise Invalid(
                     f"{where[:-1]}: node {i + 1} has children outside the preorder numbering"
                 )
             seen[kid] += 1
     if seen[0] != 0 or (seen[1:] != 1).any():
-        raise _Invalid(
-            f"{where[:-1]}: the nodes do not form one tree (a node has no parent or two)"
-        )
-    value = _numbers(_get(doc, "value", list, where), f"{where}value", n, n_classes)
-    count = _numbers(_get(doc, "count", list, where), f"{where}count", n)
-    n_eff = _numbers(_get(doc, "n_eff", list, where), f"{where}n_eff", n)
+        raise Invalid(f"{where[:-1]}: the nodes do not form one tree (a node has no parent or two)")
+    value = _numbers(get(doc, "value", list, where), f"{where}value", n, n_classes)
+    count = _numbers(get(doc, "count", list, where), f"{where}count", n)
+    n_eff = _numbers(get(doc, "n_eff", list, where), f"{where}n_eff", n)
     return CodeTree(feature, left, right, mask, value, count, n_eff)
 
 
@@ -149,7 +142,7 @@ def release_model_from_dict(doc: dict):
     """
     try:
         return _from_dict(doc)
-    except _Invalid as exc:
+    except Invalid as exc:
         raise DataError(str(exc)) from None
 
 
@@ -162,40 +155,39 @@ def _spec(doc):
         spec = ReleaseSpec.model_validate(doc, strict=True)
         _check_sizes(spec, "the model's spec")
     except ValidationError as exc:
-        raise _Invalid(f"its spec is {validation_message(exc)}") from None
+        raise Invalid(f"its spec is {validation_message(exc)}") from None
     except (ValueError, TypeError, OverflowError, RecursionError) as exc:
-        raise _Invalid(f"its spec is invalid: {str(exc)[:200]}") from None
+        raise Invalid(f"its spec is invalid: {str(exc)[:200]}") from None
     return spec
 
 
 def _from_dict(doc):
     from . import ReleaseForestClassifier, ReleaseTreeClassifier
-    from .persist import _get, _labels_from_json
     from .release_coding import DomainCoder
 
     if not isinstance(doc, dict) or doc.get("format") != RELEASE_MODEL_FORMAT:
-        raise _Invalid(f'not a ppdm release model (no "format": {RELEASE_MODEL_FORMAT!r})')
+        raise Invalid(f'not a ppdm release model (no "format": {RELEASE_MODEL_FORMAT!r})')
     if doc.get("version") != _VERSION:
-        raise _Invalid(f"model version {str(doc.get('version'))[:20]}; this ppdm reads {_VERSION}")
+        raise Invalid(f"model version {str(doc.get('version'))[:20]}; this ppdm reads {_VERSION}")
     kind = doc.get("kind")
     if kind not in _KINDS:
-        raise _Invalid(f"field 'kind' must be one of {_KINDS}")
+        raise Invalid(f"field 'kind' must be one of {_KINDS}")
     target = doc.get("target")
     if target is not None and not isinstance(target, str):
-        raise _Invalid("field 'target' must be a string")
-    spec = _spec(_get(doc, "spec", dict))
-    names = _get(doc, "names", list)
+        raise Invalid("field 'target' must be a string")
+    spec = _spec(get(doc, "spec", dict))
+    names = get(doc, "names", list)
     perturbed = {a.name for a in spec.perturbed_attributes()} - {spec.class_attribute}
     if not names or len(set(map(str, names))) != len(names) or not set(names) <= perturbed:
-        raise _Invalid("field 'names' must be distinct perturbed attributes of its spec")
-    classes = _labels_from_json(_get(doc, "classes", dict), "classes")
+        raise Invalid("field 'names' must be distinct perturbed attributes of its spec")
+    classes = labels_from_json(get(doc, "classes", dict), "classes")
     if classes.size < 2 or len(set(classes.tolist())) != classes.size:
-        raise _Invalid("classes must be at least two distinct labels")
+        raise Invalid("classes must be at least two distinct labels")
     domains = [spec.attribute(n).get_domain() for n in names]
     n_values = [d.n_values for d in domains]
-    trees_doc = _get(doc, "trees", list)
+    trees_doc = get(doc, "trees", list)
     if not trees_doc or (kind == "release-tree" and len(trees_doc) != 1):
-        raise _Invalid("field 'trees' must hold one tree (a forest: one or more)")
+        raise Invalid("field 'trees' must hold one tree (a forest: one or more)")
     trees = [_tree(t, k, n_values, classes.size) for k, t in enumerate(trees_doc)]
     cls = ReleaseForestClassifier if kind == "release-forest" else ReleaseTreeClassifier
     model = cls(spec=spec, leaf_model="majority")
