@@ -223,13 +223,6 @@ def _format_additive(report: dict, lines: list[str]) -> str:
         "recovered by spectral filtering and PCA/Bayes reconstruction (Kargupta et al. 2003;",
         "Huang, Du & Chen 2005).",
     ]
-    for a in report["attributes"]:
-        if a.get("strata"):
-            each = ", ".join(f"{v} {g:.4g}" for v, g in a["gamma_per_stratum"].items())
-            lines.append(
-                f"strata: {a['name']} has one matrix per value of {a['strata']} (released as "
-                f"is); gamma per stratum: {each}; the table states the least private."
-            )
     if report["unperturbed"]:
         lines.append(f"released as is (no protection): {', '.join(report['unperturbed'])}")
     if report["leaks"]:
