@@ -10,7 +10,7 @@ from ..limits import check_n_values
 from ..validation import check_gamma
 from ._common import message, parse_float_list, parse_int_list, percent
 from ._state import USER_ERRORS, State
-from ._ui import action_card, alert
+from ._ui import PageNote, action_card
 
 __all__ = ["advisor_card", "advisor_server", "target_accuracy"]
 
@@ -110,11 +110,8 @@ def _status(text: str, res: dict | None) -> list:
 @module.server
 def advisor_server(input, output, session, state: State):
     slot = state.slots["advisor"]
-    note = reactive.value(None)
-
-    def say(kind: str, text: str) -> None:
-        state.owner_msg.set((kind, text))
-        note.set((kind, text))
+    note = PageNote(state.owner_msg)
+    say = note.say
 
     slot.follow(input.o_advise_cancel, lambda err: say("error", err))
 
@@ -122,12 +119,11 @@ def advisor_server(input, output, session, state: State):
     @reactive.event(state.frame)
     def _new_table():
         slot.result.set(None)
-        note.set(None)
+        note.clear()
 
     @render.ui
     def o_advise_note():
-        n = note.get()
-        return None if n is None else alert(*n)
+        return note.shown()
 
     @reactive.effect
     @reactive.event(input.o_advise)

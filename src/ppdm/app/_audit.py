@@ -7,7 +7,7 @@ from shiny import module, reactive, render, ui
 from ._common import message, percent
 from ._figures import LIBRARY_PLOT_SCALE, png_width
 from ._state import USER_ERRORS, State
-from ._ui import action_card, alert
+from ._ui import PageNote, action_card
 
 __all__ = ["audit_card", "audit_server"]
 
@@ -64,11 +64,8 @@ def _verdict(res: dict):
 @module.server
 def audit_server(input, output, session, state: State):
     slot = state.slots["audit"]
-    note = reactive.value(None)
-
-    def say(kind: str, text: str) -> None:
-        state.owner_msg.set((kind, text))
-        note.set((kind, text))
+    note = PageNote(state.owner_msg)
+    say = note.say
 
     slot.follow(input.o_audit_cancel, lambda err: say("error", err))
 
@@ -76,12 +73,11 @@ def audit_server(input, output, session, state: State):
     @reactive.event(state.frame)
     def _new_table():
         slot.result.set(None)
-        note.set(None)
+        note.clear()
 
     @render.ui
     def o_audit_note():
-        n = note.get()
-        return None if n is None else alert(*n)
+        return note.shown()
 
     @reactive.effect
     @reactive.event(input.o_audit)
@@ -96,7 +92,7 @@ def audit_server(input, output, session, state: State):
         except USER_ERRORS as exc:
             say("error", message(exc, "audit"))
             return
-        note.set(None)  # its status line below the button takes over
+        note.clear()  # its status line below the button takes over
 
     @render.ui
     def o_audit_status():

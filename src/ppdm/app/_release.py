@@ -19,7 +19,7 @@ from . import _figures
 from ._attributes import Plan
 from ._common import message, page_text, percent
 from ._state import USER_ERRORS, State
-from ._ui import action_card, alert
+from ._ui import PageNote, action_card
 
 __all__ = ["release_card", "release_server", "release_sidebar"]
 
@@ -118,23 +118,19 @@ def _key_risk(risk: dict) -> list:
 def release_server(input, output, session, state: State, plan: Plan):
     notes = reactive.value([])
     key_risk = reactive.value(None)
-    note = reactive.value(None)
-
-    def say(kind: str, text: str) -> None:
-        state.owner_msg.set((kind, text))
-        note.set((kind, text))
+    note = PageNote(state.owner_msg)
+    say = note.say
 
     @reactive.effect
     @reactive.event(state.frame)
     def _new_table():
         state.release_dir.set(None)
         key_risk.set(None)
-        note.set(None)
+        note.clear()
 
     @render.ui
     def o_make_note():
-        n = note.get()
-        return None if n is None else alert(*n)
+        return note.shown()
 
     @reactive.effect
     @reactive.event(input.o_make)

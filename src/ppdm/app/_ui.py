@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from shiny import ui
+from shiny import reactive, ui
 
 __all__ = ["CSS", "action_card", "alert", "note", "table"]
 
@@ -32,6 +32,26 @@ def alert(kind: str, text: str):
     """A one-line message box: ``kind`` is "error", "ok" or "info"."""
     cls = {"error": "alert-danger", "ok": "alert-success", "info": "alert-info"}[kind]
     return ui.div(text, class_=f"alert {cls} py-2 ppdm-msg", role="alert")
+
+
+class PageNote:
+    """The note under a page's button, echoed in the owner's message line."""
+
+    def __init__(self, owner_msg) -> None:
+        self._owner_msg = owner_msg
+        self._value = reactive.value(None)
+
+    def say(self, kind: str, text: str) -> None:
+        self._owner_msg.set((kind, text))
+        self._value.set((kind, text))
+
+    def clear(self) -> None:
+        self._value.set(None)
+
+    def shown(self):
+        """The note as an :func:`alert`, or nothing (inside a ``render.ui``)."""
+        n = self._value.get()
+        return None if n is None else alert(*n)
 
 
 def table(output_id: str):
