@@ -24,19 +24,19 @@ import pandas as pd
 from ppdm.bayesnet.ckl import conditional_kl, parent_weights
 from ppdm.bayesnet.estimation import cpd_from_counts, estimate_parameters, family_counts
 from ppdm.bayesnet.network import BayesNet
-from ppdm.bayesnet.networks import (
+from ppdm.bayesnet.pram import PramScheme
+from ppdm.bayesnet.sampling import forward_sample
+from ppdm.exceptions import ParameterError
+from ppdm.validation import check_choice
+
+from .bn_networks import (
     FIG2_SITES,
     fig2_network,
     fig3_network,
     symmetric_scheme,
     table1_scheme,
 )
-from ppdm.bayesnet.parties import Party, learn_model1, learn_model2
-from ppdm.bayesnet.pram import PramScheme
-from ppdm.bayesnet.sampling import forward_sample
-from ppdm.exceptions import ParameterError
-from ppdm.validation import check_choice
-
+from .bn_parties import Party, learn_model1, learn_model2
 from .cellrun import CellRun
 
 __all__ = [

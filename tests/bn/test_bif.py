@@ -28,7 +28,7 @@ def _two_node(t_cpd):
 
 @pytest.mark.parametrize("suffix", [".bif", ".xmlbif", ".xml"])
 def test_fig2_round_trips_through_bif_and_xmlbif(tmp_path, suffix):
-    from ppdm.bayesnet.networks import fig2_network
+    from ppdm_papers.bn_networks import fig2_network
 
     net = fig2_network()
     path = tmp_path / f"fig2{suffix}"
@@ -50,7 +50,7 @@ def test_named_states_round_trip_through_bif(tmp_path):
 
 
 def test_cli_samples_from_bif(tmp_path):
-    from ppdm.bayesnet.networks import fig2_network
+    from ppdm_papers.bn_networks import fig2_network
 
     write_network(fig2_network(), tmp_path / "fig2.bif")
     res = _run(["bn", "sample", tmp_path / "fig2.bif", "--n", 100, "--out", tmp_path / "d.csv"])

@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 
 from ppdm.bayesnet import LEARNING_FIXES, read_network, write_network
 from ppdm.bayesnet.ckl import ckl_per_node
-from ppdm.bayesnet.networks import fig2_network
 from ppdm.cli import app
+from ppdm_papers.bn_networks import fig2_network
 
 runner = CliRunner()
 pytestmark = pytest.mark.filterwarnings("ignore::ppdm.exceptions.SeededReleaseWarning")

@@ -15,11 +15,11 @@ from ppdm.bayesnet import (
     theorem1_moments,
     theorem2_covariance,
 )
-from ppdm.bayesnet.networks import fig3_network, symmetric_scheme
 from ppdm.estimate import estimate_joint_counts
 from ppdm.exceptions import DataError, ParameterError
 from ppdm.matrix import ExplicitMatrix, KroneckerMatrix, symmetric_binary, symmetric_channel
 from ppdm_papers.bayesnet import clean_ml
+from ppdm_papers.bn_networks import fig3_network, symmetric_scheme
 
 CARDS = (2, 2, 3)  # child X, parents P1 (binary), P2 (ternary)
 MATS = (binary_randomization(0.1, 0.25), symmetric_binary(0.2), symmetric_channel(3, 0.3))

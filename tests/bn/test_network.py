@@ -4,37 +4,8 @@ import numpy as np
 import pytest
 
 from ppdm.bayesnet import BayesNet, Node, forward_sample, read_network, write_network
-from ppdm.bayesnet.networks import FIG2_SITES, FIG3_SITES, fig2_network, fig3_network
 from ppdm.exceptions import ParameterError, SpecError
-
-
-@pytest.mark.parametrize("make", [fig2_network, fig3_network])
-def test_every_cpd_column_sums_to_one(make):
-    net = make()
-    assert net.is_complete
-    for v in net.names:
-        cpd = net.cpd(v)
-        assert cpd.shape == (net.cardinality(v), net.n_configurations(v))
-        np.testing.assert_allclose(cpd.sum(axis=0), 1.0, atol=1e-12)
-
-
-def test_flattened_tables_are_read_row_major():
-    # L (ternary, parent S binary): 0.3, 0.7, 0.4, 0.15, 0.3, 0.15 -> columns (0.3,0.4,0.3), (0.7,0.15,0.15)
-    net = fig2_network()
-    np.testing.assert_allclose(net.cpd("L")[:, 0], [0.3, 0.4, 0.3])
-    np.testing.assert_allclose(net.cpd("L")[:, 1], [0.7, 0.15, 0.15])
-    # the configuration-major reading would not be a CPD
-    with pytest.raises(SpecError, match="sums to"):
-        BayesNet(
-            [Node("S", ("0", "1")), Node("L", ("0", "1", "2"), ("S",))],
-            {"S": [0.5, 0.5], "L": np.array([0.3, 0.7, 0.4, 0.15, 0.3, 0.15]).reshape(2, 3).T},
-        )
-
-
-def test_sites_partition_the_networks():
-    for net, sites in ((fig2_network(), FIG2_SITES), (fig3_network(), FIG3_SITES)):
-        held = [v for vs in sites.values() for v in vs]
-        assert sorted(held) == sorted(net.names)
+from ppdm_papers.bn_networks import fig2_network, fig3_network
 
 
 @pytest.mark.parametrize("suffix", [".json", ".yaml"])

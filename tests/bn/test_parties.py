@@ -1,4 +1,4 @@
-"""Parties, releases and Models I and II; CKL; pgmpy conversion."""
+"""Release files and their combination; CKL; pgmpy conversion."""
 
 import numpy as np
 import pandas as pd
@@ -6,19 +6,10 @@ import pytest
 
 from ppdm.bayesnet import forward_sample
 from ppdm.bayesnet.ckl import ckl_per_node, conditional_kl, kl_divergence
-from ppdm.bayesnet.networks import FIG2_SITES, fig2_network, fig3_network, table1_scheme
-from ppdm.bayesnet.parties import (
-    Party,
-    combine_releases,
-    cross_parents,
-    learn_model1,
-    learn_model2,
-    read_release,
-    write_release,
-)
-from ppdm.bayesnet.pram import PramScheme
+from ppdm.bayesnet.parties import combine_releases, read_release, write_release
 from ppdm.exceptions import DataError, SpecError
-from ppdm_papers.bayesnet import clean_ml
+from ppdm_papers.bn_networks import FIG2_SITES, fig2_network, fig3_network, table1_scheme
+from ppdm_papers.bn_parties import Party
 
 
 @pytest.fixture(scope="module")
@@ -29,12 +20,6 @@ def fig2_data():
 def _parties(data):
     scheme = table1_scheme()
     return [Party(s, data[list(vs)], scheme.subset(vs)) for s, vs in FIG2_SITES.items()]
-
-
-def test_cross_parents_of_fig2():
-    owner = {v: s for s, vs in FIG2_SITES.items() for v in vs}
-    needs = cross_parents(fig2_network(), owner)
-    assert needs == {("site1", "site2"): ["S", "T", "L"], ("site2", "site3"): ["X", "D"]}
 
 
 @pytest.mark.parametrize("fmt", ["parquet", "csv"])
@@ -75,22 +60,6 @@ def test_release_description_must_be_a_regular_file_of_the_release(tmp_path, fig
         read_release(tmp_path / "r")
 
 
-def test_model2_and_model1_learn_close_parameters(fig2_data):
-    net = fig2_network()
-    parties = _parties(fig2_data)
-    fit2 = learn_model2(net.structure(), [p.release(random_state=i) for i, p in enumerate(parties)])
-    fit1 = learn_model1(net.structure(), parties, random_state=9)
-    clean = clean_ml(net.structure(), fig2_data)
-    for v in net.names:
-        for fit in (fit2, fit1):
-            se = fit.stderr[v]
-            # within 5 Theorem-2 standard errors of the clean-data estimate
-            assert np.all(np.abs(fit.network.cpd(v) - clean.cpd(v)) <= 5 * se + 1e-12), v
-    # Model I: local variables use clean data only, so they equal the clean ML exactly
-    for v in ("A", "S", "T", "L", "X", "D", "F", "G", "B"):
-        np.testing.assert_allclose(fit1.network.cpd(v), clean.cpd(v))
-
-
 def test_combine_releases_checks_alignment(fig2_data):
     a, b, _ = _parties(fig2_data)
     ra = a.release(random_state=0)
@@ -101,16 +70,6 @@ def test_combine_releases_checks_alignment(fig2_data):
         combine_releases([ra, rb])
     with pytest.raises(SpecError, match="two releases"):
         combine_releases([ra, ra])
-
-
-def test_unrandomized_scheme_reproduces_clean_ml(fig2_data):
-    net = fig2_network()
-    scheme = PramScheme.unrandomized(net.cardinalities)
-    fit = learn_model2(net.structure(), [Party("all", fig2_data, scheme).release(random_state=0)])
-    clean = clean_ml(net.structure(), fig2_data)
-    for v in net.names:
-        np.testing.assert_allclose(fit.network.cpd(v), clean.cpd(v))
-        np.testing.assert_allclose(fit.stderr[v], 0.0, atol=1e-12)
 
 
 def test_ckl():

@@ -11,9 +11,9 @@ from ppdm.bayesnet import (
     marginal_matrix,
     scheme_matrix,
 )
-from ppdm.bayesnet.networks import table1_scheme
 from ppdm.exceptions import MatrixError, SpecError
 from ppdm.matrix import ExplicitMatrix, symmetric_binary, symmetric_channel
+from ppdm_papers.bn_networks import table1_scheme
 
 
 def test_table1_privacy_figures():

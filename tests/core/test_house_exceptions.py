@@ -17,7 +17,6 @@ from ppdm import exceptions
 from ppdm.attacks import bayes_optimal_attack
 from ppdm.bayesnet import forward_sample
 from ppdm.bayesnet.estimation import cpd_from_counts
-from ppdm.bayesnet.networks import fig3_network
 from ppdm.cells import cell_seed_sequence
 from ppdm.engine.executors import map_cells
 from ppdm.estimate import estimate_counts
@@ -27,6 +26,7 @@ from ppdm.noise.attribute_noise import discrete_gaussian
 from ppdm.privacy import gamma_from_rho, rho2_from_gamma
 from ppdm.random import check_random_state
 from ppdm.tree import C45Classifier
+from ppdm_papers.bn_networks import fig3_network
 from ppdm_papers.multiple import estimate_multiple
 
 SRC = Path(ppdm.__file__).resolve().parent

@@ -125,8 +125,8 @@ def test_copy_k_is_keyed_by_k():
 
 
 def test_bn_parties_with_one_seed_get_independent_flips():
-    from ppdm.bayesnet.parties import Party
     from ppdm.bayesnet.pram import PramScheme, binary_randomization
+    from ppdm_papers.bn_parties import Party
 
     n = 20_000
     x = np.random.default_rng(0).integers(0, 2, n)

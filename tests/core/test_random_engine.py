@@ -106,9 +106,10 @@ def _assert_no_seed(directory) -> None:
 def test_the_seed_is_in_no_output(tmp_path):
     from typer.testing import CliRunner
 
-    from ppdm.bayesnet.parties import Party, write_release
+    from ppdm.bayesnet.parties import write_release
     from ppdm.bayesnet.pram import PramScheme, binary_randomization
     from ppdm.cli import app
+    from ppdm_papers.bn_parties import Party
 
     df = _table(200)
     df.to_csv(tmp_path / "in.csv", index=False)

@@ -142,7 +142,7 @@ def model(tmp_path, _templates) -> Path:
 def network(tmp_path) -> Path:
     """A complete network file (Ma & Sivakumar's Fig. 2 network, YAML)."""
     from ppdm.bayesnet import write_network
-    from ppdm.bayesnet.networks import fig2_network
+    from ppdm_papers.bn_networks import fig2_network
 
     path = tmp_path / "net.yaml"
     write_network(fig2_network(), path)

@@ -39,9 +39,9 @@ Ma & Sivakumar, Sec. 6.1 (Fig. 2, Table 1), Sec. 6.2 (Fig. 3).
 
 from __future__ import annotations
 
-from ..matrix import symmetric_binary, symmetric_channel
-from .network import BayesNet, Node
-from .pram import PramScheme, binary_randomization
+from ppdm.bayesnet.network import BayesNet, Node
+from ppdm.bayesnet.pram import PramScheme, binary_randomization
+from ppdm.matrix import symmetric_binary, symmetric_channel
 
 __all__ = [
     "FIG2_SITES",
