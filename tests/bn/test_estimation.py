@@ -12,8 +12,6 @@ from ppdm.bayesnet import (
     estimate_parameters,
     fix_negative_counts,
     forward_sample,
-    theorem1_moments,
-    theorem2_covariance,
 )
 from ppdm.estimate import estimate_joint_counts
 from ppdm.exceptions import DataError, ParameterError
@@ -23,6 +21,29 @@ from ppdm_papers.bn_networks import fig3_network, symmetric_scheme
 
 CARDS = (2, 2, 3)  # child X, parents P1 (binary), P2 (ternary)
 MATS = (binary_randomization(0.1, 0.25), symmetric_binary(0.2), symmetric_channel(3, 0.3))
+
+
+def _dense(matrices):
+    """``P^t``: the Kronecker product of the axes' matrices, formed in full."""
+    out = np.ones((1, 1))
+    for m in matrices:
+        out = np.kron(out, m.dense())
+    return out
+
+
+def theorem1_moments(counts, matrices):
+    """Theorem 1, literally: ``E[N~ | D] = P^t N`` and ``Cov[N~ | D] = sum_l N(l) V_l``,
+    ``V_l = diag(p_l) - p_l p_l^T`` with ``p_l`` the l-th column of ``P^t``."""
+    mt = _dense(matrices)
+    n = np.asarray(counts, dtype=np.float64).ravel()
+    cov = sum(nl * (np.diag(mt[:, l]) - np.outer(mt[:, l], mt[:, l])) for l, nl in enumerate(n))
+    return mt @ n, cov
+
+
+def theorem2_covariance(counts, matrices):
+    """Theorem 2, literally: ``Cov[N^ | D] = (P^-1)^t Cov[N~ | D] P^-1``."""
+    inv = np.linalg.inv(_dense(matrices))
+    return inv @ theorem1_moments(counts, matrices)[1] @ inv.T
 
 
 def _family_data(n, seed):

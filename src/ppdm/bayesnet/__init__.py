@@ -16,8 +16,6 @@ from .estimation import (
     estimate_parameters,
     fix_negative_counts,
     parameter_stderr,
-    theorem1_moments,
-    theorem2_covariance,
 )
 from .files import read_network, write_network
 from .network import NETWORK_FORMAT, BayesNet, Node
@@ -52,7 +50,5 @@ __all__ = [
     "parameter_stderr",
     "read_network",
     "scheme_matrix",
-    "theorem1_moments",
-    "theorem2_covariance",
     "write_network",
 ]

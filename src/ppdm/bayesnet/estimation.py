@@ -58,8 +58,6 @@ __all__ = [
     "cpd_from_counts",
     "parameter_stderr",
     "estimate_parameters",
-    "theorem1_moments",
-    "theorem2_covariance",
 ]
 
 
@@ -509,58 +507,3 @@ def estimate_parameters(
         families[node] = fam
     net = BayesNet([structure.node(v) for v in structure.names], cpds, name=structure.name)
     return ParameterEstimate(net, stderr, families)
-
-
-def _kron(matrices: Sequence[np.ndarray]) -> np.ndarray:
-    out = np.ones((1, 1))
-    for m in matrices:
-        out = np.kron(out, np.asarray(m, dtype=np.float64))
-    return out
-
-
-def theorem1_moments(counts: np.ndarray, matrices: Sequence) -> tuple[np.ndarray, np.ndarray]:
-    """Theorem 1, literally (dense): ``E[N~ | D]`` and ``Cov[N~ | D]`` of a family.
-
-    Parameters
-    ----------
-    counts : ndarray
-        N_i as a tensor ``(K_i, K_Pa(1), ...)`` (flattened in C order).
-    matrices : sequence of PerturbationMatrix or ndarray
-        ``M`` of each axis (``M[h, k] = P(k -> h)``, the paper's ``P^t``).
-
-    Returns
-    -------
-    mean : ndarray (K J,)
-        ``P^t N``.
-    cov : ndarray (K J, K J)
-        ``sum_l N(l) V_l`` with ``V_l = diag(p_l) - p_l p_l^T``, ``p_l`` the l-th row of P.
-
-    Notes
-    -----
-    A reference for tests on small families: it forms the full Kronecker product.
-
-    References
-    ----------
-    Ma & Sivakumar, Theorem 1.
-    """
-    mt = _kron([m.dense() if hasattr(m, "dense") else m for m in matrices])  # P^t
-    n = np.asarray(counts, dtype=np.float64).ravel()
-    mean = mt @ n
-    cov = np.zeros((len(n), len(n)))
-    for l, nl in enumerate(n):
-        p = mt[:, l]
-        cov += nl * (np.diag(p) - np.outer(p, p))
-    return mean, cov
-
-
-def theorem2_covariance(counts: np.ndarray, matrices: Sequence) -> np.ndarray:
-    """Theorem 2, literally (dense): ``Cov[N^ | D] = (P^-1)^t Cov[N~ | D] P^-1``.
-
-    References
-    ----------
-    Ma & Sivakumar, Theorem 2.
-    """
-    mt = _kron([m.dense() if hasattr(m, "dense") else m for m in matrices])
-    _, cov = theorem1_moments(counts, matrices)
-    inv = np.linalg.inv(mt)
-    return inv @ cov @ inv.T
