@@ -13,7 +13,7 @@ from sklearn.datasets import load_breast_cancer, load_iris
 from ppdm.datasets import load_wisconsin
 from ppdm.exceptions import DataError
 from ppdm.tree import C45Classifier, export_text
-from ppdm.tree.persist import MODEL_FORMAT, load_model, model_from_dict, save_model
+from ppdm.tree.persist import MODEL_FORMAT, load_model, save_model
 
 
 def _mixed_frame() -> tuple[pd.DataFrame, pd.Series]:
@@ -93,8 +93,10 @@ def _doc(tmp_path):
 def test_tampered_documents_are_refused(tamper, tmp_path):
     doc = _doc(tmp_path)
     tamper(doc)
-    with pytest.raises(DataError):
-        model_from_dict(doc)
+    path = tmp_path / "tampered.json"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(DataError, match="not a valid ppdm tree model"):
+        load_model(path)
 
 
 def test_pickles_load_only_when_trusted(tmp_path):

@@ -44,7 +44,6 @@ __all__ = [
     "MODEL_VERSION",
     "MAX_MODEL_BYTES",
     "model_to_dict",
-    "model_from_dict",
     "save_model",
     "load_model",
 ]
@@ -179,23 +178,6 @@ def _tree_from_json(doc, n_features: int, n_categories: np.ndarray, n_classes: i
     if seen[0] != 0 or (seen[1:] != 1).any():
         raise Invalid("the nodes do not form one tree (a node has no parent or two)")
     return Tree(feature, categorical, threshold, start, count, children, value, empty)
-
-
-def model_from_dict(doc: dict):
-    """Rebuild a fitted :class:`~ppdm.tree.C45Classifier` from :func:`model_to_dict` data.
-
-    Every field is checked; a document that breaks a rule raises
-    :class:`~ppdm.exceptions.DataError` saying which.
-
-    Returns
-    -------
-    clf : C45Classifier
-    target : str or None
-    """
-    try:
-        return _model_from_dict(doc)
-    except Invalid as exc:
-        raise DataError(str(exc)) from None
 
 
 def _model_from_dict(doc):
