@@ -23,9 +23,10 @@ import pandas as pd
 from _timing import best_time
 from sklearn.tree import DecisionTreeClassifier
 
-from ppdm.datasets import load_pendigits, load_spambase, train_test_split_fixed
+from ppdm.datasets import load_pendigits, load_spambase
 from ppdm.tree import C45Classifier
 from ppdm_papers.core import encode_table, perturb_table, reconstruct_table
+from ppdm_papers.data import train_test_split_fixed
 from ppdm_papers.weka import run_j48, weka_available
 
 

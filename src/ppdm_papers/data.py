@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -32,11 +33,15 @@ from ppdm.cells import cell_seed_sequence
 from ppdm.exceptions import ParameterError
 from ppdm.validation import check_int
 
+if TYPE_CHECKING:
+    from ppdm.datasets import Dataset
+
 __all__ = [
     "TABLE1_DATASETS",
     "PAPER_ACCURACY",
     "ExperimentData",
     "load_experiment_data",
+    "train_test_split_fixed",
     "FIG2_DISTRIBUTIONS",
     "fig2_values",
 ]
@@ -91,6 +96,31 @@ def _data_seed(seed: int, name: str) -> int:
     return int(cell_seed_sequence(seed, ("data", name)).generate_state(1)[0])
 
 
+def train_test_split_fixed(
+    data: Dataset, n_test: int, random_state: int = 0
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A seeded random train/test split of ``data.frame`` with ``n_test`` test rows.
+
+    Parameters
+    ----------
+    data : ppdm.datasets.Dataset
+    n_test : int
+        Rows in the test part.
+    random_state : int, default=0
+
+    Returns
+    -------
+    train, test : pandas.DataFrame
+    """
+    n = len(data.frame)
+    if not 0 < n_test < n:
+        raise ParameterError(f"n_test must be in 1..{n - 1} for {data.name} (got {n_test})")
+    perm = np.random.default_rng(random_state).permutation(n)
+    test = data.frame.iloc[np.sort(perm[:n_test])].reset_index(drop=True)
+    train = data.frame.iloc[np.sort(perm[n_test:])].reset_index(drop=True)
+    return train, test
+
+
 @lru_cache(maxsize=16)
 def load_experiment_data(name: str, seed: int = 0, quick: bool = False) -> ExperimentData:
     """Load and split one of :data:`TABLE1_DATASETS` (cached per process).
@@ -130,7 +160,7 @@ def load_experiment_data(name: str, seed: int = 0, quick: bool = False) -> Exper
         )
     data = loaders[name]()
     n_test = SIZES[name][1]
-    train, test = datasets.train_test_split_fixed(data, n_test, random_state=dseed)
+    train, test = train_test_split_fixed(data, n_test, random_state=dseed)
     if quick:  # a seeded subsample of the paper-sized split
         rng = np.random.default_rng(dseed)
         train = train.iloc[np.sort(rng.permutation(len(train))[: QUICK_SIZES[0]])]

@@ -3,7 +3,7 @@
 Two data sets, as in the paper: Boston housing, 300 cases, class ``medv`` in the
 top 20 % vs the bottom 80 % (:func:`ppdm.datasets.load_boston`), and Wisconsin
 Breast Cancer (WBC), 350 cases.  The cases are a seeded simple random sample
-without replacement (:func:`ppdm.datasets.train_test_split_fixed` with
+without replacement (:func:`ppdm_papers.data.train_test_split_fixed` with
 ``random_state=seed``); the cases left out are the test set for accuracy.  The
 paper does not say which 300 / 350 cases it used.
 
@@ -89,7 +89,9 @@ _QUICK_RUNS = 2
 
 
 def _data(name: str, seed: int):
-    from ppdm.datasets import load_boston, load_wisconsin, train_test_split_fixed
+    from ppdm.datasets import load_boston, load_wisconsin
+
+    from .data import train_test_split_fixed
 
     d = load_boston() if name == "boston" else load_wisconsin()
     train, test = train_test_split_fixed(d, len(d.frame) - _SIZES[name], random_state=seed)

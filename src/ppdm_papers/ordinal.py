@@ -50,7 +50,7 @@ from ppdm.matrix import ExplicitMatrix, GammaDiagonal, PerturbationMatrix
 from .beyond import _test_codes
 from .cellrun import CsvCheckpoint
 from .core import EncodedTable, encode_table
-from .data import ExperimentData, load_experiment_data
+from .data import ExperimentData, load_experiment_data, train_test_split_fixed
 from .registry import RunContext
 
 __all__ = [
@@ -136,7 +136,7 @@ def _load(name: str, seed: int, quick: bool) -> ExperimentData:
         from ppdm import datasets
 
         data = datasets.load_wisconsin()
-        train, test = datasets.train_test_split_fixed(data, WISCONSIN_TEST, random_state=seed)
+        train, test = train_test_split_fixed(data, WISCONSIN_TEST, random_state=seed)
         return ExperimentData(name, train, test, data.target)
     data = load_experiment_data(name, seed, quick)
     if len(data.train) > SYNTH_TRAIN:

@@ -6,8 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ppdm.datasets import load_boston, load_wisconsin, train_test_split_fixed
+from ppdm.datasets import load_boston, load_wisconsin
 from ppdm.tree import C45Classifier
+from ppdm_papers.data import train_test_split_fixed
 
 pytestmark = pytest.mark.filterwarnings("ignore::ppdm.exceptions.SeededReleaseWarning")
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ppdm.datasets import load_pendigits, load_spambase, load_wisconsin, train_test_split_fixed
+from ppdm.datasets import load_pendigits, load_spambase, load_wisconsin
 from ppdm.tree import C45Classifier, export_text
+from ppdm_papers.data import train_test_split_fixed
 from ppdm_papers.weka import parse_j48_tree, run_j48, tree_differences
 
 from .conftest import synthetic

@@ -7,7 +7,6 @@ from .uci import (
     load_pendigits,
     load_spambase,
     load_wisconsin,
-    train_test_split_fixed,
 )
 
 __all__ = [
@@ -20,5 +19,4 @@ __all__ = [
     "load_pendigits",
     "load_spambase",
     "load_wisconsin",
-    "train_test_split_fixed",
 ]

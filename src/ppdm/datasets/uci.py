@@ -11,15 +11,12 @@ from importlib import resources
 import numpy as np
 import pandas as pd
 
-from ..exceptions import ParameterError
-
 __all__ = [
     "Dataset",
     "load_pendigits",
     "load_spambase",
     "load_wisconsin",
     "load_boston",
-    "train_test_split_fixed",
 ]
 
 
@@ -152,28 +149,3 @@ def load_boston() -> Dataset:
     frame["high_value"] = (frame["medv"] > cut).astype(np.int64)
     frame = frame.drop(columns=["medv"])
     return Dataset("boston", frame, "high_value")
-
-
-def train_test_split_fixed(
-    data: Dataset, n_test: int, random_state: int = 0
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """A seeded random train/test split of ``data.frame`` with ``n_test`` test rows.
-
-    Parameters
-    ----------
-    data : Dataset
-    n_test : int
-        Rows in the test part.
-    random_state : int, default=0
-
-    Returns
-    -------
-    train, test : pandas.DataFrame
-    """
-    n = len(data.frame)
-    if not 0 < n_test < n:
-        raise ParameterError(f"n_test must be in 1..{n - 1} for {data.name} (got {n_test})")
-    perm = np.random.default_rng(random_state).permutation(n)
-    test = data.frame.iloc[np.sort(perm[:n_test])].reset_index(drop=True)
-    train = data.frame.iloc[np.sort(perm[n_test:])].reset_index(drop=True)
-    return train, test
