@@ -19,7 +19,6 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import DataError
-from ..tree.splitter import branch_of
 
 __all__ = ["LeafInfo", "innocent_attributes", "leaf_index", "leaf_info"]
 
@@ -27,11 +26,6 @@ __all__ = ["LeafInfo", "innocent_attributes", "leaf_index", "leaf_info"]
 def _check_tree(tree) -> None:
     if not hasattr(tree, "tree_"):
         raise DataError("tree must be a fitted C45Classifier (call fit first)")
-
-
-def _encode(tree, X) -> np.ndarray:
-    # the classifier's own encoding: category codes and NaN for missing values
-    return tree._encode(X)
 
 
 def leaf_index(tree, X) -> np.ndarray:
@@ -66,23 +60,7 @@ def leaf_index(tree, X) -> np.ndarray:
     [1, 1, 1, 2, 2, 2]
     """
     _check_tree(tree)
-    t = tree.tree_
-    Xe = _encode(tree, X)
-    node = np.zeros(Xe.shape[0], dtype=np.int64)
-    # preorder: every parent is visited before its children, so one pass routes all rows
-    for i in range(t.n_nodes):
-        if t.feature[i] < 0:
-            continue
-        rows = np.flatnonzero(node == i)
-        if rows.size == 0:
-            continue
-        kids = t.child_ids(i)
-        x = Xe[rows, t.feature[i]]
-        known = ~np.isnan(x)
-        b = np.full(rows.size, int(np.argmax(t.value[kids].sum(axis=1))), dtype=np.int64)
-        b[known] = branch_of(x[known], bool(t.categorical[i]), float(t.threshold[i]))
-        node[rows] = kids[b]
-    return node
+    return tree.apply(X)
 
 
 def _leaf_paths(tree) -> dict[int, list[int]]:
