@@ -92,7 +92,7 @@ def main() -> None:
     diffs = np.concatenate([np.abs(fit.network.cpd(v) - net.cpd(v)).ravel() for v in net.names])
     err = f"median {np.median(diffs):.4f}, 90th percentile {np.quantile(diffs, 0.9):.4f}"
 
-    n_params = net.n_parameters
+    n_params = sum((net.cardinality(v) - 1) * net.n_configurations(v) for v in net.names)
     width = max(len(r[0]) for r in rows)
     lines = [f"| {'step':{width}s} | seconds |", f"|{'-' * (width + 2)}|---------|"]
     lines += [f"| {name:{width}s} | {t:7.3f} |" for name, t in rows]

@@ -97,5 +97,5 @@ def test_pgmpy_round_trip():
         # same column convention: P(E=0 | T=1, L=0) is 0.5 in both
     cpd = to_pgmpy(fig2_network()).get_cpds("E")
     assert cpd.get_value(E="0", T="1", L="2") == pytest.approx(
-        fig2_network().cpd_tensor("E")[0, 1, 2]
+        fig2_network().cpd("E").reshape(2, 2, 3)[0, 1, 2]  # E | T (2), L (3)
     )

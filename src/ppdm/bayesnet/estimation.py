@@ -348,11 +348,6 @@ class FamilyEstimate:
         d = np.diagonal(self.covariance, axis1=1, axis2=2).T
         return np.sqrt(np.clip(d, 0.0, None))
 
-    @property
-    def n_negative(self) -> int:
-        """Number of negative raw estimates that were fixed."""
-        return int((self.raw < 0).sum())
-
 
 def estimate_family(
     data: pd.DataFrame,

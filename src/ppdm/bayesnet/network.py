@@ -248,11 +248,6 @@ class BayesNet:
             raise SpecError(f"node {name!r} has no CPD in network {self.name!r}")
         return self._cpds[name].copy()
 
-    def cpd_tensor(self, name: str) -> np.ndarray:
-        """The CPD reshaped to ``(K_i, K_Pa(1), ..., K_Pa(Q))``."""
-        shape = tuple(self.cardinality(v) for v in self.family(name))
-        return self.cpd(name).reshape(shape)
-
     @property
     def cpds(self) -> dict[str, np.ndarray]:
         """All CPDs present, by node (copies)."""
@@ -266,11 +261,6 @@ class BayesNet:
     def structure(self) -> BayesNet:
         """The same network without any CPD."""
         return BayesNet(list(self._nodes.values()), name=self.name)
-
-    @property
-    def n_parameters(self) -> int:
-        """Free parameters: sum of (K_i - 1) J_i."""
-        return int(sum((self.cardinality(n) - 1) * self.n_configurations(n) for n in self._nodes))
 
     # -- data ------------------------------------------------------------------------
     def encode(self, frame: pd.DataFrame) -> pd.DataFrame:
