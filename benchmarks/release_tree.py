@@ -24,7 +24,8 @@ def main() -> None:
     from ppdm.demo import agrawal_spec
     from ppdm.perturbation import perturb_frame
     from ppdm.pipeline import reconstruct_frame
-    from ppdm.tree import C45Classifier, LocalReconstructionClassifier, ReleaseTreeClassifier
+    from ppdm.tree import C45Classifier, ReleaseTreeClassifier
+    from ppdm_papers.local_tree import LocalReconstructionClassifier
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--n", type=int, default=100_000)

@@ -92,7 +92,6 @@ class MiningResult:
 RELEASE_LEARNERS = {
     "release-tree": "ppdm.tree:ReleaseTreeClassifier",
     "release-forest": "ppdm.tree:ReleaseForestClassifier",
-    "local-tree": "ppdm.tree:LocalReconstructionClassifier",
 }
 #: Learners fitted on the reconstructed table, by short name.
 LEARNERS = {

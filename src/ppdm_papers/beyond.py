@@ -10,7 +10,7 @@ the untouched test set:
 - ``byclass``: Agrawal & Srikant's ByClass, their Bayesian (IBU) estimate per class,
   values handed out by rank, + C4.5;
 - ``local``: Agrawal & Srikant's Local, reconstruction at every node
-  (:class:`ppdm.tree.LocalReconstructionClassifier`);
+  (:class:`ppdm_papers.local_tree.LocalReconstructionClassifier`);
 - ``release-tree``: :class:`ppdm.tree.ReleaseTreeClassifier`, unbiased box counts, no
   reconstruction;
 - ``release-forest`` (run on request, ``EXTRA_METHODS``):
@@ -72,11 +72,9 @@ def _test_codes(table, X_test: pd.DataFrame) -> np.ndarray:
 
 
 def _learn(method, table, perturbed, gamma, rng, y_train, data, test_codes) -> float:
-    from ppdm.tree import (
-        LocalReconstructionClassifier,
-        ReleaseForestClassifier,
-        ReleaseTreeClassifier,
-    )
+    from ppdm.tree import ReleaseForestClassifier, ReleaseTreeClassifier
+
+    from .local_tree import LocalReconstructionClassifier
 
     y_test = data.test[data.target].to_numpy()
     if method in ("alg2-global", "alg2-by-class", "byclass"):

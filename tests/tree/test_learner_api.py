@@ -15,12 +15,8 @@ from ppdm.datasets import agrawal
 from ppdm.demo import agrawal_spec
 from ppdm.exceptions import SeededReleaseWarning
 from ppdm.perturbation import perturb_frame
-from ppdm.tree import (
-    C45Classifier,
-    LocalReconstructionClassifier,
-    ReleaseTreeClassifier,
-    plot_tree,
-)
+from ppdm.tree import C45Classifier, ReleaseTreeClassifier, plot_tree
+from ppdm_papers.local_tree import LocalReconstructionClassifier
 
 
 @pytest.fixture(scope="module")

@@ -188,7 +188,7 @@ def test_local_trees_and_pipelines_are_scored_too():
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import FunctionTransformer
 
-    from ppdm.tree import LocalReconstructionClassifier
+    from ppdm_papers.local_tree import LocalReconstructionClassifier
 
     df = agrawal(6000, function=1, random_state=6)[["age", "salary", "group"]]
     spec = agrawal_spec(df, 19.0, 10)

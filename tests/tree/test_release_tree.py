@@ -160,7 +160,7 @@ def test_mine_cli_with_every_kind_of_learner(run_cli, tmp_path):
 
 
 def test_local_baseline_learns_and_the_release_tree_beats_it():
-    from ppdm.tree.local_tree import LocalReconstructionClassifier
+    from ppdm_papers.local_tree import LocalReconstructionClassifier
 
     train, test, spec, rel = _release(3, 20000, n_bins=10)
     local = LocalReconstructionClassifier(spec=spec).fit(rel)

@@ -9,19 +9,13 @@ from __future__ import annotations
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from ppdm.tree import (
-    C45Classifier,
-    LocalReconstructionClassifier,
-    ReleaseForestClassifier,
-    ReleaseTreeClassifier,
-)
+from ppdm.tree import C45Classifier, ReleaseForestClassifier, ReleaseTreeClassifier
 
 
 @parametrize_with_checks(
     [
         C45Classifier(),
         ReleaseTreeClassifier(),
-        LocalReconstructionClassifier(),
         ReleaseForestClassifier(n_estimators=5),
     ]
 )

@@ -26,7 +26,6 @@ LEARNER_CHOICES = {
     "": "chosen from the release",
     "release-tree": "release tree",
     "release-forest": "release forest",
-    "local-tree": "local tree",
 }
 
 

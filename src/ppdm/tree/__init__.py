@@ -8,7 +8,7 @@ rules), ``compare`` (similarity of two trees) and ``plot`` (matplotlib drawing).
 Trees learnt from a release: ``release_base`` (the learners' common base),
 ``release_coding`` (codes and release data), ``release_split``, ``release_builder``,
 ``release_nb`` (naive Bayes leaves), ``release_storage`` (``CodeTree``),
-``release_tree``, ``release_forest`` and ``local_tree`` (the
+``release_tree`` and ``release_forest`` (the
 estimators) and ``release_scoring`` (accuracy on the original data, estimated from a
 perturbed fold).
 
@@ -21,7 +21,6 @@ from .classifier import C45Classifier
 from .compare import TreeComparison, compare_trees
 from .criterion import entropy, gain_ratio, info_gain, split_info
 from .export import Condition, Rule, export_text, extract_rules, format_rules
-from .local_tree import LocalReconstructionClassifier
 from .plot import plot_tree
 from .release_forest import ReleaseForestClassifier
 from .release_scoring import release_accuracy, release_accuracy_score, release_accuracy_se
@@ -33,7 +32,6 @@ __all__ = [
     "C45Classifier",
     "CodeTree",
     "Condition",
-    "LocalReconstructionClassifier",
     "ReleaseForestClassifier",
     "ReleaseTreeClassifier",
     "Rule",

@@ -1,9 +1,8 @@
 """Drawing a fitted ppdm tree with matplotlib.
 
 Works for :class:`~ppdm.tree.C45Classifier` (multiway and threshold tests, J48's leaf
-labels) and for the release learners (:class:`~ppdm.tree.ReleaseTreeClassifier`,
-:class:`~ppdm.tree.LocalReconstructionClassifier`: value-set tests on original codes,
-leaves with their estimated count).
+labels) and for the release tree (:class:`~ppdm.tree.ReleaseTreeClassifier`: value-set
+tests on original codes, leaves with their estimated count).
 
 References
 ----------
@@ -118,7 +117,7 @@ def plot_tree(clf, *, ax=None, max_depth: int | None = None, fontsize: float = 8
 
     Parameters
     ----------
-    clf : C45Classifier, ReleaseTreeClassifier or LocalReconstructionClassifier
+    clf : C45Classifier or ReleaseTreeClassifier
         A fitted tree.
     ax : matplotlib Axes, optional
         Where to draw (default: a new figure sized to the tree).

@@ -1,5 +1,8 @@
 """Agrawal & Srikant's *Local* baseline: reconstruct at every node, then split.
 
+A baseline of the experiments beside the release tree (``beyond``): measured, never
+chosen, so it is not a learner of ``ppdm mine``.
+
 At each node the records that reached it are reconstructed again (Algorithm 2, by
 class) from their perturbed codes, using the distribution estimated from those records
 only and restricted to the node's box; the best split is then chosen on the
@@ -20,13 +23,13 @@ from typing import Any
 
 import numpy as np
 
-from ..estimate import point_estimate
-from ..random import check_random_state
-from ..reconstruct import largest_remainder, matrix_reconstruct
-from .criterion import gain_ratio, info_gain
-from .release_base import BASE_CONSTRAINTS, GrowParams, ReleaseLearner
-from .release_coding import ReleaseData
-from .release_storage import CodeTree
+from ppdm.estimate import point_estimate
+from ppdm.random import check_random_state
+from ppdm.reconstruct import largest_remainder, matrix_reconstruct
+from ppdm.tree.criterion import gain_ratio, info_gain
+from ppdm.tree.release_base import BASE_CONSTRAINTS, GrowParams, ReleaseLearner
+from ppdm.tree.release_coding import ReleaseData
+from ppdm.tree.release_storage import CodeTree
 
 __all__ = ["LocalReconstructionClassifier"]
 
