@@ -24,29 +24,16 @@ import pandas as pd
 
 from .datasets.agrawal import agrawal
 from .estimate import METHODS, estimation_error
+from .examples import AGRAWAL_BOUNDS, agrawal_spec
 from .exceptions import SeededReleaseWarning
 from .pipeline import estimate_release, load_release, make_release, reconstruct_release
 from .report import format_privacy_report, privacy_report
 
 __all__ = ["AGRAWAL_BOUNDS", "DemoResult", "agrawal_spec", "run_demo"]
 
-#: Public bounds of the Agrawal attributes (from the generator's definition, not the data).
-AGRAWAL_BOUNDS: dict[str, tuple[float, float]] = {
-    "salary": (20_000.0, 150_000.0),
-    "commission": (0.0, 75_000.0),
-    "age": (20.0, 81.0),
-    "elevel": (0.0, 5.0),
-    "car": (1.0, 21.0),
-    "zipcode": (1.0, 10.0),
-    "hvalue": (0.0, 1_350_000.0),
-    "hyears": (1.0, 31.0),
-    "loan": (0.0, 500_000.0),
-}
 #: The estimation-error table's baseline column: the released counts taken as the
 #: original's (no estimate at all).
 RELEASED = "released"
-#: N per attribute: integer attributes keep one bin per value.
-AGRAWAL_BINS = {"elevel": 5, "car": 20, "zipcode": 9}
 
 
 @dataclass
@@ -64,29 +51,6 @@ class DemoResult:
     #: released as is) and the share of test records that have it.
     majority_class: object = None
     majority_rate: float | None = None
-
-
-def agrawal_spec(frame: pd.DataFrame, gamma: float, n_bins: int):
-    """A release spec for Agrawal data with the generator's public bounds (nothing leaks)."""
-    from .domain import BinnedDomain
-    from .matrix import GammaDiagonal
-    from .release import AttributeSpec, ReleaseSpec
-
-    attrs = []
-    for col in frame.columns:
-        if col == "group":
-            attrs.append(AttributeSpec(name=col, perturbed=False))
-            continue
-        lo, hi = AGRAWAL_BOUNDS[col]
-        dom = BinnedDomain(lo, hi, AGRAWAL_BINS.get(col, n_bins))
-        attrs.append(
-            AttributeSpec(
-                name=col,
-                domain=dom.to_spec(),
-                matrix=GammaDiagonal(dom.n_values, gamma).to_spec(),
-            )
-        )
-    return ReleaseSpec(class_attribute="group", attributes=attrs)
 
 
 def run_demo(

@@ -12,14 +12,47 @@ import warnings
 import pandas as pd
 
 from .datasets.agrawal import agrawal
-from .exceptions import BoundsLeakWarning, SeededReleaseWarning
-from .perturbation import perturb_frame, plan_release
-from .release import ReleaseSpec
+from .domain import BinnedDomain
+from .exceptions import SeededReleaseWarning
+from .matrix import GammaDiagonal
+from .perturbation import perturb_frame
+from .release import AttributeSpec, ReleaseSpec
 
-__all__ = ["AGRAWAL_BOUNDS", "agrawal_release"]
+__all__ = ["AGRAWAL_BINS", "AGRAWAL_BOUNDS", "agrawal_release", "agrawal_spec"]
 
-#: Owner bounds of the example's attributes (their ranges in Agrawal et al.'s generator).
-AGRAWAL_BOUNDS = {"age": (20.0, 81.0), "salary": (20_000.0, 150_000.0)}
+#: Public bounds of the Agrawal attributes (from the generator's definition, not the data).
+AGRAWAL_BOUNDS: dict[str, tuple[float, float]] = {
+    "salary": (20_000.0, 150_000.0),
+    "commission": (0.0, 75_000.0),
+    "age": (20.0, 81.0),
+    "elevel": (0.0, 5.0),
+    "car": (1.0, 21.0),
+    "zipcode": (1.0, 10.0),
+    "hvalue": (0.0, 1_350_000.0),
+    "hyears": (1.0, 31.0),
+    "loan": (0.0, 500_000.0),
+}
+#: N per attribute: integer attributes keep one bin per value.
+AGRAWAL_BINS = {"elevel": 5, "car": 20, "zipcode": 9}
+
+
+def agrawal_spec(frame: pd.DataFrame, gamma: float, n_bins: int):
+    """A release spec for Agrawal data with the generator's public bounds (nothing leaks)."""
+    attrs = []
+    for col in frame.columns:
+        if col == "group":
+            attrs.append(AttributeSpec(name=col, perturbed=False))
+            continue
+        lo, hi = AGRAWAL_BOUNDS[col]
+        dom = BinnedDomain(lo, hi, AGRAWAL_BINS.get(col, n_bins))
+        attrs.append(
+            AttributeSpec(
+                name=col,
+                domain=dom.to_spec(),
+                matrix=GammaDiagonal(dom.n_values, gamma).to_spec(),
+            )
+        )
+    return ReleaseSpec(class_attribute="group", attributes=attrs)
 
 
 def agrawal_release(
@@ -42,7 +75,7 @@ def agrawal_release(
     function : int, default=1
         Agrawal's class function (1 depends on age alone).
     gamma, n_bins : float, int
-        Amplification and number of bins of both attributes (owner bounds
+        Amplification and number of bins of both attributes (the generator's bounds,
         :data:`AGRAWAL_BOUNDS`).
     random_state : int, default=0
         Seed of the data and of the perturbation.
@@ -64,9 +97,6 @@ def agrawal_release(
     df = agrawal(n, function=function, random_state=random_state)[["age", "salary", "group"]]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SeededReleaseWarning)
-        warnings.simplefilter("ignore", BoundsLeakWarning)
-        spec = plan_release(
-            df, class_attribute="group", gamma=gamma, n_bins=n_bins, bounds=AGRAWAL_BOUNDS
-        )
+        spec = agrawal_spec(df, gamma, n_bins)
         release = perturb_frame(df, spec, random_state=random_state)
     return df, spec, release
