@@ -18,6 +18,7 @@ import numpy as np
 from ._compare import SMALL, eq, sm_or_eq
 from ._nodes import NodeArrays
 from .builder import Node
+from .criterion import total_entropy
 from .splitter import branch_of
 
 __all__ = ["Tree"]
@@ -238,9 +239,9 @@ class Tree(NodeArrays):
         normalised to sum 1."""
         imp = np.zeros(n_features)
         for i in np.flatnonzero(self.feature >= 0):
-            drop = _weighted_entropy(self.value[i])
+            drop = total_entropy(self.value[i])
             for k in self.child_ids(i):
-                drop -= _weighted_entropy(self.value[k])
+                drop -= total_entropy(self.value[k])
             imp[self.feature[i]] += max(drop, 0.0)
         total = imp.sum()
         return imp / total if total > 0 else imp
@@ -250,11 +251,3 @@ class Tree(NodeArrays):
         """Class index per row: the first class within 1e-6 of the row's maximum (J48's rule)."""
         top = proba.max(axis=1, keepdims=True)
         return np.argmax(proba >= top - SMALL, axis=1)
-
-
-def _weighted_entropy(counts: np.ndarray) -> float:
-    """``N * H(counts / N)`` in bits."""
-    c = np.asarray(counts, dtype=float)
-    c = c[c > 0]
-    total = c.sum()
-    return float(-(c * np.log2(c / total)).sum()) if total > 0 else 0.0
