@@ -1,7 +1,7 @@
 """Time each data-recovery attack on 100K x 10 records and print a table.
 
 Data: a rank-3 signal (variances 40, 20, 10) in 10 attributes plus Gaussian noise of
-sigma = 1, released with :func:`ppdm.noise.additive_perturb`. Each attack is timed as the
+sigma = 1, released with :func:`ppdm.additive.additive_perturb`. Each attack is timed as the
 best of ``--repeats`` runs (wall clock, one process). The RMSE column shows that every
 attack is doing its full work.
 
@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 from _timing import best_time
 
+from ppdm.additive import additive_perturb, reconstruct_distribution
 from ppdm.attacks import (
     NUMERIC_ATTACKS,
     attack_substitution_release,
@@ -36,7 +37,6 @@ from ppdm.attacks import (
     worst_posterior,
 )
 from ppdm.attacks.audit import audit_release
-from ppdm.noise import additive_perturb, reconstruct_distribution
 from ppdm.perturbation import perturb_frame, plan_release
 
 

@@ -7,14 +7,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate, stats
 
-from ppdm.exceptions import DataError
-from ppdm.noise import (
+from ppdm.additive import (
     AdditiveNoise,
     additive_perturb,
     privacy_interval_width,
     reconstruct_distribution,
     transition_masses,
 )
+from ppdm.exceptions import DataError
 
 
 def test_interval_width_formulas():

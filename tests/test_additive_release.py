@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
+from ppdm.additive import privacy_interval_width
 from ppdm.cli import app
 from ppdm.exceptions import DataError, SpecError
-from ppdm.noise import privacy_interval_width
 from ppdm.perturbation import plan_release
 from ppdm.pipeline import estimate_release, load_release, make_release, reconstruct_release
 from ppdm.release import AttributeSpec, ReleaseSpec

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from ppdm.additive import additive_perturb
 from ppdm.attacks import (
     AttackResult,
     bayes_reconstruct,
@@ -34,7 +35,6 @@ from ppdm.attacks import (
     spectral_filtering,
 )
 from ppdm.exceptions import DataError, ParameterError
-from ppdm.noise import additive_perturb
 
 N, M, K, SIGMA = 2000, 20, 2, 1.0
 LAM = np.array([40.0, 20.0])  # signal variances, far above the noise edge 1.21

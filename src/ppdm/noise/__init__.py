@@ -1,12 +1,11 @@
-"""Noise-based perturbation.
+"""Noise where a decision tree does not look (Islam & Brankovic).
 
-* the additive-noise baseline of Agrawal & Srikant (2000) lives in :mod:`ppdm.additive`
-  (a mechanism beside the substitution matrices); its names are re-exported here.
-* :mod:`~ppdm.noise.leaves`, :mod:`~ppdm.noise.class_noise`,
-  :mod:`~ppdm.noise.attribute_noise`, :mod:`~ppdm.noise.security`: noise where a
-  decision tree does not look (Islam & Brankovic): class noise in heterogeneous leaves,
-  attribute noise on Leaf and Total Innocent Attributes, and their security figures
-  (the paper's experiments and tree similarity are in :mod:`ppdm_papers.noise`).
+:mod:`~ppdm.noise.leaves`, :mod:`~ppdm.noise.class_noise`,
+:mod:`~ppdm.noise.attribute_noise`, :mod:`~ppdm.noise.security`: class noise in
+heterogeneous leaves, attribute noise on Leaf and Total Innocent Attributes, and their
+security figures (the paper's experiments and tree similarity are in
+:mod:`ppdm_papers.noise`). The additive-noise baseline of Agrawal & Srikant (2000) is
+:mod:`ppdm.additive`, a mechanism beside the substitution matrices.
 """
 
 from importlib import import_module
@@ -15,12 +14,6 @@ from typing import Any
 # name -> module: loaded on first use, so ``import ppdm.noise`` stays cheap (the
 # Islam & Brankovic modules need the tree package and scikit-learn)
 _EXPORTS = {
-    "AdditiveNoise": "..additive",
-    "DistributionEstimate": "..additive",
-    "additive_perturb": "..additive",
-    "privacy_interval_width": "..additive",
-    "reconstruct_distribution": "..additive",
-    "transition_masses": "..additive",
     "ATTRIBUTE_TARGETS": ".attribute_noise",
     "AttributeNoiseResult": ".attribute_noise",
     "DiscreteNoise": ".attribute_noise",
@@ -58,17 +51,14 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "ATTRIBUTE_TARGETS",
-    "AdditiveNoise",
     "AttributeNoiseResult",
     "CLASS_TECHNIQUES",
     "ClassNoiseResult",
     "DiscreteNoise",
-    "DistributionEstimate",
     "LeafInfo",
     "ReidentificationReport",
     "add_attribute_noise",
     "add_class_noise",
-    "additive_perturb",
     "all_leaves_probability",
     "class_security",
     "discrete_gaussian",
@@ -77,10 +67,7 @@ __all__ = [
     "leaf_index",
     "leaf_info",
     "paper_noise",
-    "privacy_interval_width",
-    "reconstruct_distribution",
     "record_p_same",
     "reidentification",
-    "transition_masses",
     "variance_of_changes",
 ]
