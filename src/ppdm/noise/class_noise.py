@@ -44,7 +44,6 @@ import pandas as pd
 from ..exceptions import DataError
 from ..random import RandomState, release_generator
 from .class_stats import (
-    CLASS_TECHNIQUES,
     all_leaves_probability,
     check_technique,
     expected_changes,
@@ -53,15 +52,7 @@ from .class_stats import (
 from .leaves import LeafInfo, leaf_info
 from .security import class_security, record_p_same
 
-__all__ = [
-    "CLASS_TECHNIQUES",
-    "ClassNoiseResult",
-    "add_class_noise",
-    "all_leaves_probability",
-    "check_technique",
-    "expected_changes",
-    "variance_of_changes",
-]
+__all__ = ["ClassNoiseResult", "add_class_noise", "original_tree"]
 
 
 @dataclass
