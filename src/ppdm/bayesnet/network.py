@@ -38,6 +38,7 @@ import pandas as pd
 
 from ..exceptions import DataError, SpecError
 from ..limits import check_n_values, load_structured
+from ..validation import show
 
 __all__ = [
     "NETWORK_FORMAT",
@@ -342,17 +343,10 @@ def read_mapping(path: str | os.PathLike) -> dict:
     return load_structured(path, "file", error=SpecError)
 
 
-_MAX_SHOWN = 60
-
-
 def _shown(value) -> str:
-    item = getattr(value, "item", None)
-    if callable(item) and getattr(value, "shape", None) == ():
-        value = item()
     if value is None or (isinstance(value, float) and np.isnan(value)):
         return "an empty value"
-    text = repr(value)
-    return text if len(text) <= _MAX_SHOWN else f"{text[:_MAX_SHOWN]}..."
+    return show(value, width=63)
 
 
 def _as_int(text: str) -> int | None:
