@@ -116,12 +116,12 @@ def _print(result, test: Path | None, model_out: Path | None) -> None:
     )
     if len(result.candidates) > 1:
         typer.echo(
-            f"candidates ({result.folds}-fold estimate ± s.e., leaves; one-standard-error rule: "
-            "the fewest leaves within one s.e. of the best):"
+            f"candidates ({result.folds}-fold estimate ± s.e., leaves of the folds' models; "
+            "one-standard-error rule: the fewest leaves within one s.e. of the best):"
         )
         for c in result.candidates:
             shown = (
-                f"{c.estimate:.4f} ± {c.stderr:.4f}, {c.leaves:g} leaves"
+                f"{c.estimate:.4f} ± {c.stderr:.4f}, {c.leaves:.1f} leaves"
                 if c.scorable
                 else f"not scorable: {c.reason}"
             )
