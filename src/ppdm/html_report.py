@@ -73,10 +73,6 @@ def _png_uri(fig) -> str:
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-def _privacy_table(rep: dict) -> str:
-    return mechanism_of(rep).html_table(rep, _KIT)
-
-
 def _row(name: str, cells: list[str], cls: str = "") -> str:
     attr = f' class="{cls}"' if cls else ""
     tds = "".join(f"<td>{c}</td>" for c in cells)
@@ -100,11 +96,6 @@ def _table(head: list[str], rows: list[str]) -> str:
 
 #: The helpers a mechanism's rows and tables are written with (:mod:`ppdm.mechanism`).
 _KIT = SimpleNamespace(e=_e, num=_num, row=_row, table=_table, unperturbed=_unperturbed_row)
-
-
-def _guarantee(rep: dict) -> str:
-    """The guarantee in plain words (the same statement as the text report)."""
-    return mechanism_of(rep).html_guarantee(rep)
 
 
 def _per_record(rep: dict) -> str:
@@ -316,11 +307,11 @@ def render_html_report(
         + ("perturbed" if rep.get("class_perturbed") else "released unperturbed")
         + ")"
     )
-    method = mechanism_of(rep).label
+    mech = mechanism_of(rep)
     meta = [
         ("release", f"<code>{_e(source)}</code>" if source else "-"),
         ("records (n)", _e(rep["n_records"])),
-        ("perturbation", method),
+        ("perturbation", mech.label),
         ("class attribute", class_text),
         ("copies per record", _e(rep.get("copies", 1))),
         ("report date", day.isoformat()),
@@ -338,14 +329,14 @@ def render_html_report(
         "perturbation matrices.</p>",
         f'<table class="meta">{meta_html}</table>',
         "<h2>Guarantee</h2>",
-        _guarantee(rep),
+        mech.html_guarantee(rep),
         _per_record(rep),
         _audit_verdict(audit) if audit is not None else "",
         "<h2>Unprotected columns and leaks</h2>",
         _exposure(rep),
         "<h2>Privacy figures per attribute</h2>",
-        _privacy_table(rep),
-        _legend(rep),
+        mech.html_table(rep, _KIT),
+        mech.html_legend,
         "<h2>Estimated original distributions</h2>",
     ]
     if estimates:
@@ -371,10 +362,6 @@ def render_html_report(
         )
     parts.append("</body></html>\n")
     return "\n".join(parts)
-
-
-def _legend(rep: dict) -> str:
-    return mechanism_of(rep).html_legend
 
 
 def write_html_report(

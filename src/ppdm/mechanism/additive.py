@@ -22,9 +22,7 @@ from ..validation import check_choice, check_positive
 from . import Mechanism
 from .streams import ADDITIVE, check_class_known, unit_uniforms
 
-if TYPE_CHECKING:  # both load pandas: the command line starts without it
-    import pandas as pd
-
+if TYPE_CHECKING:  # they load pandas: the command line starts without it
     from ..additive import AdditiveNoise
     from ..domain import CategoricalDomain, Domain
 
@@ -61,28 +59,6 @@ def numeric_values_of(domain: CategoricalDomain) -> np.ndarray | None:
     return np.asarray(vals, dtype=np.float64)
 
 
-def _planned(name: str, domain: Domain, opts) -> dict:
-    from ..domain import BinnedDomain, CategoricalDomain
-
-    if isinstance(domain, CategoricalDomain):
-        values = numeric_values_of(domain)
-        if values is None:
-            raise DataError(
-                f"column {name!r} is not numeric: additive noise needs numbers; leave it "
-                "unperturbed (--attributes) or use substitution"
-            )
-        domain = BinnedDomain(
-            float(values.min()),
-            float(values.max()),
-            opts.bins_cap,
-            bounds_from_data=domain.from_data,
-        )
-    if domain.missing_category:
-        raise DataError(f"column {name!r}: additive noise cannot carry a 'missing' category")
-    nz = additive_noise_for_level(opts.noise, opts.noise_scale, domain.high - domain.low)
-    return {"domain": domain.to_spec(), "noise": {"kind": nz.kind, "scale": nz.scale}}
-
-
 def _additive_noise(noise, u: np.ndarray) -> np.ndarray:
     """Noise by inversion of its distribution function at uniforms ``u`` in (0, 1)."""
     if noise.kind == "uniform":
@@ -92,44 +68,23 @@ def _additive_noise(noise, u: np.ndarray) -> np.ndarray:
     return noise.scale * ndtri(u)
 
 
-def _batches(batches, spec, root, row_offset) -> Iterator[pd.DataFrame]:
-    # one 64-bit word per value, addressed by row, under the key (ADDITIVE, attribute)
-    plans = [
-        (
-            a.name,
-            a.get_domain(),
-            a.get_noise(),
-            WordStream(stream_generator(root, ADDITIVE, a.name), row=row_offset),
-        )
-        for a in spec.perturbed_attributes()
+_HEAD = ["attribute", "noise", "scale", "variance", "95% interval", "of range", "bounds from data"]
+
+
+def _cells(a: dict, escape) -> list[str]:
+    """The privacy figures of a perturbed attribute as the reports show them."""
+    return [
+        escape(a["noise"]),
+        f"{a['scale']:.4g}",
+        f"{a['variance']:.4g}",
+        f"{a['interval_width_95']:.4g}",
+        f"{a['relative_interval_width_95']:.0%}",
+        "YES" if a["bounds_from_data"] else "no",
     ]
-    offset = 0
-    for batch in batches:
-        if offset == 0:
-            spec.check_columns([str(c) for c in batch.columns])
-        check_class_known(batch, spec, offset)
-        out = batch.copy()
-        for name, domain, noise, stream in plans:
-            # missing values and bounds
-            domain.encode(batch[name], column=name, row_offset=offset)
-            x = batch[name].to_numpy(dtype=np.float64)
-            if domain.out_of_bounds == "clip":
-                x = np.clip(x, domain.low, domain.high)
-            out[name] = x + _additive_noise(noise, unit_uniforms(stream, len(x)))
-        offset += len(batch)
-        yield out
 
 
 class Additive(Mechanism):
-    """Additive noise: every perturbed attribute is a number released as ``x + y``.
-
-    It has no matrix, so none of the capabilities built on one (reconstruction, the
-    audit, the attacks, pairs, copies, a per-record budget).
-
-    References
-    ----------
-    Agrawal & Srikant (2000), Sec. 2 and Sec. 3.
-    """
+    """Additive noise, ``x + y``: no matrix, so none of the capabilities built on one."""
 
     name = "additive"
     label = "additive noise"
@@ -163,10 +118,52 @@ class Additive(Mechanism):
         return None
 
     def plan_attribute(self, name: str, domain: Domain, opts) -> dict:
-        return _planned(name, domain, opts)
+        from ..domain import BinnedDomain, CategoricalDomain
+
+        if isinstance(domain, CategoricalDomain):
+            values = numeric_values_of(domain)
+            if values is None:
+                raise DataError(
+                    f"column {name!r} is not numeric: additive noise needs numbers; leave it "
+                    "unperturbed (--attributes) or use substitution"
+                )
+            domain = BinnedDomain(
+                float(values.min()),
+                float(values.max()),
+                opts.bins_cap,
+                bounds_from_data=domain.from_data,
+            )
+        if domain.missing_category:
+            raise DataError(f"column {name!r}: additive noise cannot carry a 'missing' category")
+        nz = additive_noise_for_level(opts.noise, opts.noise_scale, domain.high - domain.low)
+        return {"domain": domain.to_spec(), "noise": {"kind": nz.kind, "scale": nz.scale}}
 
     def perturb(self, batches, spec, root, row_offset: int, transitions: dict | None) -> Iterator:
-        return _batches(batches, spec, root, row_offset)
+        # one 64-bit word per value, addressed by row, under the key (ADDITIVE, attribute)
+        plans = [
+            (
+                a.name,
+                a.get_domain(),
+                a.get_noise(),
+                WordStream(stream_generator(root, ADDITIVE, a.name), row=row_offset),
+            )
+            for a in spec.perturbed_attributes()
+        ]
+        offset = 0
+        for batch in batches:
+            if offset == 0:
+                spec.check_columns([str(c) for c in batch.columns])
+            check_class_known(batch, spec, offset)
+            out = batch.copy()
+            for name, domain, noise, stream in plans:
+                # missing values and bounds
+                domain.encode(batch[name], column=name, row_offset=offset)
+                x = batch[name].to_numpy(dtype=np.float64)
+                if domain.out_of_bounds == "clip":
+                    x = np.clip(x, domain.low, domain.high)
+                out[name] = x + _additive_noise(noise, unit_uniforms(stream, len(x)))
+            offset += len(batch)
+            yield out
 
     def privacy(self, a, n_records: int | None, copies: int) -> dict:
         return additive_privacy(a.get_noise(), a.get_domain().low, a.get_domain().high)
@@ -204,38 +201,20 @@ class Additive(Mechanism):
         )
 
     def per_record(self, spec, unprotected: list[str]) -> dict:
-        return {
-            "attributes": len(spec.perturbed_attributes()),
-            "copies": spec.copies,
-            "epsilon": None,
-            "amplification": None,
-            "budget": None,
-            "within_budget": None,
-            "unprotected": unprotected,
-        }
+        none = dict.fromkeys(("epsilon", "amplification", "budget", "within_budget"))
+        m = len(spec.perturbed_attributes())
+        return {"attributes": m, "copies": spec.copies, **none, "unprotected": unprotected}
 
     def weakness(self, a, fig: dict, copies: int) -> str | None:
         return None
 
     def report_lines(self, report: dict) -> list[str]:
-        rows = [
-            ["attribute", "noise", "scale", "variance", "95% interval", "of range"]
-            + ["bounds from data"]
-        ]
+        rows = [_HEAD]
         for a in report["attributes"]:
-            if not a["perturbed"]:
-                rows.append([a["name"], "unperturbed"] + [""] * 5)
-                continue
             rows.append(
-                [
-                    a["name"],
-                    a["noise"],
-                    f"{a['scale']:.4g}",
-                    f"{a['variance']:.4g}",
-                    f"{a['interval_width_95']:.4g}",
-                    f"{a['relative_interval_width_95']:.0%}",
-                    "YES" if a["bounds_from_data"] else "no",
-                ]
+                [a["name"], *_cells(a, str)]
+                if a["perturbed"]
+                else [a["name"], "unperturbed"] + [""] * 5
             )
         widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
         lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
@@ -258,23 +237,11 @@ class Additive(Mechanism):
         ]
 
     def html_table(self, rep: dict, h) -> str:
-        head = ["attribute", "noise", "scale", "variance", "95% interval", "of range"]
-        head += ["bounds from data"]
-        rows = []
-        for a in rep["attributes"]:
-            if not a["perturbed"]:
-                rows.append(h.unperturbed(a["name"], len(head)))
-                continue
-            cells = [
-                h.e(a["noise"]),
-                f"{a['scale']:.4g}",
-                f"{a['variance']:.4g}",
-                f"{a['interval_width_95']:.4g}",
-                f"{a['relative_interval_width_95']:.0%}",
-                "YES" if a["bounds_from_data"] else "no",
-            ]
-            rows.append(h.row(a["name"], cells))
-        return h.table(head, rows)
+        rows = [
+            h.row(a["name"], _cells(a, h.e)) if a["perturbed"] else h.unperturbed(a["name"], 7)
+            for a in rep["attributes"]
+        ]
+        return h.table(_HEAD, rows)
 
     def html_guarantee(self, rep: dict) -> str:
         return (

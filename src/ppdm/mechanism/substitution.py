@@ -37,6 +37,22 @@ def _text(x, spec: str = ".3g") -> str:
     return "inf" if x is None else format(x, spec)
 
 
+def _cells(a: dict, num, realised: bool) -> list[str]:
+    """The privacy figures of a perturbed attribute as the reports show them, numbers
+    written by ``num`` (the gamma of the integer sampler too if ``realised``)."""
+    return [
+        str(a["N"]),
+        num(a["gamma"], ".4g"),
+        *([num(a.get("gamma_realised"), ".10g")] if realised else []),
+        num(a["epsilon"], ".3f"),
+        *[f"{a['rho2'][str(r)]:.3f}" for r in RHO1_LEVELS],
+        f"{a['entropy_bits']:.3f}",
+        str(a["K"]),
+        num(a.get("kang_bound"), ".4f"),
+        "YES" if a["bounds_from_data"] else "no",
+    ]
+
+
 def stratum_keys(batch: pd.DataFrame, column: str, offset: int) -> np.ndarray:
     """Every record's stratum as text (how a stratified matrix names its strata)."""
     values = batch[column]
@@ -51,13 +67,7 @@ def stratum_keys(batch: pd.DataFrame, column: str, offset: int) -> np.ndarray:
 
 
 class Substitution(Mechanism):
-    """Random substitution through a perturbation matrix per attribute: every capability
-    but a noise distribution.
-
-    References
-    ----------
-    Dowd, Xu & Zhang, Sec. 3 and Sec. 5; Kang, Sec. 2 (copies).
-    """
+    """Random substitution through a matrix per attribute: every capability but noise."""
 
     name = "substitution"
     label = "random substitution (gamma-diagonal matrices)"
@@ -157,20 +167,8 @@ class Substitution(Mechanism):
         for a in report["attributes"]:
             if not a["perturbed"]:
                 rows.append([a["name"], "-", "unperturbed"] + [""] * (len(head) - 3))
-                continue
-            rows.append(
-                [
-                    a["name"],
-                    str(a["N"]),
-                    _text(a["gamma"], ".4g"),
-                    _text(a["epsilon"], ".3f"),
-                    *[f"{a['rho2'][str(r)]:.3f}" for r in RHO1_LEVELS],
-                    f"{a['entropy_bits']:.3f}",
-                    str(a["K"]),
-                    _text(a.get("kang_bound"), ".4f"),
-                    "YES" if a["bounds_from_data"] else "no",
-                ]
-            )
+            else:
+                rows.append([a["name"], *_cells(a, _text, realised=False)])
         widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
         for r in rows:
             lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
@@ -247,19 +245,8 @@ class Substitution(Mechanism):
         for a in rep["attributes"]:
             if not a["perturbed"]:
                 rows.append(h.unperturbed(a["name"], len(head)))
-                continue
-            cells = [
-                str(a["N"]),
-                h.num(a["gamma"], ".4g"),
-                h.num(a.get("gamma_realised"), ".10g"),
-                h.num(a["epsilon"], ".3f"),
-                *[f"{a['rho2'][str(r)]:.3f}" for r in RHO1_LEVELS],
-                f"{a['entropy_bits']:.3f}",
-                str(a["K"]),
-                h.num(a.get("kang_bound"), ".4f"),
-                "YES" if a["bounds_from_data"] else "no",
-            ]
-            rows.append(h.row(a["name"], cells))
+            else:
+                rows.append(h.row(a["name"], _cells(a, h.num, realised=True)))
         return h.table(head, rows)
 
     def html_guarantee(self, rep: dict) -> str:
