@@ -114,7 +114,7 @@ class Substitution(Mechanism):
             outs = []
             codes_cache: dict[str, np.ndarray] = {}
             for plans in copies:
-                out = batch.copy()
+                out: dict = {}
                 for name, domain, matrix, words, reps in plans:
                     if name not in codes_cache:
                         codes_cache[name] = domain.encode(
@@ -139,7 +139,11 @@ class Substitution(Mechanism):
                         counts = transitions.setdefault(name, np.zeros((n, n), dtype=np.int64))
                         counts += pairs.reshape(n, n)
                     out[name] = domain.decode(perturbed, random_state=reps.generator)
-                outs.append(out)
+                # a new frame of the batch's columns, the perturbed ones replaced (no copy)
+                columns = {c: out[c] if c in out else batch[c] for c in batch.columns}
+                outs.append(
+                    pd.DataFrame(columns, index=batch.index, columns=batch.columns, copy=False)
+                )
             offset += len(batch)
             yield outs[0] if len(outs) == 1 else pd.concat(outs, ignore_index=True)
 

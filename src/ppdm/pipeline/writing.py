@@ -210,14 +210,15 @@ def _write_data(
 ) -> int:
     """Write a release's data file from its batches; return the rows written. Every value
     is checked as :func:`verify_release` checks it, before it is written; the next
-    batches are read and perturbed (on other threads) while one is written."""
+    batches are read, perturbed and encoded (on other threads) while one is written."""
     n = 0
     with BatchWriter(path, path.suffix[1:]) as writer:
-        for batch in read_ahead(checked_batches(batches, value_domains(spec))):
-            writer.write(batch)
-            n += len(batch)
+        checked = checked_batches(batches, value_domains(spec))
+        for rows, encoded in read_ahead((len(b), writer.encode(b)) for b in checked):
+            writer.write_encoded(encoded)
+            n += rows
             if progress:
-                progress(len(batch))
+                progress(rows)
     return n
 
 
