@@ -9,8 +9,10 @@ Per bundled set and gamma, ``repeats`` fresh releases of a 70 % training split (
 perturbation each) are mined with :func:`ppdm.selection.mine`; the chosen model's
 estimate ± s.e. is compared with its accuracy measured on the original 30 % test split.
 On the first repeat of every cell each scorable candidate is also fitted on the same
-selection part and measured on the test split: is the chosen one within one s.e. (its
-held-out s.e.) of the best candidate's measured accuracy?
+selection part and measured on the test split: is the chosen one within one s.e. of the
+best candidate's measured accuracy? The s.e. is the one printed with the chosen model's
+estimate: ``sd(s) / sqrt(n)`` of its per-record unbiased scores ``s`` on the ``n``
+held-out released records (30 % of the release), ``stderr`` in the choice rows.
 Writes one row per release (``--out``) and one per first-repeat case (``--choice-out``)
 and prints, per cell: repeats, coverage (share within 2 s.e.), mean estimate, mean
 measured accuracy, mean s.e.; then the choice table.

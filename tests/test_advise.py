@@ -377,3 +377,24 @@ def test_per_attribute_n_is_searched_per_attribute_and_kept_only_when_it_wins():
     chosen = _confirm_advice(pick, pick, run=_fake_run(loses), **kw)[2]
     assert chosen == "common"
     assert _confirm_advice(pick, pick, run=_fake_run(wins), **{**kw, "ns": ()})[2] == "common"
+
+
+def test_the_interval_of_one_release_is_cut_at_100_percent():
+    from ppdm.advise.advice import Advice, format_advice
+    from ppdm.matrix import GammaDiagonal
+    from ppdm.privacy import attribute_privacy
+
+    table = pd.DataFrame(
+        [(5.0, 5, "release-forest", 0.97, 0.01, 2, True, True, "evaluated"),
+         (5.0, 5, PAPER_PIPELINE.label, 0.70, 0.05, 2, False, True, "evaluated")],
+        columns=["gamma", "N", "learner", "accuracy", "se", "reps", "best", "clear", "status"],
+    )  # fmt: skip
+    advice = Advice(
+        gamma=5.0, N=5, learner="release-forest", accuracy=0.97, se=0.01, sd=0.03,
+        release_se=0.0316, reps=10, rule="7.1", met=True, table=table, paper={},
+        majority=0.4, original_accuracy=0.94, max_gamma=9.0, min_accuracy=None,
+        privacy=attribute_privacy(GammaDiagonal(5, 5.0), 178),
+    )  # fmt: skip
+    line = next(t for t in format_advice(advice, n_records=178) if "should score" in t)
+    # 0.97 + 2 * 0.0316 is above 1: the upper end is 100 %, the lower one 90.68 %
+    assert "should score 90.68% to 100.00%" in line

@@ -38,6 +38,46 @@ def test_one_se_rule_takes_the_simplest_within_one_se_of_the_best():
     assert pool[one_se_choice(pool, scores)] is forest
 
 
+def test_one_se_rule_takes_the_fewest_leaves_whatever_the_learner():
+    # CART's rule takes the smallest tree in the band: C4.5 with 3 leaves before a release
+    # tree with 4 (synth5, gamma 9: 0.74 measured against 0.66); the kind only breaks ties
+    tree = Candidate("tree", "release-tree", (("max_depth", 4), ("min_leaf", 0.02)))
+    cut = Candidate("cut", "c45", (("max_depth", 4),), "by-class")
+    forest = Candidate("forest", "release-forest")
+    pool = [tree, cut, forest]
+    scores = [CandidateScore("tree", 0.76, 0.04, leaves=4.0),
+              CandidateScore("cut", 0.75, 0.04, leaves=3.0),
+              CandidateScore("forest", 0.78, 0.03, leaves=60.0)]  # fmt: skip
+    assert pool[one_se_choice(pool, scores)] is cut  # both >= 0.78 - 0.03
+    scores[1] = CandidateScore("cut", 0.75, 0.04, leaves=4.0)
+    assert pool[one_se_choice(pool, scores)] is tree  # a tie: the release tree first
+    scores[0] = CandidateScore("tree", 0.76, 0.04)  # no count of leaves: the most complex
+    assert pool[one_se_choice(pool, scores)] is cut
+    scores[1] = CandidateScore("cut", 0.70, 0.04, leaves=3.0)  # out of the band
+    assert pool[one_se_choice(pool, scores)] is forest  # the tree, uncounted, after it
+
+
+def test_c45_cut_at_depth_4_is_a_candidate_scored_as_its_coded_tree(tmp_path):
+    from ppdm.mining import CANDIDATES, fit_candidate
+    from ppdm.selection import fit_scorable
+
+    _release(tmp_path, 3000, class_attribute="group")
+    rel = load_release(tmp_path / "r")
+    cut = next(c for c in CANDIDATES if c.label == "c45 on the by-class reconstruction, depth 4")
+    from ppdm.tree import ReleaseTreeClassifier
+
+    model = fit_candidate(cut, rel)  # what the advisor fits: the coded tree, cut
+    assert isinstance(model, ReleaseTreeClassifier) and model.tree_.max_depth <= 4
+    X = agrawal(300, function=1, random_state=5).drop(columns="group")
+    np.testing.assert_array_equal(fit_scorable(cut, rel, rel.frame()).predict(X), model.predict(X))
+    r = mine(rel, random_state=0)
+    scored = {c.label: c for c in r.candidates}
+    assert scored[cut.label].scorable and 1 <= scored[cut.label].leaves <= 2**4
+    # a forest counts every tree's leaves: at least one in each of its 25 trees
+    assert scored["release-forest"].leaves >= 25
+    assert r.to_dict()["candidates"][0]["leaves"] == scored["release-forest"].leaves
+
+
 def test_estimate_covers_the_accuracy_measured_on_original_records(tmp_path):
     # the held-out estimate is a mean of independent unbiased summands: measured accuracy
     # on 20,000 original records (binomial s.e. <= 0.0035) lies within 4 s.e. of it but
@@ -67,6 +107,8 @@ def test_cli_prints_learner_estimate_and_majority(tmp_path):
     assert "learner: release-tree depth 4" in out.output
     assert "estimated accuracy on the original data: " in out.output and " ± " in out.output
     assert "majority-class rate" in out.output
+    assert "the fewest leaves within one s.e. of the best" in out.output
+    assert "release-tree depth 4, leaf 0.02: " in out.output and " leaves\n" in out.output
     forced = CliRunner().invoke(app, ["mine", str(tmp_path / "r"), "--learner", "release-forest"])
     assert "learner: release-forest" in forced.output and "candidates" not in forced.output
     _release(tmp_path, 200, "n")

@@ -24,10 +24,11 @@ import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from types import SimpleNamespace
 
 from .exceptions import ParameterError
 from .figures.estimates import estimate_figure
-from .privacy import RHO1_LEVELS, rho2_from_gamma
+from .mechanism import mechanism_of
 
 __all__ = ["render_html_report", "write_html_report"]
 
@@ -72,48 +73,6 @@ def _png_uri(fig) -> str:
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-def _privacy_table(rep: dict) -> str:
-    if rep.get("method") == "additive":
-        head = ["attribute", "noise", "scale", "variance", "95% interval", "of range"]
-        head += ["bounds from data"]
-        rows = []
-        for a in rep["attributes"]:
-            if not a["perturbed"]:
-                rows.append(_unperturbed_row(a["name"], len(head)))
-                continue
-            cells = [
-                _e(a["noise"]),
-                f"{a['scale']:.4g}",
-                f"{a['variance']:.4g}",
-                f"{a['interval_width_95']:.4g}",
-                f"{a['relative_interval_width_95']:.0%}",
-                "YES" if a["bounds_from_data"] else "no",
-            ]
-            rows.append(_row(a["name"], cells))
-        return _table(head, rows)
-    head = ["attribute", "N", "gamma", "gamma realised", "epsilon = ln gamma"]
-    head += [f"rho2 at rho1 = {r}" for r in RHO1_LEVELS]
-    head += ["entropy H(M) (bits)", "K", "Kang's bound", "bounds from data"]
-    rows = []
-    for a in rep["attributes"]:
-        if not a["perturbed"]:
-            rows.append(_unperturbed_row(a["name"], len(head)))
-            continue
-        cells = [
-            str(a["N"]),
-            _num(a["gamma"], ".4g"),
-            _num(a.get("gamma_realised"), ".10g"),
-            _num(a["epsilon"], ".3f"),
-            *[f"{a['rho2'][str(r)]:.3f}" for r in RHO1_LEVELS],
-            f"{a['entropy_bits']:.3f}",
-            str(a["K"]),
-            _num(a.get("kang_bound"), ".4f"),
-            "YES" if a["bounds_from_data"] else "no",
-        ]
-        rows.append(_row(a["name"], cells))
-    return _table(head, rows)
-
-
 def _row(name: str, cells: list[str], cls: str = "") -> str:
     attr = f' class="{cls}"' if cls else ""
     tds = "".join(f"<td>{c}</td>" for c in cells)
@@ -135,32 +94,8 @@ def _table(head: list[str], rows: list[str]) -> str:
     return f"<table><thead><tr>{ths}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
 
-def _guarantee(rep: dict) -> str:
-    """The guarantee in plain words (the same statement as the text report)."""
-    if rep.get("method") == "additive":
-        return (
-            '<div class="box warn">Additive noise (Agrawal &amp; Srikant 2000): privacy is the '
-            "width of the interval that holds the original value with 95 % confidence. There is "
-            "<b>no</b> rho1-to-rho2 guarantee (the amplification of additive noise is "
-            "unbounded), and correlated attributes can be recovered by spectral filtering.</div>"
-        )
-    worst = rep["worst_gamma"]
-    if worst is None:
-        return (
-            '<div class="box bad"><b>No guarantee</b> for at least one attribute: a matrix with '
-            "zero entries has infinite amplification and can reveal values exactly.</div>"
-        )
-    if not any(a["perturbed"] for a in rep["attributes"]):
-        return '<div class="box bad"><b>No guarantee</b>: no attribute is perturbed.</div>'
-    rho2 = rho2_from_gamma(worst, 0.1)
-    return (
-        f'<div class="box">Every perturbed attribute is at most <b>{worst:.4g}-amplifying</b> '
-        f"(epsilon = {math.log(worst):.3f}). In plain words: whatever someone believed about "
-        "a record before seeing the release, if a property of one of these attributes had "
-        f"probability below 10 % for them, after seeing the release it has probability below "
-        f"<b>{rho2:.1%}</b>. This holds for every record and every property, whatever the "
-        "attacker knows about the other records, but only for the perturbed attributes.</div>"
-    )
+#: The helpers a mechanism's rows and tables are written with (:mod:`ppdm.mechanism`).
+_KIT = SimpleNamespace(e=_e, num=_num, row=_row, table=_table, unperturbed=_unperturbed_row)
 
 
 def _per_record(rep: dict) -> str:
@@ -171,16 +106,7 @@ def _per_record(rep: dict) -> str:
         return ""
     m, copies = rec["attributes"], rec["copies"]
     each = f", {copies} copies each" if copies > 1 else ""
-    rows = []
-    if rep.get("method") == "additive":
-        rows.append(("epsilon per record", "none: additive noise has no amplification bound"))
-    elif rec["epsilon"] is None:
-        rows.append(("epsilon per record", "&infin; (an attribute has no finite amplification)"))
-    else:
-        rows.append(("epsilon per record", f"{rec['epsilon']:.1f}"))
-        for k, amp in rec["amplification"].items():
-            size = f"all {m}" if k == "all" else k
-            rows.append((f"amplification of a property of {size} attribute(s)", _num(amp, ".4g")))
+    rows = mechanism_of(rep).html_epsilon(rec, _KIT)
     if rec["unprotected"]:
         names = ", ".join(f"<code>{_e(n)}</code>" for n in rec["unprotected"])
         rows.append(("unprotected (released as is or revealed)", names))
@@ -381,15 +307,11 @@ def render_html_report(
         + ("perturbed" if rep.get("class_perturbed") else "released unperturbed")
         + ")"
     )
-    method = (
-        "additive noise"
-        if rep.get("method") == "additive"
-        else "random substitution (gamma-diagonal matrices)"
-    )
+    mech = mechanism_of(rep)
     meta = [
         ("release", f"<code>{_e(source)}</code>" if source else "-"),
         ("records (n)", _e(rep["n_records"])),
-        ("perturbation", method),
+        ("perturbation", mech.label),
         ("class attribute", class_text),
         ("copies per record", _e(rep.get("copies", 1))),
         ("report date", day.isoformat()),
@@ -407,14 +329,14 @@ def render_html_report(
         "perturbation matrices.</p>",
         f'<table class="meta">{meta_html}</table>',
         "<h2>Guarantee</h2>",
-        _guarantee(rep),
+        mech.html_guarantee(rep),
         _per_record(rep),
         _audit_verdict(audit) if audit is not None else "",
         "<h2>Unprotected columns and leaks</h2>",
         _exposure(rep),
         "<h2>Privacy figures per attribute</h2>",
-        _privacy_table(rep),
-        _legend(rep),
+        mech.html_table(rep, _KIT),
+        mech.html_legend,
         "<h2>Estimated original distributions</h2>",
     ]
     if estimates:
@@ -440,21 +362,6 @@ def render_html_report(
         )
     parts.append("</body></html>\n")
     return "\n".join(parts)
-
-
-def _legend(rep: dict) -> str:
-    if rep.get("method") == "additive":
-        return ""
-    return (
-        '<p class="small"><b>N</b>: number of values (or bins) of the attribute. '
-        "<b>gamma</b>: amplification, the largest ratio between the probabilities of two "
-        "original values producing the same released value; <b>gamma realised</b>: that of "
-        "the integer sampler actually used (at most gamma). <b>rho2 at rho1</b>: the most a "
-        "property of prior probability rho1 can reach after the release. <b>H(M)</b>: "
-        "entropy of the channel. <b>Kang's bound</b>: upper bound on the relative error "
-        "sigma(X_hat)/||X|| of the raw estimate at this n, with <b>K</b> its constant. "
-        "<b>bounds from data</b>: the domain was read off the original data (a leak).</p>"
-    )
 
 
 def write_html_report(

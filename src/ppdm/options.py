@@ -17,10 +17,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import partial
 from typing import Any, Literal
 
 from .exceptions import OptionError, ParameterError
 from .limits import check_copies, check_n_values
+from .mechanism import MECHANISMS, Method, mechanism_of
+from .mechanism.additive import NOISE_KINDS
 from .release import ReleaseSpec
 from .validation import (
     check_at_least,
@@ -52,8 +55,7 @@ DEFAULT_NOISE_LEVEL = 1.0
 #: Default N for continuous attributes (and the largest d kept as categorical).
 DEFAULT_MAX_BINS = 20
 
-METHODS = ("substitution", "additive")
-NOISE_KINDS = ("uniform", "gaussian")
+METHODS = tuple(MECHANISMS)
 MISSING_RULES = ("error", "category")
 OUT_OF_BOUNDS_RULES = ("error", "clip")
 REPRESENTATIVES = ("center", "left", "right", "random")
@@ -227,7 +229,7 @@ class PlanOptions:
     out_of_bounds: Literal["error", "clip"] = "error"
     representative: Literal["center", "left", "right", "random"] = "center"
     copies: int = 1
-    method: Literal["substitution", "additive"] = "substitution"
+    method: Method = "substitution"
     noise: Literal["uniform", "gaussian"] = "gaussian"
     noise_scale: float = DEFAULT_NOISE_LEVEL
     allow_unprotected: bool = False
@@ -256,7 +258,7 @@ class PlanOptions:
         if self.gamma is not None:
             set_(self, "gamma", _checked("gamma", check_gamma, self.gamma, "gamma"))
         self._check_budget(method)
-        dense = method == "additive"  # additive releases are estimated with dense N x N work
+        dense = mechanism_of(method).dense  # estimated with dense N x N work, or not
         if self.n_bins is not None:  # N of every continuous attribute: capped here
             n_bins = _checked("n_bins", check_n_values, self.n_bins, "n_bins", dense=dense)
             set_(self, "n_bins", _checked("n_bins", check_at_least, n_bins, "n_bins (N)", 2))
@@ -267,10 +269,9 @@ class PlanOptions:
         set_(self, "perturb_class", bool(self.perturb_class))
         set_(self, "allow_unprotected", bool(self.allow_unprotected))
         set_(self, "copies", _checked("copies", check_copies, self.copies, "copies"))
-        if method == "additive" and self.copies != 1:
-            raise OptionError(
-                "copies",
-                f"copies is for substitution releases only; an additive release has one (got {self.copies})",
+        if self.copies != 1:
+            mechanism_of(method).require(
+                "copies", error=partial(OptionError, "copies"), copies=self.copies
             )
         set_(
             self,
@@ -310,11 +311,9 @@ class PlanOptions:
                 "epsilon_split splits a per-record budget: give one (epsilon_record, "
                 "--epsilon-record)",
             )
-        if method == "additive" and self.budget is not None:
-            raise OptionError(
-                "epsilon_record",
-                "epsilon_record is for substitution releases: additive noise has no "
-                f"amplification to budget (got {show(self.budget)})",
+        if self.budget is not None:
+            mechanism_of(method).require(
+                "budget", error=partial(OptionError, "epsilon_record"), budget=show(self.budget)
             )
 
     @property

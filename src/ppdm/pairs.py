@@ -31,8 +31,9 @@ from .estimate import (
     joint_stderr,
     point_estimate,
 )
-from .exceptions import ParameterError, SpecError
+from .exceptions import ParameterError
 from .matrix import KroneckerMatrix
+from .mechanism import mechanism_of
 from .pipeline import Release, load_release, read_ahead, release_values
 
 __all__ = [
@@ -100,10 +101,7 @@ def check_pairs(rel: Release, pairs: list[tuple[str, str]], flag: str = "pairs")
     """Raise unless every pair names two different perturbed attributes of ``rel`` whose
     table has at most :data:`MAX_PAIR_CELLS` cells (errors name ``flag``)."""
     spec = rel.spec
-    if spec.method != "substitution":
-        raise SpecError(
-            f"{flag}: two-way tables are estimated for substitution releases; this one adds noise"
-        )
+    mechanism_of(spec).require("pairs", flag)
     perturbed = {a.name for a in spec.perturbed_attributes()}
     for pair in pairs:
         if len(pair) != 2 or pair[0] == pair[1]:

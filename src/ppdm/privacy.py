@@ -9,14 +9,17 @@ Dowd, Xu & Zhang, Sec. 5.1; Kang, Theorem 1 (error bound); Ma & Sivakumar, Sec. 
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .additive import AdditiveNoise
 from .exceptions import ParameterError
 from .limits import MAX_RECORDS
 from .matrix import PerturbationMatrix, StratifiedMatrix
 from .validation import check_amplification, check_at_least, check_gamma, check_probability
+
+if TYPE_CHECKING:  # ppdm.additive loads pandas: the command line starts without it
+    from .additive import AdditiveNoise
 
 __all__ = [
     "RHO1_LEVELS",

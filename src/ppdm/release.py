@@ -46,6 +46,7 @@ from .matrix import (
     matrix_from_spec,
     needs_data,
 )
+from .mechanism import Method, mechanism_of
 
 __all__ = [
     "AttributeSpec",
@@ -401,7 +402,7 @@ class ReleaseSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     format: Literal["ppdm-release/1"] = SPEC_FORMAT
-    method: Literal["substitution", "additive"] = "substitution"
+    method: Method = "substitution"
     data_file: str | None = None
     n_records: int | None = Field(default=None, ge=0)
     class_attribute: str | None = None
@@ -441,21 +442,9 @@ class ReleaseSpec(BaseModel):
         for a in self.attributes:
             if not a.perturbed:
                 continue
-            if self.method == "additive" and (a.noise is None or a.domain is None):
-                raise _custom(
-                    f"attribute {a.name!r} of an additive release needs noise and a domain"
-                )
-            if self.method == "additive" and a.domain.get("kind") != "binned":
-                raise _custom(f"attribute {a.name!r} of an additive release needs a binned domain")
-            if self.method == "substitution" and a.noise is not None:
-                raise _custom(
-                    f"attribute {a.name!r} has noise but the release method is 'substitution'"
-                )
-            if self.data_file is not None and self.method == "substitution" and a.matrix is None:
-                raise _custom(
-                    f"attribute {a.name!r} has perturbed: true but no matrix; an attribute is "
-                    "either perturbed (with its matrix) or released as is (perturbed: false)"
-                )
+            problem = mechanism_of(self.method).attribute_problem(a, self.data_file)
+            if problem is not None:
+                raise _custom(problem)
         # a hand-written spec may describe only some columns; a release lists them all
         if (
             self.data_file is not None
@@ -557,7 +546,7 @@ def _check_sizes(spec: ReleaseSpec, path: Path) -> None:
         check_n_values(
             n,
             f"spec {str(path)!r} attribute {i} ({a.name!r}): N",
-            dense=spec.method == "additive" and a.perturbed,
+            dense=mechanism_of(spec.method).dense and a.perturbed,
             error=SpecError,
         )
 

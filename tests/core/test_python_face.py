@@ -113,3 +113,15 @@ def test_import_ppdm_stays_light():
     subprocess.run([sys.executable, "-c", code], check=True)
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
         ppdm.nothing  # noqa: B018
+
+
+def test_a_release_learner_fits_a_release_object_as_fit_release_does(table, tmp_path):
+    rel = ppdm.perturb(table, random_state=3, **OPTIONS)
+    by_fit = ppdm.ReleaseTreeClassifier().fit(rel)
+    by_release = ppdm.ReleaseTreeClassifier().fit_release(rel)
+    from_disk = ppdm.ReleaseTreeClassifier().fit(
+        ppdm.load(rel.save(tmp_path / "r").data_path.parent)
+    )
+    X = table.drop(columns="y")
+    np.testing.assert_array_equal(by_fit.predict(X), by_release.predict(X))
+    np.testing.assert_array_equal(from_disk.predict(X), by_release.predict(X))

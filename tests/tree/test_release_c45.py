@@ -50,3 +50,25 @@ def test_box_scores_equal_a_direct_count_when_the_originals_are_known(fitted):
     np.testing.assert_allclose(release_correct(coded, X, y), right.astype(float))
     assert release_accuracy_score(coded, X, y)[0] == pytest.approx(right.mean())
     assert 0 < right.mean() < 1
+
+
+@pytest.mark.parametrize("depth", [0, 1, 2])
+def test_cut_at_a_depth_every_node_there_is_a_leaf_of_c45s_counts_below(fitted, depth):
+    test, spec, clf, coded = fitted
+    assert coded.tree_.max_depth > depth
+    cut = c45_on_codes(clf, spec, max_depth=depth).tree_
+    assert cut.max_depth == depth
+    leaves = cut.feature < 0
+    # the leaves partition the training records: their counts add up to the root's
+    assert cut.count[leaves].sum() == pytest.approx(clf.tree_.value[0].sum())
+    np.testing.assert_allclose(cut.value[leaves].sum(axis=1), 1.0)
+    if depth == 0:
+        np.testing.assert_allclose(cut.value[0], clf.tree_.value[0] / clf.tree_.value[0].sum())
+
+
+def test_cut_below_the_deepest_node_is_the_whole_tree(fitted):
+    test, spec, clf, coded = fitted
+    deep = c45_on_codes(clf, spec, max_depth=coded.tree_.max_depth)
+    X = test.drop(columns="group")
+    np.testing.assert_array_equal(deep.predict(X), coded.predict(X))
+    np.testing.assert_array_equal(deep.tree_.feature, coded.tree_.feature)

@@ -364,7 +364,9 @@ def format_advice(advice: Advice, *, n_records: int) -> list[str]:
         f"{advice.learner}: accuracy {pct(advice.accuracy)} ± {100 * advice.se:.2f} (s.e. of "
         f"the mean of {advice.reps} fresh releases){verdict}"
     )
-    lo, hi = advice.accuracy - 2 * advice.release_se, advice.accuracy + 2 * advice.release_se
+    # an accuracy lies in [0, 1]: the interval is cut there
+    lo = max(0.0, advice.accuracy - 2 * advice.release_se)
+    hi = min(1.0, advice.accuracy + 2 * advice.release_se)
     lines.append(
         f"  one release: sd {100 * advice.sd:.2f} points; with the mean's error, s.e. "
         f"{100 * advice.release_se:.2f}: your release should score {pct(lo)} to {pct(hi)} "

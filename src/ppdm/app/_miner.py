@@ -12,6 +12,7 @@ from shiny import module, reactive, render, ui
 
 from ..estimate import METHODS
 from ..exceptions import ParameterError
+from ..mechanism import mechanism_of
 from ..publish import inputs_of_one_operation
 from ._common import TABLE_SUFFIXES, extract_release, message, percent, read_upload
 from ._state import READ_ERRORS, USER_ERRORS, State
@@ -207,7 +208,7 @@ def miner_server(input, output, session, state: State):
         d = release.get()
         if d is None:
             return ui.p("Open a release first.", class_="ppdm-note")
-        if load_release(d).spec.method != "substitution":
+        if not mechanism_of(load_release(d).spec).has("reconstruct"):
             return ui.p(
                 "An additive-noise release is already numeric: there is nothing to "
                 "reconstruct (its estimated distributions are above).",

@@ -9,6 +9,7 @@ from ..domain import BinnedDomain, CategoricalDomain, Domain
 from ..estimate import count_codes, estimate_counts
 from ..exceptions import DataError
 from ..matrix import PerturbationMatrix
+from ..mechanism.additive import numeric_values_of
 
 __all__ = [
     "binomial_lower",
@@ -95,11 +96,7 @@ def numeric_values(domain: Domain) -> np.ndarray | None:
         if domain.missing_category:
             return None
         return domain.edges[:-1] + 0.5 * domain.width
-    if isinstance(domain, CategoricalDomain) and not domain.missing_category:
-        vals = domain.values
-        if all(isinstance(v, (int, float, np.number)) and not isinstance(v, bool) for v in vals):
-            return np.asarray(vals, dtype=np.float64)
-    return None
+    return numeric_values_of(domain) if isinstance(domain, CategoricalDomain) else None
 
 
 def within_bin_variance(domain: Domain) -> float:

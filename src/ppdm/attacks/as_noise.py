@@ -26,6 +26,7 @@ import pandas as pd
 from ..domain import Domain
 from ..exceptions import DataError, ParameterError
 from ..matrix import PerturbationMatrix
+from ..mechanism import mechanism_of
 from ..release import ReleaseSpec
 from ..validation import check_choice
 from ._common import AttackResult
@@ -118,8 +119,7 @@ def attack_substitution_release(
     (400, 3)
     """
     check_choice(attack, "attack", NUMERIC_ATTACKS, error=ParameterError)
-    if spec.method != "substitution":
-        raise DataError(f"the release must use substitution (got method {spec.method!r})")
+    mechanism_of(spec).require("attacks", error=DataError)
     spec.check_columns([str(c) for c in released.columns])
     candidates = [
         a for a in spec.perturbed_attributes() if numeric_values(a.get_domain()) is not None

@@ -32,6 +32,7 @@ import numpy as np
 
 from ..exceptions import ParameterError
 from ..matrix import StratifiedMatrix
+from ..mechanism import mechanism_of
 from ..random import RandomState, perturbation_generator
 from ..validation import check_at_least, check_probability
 from ._substitution import binomial_lower, binomial_upper
@@ -195,10 +196,7 @@ def audit_spec_epsilon(
     stratum by stratum (``attribute`` reads ``name [column=value]``), each stratum's
     records drawn as a release draws them (:meth:`ppdm.matrix.StratifiedMatrix.draw_rows`).
     """
-    if spec.method != "substitution":
-        raise ParameterError(
-            "the empirical epsilon audits substitution matrices; an additive release has none"
-        )
+    mechanism_of(spec).require("empirical_epsilon", error=ParameterError)
     out = []
     for i, a in enumerate(spec.perturbed_attributes()):
         m = a.get_matrix()

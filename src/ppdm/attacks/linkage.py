@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import DataError
+from ..mechanism import mechanism_of
 
 __all__ = [
     "check_keys",
@@ -68,7 +69,7 @@ def check_keys(keys: Sequence[str], *frames: pd.DataFrame) -> list[str]:
 def _key_values(frame: pd.DataFrame, key: str, spec) -> np.ndarray:
     if spec is not None and key in spec.names:
         a = spec.attribute(key)
-        if a.perturbed and spec.method == "substitution":
+        if a.perturbed and mechanism_of(spec).has("codes"):
             return np.asarray(a.get_domain().encode(frame[key], column=key))
     return frame[key].to_numpy()
 

@@ -129,15 +129,15 @@ def audit(
 def _empirical(release: Path, trials: int, seed: int) -> list:
     """The empirical epsilon of every perturbed attribute of the release."""
     from ..attacks.empirical import audit_spec_epsilon
+    from ..mechanism import mechanism_of
     from ..pipeline import load_release
 
     spec = load_release(release).spec
-    if spec.method != "substitution":
-        fail(
-            f"--empirical-epsilon: release {str(release)!r} adds noise; the empirical epsilon "
-            "audits substitution matrices",
-            usage=True,
-        )
+    refused = mechanism_of(spec).refusal(
+        "empirical_epsilon", f"--empirical-epsilon: release {str(release)!r}"
+    )
+    if refused:
+        fail(refused, usage=True)
     return audit_spec_epsilon(spec, trials=trials, random_state=seed)
 
 

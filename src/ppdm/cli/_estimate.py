@@ -114,14 +114,12 @@ def estimate(
 def _check_method_applies(ctx: typer.Context, spec, method: str, release: Path) -> None:
     """``--method`` given for an additive release is a usage error: its estimator is
     Agrawal & Srikant's reconstruction whatever the flag says."""
+    from ..mechanism import mechanism_of
+
     given = ctx.get_parameter_source("method")
-    if spec.method == "additive" and getattr(given, "name", None) == "COMMANDLINE":
-        fail(
-            f"--method {method} applies to substitution releases; release "
-            f"{str(release)!r} adds noise, and is estimated by Agrawal & Srikant's "
-            "reconstruction (as2000): leave --method out",
-            usage=True,
-        )
+    refused = mechanism_of(spec).refusal("estimators", method=method, release=str(release))
+    if refused and getattr(given, "name", None) == "COMMANDLINE":
+        fail(refused, usage=True)
 
 
 #: ``estimate --plot`` draws on a second process from this many panels (attributes

@@ -115,10 +115,15 @@ def _print(result, test: Path | None, model_out: Path | None) -> None:
         f"commonest class): {result.majority_rate:.4f}"
     )
     if len(result.candidates) > 1:
-        typer.echo(f"candidates ({result.folds}-fold estimate ± s.e.; one-standard-error rule):")
+        typer.echo(
+            f"candidates ({result.folds}-fold estimate ± s.e., leaves of the folds' models; "
+            "one-standard-error rule: the fewest leaves within one s.e. of the best):"
+        )
         for c in result.candidates:
             shown = (
-                f"{c.estimate:.4f} ± {c.stderr:.4f}" if c.scorable else f"not scorable: {c.reason}"
+                f"{c.estimate:.4f} ± {c.stderr:.4f}, {c.leaves:.1f} leaves"
+                if c.scorable
+                else f"not scorable: {c.reason}"
             )
             typer.echo(f"  {c.label}: {shown}")
     if model_out is not None:

@@ -14,6 +14,7 @@ from pathlib import Path
 import typer
 
 from ..estimate import ESTIMATORS, METHODS
+from ..mechanism import MECHANISMS
 from ._common import output_path
 
 __all__ = [
@@ -104,7 +105,7 @@ EstimationMethod = _choice(
 #: ``perturb --method``.
 ReleaseMethod = _choice(
     "ReleaseMethod",
-    ("substitution", "additive"),
+    tuple(MECHANISMS),
     "Random substitution, or additive noise (the Agrawal & Srikant baseline).",
 )
 #: ``perturb --noise``: the noise of an additive release.

@@ -222,6 +222,7 @@ def perturb(
 
     Writes DIR/data.<ext>, DIR/spec.json, DIR/privacy.json and DIR/privacy.txt.
     """
+    from ..mechanism import mechanism_of
     from ..options import PlanOptions
     from ..privacy import gamma_from_rho
     from ..release import read_spec
@@ -229,15 +230,12 @@ def perturb(
     method, noise = ReleaseMethod(method).value, NoiseKind(noise).value
     engine = engine and ReleaseEngine(engine).value
     fmt = None if fmt is None else TableFormat(fmt).value
-    if method == "additive":
-        for flag, given in (("--gamma", gamma), ("--rho", rho), ("--spec", spec)):
-            if given is not None:
-                fail(
-                    f"{flag} is for substitution releases; --method additive takes --noise-scale",
-                    usage=True,
-                )
-    elif noise_scale is not None or noise != "gaussian":
-        fail("--noise and --noise-scale are for --method additive", usage=True)
+    mech = mechanism_of(method)
+    for flag, given in (("--gamma", gamma), ("--rho", rho), ("--spec", spec)):
+        if given is not None and not mech.has("matrix"):
+            fail(mech.refusal("matrix", flag=flag), usage=True)
+    if (noise_scale is not None or noise != "gaussian") and not mech.has("noise"):
+        fail(mech.refusal("noise"), usage=True)
     if gamma is not None and rho is not None:
         fail("give either --gamma or --rho, not both", usage=True)
     if rho is not None:

@@ -183,10 +183,11 @@ def _reportable(spec, target: Path):
     the spec's per-record budget; one without a domain takes it from the data, so its
     figures are known only once released: it is left out of the report, with a note.
     """
+    from ..mechanism import mechanism_of
     from ..options import PlanOptions
     from ..perturbation import planned_gammas
 
-    if spec.data_file is not None or spec.method != "substitution":
+    if spec.data_file is not None or not mechanism_of(spec).has("budget"):
         return spec
     from ..matrix import needs_data
 

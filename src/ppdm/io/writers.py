@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -228,30 +229,48 @@ class BatchWriter:
         self.fmt = fmt
         self._writer = None
         self._first = True
+        self._schema = None
         self._fh = None
         self._held: list = []  # Arrow tables not yet written, fewer than a row group
         self._held_rows = 0
 
     def write(self, frame: pd.DataFrame) -> None:
         """Append ``frame`` (the first batch also writes the CSV header)."""
+        self.write_encoded(self.encode(frame))
+
+    def encode(self, frame: pd.DataFrame):
+        """``frame`` as this file will hold it: CSV bytes, or an Arrow table of the
+        Parquet schema (the first batch's). Called on the batches in order, possibly on
+        another thread than :meth:`write_encoded`, so a pass formats the next batch
+        while one is written."""
+        first, self._first = self._first, False
+        if self.fmt == "csv":
+            buffer = io.BytesIO()
+            write_csv_batch(frame, buffer, header=first)
+            return buffer.getbuffer()
+        import pyarrow as pa
+
+        if first:
+            table = pa.Table.from_pandas(frame, preserve_index=False)
+            self._schema = table.schema
+            return table
+        return _arrow_batch(frame, self._schema)
+
+    def write_encoded(self, encoded) -> None:
+        """Append a batch :meth:`encode` returned (in the order it returned them)."""
         if self.fmt == "csv":
             if self._fh is None:
                 self._fh = open(self.path, "wb")
-            write_csv_batch(frame, self._fh, header=self._first)
-        else:
-            import pyarrow as pa
-            import pyarrow.parquet as pq
+            self._fh.write(encoded)
+            return
+        import pyarrow.parquet as pq
 
-            if self._writer is None:
-                table = pa.Table.from_pandas(frame, preserve_index=False)
-                self._writer = pq.ParquetWriter(self.path, table.schema)
-            else:
-                table = _arrow_batch(frame, self._writer.schema)
-            self._held.append(table)
-            self._held_rows += table.num_rows
-            if self._held_rows >= ROW_GROUP_ROWS:
-                self._flush(final=False)
-        self._first = False
+        if self._writer is None:
+            self._writer = pq.ParquetWriter(self.path, encoded.schema)
+        self._held.append(encoded)
+        self._held_rows += encoded.num_rows
+        if self._held_rows >= ROW_GROUP_ROWS:
+            self._flush(final=False)
 
     def _flush(self, final: bool) -> None:
         """Write the whole row groups held (and, at the end, the rest)."""

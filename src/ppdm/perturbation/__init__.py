@@ -14,12 +14,13 @@ References
 Dowd, Xu & Zhang, Sec. 3 (Algorithm 1, RRP) and Sec. 3.2 (continuous attributes).
 """
 
+from ..mechanism.additive import additive_noise_for_level
+from ..mechanism.substitution import stratum_keys
 from ..options import DEFAULT_GAMMA, DEFAULT_MAX_BINS, DEFAULT_NOISE_LEVEL, PlanOptions
-from .additive import additive_noise_for_level
 from .common import canonical_values
 from .draw import perturb_batches, perturb_codes, perturb_frame
 from .plan import plan_from_sketches, plan_release, planned_gammas
-from .pram import needs_counting, realise_matrices, stratum_keys
+from .pram import needs_counting, realise_matrices
 
 __all__ = [
     "DEFAULT_GAMMA",

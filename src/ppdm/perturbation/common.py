@@ -5,7 +5,6 @@ matrix against the owner's options, of column names and of class values.
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from ..domain import CategoricalDomain, Domain
 from ..exceptions import DataError, SpecError
@@ -22,7 +21,7 @@ from ..privacy import (
     copies_reveal,
     power_or_inf,
 )
-from ..release import AttributeSpec, ReleaseSpec
+from ..release import AttributeSpec
 
 
 def own_matrix(name: str, domain: Domain, given: AttributeSpec) -> PerturbationMatrix:
@@ -100,15 +99,6 @@ def canonical_order(
     return dataclasses.replace(domain, values=tuple(order)), matrix
 
 
-def numeric_values_of(domain: CategoricalDomain) -> np.ndarray | None:
-    vals = domain.values
-    if domain.missing_category or not all(
-        isinstance(v, (int, float, np.number)) and not isinstance(v, bool) for v in vals
-    ):
-        return None
-    return np.asarray(vals, dtype=np.float64)
-
-
 def check_names(columns: list[str], opts: PlanOptions) -> None:
     """Every column the options name must be in the data, once."""
     if len(set(columns)) != len(columns):
@@ -123,20 +113,3 @@ def check_names(columns: list[str], opts: PlanOptions) -> None:
         for name in names:
             if name not in known:
                 raise DataError(f"unknown {label} {name!r}; the data has columns {columns}")
-
-
-def check_class_known(batch: pd.DataFrame, spec: ReleaseSpec, offset: int) -> None:
-    """Every record of a release has its class: by-class estimation, reconstruction and
-    mining count each class's records apart, and a record without one would make the
-    release unusable for them (a perturbed class's own domain refuses it as it encodes)."""
-    name = spec.class_attribute
-    if name is None or name not in batch.columns:
-        return
-    missing = batch[name].isna().to_numpy()
-    if missing.any():
-        row = offset + int(np.flatnonzero(missing)[0]) + 1
-        raise DataError(
-            f"class column {name!r} data row {row} has no value: every record of a release "
-            "needs its class (by-class estimates, reconstruction and mining count records per "
-            "class); drop the rows without one"
-        )

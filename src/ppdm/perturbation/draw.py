@@ -16,19 +16,16 @@ import pandas as pd
 from ..exceptions import DataError, ParameterError, SpecError
 from ..matrix import (
     PerturbationMatrix,
-    StratifiedMatrix,
     needs_data,
 )
+from ..mechanism import mechanism_of
+from ..mechanism.streams import release_root
 from ..random import (
     RandomState,
     perturbation_generator,
 )
 from ..release import ReleaseSpec
 from ..validation import check_at_least
-from .additive import additive_batches
-from .common import check_class_known
-from .pram import stratum_keys
-from .streams import attribute_streams, release_root
 
 
 def perturb_codes(
@@ -132,44 +129,7 @@ def perturb_batches(
             "--engine dask); in Python, ppdm.perturbation.realise_matrices"
         )
     root = release_root(random_state, warn)
-    if spec.method == "additive":
-        yield from additive_batches(batches, spec, root, int(row_offset))
-        return
-    copies = attribute_streams(spec, root, int(row_offset))
-    offset = 0
-    for batch in batches:
-        if offset == 0:
-            spec.check_columns([str(c) for c in batch.columns])
-        check_class_known(batch, spec, offset)
-        outs = []
-        codes_cache: dict[str, np.ndarray] = {}
-        for plans in copies:
-            out = batch.copy()
-            for name, domain, matrix, words, reps in plans:
-                if name not in codes_cache:
-                    codes_cache[name] = domain.encode(batch[name], column=name, row_offset=offset)
-                codes = codes_cache[name]
-                if isinstance(matrix, StratifiedMatrix):
-                    keys = stratum_keys(batch, matrix.strata, offset)
-                    rows = pd.Categorical(keys, categories=matrix.values).codes.astype(np.int64)
-                    if (rows < 0).any():
-                        row = int(np.flatnonzero(rows < 0)[0])
-                        raise DataError(
-                            f"stratum column {matrix.strata!r} data row {offset + row + 1} has "
-                            f"{keys[row]!r}, a stratum without a matrix in the spec of {name!r}"
-                        )
-                    perturbed = matrix.draw_rows(codes, rows, words)
-                else:
-                    perturbed = matrix.draw(codes, words)
-                if transitions is not None:
-                    n = matrix.n_values
-                    pairs = np.bincount(codes.astype(np.int64) * n + perturbed, minlength=n * n)
-                    counts = transitions.setdefault(name, np.zeros((n, n), dtype=np.int64))
-                    counts += pairs.reshape(n, n)
-                out[name] = domain.decode(perturbed, random_state=reps.generator)
-            outs.append(out)
-        offset += len(batch)
-        yield outs[0] if len(outs) == 1 else pd.concat(outs, ignore_index=True)
+    yield from mechanism_of(spec).perturb(batches, spec, root, int(row_offset), transitions)
 
 
 def perturb_frame(

@@ -20,6 +20,7 @@ from ..io import TEXT_ATTR
 from ..matrix import (
     GammaDiagonal,
 )
+from ..mechanism import mechanism_of
 from ..options import (
     PlanOptions,
     plan_options,
@@ -31,7 +32,6 @@ from ..privacy import (
 )
 from ..release import AttributeSpec, ReleaseSpec
 from ..validation import MAX_GAMMA
-from .additive import additive_attribute
 from .common import canonical_order, check_names, checked_matrix, own_matrix
 from .pram import canonical_entry, from_data
 
@@ -156,8 +156,9 @@ def plan_from_sketches(
                 out_of_bounds=opts.out_of_bounds,
             )
             domain = sketches[c].to_domain(rule)
-        if opts.method == "additive":
-            out.append(additive_attribute(c, domain, opts))
+        fields = mechanism_of(opts.method).plan_attribute(c, domain, opts)
+        if fields is not None:
+            out.append(AttributeSpec(name=c, perturbed=True, **fields))
             continue
         out.append((c, domain, given))  # its matrix once every attribute's gamma is known
     out = _substitution_attributes(out, opts)

@@ -20,6 +20,7 @@ from ..matrix import (
     matrix_from_spec,
     needs_data,
 )
+from ..mechanism.substitution import stratum_keys
 from ..options import (
     PlanOptions,
     plan_options,
@@ -138,19 +139,6 @@ def realise_matrices(
             a = a.model_copy(update={"matrix": m.to_spec()})
         attrs.append(a)
     return spec.model_copy(update={"attributes": attrs})
-
-
-def stratum_keys(batch: pd.DataFrame, column: str, offset: int) -> np.ndarray:
-    """Every record's stratum as text (how a stratified matrix names its strata)."""
-    values = batch[column]
-    missing = values.isna().to_numpy()
-    if missing.any():
-        row = offset + int(np.flatnonzero(missing)[0]) + 1
-        raise DataError(
-            f"stratum column {column!r} data row {row} has no value: every record needs "
-            "its stratum (it chooses the record's matrix)"
-        )
-    return values.astype(str).to_numpy(dtype=object)
 
 
 def _marginals(a: AttributeSpec, domain: Domain, counts: dict):

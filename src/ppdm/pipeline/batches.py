@@ -16,6 +16,7 @@ from ..io import (
     partition_files,
     table_columns,
 )
+from ..mechanism import mechanism_of
 from ..release import ReleaseSpec
 
 T = TypeVar("T")
@@ -81,7 +82,7 @@ def spec_kinds(spec: ReleaseSpec) -> dict[str, str]:
     kinds = {}
     for a in spec.perturbed_attributes():
         d = a.get_domain()
-        if spec.method == "additive" or d.kind == "binned":
+        if not mechanism_of(spec).has("codes") or d.kind == "binned":
             kinds[a.name] = "float"
             continue
         vals = list(d.values)  # type: ignore[union-attr]

@@ -18,6 +18,7 @@ import pandas as pd
 from ..domain import BinnedDomain
 from ..estimate import Estimate, count_codes, estimate_counts
 from ..exceptions import DataError, SpecError
+from ..mechanism import mechanism_of
 from ..random import (
     WordStream,
 )
@@ -193,8 +194,8 @@ def estimate_release(
     """
     rel, batch_size = opened(release, batch_size)
     with release_values(rel.source):
-        if rel.spec.method == "additive":
-            return _estimate_additive(rel, by_class, batch_size)
+        if not mechanism_of(rel.spec).has("estimators"):
+            return _estimate_values(rel, by_class, batch_size)
         # an attribute with one matrix per stratum is estimated per stratum (not per class)
         stratified = [a for a in rel.spec.perturbed_attributes() if _is_stratified(a)]
         counts, classes = count_pass(
@@ -326,40 +327,11 @@ def estimates_from_counts(
     return out
 
 
-def as2000_estimate(values: np.ndarray, noise, domain) -> Estimate:
-    """Agrawal & Srikant's reconstruction of one additive attribute over its domain's bins.
-
-    ``perturbed`` holds the released values counted in the bins (clipped at the ends);
-    ``stderr`` is the bootstrap standard error of the estimate as computed (B = 200
-    resamples of the released values, each reconstructed under the same stopping rule:
-    :func:`ppdm.additive.reconstruction_stderr`).
-
-    References
-    ----------
-    Agrawal & Srikant (2000), Sec. 3 (:func:`ppdm.additive.reconstruct_distribution`);
-    Efron & Tibshirani (1993), Ch. 6.
-    """
-    from ..additive import reconstruct_distribution, reconstruction_stderr
-    from ..estimate import BOOTSTRAP_REPLICATES
-
-    w = np.asarray(values, dtype=np.float64)
-    lo, hi, bins = float(domain.low), float(domain.high), int(domain.n_bins)
-    est = reconstruct_distribution(w, noise.kind, noise.scale, bins=bins, bounds=(lo, hi))
-    stderr = reconstruction_stderr(
-        w, noise.kind, noise.scale, bins=bins, bounds=(lo, hi), replicates=BOOTSTRAP_REPLICATES
-    )
-    perturbed = np.bincount(domain.encode(np.clip(w, lo, hi)), minlength=bins).astype(float)
-    return Estimate(
-        perturbed=perturbed,
-        counts=float(w.size) * est.probabilities,
-        stderr=stderr,
-        method="as2000",
-        stderr_kind=f"bootstrap (B={BOOTSTRAP_REPLICATES})",
-    )
-
-
-def _estimate_additive(rel: Release, by_class: bool, batch_size: int) -> list[AttributeEstimate]:
+def _estimate_values(rel: Release, by_class: bool, batch_size: int) -> list[AttributeEstimate]:
+    """Every perturbed attribute estimated from its released values by its mechanism
+    (:meth:`ppdm.mechanism.Mechanism.estimate_values`), overall and per class."""
     spec = rel.spec
+    mech = mechanism_of(spec)
     attrs = spec.perturbed_attributes()
     frame = pd.concat(list(rel.batches(batch_size)), ignore_index=True)
     if frame.empty:
@@ -370,15 +342,16 @@ def _estimate_additive(rel: Release, by_class: bool, batch_size: int) -> list[At
         ccodes = class_codes(frame, spec, classes, 0)
     out = []
     for a in attrs:
-        dom, nz = a.get_domain(), a.get_noise()
+        dom = a.get_domain()
         w = frame[a.name].to_numpy(dtype=np.float64)
-        overall = as2000_estimate(w, nz, dom)
+        overall = mech.estimate_values(w, a)
         per = None
         if classes is not None:
             per = {
-                str(c): as2000_estimate(w[ccodes == i], nz, dom)
+                str(c): mech.estimate_values(w[ccodes == i], a)
                 for i, c in enumerate(classes)
                 if np.any(ccodes == i)
             }
-        out.append(AttributeEstimate(a.name, dom.labels(), overall, per, binned=True))
+        binned = isinstance(dom, BinnedDomain)
+        out.append(AttributeEstimate(a.name, dom.labels(), overall, per, binned=binned))
     return out

@@ -18,6 +18,7 @@ from ..io import (
     iter_batches,
     read_table,
 )
+from ..mechanism import mechanism_of
 from ..publish import register_input, release_member
 from ..release import ReleaseSpec, read_spec
 from .batches import DEFAULT_BATCH, Progress, batch_rows, spec_kinds, table_batches
@@ -76,7 +77,7 @@ def verify_release(
 def value_domains(spec: ReleaseSpec) -> dict[str, Domain]:
     """The domain of every attribute whose released values can be checked: the
     perturbed attributes of a substitution release (additive noise takes any number)."""
-    if spec.method != "substitution":
+    if not mechanism_of(spec).has("codes"):
         return {}
     return {a.name: a.get_domain() for a in spec.perturbed_attributes()}
 
@@ -179,7 +180,6 @@ def check_release_spec(spec: ReleaseSpec, where: str = "spec") -> None:
     Dowd, Xu & Zhang, Sec. 5 (the figures a release states); Kang, Sec. 3 (copies).
     """
     from ..perturbation import canonical_values
-    from ..privacy import additive_privacy, attribute_privacy
 
     if spec.n_records is None:
         raise SpecError(f"{where}: a release must state n_records")
@@ -194,13 +194,8 @@ def check_release_spec(spec: ReleaseSpec, where: str = "spec") -> None:
                 )
         if a.privacy is None:
             raise SpecError(f"{where}: attribute {a.name!r} has no privacy figures")
-        if spec.method == "additive":
-            expected = additive_privacy(a.get_noise(), a.get_domain().low, a.get_domain().high)
-            keys = ("noise", "scale")
-        else:
-            expected = attribute_privacy(a.get_matrix(), spec.n_records, spec.copies)
-            keys = ("N", "gamma", "epsilon", "entropy_bits", "copies", "gamma_per_copy")
-        for key in keys:
+        expected = mechanism_of(spec).privacy(a, spec.n_records, spec.copies)
+        for key in mechanism_of(spec).checked_keys:
             want, got = expected.get(key), a.privacy.get(key)
             same = want == got or (
                 isinstance(want, float)

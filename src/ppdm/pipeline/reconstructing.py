@@ -14,13 +14,13 @@ import numpy as np
 import pandas as pd
 
 from ..estimate import estimate_counts
-from ..exceptions import SpecError
 from ..io import (
     BatchWriter,
     atomic_path,
     table_format,
     write_table,
 )
+from ..mechanism import mechanism_of
 from ..publish import operation
 from ..random import (
     RandomState,
@@ -113,11 +113,7 @@ def reconstruct_batches(
     ----------
     Dowd, Xu & Zhang, Algorithm 2; Agrawal & Srikant (2000), global and by-class.
     """
-    if spec.method != "substitution":
-        raise SpecError(
-            "Algorithm 2 reconstructs substitution releases; an additive release is already "
-            "numeric (estimate its distribution with ppdm estimate)"
-        )
+    mechanism_of(spec).require("reconstruct")
     root = resolve_seed(random_state)
     attrs = spec.perturbed_attributes()
     hists, classes = count_pass(spec, batches, by_class, rank_keys(root, attrs))

@@ -24,6 +24,7 @@ from ..io import (
     parquet_kinds,
     table_format,
 )
+from ..mechanism import mechanism_of
 from ..options import PlanOptions, plan_options
 from ..perturbation import (
     needs_counting,
@@ -209,14 +210,15 @@ def _write_data(
 ) -> int:
     """Write a release's data file from its batches; return the rows written. Every value
     is checked as :func:`verify_release` checks it, before it is written; the next
-    batches are read and perturbed (on other threads) while one is written."""
+    batches are read, perturbed and encoded (on other threads) while one is written."""
     n = 0
     with BatchWriter(path, path.suffix[1:]) as writer:
-        for batch in read_ahead(checked_batches(batches, value_domains(spec))):
-            writer.write(batch)
-            n += len(batch)
+        checked = checked_batches(batches, value_domains(spec))
+        for rows, encoded in read_ahead((len(b), writer.encode(b)) for b in checked):
+            writer.write_encoded(encoded)
+            n += rows
             if progress:
-                progress(len(batch))
+                progress(rows)
     return n
 
 
@@ -337,7 +339,7 @@ def values_round_trip(spec: ReleaseSpec, path: Path, fmt: str) -> bool:
     encode in its domain once written and read as the release's data is
     (:class:`DomainError` if not).
     """
-    if spec.method != "substitution":
+    if not mechanism_of(spec).has("codes"):
         return False
     attrs = spec.perturbed_attributes()
     doms = {a.name: a.get_domain() for a in attrs}
@@ -461,20 +463,9 @@ def with_privacy(spec: ReleaseSpec) -> ReleaseSpec:
     """``spec`` with every perturbed attribute's privacy figures, from its matrix (or
     noise), its ``n_records`` and ``copies``, as a release states them."""
     attrs = []
-    from ..privacy import additive_privacy, attribute_privacy
-
+    mech = mechanism_of(spec)
     for a in spec.attributes:
-        if a.perturbed and spec.method == "additive":
-            a = a.model_copy(
-                update={
-                    "privacy": additive_privacy(
-                        a.get_noise(), a.get_domain().low, a.get_domain().high
-                    )
-                }
-            )
-        elif a.perturbed:
-            a = a.model_copy(
-                update={"privacy": attribute_privacy(a.get_matrix(), spec.n_records, spec.copies)}
-            )
+        if a.perturbed:
+            a = a.model_copy(update={"privacy": mech.privacy(a, spec.n_records, spec.copies)})
         attrs.append(a)
     return spec.model_copy(update={"attributes": attrs})

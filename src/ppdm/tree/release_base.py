@@ -143,9 +143,11 @@ class ReleaseLearner(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : DataFrame or array-like of shape (n_samples, n_features)
+        X : DataFrame, array-like of shape (n_samples, n_features), or Release
             The release's data (may include the class column), or an array whose columns
-            follow the spec's order. Without a spec: an unperturbed table.
+            follow the spec's order. Without a spec: an unperturbed table. A
+            :class:`ppdm.Release` (from :func:`ppdm.perturb` or :func:`ppdm.load`) is
+            learnt from with its own spec, as :meth:`fit_release` does.
         y : array-like of shape (n_samples,), optional
             Class labels; default: the spec's (unperturbed) class column of ``X``.
 
@@ -153,6 +155,10 @@ class ReleaseLearner(ClassifierMixin, BaseEstimator):
         -------
         self
         """
+        from ..pipeline import Release
+
+        if isinstance(X, Release):
+            return self.fit_release(X)
         self._validate_params()
         spec = self._resolve_spec()
         data = self._unperturbed_data(X, y) if spec is None else self._release_data(X, y, spec)

@@ -21,7 +21,12 @@ Where the coded tree is not C4.5 itself (documented choices):
   ``"random"`` representative's bin) goes down the branch that held the most training
   weight (C4.5 would mix all branches); a ``"random"`` representative is read as the
   bin's centre;
-- an empty leaf predicts its parent's class distribution, as C4.5 does.
+- an empty leaf predicts its parent's class distribution, as C4.5 does;
+- with ``max_depth``, every node of the coded tree at that depth becomes a leaf that
+  predicts the class distribution of its training records (C4.5's counts below it).
+  A leaf's box then constrains at most ``max_depth`` attributes, and the variance of
+  its unbiased score from perturbed records grows with every constrained attribute
+  (:mod:`ppdm.tree.release_scoring`).
 
 References
 ----------
@@ -78,7 +83,7 @@ def _dist(v: np.ndarray) -> np.ndarray:
     return v / total if total > 0 else np.full(v.size, 1.0 / v.size)
 
 
-def c45_on_codes(clf, spec):
+def c45_on_codes(clf, spec, max_depth: int | None = None):
     """The :class:`~ppdm.tree.C45Classifier` ``clf``, fitted on a reconstruction of a
     release with spec ``spec``, as a fitted release tree over the release's codes.
 
@@ -87,6 +92,9 @@ def c45_on_codes(clf, spec):
     clf : C45Classifier
         Fitted on a reconstruction (its columns are attributes of ``spec``).
     spec : ReleaseSpec
+    max_depth : int, optional
+        Deepest node of the coded tree (the root has depth 0; a multiway test counts one
+        level per binary test of its chain); deeper nodes are cut off.
 
     Returns
     -------
@@ -117,28 +125,33 @@ def c45_on_codes(clf, spec):
         rows.append([feature, -1, -1, mask, value, count])
         return len(rows) - 1
 
-    def visit(node: int, parent_dist: np.ndarray) -> int:
+    deepest = np.inf if max_depth is None else max_depth
+
+    def visit(node: int, parent_dist: np.ndarray, depth: int) -> int:
         v = tree.value[node]
         dist = parent_dist if tree.empty[node] else _dist(v)
-        if tree.feature[node] < 0:
+        if tree.feature[node] < 0 or depth >= deepest:
             return add(-1, np.zeros(width, bool), dist, float(v.sum()))
         j = int(tree.feature[node])
         b = _branches(clf, tree, node, values[j])
         kids = tree.child_ids(node)
         used = [k for k in range(len(kids)) if (b == k).any()]
-        return chain(used, kids, b, pos[enc.names[j]], dist, float(v.sum()))
+        return chain(used, kids, b, pos[enc.names[j]], dist, float(v.sum()), depth)
 
-    def chain(used, kids, b, f, dist, count) -> int:
+    def chain(used, kids, b, f, dist, count, depth) -> int:
         if len(used) == 1:
-            return visit(int(kids[used[0]]), dist)
+            return visit(int(kids[used[0]]), dist, depth)
+        if depth >= deepest:  # the records of the branches left
+            v = tree.value[kids[used]].sum(axis=0)
+            return add(-1, np.zeros(width, bool), _dist(v) if v.sum() > 0 else dist, v.sum())
         mask = np.zeros(width, bool)
         mask[: b.size] = b == used[0]
         at = add(f, mask, dist, count)
-        rows[at][1] = visit(int(kids[used[0]]), dist)
-        rows[at][2] = chain(used[1:], kids, b, f, dist, count)
+        rows[at][1] = visit(int(kids[used[0]]), dist, depth + 1)
+        rows[at][2] = chain(used[1:], kids, b, f, dist, count, depth + 1)
         return at
 
-    visit(0, _dist(tree.value[0]))
+    visit(0, _dist(tree.value[0]), 0)
     feature, left, right, mask, value, count = (list(c) for c in zip(*rows))
     count = np.array(count, dtype=float)
     model = ReleaseTreeClassifier(spec=spec, leaf_model="majority")

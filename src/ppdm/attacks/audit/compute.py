@@ -20,6 +20,7 @@ from scipy import optimize
 
 from ...exceptions import DataError, DomainError, ParameterError, SpecError
 from ...io import label_text, read_table
+from ...mechanism import mechanism_of
 from ...privacy import RHO1_LEVELS, gamma_from_rho, rho2_from_gamma
 from ...random import RandomState, check_random_state
 from ...validation import check_probability
@@ -58,11 +59,7 @@ def check_auditable(spec) -> None:
     ----------
     Dowd, Xu & Zhang, Sec. 5 (the attacks) and Sec. 3.1 (the rho1-to-rho2 bound).
     """
-    if spec.method != "substitution":
-        raise SpecError(
-            f"the audit checks substitution releases (this one uses {spec.method!r}); "
-            "additive noise has no rho1-to-rho2 bound to check"
-        )
+    mechanism_of(spec).require("audit")
     if spec.copies != 1:
         raise SpecError(
             f"the audit needs one perturbed copy per record (this release has {spec.copies})"

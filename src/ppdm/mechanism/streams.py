@@ -1,5 +1,6 @@
 """The random streams of a release: each perturbed attribute (and copy) its own AES-counter
-stream under the release's root, addressed by row.
+stream under the release's root, addressed by row; and the check every draw makes of a
+batch's class.
 
 References
 ----------
@@ -8,8 +9,14 @@ Dowd, Xu & Zhang, Sec. 3 (Algorithm 1).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
+from ..exceptions import DataError
+
+if TYPE_CHECKING:
+    import pandas as pd
 from ..random import (
     RandomState,
     WordStream,
@@ -17,7 +24,6 @@ from ..random import (
     stream_generator,
     warn_seeded_release,
 )
-from ..release import ReleaseSpec
 
 # the keys of the streams (one per attribute and copy, under the release root)
 SUBSTITUTE, REPRESENTATIVE, ADDITIVE = "substitute", "representative", "additive-noise"
@@ -36,7 +42,7 @@ def unit_uniforms(stream: WordStream, k: int) -> np.ndarray:
     return (words.astype(np.float64) + 0.5) * 2.0**-53
 
 
-def attribute_streams(spec: ReleaseSpec, root: np.random.SeedSequence, row_offset: int):
+def attribute_streams(spec, root: np.random.SeedSequence, row_offset: int):
     """Per copy, per perturbed attribute: name, domain, matrix and its two word streams.
 
     The substitution stream of attribute ``a`` in copy ``c`` is keyed by
@@ -57,3 +63,20 @@ def attribute_streams(spec: ReleaseSpec, root: np.random.SeedSequence, row_offse
         ]
         for c in range(spec.copies)
     ]
+
+
+def check_class_known(batch: pd.DataFrame, spec, offset: int) -> None:
+    """Every record of a release has its class: by-class estimation, reconstruction and
+    mining count each class's records apart, and a record without one would make the
+    release unusable for them (a perturbed class's own domain refuses it as it encodes)."""
+    name = spec.class_attribute
+    if name is None or name not in batch.columns:
+        return
+    missing = batch[name].isna().to_numpy()
+    if missing.any():
+        row = offset + int(np.flatnonzero(missing)[0]) + 1
+        raise DataError(
+            f"class column {name!r} data row {row} has no value: every record of a release "
+            "needs its class (by-class estimates, reconstruction and mining count records per "
+            "class); drop the rows without one"
+        )
