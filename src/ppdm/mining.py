@@ -1,10 +1,9 @@
 """Mining a release: reconstruct it (or not), learn a classifier, test it on original data.
 
 Learners come from a name table (:data:`LEARNERS`, :data:`RELEASE_LEARNERS`): ``c45``
-(ppdm's C4.5 on the reconstructed table), ``release-tree`` and ``local-tree``
-(:class:`ppdm.tree.ReleaseTreeClassifier` and
-:class:`ppdm.tree.LocalReconstructionClassifier`, learnt from the release itself with
-no reconstruction), and well-known scikit-learn classifiers by short name (``cart``,
+(ppdm's C4.5 on the reconstructed table), ``release-tree`` and ``release-forest``
+(:class:`ppdm.tree.ReleaseTreeClassifier` and :class:`ppdm.tree.ReleaseForestClassifier`,
+learnt from the release itself with no reconstruction), and well-known scikit-learn classifiers by short name (``cart``,
 ``random-forest``, ...; fitted on the reconstructed table, categorical columns as
 their domain codes). Any other scikit-learn classifier named ``module:Class`` is
 loaded only with ``allow_import=True`` (``--allow-import``): importing runs code.
@@ -233,7 +232,7 @@ def resolve_learner(name: str, *, allow_import: bool = False) -> tuple[str, type
     ----------
     name : str
         A name of :data:`LEARNERS` or :data:`RELEASE_LEARNERS` (``c45``,
-        ``release-tree``, ``local-tree``, ``cart``, ``random-forest``, ...), or the
+        ``release-tree``, ``release-forest``, ``cart``, ``random-forest``, ...), or the
         ``module:Class`` path of one of them.
     allow_import : bool, default=False
         Also accept any other ``module:Class``. Importing a module runs its code, so
@@ -290,7 +289,8 @@ def _is_classifier_class(cls: type) -> bool:
 def make_learner(name: str, spec=None, *, allow_import: bool = False):
     """A fresh learner from its name (see :func:`resolve_learner`).
 
-    ``release-tree`` and ``local-tree`` are given the release's ``spec``.
+    The release learners (``release-tree``, ``release-forest``) are given the release's
+    ``spec``.
     """
     key, cls = resolve_learner(name, allow_import=allow_import)
     if key in RELEASE_LEARNERS:

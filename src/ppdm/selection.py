@@ -117,7 +117,7 @@ def complexity(candidate: Candidate) -> tuple:
     shallower, then the larger leaf, first), then a forest, then C4.5 (the shallower,
     then the larger leaf, first)."""
     params = dict(candidate.params)
-    rank = {"release-tree": 0, "local-tree": 1, "release-forest": 2}.get(candidate.learner, 3)
+    rank = {"release-tree": 0, "release-forest": 1}.get(candidate.learner, 2)
     return (rank, params.get("max_depth", 99), -float(params.get("min_leaf", 0.0)))
 
 
