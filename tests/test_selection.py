@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from ppdm.cli import app
 from ppdm.datasets import agrawal
-from ppdm.exceptions import DataError, ParameterError, SpecError
+from ppdm.exceptions import DataError, SpecError
 from ppdm.mining import Candidate
 from ppdm.pipeline import load_release, make_release
 from ppdm.selection import CandidateScore, mine, one_se_choice
@@ -57,39 +57,6 @@ def test_one_se_rule_takes_the_fewest_leaves_whatever_the_learner():
     assert pool[one_se_choice(pool, scores)] is forest  # the tree, uncounted, after it
 
 
-def test_folds_are_drawn_again_and_a_records_score_is_its_mean_over_the_draws(tmp_path):
-    # every draw holds each record out once; the s.e. is that of the n per-record means
-    # (a record's scores over the draws share its perturbation), not sd / sqrt(draws * n),
-    # which would count every record once per draw
-    from ppdm.mining import CANDIDATES
-    from ppdm.selection import fit_scorable, fold_draws, scorable_candidate, split_release
-    from ppdm.tree.release_scoring import release_correct
-
-    draws = fold_draws(10, 3, 3, random_state=0)
-    assert draws.shape == (3, 10)
-    np.testing.assert_array_equal(draws[0], np.arange(10) % 3)
-    for fold in draws:
-        np.testing.assert_array_equal(np.bincount(fold), [4, 3, 3])
-    assert (draws[1] != draws[0]).any() and (draws[2] != draws[1]).any()
-    np.testing.assert_array_equal(fold_draws(10, 3, 3, random_state=0), draws)
-
-    _release(tmp_path, 2000, class_attribute="group")
-    rel = load_release(tmp_path / "r")
-    r = mine(rel, repeats=2, random_state=0)
-    assert (r.folds, r.repeats) == (3, 2) and r.to_dict()["repeats"] == 2
-    tree = scorable_candidate(CANDIDATES[1])
-    _, sel = split_release(rel.frame(check_values=True), r.n_holdout, 0)
-    s = np.zeros((2, len(sel)))
-    for j, fold in enumerate(fold_draws(len(sel), 3, 2, random_state=0)):
-        for k in range(3):
-            held = fold == k
-            s[j, held] = release_correct(fit_scorable(tree, rel, sel[~held], 0), sel[held])
-    got = next(c for c in r.candidates if c.label == tree.label)
-    assert got.estimate == pytest.approx(s.mean())
-    assert got.stderr == pytest.approx(s.mean(0).std(ddof=1) / np.sqrt(len(sel)))
-    assert got.stderr > s.std(ddof=1) / np.sqrt(s.size)  # the pooled figure understates it
-
-
 def test_c45_cut_at_depth_4_is_a_candidate_scored_as_its_coded_tree(tmp_path):
     from ppdm.mining import CANDIDATES, fit_candidate
     from ppdm.selection import fit_scorable
@@ -131,8 +98,6 @@ def test_errors(tmp_path):
     _release(tmp_path, 4, "s", class_attribute="group")
     with pytest.raises(DataError, match="too few"):
         mine(tmp_path / "s")
-    with pytest.raises(ParameterError, match="repeats=0"):
-        mine(tmp_path / "s", repeats=0)
 
 
 def test_cli_prints_learner_estimate_and_majority(tmp_path):

@@ -3,8 +3,7 @@
 A miner holds only the release. The learners of :data:`ppdm.mining.CANDIDATES` are
 scored by :func:`ppdm.tree.release_scoring.release_correct` (an unbiased estimate,
 per perturbed held-out record, of "its original is classified correctly") over K folds
-of a *selection part* of the release, drawn R times (a record's score is its mean over
-the draws); the one-standard-error rule picks the simplest
+of a *selection part* of the release; the one-standard-error rule picks the simplest
 candidate -- the fewest leaves, as in CART's rule -- within one standard error of the
 best (:func:`one_se_choice`). The chosen
 candidate is then fitted on the whole selection part and scored on a *held-out part*
@@ -51,7 +50,6 @@ __all__ = [
     "MineResult",
     "complexity",
     "fit_scorable",
-    "fold_draws",
     "mine",
     "one_se_choice",
     "scorable_candidate",
@@ -91,7 +89,6 @@ class MineResult:
     measured: float | None = None
     target: str | None = None
     n_test: int = 0
-    repeats: int = 0
 
     def to_dict(self) -> dict:
         maj = self.majority_class
@@ -106,7 +103,6 @@ class MineResult:
             "n_selection": self.n_selection,
             "n_holdout": self.n_holdout,
             "folds": self.folds,
-            "repeats": self.repeats,
             "model": self.model.export_text(),
             "candidates": [
                 {"learner": c.label, "estimate": c.estimate, "stderr": c.stderr,
@@ -184,31 +180,20 @@ def fit_scorable(candidate: Candidate, rel: Release, frame, random_state=0):
     return c45_on_codes(model, rel.spec)
 
 
-def fold_draws(n: int, folds: int, repeats: int, random_state=0) -> np.ndarray:
-    """Fold of each of ``n`` (shuffled) records in ``repeats`` draws, shape (repeats, n):
-    the records in turn, then random permutations of that assignment."""
-    first = np.arange(n) % folds
-    rng = np.random.default_rng(np.random.SeedSequence(random_state).spawn(1)[0])
-    return np.stack([first, *(rng.permutation(first) for _ in range(repeats - 1))])
-
-
-def _score(candidate, rel, frame, draws, random_state) -> CandidateScore:
+def _score(candidate, rel, frame, folds, random_state) -> CandidateScore:
     from .tree.release_scoring import release_correct
 
-    s, leaves = np.zeros(len(frame)), []
-    for fold in draws:
-        for k in range(fold.max() + 1):
-            held = fold == k
-            try:
-                model = fit_scorable(candidate, rel, frame[~held], random_state)
-                s[held] += release_correct(model, frame[held])
-            except DataError as exc:
-                return CandidateScore(candidate.label, reason=str(exc).split(";")[0])
-            trees = getattr(model, "trees_", None) or [model.tree_]
-            leaves.append(sum(t.n_leaves for t in trees))
-    # a record's scores over the draws share its perturbation: their mean is its summand,
-    # and sd / sqrt(n) of the n means is the s.e. (Sec. 7.10), not sd / sqrt(draws * n)
-    s /= len(draws)
+    parts, leaves = [], []
+    for k in range(folds):
+        held = np.arange(len(frame)) % folds == k
+        try:
+            model = fit_scorable(candidate, rel, frame[~held], random_state)
+            parts.append(release_correct(model, frame[held]))
+        except DataError as exc:
+            return CandidateScore(candidate.label, reason=str(exc).split(";")[0])
+        trees = getattr(model, "trees_", None) or [model.tree_]
+        leaves.append(sum(t.n_leaves for t in trees))
+    s = np.concatenate(parts)  # every record held out once: sd(s) / sqrt(n), as in Sec. 7.10
     se = float(s.std(ddof=1) / np.sqrt(len(s)))
     return CandidateScore(candidate.label, float(s.mean()), se, leaves=float(np.mean(leaves)))
 
@@ -234,7 +219,6 @@ def mine(
     test: pd.DataFrame | None = None,
     learner: str | None = None,
     folds: int = 3,
-    repeats: int = 3,
     holdout: float = 0.3,
     max_selection: int = 30_000,
     random_state=0,
@@ -252,9 +236,6 @@ def mine(
         label): no selection, only its held-out estimate.
     folds : int, default=3
         Folds of the selection part.
-    repeats : int, default=3
-        Draws of the folds: a candidate's score on a record is the mean of its scores in
-        every draw, which lessens the noise of the fold models in the choice.
     holdout : float, default=0.3
         Share of the release kept apart to estimate the chosen model's accuracy.
     max_selection : int, default=30000
@@ -281,8 +262,6 @@ def mine(
             "the release needs the class as released (ppdm.mining.mine_release learns after a "
             "global reconstruction and measures on an original test table)"
         )
-    if folds < 2 or repeats < 1:
-        raise ParameterError(f"folds={folds}, repeats={repeats}: need folds >= 2 and repeats >= 1")
     frame = rel.frame(check_values=True)
     n_hold = int(round(holdout * len(frame)))
     if n_hold < 2 or len(frame) - n_hold < 2 * folds:
@@ -297,8 +276,7 @@ def mine(
     else:
         pool = [scorable_candidate(c) for c in CANDIDATES]
         folded = sel.iloc[:max_selection]
-        draws = fold_draws(len(folded), folds, repeats, random_state)
-        scores = [_score(c, rel, folded, draws, random_state) for c in pool]
+        scores = [_score(c, rel, folded, folds, random_state) for c in pool]
         chosen = pool[one_se_choice(pool, scores)]
     from .tree.release_scoring import release_accuracy_score
 
@@ -314,8 +292,7 @@ def mine(
     if test is not None:
         measured, n_test = _measure(model, rel, test, test_name, chosen.label)
     return MineResult(chosen, model, est, se, majority, rate, scores, len(sel), n_hold,
-                      folds if learner is None else 0, measured, target, n_test,
-                      repeats if learner is None else 0)  # fmt: skip
+                      folds if learner is None else 0, measured, target, n_test)  # fmt: skip
 
 
 def _measure(model, rel: Release, test: pd.DataFrame, test_name: str, label: str):
