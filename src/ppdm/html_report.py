@@ -27,6 +27,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from .exceptions import ParameterError
+from .figures import se_label
 from .figures.estimates import estimate_figure
 from .mechanism import mechanism_of
 
@@ -342,8 +343,8 @@ def render_html_report(
     if estimates:
         parts.append(
             "<p>What a data miner can learn from the release: the original distribution of each "
-            "perturbed attribute, estimated from the released counts, with ± 1 standard error "
-            "(grey: the released counts, blue: the estimate).</p>"
+            "perturbed attribute, estimated from the released counts, with error bars of "
+            f"{se_label()} (grey: the released counts, blue: the estimate).</p>"
         )
         parts.append(_estimates_section(estimates))
     else:

@@ -38,6 +38,8 @@ def test_miner_flow_to_a_tree(page, tables, tmp_path, shot):
     page.click("#miner-m_estimate")
     page.wait_for_selector("#miner-m_est_plot img")
     assert "estimated 4 attributes" in page.inner_text("#m_msg")
+    # the card says the error bars its figures draw (their legends: "± 2 s.e.")
+    assert "(bars: ± 2 s.e.)" in page.inner_text("body")
     shot(page, "miner-estimates", "#miner-m_estimate")
     # the reconstructed table, by class as the checkbox says (seeded the same way: not,
     # so compare what does not depend on the draw)
@@ -72,6 +74,10 @@ def test_miner_flow_to_a_tree(page, tables, tmp_path, shot):
     assert len(rows) == len(chosen.candidates)
     picked = [r for r in rows if "(chosen)" in r]
     assert len(picked) == 1 and picked[0].startswith(f"{chosen.candidate.label} (chosen)")
+    # each row shows its leaves, the rule's measure of simplicity
+    for row, score in zip(rows, chosen.candidates, strict=True):
+        if score.leaves is not None:
+            assert row.split("\t")[-1].strip() == f"{score.leaves:.1f}", row
     page.wait_for_function(
         "document.querySelector('#m_mine_text')?.innerText === 'mining finished'"
     )

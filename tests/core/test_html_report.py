@@ -234,3 +234,13 @@ def test_the_audit_shows_its_table_as_a_table_and_wraps_its_text(release, tmp_pa
     text = "attribute  N  verdict\na  b  20  within\n\nafter"
     body = _audit_body(text)
     assert "<table" not in body and re.search(r"a  b  20  within", body)
+
+
+def test_the_page_states_the_error_bars_its_figures_draw(release, tmp_path):
+    from ppdm.figures import SE_BARS
+
+    text = _page(release, tmp_path)
+    # the sentence above the figures gives the figures' own convention (their legends
+    # say "± 2 s.e." too)
+    assert f"with error bars of ± {SE_BARS} s.e." in text
+    assert "1 standard error" not in text

@@ -12,6 +12,7 @@ from shiny import module, reactive, render, ui
 
 from ..estimate import METHODS
 from ..exceptions import ParameterError
+from ..figures import se_label
 from ..mechanism import mechanism_of
 from ..publish import inputs_of_one_operation
 from ._common import TABLE_SUFFIXES, extract_release, message, percent, read_upload
@@ -50,7 +51,7 @@ def miner_cards():
     return ui.TagList(
         ui.card(ui.card_header("Release"), ui.output_ui("m_info")),
         ui.card(
-            ui.card_header("Estimated original distributions (bars: 1 standard error)"),
+            ui.card_header(f"Estimated original distributions (bars: {se_label()})"),
             ui.input_action_button("m_estimate", "Estimate", class_="btn-primary"),
             note("m_estimate"),
             ui.output_ui("m_est_plot"),
@@ -296,8 +297,13 @@ def _candidates(res: dict) -> pd.DataFrame:
             else f"not scorable: {c['reason']}"
         )
         chosen = " (chosen)" if c["learner"] == res["learner"] else ""
+        leaves = "" if c.get("leaves") is None else f"{c['leaves']:.1f}"
         rows.append(
-            {"learner": c["learner"] + chosen, f"{res['folds']}-fold estimate ± s.e.": shown}
+            {
+                "learner": c["learner"] + chosen,
+                f"{res['folds']}-fold estimate ± s.e.": shown,
+                "leaves (mean of the folds' models)": leaves,
+            }
         )
     return pd.DataFrame(rows)
 
@@ -333,7 +339,10 @@ def _mined(res: dict):
         )
     if res["folds"]:
         parts += [
-            ui.h6("Candidates (one-standard-error rule)"),
+            ui.h6(
+                "Candidates (one-standard-error rule: the fewest leaves within one standard "
+                "error of the best)"
+            ),
             ui.div(
                 ui.HTML(
                     _candidates(res).to_html(
