@@ -210,3 +210,54 @@ def test_cli_says_when_the_estimate_leaves_zero_one(tmp_path, monkeypatch, shift
     if noted:
         low, high = max(estimate - 0.5, 0.0), min(estimate + 0.5, 1.0)
         assert f"within 2 s.e. it is {low:.2f} to {high:.2f}" in out.output
+
+
+@pytest.mark.parametrize("shift", [0.0, 0.7, -1.5])
+def test_cli_flags_a_candidate_whose_score_leaves_zero_one(tmp_path, monkeypatch, shift):
+    """A candidate's unbiased fold score outside [0, 1] is flagged on its line."""
+    import dataclasses
+
+    import ppdm.selection
+
+    _release(tmp_path, 3000, class_attribute="group")
+    real = ppdm.selection.mine
+
+    def shifted(*args, **kwargs):
+        r = real(*args, **kwargs)
+        first = dataclasses.replace(r.candidates[0], estimate=r.candidates[0].estimate + shift)
+        return dataclasses.replace(r, candidates=[first, *r.candidates[1:]])
+
+    monkeypatch.setattr(ppdm.selection, "mine", shifted)
+    out = CliRunner().invoke(app, ["mine", str(tmp_path / "r")])
+    assert out.exit_code == 0, out.output
+    flagged = [
+        t.split(": ")[0].strip()
+        for t in out.output.splitlines()
+        if t.endswith("(outside [0, 1]: too noisy to rank by)")
+    ]
+    scores = real(tmp_path / "r").candidates
+    expected = [
+        c.label
+        for i, c in enumerate(scores)
+        if c.scorable and not 0.0 <= c.estimate + (shift if i == 0 else 0.0) <= 1.0
+    ]
+    assert flagged == expected, out.output
+    assert (scores[0].label in flagged) == (shift != 0.0)  # the shifted one is flagged
+
+
+def test_the_apps_candidates_table_flags_a_score_outside_zero_one():
+    pytest.importorskip("shiny")
+    from ppdm.app._miner import _candidates
+
+    res = {
+        "learner": "b",
+        "folds": 3,
+        "candidates": [
+            {"learner": "a", "estimate": 1.2, "stderr": 0.3, "leaves": 4.0, "scorable": True},
+            {"learner": "b", "estimate": 0.8, "stderr": 0.1, "leaves": 2.0, "scorable": True},
+        ],
+    }
+    table = _candidates(res)
+    shown = table["3-fold estimate ± s.e."].tolist()
+    assert shown[0].endswith("(outside [0, 1]: too noisy to rank by)")
+    assert "outside" not in shown[1] and table["learner"].tolist() == ["a", "b (chosen)"]

@@ -296,6 +296,8 @@ def _candidates(res: dict) -> pd.DataFrame:
             if c["scorable"]
             else f"not scorable: {c['reason']}"
         )
+        if c["scorable"] and not 0.0 <= c["estimate"] <= 1.0:
+            shown += " (outside [0, 1]: too noisy to rank by)"
         chosen = " (chosen)" if c["learner"] == res["learner"] else ""
         leaves = "" if c.get("leaves") is None else f"{c['leaves']:.1f}"
         rows.append(

@@ -125,6 +125,8 @@ def _print(result, test: Path | None, model_out: Path | None) -> None:
                 if c.scorable
                 else f"not scorable: {c.reason}"
             )
+            if c.scorable and not 0.0 <= c.estimate <= 1.0:
+                shown += " (outside [0, 1]: too noisy to rank by)"
             typer.echo(f"  {c.label}: {shown}")
     if model_out is not None:
         typer.echo(f"model written to {model_out} (apply it with ppdm tree predict)")
