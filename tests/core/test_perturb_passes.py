@@ -234,3 +234,27 @@ def test_check_of_the_written_release_reads_every_value_back_as_the_data_is_read
         df, tmp_path / "rel", fmt="parquet", random_state=1, options=PlanOptions(spec=spec)
     )
     assert load_release(tmp_path / "rel").frame()["c"].isin(["NA", "b"]).all()
+
+
+def test_every_constant_column_is_named_at_once_and_nothing_else_is_said(tmp_path):
+    """Several columns of one value are refused in one message naming them all, without
+    the privacy warnings of the plan that was not made; one such column keeps its own
+    words."""
+    import warnings
+
+    import pandas as pd
+
+    from ppdm.domain.sketch import ConstantColumnError
+    from ppdm.perturbation import plan_release
+
+    frame = pd.DataFrame({"a": [1.0] * 50, "b": range(50), "c": ["x"] * 50, "y": [0, 1] * 25})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(ConstantColumnError) as err:
+            plan_release(frame, class_attribute="y")
+    assert str(err.value).startswith("columns 'a', 'c' (2) each hold a single value")
+    assert caught == []  # 'b''s bounds-from-data warning belongs to a plan never made
+    with pytest.raises(ConstantColumnError, match=r"^column 'c' has a single value 'x'"):
+        plan_release(frame[["b", "c", "y"]], class_attribute="y")
+    with pytest.warns(Warning, match="'b'"):  # a plan that holds still says it
+        plan_release(frame[["b", "y"]], class_attribute="y")

@@ -130,6 +130,10 @@ class DomainRule:
         return int(self.n_bins) if self.n_bins is not None else int(self.max_bins)
 
 
+class ConstantColumnError(DomainError):
+    """A column to perturb holds one value (or none): its domain cannot come from the data."""
+
+
 # what to do with a column of one value: its domain cannot be taken from the data
 _CONSTANT_HINT = (
     "nothing to perturb; name the other columns in --attributes (attributes=[...]) to "
@@ -336,7 +340,9 @@ class DomainSketch:
         if n < 2:
             raise DomainError(f"the number of bins N must be >= 2 (got {n}) for column {column!r}")
         if self.numeric is None:
-            raise DomainError(f"column {column!r} has only missing values: {_CONSTANT_HINT}")
+            raise ConstantColumnError(
+                f"column {column!r} has only missing values: {_CONSTANT_HINT}"
+            )
         if self.first_missing is not None and missing != "category":
             raise DomainError(
                 f"column {column!r} has a missing value at data row {self.first_missing + 1}; "
@@ -372,6 +378,11 @@ class DomainSketch:
                     f"of {MAX_VALUES:,} values per attribute (ppdm.limits.MAX_VALUES); "
                     "generalise it (fewer categories), or drop it from the table"
                 )
+            if len(self.values) + cat < 2:
+                raise ConstantColumnError(
+                    f"column {column!r} has a single value {str(min(self.values))[:40]!r}: "
+                    f"{_CONSTANT_HINT}"
+                )
             vals = _sorted_unique(np.array(list(self.values), dtype=object))
             if warn:
                 warnings.warn(
@@ -396,7 +407,7 @@ class DomainSketch:
         if self.integer and not self.overflow and len(self.values) <= n:
             uniq = sorted(self.values)
             if len(uniq) < 2:
-                raise DomainError(
+                raise ConstantColumnError(
                     f"column {column!r} has a single value {uniq[0]!r}: {_CONSTANT_HINT}"
                 )
             if warn:
@@ -410,7 +421,9 @@ class DomainSketch:
                 tuple(int(v) for v in uniq), missing_category=cat, from_data=True
             )
         if self.low == self.high:
-            raise DomainError(f"column {column!r} is constant ({self.low}): {_CONSTANT_HINT}")
+            raise ConstantColumnError(
+                f"column {column!r} is constant ({self.low}): {_CONSTANT_HINT}"
+            )
         try:
             domain = BinnedDomain(
                 self.low,

@@ -8,6 +8,7 @@ Dowd, Xu & Zhang, Sec. 3 and 7 (choice of N).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
@@ -15,7 +16,8 @@ from functools import partial
 import pandas as pd
 
 from ..domain import Domain, DomainRule, DomainSketch
-from ..exceptions import DataError, OptionError, SpecError
+from ..domain.sketch import ConstantColumnError
+from ..exceptions import DataError, DomainError, OptionError, SpecError
 from ..io import TEXT_ATTR
 from ..matrix import (
     GammaDiagonal,
@@ -103,6 +105,62 @@ def plan_release(
     return plan_from_sketches(sketches or {}, opts)
 
 
+def _plan_columns(columns, sketches, user, opts, constant: list) -> list:
+    """Each column's spec, or ``(name, domain, given)`` for a substitution attribute whose
+    matrix waits for every gamma; a column of one value goes to ``constant``."""
+    class_attribute = opts.class_column
+    to_perturb = set(opts.attributes) if opts.attributes is not None else set(columns)
+    to_perturb.discard(class_attribute)
+    out: list = []
+    for c in columns:
+        given = user.get(c)
+        perturbed = c in to_perturb if given is None else given.perturbed
+        if c == class_attribute and given is None:
+            perturbed = opts.perturb_class
+        if not perturbed:
+            out.append(AttributeSpec(name=c, perturbed=False))
+            continue
+        if given is not None and given.domain is not None:
+            domain: Domain = given.get_domain()
+        else:
+            rule = DomainRule(
+                n_bins=opts.n_bins,
+                max_bins=opts.max_bins,
+                bounds=opts.bounds_of(c),
+                representative=opts.representative,
+                missing=opts.missing,
+                out_of_bounds=opts.out_of_bounds,
+            )
+            try:
+                domain = sketches[c].to_domain(rule)
+            except ConstantColumnError as exc:  # said once, with every such column
+                constant.append((c, exc))
+                continue
+            except DomainError:
+                _raise_constant(constant)
+                raise
+        fields = mechanism_of(opts.method).plan_attribute(c, domain, opts)
+        if fields is not None:
+            out.append(AttributeSpec(name=c, perturbed=True, **fields))
+            continue
+        out.append((c, domain, given))  # its matrix once every attribute's gamma is known
+    return out
+
+
+def _raise_constant(constant: list) -> None:
+    """Refuse the columns to perturb that hold one value: one column in its own words,
+    several named together, so the owner learns them all at once."""
+    if len(constant) == 1:
+        raise constant[0][1]
+    if constant:
+        names = ", ".join(repr(c) for c, _ in constant)
+        raise ConstantColumnError(
+            f"columns {names} ({len(constant)}) each hold a single value (or none): nothing to "
+            "perturb; name the other columns in --attributes (attributes=[...]) to release "
+            "them as they are, or give their domains (--bounds, or a spec)"
+        )
+
+
 def plan_from_sketches(
     sketches: dict[str, DomainSketch], options: PlanOptions | None = None, **keywords
 ) -> ReleaseSpec:
@@ -132,35 +190,13 @@ def plan_from_sketches(
     if not columns or sketches[columns[0]].rows == 0:
         raise DataError("the input table is empty: nothing to perturb")
     check_names(columns, opts)
-    class_attribute = opts.class_column
-    to_perturb = set(opts.attributes) if opts.attributes is not None else set(columns)
-    to_perturb.discard(class_attribute)
-    out = []
-    for c in columns:
-        given = user.get(c)
-        perturbed = c in to_perturb if given is None else given.perturbed
-        if c == class_attribute and given is None:
-            perturbed = opts.perturb_class
-        if not perturbed:
-            out.append(AttributeSpec(name=c, perturbed=False))
-            continue
-        if given is not None and given.domain is not None:
-            domain: Domain = given.get_domain()
-        else:
-            rule = DomainRule(
-                n_bins=opts.n_bins,
-                max_bins=opts.max_bins,
-                bounds=opts.bounds_of(c),
-                representative=opts.representative,
-                missing=opts.missing,
-                out_of_bounds=opts.out_of_bounds,
-            )
-            domain = sketches[c].to_domain(rule)
-        fields = mechanism_of(opts.method).plan_attribute(c, domain, opts)
-        if fields is not None:
-            out.append(AttributeSpec(name=c, perturbed=True, **fields))
-            continue
-        out.append((c, domain, given))  # its matrix once every attribute's gamma is known
+    constant: list = []
+    with warnings.catch_warnings(record=True) as caught:  # said once the plan holds
+        warnings.simplefilter("always")
+        out = _plan_columns(columns, sketches, user, opts, constant)
+    _raise_constant(constant)
+    for w in caught:
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
     out = _substitution_attributes(out, opts)
     if not any(a.perturbed for a in out) and not opts.allow_unprotected:
         raise DataError(
@@ -173,9 +209,9 @@ def plan_from_sketches(
         copies=opts.copies,
         epsilon_record=opts.budget,
         epsilon_split=opts.split or None,
-        class_attribute=class_attribute,
+        class_attribute=opts.class_column,
         # what the plan does to the class, whatever asked for it (a flag or the spec)
-        class_perturbed=any(a.name == class_attribute and a.perturbed for a in out),
+        class_perturbed=any(a.name == opts.class_column and a.perturbed for a in out),
         attributes=out,
     )
 

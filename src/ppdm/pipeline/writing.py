@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..domain import Domain, DomainRule, DomainSketch
+from ..domain.sketch import ConstantColumnError
 from ..exceptions import DataError, DomainError, OutputError, ParameterError
 from ..io import (
     BatchWriter,
@@ -255,7 +256,7 @@ def _naming_input(data) -> Iterator[None]:
         yield
     except (DomainError, DataError) as exc:
         if (
-            type(exc) not in (DomainError, DataError)
+            type(exc) not in (DomainError, DataError, ConstantColumnError)
             or isinstance(data, pd.DataFrame)
             or os.fspath(data) in str(exc)
         ):
