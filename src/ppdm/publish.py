@@ -201,6 +201,20 @@ def _written_meanwhile(claim: _Claim) -> OutputTakenError:
     )
 
 
+@contextmanager
+def _signals_wait(then_raise: bool) -> Iterator[None]:
+    """Hold ``SIGTERM``/``SIGHUP``'s exception back while a claim is taken or given up,
+    so its file and this process's record of it never part; then raise it (or leave it
+    to the process's end, :func:`termination_status`)."""
+    _waiting[0] += 1
+    try:
+        yield
+    finally:
+        _waiting[0] -= 1
+    if then_raise and not _waiting[0]:  # the outermost wait raises
+        raise_if_terminated()
+
+
 def _lock(claim: _Claim) -> None:
     """Take ``claim``'s lock without waiting, or raise :func:`_busy`.
 
@@ -209,6 +223,11 @@ def _lock(claim: _Claim) -> None:
     """
     if fcntl is None:
         return
+    with _signals_wait(then_raise=True):
+        _take_lock(claim)
+
+
+def _take_lock(claim: _Claim) -> None:
     while True:
         try:
             fd = os.open(claim.lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
@@ -248,15 +267,16 @@ def _claim(real: Path, text: str, flag: str) -> bool:
             return False
         claim = _Claim(real.parent / f".{real.name}{_MARK}claim", None, text, flag, True,
                        os.getpid())  # fmt: skip
-        if real.parent.is_dir():
-            _lock(claim)
-        _CLAIMS[real] = claim
+        with _signals_wait(then_raise=True):  # the claim's file is recorded with it
+            if real.parent.is_dir():
+                _lock(claim)
+            _CLAIMS[real] = claim
         return True
 
 
 def _release(real: Path) -> None:
     """Give up this process's claim on ``real`` (if any): remove its file, then unlock."""
-    with _CLAIMS_LOCK:
+    with _signals_wait(then_raise=False), _CLAIMS_LOCK:
         claim = _CLAIMS.pop(real, None)
         if claim is None or claim.fd is None or claim.pid != os.getpid():
             return
@@ -599,6 +619,8 @@ class _Terminated(SystemExit):
 #: exception its handler raises can be swallowed by the code it interrupts (a C
 #: extension's attribute test discards any exception, ``SystemExit`` included).
 _terminated_by: list[int] = []
+#: Above 0 while a claim is taken or given up (:func:`_signals_wait`).
+_waiting: list[int] = [0]
 
 
 def _raise_exit(signum, frame) -> None:
@@ -608,6 +630,8 @@ def _raise_exit(signum, frame) -> None:
         if sig is not None:
             signal.signal(sig, signal.SIG_IGN)
     _terminated_by.append(signum)
+    if _waiting[0]:  # raised when the claim is whole (or at the process's end)
+        return
     raise _Terminated(128 + signum)
 
 

@@ -727,3 +727,33 @@ def test_inputs_of_one_operation_do_not_outlive_it(tmp_path):
             check_output(outer / "rel", directory=True)
         assert pub._real(outer / "mine.csv") not in pub.registered_inputs()
     assert not pub.registered_inputs()  # the operation is over: nothing is kept
+
+
+def test_a_signal_while_a_claim_is_taken_leaves_no_claim_file(tmp_path, monkeypatch):
+    """SIGTERM landing between the claim file's creation and its record (where a run just
+    started is stopped) is raised once the claim is recorded, so the end of the process
+    removes the file."""
+
+    from ppdm import publish
+
+    handlers = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGHUP)}
+    write = os.pwrite
+
+    def pwrite(fd, data, offset):  # the signal's handler runs right after the file is written
+        n = write(fd, data, offset)
+        publish._raise_exit(signal.SIGTERM, None)
+        return n
+
+    monkeypatch.setattr(publish, "_terminated_by", [])
+    monkeypatch.setattr(os, "pwrite", pwrite)
+    try:
+        with pytest.raises(SystemExit) as done:
+            publish.check_output(tmp_path / "out", directory=True)
+    finally:
+        for s, h in handlers.items():
+            signal.signal(s, h)
+    monkeypatch.undo()
+    assert done.value.code == 128 + signal.SIGTERM
+    assert [p.name for p in tmp_path.iterdir()] == [".out.ppdm-claim"]  # held until the end
+    publish.release_claims()  # what the process's end does
+    assert list(tmp_path.iterdir()) == []
