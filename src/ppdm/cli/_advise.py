@@ -214,6 +214,3 @@ def advise(
 
 def register(app: typer.Typer) -> None:
     app.command("advise")(advise)
-
-
-__all__ = ["register", "advise"]

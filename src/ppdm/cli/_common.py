@@ -36,30 +36,6 @@ from ..publish import (
 
 T = TypeVar("T")
 
-__all__ = [
-    "column_names",
-    "run_app",
-    "fail",
-    "flag_errors",
-    "check_flag",
-    "short",
-    "error_line",
-    "BoundaryGroup",
-    "EXIT_FAILURE",
-    "EXIT_USAGE",
-    "EXIT_BOUND_VIOLATED",
-    "EXIT_INTERRUPTED",
-    "EXIT_CODES_HELP",
-    "atomic_path",
-    "atomic_dir",
-    "output_path",
-    "progress_bar",
-    "out_format",
-    "read_labelled",
-    "write_out_table",
-    "table_out",
-]
-
 #: A command could not do its work: bad input file, bad spec, I/O error, ...
 EXIT_FAILURE = 1
 #: The command line itself is wrong: unknown flag, bad option value (as click does).

@@ -17,44 +17,6 @@ from ..estimate import ESTIMATORS, METHODS
 from ..mechanism import MECHANISMS
 from ._common import output_path
 
-__all__ = [
-    "choice_option",
-    "CONFIDENCE_OPTION",
-    "MIN_LEAF_OPTION",
-    "Missing",
-    "OutOfBounds",
-    "Representative",
-    "TableFormat",
-    "Engine",
-    "EstimationMethod",
-    "ReleaseMethod",
-    "NoiseKind",
-    "AdviseLearner",
-    "NoiseTechnique",
-    "InnocentTarget",
-    "NoiseScope",
-    "NoiseBoundary",
-    "NegativeFix",
-    "PATH_ARGUMENT",
-    "TEXT_ARGUMENT",
-    "path_argument",
-    "out_option",
-    "RELEASE_ARGUMENT",
-    "CLASS_OPTION",
-    "ENGINE_OPTION",
-    "SCHEDULER_OPTION",
-    "RELEASE_SEED_OPTION",
-    "JSON_OPTION",
-    "PROGRESS_OPTION",
-    "BATCH_SIZE_OPTION",
-    "value_option",
-    "file_option",
-    "seed_option",
-    "plot_option",
-    "method_option",
-    "flag_option",
-]
-
 #: the parameter types of the click that typer parses with (recent typer versions ship
 #: their own copy of click)
 _click_types = importlib.import_module(typer.BadParameter.__module__.rsplit(".", 1)[0] + ".types")
