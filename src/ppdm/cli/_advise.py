@@ -10,8 +10,9 @@ from pathlib import Path
 import typer
 
 from ..limits import check_n_values
+from ..publish import publish_file
 from ..validation import check_at_least, check_gamma
-from ._common import atomic_path, check_flag, distinct_outputs, fail, file_out
+from ._common import check_flag, distinct_outputs, fail, file_out
 from ._options import (
     OVERWRITE_FILE_OPTION,
     PROGRESS_OPTION,
@@ -198,7 +199,7 @@ def advise(
     if not advice.recommended:
         typer.echo(f"no spec written to {spec_out}")
         return
-    with atomic_path(spec_out) as tmp:
+    with publish_file(spec_out) as tmp:
         if spec_out.suffix.lower() in (".yaml", ".yml"):
             import yaml
 

@@ -7,10 +7,8 @@ from pathlib import Path
 import typer
 
 from ..exceptions import OutputError
-from ..publish import check_output
+from ..publish import check_output, publish_dir, publish_file
 from ._common import (
-    atomic_dir,
-    atomic_path,
     check_flag,
     distinct_outputs,
     fail,
@@ -169,7 +167,7 @@ def randomize(
     party = str(spec.get("party") or data.stem)
     released = pram.randomize(frame[list(pram.variables)], random_state=seed, party=party)
     rel = Release(party, released, pram, spec.get("recipient"))
-    with atomic_dir(out) as tmp:
+    with publish_dir(out) as tmp:
         write_release(rel, tmp, fmt=fmt)
     typer.echo(
         f"wrote release of {len(released)} records to {out} "
@@ -296,7 +294,7 @@ def learn(
         fail(str(exc))
     result = structure.with_cpds(fit.network.cpds)
     try:
-        with atomic_path(out) as tmp:
+        with publish_file(out) as tmp:
             write_network(result, tmp, fmt=suffix)
     except OutputError:
         raise  # an output over an input: the boundary reports it as a bad --out (exit 2)
@@ -304,7 +302,7 @@ def learn(
         fail(f"--out {str(out)!r}: {exc}")
     if stderr is not None:
         stderr_table = fit.table()
-        with atomic_path(stderr) as tmp:
+        with publish_file(stderr) as tmp:
             stderr_table.to_csv(tmp, index=False)
     typer.echo(f"learnt {len(nodes)} CPDs ({'MAP' if alpha else 'ML'}, model {model}) -> {out}")
     if stderr is not None:
@@ -348,7 +346,7 @@ def compare(
                 line += f"  (infinite: {cause})"
         typer.echo(line)
     if out is not None:
-        with atomic_path(out) as tmp:
+        with publish_file(out) as tmp:
             table.to_csv(tmp, index=False)
         typer.echo(f"wrote {len(table)} rows (node, ckl) to {out}")
 

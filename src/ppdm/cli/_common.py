@@ -16,7 +16,7 @@ import sys
 import traceback
 import warnings
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import contextmanager
 from pathlib import Path
 from typing import NoReturn, TypeVar
 
@@ -29,7 +29,6 @@ from ..publish import (
     check_output,
     install_signal_handlers,
     operation,
-    publish_dir,
     publish_file,
     release_claims,
 )
@@ -213,7 +212,8 @@ _PATH_LOCALS = ("filepath_or_buffer", "path", "source", "filename", "fname")
 
 
 def _target_of(filename: str) -> tuple[str, bool]:
-    """The user's path behind a temporary file of :func:`atomic_path`, and whether it was one."""
+    """The user's path behind a temporary file of :func:`ppdm.publish.publish_file`, and
+    whether it was one."""
     p = Path(filename)
     m = _TEMP_NAME.match(p.name)
     if m:
@@ -479,22 +479,6 @@ def run_app(app: typer.Typer) -> None:
             sys.exit(done.exit_code)
 
 
-def atomic_path(path: str | os.PathLike, suffix: str = ".tmp") -> AbstractContextManager[Path]:
-    """Yield a hidden path beside ``path``; rename it into place only on success.
-
-    :func:`ppdm.io.atomic_path` without importing the table readers (and pandas).
-    """
-    return publish_file(path, suffix=suffix)
-
-
-def atomic_dir(path: str | os.PathLike) -> AbstractContextManager[Path]:
-    """Yield a hidden directory beside ``path``; publish it whole on success.
-
-    See :func:`ppdm.publish.publish_dir`: a failure leaves ``path`` as it was.
-    """
-    return publish_dir(path)
-
-
 def reflow_help(text: str) -> str:
     r"""``text`` (a docstring) with the lines of each paragraph joined: typer keeps a
     docstring's line breaks, so on a terminal narrower than the source a sentence broke
@@ -660,5 +644,5 @@ def write_out_table(frame, out: Path, **options) -> None:
     from ..io import write_table
 
     fmt = out_format(out)
-    with atomic_path(out) as tmp:
+    with publish_file(out) as tmp:
         write_table(frame, tmp, fmt=fmt, **options)

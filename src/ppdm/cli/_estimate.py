@@ -11,9 +11,8 @@ from pathlib import Path
 import numpy as np
 import typer
 
-from ..publish import check_output
+from ..publish import check_output, publish_dir
 from ._common import (
-    atomic_dir,
     column_names,
     fail,
     flag_errors,
@@ -361,7 +360,7 @@ def _plot_estimates(results, directory: Path, helper=None, meanwhile=None, pairs
     the figures."""
     from ..figures.estimates import write_estimate_plots
 
-    with atomic_dir(directory) as tmp, progress_bar("drawing", len(results)) as advance:
+    with publish_dir(directory) as tmp, progress_bar("drawing", len(results)) as advance:
         write_estimate_plots(results, tmp, helper=helper, meanwhile=meanwhile, progress=advance)
         if pairs:
             from ..figures.pairs import write_pair_plots

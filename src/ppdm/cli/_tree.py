@@ -9,8 +9,8 @@ import numpy as np
 import typer
 
 from ..exceptions import DataError, DomainError
+from ..publish import publish_file
 from ._common import (
-    atomic_path,
     check_tree_flags,
     fail,
     file_out,
@@ -50,7 +50,7 @@ MODEL_ARGUMENT = path_argument(
 def _save_model(model, target: str, path: Path) -> None:
     from ..tree.persist import save_model
 
-    with atomic_path(path) as tmp:
+    with publish_file(path) as tmp:
         save_model(model, tmp, target=target)
 
 
