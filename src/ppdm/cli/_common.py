@@ -137,40 +137,29 @@ def column_names(text: str, flag: str) -> list[str]:
     and ``c``. Unquoted names lose the spaces around them; an empty name is refused.
     """
     names: list[str] = []
-    i, n = 0, len(text)
+    i = 0
     while True:
-        while i < n and text[i] == " ":
-            i += 1
-        if i < n and text[i] == '"':
-            j, buf = i + 1, []
-            while True:
-                if j >= n:
-                    fail(f"{flag}: a quote in {text!r} is never closed", usage=True)
-                if text[j] == '"':
-                    if text[j + 1 : j + 2] == '"':  # a doubled quote stands for one
-                        buf.append('"')
-                        j += 2
-                        continue
-                    j += 1
-                    break
-                buf.append(text[j])
-                j += 1
-            name = "".join(buf)
-            while j < n and text[j] == " ":
-                j += 1
-            if j < n and text[j] != ",":
-                fail(f"{flag}: {text!r} has text after the quoted name {name!r}", usage=True)
-            i = j
+        quoted, closed, plain = (m := _NAME.match(text, i)).groups()
+        i = m.end()
+        if quoted is None:
+            name = plain.strip()
+        elif not closed:
+            fail(f"{flag}: a quote in {text!r} is never closed", usage=True)
         else:
-            j = text.find(",", i)
-            j = n if j < 0 else j
-            name, i = text[i:j].strip(), j
+            name = quoted.replace('""', '"')  # a doubled quote stands for one
+            if text[i : i + 1] not in ("", ","):
+                fail(f"{flag}: {text!r} has text after the quoted name {name!r}", usage=True)
         if name == "":
             fail(f"{flag}: name {len(names) + 1} of {text!r} is empty", usage=True)
         names.append(name)
-        if i >= n:
+        if i >= len(text):
             return names
         i += 1  # past the comma
+
+
+#: One name of :func:`column_names`: quoted (its text, and the closing quote if any)
+#: or plain.
+_NAME = re.compile(r' *(?:"((?:[^"]|"")*)("?) *|([^,]*))')
 
 
 def short(value, limit: int = MAX_VALUE) -> str:
