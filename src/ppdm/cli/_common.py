@@ -266,24 +266,17 @@ def _os_error(exc: OSError) -> str:
     return text
 
 
-def _expected_types() -> tuple[type[BaseException], ...]:
-    types: list[type[BaseException]] = [
-        PpdmError,
-        OSError,
-        ValueError,
-        TypeError,
-        KeyError,
-        MemoryError,
-        RecursionError,
-        OverflowError,
-    ]
-    try:
-        import yaml
-
-        types.append(yaml.YAMLError)
-    except ImportError:  # pragma: no cover - yaml is a dependency
-        pass
-    return tuple(types)
+#: What a command may raise on bad input; anything else is an internal error.
+_EXPECTED = (
+    PpdmError,
+    OSError,
+    ValueError,
+    TypeError,
+    KeyError,
+    MemoryError,
+    RecursionError,
+    OverflowError,
+)
 
 
 def error_line(exc: BaseException) -> tuple[str, int]:
@@ -350,7 +343,7 @@ def error_line(exc: BaseException) -> tuple[str, int]:
         msg = exc.args[0] if exc.args else "missing key"
         text = msg if isinstance(msg, str) and " " in msg else f"unknown name {short(msg)}"
         return _one_line(text), EXIT_FAILURE
-    if isinstance(exc, _expected_types()):
+    if isinstance(exc, _EXPECTED) or type(exc).__module__.startswith("yaml"):
         text = str(exc) or type(exc).__name__
         if _is_table_parse_error(exc):
             text = _with_file(exc, f"cannot read the table: {text}")
@@ -459,8 +452,6 @@ def run_app(app: typer.Typer) -> None:
     install_signal_handlers()
     try:
         app(standalone_mode=True)
-    except SystemExit:
-        raise
     except (Exception, KeyboardInterrupt) as exc:
         try:
             _report(exc)
@@ -507,22 +498,15 @@ def output_path(value: str | os.PathLike) -> Path:
     return Path(value)
 
 
-# --- progress bars -----------------------------------------------------------------
-
-
 @contextmanager
 def progress_bar(label: str, total: int | None = None):
-    """A transient progress bar on stderr; yields ``advance(k)`` (and ``total`` setter).
-
-    The bar is drawn only when stderr is a terminal. With ``total=None`` it pulses
-    until :func:`set_total` gives a length. ``advance`` may be called from any code
-    that reports progress in records or steps.
+    """A transient progress bar on stderr, drawn only when stderr is a terminal.
 
     Yields
     ------
     advance : callable
         ``advance(k)`` moves the bar by ``k``; ``advance.reset(label, total)`` starts a
-        new pass with its own label and length.
+        new pass with its own label and length (``None``: the bar pulses).
     """
     if not _stderr_is_terminal():  # rich would draw nothing: do not load it
 
