@@ -14,8 +14,8 @@ from ._options import (
     OVERWRITE_FILE_OPTION,
     file_option,
     flag_option,
+    out_option,
     path_argument,
-    plot_option,
     seed_option,
     value_option,
 )
@@ -35,7 +35,9 @@ def audit(
         2_000_000, "--trials", "T", "Records perturbed from each original by --empirical-epsilon."
     ),
     as_json: bool = JSON_OPTION,
-    plot: Path | None = plot_option("FILE", "Write a PNG of the audit here."),
+    plot: Path | None = out_option(
+        "FILE", "Write a PNG of the audit here.", default=None, flag="--plot"
+    ),
     tolerance: float | None = value_option(
         None,
         "--tolerance",

@@ -17,6 +17,7 @@ from ._common import (
     write_out_table,
 )
 from ._options import (
+    OVERWRITE_DIR_OPTION,
     OVERWRITE_FILE_OPTION,
     RELEASE_SEED_OPTION,
     NegativeFix,
@@ -120,9 +121,7 @@ def randomize(
         "Release even if the scheme randomizes no variable, or a randomized group's matrix "
         "protects nothing (infinite amplification, or a value almost never changed).",
     ),
-    overwrite: bool = flag_option(
-        "--overwrite", "Replace an existing non-empty release directory (whole)."
-    ),
+    overwrite: bool = OVERWRITE_DIR_OPTION,
 ) -> None:
     """Post-randomize a party's columns and write a release (data file + release.json)."""
     from ..bayesnet.network import encode_states, read_mapping

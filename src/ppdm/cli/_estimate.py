@@ -27,7 +27,7 @@ from ._options import (
     ReleaseEngine,
     flag_option,
     method_option,
-    plot_option,
+    out_option,
     value_option,
 )
 from ._passes import _check_by_class, _counted, _Passes
@@ -39,7 +39,9 @@ def estimate(
     method: EstimationMethod = method_option(),
     by_class: bool = flag_option("--by-class", "Also estimate per class."),
     as_json: bool = JSON_OPTION,
-    plot: Path | None = plot_option("DIR", "Directory for one PNG per attribute."),
+    plot: Path | None = out_option(
+        "DIR", "Directory for one PNG per attribute.", default=None, flag="--plot"
+    ),
     engine: ReleaseEngine | None = ENGINE_OPTION,
     scheduler: str | None = SCHEDULER_OPTION,
     overwrite: bool = flag_option(

@@ -18,6 +18,7 @@ from ._common import (
 from ._options import (
     BATCH_SIZE_OPTION,
     ENGINE_OPTION,
+    OVERWRITE_DIR_OPTION,
     RELEASE_SEED_OPTION,
     SCHEDULER_OPTION,
     Missing,
@@ -208,9 +209,7 @@ def perturb(
     method: ReleaseMethod = choice_option(ReleaseMethod.SUBSTITUTION, "--method"),
     noise: NoiseKind = choice_option(NoiseKind.GAUSSIAN, "--noise"),
     noise_scale: float | None = NOISE_SCALE_OPTION,
-    overwrite: bool = flag_option(
-        "--overwrite", "Replace an existing non-empty release directory (whole)."
-    ),
+    overwrite: bool = OVERWRITE_DIR_OPTION,
     allow_unprotected: bool = ALLOW_UNPROTECTED_OPTION,
     owner_report: Path | None = OWNER_REPORT_OPTION,
 ) -> None:
