@@ -401,27 +401,24 @@ class BoundaryGroup(TyperGroup):
         outputs, :func:`ppdm.publish.operation`); a usage error is one ``error:`` line and
         exit 2, no usage panel."""
         with operation():
-            return self._main(args, prog_name, complete_var, standalone_mode, **extra)
-
-    def _main(self, args, prog_name, complete_var, standalone_mode, **extra):
-        if not standalone_mode:
-            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
-        try:
-            rv = super().main(args, prog_name, complete_var, False, **extra)
-        except _USAGE_ERROR as exc:
-            message = _one_line(exc.format_message())
-            if not message:  # a group named without a command: its help is the answer
+            if not standalone_mode:
+                return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+            try:
+                rv = super().main(args, prog_name, complete_var, False, **extra)
+            except _USAGE_ERROR as exc:
+                message = _one_line(exc.format_message())
+                if not message:  # a group named without a command: its help is the answer
+                    sys.exit(EXIT_USAGE)
+                where = f" (see: {exc.ctx.command_path} -h)" if exc.ctx is not None else ""
+                print(f"error: {message}{where}", file=sys.stderr)
                 sys.exit(EXIT_USAGE)
-            where = f" (see: {exc.ctx.command_path} -h)" if exc.ctx is not None else ""
-            print(f"error: {message}{where}", file=sys.stderr)
-            sys.exit(EXIT_USAGE)
-        except _CLICK_EXCEPTION as exc:
-            print(f"error: {_one_line(exc.format_message())}", file=sys.stderr)
-            sys.exit(exc.exit_code or EXIT_FAILURE)
-        except typer.Abort:
-            print("error: interrupted", file=sys.stderr)
-            sys.exit(EXIT_INTERRUPTED)
-        sys.exit(rv if isinstance(rv, int) else 0)
+            except _CLICK_EXCEPTION as exc:
+                print(f"error: {_one_line(exc.format_message())}", file=sys.stderr)
+                sys.exit(exc.exit_code or EXIT_FAILURE)
+            except typer.Abort:
+                print("error: interrupted", file=sys.stderr)
+                sys.exit(EXIT_INTERRUPTED)
+            sys.exit(rv if isinstance(rv, int) else 0)
 
     def invoke(self, ctx: typer.Context):
         try:
