@@ -380,33 +380,27 @@ class PlanOptions:
                 f"attributes names {asked}, which the spec marks perturbed: false; give "
                 "what to perturb in one place",
             )
-        for field in ("epsilon_record", "epsilon_split"):
-            mine, theirs = getattr(self, field), getattr(self.spec, field)
-            if (
-                mine
-                and theirs is not None
-                and (mine != theirs if field == "epsilon_record" else dict(mine) != theirs)
-            ):
+        given = {"epsilon_record": self.epsilon_record, "epsilon_split": dict(self.epsilon_split)}
+        for field, mine in given.items():
+            theirs = getattr(self.spec, field)
+            if mine and theirs is not None and mine != theirs:
                 raise OptionError(
                     field,
-                    f"{field} is {show(mine if field == 'epsilon_record' else dict(mine))} "
-                    f"but the spec asks for {show(theirs)}; give it in one place",
+                    f"{field} is {show(mine)} but the spec asks for {show(theirs)}; give it in "
+                    "one place",
                 )
         described = {a.name for a in self.spec.attributes if a.domain is not None}
-        clash = [name for name, _ in self.bounds if name in kept]
-        if clash:
-            raise OptionError(
-                "bounds",
-                f"bounds are given for {clash}, which the spec marks perturbed: false; "
-                "bounds apply to perturbed columns only",
-            )
-        clash = [name for name, _ in self.bounds if name in described]
-        if clash:
-            raise OptionError(
-                "bounds",
-                f"bounds are given for {clash}, whose domain the spec describes; give "
-                "the bounds in one place (the spec's domain, or bounds without it)",
-            )
+        for names, why in (
+            (kept, "which the spec marks perturbed: false; bounds apply to perturbed columns only"),
+            (
+                described,
+                "whose domain the spec describes; give the bounds in one place (the spec's "
+                "domain, or bounds without it)",
+            ),
+        ):
+            clash = [name for name, _ in self.bounds if name in names]
+            if clash:
+                raise OptionError("bounds", f"bounds are given for {clash}, {why}")
 
     @property
     def class_column(self) -> str | None:
