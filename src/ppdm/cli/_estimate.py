@@ -323,36 +323,21 @@ def _rows_table(console, title: str, columns: Sequence[str], rows: list[tuple[st
 
 
 def _estimate_json(r, method: str) -> dict:
-    key = f"{r.value_kind}s"
-    out = {
-        "name": r.name,
-        "method": method,
-        key: r.labels,
-        "perturbed_counts": r.overall.perturbed.tolist(),
-        "estimated_counts": r.overall.counts.tolist(),
-        "stderr": r.overall.stderr.tolist(),
-        "stderr_kind": r.overall.stderr_kind,
-    }
+    out = {"name": r.name, "method": method, f"{r.value_kind}s": r.labels}
+    out.update(_counts_json(r.overall))
     if r.by_class:
-        out["by_class"] = {
-            c: {
-                "estimated_counts": e.counts.tolist(),
-                "stderr": e.stderr.tolist(),
-                "stderr_kind": e.stderr_kind,
-            }
-            for c, e in r.by_class.items()
-        }
+        out["by_class"] = {c: _counts_json(e, perturbed=False) for c, e in r.by_class.items()}
     if r.by_stratum:
         out["strata"] = r.strata
-        out["by_stratum"] = {
-            v: {
-                "perturbed_counts": e.perturbed.tolist(),
-                "estimated_counts": e.counts.tolist(),
-                "stderr": e.stderr.tolist(),
-                "stderr_kind": e.stderr_kind,
-            }
-            for v, e in r.by_stratum.items()
-        }
+        out["by_stratum"] = {v: _counts_json(e) for v, e in r.by_stratum.items()}
+    return out
+
+
+def _counts_json(e, perturbed: bool = True) -> dict:
+    """One estimate's counts and standard errors (and its released counts)."""
+    out = {"perturbed_counts": e.perturbed.tolist()} if perturbed else {}
+    out.update(estimated_counts=e.counts.tolist(), stderr=e.stderr.tolist())
+    out["stderr_kind"] = e.stderr_kind
     return out
 
 
