@@ -141,21 +141,16 @@ def randomize(
     except ValueError as exc:
         fail(f"--scheme {str(scheme)!r}: {exc}")
     _check_protection(pram, scheme, allow_unprotected)
-    if net is not None:
-        network = _read_net(net)
-        states = {}
-        for v, k in pram.cardinalities.items():
-            if v in network.names:
-                if network.cardinality(v) != k:
-                    fail(
-                        f"--net {str(net)!r}: {v!r} has {network.cardinality(v)} states but "
-                        f"--scheme {str(scheme)!r} gives {k}"
-                    )
-                states[v] = network.node(v).states
-            else:
-                states[v] = tuple(str(i) for i in range(k))
-    else:
-        states = {v: tuple(str(i) for i in range(k)) for v, k in pram.cardinalities.items()}
+    states = {v: tuple(str(i) for i in range(k)) for v, k in pram.cardinalities.items()}
+    network = _read_net(net) if net is not None else None
+    for v, k in pram.cardinalities.items():
+        if network is not None and v in network.names:
+            if network.cardinality(v) != k:
+                fail(
+                    f"--net {str(net)!r}: {v!r} has {network.cardinality(v)} states but "
+                    f"--scheme {str(scheme)!r} gives {k}"
+                )
+            states[v] = network.node(v).states
     try:
         frame = encode_states(read_table(data), states)
         pram.check_frame(frame)
