@@ -66,12 +66,6 @@ def _load_model(path: Path, trust_pickle: bool = False, *, c45_only: str = ""):
     return clf, target
 
 
-def _read(path: Path):
-    from ..io import read_table
-
-    return read_table(path)
-
-
 @tree_app.command("train")
 def train(
     data: Path = path_argument("FILE", "Training table: .csv, .parquet or .arff."),
@@ -148,9 +142,11 @@ def predict(
     overwrite: bool = OVERWRITE_FILE_OPTION,
 ) -> None:
     """Classify the rows of a table; write them with a "predicted" column."""
+    from ..io import read_table
+
     table_out(out, overwrite, inputs=(model, data))  # a bad --out is refused before any work
     clf, target = _load_model(model, trust_pickle)
-    frame = _read(data)
+    frame = read_table(data)
     X = _model_columns(clf, frame, data, target)
     added = ["predicted", *([f"p_{label}" for label in clf.classes_] if proba else [])]
     taken = [c for c in added if c in frame.columns]
@@ -247,12 +243,6 @@ def _plain(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
-def _text(clf) -> str:
-    from ..tree import export_text
-
-    return clf.export_text() if hasattr(clf, "export_text") else export_text(clf)
-
-
 @tree_app.command("show")
 def show(
     model: Path = MODEL_ARGUMENT,
@@ -260,10 +250,13 @@ def show(
     trust_pickle: bool = flag_option("--trust-pickle", _TRUST_PICKLE_HELP),
 ) -> None:
     """Print a tree in J48's layout, or its rules with coverage/errors."""
-    from ..tree import extract_rules, format_rules
+    from ..tree import export_text, extract_rules, format_rules
 
     clf, _ = _load_model(model, trust_pickle, c45_only="--rules" if rules else "")
-    typer.echo(format_rules(extract_rules(clf)) if rules else _text(clf))
+    if rules:
+        typer.echo(format_rules(extract_rules(clf)))
+    else:  # a model of a release prints itself; a C4.5 tree in J48's layout
+        typer.echo(clf.export_text() if hasattr(clf, "export_text") else export_text(clf))
 
 
 @tree_app.command("compare")
@@ -283,6 +276,7 @@ def compare(
     trust_pickle: bool = flag_option("--trust-pickle", _TRUST_PICKLE_HELP),
 ) -> None:
     """Compare two trees: roots, shared attributes, matching rules, prediction agreement."""
+    from ..io import read_table
     from ..tree import compare_trees
 
     if not tolerance >= 0:  # also refuses nan
@@ -292,7 +286,7 @@ def compare(
     clf_b, target_b = _load_model(b, trust_pickle, c45_only="ppdm tree compare")
     X = None
     if data is not None:
-        frame = _read(data)
+        frame = read_table(data)
         X = _model_columns(clf_a, frame, data, target_a)
         other = list(_model_columns(clf_b, frame, data, target_b).columns)
         if other != list(X.columns):
