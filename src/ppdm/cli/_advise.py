@@ -34,7 +34,6 @@ def _parse_gammas(text: str) -> list[float]:
         return [float(x) for x in text.split(",") if x.strip()]
     except ValueError:
         fail(f"--gamma must look like 5..12, 5,7,9 or 9 (got {text!r})", usage=True)
-    return []
 
 
 def _parse_ns(text: str) -> list[int]:
@@ -42,7 +41,6 @@ def _parse_ns(text: str) -> list[int]:
         return [int(x) for x in text.split(",") if x.strip()]
     except ValueError:
         fail(f"--ns must be a comma-separated list of integers (got {text!r})", usage=True)
-    return []
 
 
 def _accuracy(value: float | None) -> float | None:
