@@ -116,8 +116,7 @@ def train(
              "least two classes to learn from (name another column with --class)")  # fmt: skip
     clf.fit(X, y)  # rows without a class are left out, as J48 leaves them
     acc = _agreement(clf.predict(X), y)
-    majority = _majority(clf)
-    rate = _agreement(np.full(len(y), majority, dtype=object), y)
+    majority, rate = _majority(clf, y)
     _save_model(clf, class_column, out)  # after the figures: a failure leaves no model
     unlabelled = _unlabelled(y)
     rows = f"{len(frame) - unlabelled} rows" + (
@@ -166,8 +165,7 @@ def predict(
     unlabelled = _unlabelled(frame[target]) if target in frame.columns else len(frame)
     if unlabelled < len(frame):  # measured before anything is written
         accuracy = _agreement(result["predicted"], frame[target])
-        majority = _majority(clf)
-        baseline = _agreement(np.full(len(frame), majority, dtype=object), frame[target])
+        majority, baseline = _majority(clf, frame[target])
     # in ARFF the class and the predictions are nominal (as Weka's J48 needs)
     nominal = [c for c in (target, "predicted") if c in result.columns]
     write_out_table(result, out, nominal=nominal)
@@ -206,11 +204,12 @@ def _model_columns(clf, frame, data: Path, target: str):
     return frame[list(names)]
 
 
-def _majority(clf):
-    """The commonest class of the training rows (the root's weighted class counts): what
-    a model that always predicts one class predicts."""
+def _majority(clf, truth) -> tuple:
+    """The commonest class of the training rows (the root's weighted class counts), and
+    the share of ``truth`` a model that always predicts it gets right: the baseline."""
     roots = [t.value[0] for t in getattr(clf, "trees_", None) or [clf.tree_]]
-    return clf.classes_[int(np.argmax(np.mean(np.asarray(roots, dtype=float), axis=0)))]
+    majority = clf.classes_[int(np.argmax(np.mean(np.asarray(roots, dtype=float), axis=0)))]
+    return majority, _agreement(np.full(len(truth), majority, dtype=object), truth)
 
 
 def _unlabelled(truth) -> int:
