@@ -285,16 +285,13 @@ def error_line(exc: BaseException) -> tuple[str, int]:
     This is the only translator of the command line: every command's errors go
     through it (see :class:`BoundaryGroup`).
 
-    Parameters
-    ----------
-    exc : BaseException
-
     Returns
     -------
     message : str
         One line, numpy scalars as plain numbers, cut at :data:`MAX_MESSAGE` characters.
     code : int
-        :data:`EXIT_INTERRUPTED` for ``KeyboardInterrupt``, else :data:`EXIT_FAILURE`.
+        :data:`EXIT_INTERRUPTED` for ``KeyboardInterrupt``, :data:`EXIT_USAGE` for an
+        output that would lose or leak data, else :data:`EXIT_FAILURE`.
     """
     if isinstance(exc, KeyboardInterrupt):
         return "interrupted", EXIT_INTERRUPTED
