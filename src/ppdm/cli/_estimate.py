@@ -73,8 +73,14 @@ def estimate(
     _check_method_applies(ctx, rel.spec, method, release)
     _check_by_class(rel.spec, by_class, release)
     named = [_pair_names(text) for text in pairs]
-    if named:
-        _check_pairs_apply(rel, named, release)
+    if named:  # every attribute of a pair a perturbed one of the release, before any work
+        from ..exceptions import ParameterError, SpecError
+        from ..pairs import check_pairs, estimate_pairs
+
+        try:
+            check_pairs(rel, named, "--pairs")
+        except (ParameterError, SpecError) as exc:
+            fail(f"{exc} (release {str(release)!r})", usage=True)
     helper = None
     try:
         if plot is not None:
@@ -90,7 +96,10 @@ def estimate(
                 results = estimate_release(
                     _counted(rel, passes, ("counting",)), method, by_class=by_class
                 )
-        pair_results = _estimate_pairs(rel, named, method) if named else []
+        pair_results = []
+        if named:
+            with progress_bar("pairs", len(named)):
+                pair_results = estimate_pairs(rel, named, method, flag="--pairs")
 
         def show(results) -> None:
             if as_json:
@@ -163,24 +172,6 @@ def _pair_names(text: str) -> tuple[str, str]:
     if len(names) != 2 or names[0] == names[1]:
         fail(f"--pairs: give two different attributes as A,B (got {text!r})", usage=True)
     return names[0], names[1]
-
-
-def _check_pairs_apply(rel, named: list[tuple[str, str]], release: Path) -> None:
-    """Every attribute of ``--pairs`` is a perturbed one of the release (before any work)."""
-    from ..exceptions import ParameterError, SpecError
-    from ..pairs import check_pairs
-
-    try:
-        check_pairs(rel, named, "--pairs")
-    except (ParameterError, SpecError) as exc:
-        fail(f"{exc} (release {str(release)!r})", usage=True)
-
-
-def _estimate_pairs(rel, named: list[tuple[str, str]], method: str):
-    from ..pairs import estimate_pairs
-
-    with progress_bar("pairs", len(named)):
-        return estimate_pairs(rel, named, method, flag="--pairs")
 
 
 def _pair_json(p) -> dict:
