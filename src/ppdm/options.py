@@ -1,11 +1,6 @@
-"""The owner's options of a release plan, validated once and passed down whole.
-
-:class:`PlanOptions` holds every choice :func:`ppdm.perturbation.plan_release` takes
-(amplification, number of bins, bounds, hand-written spec, which attributes to
-perturb, method, copies, ...). It checks them when it is built, before any data is
-read, with the shared validators of :mod:`ppdm.validation`, so a bad value fails at
-once with one line naming the option and the value (:class:`ppdm.exceptions.OptionError`).
-Checks that need the data (unknown columns, an empty table) stay with the planning.
+"""The owner's options of a release plan (:class:`PlanOptions`), validated once and passed
+down whole; checks that need the data (unknown columns, an empty table) stay with the
+planning.
 
 References
 ----------

@@ -1,4 +1,4 @@
-"""Shared helpers of the command line: the error boundary, exit codes and atomic writes.
+"""Shared helpers of the command line: the error boundary, exit codes and output checks.
 
 Every command runs inside one error boundary (:class:`BoundaryGroup`, used by the
 top-level ``ppdm`` group, and :func:`run_app`): whatever goes wrong becomes ONE line
