@@ -146,17 +146,10 @@ def check_n_values(
 
     Parameters
     ----------
-    n : int
-        The requested number of codes.
     what : str
         How the message names it, e.g. ``"--bins"`` or ``"column 'age': n_bins"``.
     dense : bool, default=False
         Use the cap of dense (explicit) matrices.
-    error : exception class, default=ParameterError
-
-    Returns
-    -------
-    int
 
     Examples
     --------
@@ -328,10 +321,8 @@ def load_structured(
 
     Parameters
     ----------
-    path : path-like
     what : str, default="spec"
         How messages name the file, e.g. ``"spec"`` or ``"network"``.
-    error : exception class, default=ParameterError
     fmt : {"json", "yaml"}, optional
         The format, when not given by the extension (``.yaml``/``.yml`` is YAML, anything
         else JSON).

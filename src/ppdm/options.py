@@ -1,11 +1,6 @@
-"""The owner's options of a release plan, validated once and passed down whole.
-
-:class:`PlanOptions` holds every choice :func:`ppdm.perturbation.plan_release` takes
-(amplification, number of bins, bounds, hand-written spec, which attributes to
-perturb, method, copies, ...). It checks them when it is built, before any data is
-read, with the shared validators of :mod:`ppdm.validation`, so a bad value fails at
-once with one line naming the option and the value (:class:`ppdm.exceptions.OptionError`).
-Checks that need the data (unknown columns, an empty table) stay with the planning.
+"""The owner's options of a release plan (:class:`PlanOptions`), validated once and passed
+down whole; checks that need the data (unknown columns, an empty table) stay with the
+planning.
 
 References
 ----------
@@ -72,55 +67,40 @@ def _checked(field: str, check: Callable[..., Any], *args, **kwargs) -> Any:
         raise OptionError(field, str(exc)) from None
 
 
-def _bounds(value: Mapping | Iterable | None) -> Bounds:
-    """Owner bounds as ``((column, (low, high)), ...)``: finite numbers, low < high."""
+def _by_column(field: str, value, what: str, check: Callable, convert=lambda v: v) -> tuple:
+    """``value``, a mapping or pairs, as ``((column, check(column, convert(v))), ...)``, every
+    column named once, by text; ``what`` says what a column maps to."""
     if value is None:
         return ()
     pairs = value.items() if isinstance(value, Mapping) else value
     try:
-        pairs = [(name, tuple(rng)) for name, rng in pairs]
+        pairs = [(name, convert(v)) for name, v in pairs]
     except (TypeError, ValueError):
-        raise OptionError(
-            "bounds", f"bounds must map column -> (low, high) (got {show(value)})"
-        ) from None
+        raise OptionError(field, f"{field} must map column -> {what} (got {show(value)})") from None
     out = []
-    for name, rng in pairs:
+    for name, v in pairs:
         if not isinstance(name, str) or not name:
-            raise OptionError("bounds", f"bounds: a column name must be text (got {show(name)})")
-        if len(rng) != 2:
-            raise OptionError(
-                "bounds", f"bounds for {name!r} must be two numbers (low, high) (got {show(rng)})"
-            )
-        out.append((name, _checked("bounds", check_interval, *rng, f"bounds for {name!r}")))
+            raise OptionError(field, f"{field}: a column name must be text (got {show(name)})")
+        out.append((name, check(name, v)))
     names = [name for name, _ in out]
     if len(set(names)) != len(names):
-        raise OptionError("bounds", f"bounds name a column twice (got {names})")
+        verb = "name" if field == "bounds" else "names"  # "bounds name", "epsilon_split names"
+        raise OptionError(field, f"{field} {verb} a column twice (got {names})")
     return tuple(out)
 
 
-def _split(value: Mapping | Iterable | None) -> Split:
-    """Budget weights as ``((column, weight), ...)``: text names, finite weights > 0."""
-    if value is None:
-        return ()
-    pairs = value.items() if isinstance(value, Mapping) else value
-    try:
-        pairs = [(name, weight) for name, weight in pairs]
-    except (TypeError, ValueError):
+def _bound(name: str, rng: tuple) -> tuple[float, float]:
+    """Owner bounds of a column: finite numbers, low < high."""
+    if len(rng) != 2:
         raise OptionError(
-            "epsilon_split", f"epsilon_split must map column -> weight (got {show(value)})"
-        ) from None
-    out = []
-    for name, weight in pairs:
-        if not isinstance(name, str) or not name:
-            raise OptionError(
-                "epsilon_split", f"epsilon_split: a column name must be text (got {show(name)})"
-            )
-        w = _checked("epsilon_split", check_positive, weight, f"epsilon_split weight of {name!r}")
-        out.append((name, w))
-    names = [name for name, _ in out]
-    if len(set(names)) != len(names):
-        raise OptionError("epsilon_split", f"epsilon_split names a column twice (got {names})")
-    return tuple(out)
+            "bounds", f"bounds for {name!r} must be two numbers (low, high) (got {show(rng)})"
+        )
+    return _checked("bounds", check_interval, *rng, f"bounds for {name!r}")
+
+
+def _weight(name: str, weight) -> float:
+    """A column's weight in the budget's split: a finite number > 0."""
+    return _checked("epsilon_split", check_positive, weight, f"epsilon_split weight of {name!r}")
 
 
 def _names(field: str, value: Iterable[str] | None) -> tuple[str, ...] | None:
@@ -264,7 +244,7 @@ class PlanOptions:
             set_(self, "n_bins", _checked("n_bins", check_at_least, n_bins, "n_bins (N)", 2))
         # max_bins is a default: each attribute's N is capped when its domain is built
         set_(self, "max_bins", _checked("max_bins", check_int, self.max_bins, "max_bins", low=2))
-        set_(self, "bounds", _bounds(self.bounds))
+        set_(self, "bounds", _by_column("bounds", self.bounds, "(low, high)", _bound, tuple))
         set_(self, "attributes", _names("attributes", self.attributes))
         set_(self, "perturb_class", bool(self.perturb_class))
         set_(self, "allow_unprotected", bool(self.allow_unprotected))
@@ -304,7 +284,8 @@ class PlanOptions:
         if self.epsilon_record is not None:
             e = _checked("epsilon_record", check_positive, self.epsilon_record, "epsilon_record")
             set_(self, "epsilon_record", e)
-        set_(self, "epsilon_split", _split(self.epsilon_split))
+        split = _by_column("epsilon_split", self.epsilon_split, "weight", _weight)
+        set_(self, "epsilon_split", split)
         if self.epsilon_split and self.budget is None:
             raise OptionError(
                 "epsilon_split",
@@ -380,33 +361,27 @@ class PlanOptions:
                 f"attributes names {asked}, which the spec marks perturbed: false; give "
                 "what to perturb in one place",
             )
-        for field in ("epsilon_record", "epsilon_split"):
-            mine, theirs = getattr(self, field), getattr(self.spec, field)
-            if (
-                mine
-                and theirs is not None
-                and (mine != theirs if field == "epsilon_record" else dict(mine) != theirs)
-            ):
+        given = {"epsilon_record": self.epsilon_record, "epsilon_split": dict(self.epsilon_split)}
+        for field, mine in given.items():
+            theirs = getattr(self.spec, field)
+            if mine and theirs is not None and mine != theirs:
                 raise OptionError(
                     field,
-                    f"{field} is {show(mine if field == 'epsilon_record' else dict(mine))} "
-                    f"but the spec asks for {show(theirs)}; give it in one place",
+                    f"{field} is {show(mine)} but the spec asks for {show(theirs)}; give it in "
+                    "one place",
                 )
         described = {a.name for a in self.spec.attributes if a.domain is not None}
-        clash = [name for name, _ in self.bounds if name in kept]
-        if clash:
-            raise OptionError(
-                "bounds",
-                f"bounds are given for {clash}, which the spec marks perturbed: false; "
-                "bounds apply to perturbed columns only",
-            )
-        clash = [name for name, _ in self.bounds if name in described]
-        if clash:
-            raise OptionError(
-                "bounds",
-                f"bounds are given for {clash}, whose domain the spec describes; give "
-                "the bounds in one place (the spec's domain, or bounds without it)",
-            )
+        for names, why in (
+            (kept, "which the spec marks perturbed: false; bounds apply to perturbed columns only"),
+            (
+                described,
+                "whose domain the spec describes; give the bounds in one place (the spec's "
+                "domain, or bounds without it)",
+            ),
+        ):
+            clash = [name for name, _ in self.bounds if name in names]
+            if clash:
+                raise OptionError("bounds", f"bounds are given for {clash}, {why}")
 
     @property
     def class_column(self) -> str | None:

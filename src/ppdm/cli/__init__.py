@@ -59,19 +59,6 @@ def _root(
     """Privacy-preserving data mining by randomized perturbation."""
 
 
-COMMAND_MODULES = (
-    _release,
-    _mine,
-    _demo,
-    _tree,
-    _audit,
-    _advise,
-    _noise,
-    _bn,
-    _datasets,
-    _app,
-)
-
 #: Entry-point group of the command families installed beside ppdm; each entry point
 #: names a ``register(app)`` function.
 PLUGIN_GROUP = "ppdm.commands"
@@ -123,7 +110,8 @@ def _missing(group: typer.Typer, command: str) -> None:
     )(missing)
 
 
-for _module in COMMAND_MODULES:
+# the command families, in the order ppdm --help lists them
+for _module in (_release, _mine, _demo, _tree, _audit, _advise, _noise, _bn, _datasets, _app):
     _module.register(app)
 register_plugins(app)
 reflow_commands(app)

@@ -10,8 +10,9 @@ from pathlib import Path
 import typer
 
 from ..limits import check_n_values
+from ..publish import publish_file
 from ..validation import check_at_least, check_gamma
-from ._common import atomic_path, check_flag, distinct_outputs, fail, file_out
+from ._common import check_flag, distinct_outputs, fail, file_out
 from ._options import (
     OVERWRITE_FILE_OPTION,
     PROGRESS_OPTION,
@@ -33,7 +34,6 @@ def _parse_gammas(text: str) -> list[float]:
         return [float(x) for x in text.split(",") if x.strip()]
     except ValueError:
         fail(f"--gamma must look like 5..12, 5,7,9 or 9 (got {text!r})", usage=True)
-    return []
 
 
 def _parse_ns(text: str) -> list[int]:
@@ -41,7 +41,6 @@ def _parse_ns(text: str) -> list[int]:
         return [int(x) for x in text.split(",") if x.strip()]
     except ValueError:
         fail(f"--ns must be a comma-separated list of integers (got {text!r})", usage=True)
-    return []
 
 
 def _accuracy(value: float | None) -> float | None:
@@ -198,7 +197,7 @@ def advise(
     if not advice.recommended:
         typer.echo(f"no spec written to {spec_out}")
         return
-    with atomic_path(spec_out) as tmp:
+    with publish_file(spec_out) as tmp:
         if spec_out.suffix.lower() in (".yaml", ".yml"):
             import yaml
 
@@ -214,6 +213,3 @@ def advise(
 
 def register(app: typer.Typer) -> None:
     app.command("advise")(advise)
-
-
-__all__ = ["register", "advise"]

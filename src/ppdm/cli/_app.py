@@ -31,6 +31,3 @@ def app_command(
 
 def register(app: typer.Typer) -> None:
     app.command("app")(app_command)
-
-
-__all__ = ["register", "app_command"]

@@ -14,8 +14,8 @@ from ._options import (
     OVERWRITE_FILE_OPTION,
     file_option,
     flag_option,
+    out_option,
     path_argument,
-    plot_option,
     seed_option,
     value_option,
 )
@@ -35,7 +35,9 @@ def audit(
         2_000_000, "--trials", "T", "Records perturbed from each original by --empirical-epsilon."
     ),
     as_json: bool = JSON_OPTION,
-    plot: Path | None = plot_option("FILE", "Write a PNG of the audit here."),
+    plot: Path | None = out_option(
+        "FILE", "Write a PNG of the audit here.", default=None, flag="--plot"
+    ),
     tolerance: float | None = value_option(
         None,
         "--tolerance",
@@ -79,50 +81,44 @@ def audit(
         )
     if empirical_epsilon:
         check_flag(check_at_least, trials, "--trials", 100)
-    if original is None:
-        audits = _empirical(release, trials, seed)
-        if as_json:
-            typer.echo(json.dumps({"empirical_epsilon": [a.to_dict() for a in audits]}, indent=2))
-        else:
-            typer.echo(_format_empirical(audits, trials), nl=False)
-        if not all(a.within_stated for a in audits):
-            raise typer.Exit(EXIT_BOUND_VIOLATED)
-        return
-    if not original.exists():
-        fail(f"--original file {str(original)!r} does not exist")
-    if tolerance is not None:
-        check_flag(check_at_least, tolerance, "--tolerance", 0)
-        if tolerance == float("inf"):
-            fail("--tolerance must be a finite number >= 0 (got inf)", usage=True)
-    if not 0 < rho[0] < rho[1] < 1:
-        fail(f"--rho needs 0 < rho1 < rho2 < 1 (got {rho[0]} {rho[1]})", usage=True)
-    check_flag(check_probability, alpha, "--alpha")
-    if plot is not None and plot.suffix.lower() != ".png":
-        fail(f"--plot must name a .png file (got {str(plot)!r})", usage=True)
-    if plot is not None:
-        file_out(plot, overwrite, inputs=(release, original), flag="--plot")
-    report = audit_release(
-        release,
-        original,
-        tolerance=tolerance,
-        rho=rho,
-        alpha=alpha,
-        random_state=seed,
-        keys=None if keys is None else column_names(keys, "--keys"),
-    )
-    if plot is not None:
-        plot_audit(report, plot)
+    report = None
+    if original is not None:  # the attacks, with the original at hand
+        if not original.exists():
+            fail(f"--original file {str(original)!r} does not exist")
+        if tolerance is not None:
+            check_flag(check_at_least, tolerance, "--tolerance", 0)
+            if tolerance == float("inf"):
+                fail("--tolerance must be a finite number >= 0 (got inf)", usage=True)
+        if not 0 < rho[0] < rho[1] < 1:
+            fail(f"--rho needs 0 < rho1 < rho2 < 1 (got {rho[0]} {rho[1]})", usage=True)
+        check_flag(check_probability, alpha, "--alpha")
+        if plot is not None and plot.suffix.lower() != ".png":
+            fail(f"--plot must name a .png file (got {str(plot)!r})", usage=True)
+        if plot is not None:
+            file_out(plot, overwrite, inputs=(release, original), flag="--plot")
+        report = audit_release(
+            release,
+            original,
+            tolerance=tolerance,
+            rho=rho,
+            alpha=alpha,
+            random_state=seed,
+            keys=None if keys is None else column_names(keys, "--keys"),
+        )
+        if plot is not None:
+            plot_audit(report, plot)
     audits = _empirical(release, trials, seed) if empirical_epsilon else []
     if as_json:
-        payload = report.to_dict()
+        payload = {} if report is None else report.to_dict()
         if empirical_epsilon:
             payload["empirical_epsilon"] = [a.to_dict() for a in audits]
         typer.echo(json.dumps(payload, indent=2))
     else:
-        typer.echo(format_audit(report), nl=False)
+        if report is not None:
+            typer.echo(format_audit(report), nl=False)
         if empirical_epsilon:
             typer.echo(_format_empirical(audits, trials), nl=False)
-    if not (report.passed and all(a.within_stated for a in audits)):
+    if not ((report is None or report.passed) and all(a.within_stated for a in audits)):
         raise typer.Exit(EXIT_BOUND_VIOLATED)
 
 

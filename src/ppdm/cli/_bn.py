@@ -7,10 +7,8 @@ from pathlib import Path
 import typer
 
 from ..exceptions import OutputError
-from ..publish import check_output
+from ..publish import check_output, publish_dir, publish_file
 from ._common import (
-    atomic_dir,
-    atomic_path,
     check_flag,
     distinct_outputs,
     fail,
@@ -19,6 +17,7 @@ from ._common import (
     write_out_table,
 )
 from ._options import (
+    OVERWRITE_DIR_OPTION,
     OVERWRITE_FILE_OPTION,
     RELEASE_SEED_OPTION,
     NegativeFix,
@@ -122,9 +121,7 @@ def randomize(
         "Release even if the scheme randomizes no variable, or a randomized group's matrix "
         "protects nothing (infinite amplification, or a value almost never changed).",
     ),
-    overwrite: bool = flag_option(
-        "--overwrite", "Replace an existing non-empty release directory (whole)."
-    ),
+    overwrite: bool = OVERWRITE_DIR_OPTION,
 ) -> None:
     """Post-randomize a party's columns and write a release (data file + release.json)."""
     from ..bayesnet.network import encode_states, read_mapping
@@ -144,21 +141,16 @@ def randomize(
     except ValueError as exc:
         fail(f"--scheme {str(scheme)!r}: {exc}")
     _check_protection(pram, scheme, allow_unprotected)
-    if net is not None:
-        network = _read_net(net)
-        states = {}
-        for v, k in pram.cardinalities.items():
-            if v in network.names:
-                if network.cardinality(v) != k:
-                    fail(
-                        f"--net {str(net)!r}: {v!r} has {network.cardinality(v)} states but "
-                        f"--scheme {str(scheme)!r} gives {k}"
-                    )
-                states[v] = network.node(v).states
-            else:
-                states[v] = tuple(str(i) for i in range(k))
-    else:
-        states = {v: tuple(str(i) for i in range(k)) for v, k in pram.cardinalities.items()}
+    states = {v: tuple(str(i) for i in range(k)) for v, k in pram.cardinalities.items()}
+    network = _read_net(net) if net is not None else None
+    for v, k in pram.cardinalities.items():
+        if network is not None and v in network.names:
+            if network.cardinality(v) != k:
+                fail(
+                    f"--net {str(net)!r}: {v!r} has {network.cardinality(v)} states but "
+                    f"--scheme {str(scheme)!r} gives {k}"
+                )
+            states[v] = network.node(v).states
     try:
         frame = encode_states(read_table(data), states)
         pram.check_frame(frame)
@@ -169,7 +161,7 @@ def randomize(
     party = str(spec.get("party") or data.stem)
     released = pram.randomize(frame[list(pram.variables)], random_state=seed, party=party)
     rel = Release(party, released, pram, spec.get("recipient"))
-    with atomic_dir(out) as tmp:
+    with publish_dir(out) as tmp:
         write_release(rel, tmp, fmt=fmt)
     typer.echo(
         f"wrote release of {len(released)} records to {out} "
@@ -296,7 +288,7 @@ def learn(
         fail(str(exc))
     result = structure.with_cpds(fit.network.cpds)
     try:
-        with atomic_path(out) as tmp:
+        with publish_file(out) as tmp:
             write_network(result, tmp, fmt=suffix)
     except OutputError:
         raise  # an output over an input: the boundary reports it as a bad --out (exit 2)
@@ -304,7 +296,7 @@ def learn(
         fail(f"--out {str(out)!r}: {exc}")
     if stderr is not None:
         stderr_table = fit.table()
-        with atomic_path(stderr) as tmp:
+        with publish_file(stderr) as tmp:
             stderr_table.to_csv(tmp, index=False)
     typer.echo(f"learnt {len(nodes)} CPDs ({'MAP' if alpha else 'ML'}, model {model}) -> {out}")
     if stderr is not None:
@@ -348,7 +340,7 @@ def compare(
                 line += f"  (infinite: {cause})"
         typer.echo(line)
     if out is not None:
-        with atomic_path(out) as tmp:
+        with publish_file(out) as tmp:
             table.to_csv(tmp, index=False)
         typer.echo(f"wrote {len(table)} rows (node, ckl) to {out}")
 

@@ -1,4 +1,4 @@
-"""Shared helpers of the command line: the error boundary, exit codes and atomic writes.
+"""Shared helpers of the command line: the error boundary, exit codes and output checks.
 
 Every command runs inside one error boundary (:class:`BoundaryGroup`, used by the
 top-level ``ppdm`` group, and :func:`run_app`): whatever goes wrong becomes ONE line
@@ -16,7 +16,7 @@ import sys
 import traceback
 import warnings
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import contextmanager
 from pathlib import Path
 from typing import NoReturn, TypeVar
 
@@ -29,36 +29,11 @@ from ..publish import (
     check_output,
     install_signal_handlers,
     operation,
-    publish_dir,
     publish_file,
     release_claims,
 )
 
 T = TypeVar("T")
-
-__all__ = [
-    "column_names",
-    "run_app",
-    "fail",
-    "flag_errors",
-    "check_flag",
-    "short",
-    "error_line",
-    "BoundaryGroup",
-    "EXIT_FAILURE",
-    "EXIT_USAGE",
-    "EXIT_BOUND_VIOLATED",
-    "EXIT_INTERRUPTED",
-    "EXIT_CODES_HELP",
-    "atomic_path",
-    "atomic_dir",
-    "output_path",
-    "progress_bar",
-    "out_format",
-    "read_labelled",
-    "write_out_table",
-    "table_out",
-]
 
 #: A command could not do its work: bad input file, bad spec, I/O error, ...
 EXIT_FAILURE = 1
@@ -162,40 +137,29 @@ def column_names(text: str, flag: str) -> list[str]:
     and ``c``. Unquoted names lose the spaces around them; an empty name is refused.
     """
     names: list[str] = []
-    i, n = 0, len(text)
+    i = 0
     while True:
-        while i < n and text[i] == " ":
-            i += 1
-        if i < n and text[i] == '"':
-            j, buf = i + 1, []
-            while True:
-                if j >= n:
-                    fail(f"{flag}: a quote in {text!r} is never closed", usage=True)
-                if text[j] == '"':
-                    if text[j + 1 : j + 2] == '"':  # a doubled quote stands for one
-                        buf.append('"')
-                        j += 2
-                        continue
-                    j += 1
-                    break
-                buf.append(text[j])
-                j += 1
-            name = "".join(buf)
-            while j < n and text[j] == " ":
-                j += 1
-            if j < n and text[j] != ",":
-                fail(f"{flag}: {text!r} has text after the quoted name {name!r}", usage=True)
-            i = j
+        quoted, closed, plain = (m := _NAME.match(text, i)).groups()
+        i = m.end()
+        if quoted is None:
+            name = plain.strip()
+        elif not closed:
+            fail(f"{flag}: a quote in {text!r} is never closed", usage=True)
         else:
-            j = text.find(",", i)
-            j = n if j < 0 else j
-            name, i = text[i:j].strip(), j
+            name = quoted.replace('""', '"')  # a doubled quote stands for one
+            if text[i : i + 1] not in ("", ","):
+                fail(f"{flag}: {text!r} has text after the quoted name {name!r}", usage=True)
         if name == "":
             fail(f"{flag}: name {len(names) + 1} of {text!r} is empty", usage=True)
         names.append(name)
-        if i >= n:
+        if i >= len(text):
             return names
         i += 1  # past the comma
+
+
+#: One name of :func:`column_names`: quoted (its text, and the closing quote if any)
+#: or plain.
+_NAME = re.compile(r' *(?:"((?:[^"]|"")*)("?) *|([^,]*))')
 
 
 def short(value, limit: int = MAX_VALUE) -> str:
@@ -237,7 +201,8 @@ _PATH_LOCALS = ("filepath_or_buffer", "path", "source", "filename", "fname")
 
 
 def _target_of(filename: str) -> tuple[str, bool]:
-    """The user's path behind a temporary file of :func:`atomic_path`, and whether it was one."""
+    """The user's path behind a temporary file of :func:`ppdm.publish.publish_file`, and
+    whether it was one."""
     p = Path(filename)
     m = _TEMP_NAME.match(p.name)
     if m:
@@ -301,24 +266,17 @@ def _os_error(exc: OSError) -> str:
     return text
 
 
-def _expected_types() -> tuple[type[BaseException], ...]:
-    types: list[type[BaseException]] = [
-        PpdmError,
-        OSError,
-        ValueError,
-        TypeError,
-        KeyError,
-        MemoryError,
-        RecursionError,
-        OverflowError,
-    ]
-    try:
-        import yaml
-
-        types.append(yaml.YAMLError)
-    except ImportError:  # pragma: no cover - yaml is a dependency
-        pass
-    return tuple(types)
+#: What a command may raise on bad input; anything else is an internal error.
+_EXPECTED = (
+    PpdmError,
+    OSError,
+    ValueError,
+    TypeError,
+    KeyError,
+    MemoryError,
+    RecursionError,
+    OverflowError,
+)
 
 
 def error_line(exc: BaseException) -> tuple[str, int]:
@@ -327,16 +285,13 @@ def error_line(exc: BaseException) -> tuple[str, int]:
     This is the only translator of the command line: every command's errors go
     through it (see :class:`BoundaryGroup`).
 
-    Parameters
-    ----------
-    exc : BaseException
-
     Returns
     -------
     message : str
         One line, numpy scalars as plain numbers, cut at :data:`MAX_MESSAGE` characters.
     code : int
-        :data:`EXIT_INTERRUPTED` for ``KeyboardInterrupt``, else :data:`EXIT_FAILURE`.
+        :data:`EXIT_INTERRUPTED` for ``KeyboardInterrupt``, :data:`EXIT_USAGE` for an
+        output that would lose or leak data, else :data:`EXIT_FAILURE`.
     """
     if isinstance(exc, KeyboardInterrupt):
         return "interrupted", EXIT_INTERRUPTED
@@ -385,7 +340,7 @@ def error_line(exc: BaseException) -> tuple[str, int]:
         msg = exc.args[0] if exc.args else "missing key"
         text = msg if isinstance(msg, str) and " " in msg else f"unknown name {short(msg)}"
         return _one_line(text), EXIT_FAILURE
-    if isinstance(exc, _expected_types()):
+    if isinstance(exc, _EXPECTED) or type(exc).__module__.startswith("yaml"):
         text = str(exc) or type(exc).__name__
         if _is_table_parse_error(exc):
             text = _with_file(exc, f"cannot read the table: {text}")
@@ -443,27 +398,24 @@ class BoundaryGroup(TyperGroup):
         outputs, :func:`ppdm.publish.operation`); a usage error is one ``error:`` line and
         exit 2, no usage panel."""
         with operation():
-            return self._main(args, prog_name, complete_var, standalone_mode, **extra)
-
-    def _main(self, args, prog_name, complete_var, standalone_mode, **extra):
-        if not standalone_mode:
-            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
-        try:
-            rv = super().main(args, prog_name, complete_var, False, **extra)
-        except _USAGE_ERROR as exc:
-            message = _one_line(exc.format_message())
-            if not message:  # a group named without a command: its help is the answer
+            if not standalone_mode:
+                return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+            try:
+                rv = super().main(args, prog_name, complete_var, False, **extra)
+            except _USAGE_ERROR as exc:
+                message = _one_line(exc.format_message())
+                if not message:  # a group named without a command: its help is the answer
+                    sys.exit(EXIT_USAGE)
+                where = f" (see: {exc.ctx.command_path} -h)" if exc.ctx is not None else ""
+                print(f"error: {message}{where}", file=sys.stderr)
                 sys.exit(EXIT_USAGE)
-            where = f" (see: {exc.ctx.command_path} -h)" if exc.ctx is not None else ""
-            print(f"error: {message}{where}", file=sys.stderr)
-            sys.exit(EXIT_USAGE)
-        except _CLICK_EXCEPTION as exc:
-            print(f"error: {_one_line(exc.format_message())}", file=sys.stderr)
-            sys.exit(exc.exit_code or EXIT_FAILURE)
-        except typer.Abort:
-            print("error: interrupted", file=sys.stderr)
-            sys.exit(EXIT_INTERRUPTED)
-        sys.exit(rv if isinstance(rv, int) else 0)
+            except _CLICK_EXCEPTION as exc:
+                print(f"error: {_one_line(exc.format_message())}", file=sys.stderr)
+                sys.exit(exc.exit_code or EXIT_FAILURE)
+            except typer.Abort:
+                print("error: interrupted", file=sys.stderr)
+                sys.exit(EXIT_INTERRUPTED)
+            sys.exit(rv if isinstance(rv, int) else 0)
 
     def invoke(self, ctx: typer.Context):
         try:
@@ -494,29 +446,11 @@ def run_app(app: typer.Typer) -> None:
     install_signal_handlers()
     try:
         app(standalone_mode=True)
-    except SystemExit:
-        raise
     except (Exception, KeyboardInterrupt) as exc:
         try:
             _report(exc)
         except typer.Exit as done:
             sys.exit(done.exit_code)
-
-
-def atomic_path(path: str | os.PathLike, suffix: str = ".tmp") -> AbstractContextManager[Path]:
-    """Yield a hidden path beside ``path``; rename it into place only on success.
-
-    :func:`ppdm.io.atomic_path` without importing the table readers (and pandas).
-    """
-    return publish_file(path, suffix=suffix)
-
-
-def atomic_dir(path: str | os.PathLike) -> AbstractContextManager[Path]:
-    """Yield a hidden directory beside ``path``; publish it whole on success.
-
-    See :func:`ppdm.publish.publish_dir`: a failure leaves ``path`` as it was.
-    """
-    return publish_dir(path)
 
 
 def reflow_help(text: str) -> str:
@@ -558,22 +492,15 @@ def output_path(value: str | os.PathLike) -> Path:
     return Path(value)
 
 
-# --- progress bars -----------------------------------------------------------------
-
-
 @contextmanager
 def progress_bar(label: str, total: int | None = None):
-    """A transient progress bar on stderr; yields ``advance(k)`` (and ``total`` setter).
-
-    The bar is drawn only when stderr is a terminal. With ``total=None`` it pulses
-    until :func:`set_total` gives a length. ``advance`` may be called from any code
-    that reports progress in records or steps.
+    """A transient progress bar on stderr, drawn only when stderr is a terminal.
 
     Yields
     ------
     advance : callable
         ``advance(k)`` moves the bar by ``k``; ``advance.reset(label, total)`` starts a
-        new pass with its own label and length.
+        new pass with its own label and length (``None``: the bar pulses).
     """
     if not _stderr_is_terminal():  # rich would draw nothing: do not load it
 
@@ -684,5 +611,5 @@ def write_out_table(frame, out: Path, **options) -> None:
     from ..io import write_table
 
     fmt = out_format(out)
-    with atomic_path(out) as tmp:
+    with publish_file(out) as tmp:
         write_table(frame, tmp, fmt=fmt, **options)

@@ -11,9 +11,8 @@ from pathlib import Path
 import numpy as np
 import typer
 
-from ..publish import check_output
+from ..publish import check_output, publish_dir
 from ._common import (
-    atomic_dir,
     column_names,
     fail,
     flag_errors,
@@ -28,7 +27,7 @@ from ._options import (
     ReleaseEngine,
     flag_option,
     method_option,
-    plot_option,
+    out_option,
     value_option,
 )
 from ._passes import _check_by_class, _counted, _Passes
@@ -40,7 +39,9 @@ def estimate(
     method: EstimationMethod = method_option(),
     by_class: bool = flag_option("--by-class", "Also estimate per class."),
     as_json: bool = JSON_OPTION,
-    plot: Path | None = plot_option("DIR", "Directory for one PNG per attribute."),
+    plot: Path | None = out_option(
+        "DIR", "Directory for one PNG per attribute.", default=None, flag="--plot"
+    ),
     engine: ReleaseEngine | None = ENGINE_OPTION,
     scheduler: str | None = SCHEDULER_OPTION,
     overwrite: bool = flag_option(
@@ -72,8 +73,14 @@ def estimate(
     _check_method_applies(ctx, rel.spec, method, release)
     _check_by_class(rel.spec, by_class, release)
     named = [_pair_names(text) for text in pairs]
-    if named:
-        _check_pairs_apply(rel, named, release)
+    if named:  # every attribute of a pair a perturbed one of the release, before any work
+        from ..exceptions import ParameterError, SpecError
+        from ..pairs import check_pairs, estimate_pairs
+
+        try:
+            check_pairs(rel, named, "--pairs")
+        except (ParameterError, SpecError) as exc:
+            fail(f"{exc} (release {str(release)!r})", usage=True)
     helper = None
     try:
         if plot is not None:
@@ -89,7 +96,10 @@ def estimate(
                 results = estimate_release(
                     _counted(rel, passes, ("counting",)), method, by_class=by_class
                 )
-        pair_results = _estimate_pairs(rel, named, method) if named else []
+        pair_results = []
+        if named:
+            with progress_bar("pairs", len(named)):
+                pair_results = estimate_pairs(rel, named, method, flag="--pairs")
 
         def show(results) -> None:
             if as_json:
@@ -162,24 +172,6 @@ def _pair_names(text: str) -> tuple[str, str]:
     if len(names) != 2 or names[0] == names[1]:
         fail(f"--pairs: give two different attributes as A,B (got {text!r})", usage=True)
     return names[0], names[1]
-
-
-def _check_pairs_apply(rel, named: list[tuple[str, str]], release: Path) -> None:
-    """Every attribute of ``--pairs`` is a perturbed one of the release (before any work)."""
-    from ..exceptions import ParameterError, SpecError
-    from ..pairs import check_pairs
-
-    try:
-        check_pairs(rel, named, "--pairs")
-    except (ParameterError, SpecError) as exc:
-        fail(f"{exc} (release {str(release)!r})", usage=True)
-
-
-def _estimate_pairs(rel, named: list[tuple[str, str]], method: str):
-    from ..pairs import estimate_pairs
-
-    with progress_bar("pairs", len(named)):
-        return estimate_pairs(rel, named, method, flag="--pairs")
 
 
 def _pair_json(p) -> dict:
@@ -322,36 +314,21 @@ def _rows_table(console, title: str, columns: Sequence[str], rows: list[tuple[st
 
 
 def _estimate_json(r, method: str) -> dict:
-    key = f"{r.value_kind}s"
-    out = {
-        "name": r.name,
-        "method": method,
-        key: r.labels,
-        "perturbed_counts": r.overall.perturbed.tolist(),
-        "estimated_counts": r.overall.counts.tolist(),
-        "stderr": r.overall.stderr.tolist(),
-        "stderr_kind": r.overall.stderr_kind,
-    }
+    out = {"name": r.name, "method": method, f"{r.value_kind}s": r.labels}
+    out.update(_counts_json(r.overall))
     if r.by_class:
-        out["by_class"] = {
-            c: {
-                "estimated_counts": e.counts.tolist(),
-                "stderr": e.stderr.tolist(),
-                "stderr_kind": e.stderr_kind,
-            }
-            for c, e in r.by_class.items()
-        }
+        out["by_class"] = {c: _counts_json(e, perturbed=False) for c, e in r.by_class.items()}
     if r.by_stratum:
         out["strata"] = r.strata
-        out["by_stratum"] = {
-            v: {
-                "perturbed_counts": e.perturbed.tolist(),
-                "estimated_counts": e.counts.tolist(),
-                "stderr": e.stderr.tolist(),
-                "stderr_kind": e.stderr_kind,
-            }
-            for v, e in r.by_stratum.items()
-        }
+        out["by_stratum"] = {v: _counts_json(e) for v, e in r.by_stratum.items()}
+    return out
+
+
+def _counts_json(e, perturbed: bool = True) -> dict:
+    """One estimate's counts and standard errors (and its released counts)."""
+    out = {"perturbed_counts": e.perturbed.tolist()} if perturbed else {}
+    out.update(estimated_counts=e.counts.tolist(), stderr=e.stderr.tolist())
+    out["stderr_kind"] = e.stderr_kind
     return out
 
 
@@ -361,7 +338,7 @@ def _plot_estimates(results, directory: Path, helper=None, meanwhile=None, pairs
     the figures."""
     from ..figures.estimates import write_estimate_plots
 
-    with atomic_dir(directory) as tmp, progress_bar("drawing", len(results)) as advance:
+    with publish_dir(directory) as tmp, progress_bar("drawing", len(results)) as advance:
         write_estimate_plots(results, tmp, helper=helper, meanwhile=meanwhile, progress=advance)
         if pairs:
             from ..figures.pairs import write_pair_plots

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import typer
 
-from ._common import atomic_path, fail, file_out
+from ..publish import publish_file
+from ._common import fail, file_out
 from ._options import (
     JSON_OPTION,
     OVERWRITE_FILE_OPTION,
@@ -81,7 +82,7 @@ def mine(
     if model_out is not None:
         from ..tree.persist import save_model
 
-        with atomic_path(model_out) as tmp:  # whole or not at all
+        with publish_file(model_out) as tmp:  # whole or not at all
             save_model(result.model, tmp, target=result.target)
     if as_json:
         typer.echo(json.dumps(result.to_dict(), indent=2))

@@ -129,25 +129,17 @@ def class_noise(
     if as_json:
         typer.echo(json.dumps(report, indent=2, default=str))
         return
+    p_all = report["all_leaves_probability"]
     lines = [
         f"{report['technique']} class noise on {report['n_records']} records; tree: "
         f"{report['n_leaves']} leaves, {report['n_heterogeneous_leaves']} heterogeneous",
         f"expected changed classes E(N) = {report['expected_changes']:.3f} "
         f"(sd {report['sd_changes']:.3f}); changed: {report['n_changed']}",
-    ]
-    if report["all_leaves_probability"] is not None:
-        lines.append(
-            f"every class changed with p = E(N) / N_Total = {report['all_leaves_probability']:.5f}"
-        )
-    lines.append(
+        *([] if p_all is None else [f"every class changed with p = E(N) / N_Total = {p_all:.5f}"]),
         f"class counts: original {report['class_counts_original']}, "
-        f"released {report['class_counts_released']}"
-    )
-    lines.append(
-        f"mean probability that a released class is the original: {report['mean_p_same']:.4f}"
-    )
-    lines.append("")
-    lines.append(
+        f"released {report['class_counts_released']}",
+        f"mean probability that a released class is the original: {report['mean_p_same']:.4f}",
+        "",
         _table(
             report["leaves"],
             [
@@ -161,9 +153,9 @@ def class_noise(
                 ("p_same_minority", "P(same|min)"),
                 ("p_majority", "P(orig=leaf class)"),
             ],
-        )
-    )
-    lines.append(f"\nreleased table written to {out}")
+        ),
+        f"\nreleased table written to {out}",
+    ]
     typer.echo("\n".join(lines))
 
 

@@ -17,57 +17,18 @@ from ..estimate import ESTIMATORS, METHODS
 from ..mechanism import MECHANISMS
 from ._common import output_path
 
-__all__ = [
-    "choice_option",
-    "CONFIDENCE_OPTION",
-    "MIN_LEAF_OPTION",
-    "Missing",
-    "OutOfBounds",
-    "Representative",
-    "TableFormat",
-    "Engine",
-    "EstimationMethod",
-    "ReleaseMethod",
-    "NoiseKind",
-    "AdviseLearner",
-    "NoiseTechnique",
-    "InnocentTarget",
-    "NoiseScope",
-    "NoiseBoundary",
-    "NegativeFix",
-    "PATH_ARGUMENT",
-    "TEXT_ARGUMENT",
-    "path_argument",
-    "out_option",
-    "RELEASE_ARGUMENT",
-    "CLASS_OPTION",
-    "ENGINE_OPTION",
-    "SCHEDULER_OPTION",
-    "RELEASE_SEED_OPTION",
-    "JSON_OPTION",
-    "PROGRESS_OPTION",
-    "BATCH_SIZE_OPTION",
-    "value_option",
-    "file_option",
-    "seed_option",
-    "plot_option",
-    "method_option",
-    "flag_option",
-]
-
 #: the parameter types of the click that typer parses with (recent typer versions ship
 #: their own copy of click)
 _click_types = importlib.import_module(typer.BadParameter.__module__.rsplit(".", 1)[0] + ".types")
 
-# --- choices: one str Enum per kind of option value ---------------------------------
-#
-# typer shows an Enum's values in --help, completes them in the shell and refuses any
-# other value with a usage error (exit 2) naming the flag. Commands pass ``.value`` on.
-# A choice's docstring is the help of the flag that takes it (unless the flag says more).
-
 
 class _Choice(enum.StrEnum):
-    """A choice of the command line: its value is what the user types."""
+    """A choice of the command line: its value is what the user types.
+
+    typer shows the values in --help, completes them in the shell and refuses any other
+    value with a usage error (exit 2) naming the flag. Commands pass ``.value`` on. A
+    choice's docstring is the help of the flag that takes it (unless the flag says more).
+    """
 
 
 def _choice(name: str, values, doc: str) -> type[_Choice]:
@@ -77,56 +38,42 @@ def _choice(name: str, values, doc: str) -> type[_Choice]:
     return choice
 
 
-#: ``perturb --missing``.
 Missing = _choice(
     "Missing", ("error", "category"), "A missing value is an error, or one more category."
 )
-#: ``perturb --out-of-bounds``.
 OutOfBounds = _choice(
     "OutOfBounds", ("error", "clip"), "A value outside the bounds is an error, or clipped to them."
 )
-#: ``perturb --representative``.
 Representative = _choice(
     "Representative", ("center", "left", "right", "random"), "The value a bin decodes to."
 )
-#: ``--format`` of a released data file (``perturb``, ``bn randomize``).
 TableFormat = _choice("TableFormat", ("csv", "parquet"), "Format of the released data file.")
-#: ``--engine``.
 Engine = _choice(
     "Engine",
     ("local", "dask"),
     "``--engine``: in this process, or partitioned on dask (bit-identical).",
 )
-#: ``--method`` of the distribution estimate (Dowd, Xu & Zhang, Sec. 4): every entry of
-#: the estimator table, :data:`ppdm.estimate.METHODS`.
 EstimationMethod = _choice(
     "EstimationMethod", METHODS, "``--method`` of the distribution estimate (Sec. 4)."
 )
-#: ``perturb --method``.
 ReleaseMethod = _choice(
     "ReleaseMethod",
     tuple(MECHANISMS),
     "Random substitution, or additive noise (the Agrawal & Srikant baseline).",
 )
-#: ``perturb --noise``: the noise of an additive release.
 NoiseKind = _choice("NoiseKind", ("uniform", "gaussian"), "Additive noise.")
-#: ``reproduce --learner``.
 AdviseLearner = _choice("AdviseLearner", ("c45", "cart-entropy"), "``advise --learner``.")
-#: ``noise class --technique`` (Islam & Brankovic).
 NoiseTechnique = _choice(
     "NoiseTechnique",
     ("random", "probabilistic", "all-leaves"),
     "Which leaves' classes change, and how.",
 )
-#: ``noise attributes --target``.
 InnocentTarget = _choice(
     "InnocentTarget", ("lia", "tia", "both"), "Leaf or Total Innocent Attributes, or both."
 )
-#: ``noise attributes --scope``.
 NoiseScope = _choice(
     "NoiseScope", ("all", "heterogeneous"), "The records of which leaves get noise."
 )
-#: ``noise attributes --boundary``.
 NoiseBoundary = _choice(
     "NoiseBoundary",
     ("reflect", "resample"),
@@ -142,10 +89,19 @@ NegativeFix = _choice(
 )
 
 
-# --- positional arguments: shown by their metavar (FILE, DIR) alone ------------------
+class _TextArgument(_click_types.ParamType):
+    """A text argument whose help shows its metavar only (no ``<str>`` type column)."""
+
+    name = "text"
+
+    def convert(self, value, param, ctx):
+        return value if isinstance(value, str) else str(value)
+
+    def get_metavar(self, param, ctx=None) -> str:  # noqa: ARG002 - click's signature
+        return ""
 
 
-class _PathArgument(_click_types.ParamType):
+class _PathArgument(_TextArgument):
     """A path argument whose help shows its metavar only (no ``<path>`` type column).
 
     It only converts to :class:`~pathlib.Path`; each command checks existence and kind
@@ -163,29 +119,9 @@ class _PathArgument(_click_types.ParamType):
             self.fail("is empty (an unset shell variable?)", param, ctx)
         return Path(value)
 
-    def get_metavar(self, param, ctx=None) -> str:  # noqa: ARG002 - click's signature
-        return ""
 
-
-class _TextArgument(_click_types.ParamType):
-    """A text argument whose help shows its metavar only (no ``<str>`` type column)."""
-
-    name = "text"
-
-    def convert(self, value, param, ctx):
-        return value if isinstance(value, str) else str(value)
-
-    def get_metavar(self, param, ctx=None) -> str:  # noqa: ARG002 - click's signature
-        return ""
-
-
-#: ``click_type`` of a positional file or directory argument.
 PATH_ARGUMENT = _PathArgument()
-#: ``click_type`` of a positional text argument.
 TEXT_ARGUMENT = _TextArgument()
-
-
-# --- options: declared once ----------------------------------
 
 
 def path_argument(metavar: str, help: str):  # noqa: A002 - typer's keyword
@@ -257,11 +193,6 @@ def _check_seed(value: int | None) -> int | None:
     return value if value is None else check_flag(check_at_least, value, "--seed", 0)
 
 
-def plot_option(metavar: str, help: str):  # noqa: A002 - typer's keyword
-    """``--plot``: where to write figures (optional, never empty)."""
-    return out_option(metavar, help, default=None, flag="--plot")
-
-
 def method_option(help: str = "Estimation method of Dist."):  # noqa: A002 - typer's keyword
     """``--method`` of the distribution estimate, set-scale unless told."""
     return choice_option(EstimationMethod.SET_SCALE, "--method", help)
@@ -275,11 +206,13 @@ def flag_option(flag: str, help: str, short: str | None = None):  # noqa: A002
 
 #: ``--overwrite`` of the commands that write a file (a table, model, plot or page).
 OVERWRITE_FILE_OPTION = flag_option("--overwrite", "Replace an existing output file.")
-#: The release directory a command reads.
+#: ``--overwrite`` of the commands that write a release directory.
+OVERWRITE_DIR_OPTION = flag_option(
+    "--overwrite", "Replace an existing non-empty release directory (whole)."
+)
 RELEASE_ARGUMENT = path_argument("DIR", "Release directory.")
 #: ``--class`` / ``-c`` of the commands that learn or add noise: a required column.
 CLASS_OPTION = value_option(..., "--class", "COL", "Name of the class column.", short="-c")
-#: ``--engine`` of the release pipeline's commands.
 #: ``--engine`` of making, estimating and reconstructing a release (:data:`ppdm.api.ENGINES`).
 ReleaseEngine = _choice(
     "ReleaseEngine",
@@ -294,21 +227,17 @@ ENGINE_OPTION = typer.Option(
     "partition on a cluster. The same bytes whichever.",
     show_default="local",
 )
-#: ``--scheduler`` that goes with ``--engine dask``.
 SCHEDULER_OPTION = value_option(
     None, "--scheduler", "ADDRESS", "Dask scheduler address; none starts a LocalCluster."
 )
 #: ``--seed`` of a command that writes a release: for experiments only.
 RELEASE_SEED_OPTION = seed_option("Seed for experiments only (never for a real release).")
-#: ``--json``: print a machine-readable result instead of a table.
 JSON_OPTION = flag_option("--json", "Machine-readable output.")
 #: ``--progress/--no-progress`` of the reproduction grids.
 PROGRESS_OPTION = typer.Option(True, "--progress/--no-progress", help="Show a progress bar.")
-#: ``--confidence`` / ``-C`` of the commands that grow a C4.5 tree.
 CONFIDENCE_OPTION = value_option(
     0.25, "--confidence", "CF", "C4.5 pruning confidence factor (J48 -C).", short="-C"
 )
-#: ``--min-leaf`` / ``-M`` of the commands that grow a C4.5 tree.
 MIN_LEAF_OPTION = value_option(
     2, "--min-leaf", "N", "C4.5 minimum instances per leaf (J48 -M).", short="-M"
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import typer
@@ -18,6 +19,7 @@ from ._common import (
 from ._options import (
     BATCH_SIZE_OPTION,
     ENGINE_OPTION,
+    OVERWRITE_DIR_OPTION,
     RELEASE_SEED_OPTION,
     SCHEDULER_OPTION,
     Missing,
@@ -35,27 +37,6 @@ from ._options import (
     value_option,
 )
 from ._passes import _Passes
-
-#: Flag of every release option the command line sets (the library names the field).
-PLAN_FLAGS = {
-    "class_attribute": "--class",
-    "gamma": "--gamma",
-    "n_bins": "--bins",
-    "bounds": "--bounds",
-    "spec": "--spec",
-    "attributes": "--attributes",
-    "perturb_class": "--perturb-class",
-    "missing": "--missing",
-    "out_of_bounds": "--out-of-bounds",
-    "representative": "--representative",
-    "copies": "--copies",
-    "epsilon_record": "--epsilon-record",
-    "epsilon_split": "--epsilon-split",
-    "method": "--method",
-    "noise": "--noise",
-    "noise_scale": "--noise-scale",
-    "allow_unprotected": "--allow-unprotected",
-}
 
 
 def _parse_split(text: str | None) -> dict[str, str] | None:
@@ -208,9 +189,7 @@ def perturb(
     method: ReleaseMethod = choice_option(ReleaseMethod.SUBSTITUTION, "--method"),
     noise: NoiseKind = choice_option(NoiseKind.GAUSSIAN, "--noise"),
     noise_scale: float | None = NOISE_SCALE_OPTION,
-    overwrite: bool = flag_option(
-        "--overwrite", "Replace an existing non-empty release directory (whole)."
-    ),
+    overwrite: bool = OVERWRITE_DIR_OPTION,
     allow_unprotected: bool = ALLOW_UNPROTECTED_OPTION,
     owner_report: Path | None = OWNER_REPORT_OPTION,
 ) -> None:
@@ -243,7 +222,11 @@ def perturb(
             gamma = gamma_from_rho(*rho)
         except ValueError as exc:
             fail(f"--rho: {exc}", usage=True)
-    flags = {**PLAN_FLAGS, "gamma": "--rho: gamma"} if rho is not None else PLAN_FLAGS
+    # the flag of every release option: its name with dashes, but for two
+    flags = {f.name: "--" + f.name.replace("_", "-") for f in dataclasses.fields(PlanOptions)}
+    flags.update(class_attribute="--class", n_bins="--bins")
+    if rho is not None:
+        flags["gamma"] = "--rho: gamma"
     from ..io import names_as_read
 
     class_ = names_as_read(input, [class_])[0] if class_ else class_

@@ -69,21 +69,13 @@ def reconstruct(
         check_flag(check_at_least, batch_size, "--batch-size", 1)
     with flag_errors({}):
         engine = resolve_engine(engine, not out.suffix, scheduler)
+    given = {"method": method, "by_class": by_class, "random_state": seed}
+    given.update(overwrite=overwrite, batch_size=batch_size)
     if engine != "local":  # a directory of parts
         check_output(out, inputs=(release,), directory=True, overwrite=overwrite)
         _check_by_class(load_release(release).spec, by_class, release)
         with flag_errors({}):
-            path = reconstruct_release(
-                release,
-                out,
-                method=method,
-                by_class=by_class,
-                random_state=seed,
-                engine=engine,
-                scheduler=scheduler,
-                overwrite=overwrite,
-                batch_size=batch_size,
-            )
+            path = reconstruct_release(release, out, engine=engine, scheduler=scheduler, **given)
         typer.echo(f"wrote the reconstructed table to {path}/ (partitioned Parquet)")
         return
     table_out(out, overwrite, inputs=(release,))
@@ -92,15 +84,7 @@ def reconstruct(
     total = rel.spec.n_records and rel.spec.n_records * rel.spec.copies
     with progress_bar("counting", total) as advance:
         passes = _Passes(advance, total)
-        reconstruct_release(
-            _counted(rel, passes, ("counting", "reconstructing")),
-            out,
-            method=method,
-            by_class=by_class,
-            random_state=seed,
-            batch_size=batch_size,
-            overwrite=overwrite,
-        )
+        reconstruct_release(_counted(rel, passes, ("counting", "reconstructing")), out, **given)
     typer.echo(f"wrote the reconstructed table to {out}")
 
 

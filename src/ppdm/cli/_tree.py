@@ -9,8 +9,8 @@ import numpy as np
 import typer
 
 from ..exceptions import DataError, DomainError
+from ..publish import publish_file
 from ._common import (
-    atomic_path,
     check_tree_flags,
     fail,
     file_out,
@@ -50,7 +50,7 @@ MODEL_ARGUMENT = path_argument(
 def _save_model(model, target: str, path: Path) -> None:
     from ..tree.persist import save_model
 
-    with atomic_path(path) as tmp:
+    with publish_file(path) as tmp:
         save_model(model, tmp, target=target)
 
 
@@ -64,12 +64,6 @@ def _load_model(path: Path, trust_pickle: bool = False, *, c45_only: str = ""):
         fail(f"{str(path)!r} is a model learnt from a release (ppdm mine --model-out); "
              f"{c45_only} reads C4.5 models of ppdm tree train")  # fmt: skip
     return clf, target
-
-
-def _read(path: Path):
-    from ..io import read_table
-
-    return read_table(path)
 
 
 @tree_app.command("train")
@@ -122,8 +116,7 @@ def train(
              "least two classes to learn from (name another column with --class)")  # fmt: skip
     clf.fit(X, y)  # rows without a class are left out, as J48 leaves them
     acc = _agreement(clf.predict(X), y)
-    majority = _majority(clf)
-    rate = _agreement(np.full(len(y), majority, dtype=object), y)
+    majority, rate = _majority(clf, y)
     _save_model(clf, class_column, out)  # after the figures: a failure leaves no model
     unlabelled = _unlabelled(y)
     rows = f"{len(frame) - unlabelled} rows" + (
@@ -148,9 +141,11 @@ def predict(
     overwrite: bool = OVERWRITE_FILE_OPTION,
 ) -> None:
     """Classify the rows of a table; write them with a "predicted" column."""
+    from ..io import read_table
+
     table_out(out, overwrite, inputs=(model, data))  # a bad --out is refused before any work
     clf, target = _load_model(model, trust_pickle)
-    frame = _read(data)
+    frame = read_table(data)
     X = _model_columns(clf, frame, data, target)
     added = ["predicted", *([f"p_{label}" for label in clf.classes_] if proba else [])]
     taken = [c for c in added if c in frame.columns]
@@ -170,8 +165,7 @@ def predict(
     unlabelled = _unlabelled(frame[target]) if target in frame.columns else len(frame)
     if unlabelled < len(frame):  # measured before anything is written
         accuracy = _agreement(result["predicted"], frame[target])
-        majority = _majority(clf)
-        baseline = _agreement(np.full(len(frame), majority, dtype=object), frame[target])
+        majority, baseline = _majority(clf, frame[target])
     # in ARFF the class and the predictions are nominal (as Weka's J48 needs)
     nominal = [c for c in (target, "predicted") if c in result.columns]
     write_out_table(result, out, nominal=nominal)
@@ -210,11 +204,12 @@ def _model_columns(clf, frame, data: Path, target: str):
     return frame[list(names)]
 
 
-def _majority(clf):
-    """The commonest class of the training rows (the root's weighted class counts): what
-    a model that always predicts one class predicts."""
+def _majority(clf, truth) -> tuple:
+    """The commonest class of the training rows (the root's weighted class counts), and
+    the share of ``truth`` a model that always predicts it gets right: the baseline."""
     roots = [t.value[0] for t in getattr(clf, "trees_", None) or [clf.tree_]]
-    return clf.classes_[int(np.argmax(np.mean(np.asarray(roots, dtype=float), axis=0)))]
+    majority = clf.classes_[int(np.argmax(np.mean(np.asarray(roots, dtype=float), axis=0)))]
+    return majority, _agreement(np.full(len(truth), majority, dtype=object), truth)
 
 
 def _unlabelled(truth) -> int:
@@ -247,12 +242,6 @@ def _plain(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
-def _text(clf) -> str:
-    from ..tree import export_text
-
-    return clf.export_text() if hasattr(clf, "export_text") else export_text(clf)
-
-
 @tree_app.command("show")
 def show(
     model: Path = MODEL_ARGUMENT,
@@ -260,10 +249,13 @@ def show(
     trust_pickle: bool = flag_option("--trust-pickle", _TRUST_PICKLE_HELP),
 ) -> None:
     """Print a tree in J48's layout, or its rules with coverage/errors."""
-    from ..tree import extract_rules, format_rules
+    from ..tree import export_text, extract_rules, format_rules
 
     clf, _ = _load_model(model, trust_pickle, c45_only="--rules" if rules else "")
-    typer.echo(format_rules(extract_rules(clf)) if rules else _text(clf))
+    if rules:
+        typer.echo(format_rules(extract_rules(clf)))
+    else:  # a model of a release prints itself; a C4.5 tree in J48's layout
+        typer.echo(clf.export_text() if hasattr(clf, "export_text") else export_text(clf))
 
 
 @tree_app.command("compare")
@@ -283,6 +275,7 @@ def compare(
     trust_pickle: bool = flag_option("--trust-pickle", _TRUST_PICKLE_HELP),
 ) -> None:
     """Compare two trees: roots, shared attributes, matching rules, prediction agreement."""
+    from ..io import read_table
     from ..tree import compare_trees
 
     if not tolerance >= 0:  # also refuses nan
@@ -292,7 +285,7 @@ def compare(
     clf_b, target_b = _load_model(b, trust_pickle, c45_only="ppdm tree compare")
     X = None
     if data is not None:
-        frame = _read(data)
+        frame = read_table(data)
         X = _model_columns(clf_a, frame, data, target_a)
         other = list(_model_columns(clf_b, frame, data, target_b).columns)
         if other != list(X.columns):
