@@ -28,6 +28,7 @@ from __future__ import annotations
 import atexit
 import errno
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -61,6 +62,7 @@ __all__ = [
     "raise_if_terminated",
     "termination_status",
     "release_member",
+    "target_of",
 ]
 
 _MARK = ".ppdm-"
@@ -465,6 +467,25 @@ def clean_leftovers(parent: str | os.PathLike, name: str) -> int:
 
 def _hidden(target: Path, kind: str) -> Path:
     return target.with_name(f".{target.name}{_MARK}{kind}-{os.getpid()}-{secrets.token_hex(4)}")
+
+
+_HIDDEN = re.compile(rf"^\.(?P<name>.+){re.escape(_MARK)}[a-z]+-\d+-[0-9a-f]{{8}}(?:\.\w+)?$")
+
+
+def target_of(path: str | os.PathLike) -> Path | None:
+    """The output a hidden work file of this module (:func:`publish_file`,
+    :func:`publish_dir`) stands for, or None when ``path`` is not one.
+
+    Examples
+    --------
+    >>> str(target_of(_hidden(Path("/data/out.csv"), "new")))
+    '/data/out.csv'
+    >>> target_of("/data/.settings") is None
+    True
+    """
+    p = Path(path)
+    m = _HIDDEN.match(p.name)
+    return p.parent / m.group("name") if m else None
 
 
 def _remove(path: Path) -> None:

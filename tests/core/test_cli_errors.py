@@ -229,8 +229,12 @@ def test_error_line_translations():
     msg, _ = error_line(ValueError("array is too big; `arr.size * arr.dtype.itemsize` is larger"))
     assert "--bins" in msg
     assert error_line(KeyboardInterrupt())[1] == EXIT_INTERRUPTED
-    err = PermissionError(13, "Permission denied", "/data/.out.csv.a1b2c3d4.tmp")
-    assert error_line(err)[0] == "cannot write '/data/out.csv': Permission denied"
+    for kind, suffix in (("new", ""), ("new", ".part"), ("dir", "")):
+        hidden = f"/data/.out.csv.ppdm-{kind}-4242-a1b2c3d4{suffix}"  # publish's own names
+        err = PermissionError(13, "Permission denied", hidden)
+        assert error_line(err)[0] == "cannot write '/data/out.csv': Permission denied"
+    err = PermissionError(13, "Permission denied", "/data/.out.csv.a1b2c3d4")
+    assert error_line(err)[0] == "'/data/.out.csv.a1b2c3d4': Permission denied"  # a user's file
     err = OSError(28, "No space left on device")
     assert "No space left on device" in error_line(err)[0]
     assert "\n" not in error_line(ValueError("two\nlines"))[0]

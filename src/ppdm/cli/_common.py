@@ -31,6 +31,7 @@ from ..publish import (
     operation,
     publish_file,
     release_claims,
+    target_of,
 )
 
 T = TypeVar("T")
@@ -196,18 +197,14 @@ def _one_line(message: str, limit: int = MAX_MESSAGE) -> str:
     return text
 
 
-_TEMP_NAME = re.compile(r"^\.(?P<name>.+)\.[A-Za-z0-9_]{8}(?:\.tmp)?$")
 _PATH_LOCALS = ("filepath_or_buffer", "path", "source", "filename", "fname")
 
 
 def _target_of(filename: str) -> tuple[str, bool]:
-    """The user's path behind a temporary file of :func:`ppdm.publish.publish_file`, and
-    whether it was one."""
-    p = Path(filename)
-    m = _TEMP_NAME.match(p.name)
-    if m:
-        return str(p.parent / m.group("name")), True
-    return filename, False
+    """The user's path behind a hidden work file of :mod:`ppdm.publish`, and whether it
+    was one."""
+    target = target_of(filename)
+    return (filename, False) if target is None else (str(target), True)
 
 
 def _file_from_traceback(exc: BaseException) -> str | None:
