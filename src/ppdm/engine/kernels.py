@@ -1,19 +1,14 @@
 """What one partition does, and how the client combines the partitions' results.
 
 Every partitioned engine (sequential or on a cluster) runs these same functions on
-the same partitions with the same derived streams, which is why their outputs are
-bit-identical. Perturbation streams are addressed by row (each partition is told its
-first row), so a perturbed release does not even depend on the partitioning. A
-partition's work never depends on another partition's data: only on small
-client-side summaries (domain sketches, row counts, perturbed counts, rank tables).
-
-Reconstruction follows the two-pass streaming design: the count pass returns each
-partition's records per (tie group, bucket of rank key), keys read from the
-partition's first row on; the client adds them up, estimates, rounds and cuts the
-global multisets and builds one rank table per attribute (as
-:func:`ppdm.pipeline.reconstruct_batches` does); each partition starts in it after the
-records of the partitions before it, so the reconstruction does not depend on the
-partitioning either.
+the same partitions under one root drawn on the client (:func:`resolve_root`, never
+written anywhere). Every stream under it is an AES-counter stream keyed by the root
+and the stream's name and addressed by row: the perturbation's and the
+reconstruction's rank keys and representatives. So neither a release nor its
+reconstruction depends on the partitioning, on which worker runs a task or in what
+order, and both equal the single-stream ones. A partition's work depends only on its
+own data and small client-side summaries (domain sketches, row counts, perturbed
+counts, rank tables).
 
 References
 ----------
@@ -35,13 +30,13 @@ from ..domain import DomainSketch
 from ..exceptions import DataError, PpdmError, SpecError
 from ..perturbation import perturb_batches
 from ..pipeline import assign_batches, rank_keys, rank_tables
+from ..random import RandomState, resolve_seed, warn_seeded_release
 from ..reconstruct import RankTable, rank_bits, rank_cells
 from ..release import ReleaseSpec
 
 __all__ = [
+    "resolve_root",
     "PartitionCounts",
-    "sketch_partition",
-    "merge_sketches",
     "column_difference",
     "perturb_partition",
     "perturb_partition_batches",
@@ -58,6 +53,28 @@ __all__ = [
 ]
 
 
+def resolve_root(random_state: RandomState = None, *, warn: bool = False) -> np.random.SeedSequence:
+    """The root of a partitioned run, drawn once on the client.
+
+    :func:`ppdm.random.resolve_seed` (256 bits of OS entropy for ``None``, else a
+    reproducible root), and with ``warn=True`` a
+    :class:`~ppdm.exceptions.SeededReleaseWarning` when a release is drawn from a seed.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     root = resolve_root(7, warn=True)
+    >>> (root.entropy, caught[0].category.__name__)
+    (7, 'SeededReleaseWarning')
+    """
+    root = resolve_seed(random_state)
+    if warn and random_state is not None:
+        warn_seeded_release(stacklevel=3)
+    return root
+
+
 @contextmanager
 def _in_partition(partition: int) -> Iterator[None]:
     """Prefix ppdm's errors with the partition they come from (same exception type)."""
@@ -69,32 +86,37 @@ def _in_partition(partition: int) -> Iterator[None]:
         raise
 
 
-def sketch_partition(frame: pd.DataFrame, partition: int, cap: int) -> dict[str, DomainSketch]:
-    """One :class:`~ppdm.domain.DomainSketch` per column of one partition.
+def sketch_rows_partition(
+    frame: pd.DataFrame, partition: int, cap: int
+) -> tuple[dict[str, DomainSketch], list[int]]:
+    """One :class:`~ppdm.domain.DomainSketch` per column of one partition, and its rows.
 
     Examples
     --------
-    >>> s = sketch_partition(pd.DataFrame({"x": [1.0, 3.0]}), 0, cap=20)
-    >>> (s["x"].low, s["x"].high)
-    (1.0, 3.0)
+    >>> s, rows = sketch_rows_partition(pd.DataFrame({"x": [1.0, 3.0]}), 0, cap=20)
+    >>> (s["x"].low, s["x"].high, rows)
+    (1.0, 3.0, [2])
     """
     columns = [str(c) for c in frame.columns]
     with _in_partition(partition):
         if len(set(columns)) != len(columns):
             raise DataError(f"the input has repeated column names: {columns}")
-        return {c: DomainSketch(c, cap=cap).update(frame[c]) for c in columns}
+        return {c: DomainSketch(c, cap=cap).update(frame[c]) for c in columns}, [len(frame)]
 
 
-def merge_sketches(
-    first: dict[str, DomainSketch], then: dict[str, DomainSketch]
-) -> dict[str, DomainSketch]:
-    """Sketches of two consecutive runs of partitions, merged column by column."""
-    if list(first) != list(then):
+def merge_sketch_rows(
+    first: tuple[dict[str, DomainSketch], list[int]],
+    then: tuple[dict[str, DomainSketch], list[int]],
+) -> tuple[dict[str, DomainSketch], list[int]]:
+    """Sketches of consecutive runs of partitions merged column by column, and their
+    row counts in order."""
+    if list(first[0]) != list(then[0]):
         raise DataError(
-            f"partitions have different columns: a later one {column_difference(first, then)}; "
-            "every partition must have the same columns in the same order"
+            f"partitions have different columns: a later one "
+            f"{column_difference(first[0], then[0])}; every partition must have the same "
+            "columns in the same order"
         )
-    return {c: first[c].merge(then[c]) for c in first}
+    return {c: first[0][c].merge(then[0][c]) for c in first[0]}, first[1] + then[1]
 
 
 def column_difference(first: Sequence[str], then: Sequence[str]) -> str:
@@ -159,21 +181,6 @@ def perturb_partition_batches(
     """
     with _in_partition(partition):
         yield from perturb_batches(batches, spec, root, warn=False, row_offset=row_offset)
-
-
-def sketch_rows_partition(
-    frame: pd.DataFrame, partition: int, cap: int
-) -> tuple[dict[str, DomainSketch], list[int]]:
-    """:func:`sketch_partition` and the partition's row count (for row addressing)."""
-    return sketch_partition(frame, partition, cap), [len(frame)]
-
-
-def merge_sketch_rows(
-    first: tuple[dict[str, DomainSketch], list[int]],
-    then: tuple[dict[str, DomainSketch], list[int]],
-) -> tuple[dict[str, DomainSketch], list[int]]:
-    """Merged sketches of consecutive partitions, and their row counts in order."""
-    return merge_sketches(first[0], then[0]), first[1] + then[1]
 
 
 def row_offsets(rows: list[int]) -> list[int]:
