@@ -287,15 +287,11 @@ def _release(real: Path) -> None:
 
 
 @atexit.register
-def _release_claims() -> None:
+def release_claims() -> None:
+    """Give up every claim of this process (a command has ended; see :func:`check_output`)."""
     with _CLAIMS_LOCK:
         for real in list(_CLAIMS):
             _release(real)
-
-
-def release_claims() -> None:
-    """Give up every claim of this process (a command has ended; see :func:`check_output`)."""
-    _release_claims()
 
 
 def check_output(

@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Union
 
 from pydantic import (
     BaseModel,
@@ -249,17 +249,7 @@ _DomainUnion = Annotated[
     Discriminator(lambda v: v.get("kind") if isinstance(v, Mapping) else getattr(v, "kind", None)),
 ]
 _MatrixUnion = Annotated[
-    Annotated[GammaDiagonalSpec, Tag("gamma-diagonal")]
-    | Annotated[IdentitySpec, Tag("identity")]
-    | Annotated[ExplicitSpec, Tag("explicit")]
-    | Annotated[SymmetricSpec, Tag("symmetric")]
-    | Annotated[SymmetricBinarySpec, Tag("symmetric-binary")]
-    | Annotated[SymmetricTernarySpec, Tag("symmetric-ternary")]
-    | Annotated[BinarySpec, Tag("binary")]
-    | Annotated[BlockDiagonalSpec, Tag("block-diagonal")]
-    | Annotated[InvariantPramSpec, Tag("invariant-pram")]
-    | Annotated[SdcmicroPramSpec, Tag("sdcmicro-pram")]
-    | Annotated[StratifiedSpec, Tag("stratified")],
+    Union[tuple(Annotated[model, Tag(kind)] for kind, model in _MATRIX_MODELS.items())],  # noqa: UP007
     Discriminator(_matrix_tag),
 ]
 _DOMAIN_HANDLER = TypeAdapter(_DomainUnion)

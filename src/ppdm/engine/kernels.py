@@ -45,7 +45,6 @@ __all__ = [
     "row_offsets",
     "count_partition",
     "add_counts",
-    "sorted_classes",
     "align_counts",
     "reconstruction_shares",
     "reconstruct_partition",
@@ -295,14 +294,6 @@ def _coarser(table: np.ndarray, width: int) -> np.ndarray:
     """``table`` (C, N * 2**b) summed over consecutive buckets down to ``width`` columns."""
     f = table.shape[1] // width
     return table.reshape(len(table), width, f).sum(axis=2)
-
-
-def sorted_classes(classes: tuple) -> list:
-    """Class values in the order :func:`ppdm.pipeline.class_values` gives them."""
-    try:
-        return sorted(classes)
-    except TypeError:
-        return sorted(classes, key=str)
 
 
 def align_counts(counts: PartitionCounts, classes: list | tuple | None, name: str) -> np.ndarray:

@@ -55,6 +55,7 @@ from ..pipeline import (
     plan_from_footers,
     read_ahead,
     release_values,
+    sorted_classes,
     spec_kinds,
     value_domains,
     values_round_trip,
@@ -80,7 +81,6 @@ from .kernels import (
     resolve_root,
     row_offsets,
     sketch_rows_partition,
-    sorted_classes,
 )
 
 __all__ = [

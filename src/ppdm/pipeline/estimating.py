@@ -37,6 +37,7 @@ from .opening import (
     opened,
     plain_value,
     release_values,
+    sorted_classes,
 )
 
 
@@ -147,10 +148,7 @@ def count_pass(
         tables = {k: t.reshape(len(t), doms[k].n_values, 1 << bits[k]) for k, t in tables.items()}
     if name is None:
         return tables, None
-    try:
-        classes = sorted(found)
-    except TypeError:
-        classes = sorted(found, key=str)
+    classes = sorted_classes(found)
     order = [found[c] for c in classes]
     return {k: t[order] for k, t in tables.items()}, classes
 

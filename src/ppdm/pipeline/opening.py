@@ -249,10 +249,15 @@ def class_values(spec: ReleaseSpec, batches: Batches) -> list:
     values: set = set()
     for batch in batches():
         values.update(pd.unique(batch[name].dropna()).tolist())
+    return sorted_classes(values)
+
+
+def sorted_classes(classes: Iterable) -> list:
+    """Class values in order: sorted, or sorted as text when they do not compare."""
     try:
-        return sorted(values)
+        return sorted(classes)
     except TypeError:
-        return sorted(values, key=str)
+        return sorted(classes, key=str)
 
 
 def class_codes(batch: pd.DataFrame, spec: ReleaseSpec, classes: list | None, offset: int):
