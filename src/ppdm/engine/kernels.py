@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ..domain import DomainSketch
-from ..exceptions import DataError, PpdmError, SpecError
+from ..exceptions import DataError, PpdmError
 from ..perturbation import perturb_batches
 from ..pipeline import assign_batches, rank_keys, rank_tables
 from ..random import RandomState, resolve_seed, warn_seeded_release
@@ -149,17 +149,8 @@ def perturb_partition(
     partition: int,
     row_offset: int,
 ) -> pd.DataFrame:
-    """Algorithm 1 on one partition, whose first record is row ``row_offset`` of the table.
-
-    The streams are those of :func:`ppdm.perturbation.perturb_batches` under ``root``,
-    keyed by attribute name and addressed by row: the partition's records get exactly
-    the bytes the single-stream path gives the same rows, whatever the partitioning.
-
-    Returns
-    -------
-    DataFrame
-        The perturbed partition (same index and columns).
-    """
+    """Algorithm 1 on one partition, whose first record is row ``row_offset`` of the
+    table: the streams of :func:`ppdm.perturbation.perturb_batches` under ``root``."""
     with _in_partition(partition):
         spec.check_columns([str(c) for c in frame.columns])
         return next(iter(perturb_batches([frame], spec, root, warn=False, row_offset=row_offset)))
@@ -172,12 +163,8 @@ def perturb_partition_batches(
     partition: int,
     row_offset: int,
 ) -> Iterator[pd.DataFrame]:
-    """:func:`perturb_partition` on a partition read batch by batch (memory bounded by
-    the batch): the same streams, addressed by row, so the same perturbed values.
-
-    With ``spec.copies > 1`` every batch is followed by its copies, so the rows come in
-    another order than :func:`perturb_partition`'s; callers stream only single copies.
-    """
+    """:func:`perturb_partition` on a partition read batch by batch: the same values,
+    but with ``spec.copies > 1`` every batch is followed by its own copies."""
     with _in_partition(partition):
         yield from perturb_batches(batches, spec, root, warn=False, row_offset=row_offset)
 
@@ -235,9 +222,7 @@ def count_partition(
     with _in_partition(partition):
         spec.check_columns([str(c) for c in frame.columns])
         if by_class:
-            name = spec.class_attribute
-            if name is None:
-                raise SpecError("the release has no class attribute; by-class work needs one")
+            name = spec.class_attribute  # checked by the caller (check_by_class)
             ccodes, uniques = pd.factorize(frame[name], use_na_sentinel=True)
             if (ccodes < 0).any():
                 row = int(np.flatnonzero(ccodes < 0)[0]) + int(row_offset)
@@ -319,27 +304,11 @@ def reconstruction_shares(
 ) -> list[dict[str, RankTable]]:
     """Client side of the reconstruction: every partition's start in every rank table.
 
-    The partitions' bucket counts add up to the table's, from which one
-    :class:`~ppdm.reconstruct.RankTable` per attribute is built (as the single-stream
-    :func:`ppdm.pipeline.reconstruct_batches` builds it); partition ``p`` gets a copy
-    that starts after the records of partitions ``0..p-1``. The reconstruction is
-    therefore the single-stream one, whatever the partitioning.
-
-    Parameters
-    ----------
-    spec : ReleaseSpec
-    part_counts : list of PartitionCounts
-        The count pass (with rank keys), one per partition, in partition order.
-    classes : list, optional
-        Global class order (by-class reconstruction) or ``None``.
-    method : str
-        Estimation method (see :func:`ppdm.estimate.estimate_counts`).
-    root : SeedSequence
-        Root of the run.
-
-    Returns
-    -------
-    list of dict of attribute -> RankTable
+    The partitions' bucket counts (``part_counts``, the count pass with rank keys, in
+    partition order) add up to the table's, from which one
+    :class:`~ppdm.reconstruct.RankTable` per attribute is built as
+    :func:`ppdm.pipeline.reconstruct_batches` builds it; partition ``p`` gets a copy that
+    starts after the records of partitions ``0..p-1``.
     """
     attrs = spec.perturbed_attributes()
     n_classes = 1 if classes is None else len(classes)
@@ -369,13 +338,7 @@ def reconstruction_shares(
 
 
 def reconstruct_partition(frame: pd.DataFrame, *args, **kwargs) -> pd.DataFrame:
-    """Pass 2 on one partition held whole (see :func:`reconstruct_partition_batches`).
-
-    Returns
-    -------
-    DataFrame
-        The reconstructed partition (same index and columns).
-    """
+    """Pass 2 on one partition held whole (see :func:`reconstruct_partition_batches`)."""
     (rec,) = reconstruct_partition_batches([frame], *args, **kwargs)
     return rec
 
@@ -389,18 +352,9 @@ def reconstruct_partition_batches(
     partition: int,
     first_row: int = 0,
 ) -> Iterator[pd.DataFrame]:
-    """Pass 2 on one partition: hand every record its code from the rank tables, then decode.
-
-    ``first_row`` is the partition's first row in the table: rank keys and random
-    representatives are read from there, so the partition gets the rows the single
-    stream gives it, whether it comes whole or batch by batch (memory bounded by the
-    batch).
-
-    Yields
-    ------
-    DataFrame
-        The reconstructed batches (same index and columns).
-    """
+    """Pass 2 on one partition: hand every record its code from the rank tables, then
+    decode. Rank keys and representatives are read from ``first_row``, the partition's
+    first row in the table."""
 
     def checked():
         for batch in batches:

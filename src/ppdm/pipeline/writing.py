@@ -52,6 +52,7 @@ from .batches import (
 )
 from .opening import (
     Release,
+    check_release_rows,
     checked_batches,
     load_release,
     plain_value,
@@ -432,7 +433,7 @@ def check_written_release(
         return verify_release(directory, batch_size, progress=progress)
     columns, rows = written_shape(rel.data_path)
     rel.spec.check_columns(columns)
-    rel._check_rows(rows)
+    check_release_rows(rel.spec, rows, rel.source)
     if progress:
         progress(rows)
     return rows
