@@ -67,9 +67,6 @@ class _Entry(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-# --- domains --------------------------------------------------------------------------
-
-
 class CategoricalDomainSpec(_Entry):
     """A categorical domain: the list of values (codes in this order)."""
 

@@ -77,9 +77,6 @@ def _lazy(ddf, spec: ReleaseSpec, fn, per_partition: list[dict] | None = None):
     return dd.from_delayed(out, meta=_meta(ddf, spec), verify_meta=False)
 
 
-# -- Dask DataFrames ------------------------------------------------------------------
-
-
 def plan_release_dask(ddf, options: PlanOptions | None = None, **plan_keywords) -> ReleaseSpec:
     """:func:`ppdm.perturbation.plan_release` of a Dask DataFrame (sketches tree-reduced).
 
@@ -194,9 +191,6 @@ def reconstruct_dask(
     )
     fn = functools.partial(reconstruct_partition, spec=spec, classes=classes, root=root)
     return _lazy(ddf, spec, fn, [{"shares": x, "first_row": o} for x, o in zip(shares, firsts)])
-
-
-# -- local engine on pandas partitions ---------------------------------------------------
 
 
 def plan_release_partitions(

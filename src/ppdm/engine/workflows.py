@@ -96,9 +96,6 @@ DATA_DIR = "data"
 Executor = LocalExecutor | DaskExecutor
 
 
-# -- partitions -------------------------------------------------------------------
-
-
 def partitions_of(data: Any) -> list:
     """Handles of the partitions of ``data``, in order; each task loads its own.
 
@@ -159,10 +156,6 @@ def _as_kinds(frame: pd.DataFrame, kinds: dict[str, str]) -> pd.DataFrame:
     for name in numeric:
         frame[name] = frame[name].map(str, na_action="ignore").astype(object)
     return frame
-
-
-def _indexed(handles: Sequence) -> list[tuple[int, Any]]:
-    return list(enumerate(handles))
 
 
 def _parquet(handle: Any) -> bool:
@@ -297,9 +290,6 @@ def _reconstruct_write_task(spec, classes, root, directory, n_parts, item) -> in
     return rows
 
 
-# -- shared passes ----------------------------------------------------------------
-
-
 def plan_partitions(
     executor: Executor, handles: Sequence, options: PlanOptions
 ) -> tuple[ReleaseSpec, list[int]]:
@@ -316,7 +306,7 @@ def plan_partitions(
     try:
         sketches, rows = executor.reduce(
             functools.partial(_sketch_rows_task, options.bins_cap),
-            _indexed(handles),
+            list(enumerate(handles)),
             merge_sketch_rows,
             stage="summarising the columns",
         )
@@ -382,7 +372,7 @@ def count_partitions(
         check_by_class(spec)
     total = executor.reduce(
         functools.partial(_count_task, spec, by_class),
-        _indexed(handles),
+        list(enumerate(handles)),
         add_counts,
         stage="counting the perturbed values",
     )
@@ -421,7 +411,7 @@ def reconstruction_plan(
     check_method(method)
     if by_class:
         check_by_class(spec)
-    rows = executor.map(_rows_task, _indexed(handles), stage="counting the rows")
+    rows = executor.map(_rows_task, list(enumerate(handles)), stage="counting the rows")
     if data is not None:
         check_release_rows(spec, sum(int(r) for r in rows), data)
     first_rows = row_offsets(rows)
@@ -445,9 +435,6 @@ def reconstruction_plan(
     return shares, classes, first_rows
 
 
-# -- atomic directories ---------------------------------------------------------------
-
-
 @contextmanager
 def _staging(target: Path) -> Iterator[Path]:
     """A hidden directory beside ``target``, published onto it whole on success.
@@ -465,9 +452,6 @@ def _staging(target: Path) -> Iterator[Path]:
                 if not leftover.exists():
                     break
                 time.sleep(0.2)
-
-
-# -- file-level workflows ---------------------------------------------------------------
 
 
 def make_release_partitioned(
