@@ -236,10 +236,6 @@ _MATRIX_KIND_ERROR = (
 )
 
 
-def _identity_serializer(value: Any) -> Any:
-    return value
-
-
 _DomainUnion = Annotated[
     Annotated[CategoricalDomainSpec, Tag("categorical")]
     | Annotated[BinnedDomainSpec, Tag("binned")],
@@ -279,12 +275,12 @@ def _kept(adapter: TypeAdapter):
 DomainField = Annotated[
     _DomainUnion,
     WrapValidator(_kept(_DOMAIN_HANDLER)),
-    PlainSerializer(_identity_serializer),
+    PlainSerializer(lambda value: value),
 ]
 MatrixField = Annotated[
     _MatrixUnion,
     WrapValidator(_kept(_MATRIX_HANDLER)),
-    PlainSerializer(_identity_serializer),
+    PlainSerializer(lambda value: value),
 ]
 
 
@@ -480,11 +476,6 @@ class ReleaseSpec(BaseModel):
             raise SpecError("spec does not match the data: " + "; ".join(parts))
 
 
-def _load_text(path: Path) -> Any:
-    """Parse a spec file within the caps of :func:`ppdm.limits.load_structured`."""
-    return load_structured(path, "spec", error=SpecError)
-
-
 def read_spec(path: str | os.PathLike) -> ReleaseSpec:
     """Read and validate a spec from JSON or YAML (by extension).
 
@@ -497,7 +488,7 @@ def read_spec(path: str | os.PathLike) -> ReleaseSpec:
             raise SpecError(f"{str(path)!r} is a symbolic link; ppdm reads no links in a release")
     if not path.exists():
         raise FileNotFoundError(f"spec file {str(path)!r} does not exist")
-    data = _load_text(path)
+    data = load_structured(path, "spec", error=SpecError)  # within the caps of ppdm.limits
     if not isinstance(data, dict):
         raise SpecError(f"spec {str(path)!r} must be a mapping with an 'attributes' list")
     if "attributes" not in data and {"rule", "recommended", "gamma", "N"} <= set(data):
@@ -587,17 +578,15 @@ def _allowed_keys(error: dict, exc: ValidationError) -> list[str]:
     }.get(exc.title)
     if model is None:
         return []
+    inner = {
+        **_MATRIX_MODELS,
+        "categorical": CategoricalDomainSpec,
+        "binned": BinnedDomainSpec,
+        "attributes": AttributeSpec,
+        "noise": NoiseSpec,
+    }
     for part in loc:
-        if part in _MATRIX_MODELS:
-            model = _MATRIX_MODELS[part]
-        elif part == "categorical":
-            model = CategoricalDomainSpec
-        elif part == "binned":
-            model = BinnedDomainSpec
-        elif part == "attributes":
-            model = AttributeSpec
-        elif part == "noise":
-            model = NoiseSpec
+        model = inner.get(part, model)
     return list(model.model_fields)
 
 
