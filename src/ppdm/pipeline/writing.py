@@ -117,6 +117,7 @@ def make_release(
     ReleaseSpec
     """
     opts = plan_options(options, **plan_keywords)  # bad options fail before any file work
+    on_pass = on_pass or (lambda stage: None)
     inputs = () if isinstance(data, pd.DataFrame) else (data,)
     out_dir = check_output(
         out_dir, inputs=inputs, flag="out_dir", directory=True, overwrite=overwrite
@@ -134,19 +135,16 @@ def make_release(
         kinds: dict[str, str] = {}
         spec = None if isinstance(data, pd.DataFrame) else _plan_from_footer(data, opts, kinds)
         if spec is None:
-            if on_pass:
-                on_pass("reading")
+            on_pass("reading")
             batches = reporting(read_ahead(table_batches(data, batch_size, "text")), progress)
             spec = plan_release(batches, opts, kinds=kinds)
         kinds.update(spec_kinds(spec))  # a domain from the owner's spec decides how to read
         if needs_counting(spec):
-            if on_pass:
-                on_pass("counting")
+            on_pass("counting")
             counted = reporting(read_ahead(table_batches(data, batch_size, kinds)), progress)
             spec = realise_matrices(spec, counted, opts, random_state)
         transitions: dict[str, np.ndarray] | None = {} if owner_report is not None else None
-        if on_pass:
-            on_pass("perturbing")
+        on_pass("perturbing")
         perturbed = perturb_batches(
             read_ahead(table_batches(data, batch_size, kinds)),
             spec,
@@ -158,8 +156,7 @@ def make_release(
             raise DataError("the input table is empty: nothing to perturb")
         spec = spec.model_copy(update={"data_file": f"data.{fmt}", "n_records": n // spec.copies})
         write_spec_and_report(spec, tmp)
-        if on_pass:
-            on_pass("checking")
+        on_pass("checking")
         check_written_release(tmp, batch_size, progress=progress)
         if owner_report is not None:
             with publish_dir(owner_report) as owner_tmp:
