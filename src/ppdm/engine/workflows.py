@@ -34,6 +34,7 @@ from ..estimate import check_method
 from ..exceptions import DataError, PpdmError
 from ..io import (
     BatchWriter,
+    footer_kinds,
     iter_batches,
     parquet_rows,
     partition_files,
@@ -544,8 +545,6 @@ def _check_part_types(directory: Path, handles: Sequence) -> None:
     """Refuse written parts whose columns disagree in type (a column released as it is,
     integers in one input part and text in another): a reader of the release reads them
     as one table. The footers tell, nothing is read."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
 
     def named(j: int) -> str:
         h = handles[j] if j < len(handles) else None
@@ -554,19 +553,12 @@ def _check_part_types(directory: Path, handles: Sequence) -> None:
     parts = sorted(p for p in directory.iterdir() if p.suffix == ".parquet")
     first: dict[str, tuple[str, int]] = {}
     for k, part in enumerate(parts):
-        for field in pq.read_schema(part):
-            if pa.types.is_null(field.type):  # a part whose column is all missing
-                continue
-            t = field.type  # widths may differ (int32, int64): a reader unifies those
-            kind = (
-                "numbers" if pa.types.is_integer(t) or pa.types.is_floating(t)
-                else "text" if pa.types.is_string(t) or pa.types.is_large_string(t)
-                else str(t)
-            )  # fmt: skip
-            seen = first.setdefault(field.name, (kind, k))
+        for name, kind in footer_kinds(part).items():
+            kind = {"int": "numbers", "float": "numbers", "str": "text"}.get(kind, kind)
+            seen = first.setdefault(name, (kind, k))
             if seen[0] != kind:
                 raise DataError(
-                    f"column {field.name!r} is {seen[0]} in input part {named(seen[1])} and "
+                    f"column {name!r} is {seen[0]} in input part {named(seen[1])} and "
                     f"{kind} in {named(k)}; give it one type in every part (or release the "
                     "parts as one file)"
                 )
