@@ -265,20 +265,15 @@ def add_counts(first: PartitionCounts, then: PartitionCounts) -> PartitionCounts
     tables = {}
     for k in first.tables:
         a, b = align_counts(first, classes, k), align_counts(then, classes, k)
-        if a.shape[1] != b.shape[1]:  # rank tables of other bucket sizes: the coarser one
-            a, b = (
-                (_coarser(a, b.shape[1]), b)
-                if a.shape[1] > b.shape[1]
-                else (a, _coarser(b, a.shape[1]))
-            )
-        tables[k] = a + b
+        width = min(a.shape[1], b.shape[1])  # rank tables of other bucket sizes: the coarser
+        tables[k] = _coarser(a, width) + _coarser(b, width)
     return PartitionCounts(first.rows + then.rows, classes, tables)
 
 
 def _coarser(table: np.ndarray, width: int) -> np.ndarray:
     """``table`` (C, N * 2**b) summed over consecutive buckets down to ``width`` columns."""
     f = table.shape[1] // width
-    return table.reshape(len(table), width, f).sum(axis=2)
+    return table if f == 1 else table.reshape(len(table), width, f).sum(axis=2)
 
 
 def align_counts(counts: PartitionCounts, classes: list | tuple | None, name: str) -> np.ndarray:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -156,13 +156,7 @@ def count_pass(
 def _pooled(est: Estimate, copies: int) -> Estimate:
     if copies == 1:
         return est
-    return Estimate(
-        perturbed=est.perturbed,
-        counts=est.counts / copies,
-        stderr=est.stderr / copies,
-        method=est.method,
-        stderr_kind=est.stderr_kind,
-    )
+    return replace(est, counts=est.counts / copies, stderr=est.stderr / copies)
 
 
 def estimate_release(

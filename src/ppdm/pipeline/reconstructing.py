@@ -299,12 +299,8 @@ def _categories(spec: ReleaseSpec) -> dict[str, tuple]:
     """The values an ARFF copy of a release declares for its categorical attributes: the
     whole domain of the spec, so that every copy of one release (and of another with the
     same spec) has the same header in Weka, whichever values its records happen to hold."""
-    out = {}
-    for a in spec.attributes:
-        domain = a.get_domain() if a.perturbed else None
-        if domain is not None and domain.kind == "categorical":
-            out[a.name] = domain.values
-    return out
+    doms = {a.name: a.get_domain() for a in spec.perturbed_attributes()}
+    return {name: d.values for name, d in doms.items() if d.kind == "categorical"}
 
 
 def reconstruct_frame(
