@@ -65,6 +65,7 @@ from ..pipeline import (
 )
 from ..publish import check_output, publish_dir
 from ..random import RandomState
+from ..reconstruct import RankTable
 from ..release import ReleaseSpec
 from .executors import DaskExecutor, Engine, LocalExecutor, open_executor
 from .kernels import (
@@ -395,20 +396,11 @@ def reconstruction_plan(
     root: np.random.SeedSequence,
     *,
     data: str | os.PathLike | None = None,
-) -> tuple[list[dict[str, np.ndarray]], list | None]:
-    """Pass 1 of the reconstruction, partition by partition, then the client's tables.
-
-    With ``data`` (the release's data path), the partitions' rows must be those its
-    spec says (:func:`ppdm.pipeline.check_release_rows`), before any counting.
-
-    Returns
-    -------
-    shares : list of dict of attribute -> RankTable
-        Every partition's start in every rank table.
-    classes : list or None
-    first_rows : list of int
-        Every partition's first row in the table.
-    """
+) -> tuple[list[dict[str, RankTable]], list | None, list[int]]:
+    """Pass 1 of the reconstruction, partition by partition, then the client's tables:
+    every partition's start in every rank table, the class values and every
+    partition's first row. With ``data`` (the release's data path), the partitions'
+    rows must be those its spec says, before any counting."""
     check_method(method)
     if by_class:
         check_by_class(spec)
