@@ -27,7 +27,6 @@ from pydantic import (
     Field,
     PlainSerializer,
     Tag,
-    TypeAdapter,
     ValidationError,
     WithJsonSchema,
     WrapValidator,
@@ -245,11 +244,12 @@ _MatrixUnion = Annotated[
     Union[tuple(Annotated[model, Tag(kind)] for kind, model in _MATRIX_MODELS.items())],  # noqa: UP007
     Discriminator(_matrix_tag),
 ]
-_DOMAIN_HANDLER = TypeAdapter(_DomainUnion)
-_MATRIX_HANDLER = TypeAdapter(_MatrixUnion)
 
 
-def _kept(adapter: TypeAdapter):
+def _kept(entry: str):
+    """The wrap validator of a ``"domain"`` or ``"matrix"`` entry: its kind checked,
+    then its typed check, and the mapping kept as written."""
+
     def check(value: Any, handler: Any) -> Any:
         if not isinstance(value, Mapping):
             raise PydanticCustomError(
@@ -258,9 +258,9 @@ def _kept(adapter: TypeAdapter):
                 {"value": repr(value)[:80]},
             )
         kind = value.get("kind")
-        if adapter is _MATRIX_HANDLER and _matrix_tag(value) is None:
+        if entry == "matrix" and _matrix_tag(value) is None:
             raise PydanticCustomError("matrix_kind", _MATRIX_KIND_ERROR, {"kind": repr(kind)})
-        if adapter is _DOMAIN_HANDLER and kind not in DOMAIN_KINDS:
+        if entry == "domain" and kind not in DOMAIN_KINDS:
             raise PydanticCustomError(
                 "domain_kind",
                 "domain kind must be 'categorical' or 'binned' (got {kind})",
@@ -274,12 +274,12 @@ def _kept(adapter: TypeAdapter):
 
 DomainField = Annotated[
     _DomainUnion,
-    WrapValidator(_kept(_DOMAIN_HANDLER)),
+    WrapValidator(_kept("domain")),
     PlainSerializer(lambda value: value),
 ]
 MatrixField = Annotated[
     _MatrixUnion,
-    WrapValidator(_kept(_MATRIX_HANDLER)),
+    WrapValidator(_kept("matrix")),
     PlainSerializer(lambda value: value),
 ]
 
