@@ -28,6 +28,7 @@ from ..reconstruct import (
     rank_cells,
 )
 from ..release import ReleaseSpec
+from ..validation import show
 from .batches import read_ahead
 from .opening import (
     Batches,
@@ -35,7 +36,6 @@ from .opening import (
     class_codes,
     class_values,
     opened,
-    plain_value,
     release_values,
     sorted_classes,
 )
@@ -117,7 +117,7 @@ def count_pass(
                 row = int(np.flatnonzero(local < 0)[0])
                 raise DataError(
                     f"class column {name!r} data row {offset + row + 1} has value "
-                    f"{plain_value(batch[name].iloc[row])}, which is missing or unknown"
+                    f"{show(batch[name].iloc[row], 60)}, which is missing or unknown"
                 )
             rows = np.array([found.setdefault(v, len(found)) for v in uniques.tolist()])
             ccodes = rows[local] if len(rows) else np.zeros(0, dtype=np.int64)

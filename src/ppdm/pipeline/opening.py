@@ -21,6 +21,7 @@ from ..io import (
 from ..mechanism import mechanism_of
 from ..publish import register_input, release_member
 from ..release import ReleaseSpec, read_spec
+from ..validation import show
 from .batches import DEFAULT_BATCH, Progress, batch_rows, reporting, spec_kinds, table_batches
 
 
@@ -39,12 +40,6 @@ def checked_batches(
             raise DomainError(f"{name}: {exc}") from None
         rows += len(batch)
         yield batch
-
-
-def plain_value(value) -> str:
-    """``repr`` of a cell as a plain Python value (never ``np.int64(3)``)."""
-    item = getattr(value, "item", None)
-    return repr(item() if callable(item) else value)[:60]
 
 
 def verify_release(
@@ -262,7 +257,7 @@ def class_codes(batch: pd.DataFrame, spec: ReleaseSpec, classes: list | None, of
         row = int(np.flatnonzero(codes < 0)[0])
         raise DataError(
             f"class column {name!r} data row {offset + row + 1} has value "
-            f"{plain_value(batch[name].iloc[row])}, "
+            f"{show(batch[name].iloc[row], 60)}, "
             "which is missing or unknown"
         )
     return codes.astype(np.int64)

@@ -40,6 +40,7 @@ from ..random import (
 )
 from ..release import ReleaseSpec, write_spec
 from ..report import format_privacy_report, privacy_report
+from ..validation import show
 from .batches import (
     DEFAULT_BATCH,
     Progress,
@@ -55,7 +56,6 @@ from .opening import (
     check_release_rows,
     checked_batches,
     load_release,
-    plain_value,
     value_domains,
     verify_release,
 )
@@ -369,8 +369,8 @@ def values_round_trip(spec: ReleaseSpec, path: Path, fmt: str) -> bool:
                     i for i in range(len(back)) if not _encodes(d, back[name].iloc[i : i + 1])
                 )
                 raise DomainError(
-                    f"column {name!r}: its value {plain_value(frame[name].iloc[bad])} is read "
-                    f"back from a {fmt} release as {plain_value(back[name].iloc[bad])}, which "
+                    f"column {name!r}: its value {show(frame[name].iloc[bad], 60)} is read "
+                    f"back from a {fmt} release as {show(back[name].iloc[bad], 60)}, which "
                     "is not in its domain; it cannot be released in this format"
                 ) from None
     finally:
