@@ -136,9 +136,9 @@ def _check_csv_bytes(path: Path) -> None:
     UTF-16 (Excel's 'Unicode text') starts with its byte-order mark; Arrow read it as
     one column of garbled text. Arrow's reader takes an unclosed quote as a field
     running to the end of the file: every row after it became part of one value,
-    without a word. The file's last quote tells: a run of quotes that starts a field (after a comma, a line break or at the
-    start) and is odd in length opens a field that nothing closes (an even run is an
-    empty field, or one of escaped quotes, closed). A run inside a field ends one, or is
+    without a word. The file's last quote tells: a run of quotes that starts a field
+    (after a comma, a line break or at the start) and is odd in length opens a field
+    that nothing closes (an even run is an empty field, or one of escaped quotes, closed). A run inside a field ends one, or is
     a literal quote of an unquoted field. One search from the end, at memory speed.
     """
     import mmap
@@ -243,8 +243,9 @@ def csv_names(path: Path) -> list[str]:
 
 
 def _csv_header(path: Path) -> tuple[list[str], bool]:
-    """The header (names, and whether they are written ``', '``) of a CSV file of a CSV file, refusing repeated column names, UTF-16 text and a quote
-    never closed (:func:`_check_csv_bytes`).
+    """The header (names, and whether they are written ``', '``) of a CSV file,
+    refusing repeated column names, UTF-16 text and a quote never closed
+    (:func:`_check_csv_bytes`).
 
     An empty name (a saved index) is named ``Unnamed: i`` as pandas does.
     """
