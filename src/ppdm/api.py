@@ -281,9 +281,7 @@ def estimate_release(
     ----------
     Dowd, Xu & Zhang, Eq. (1) and Sec. 4.3.
     """
-    engine = resolve_engine(
-        engine or ("dask" if scheduler is not None else "local"), False, scheduler
-    )
+    engine = resolve_engine(engine, False, scheduler)
     if engine == "local":
         return pipeline.estimate_release(release, method, by_class=by_class, batch_size=batch_size)
     from .engine import estimate_release_partitioned

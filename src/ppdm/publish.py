@@ -160,9 +160,6 @@ def mark_output(directory: str | os.PathLike) -> None:
     )
 
 
-# -- claims: one writer per output -------------------------------------------------------
-
-
 @dataclass
 class _Claim:
     """This process's claim on an output: the locked file beside it and what it may do."""
@@ -226,36 +223,33 @@ def _lock(claim: _Claim) -> None:
     if fcntl is None:
         return
     with _signals_wait(then_raise=True):
-        _take_lock(claim)
-
-
-def _take_lock(claim: _Claim) -> None:
-    while True:
-        try:
-            fd = os.open(claim.lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
-        except OSError:
-            return
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
+        while True:
+            try:
+                flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+                fd = os.open(claim.lock, flags, 0o666)
+            except OSError:
+                return
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError as exc:
+                os.close(fd)
+                if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
+                    raise _busy(claim) from None
+                return
+            # its last holder removes the file before unlocking: a lock on a removed file
+            # is no claim (another process may hold the new file's)
+            try:
+                now = os.stat(claim.lock, follow_symlinks=False)
+                mine = os.fstat(fd)
+                same = (now.st_dev, now.st_ino) == (mine.st_dev, mine.st_ino)
+            except OSError:
+                same = False
+            if same:
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+                claim.fd = fd
+                return
             os.close(fd)
-            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
-                raise _busy(claim) from None
-            return
-        # its last holder removes the file before unlocking: a lock on a removed file is
-        # no claim (another process may hold the new file's)
-        try:
-            now = os.stat(claim.lock, follow_symlinks=False)
-            mine = os.fstat(fd)
-            same = (now.st_dev, now.st_ino) == (mine.st_dev, mine.st_ino)
-        except OSError:
-            same = False
-        if same:
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-            claim.fd = fd
-            return
-        os.close(fd)
 
 
 def _claim(real: Path, text: str, flag: str) -> bool:
@@ -289,15 +283,11 @@ def _release(real: Path) -> None:
 
 
 @atexit.register
-def _release_claims() -> None:
+def release_claims() -> None:
+    """Give up every claim of this process (a command has ended; see :func:`check_output`)."""
     with _CLAIMS_LOCK:
         for real in list(_CLAIMS):
             _release(real)
-
-
-def release_claims() -> None:
-    """Give up every claim of this process (a command has ended; see :func:`check_output`)."""
-    _release_claims()
 
 
 def check_output(

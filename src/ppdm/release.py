@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Union
 
 from pydantic import (
     BaseModel,
@@ -27,7 +27,6 @@ from pydantic import (
     Field,
     PlainSerializer,
     Tag,
-    TypeAdapter,
     ValidationError,
     WithJsonSchema,
     WrapValidator,
@@ -65,9 +64,6 @@ class _Entry(BaseModel):
     """A mapping of the spec: unknown keys are refused by name."""
 
     model_config = ConfigDict(extra="forbid")
-
-
-# --- domains --------------------------------------------------------------------------
 
 
 class CategoricalDomainSpec(_Entry):
@@ -239,34 +235,21 @@ _MATRIX_KIND_ERROR = (
 )
 
 
-def _identity_serializer(value: Any) -> Any:
-    return value
-
-
 _DomainUnion = Annotated[
     Annotated[CategoricalDomainSpec, Tag("categorical")]
     | Annotated[BinnedDomainSpec, Tag("binned")],
     Discriminator(lambda v: v.get("kind") if isinstance(v, Mapping) else getattr(v, "kind", None)),
 ]
 _MatrixUnion = Annotated[
-    Annotated[GammaDiagonalSpec, Tag("gamma-diagonal")]
-    | Annotated[IdentitySpec, Tag("identity")]
-    | Annotated[ExplicitSpec, Tag("explicit")]
-    | Annotated[SymmetricSpec, Tag("symmetric")]
-    | Annotated[SymmetricBinarySpec, Tag("symmetric-binary")]
-    | Annotated[SymmetricTernarySpec, Tag("symmetric-ternary")]
-    | Annotated[BinarySpec, Tag("binary")]
-    | Annotated[BlockDiagonalSpec, Tag("block-diagonal")]
-    | Annotated[InvariantPramSpec, Tag("invariant-pram")]
-    | Annotated[SdcmicroPramSpec, Tag("sdcmicro-pram")]
-    | Annotated[StratifiedSpec, Tag("stratified")],
+    Union[tuple(Annotated[model, Tag(kind)] for kind, model in _MATRIX_MODELS.items())],  # noqa: UP007
     Discriminator(_matrix_tag),
 ]
-_DOMAIN_HANDLER = TypeAdapter(_DomainUnion)
-_MATRIX_HANDLER = TypeAdapter(_MatrixUnion)
 
 
-def _kept(adapter: TypeAdapter):
+def _kept(entry: str):
+    """The wrap validator of a ``"domain"`` or ``"matrix"`` entry: its kind checked,
+    then its typed check, and the mapping kept as written."""
+
     def check(value: Any, handler: Any) -> Any:
         if not isinstance(value, Mapping):
             raise PydanticCustomError(
@@ -275,9 +258,9 @@ def _kept(adapter: TypeAdapter):
                 {"value": repr(value)[:80]},
             )
         kind = value.get("kind")
-        if adapter is _MATRIX_HANDLER and _matrix_tag(value) is None:
+        if entry == "matrix" and _matrix_tag(value) is None:
             raise PydanticCustomError("matrix_kind", _MATRIX_KIND_ERROR, {"kind": repr(kind)})
-        if adapter is _DOMAIN_HANDLER and kind not in DOMAIN_KINDS:
+        if entry == "domain" and kind not in DOMAIN_KINDS:
             raise PydanticCustomError(
                 "domain_kind",
                 "domain kind must be 'categorical' or 'binned' (got {kind})",
@@ -291,13 +274,13 @@ def _kept(adapter: TypeAdapter):
 
 DomainField = Annotated[
     _DomainUnion,
-    WrapValidator(_kept(_DOMAIN_HANDLER)),
-    PlainSerializer(_identity_serializer),
+    WrapValidator(_kept("domain")),
+    PlainSerializer(lambda value: value),
 ]
 MatrixField = Annotated[
     _MatrixUnion,
-    WrapValidator(_kept(_MATRIX_HANDLER)),
-    PlainSerializer(_identity_serializer),
+    WrapValidator(_kept("matrix")),
+    PlainSerializer(lambda value: value),
 ]
 
 
@@ -493,11 +476,6 @@ class ReleaseSpec(BaseModel):
             raise SpecError("spec does not match the data: " + "; ".join(parts))
 
 
-def _load_text(path: Path) -> Any:
-    """Parse a spec file within the caps of :func:`ppdm.limits.load_structured`."""
-    return load_structured(path, "spec", error=SpecError)
-
-
 def read_spec(path: str | os.PathLike) -> ReleaseSpec:
     """Read and validate a spec from JSON or YAML (by extension).
 
@@ -510,7 +488,7 @@ def read_spec(path: str | os.PathLike) -> ReleaseSpec:
             raise SpecError(f"{str(path)!r} is a symbolic link; ppdm reads no links in a release")
     if not path.exists():
         raise FileNotFoundError(f"spec file {str(path)!r} does not exist")
-    data = _load_text(path)
+    data = load_structured(path, "spec", error=SpecError)  # within the caps of ppdm.limits
     if not isinstance(data, dict):
         raise SpecError(f"spec {str(path)!r} must be a mapping with an 'attributes' list")
     if "attributes" not in data and {"rule", "recommended", "gamma", "N"} <= set(data):
@@ -600,17 +578,15 @@ def _allowed_keys(error: dict, exc: ValidationError) -> list[str]:
     }.get(exc.title)
     if model is None:
         return []
+    inner = {
+        **_MATRIX_MODELS,
+        "categorical": CategoricalDomainSpec,
+        "binned": BinnedDomainSpec,
+        "attributes": AttributeSpec,
+        "noise": NoiseSpec,
+    }
     for part in loc:
-        if part in _MATRIX_MODELS:
-            model = _MATRIX_MODELS[part]
-        elif part == "categorical":
-            model = CategoricalDomainSpec
-        elif part == "binned":
-            model = BinnedDomainSpec
-        elif part == "attributes":
-            model = AttributeSpec
-        elif part == "noise":
-            model = NoiseSpec
+        model = inner.get(part, model)
     return list(model.model_fields)
 
 

@@ -36,8 +36,8 @@ def test_reconstruction_does_not_depend_on_the_partitioning(table, splitter, by_
 
 
 def test_a_partition_that_changed_between_the_passes_is_refused(table, splitter):
+    from ppdm.engine import resolve_root
     from ppdm.engine.kernels import reconstruct_partition
-    from ppdm.engine.streams import resolve_root
     from ppdm.engine.workflows import reconstruction_plan
 
     spec = plan_release_partitions([table])

@@ -23,7 +23,7 @@ from .executors import (
     open_executor,
 )
 from .frames import *  # noqa: F403 - the in-memory API, listed once in frames.__all__
-from .streams import resolve_root
+from .kernels import resolve_root
 from .workflows import (
     DATA_DIR,
     estimate_release_partitioned,

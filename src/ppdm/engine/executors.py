@@ -59,13 +59,10 @@ def check_engine(engine: str) -> str:
 
 
 class _Executor:
-    """The contract both executors keep: ``map`` and an ordered ``reduce``."""
+    """The contract both executors keep: ``map(fn, items, *, stage)`` (results in item
+    order; ``stage`` names the work in errors) and an ordered ``reduce``."""
 
     name = ""
-
-    def map(self, fn: Callable, items: Sequence, *, stage: str = "running") -> list:
-        """``fn(x)`` for every item; results in item order. ``stage`` names it in errors."""
-        return self._map(fn, items, stage)
 
     def reduce(
         self,
@@ -82,14 +79,6 @@ class _Executor:
         check_at_least(split_every, "split_every", 2, error=ParameterError)
         return self._reduce(fn, items, combine, stage, split_every)
 
-    def _map(self, fn: Callable, items: Sequence, stage: str) -> list:
-        raise NotImplementedError
-
-    def _reduce(
-        self, fn: Callable, items: Sequence, combine: Callable, stage: str, split_every: int
-    ) -> Any:
-        raise NotImplementedError
-
 
 class LocalExecutor(_Executor):
     """Run partition tasks in this process, in partition order (a left fold for ``reduce``).
@@ -102,7 +91,7 @@ class LocalExecutor(_Executor):
 
     name = "local"
 
-    def _map(self, fn: Callable, items: Sequence, stage: str) -> list:
+    def map(self, fn: Callable, items: Sequence, *, stage: str = "running") -> list:
         return [fn(x) for x in items]
 
     def _reduce(
@@ -147,7 +136,7 @@ class DaskExecutor(_Executor):
                 "No output was written; check the workers' memory and logs, then run again"
             ) from exc
 
-    def _map(self, fn: Callable, items: Sequence, stage: str) -> list:
+    def map(self, fn: Callable, items: Sequence, *, stage: str = "running") -> list:
         dask, _ = _require_dask()
         task = dask.delayed(fn, pure=False)
         return self._compute([task(x) for x in items], stage)

@@ -3,14 +3,9 @@
 ``*_dask`` functions take a :class:`dask.dataframe.DataFrame` where the core API takes
 a pandas one; perturbation and reconstruction return lazy Dask DataFrames with the
 same partitioning. The ``*_partitions`` functions do the same work on a list of
-pandas DataFrames, one after another: for the same seed and the same partitions,
-their results are bit-identical to the Dask ones.
-
-Perturbation does not depend on the partitioning: its streams are addressed by row,
-so for the same seed a perturbed Dask DataFrame or list of partitions equals
-:func:`ppdm.perturbation.perturb_frame` of the concatenated rows. Neither does
-reconstruction: its rank keys and representatives are addressed by row too, so it
-equals :func:`ppdm.pipeline.reconstruct_frame` of the concatenated rows.
+pandas DataFrames, one after another. For the same seed both give the results of
+:func:`ppdm.perturbation.perturb_frame` and :func:`ppdm.pipeline.reconstruct_frame`
+on the concatenated rows (see :mod:`ppdm.engine.kernels`).
 
 References
 ----------
@@ -31,8 +26,7 @@ from ..pipeline import AttributeEstimate, estimates_from_counts
 from ..random import RandomState
 from ..release import ReleaseSpec
 from .executors import DaskExecutor, LocalExecutor, _require_dask
-from .kernels import perturb_partition, reconstruct_partition, row_offsets
-from .streams import resolve_root
+from .kernels import perturb_partition, reconstruct_partition, resolve_root, row_offsets
 from .workflows import count_partitions, partitions_of, plan_partitions, reconstruction_plan
 
 __all__ = [
@@ -83,9 +77,6 @@ def _lazy(ddf, spec: ReleaseSpec, fn, per_partition: list[dict] | None = None):
     return dd.from_delayed(out, meta=_meta(ddf, spec), verify_meta=False)
 
 
-# -- Dask DataFrames ------------------------------------------------------------------
-
-
 def plan_release_dask(ddf, options: PlanOptions | None = None, **plan_keywords) -> ReleaseSpec:
     """:func:`ppdm.perturbation.plan_release` of a Dask DataFrame (sketches tree-reduced).
 
@@ -106,7 +97,7 @@ def plan_release_dask(ddf, options: PlanOptions | None = None, **plan_keywords) 
     """
     opts = plan_options(options, **plan_keywords)
     _check_ddf(ddf)
-    return plan_partitions(DaskExecutor(), partitions_of(ddf), opts)
+    return plan_partitions(DaskExecutor(), partitions_of(ddf), opts)[0]
 
 
 def perturb_dask(ddf, spec: ReleaseSpec, random_state: RandomState = None, *, warn: bool = True):
@@ -202,15 +193,12 @@ def reconstruct_dask(
     return _lazy(ddf, spec, fn, [{"shares": x, "first_row": o} for x, o in zip(shares, firsts)])
 
 
-# -- local engine on pandas partitions ---------------------------------------------------
-
-
 def plan_release_partitions(
     parts: list[pd.DataFrame], options: PlanOptions | None = None, **plan_keywords
 ) -> ReleaseSpec:
     """:func:`plan_release_dask` on a list of pandas partitions, sequentially."""
     opts = plan_options(options, **plan_keywords)
-    return plan_partitions(LocalExecutor(), _check_parts(parts), opts)
+    return plan_partitions(LocalExecutor(), _check_parts(parts), opts)[0]
 
 
 def perturb_partitions(

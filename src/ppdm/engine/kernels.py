@@ -1,19 +1,14 @@
 """What one partition does, and how the client combines the partitions' results.
 
 Every partitioned engine (sequential or on a cluster) runs these same functions on
-the same partitions with the same derived streams, which is why their outputs are
-bit-identical. Perturbation streams are addressed by row (each partition is told its
-first row), so a perturbed release does not even depend on the partitioning. A
-partition's work never depends on another partition's data: only on small
-client-side summaries (domain sketches, row counts, perturbed counts, rank tables).
-
-Reconstruction follows the two-pass streaming design: the count pass returns each
-partition's records per (tie group, bucket of rank key), keys read from the
-partition's first row on; the client adds them up, estimates, rounds and cuts the
-global multisets and builds one rank table per attribute (as
-:func:`ppdm.pipeline.reconstruct_batches` does); each partition starts in it after the
-records of the partitions before it, so the reconstruction does not depend on the
-partitioning either.
+the same partitions under one root drawn on the client (:func:`resolve_root`, never
+written anywhere). Every stream under it is an AES-counter stream keyed by the root
+and the stream's name and addressed by row: the perturbation's and the
+reconstruction's rank keys and representatives. So neither a release nor its
+reconstruction depends on the partitioning, on which worker runs a task or in what
+order, and both equal the single-stream ones. A partition's work depends only on its
+own data and small client-side summaries (domain sketches, row counts, perturbed
+counts, rank tables).
 
 References
 ----------
@@ -32,16 +27,16 @@ import numpy as np
 import pandas as pd
 
 from ..domain import DomainSketch
-from ..exceptions import DataError, PpdmError, SpecError
+from ..exceptions import DataError, PpdmError
 from ..perturbation import perturb_batches
 from ..pipeline import assign_batches, rank_keys, rank_tables
+from ..random import RandomState, resolve_seed, warn_seeded_release
 from ..reconstruct import RankTable, rank_bits, rank_cells
 from ..release import ReleaseSpec
 
 __all__ = [
+    "resolve_root",
     "PartitionCounts",
-    "sketch_partition",
-    "merge_sketches",
     "column_difference",
     "perturb_partition",
     "perturb_partition_batches",
@@ -50,12 +45,33 @@ __all__ = [
     "row_offsets",
     "count_partition",
     "add_counts",
-    "sorted_classes",
     "align_counts",
     "reconstruction_shares",
     "reconstruct_partition",
     "reconstruct_partition_batches",
 ]
+
+
+def resolve_root(random_state: RandomState = None, *, warn: bool = False) -> np.random.SeedSequence:
+    """The root of a partitioned run, drawn once on the client.
+
+    :func:`ppdm.random.resolve_seed` (256 bits of OS entropy for ``None``, else a
+    reproducible root), and with ``warn=True`` a
+    :class:`~ppdm.exceptions.SeededReleaseWarning` when a release is drawn from a seed.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     root = resolve_root(7, warn=True)
+    >>> (root.entropy, caught[0].category.__name__)
+    (7, 'SeededReleaseWarning')
+    """
+    root = resolve_seed(random_state)
+    if warn and random_state is not None:
+        warn_seeded_release(stacklevel=3)
+    return root
 
 
 @contextmanager
@@ -69,32 +85,37 @@ def _in_partition(partition: int) -> Iterator[None]:
         raise
 
 
-def sketch_partition(frame: pd.DataFrame, partition: int, cap: int) -> dict[str, DomainSketch]:
-    """One :class:`~ppdm.domain.DomainSketch` per column of one partition.
+def sketch_rows_partition(
+    frame: pd.DataFrame, partition: int, cap: int
+) -> tuple[dict[str, DomainSketch], list[int]]:
+    """One :class:`~ppdm.domain.DomainSketch` per column of one partition, and its rows.
 
     Examples
     --------
-    >>> s = sketch_partition(pd.DataFrame({"x": [1.0, 3.0]}), 0, cap=20)
-    >>> (s["x"].low, s["x"].high)
-    (1.0, 3.0)
+    >>> s, rows = sketch_rows_partition(pd.DataFrame({"x": [1.0, 3.0]}), 0, cap=20)
+    >>> (s["x"].low, s["x"].high, rows)
+    (1.0, 3.0, [2])
     """
     columns = [str(c) for c in frame.columns]
     with _in_partition(partition):
         if len(set(columns)) != len(columns):
             raise DataError(f"the input has repeated column names: {columns}")
-        return {c: DomainSketch(c, cap=cap).update(frame[c]) for c in columns}
+        return {c: DomainSketch(c, cap=cap).update(frame[c]) for c in columns}, [len(frame)]
 
 
-def merge_sketches(
-    first: dict[str, DomainSketch], then: dict[str, DomainSketch]
-) -> dict[str, DomainSketch]:
-    """Sketches of two consecutive runs of partitions, merged column by column."""
-    if list(first) != list(then):
+def merge_sketch_rows(
+    first: tuple[dict[str, DomainSketch], list[int]],
+    then: tuple[dict[str, DomainSketch], list[int]],
+) -> tuple[dict[str, DomainSketch], list[int]]:
+    """Sketches of consecutive runs of partitions merged column by column, and their
+    row counts in order."""
+    if list(first[0]) != list(then[0]):
         raise DataError(
-            f"partitions have different columns: a later one {column_difference(first, then)}; "
-            "every partition must have the same columns in the same order"
+            f"partitions have different columns: a later one "
+            f"{column_difference(first[0], then[0])}; every partition must have the same "
+            "columns in the same order"
         )
-    return {c: first[c].merge(then[c]) for c in first}
+    return {c: first[0][c].merge(then[0][c]) for c in first[0]}, first[1] + then[1]
 
 
 def column_difference(first: Sequence[str], then: Sequence[str]) -> str:
@@ -128,17 +149,8 @@ def perturb_partition(
     partition: int,
     row_offset: int,
 ) -> pd.DataFrame:
-    """Algorithm 1 on one partition, whose first record is row ``row_offset`` of the table.
-
-    The streams are those of :func:`ppdm.perturbation.perturb_batches` under ``root``,
-    keyed by attribute name and addressed by row: the partition's records get exactly
-    the bytes the single-stream path gives the same rows, whatever the partitioning.
-
-    Returns
-    -------
-    DataFrame
-        The perturbed partition (same index and columns).
-    """
+    """Algorithm 1 on one partition, whose first record is row ``row_offset`` of the
+    table: the streams of :func:`ppdm.perturbation.perturb_batches` under ``root``."""
     with _in_partition(partition):
         spec.check_columns([str(c) for c in frame.columns])
         return next(iter(perturb_batches([frame], spec, root, warn=False, row_offset=row_offset)))
@@ -151,29 +163,10 @@ def perturb_partition_batches(
     partition: int,
     row_offset: int,
 ) -> Iterator[pd.DataFrame]:
-    """:func:`perturb_partition` on a partition read batch by batch (memory bounded by
-    the batch): the same streams, addressed by row, so the same perturbed values.
-
-    With ``spec.copies > 1`` every batch is followed by its copies, so the rows come in
-    another order than :func:`perturb_partition`'s; callers stream only single copies.
-    """
+    """:func:`perturb_partition` on a partition read batch by batch: the same values,
+    but with ``spec.copies > 1`` every batch is followed by its own copies."""
     with _in_partition(partition):
         yield from perturb_batches(batches, spec, root, warn=False, row_offset=row_offset)
-
-
-def sketch_rows_partition(
-    frame: pd.DataFrame, partition: int, cap: int
-) -> tuple[dict[str, DomainSketch], list[int]]:
-    """:func:`sketch_partition` and the partition's row count (for row addressing)."""
-    return sketch_partition(frame, partition, cap), [len(frame)]
-
-
-def merge_sketch_rows(
-    first: tuple[dict[str, DomainSketch], list[int]],
-    then: tuple[dict[str, DomainSketch], list[int]],
-) -> tuple[dict[str, DomainSketch], list[int]]:
-    """Merged sketches of consecutive partitions, and their row counts in order."""
-    return merge_sketches(first[0], then[0]), first[1] + then[1]
 
 
 def row_offsets(rows: list[int]) -> list[int]:
@@ -229,9 +222,7 @@ def count_partition(
     with _in_partition(partition):
         spec.check_columns([str(c) for c in frame.columns])
         if by_class:
-            name = spec.class_attribute
-            if name is None:
-                raise SpecError("the release has no class attribute; by-class work needs one")
+            name = spec.class_attribute  # checked by the caller (check_by_class)
             ccodes, uniques = pd.factorize(frame[name], use_na_sentinel=True)
             if (ccodes < 0).any():
                 row = int(np.flatnonzero(ccodes < 0)[0]) + int(row_offset)
@@ -274,28 +265,15 @@ def add_counts(first: PartitionCounts, then: PartitionCounts) -> PartitionCounts
     tables = {}
     for k in first.tables:
         a, b = align_counts(first, classes, k), align_counts(then, classes, k)
-        if a.shape[1] != b.shape[1]:  # rank tables of other bucket sizes: the coarser one
-            a, b = (
-                (_coarser(a, b.shape[1]), b)
-                if a.shape[1] > b.shape[1]
-                else (a, _coarser(b, a.shape[1]))
-            )
-        tables[k] = a + b
+        width = min(a.shape[1], b.shape[1])  # rank tables of other bucket sizes: the coarser
+        tables[k] = _coarser(a, width) + _coarser(b, width)
     return PartitionCounts(first.rows + then.rows, classes, tables)
 
 
 def _coarser(table: np.ndarray, width: int) -> np.ndarray:
     """``table`` (C, N * 2**b) summed over consecutive buckets down to ``width`` columns."""
     f = table.shape[1] // width
-    return table.reshape(len(table), width, f).sum(axis=2)
-
-
-def sorted_classes(classes: tuple) -> list:
-    """Class values in the order :func:`ppdm.pipeline.class_values` gives them."""
-    try:
-        return sorted(classes)
-    except TypeError:
-        return sorted(classes, key=str)
+    return table if f == 1 else table.reshape(len(table), width, f).sum(axis=2)
 
 
 def align_counts(counts: PartitionCounts, classes: list | tuple | None, name: str) -> np.ndarray:
@@ -321,27 +299,11 @@ def reconstruction_shares(
 ) -> list[dict[str, RankTable]]:
     """Client side of the reconstruction: every partition's start in every rank table.
 
-    The partitions' bucket counts add up to the table's, from which one
-    :class:`~ppdm.reconstruct.RankTable` per attribute is built (as the single-stream
-    :func:`ppdm.pipeline.reconstruct_batches` builds it); partition ``p`` gets a copy
-    that starts after the records of partitions ``0..p-1``. The reconstruction is
-    therefore the single-stream one, whatever the partitioning.
-
-    Parameters
-    ----------
-    spec : ReleaseSpec
-    part_counts : list of PartitionCounts
-        The count pass (with rank keys), one per partition, in partition order.
-    classes : list, optional
-        Global class order (by-class reconstruction) or ``None``.
-    method : str
-        Estimation method (see :func:`ppdm.estimate.estimate_counts`).
-    root : SeedSequence
-        Root of the run.
-
-    Returns
-    -------
-    list of dict of attribute -> RankTable
+    The partitions' bucket counts (``part_counts``, the count pass with rank keys, in
+    partition order) add up to the table's, from which one
+    :class:`~ppdm.reconstruct.RankTable` per attribute is built as
+    :func:`ppdm.pipeline.reconstruct_batches` builds it; partition ``p`` gets a copy that
+    starts after the records of partitions ``0..p-1``.
     """
     attrs = spec.perturbed_attributes()
     n_classes = 1 if classes is None else len(classes)
@@ -371,13 +333,7 @@ def reconstruction_shares(
 
 
 def reconstruct_partition(frame: pd.DataFrame, *args, **kwargs) -> pd.DataFrame:
-    """Pass 2 on one partition held whole (see :func:`reconstruct_partition_batches`).
-
-    Returns
-    -------
-    DataFrame
-        The reconstructed partition (same index and columns).
-    """
+    """Pass 2 on one partition held whole (see :func:`reconstruct_partition_batches`)."""
     (rec,) = reconstruct_partition_batches([frame], *args, **kwargs)
     return rec
 
@@ -391,18 +347,9 @@ def reconstruct_partition_batches(
     partition: int,
     first_row: int = 0,
 ) -> Iterator[pd.DataFrame]:
-    """Pass 2 on one partition: hand every record its code from the rank tables, then decode.
-
-    ``first_row`` is the partition's first row in the table: rank keys and random
-    representatives are read from there, so the partition gets the rows the single
-    stream gives it, whether it comes whole or batch by batch (memory bounded by the
-    batch).
-
-    Yields
-    ------
-    DataFrame
-        The reconstructed batches (same index and columns).
-    """
+    """Pass 2 on one partition: hand every record its code from the rank tables, then
+    decode. Rank keys and representatives are read from ``first_row``, the partition's
+    first row in the table."""
 
     def checked():
         for batch in batches:

@@ -4,15 +4,9 @@ A partitioned table is a directory (or glob) of CSV or Parquet files, one partit
 per file, read by the task that processes it: on a cluster the files must be on
 storage every worker can read (NFS, S3, ...), and no data passes through the client.
 Outputs are partitioned Parquet (``part-00000.parquet``, ...) written into a
-temporary directory beside the destination and moved into place only when every
-task has succeeded: a failure leaves no partial output.
-
-For the same seed, a release is bit-identical on either engine and for any
-partitioning of the same rows, and equal to the single-file release
-(:func:`ppdm.pipeline.make_release`): perturbation streams are addressed by row, and
-the planning pass counts every partition's rows. Estimates are identical too;
-reconstructions too (rank keys and representatives are addressed by row), and equal
-to the single-file :func:`ppdm.pipeline.reconstruct_release` for the same seed.
+temporary directory beside the destination and published only when every task has
+succeeded. For the same seed, releases, estimates and reconstructions equal the
+single-file ones of :mod:`ppdm.pipeline` (see :mod:`ppdm.engine.kernels`).
 
 References
 ----------
@@ -28,7 +22,7 @@ import re
 import shutil
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -40,6 +34,7 @@ from ..estimate import check_method
 from ..exceptions import DataError, PpdmError
 from ..io import (
     BatchWriter,
+    footer_kinds,
     iter_batches,
     parquet_rows,
     partition_files,
@@ -61,6 +56,7 @@ from ..pipeline import (
     plan_from_footers,
     read_ahead,
     release_values,
+    sorted_classes,
     spec_kinds,
     value_domains,
     values_round_trip,
@@ -69,6 +65,7 @@ from ..pipeline import (
 )
 from ..publish import check_output, publish_dir
 from ..random import RandomState
+from ..reconstruct import RankTable
 from ..release import ReleaseSpec
 from .executors import DaskExecutor, Engine, LocalExecutor, open_executor
 from .kernels import (
@@ -83,11 +80,10 @@ from .kernels import (
     reconstruct_partition,
     reconstruct_partition_batches,
     reconstruction_shares,
+    resolve_root,
     row_offsets,
     sketch_rows_partition,
-    sorted_classes,
 )
-from .streams import resolve_root
 
 __all__ = [
     "DATA_DIR",
@@ -100,9 +96,6 @@ __all__ = [
 #: Name of a partitioned release's data directory (its ``data_file`` in the spec).
 DATA_DIR = "data"
 Executor = LocalExecutor | DaskExecutor
-
-
-# -- partitions -------------------------------------------------------------------
 
 
 def partitions_of(data: Any) -> list:
@@ -167,8 +160,10 @@ def _as_kinds(frame: pd.DataFrame, kinds: dict[str, str]) -> pd.DataFrame:
     return frame
 
 
-def _indexed(handles: Sequence) -> list[tuple[int, Any]]:
-    return list(enumerate(handles))
+def _parquet(handle: Any) -> bool:
+    """Whether a partition is a Parquet file, read batch by batch: its column types are
+    stored, so every batch reads them as the whole file would."""
+    return isinstance(handle, (str, os.PathLike)) and table_format(handle) == "parquet"
 
 
 # -- tasks (module level, so Dask can ship them) ------------------------------------
@@ -184,9 +179,7 @@ def _part_batch(spec_or_path) -> int:
 
 def _sketch_rows_task(cap: int, item: tuple[int, Any]):
     i, handle = item
-    if isinstance(handle, (str, os.PathLike)) and table_format(handle) == "parquet":
-        # batch by batch: the merged sketches are those of the whole partition, as
-        # they are over partitions (stored column types: every batch reads the same)
+    if _parquet(handle):  # merged over the batches as over partitions
         out = None
         for batch in iter_batches(handle, _part_batch(handle)):
             part = sketch_rows_partition(batch, i, cap)
@@ -202,9 +195,7 @@ def _count_task(
     """Count one partition; ``item`` is ``(i, handle)`` or, with rank keys from ``root``,
     ``(i, handle, first_row)``."""
     i, handle, first = item if len(item) == 3 else (*item, 0)
-    if isinstance(handle, (str, os.PathLike)) and table_format(handle) == "parquet":
-        # batch by batch: summed counts (classes in order of first appearance) are
-        # those of the whole partition, as they are over partitions
+    if _parquet(handle):  # summed over the batches as over partitions
         out = None
         for batch in read_ahead(iter_batches(handle, _part_batch(spec))):  # read while counting
             rows = 0 if out is None else out.rows
@@ -220,20 +211,7 @@ def _count_task(
 def _rows_task(item: tuple[int, Any]) -> int:
     """Rows of one partition (a Parquet file's footer, else the loaded partition)."""
     _, handle = item
-    if isinstance(handle, (str, os.PathLike)) and table_format(handle) == "parquet":
-        return parquet_rows(handle)
-    return len(_load(handle))
-
-
-def _write_part(frame: pd.DataFrame, directory: Path, name: str) -> None:
-    # a worker's half-written file never carries a final name
-    tmp = directory / f".{name}.{uuid.uuid4().hex}.tmp"
-    try:
-        frame.to_parquet(tmp, index=False)
-        os.replace(tmp, directory / name)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+    return parquet_rows(handle) if _parquet(handle) else len(_load(handle))
 
 
 def _part_name(i: int, n: int) -> str:
@@ -241,19 +219,16 @@ def _part_name(i: int, n: int) -> str:
 
 
 def _streamable(handle: Any, spec: ReleaseSpec) -> bool:
-    """Whether a partition can be perturbed batch by batch with the same output rows:
-    a Parquet file (its column types are stored, so no batch reads them differently)
-    released as a single copy (with copies, every batch would be followed by its own)."""
-    return (
-        isinstance(handle, (str, os.PathLike))
-        and table_format(handle) == "parquet"
-        and spec.copies == 1
-    )
+    """Whether a partition can be perturbed batch by batch with the same output rows: a
+    Parquet file released as a single copy (with copies, every batch would be followed
+    by its own)."""
+    return _parquet(handle) and spec.copies == 1
 
 
-def _write_part_batches(batches: Iterator[pd.DataFrame], directory: Path, name: str) -> int:
-    """Write perturbed batches as one part; the row count, or -1 if there was no batch."""
-    tmp = directory / f".{name}.{uuid.uuid4().hex}.tmp"
+def _write_part(batches: Iterable[pd.DataFrame], directory: str, name: str) -> int:
+    """Write batches as one part (a worker's half-written file never carries a final
+    name); the row count, or -1 if there was no batch."""
+    tmp = Path(directory) / f".{name}.{uuid.uuid4().hex}.tmp"
     rows = -1
     try:
         with BatchWriter(tmp, "parquet") as writer:
@@ -261,7 +236,7 @@ def _write_part_batches(batches: Iterator[pd.DataFrame], directory: Path, name: 
                 writer.write(batch)
                 rows = max(rows, 0) + len(batch)
         if rows >= 0:
-            os.replace(tmp, directory / name)
+            os.replace(tmp, Path(directory) / name)
     finally:
         if tmp.exists():
             tmp.unlink()
@@ -280,23 +255,16 @@ def _perturb_write_task(spec, root, directory, n_parts, read_back, item) -> int:
     name = _part_name(i, n_parts)
     doms = {} if read_back else value_domains(spec)
     kinds = spec_kinds(spec)  # every partition read as the plan reads its columns
+    rows = -1
     if _streamable(handle, spec):
         batches = (_as_kinds(b, kinds) for b in iter_batches(handle, _part_batch(spec)))
         perturbed = perturb_partition_batches(read_ahead(batches), spec, root, i, offset)
-        rows = _write_part_batches(  # read, perturb and write on two cores
-            read_ahead(checked_batches(perturbed, doms, f"release part {name}")),
-            Path(directory),
-            name,
-        )
-        if rows >= 0:
-            return _part_rows(spec, Path(directory) / name, read_back)
-    frame = perturb_partition(_as_kinds(_load(handle, kinds), kinds), spec, root, i, offset)
-    _write_part(next(checked_batches([frame], doms, f"release part {name}")), Path(directory), name)
-    return _part_rows(spec, Path(directory) / name, read_back)
-
-
-def _part_rows(spec: ReleaseSpec, path: Path, read_back: bool) -> int:
-    """The rows of a part just written, its columns checked against the spec."""
+        checked = checked_batches(perturbed, doms, f"release part {name}")
+        rows = _write_part(read_ahead(checked), directory, name)  # on two cores
+    if rows < 0:
+        frame = perturb_partition(_as_kinds(_load(handle, kinds), kinds), spec, root, i, offset)
+        _write_part(checked_batches([frame], doms, f"release part {name}"), directory, name)
+    path = Path(directory) / name
     columns, rows = written_shape(path)
     spec.check_columns(columns)
     return _verified_rows(spec, path) if read_back else rows
@@ -313,50 +281,34 @@ def _verified_rows(spec: ReleaseSpec, path: Path) -> int:
 def _reconstruct_write_task(spec, classes, root, directory, n_parts, item) -> int:
     i, handle, shares, first = item
     name = _part_name(i, n_parts)
-    if isinstance(handle, (str, os.PathLike)) and table_format(handle) == "parquet":
-        batches = iter_batches(handle, _part_batch(spec))
-        rows = _write_part_batches(  # read, reconstruct and write on two cores
-            read_ahead(
-                reconstruct_partition_batches(
-                    read_ahead(batches), spec, shares, classes, root, i, first
-                )
-            ),
-            Path(directory),
-            name,
-        )
-        if rows >= 0:
-            return rows
-    frame = reconstruct_partition(_load(handle), spec, shares, classes, root, i, first)
-    _write_part(frame, Path(directory), name)
-    return len(frame)
+    rows = -1
+    if _parquet(handle):
+        batches = read_ahead(iter_batches(handle, _part_batch(spec)))
+        rec = reconstruct_partition_batches(batches, spec, shares, classes, root, i, first)
+        rows = _write_part(read_ahead(rec), directory, name)  # on two cores
+    if rows < 0:
+        frame = reconstruct_partition(_load(handle), spec, shares, classes, root, i, first)
+        rows = _write_part([frame], directory, name)
+    return rows
 
 
-# -- shared passes ----------------------------------------------------------------
-
-
-def plan_partitions(executor: Executor, handles: Sequence, options: PlanOptions) -> ReleaseSpec:
-    """:func:`ppdm.perturbation.plan_release` from sketches reduced over the partitions."""
-    return plan_partitions_rows(executor, handles, options)[0]
-
-
-def plan_partitions_rows(
+def plan_partitions(
     executor: Executor, handles: Sequence, options: PlanOptions
 ) -> tuple[ReleaseSpec, list[int]]:
-    """:func:`plan_partitions`, and every partition's row count, in one pass.
+    """:func:`ppdm.perturbation.plan_release` from sketches reduced over the partitions,
+    and every partition's row count, in one pass.
 
     Parquet partitions whose perturbed columns all have their domains from the owner
     are planned from their footers (:func:`ppdm.pipeline.plan_from_footers`): no pass.
     """
-    if handles and all(
-        isinstance(h, (str, os.PathLike)) and table_format(h) == "parquet" for h in handles
-    ):
+    if handles and all(_parquet(h) for h in handles):
         found = plan_from_footers(handles, options)
         if found is not None:
             return found[0], found[1]
     try:
         sketches, rows = executor.reduce(
             functools.partial(_sketch_rows_task, options.bins_cap),
-            _indexed(handles),
+            list(enumerate(handles)),
             merge_sketch_rows,
             stage="summarising the columns",
         )
@@ -422,7 +374,7 @@ def count_partitions(
         check_by_class(spec)
     total = executor.reduce(
         functools.partial(_count_task, spec, by_class),
-        _indexed(handles),
+        list(enumerate(handles)),
         add_counts,
         stage="counting the perturbed values",
     )
@@ -444,24 +396,15 @@ def reconstruction_plan(
     root: np.random.SeedSequence,
     *,
     data: str | os.PathLike | None = None,
-) -> tuple[list[dict[str, np.ndarray]], list | None]:
-    """Pass 1 of the reconstruction, partition by partition, then the client's tables.
-
-    With ``data`` (the release's data path), the partitions' rows must be those its
-    spec says (:func:`ppdm.pipeline.check_release_rows`), before any counting.
-
-    Returns
-    -------
-    shares : list of dict of attribute -> RankTable
-        Every partition's start in every rank table.
-    classes : list or None
-    first_rows : list of int
-        Every partition's first row in the table.
-    """
+) -> tuple[list[dict[str, RankTable]], list | None, list[int]]:
+    """Pass 1 of the reconstruction, partition by partition, then the client's tables:
+    every partition's start in every rank table, the class values and every
+    partition's first row. With ``data`` (the release's data path), the partitions'
+    rows must be those its spec says, before any counting."""
     check_method(method)
     if by_class:
         check_by_class(spec)
-    rows = executor.map(_rows_task, _indexed(handles), stage="counting the rows")
+    rows = executor.map(_rows_task, list(enumerate(handles)), stage="counting the rows")
     if data is not None:
         check_release_rows(spec, sum(int(r) for r in rows), data)
     first_rows = row_offsets(rows)
@@ -485,9 +428,6 @@ def reconstruction_plan(
     return shares, classes, first_rows
 
 
-# -- atomic directories ---------------------------------------------------------------
-
-
 @contextmanager
 def _staging(target: Path) -> Iterator[Path]:
     """A hidden directory beside ``target``, published onto it whole on success.
@@ -505,9 +445,6 @@ def _staging(target: Path) -> Iterator[Path]:
                 if not leftover.exists():
                     break
                 time.sleep(0.2)
-
-
-# -- file-level workflows ---------------------------------------------------------------
 
 
 def make_release_partitioned(
@@ -564,7 +501,7 @@ def make_release_partitioned(
     out_dir = check_output(out_dir, inputs=inputs, directory=True, overwrite=overwrite)
     root = resolve_root(random_state, warn=random_state is not None)
     with _files_named(handles), open_executor(engine, scheduler) as ex, _staging(out_dir) as tmp:
-        spec, counted = plan_partitions_rows(ex, handles, opts)
+        spec, counted = plan_partitions(ex, handles, opts)
         (tmp / DATA_DIR).mkdir()
         # the values survive Parquet (else a DomainError now): each task checks its
         # values before writing them and its part from its footer; if the values are
@@ -600,8 +537,6 @@ def _check_part_types(directory: Path, handles: Sequence) -> None:
     """Refuse written parts whose columns disagree in type (a column released as it is,
     integers in one input part and text in another): a reader of the release reads them
     as one table. The footers tell, nothing is read."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
 
     def named(j: int) -> str:
         h = handles[j] if j < len(handles) else None
@@ -610,19 +545,12 @@ def _check_part_types(directory: Path, handles: Sequence) -> None:
     parts = sorted(p for p in directory.iterdir() if p.suffix == ".parquet")
     first: dict[str, tuple[str, int]] = {}
     for k, part in enumerate(parts):
-        for field in pq.read_schema(part):
-            if pa.types.is_null(field.type):  # a part whose column is all missing
-                continue
-            t = field.type  # widths may differ (int32, int64): a reader unifies those
-            kind = (
-                "numbers" if pa.types.is_integer(t) or pa.types.is_floating(t)
-                else "text" if pa.types.is_string(t) or pa.types.is_large_string(t)
-                else str(t)
-            )  # fmt: skip
-            seen = first.setdefault(field.name, (kind, k))
+        for name, kind in footer_kinds(part).items():
+            kind = {"int": "numbers", "float": "numbers", "str": "text"}.get(kind, kind)
+            seen = first.setdefault(name, (kind, k))
             if seen[0] != kind:
                 raise DataError(
-                    f"column {field.name!r} is {seen[0]} in input part {named(seen[1])} and "
+                    f"column {name!r} is {seen[0]} in input part {named(seen[1])} and "
                     f"{kind} in {named(k)}; give it one type in every part (or release the "
                     "parts as one file)"
                 )

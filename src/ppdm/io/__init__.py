@@ -12,7 +12,7 @@ from .arff import arff_quote, label_text, read_arff, write_arff
 from .csv import count_csv_records, names_as_read
 from .files import check_regular_file, csv_compression, is_glob, partition_files, table_format
 from .kinds import KINDS, TEXT_ATTR, infer_kind, numbers_of_text
-from .parquet import check_parts_alike, parquet_kinds, parquet_rows, table_columns
+from .parquet import check_parts_alike, footer_kinds, parquet_kinds, parquet_rows, table_columns
 from .tables import iter_batches, read_table
 from .writers import (
     ROW_GROUP_ROWS,
@@ -38,6 +38,7 @@ __all__ = [
     "check_regular_file",
     "count_csv_records",
     "csv_compression",
+    "footer_kinds",
     "infer_kind",
     "is_glob",
     "iter_batches",

@@ -50,10 +50,6 @@ def arff_quote(text: str) -> str:
     return text
 
 
-# kept for callers of the old private name
-_arff_quote = arff_quote
-
-
 def label_text(value) -> str:
     """A value as a label: ``1``, ``1.0`` and ``np.int64(1)`` are ``'1'`` (an integer code
     read back as a float where values are missing)."""

@@ -18,12 +18,18 @@ from .files import csv_compression, open_bytes, table_format
 from .kinds import CSV_BLOCK, NA_VALUES, TEXT_ATTR, arrow_type, cast_kind, infer_kind
 
 
+def _text(path: Path):
+    """The file as text (decompressed), a byte that is no UTF-8 replaced."""
+    import io
+
+    return io.TextIOWrapper(open_bytes(path), newline="", encoding="utf-8", errors="replace")
+
+
 def _csv_line(path: Path, expected: int) -> tuple[int, int] | None:
     """(1-based line, number of fields) of the first CSV record without ``expected`` fields."""
     import csv
-    import io as _io
 
-    with _io.TextIOWrapper(open_bytes(path), newline="", encoding="utf-8", errors="replace") as fh:
+    with _text(path) as fh:
         reader = csv.reader(fh)
         try:
             for record in reader:
@@ -39,12 +45,9 @@ def _csv_value_at(path: Path, column: int, shown: str) -> tuple[str, int] | None
     that Arrow showed as ``shown`` (its repr, quotes included), found by reading the file
     again as text: Arrow's conversion error names neither."""
     import csv
-    import io as _io
 
     try:
-        with _io.TextIOWrapper(
-            open_bytes(path), newline="", encoding="utf-8", errors="replace"
-        ) as fh:
+        with _text(path) as fh:
             reader = csv.reader(fh)
             header = next(reader, None)
             if header is None or column >= len(header):
@@ -60,10 +63,8 @@ def _csv_value_at(path: Path, column: int, shown: str) -> tuple[str, int] | None
 def _separator_hint(path: Path) -> str:
     """For a CSV read as one column: what its header says about its separator (a
     European CSV: semicolons between fields, commas in its decimals)."""
-    import io as _io
-
     try:
-        with _io.TextIOWrapper(open_bytes(path), encoding="utf-8", errors="replace") as fh:
+        with _text(path) as fh:
             header = fh.readline(1 << 16)
     except (OSError, DataError):
         return ""
@@ -135,9 +136,9 @@ def _check_csv_bytes(path: Path) -> None:
     UTF-16 (Excel's 'Unicode text') starts with its byte-order mark; Arrow read it as
     one column of garbled text. Arrow's reader takes an unclosed quote as a field
     running to the end of the file: every row after it became part of one value,
-    without a word. The file's last quote tells: a run of quotes that starts a field (after a comma, a line break or at the
-    start) and is odd in length opens a field that nothing closes (an even run is an
-    empty field, or one of escaped quotes, closed). A run inside a field ends one, or is
+    without a word. The file's last quote tells: a run of quotes that starts a field
+    (after a comma, a line break or at the start) and is odd in length opens a field
+    that nothing closes (an even run is an empty field, or one of escaped quotes, closed). A run inside a field ends one, or is
     a literal quote of an unquoted field. One search from the end, at memory speed.
     """
     import mmap
@@ -242,8 +243,9 @@ def csv_names(path: Path) -> list[str]:
 
 
 def _csv_header(path: Path) -> tuple[list[str], bool]:
-    """The header (names, and whether they are written ``', '``) of a CSV file of a CSV file, refusing repeated column names, UTF-16 text and a quote
-    never closed (:func:`_check_csv_bytes`).
+    """The header (names, and whether they are written ``', '``) of a CSV file,
+    refusing repeated column names, UTF-16 text and a quote never closed
+    (:func:`_check_csv_bytes`).
 
     An empty name (a saved index) is named ``Unnamed: i`` as pandas does.
     """

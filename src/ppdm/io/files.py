@@ -60,16 +60,10 @@ def table_format(path: str | os.PathLike, *, writing: bool = False) -> str:
 
 def open_bytes(path: Path):
     """The file's bytes, decompressed for a compressed CSV name."""
-    compression = csv_compression(path)
-    if compression == "gzip":
-        import gzip
+    import bz2
+    import gzip
 
-        return gzip.open(path, "rb")
-    if compression == "bz2":
-        import bz2
-
-        return bz2.open(path, "rb")
-    return open(path, "rb")
+    return {"gzip": gzip.open, "bz2": bz2.open}.get(csv_compression(path), open)(path, "rb")
 
 
 def is_glob(path: str | os.PathLike) -> bool:
@@ -126,6 +120,14 @@ def partition_files(path: str | os.PathLike) -> list[Path]:
     return files
 
 
+_SPECIAL = (
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
 def check_regular_file(path: str | os.PathLike) -> Path:
     """``path`` as a Path, after checking that it is a regular file or a directory.
 
@@ -146,14 +148,5 @@ def check_regular_file(path: str | os.PathLike) -> Path:
         raise FileNotFoundError(f"input file {str(p)!r} does not exist") from None
     if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
         return p
-    if stat.S_ISFIFO(mode):
-        what = "a FIFO"
-    elif stat.S_ISCHR(mode):
-        what = "a character device"
-    elif stat.S_ISBLK(mode):
-        what = "a block device"
-    elif stat.S_ISSOCK(mode):
-        what = "a socket"
-    else:
-        what = "not a file"
+    what = next((w for test, w in _SPECIAL if test(mode)), "not a file")
     raise DataError(f"input file {str(p)!r} is not a regular file (it is {what})")

@@ -90,15 +90,11 @@ def check_parts_alike(path: str | os.PathLike, names: list[str]) -> None:
     ----------
     Dowd, Xu & Zhang, Sec. 3 (a release is one table, however it is stored).
     """
-    import pyarrow.types as pt
-
     first: tuple[Path, dict] | None = None
     for f in partition_files(path):
         if table_format(f) != "parquet":
             continue
-        schema = parquet_file(f, None).schema_arrow
-        index = _stored_index(schema)
-        cols = [str(n) for n in schema.names if n not in index]
+        cols = table_columns(f)
         missing = [n for n in names if n not in cols]
         extra = [n for n in cols if n not in names]
         if missing or extra:
@@ -106,11 +102,7 @@ def check_parts_alike(path: str | os.PathLike, names: list[str]) -> None:
                 f"lacks {missing}" if missing else f"has columns its spec does not describe {extra}"
             )
             raise DataError(f"partition file {str(f)!r} {what}")
-        kinds = {
-            n: _footer_kind(t) or str(t)
-            for n, t in zip(schema.names, schema.types)
-            if n not in index and not pt.is_null(t)  # an empty part's column may be typeless
-        }
+        kinds = footer_kinds(f)
         if first is None:
             first = (f, kinds)
             continue
@@ -121,6 +113,21 @@ def check_parts_alike(path: str | os.PathLike, names: list[str]) -> None:
                     f"partition file {str(f)!r} holds column {n!r} as {kind} but "
                     f"{first[0].name!r} as {other}: a table's parts hold one type per column"
                 )
+
+
+def footer_kinds(path: str | os.PathLike) -> dict[str, str]:
+    """The kind of every column of a Parquet file with a type (``"int"``, ``"float"``,
+    ``"bool"``, ``"str"``, else its Arrow type), from its footer: not a stored pandas
+    index, nor a column without a type (an empty part's may have none)."""
+    import pyarrow.types as pt
+
+    schema = parquet_file(Path(path), None).schema_arrow
+    index = _stored_index(schema)
+    return {
+        n: _footer_kind(t) or str(t)
+        for n, t in zip(schema.names, schema.types)
+        if n not in index and not pt.is_null(t)
+    }
 
 
 def table_columns(path: str | os.PathLike) -> list[str]:

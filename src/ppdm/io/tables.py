@@ -90,13 +90,12 @@ def iter_batches(
         rows = 0
         for f in partition_files(path):
             if table_format(f) == "csv":  # an empty partition is skipped
-                for batch in iter_csv(f, int(batch_size), columns, kinds, allow_empty=True):
-                    rows += len(batch)
-                    yield batch
+                batches = iter_csv(f, int(batch_size), columns, kinds, allow_empty=True)
             else:
-                for batch in iter_batches(f, batch_size, columns, kinds):
-                    rows += len(batch)
-                    yield batch
+                batches = iter_batches(f, batch_size, columns, kinds)
+            for batch in batches:
+                rows += len(batch)
+                yield batch
         if rows == 0:
             raise DataError(f"every partition of {str(path)!r} is empty")
         return

@@ -38,6 +38,7 @@ from .opening import (
     class_values,
     load_release,
     release_values,
+    sorted_classes,
     value_domains,
     verify_release,
 )
@@ -91,6 +92,7 @@ __all__ = [
     "reconstruction_multisets",
     "release_values",
     "save_release",
+    "sorted_classes",
     "spare_core",
     "spec_kinds",
     "value_domains",

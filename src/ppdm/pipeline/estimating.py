@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -28,6 +28,7 @@ from ..reconstruct import (
     rank_cells,
 )
 from ..release import ReleaseSpec
+from ..validation import show
 from .batches import read_ahead
 from .opening import (
     Batches,
@@ -35,8 +36,8 @@ from .opening import (
     class_codes,
     class_values,
     opened,
-    plain_value,
     release_values,
+    sorted_classes,
 )
 
 
@@ -116,7 +117,7 @@ def count_pass(
                 row = int(np.flatnonzero(local < 0)[0])
                 raise DataError(
                     f"class column {name!r} data row {offset + row + 1} has value "
-                    f"{plain_value(batch[name].iloc[row])}, which is missing or unknown"
+                    f"{show(batch[name].iloc[row], 60)}, which is missing or unknown"
                 )
             rows = np.array([found.setdefault(v, len(found)) for v in uniques.tolist()])
             ccodes = rows[local] if len(rows) else np.zeros(0, dtype=np.int64)
@@ -147,10 +148,7 @@ def count_pass(
         tables = {k: t.reshape(len(t), doms[k].n_values, 1 << bits[k]) for k, t in tables.items()}
     if name is None:
         return tables, None
-    try:
-        classes = sorted(found)
-    except TypeError:
-        classes = sorted(found, key=str)
+    classes = sorted_classes(found)
     order = [found[c] for c in classes]
     return {k: t[order] for k, t in tables.items()}, classes
 
@@ -158,13 +156,7 @@ def count_pass(
 def _pooled(est: Estimate, copies: int) -> Estimate:
     if copies == 1:
         return est
-    return Estimate(
-        perturbed=est.perturbed,
-        counts=est.counts / copies,
-        stderr=est.stderr / copies,
-        method=est.method,
-        stderr_kind=est.stderr_kind,
-    )
+    return replace(est, counts=est.counts / copies, stderr=est.stderr / copies)
 
 
 def estimate_release(

@@ -21,7 +21,8 @@ from ..io import (
 from ..mechanism import mechanism_of
 from ..publish import register_input, release_member
 from ..release import ReleaseSpec, read_spec
-from .batches import DEFAULT_BATCH, Progress, batch_rows, spec_kinds, table_batches
+from ..validation import show
+from .batches import DEFAULT_BATCH, Progress, batch_rows, reporting, spec_kinds, table_batches
 
 
 def checked_batches(
@@ -41,12 +42,6 @@ def checked_batches(
         yield batch
 
 
-def plain_value(value) -> str:
-    """``repr`` of a cell as a plain Python value (never ``np.int64(3)``)."""
-    item = getattr(value, "item", None)
-    return repr(item() if callable(item) else value)[:60]
-
-
 def verify_release(
     directory: Release | str | os.PathLike,
     batch_size: int = DEFAULT_BATCH,
@@ -63,15 +58,9 @@ def verify_release(
         The release is not self-consistent.
     """
     rel = directory if isinstance(directory, Release) else load_release(directory)
-    rows = 0
-    doms = value_domains(rel.spec)
     with release_values(rel.source):
-        for batch in rel.batches(batch_size):
-            check_domain_values(doms, batch, rows)
-            rows += len(batch)
-            if progress:
-                progress(len(batch))
-    return rows
+        checked = checked_batches(rel.batches(batch_size), value_domains(rel.spec))
+        return sum(len(b) for b in reporting(checked, progress))
 
 
 def value_domains(spec: ReleaseSpec) -> dict[str, Domain]:
@@ -132,7 +121,7 @@ class Release:
                 self._check_columns(batch.columns)
             rows += len(batch)
             yield batch
-        self._check_rows(rows)
+        check_release_rows(self.spec, rows, self.source)
 
     def frame(self, *, check_values: bool = False) -> pd.DataFrame:
         """The whole release data, checked against the spec's columns and row count.
@@ -146,7 +135,7 @@ class Release:
         else:
             frame = read_table(self.data_path, kinds=spec_kinds(self.spec))
         self._check_columns(frame.columns)
-        self._check_rows(len(frame))
+        check_release_rows(self.spec, len(frame), self.source)
         if check_values:
             with release_values(self.source):
                 check_domain_values(value_domains(self.spec), frame)
@@ -157,9 +146,6 @@ class Release:
             self.spec.check_columns([str(c) for c in columns])
         except SpecError as exc:
             raise SpecError(f"release data {self.source!r}: {exc}") from None
-
-    def _check_rows(self, rows: int) -> None:
-        check_release_rows(self.spec, rows, self.source)
 
     def class_values(self, batch_size: int = DEFAULT_BATCH) -> list:
         """Class values: the spec's domain if the class is perturbed, else those in the data."""
@@ -223,8 +209,6 @@ def load_release(path: str | os.PathLike) -> Release:
             f"{str(path)!r} is not a release directory (one holding spec.json and a data file)"
         )
     if not path.is_dir():
-        if path.exists():
-            raise SpecError(f"{str(path)!r} is not a release directory (a release is a directory)")
         raise FileNotFoundError(f"release directory {str(path)!r} does not exist")
     register_input(path)
     spec = read_spec(path)  # its spec.json
@@ -249,10 +233,15 @@ def class_values(spec: ReleaseSpec, batches: Batches) -> list:
     values: set = set()
     for batch in batches():
         values.update(pd.unique(batch[name].dropna()).tolist())
+    return sorted_classes(values)
+
+
+def sorted_classes(classes: Iterable) -> list:
+    """Class values in order: sorted, or sorted as text when they do not compare."""
     try:
-        return sorted(values)
+        return sorted(classes)
     except TypeError:
-        return sorted(values, key=str)
+        return sorted(classes, key=str)
 
 
 def class_codes(batch: pd.DataFrame, spec: ReleaseSpec, classes: list | None, offset: int):
@@ -268,7 +257,7 @@ def class_codes(batch: pd.DataFrame, spec: ReleaseSpec, classes: list | None, of
         row = int(np.flatnonzero(codes < 0)[0])
         raise DataError(
             f"class column {name!r} data row {offset + row + 1} has value "
-            f"{plain_value(batch[name].iloc[row])}, "
+            f"{show(batch[name].iloc[row], 60)}, "
             "which is missing or unknown"
         )
     return codes.astype(np.int64)

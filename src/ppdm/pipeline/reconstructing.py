@@ -253,20 +253,6 @@ def reconstruct_release(
     DataFrame or None
     """
     rel, batch_size = opened(release, batch_size)
-    with release_values(rel.source):
-        return _reconstruct_release(rel, out, method, by_class, random_state, batch_size, progress)
-
-
-def _reconstruct_release(
-    rel: Release,
-    out: str | os.PathLike | None,
-    method: str,
-    by_class: bool,
-    random_state: RandomState,
-    batch_size: int,
-    progress: Progress,
-) -> pd.DataFrame | None:
-    """:func:`reconstruct_release` of a loaded release (its errors named by the caller)."""
     stream = reconstruct_batches(
         rel.spec,
         lambda: read_ahead(rel.batches(batch_size)),
@@ -275,10 +261,10 @@ def _reconstruct_release(
         random_state=random_state,
     )
     if out is None:
-        parts = list(stream)
-        return pd.concat(parts, ignore_index=True)
+        with release_values(rel.source):
+            return pd.concat(list(stream), ignore_index=True)
     fmt = table_format(out, writing=True)
-    with atomic_path(out) as tmp:
+    with release_values(rel.source), atomic_path(out) as tmp:
         if fmt == "arff":
             frame = pd.concat(list(stream), ignore_index=True)
             klass = rel.spec.class_attribute
@@ -313,12 +299,8 @@ def _categories(spec: ReleaseSpec) -> dict[str, tuple]:
     """The values an ARFF copy of a release declares for its categorical attributes: the
     whole domain of the spec, so that every copy of one release (and of another with the
     same spec) has the same header in Weka, whichever values its records happen to hold."""
-    out = {}
-    for a in spec.attributes:
-        domain = a.get_domain() if a.perturbed else None
-        if domain is not None and domain.kind == "categorical":
-            out[a.name] = domain.values
-    return out
+    doms = {a.name: a.get_domain() for a in spec.perturbed_attributes()}
+    return {name: d.values for name, d in doms.items() if d.kind == "categorical"}
 
 
 def reconstruct_frame(

@@ -40,6 +40,7 @@ from ..random import (
 )
 from ..release import ReleaseSpec, write_spec
 from ..report import format_privacy_report, privacy_report
+from ..validation import show
 from .batches import (
     DEFAULT_BATCH,
     Progress,
@@ -52,9 +53,9 @@ from .batches import (
 )
 from .opening import (
     Release,
+    check_release_rows,
     checked_batches,
     load_release,
-    plain_value,
     value_domains,
     verify_release,
 )
@@ -116,6 +117,7 @@ def make_release(
     ReleaseSpec
     """
     opts = plan_options(options, **plan_keywords)  # bad options fail before any file work
+    on_pass = on_pass or (lambda stage: None)
     inputs = () if isinstance(data, pd.DataFrame) else (data,)
     out_dir = check_output(
         out_dir, inputs=inputs, flag="out_dir", directory=True, overwrite=overwrite
@@ -133,19 +135,16 @@ def make_release(
         kinds: dict[str, str] = {}
         spec = None if isinstance(data, pd.DataFrame) else _plan_from_footer(data, opts, kinds)
         if spec is None:
-            if on_pass:
-                on_pass("reading")
+            on_pass("reading")
             batches = reporting(read_ahead(table_batches(data, batch_size, "text")), progress)
             spec = plan_release(batches, opts, kinds=kinds)
         kinds.update(spec_kinds(spec))  # a domain from the owner's spec decides how to read
         if needs_counting(spec):
-            if on_pass:
-                on_pass("counting")
+            on_pass("counting")
             counted = reporting(read_ahead(table_batches(data, batch_size, kinds)), progress)
             spec = realise_matrices(spec, counted, opts, random_state)
         transitions: dict[str, np.ndarray] | None = {} if owner_report is not None else None
-        if on_pass:
-            on_pass("perturbing")
+        on_pass("perturbing")
         perturbed = perturb_batches(
             read_ahead(table_batches(data, batch_size, kinds)),
             spec,
@@ -157,8 +156,7 @@ def make_release(
             raise DataError("the input table is empty: nothing to perturb")
         spec = spec.model_copy(update={"data_file": f"data.{fmt}", "n_records": n // spec.copies})
         write_spec_and_report(spec, tmp)
-        if on_pass:
-            on_pass("checking")
+        on_pass("checking")
         check_written_release(tmp, batch_size, progress=progress)
         if owner_report is not None:
             with publish_dir(owner_report) as owner_tmp:
@@ -371,8 +369,8 @@ def values_round_trip(spec: ReleaseSpec, path: Path, fmt: str) -> bool:
                     i for i in range(len(back)) if not _encodes(d, back[name].iloc[i : i + 1])
                 )
                 raise DomainError(
-                    f"column {name!r}: its value {plain_value(frame[name].iloc[bad])} is read "
-                    f"back from a {fmt} release as {plain_value(back[name].iloc[bad])}, which "
+                    f"column {name!r}: its value {show(frame[name].iloc[bad], 60)} is read "
+                    f"back from a {fmt} release as {show(back[name].iloc[bad], 60)}, which "
                     "is not in its domain; it cannot be released in this format"
                 ) from None
     finally:
@@ -432,7 +430,7 @@ def check_written_release(
         return verify_release(directory, batch_size, progress=progress)
     columns, rows = written_shape(rel.data_path)
     rel.spec.check_columns(columns)
-    rel._check_rows(rows)
+    check_release_rows(rel.spec, rows, rel.source)
     if progress:
         progress(rows)
     return rows
