@@ -194,7 +194,6 @@ class BayesNet:
             )
         return arr
 
-    # -- structure ---------------------------------------------------------------------
     @property
     def names(self) -> tuple[str, ...]:
         """Node names in the order they were given."""
@@ -233,7 +232,6 @@ class BayesNet:
         """``(X_i, Pa_i(1), ..., Pa_i(Q))``: the axes of N_ijk."""
         return (name, *self.parents(name))
 
-    # -- parameters --------------------------------------------------------------------
     def has_cpd(self, name: str) -> bool:
         return name in self._cpds
 
@@ -263,7 +261,6 @@ class BayesNet:
         """The same network without any CPD."""
         return BayesNet(list(self._nodes.values()), name=self.name)
 
-    # -- data ------------------------------------------------------------------------
     def encode(self, frame: pd.DataFrame) -> pd.DataFrame:
         """``frame`` with every node column as integer state codes (see :func:`encode_states`)."""
         return encode_states(frame, {n: node.states for n, node in self._nodes.items()})
@@ -272,7 +269,6 @@ class BayesNet:
         """``frame`` with every node column's codes replaced by the node's state names."""
         return decode_states(frame, {n: node.states for n, node in self._nodes.items()})
 
-    # -- serialisation -----------------------------------------------------------------
     def to_dict(self) -> dict:
         """The ``ppdm-bn/1`` dictionary (JSON/YAML-ready)."""
         nodes = []

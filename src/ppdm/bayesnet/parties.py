@@ -73,8 +73,7 @@ class Release:
 
     def spec(self, data_file: str | None = None) -> dict:
         """The public ``release.json`` dictionary (with per-variable privacy figures)."""
-        privacy = self.scheme.privacy()
-        privacy = privacy.astype(object).where(privacy.notna(), None)
+        privacy = self.scheme.privacy().replace(float("inf"), float("nan")).astype(object)
         return {
             "format": RELEASE_FORMAT,
             "party": self.party,
@@ -82,13 +81,7 @@ class Release:
             "data_file": data_file,
             "n_records": len(self.data),
             **self.scheme.to_spec(),
-            "privacy": [
-                {
-                    k: (None if isinstance(v, float) and v == float("inf") else v)
-                    for k, v in r.items()
-                }
-                for r in privacy.to_dict(orient="records")
-            ],
+            "privacy": privacy.where(privacy.notna(), None).to_dict(orient="records"),
         }
 
 

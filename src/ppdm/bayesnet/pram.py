@@ -204,11 +204,8 @@ class Randomization:
 
     def combine(self, frame: pd.DataFrame) -> np.ndarray:
         """Combined codes of the members (last member fastest)."""
-        code = np.zeros(len(frame), dtype=np.int64)
-        for v, k in zip(self.variables, self.cardinalities):
-            code *= k
-            code += frame[v].to_numpy(dtype=np.int64)
-        return code
+        codes = [frame[v].to_numpy(dtype=np.int64) for v in self.variables]
+        return np.ravel_multi_index(codes, self.cardinalities)
 
     def split(self, code: np.ndarray) -> list[np.ndarray]:
         """Member codes of combined codes."""
@@ -290,7 +287,6 @@ class PramScheme:
         i = self._group.get(variable)
         return None if i is None else self.randomizations[i]
 
-    # -- releasing ---------------------------------------------------------------------
     def randomize(
         self, frame: pd.DataFrame, random_state: RandomState = None, *, party: str = ""
     ) -> pd.DataFrame:
@@ -376,7 +372,6 @@ class PramScheme:
             groups.extend(s.randomizations)
         return PramScheme(cards, groups)
 
-    # -- privacy -----------------------------------------------------------------------
     def privacy(self) -> pd.DataFrame:
         """Privacy per variable: gamma, rho1-to-rho2 at :data:`RHO1_LEVELS`, and K.
 
@@ -416,7 +411,6 @@ class PramScheme:
             rows.append(row)
         return pd.DataFrame(rows)
 
-    # -- spec --------------------------------------------------------------------------
     def to_spec(self) -> dict:
         """``{"variables": {name: K}, "randomize": [...]}`` with full matrices."""
         return {
