@@ -351,14 +351,12 @@ def _privacy_row(item: dict, g: float | None, n: int, shared: str) -> dict:
         return row
     fig = attribute_privacy(GammaDiagonal(d.n_values, g), n)
     from_data = bool(getattr(d, "bounds_from_data", False) or getattr(d, "from_data", False))
+    shared = "" if item.get("gamma") is not None else shared
     row.update(
         {
             "kind": d.kind,
             "N": str(d.n_values),
-            "gamma": f"{g:.4g}"
-            + (
-                "" if item.get("gamma") is not None else shared
-            ),  # text: a row with an error made it 20.0
+            "gamma": f"{g:.4g}{shared}",  # text: a row with an error made it 20.0
             "gamma realised": _fmt(fig.get("gamma_realised", fig["gamma"]), ".10g"),
             "epsilon": _fmt(fig["epsilon"], ".3f"),
             "rho2 at rho1=0.1": f"{fig['rho2']['0.1']:.3f}",

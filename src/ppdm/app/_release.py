@@ -118,19 +118,13 @@ def _key_risk(risk: dict) -> list:
 def release_server(input, output, session, state: State, plan: Plan):
     notes = reactive.value([])
     key_risk = reactive.value(None)
-    note = PageNote(state.owner_msg)
-    say = note.say
+    say = PageNote(state.owner_msg, "o_make", clear_on=state.frame).say
 
     @reactive.effect
     @reactive.event(state.frame)
     def _new_table():
         state.release_dir.set(None)
         key_risk.set(None)
-        note.clear()
-
-    @render.ui
-    def o_make_note():
-        return note.shown()
 
     @reactive.effect
     @reactive.event(input.o_make)

@@ -53,9 +53,10 @@ class JobSlot:
             self.job.cancel()
             self.status.set(f"{self.kind} cancelled")
 
-    def follow(self, cancel, on_error) -> None:
-        """Poll the job while one is pending (``on_error(line)`` when it fails) and
-        cancel it when the ``cancel`` button is pressed."""
+    def follow(self, cancel, note, reset_on) -> None:
+        """Poll the job while one is pending (its error line to the :class:`PageNote`
+        ``note``), cancel it when the ``cancel`` button is pressed and drop its result
+        when ``reset_on`` changes."""
 
         @reactive.effect
         @reactive.event(cancel)
@@ -63,12 +64,17 @@ class JobSlot:
             self.cancel()
 
         @reactive.effect
+        @reactive.event(reset_on)
+        def _reset():
+            self.result.set(None)
+
+        @reactive.effect
         def _poll():
             self.tick.get()
             with reactive.isolate():
                 errors, busy = poll_slots([self])
             for _, err in errors:
-                on_error(err)
+                note.say("error", err)
             if busy:
                 reactive.invalidate_later(POLL_SECONDS)
 
