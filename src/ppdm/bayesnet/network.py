@@ -5,21 +5,9 @@ CPD layout (the same as pgmpy's ``TabularCPD``): the CPD of node ``X_i`` with pa
 column ``j`` enumerates the parent configurations with the *last* parent varying
 fastest (``j = ravel_multi_index(parent codes)``, C order). Every column sums to 1.
 
-File format (``format: ppdm-bn/1``), JSON or YAML::
-
-    format: ppdm-bn/1
-    name: asia
-    nodes:
-      - name: A
-        states: [no, yes]        # or a cardinality: 2
-        parents: []
-        cpd: [[0.7], [0.3]]      # K x J rows, or the flat row-major list [0.7, 0.3]
-      - name: T
-        states: 2
-        parents: [A]
-        cpd: [0.1, 0.9, 0.9, 0.1]
-
-``cpd`` may be left out (a structure-only file, as ``ppdm bn learn`` takes).
+The file format (``format: ppdm-bn/1``, JSON or YAML) is :meth:`BayesNet.to_dict`'s
+dictionary: per node its ``name``, ``states`` (labels, or a cardinality), ``parents`` and
+optionally ``cpd`` (K x J rows or their flat row-major list; docs/bayesnet.md shows one).
 
 References
 ----------

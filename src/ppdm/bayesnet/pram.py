@@ -14,21 +14,8 @@ which of them are randomized, and how:
 Matrices follow :mod:`ppdm.matrix`: ``M[h, k] = P(k -> h)``, i.e. the transpose of the
 paper's ``P^i`` (``p_lm = P(X~ = m | X = l)``).
 
-Scheme file (JSON or YAML)::
-
-    party: site1
-    variables: {A: 2, T: 2, L: 3}
-    randomize:
-      - variables: [A]
-        matrix: {kind: symmetric-binary, p: 0.25}
-      - variables: [L]
-        matrix: {kind: symmetric-ternary, p: 0.3}
-      - variables: [C]
-        matrix: {kind: binary, p1: 0.1, p2: 0.25}
-      - variables: [E, X]                  # simultaneous: a 4 x 4 matrix
-        matrix: {kind: explicit, matrix: [[...], ...]}
-      - variables: [B]
-        matrix: {kind: block-diagonal, groups: [[0, 1], [2]], p: 0.2}
+The scheme file (JSON or YAML) is :meth:`PramScheme.from_spec`'s dictionary; docs/bayesnet.md
+shows one.
 
 References
 ----------
