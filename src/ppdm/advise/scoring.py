@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import math
 import warnings
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -21,22 +20,12 @@ from ..exceptions import DataError, ParameterError
 from ..matrix import GammaDiagonal
 from ..mining import CANDIDATES, Candidate, fit_candidate
 from ..perturbation import perturb_frame, plan_release
+from ..pipeline import Release
 from ..privacy import kang_bound
 from ..release import ReleaseSpec
 from ..validation import check_int
 from .grid import CLEAR_MARGIN_SE, PAPER_PIPELINE
 from .rules import choose_paper, summary_stats
-
-
-@dataclass(frozen=True)
-class _MemoryRelease:
-    """A release held in memory: what :func:`ppdm.mining.fit_candidate` reads."""
-
-    spec: ReleaseSpec
-    data: pd.DataFrame
-
-    def frame(self, *, check_values: bool = False) -> pd.DataFrame:
-        return self.data  # drawn by perturb_frame: every value is one of its domain's
 
 
 def learner_candidates(learners) -> tuple[Candidate, ...]:
@@ -93,7 +82,7 @@ def _score(
         ]  # fmt: skip
     spec = specs[key].model_copy(update={"n_records": len(train)})
     state = cell_seed_sequence(seed, ("release", key, rep))
-    release = _MemoryRelease(spec, perturb_frame(train, spec, state, warn=False))
+    release = Release(spec, table=perturb_frame(train, spec, state, warn=False))
     fit_seed = int(state.generate_state(1)[0])
     rows = []
     for cand in learners:
