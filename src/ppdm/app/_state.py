@@ -35,8 +35,7 @@ class JobSlot:
         return self.job is not None and self.job.running()
 
     def pending(self) -> bool:
-        """A job was started and its outcome is not collected yet (by :meth:`poll`):
-        it may have ended since the last poll, so polling must go on."""
+        """A job was started and its outcome is not collected yet (by :meth:`poll`)."""
         return self.job is not None
 
     def start(self, workspace: Workspace, function: str, **kwargs) -> None:
@@ -103,11 +102,8 @@ class JobSlot:
 
 def poll_slots(slots) -> tuple[list[tuple[str, str]], bool]:
     """Poll every slot: the ``(kind, error line)`` of jobs that just failed, and whether
-    to poll again (a job is still pending).
-
-    Pending, not running: a job that ends between its poll and the check would
-    otherwise never be collected, and its result never shown.
-    """
+    to poll again: a job is still pending, not running (one that ends between its poll
+    and the check would otherwise never be collected)."""
     slots, errors = list(slots), []
     for slot in slots:
         err = slot.poll()
