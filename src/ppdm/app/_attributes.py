@@ -204,16 +204,10 @@ def attributes_server(input, output, session, state: State) -> Plan:
     @reactive.calc
     def budget() -> float | None:
         """The per-record budget E, or None (required to split one)."""
-        text = str(input.o_budget() or "").strip()
-        if not text:
-            if input.o_gmode() == "budget":
-                raise ParameterError("type the budget to split: 'epsilon per record'")
-            return None
-        try:
-            value = float(text)
-        except ValueError:
-            value = text
-        return check_positive(value, "'epsilon per record'", error=ParameterError)
+        value = _optional_number(input.o_budget(), "'epsilon per record'", check_positive)
+        if value is None and input.o_gmode() == "budget":
+            raise ParameterError("type the budget to split: 'epsilon per record'")
+        return value
 
     def domain_of(df, i: int, c: str):
         n = val(f"n_{i}", DEFAULT_MAX_BINS)
@@ -236,7 +230,8 @@ def attributes_server(input, output, session, state: State) -> Plan:
             item = {"index": i, "name": c, "perturbed": bool(val(f"perturb_{i}", True))}
             if item["perturbed"]:
                 try:
-                    item["gamma"] = own_gamma(val(f"gamma_{i}", ""), c)
+                    gamma_c = val(f"gamma_{i}", "")
+                    item["gamma"] = _optional_number(gamma_c, f"gamma of column {c!r}", check_gamma)
                     item["domain"], item["owner_bounds"] = domain_of(df, i, c)
                 except PpdmError as exc:
                     item["error"] = message(exc)
@@ -304,8 +299,8 @@ def _follow_recommendation(state: State, columns, inferred) -> None:
                 ui.update_numeric(f"n_{i}", value=int(n))
 
 
-def own_gamma(text, column: str) -> float | None:
-    """An attribute's own gamma field: empty (None: the sidebar's) or a gamma > 1."""
+def _optional_number(text, name: str, check) -> float | None:
+    """A typed field: empty (None) or a number ``check`` accepts (its error shows the text)."""
     text = str(text or "").strip()
     if not text:
         return None
@@ -313,7 +308,7 @@ def own_gamma(text, column: str) -> float | None:
         value = float(text)
     except ValueError:
         value = text
-    return check_gamma(value, f"gamma of column {column!r}", error=ParameterError)
+    return check(value, name, error=ParameterError)
 
 
 def _per_record(gammas, budget, items: list[dict], cls: str):

@@ -16,13 +16,12 @@ from ..figures import se_label
 from ..mechanism import mechanism_of
 from ..publish import inputs_of_one_operation
 from ._common import TABLE_SUFFIXES, extract_release, message, percent, read_upload
+from ._figures import MAX_PANELS
 from ._state import READ_ERRORS, USER_ERRORS, State
 from ._ui import PageNote, note
 
 __all__ = ["miner_cards", "miner_server", "miner_sidebar"]
 
-#: Figures of the estimates: every attribute up to this many.
-MAX_PANELS = 60
 #: The learner of the mining card: chosen from the release, or one forced.
 LEARNER_CHOICES = {
     "": "chosen from the release",
@@ -93,7 +92,7 @@ def miner_cards():
 
 
 def _estimate_figures(d: Path, method: str, by_class: bool, out: Path) -> tuple[list, int]:
-    """The figures ``ppdm estimate --plot`` draws (:func:`ppdm.html_report.
+    """The figures ``ppdm estimate --plot`` draws (:func:`ppdm.figures.estimates.
     write_estimate_plots`: released and estimated counts ± 2 s.e., then each class's), of
     the first :data:`MAX_PANELS` attributes; and the number of attributes estimated."""
     from ..figures.estimates import write_estimate_plots

@@ -23,10 +23,6 @@ from ._ui import PageNote, action_card
 
 __all__ = ["release_card", "release_server", "release_sidebar"]
 
-#: Panels of the histograms figure: every attribute up to this many (it showed the
-#: first 9 of wine's 13 without a word).
-MAX_PANELS = 60
-
 
 @module.ui
 def release_sidebar():
@@ -226,7 +222,7 @@ def _histograms(d: Path, df) -> Path:
     rel = load_release(d)
     released = rel.frame()
     panels = []
-    for a in rel.spec.perturbed_attributes()[:MAX_PANELS]:
+    for a in rel.spec.perturbed_attributes()[: _figures.MAX_PANELS]:
         dom = a.get_domain()
         n = dom.n_values
         panels.append(
