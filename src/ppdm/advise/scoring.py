@@ -90,14 +90,8 @@ def _score(
             warnings.simplefilter("ignore")
             model = fit_candidate(cand, release, random_state=fit_seed)
             pred = model.predict(X_test[[n for n in spec.names if n != target]])
-        rows.append(
-            {
-                "key": key,
-                "rep": rep,
-                "learner": cand.label,
-                "accuracy": float(np.mean(pred == y_test)),
-            }
-        )
+        accuracy = float(np.mean(pred == y_test))
+        rows.append({"key": key, "rep": rep, "learner": cand.label, "accuracy": accuracy})
     return rows
 
 
@@ -271,16 +265,9 @@ def grid_table(rows, gammas, ns, above, max_gamma, n_records) -> pd.DataFrame:
                         "se": np.nan, "reps": 0, "status": "left out",
                         "reason": f"above the policy's gamma {max_gamma:g}"})  # fmt: skip
     table = pd.DataFrame(out).sort_values(["gamma", "N"], kind="stable").reset_index(drop=True)
-    table.insert(
-        2,
-        "entropy",
-        [GammaDiagonal(int(n), g).entropy() for g, n in zip(table["gamma"], table["N"])],
-    )
-    table.insert(
-        3,
-        "kang_bound",
-        [kang_bound(g, int(n), n_records) for g, n in zip(table["gamma"], table["N"])],
-    )
+    cells = list(zip(table["gamma"], table["N"]))
+    table.insert(2, "entropy", [GammaDiagonal(int(n), g).entropy() for g, n in cells])
+    table.insert(3, "kang_bound", [kang_bound(g, int(n), n_records) for g, n in cells])
     return table
 
 
