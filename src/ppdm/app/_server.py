@@ -1,11 +1,5 @@
-"""The app: its two pages, each made of modules that share one session state.
-
-The owner's page is the modules data, attributes, advisor, release and audit; the
-miner's page is the module miner. Each browser session gets its own
-:class:`~ppdm.app._state.State` (with a private temporary directory, removed when the
-session ends). Every figure and file comes from ppdm's library API; every failure a user
-can cause becomes one line in the page.
-"""
+"""The app: its two pages, each made of modules that share one session state
+(:class:`~ppdm.app._state.State`, made anew for each browser session)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""A browser session's state, shared by the page modules, and its background jobs.
-
-The owner's modules (data, attributes, release, advisor, audit) and the miner's read and
-write one :class:`State`: reactive values only, so a module redraws when another one
-changes what it shows. Long work runs in child processes (:mod:`ppdm.app._jobs`), one
-:class:`JobSlot` per kind.
-"""
+"""A browser session's state, shared by the page modules (reactive values only, so a
+module redraws when another changes what it shows), and its background jobs (one
+:class:`JobSlot` per kind)."""
 
 from __future__ import annotations
 
