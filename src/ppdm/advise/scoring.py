@@ -25,7 +25,7 @@ from ..privacy import kang_bound
 from ..release import ReleaseSpec
 from ..validation import check_int
 from .grid import CLEAR_MARGIN_SE, PAPER_PIPELINE
-from .rules import choose_paper, summary_stats
+from .rules import choose, summary_stats
 
 
 def learner_candidates(learners) -> tuple[Candidate, ...]:
@@ -294,7 +294,7 @@ def _pick_variant(conf: pd.DataFrame, variants: dict, n_bins: int) -> tuple[str,
 
 def confirm_paper(rows, min_accuracy, tolerance, run, fresh, frame, target) -> dict:
     """The paper pipeline's own advice under the same rule and policy, confirmed."""
-    row, _ = choose_paper(rows, min_accuracy, tolerance)
+    row, _ = choose(rows, min_accuracy, tolerance, paper=True)
     if row is None:
         return {"learner": PAPER_PIPELINE.label, "gamma": None, "N": None, "accuracy": None}
     g, n = float(row["gamma"]), int(row["N"])
