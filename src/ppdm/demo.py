@@ -70,7 +70,6 @@ def run_demo(
     ----------
     n_train, n_test : int
         Training records (released) and held-out test records (never perturbed).
-    gamma : float, default=9
     n_bins : int, default=20
         N for the continuous attributes.
     function : int, default=1

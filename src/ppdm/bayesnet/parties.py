@@ -86,20 +86,8 @@ class Release:
 
 
 def write_release(release: Release, directory: str | os.PathLike, fmt: str = "parquet") -> Path:
-    """Write ``release`` into ``directory``: ``data.<fmt>`` and ``release.json``.
-
-    Parameters
-    ----------
-    release : Release
-    directory : path-like
-        Created if missing; callers wanting atomicity pass a temporary directory.
-    fmt : {"parquet", "csv"}, default="parquet"
-
-    Returns
-    -------
-    Path
-        The directory.
-    """
+    """Write ``release`` into ``directory`` (created if missing; callers wanting atomicity
+    pass a temporary one): ``data.<fmt>`` and ``release.json``; return the directory."""
     check_choice(fmt, "fmt", ("parquet", "csv"), error=ParameterError)
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)

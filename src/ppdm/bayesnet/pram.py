@@ -1,15 +1,10 @@
 """Post randomization (PRAM) schemes for the variables of a Bayesian network.
 
 A :class:`PramScheme` lists the variables a party holds (with their cardinalities) and
-which of them are randomized, and how:
-
-- one variable with its own matrix: binary / ternary symmetric channels, the general
-  binary channel of Fig. 1(a) (``p1 = P(0 -> 1)``, ``p2 = P(1 -> 0)``), a gamma-diagonal
-  or any explicit column-stochastic matrix;
-- grouped categories: a block-diagonal matrix, values only move inside their group;
-- several variables randomized *simultaneously*, as one combined variable whose code is
-  ``ravel_multi_index`` of the members' codes (last member fastest);
-- variables listed in no group are not randomized (non-uniform randomization).
+which of them are randomized, and how: one variable with its own matrix, or several
+randomized *simultaneously* as one combined variable whose code is ``ravel_multi_index``
+of the members' codes (last member fastest); variables in no group are released as they
+are (non-uniform randomization).
 
 Matrices follow :mod:`ppdm.matrix`: ``M[h, k] = P(k -> h)``, i.e. the transpose of the
 paper's ``P^i`` (``p_lm = P(X~ = m | X = l)``).
