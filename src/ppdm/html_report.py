@@ -66,12 +66,6 @@ def _num(x, spec: str) -> str:
     return format(x, spec)
 
 
-def _png_uri(fig) -> str:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90)
-    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
-
-
 def _row(name: str, cells: list[str], cls: str = "") -> str:
     attr = f' class="{cls}"' if cls else ""
     tds = "".join(f"<td>{c}</td>" for c in cells)
@@ -176,8 +170,10 @@ def _estimates_section(results) -> str:
 
     out = []
     for r in results:
+        png = io.BytesIO()
         with matplotlib.rc_context({"text.parse_math": False}):
-            figure = _png_uri(estimate_figure(r))
+            estimate_figure(r).savefig(png, format="png", dpi=90)
+        figure = "data:image/png;base64," + base64.b64encode(png.getvalue()).decode("ascii")
         e = r.overall
         rows = [
             f"<tr><td class='name'>{_e(lab)}</td><td>{y:.0f}</td><td>{c:.1f}</td><td>{s:.1f}</td></tr>"

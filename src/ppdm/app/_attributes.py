@@ -257,7 +257,6 @@ def attributes_server(input, output, session, state: State) -> Plan:
         try:
             planned = gammas()
         except PpdmError as exc:
-            planned = {}
             try:  # over the budget: each attribute's figures at its gamma still show
                 g = gamma()
                 planned = {x["name"]: x.get("gamma") or g for x in items() if g or x.get("gamma")}
