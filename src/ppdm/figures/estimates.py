@@ -309,27 +309,24 @@ def write_estimate_plots(
     """
     results = list(results)
     paths = [Path(directory) / f"{stem}.png" for stem in plot_file_stems([r.name for r in results])]
+    progress = progress or (lambda n: None)
     handed = {}
-    if helper is not None:
-        for i in range(len(results) - 1, 0, -1):  # the helper starts from the last one
-            handed[i] = helper.submit(_draw_estimate_plot, results[i], paths[i], dpi)
-            if progress:
-                handed[i].add_done_callback(
-                    lambda f: f.cancelled() or f.exception() is not None or progress(1)
-                )
+    for i in range(len(results) - 1, 0, -1) if helper is not None else ():
+        handed[i] = helper.submit(_draw_estimate_plot, results[i], paths[i], dpi)  # from the last
+        handed[i].add_done_callback(
+            lambda f: f.cancelled() or f.exception() is not None or progress(1)
+        )
     try:
         if meanwhile:
             meanwhile()
         for i, (r, path) in enumerate(zip(results, paths)):
             if i not in handed or handed[i].cancel():  # not taken by the helper
                 _draw_estimate_plot(r, path, dpi)
-                if progress:
-                    progress(1)
+                progress(1)
         for i, f in handed.items():
             if not f.cancelled() and f.exception() is not None:
                 _draw_estimate_plot(results[i], paths[i], dpi)  # raises here if it must
-                if progress:
-                    progress(1)
+                progress(1)
     finally:
         for f in handed.values():
             f.cancel()
