@@ -405,22 +405,10 @@ class ParameterEstimate:
         """Tidy table: node, state k, parent configuration j, theta, stderr, counts."""
         rows = []
         for node, fam in self.families.items():
-            theta = self.network.cpd(node)
-            se = self.stderr[node]
-            kk, jj = np.indices(theta.shape)
-            rows.append(
-                pd.DataFrame(
-                    {
-                        "node": node,
-                        "k": kk.ravel(),
-                        "j": jj.ravel(),
-                        "theta": theta.ravel(),
-                        "stderr": se.ravel(),
-                        "count_raw": fam.raw.ravel(),
-                        "count": fam.counts.ravel(),
-                    }
-                )
-            )
+            theta, se = self.network.cpd(node), self.stderr[node]
+            k, j = np.indices(theta.shape)
+            columns = dict(k=k, j=j, theta=theta, stderr=se, count_raw=fam.raw, count=fam.counts)
+            rows.append(pd.DataFrame({"node": node, **{c: v.ravel() for c, v in columns.items()}}))
         return pd.concat(rows, ignore_index=True)
 
 
