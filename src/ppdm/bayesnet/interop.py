@@ -109,14 +109,10 @@ def from_pgmpy(model, name: str = "bn") -> BayesNet:
     nodes, cpds = [], {}
     for v in model.nodes():
         cpd = model.get_cpds(v)
-        states = _model_states(model, v)
-        if cpd is None:
-            parents = tuple(model.get_parents(v))
-            nodes.append(Node(str(v), states, tuple(map(str, parents))))
-            continue
-        variables = list(cpd.variables)
-        nodes.append(Node(str(v), states, tuple(str(p) for p in variables[1:])))
-        cpds[str(v)] = cpd.get_values()
+        parents = model.get_parents(v) if cpd is None else list(cpd.variables)[1:]
+        nodes.append(Node(str(v), _model_states(model, v), tuple(map(str, parents))))
+        if cpd is not None:
+            cpds[str(v)] = cpd.get_values()
     return BayesNet(nodes, cpds, name=name)
 
 
