@@ -76,7 +76,7 @@ def timed(cmd: list[str]) -> tuple[float, float]:
 # figures above move with the machine's load more than a small change in drawing does)
 DRAW_CPU = r"""
 import sys, tempfile, time
-from ppdm.html_report import write_estimate_plots
+from ppdm.figures.estimates import write_estimate_plots
 from ppdm.pipeline import estimate_release
 
 results = estimate_release(sys.argv[1], by_class=True)

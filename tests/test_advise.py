@@ -265,7 +265,7 @@ def test_rule_7_1_takes_the_strongest_privacy_within_one_se_of_the_best():
     here, 11 points below the best; within one s.e. of the best, the smallest gamma is 7
     (0.905 >= 0.91 - 0.01), and at gamma 7 the smaller N of the two within reach."""
     from ppdm.advise import rule_within_one_se
-    from ppdm.advise.rules import choose_paper as _choose_paper
+    from ppdm.advise.rules import choose
 
     cells = _grid(
         [(5, 5, "f", 0.80, 0.01), (5, 10, "f", 0.79, 0.01), (7, 5, "f", 0.87, 0.01),
@@ -275,7 +275,7 @@ def test_rule_7_1_takes_the_strongest_privacy_within_one_se_of_the_best():
     r = rule_within_one_se(cells)
     assert (r["gamma"], r["N"]) == (7, 10)
     assert cells["accuracy"].max() - r["accuracy"] <= 0.01
-    paper, _ = _choose_paper(cells, None, 0.0)
+    paper, _ = choose(cells, None, 0.0, paper=True)
     assert (paper["gamma"], paper["N"]) == (5, 5)
     # the width is the pooled s.e. (root mean square, 0.031 here), not the best cell's
     # own (0.001, which would leave gamma 9 alone)

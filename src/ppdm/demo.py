@@ -13,6 +13,7 @@ Dowd, Xu & Zhang, Algorithms 1-2, Sec. 4.3, Sec. 5 and Sec. 6.
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
 import time
 import warnings
@@ -69,7 +70,6 @@ def run_demo(
     ----------
     n_train, n_test : int
         Training records (released) and held-out test records (never perturbed).
-    gamma : float, default=9
     n_bins : int, default=20
         N for the continuous attributes.
     function : int, default=1
@@ -83,16 +83,19 @@ def run_demo(
     data = agrawal(n_train + n_test, function=function, random_state=seed)
     train = data.iloc[:n_train].reset_index(drop=True)
     test = data.iloc[n_train:].reset_index(drop=True)
-    spec = agrawal_spec(train, gamma, n_bins)
-    tmp = tempfile.TemporaryDirectory(prefix="ppdm-demo-") if workdir is None else None
-    root = Path(tmp.name if tmp else workdir)
-    try:
+    X_test, y_test = test.drop(columns="group"), test["group"]
+    scratch = tempfile.TemporaryDirectory(prefix="ppdm-demo-") if workdir is None else None
+    with scratch or contextlib.nullcontext(workdir) as root:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", SeededReleaseWarning)
             make_release(
-                train, root / "release", random_state=seed, spec=spec, class_attribute="group"
+                train,
+                Path(root) / "release",
+                random_state=seed,
+                spec=agrawal_spec(train, gamma, n_bins),
+                class_attribute="group",
             )
-        release = load_release(root / "release")
+        release = load_release(Path(root) / "release")
         rows = []
         for method in METHODS:
             for est in estimate_release(release, method):
@@ -101,36 +104,28 @@ def run_demo(
                 if method == METHODS[0]:  # the baseline: the released counts as they are
                     error = estimation_error(est.overall.perturbed, true)
                     rows.append({"attribute": est.name, "method": RELEASED, "error": error})
-                rows.append(
-                    {
-                        "attribute": est.name,
-                        "method": method,
-                        "error": estimation_error(est.overall.counts, true),
-                    }
-                )
-        errors = rows and pd.DataFrame(rows).pivot(
-            index="attribute", columns="method", values="error"
-        )
-        columns = [RELEASED, *METHODS]
-        errors = errors.loc[[c for c in train.columns if c in errors.index], columns]
-        recon = {
-            kind: reconstruct_release(release, None, by_class=kind == "by-class", random_state=seed)
-            for kind in ("global", "by-class")
-        }
-        accuracy = _tree_accuracy(train, test, recon)
-        from .tree import ReleaseTreeClassifier
+                error = estimation_error(est.overall.counts, true)
+                rows.append({"attribute": est.name, "method": method, "error": error})
+        errors = pd.DataFrame(rows).pivot(index="attribute", columns="method", values="error")
+        errors = errors.loc[[c for c in train.columns if c in errors.index], [RELEASED, *METHODS]]
+        from .tree import C45Classifier, ReleaseTreeClassifier
 
+        accuracy = {}
+        for kind in ("original", "reconstructed (global)", "reconstructed (by-class)"):
+            frame = (
+                train
+                if kind == "original"
+                else reconstruct_release(
+                    release, None, by_class=kind.endswith("(by-class)"), random_state=seed
+                )
+            )
+            model = C45Classifier().fit(frame.drop(columns="group"), frame["group"])
+            accuracy[kind] = float(model.score(X_test, y_test))
         tree = ReleaseTreeClassifier().fit_release(release)
-        accuracy["release tree (no reconstruction)"] = float(
-            tree.score(test.drop(columns="group"), test["group"])
-        )
-        commonest = train["group"].value_counts()
-        majority = commonest.index[0] if len(commonest) else None
-        majority_rate = float((test["group"] == majority).mean()) if len(test) else None
+        accuracy["release tree (no reconstruction)"] = float(tree.score(X_test, y_test))
         report = privacy_report(release.spec)
-    finally:
-        if tmp:
-            tmp.cleanup()
+    commonest = train["group"].value_counts()
+    majority = commonest.index[0] if len(commonest) else None
     return DemoResult(
         n_train=n_train,
         n_test=n_test,
@@ -140,21 +135,8 @@ def run_demo(
         accuracy=accuracy,
         seconds=time.perf_counter() - start,
         majority_class=majority,
-        majority_rate=majority_rate,
+        majority_rate=float((y_test == majority).mean()) if len(test) else None,
     )
-
-
-def _tree_accuracy(train: pd.DataFrame, test: pd.DataFrame, recon: dict[str, pd.DataFrame]) -> dict:
-    from .tree import C45Classifier
-
-    def fit_score(frame: pd.DataFrame) -> float:
-        model = C45Classifier().fit(frame.drop(columns="group"), frame["group"])
-        return float(model.score(test.drop(columns="group"), test["group"]))
-
-    out = {"original": fit_score(train)}
-    for kind, frame in recon.items():
-        out[f"reconstructed ({kind})"] = fit_score(frame)
-    return out
 
 
 def format_demo(result: DemoResult) -> str:

@@ -70,13 +70,10 @@ def agrawal_release(
 
     Parameters
     ----------
-    n : int, default=4000
-        Records.
     function : int, default=1
         Agrawal's class function (1 depends on age alone).
     gamma, n_bins : float, int
-        Amplification and number of bins of both attributes (the generator's bounds,
-        :data:`AGRAWAL_BOUNDS`).
+        Of both attributes, binned over the generator's bounds (:data:`AGRAWAL_BOUNDS`).
     random_state : int, default=0
         Seed of the data and of the perturbation.
 

@@ -61,17 +61,9 @@ def _e(value) -> str:
 
 
 def _num(x, spec: str) -> str:
-    if x is None:
-        return "&infin;"
-    if isinstance(x, float) and math.isinf(x):
+    if x is None or (isinstance(x, float) and math.isinf(x)):
         return "&infin;"
     return format(x, spec)
-
-
-def _png_uri(fig) -> str:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90)
-    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
 
 
 def _row(name: str, cells: list[str], cls: str = "") -> str:
@@ -87,12 +79,18 @@ def _unperturbed_row(name: str, width: int) -> str:
     )
 
 
-def _table(head: list[str], rows: list[str]) -> str:
-    ths = "".join(
-        f'<th class="name">{_e(h)}</th>' if i == 0 else f"<th>{_e(h)}</th>"
-        for i, h in enumerate(head)
+def _cells(tag: str, values) -> str:
+    """One row's cells, the first of them a name."""
+    return "".join(
+        f'<{tag} class="name">{_e(v)}</{tag}>' if i == 0 else f"<{tag}>{_e(v)}</{tag}>"
+        for i, v in enumerate(values)
     )
-    return f"<table><thead><tr>{ths}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+
+
+def _table(head: list[str], rows: list[str]) -> str:
+    return (
+        f"<table><thead><tr>{_cells('th', head)}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    )
 
 
 #: The helpers a mechanism's rows and tables are written with (:mod:`ppdm.mechanism`).
@@ -166,18 +164,16 @@ def _exposure(rep: dict) -> str:
     return "".join(parts)
 
 
-def _estimate_figure(r) -> str:
-    """PNG data URI of the estimate's figure, as ``ppdm estimate --plot`` draws it
-    (:func:`ppdm.figures.estimates.estimate_figure`)."""
+def _estimates_section(results) -> str:
+    """Each estimate's figure, as ``ppdm estimate --plot`` draws it, and its numbers."""
     import matplotlib
 
-    with matplotlib.rc_context({"text.parse_math": False}):
-        return _png_uri(estimate_figure(r))
-
-
-def _estimates_section(results) -> str:
     out = []
     for r in results:
+        png = io.BytesIO()
+        with matplotlib.rc_context({"text.parse_math": False}):
+            estimate_figure(r).savefig(png, format="png", dpi=90)
+        figure = "data:image/png;base64," + base64.b64encode(png.getvalue()).decode("ascii")
         e = r.overall
         rows = [
             f"<tr><td class='name'>{_e(lab)}</td><td>{y:.0f}</td><td>{c:.1f}</td><td>{s:.1f}</td></tr>"
@@ -190,7 +186,7 @@ def _estimates_section(results) -> str:
         )
         out.append(
             f"<h3>{_e(r.name)}</h3>"
-            f'<img alt="estimated distribution of {_e(r.name)}" src="{_estimate_figure(r)}">'
+            f'<img alt="estimated distribution of {_e(r.name)}" src="{figure}">'
             f"{table}"
         )
     return "".join(out)
@@ -203,10 +199,6 @@ def _audit_verdict(audit) -> str:
     word, _, rest = plain_verdict(data).partition(": ")
     css = "box" if data["passed"] else "box bad"
     return f'<div class="{css}"><b>Audit {_e(word)}:</b> {_e(rest)}</div>'
-
-
-def _audit_section(audit, audit_text: str) -> str:
-    return _audit_verdict(audit) + _audit_body(audit_text)
 
 
 def _audit_body(text: str) -> str:
@@ -243,20 +235,8 @@ def _aligned_table(lines: list[str]) -> str | None:
     rows = [re.split(r" {2,}", line.strip()) for line in lines]
     if len(rows) < 2 or any(len(r) != len(rows[0]) for r in rows):
         return None
-    head = "".join(
-        f'<th class="name">{_e(c)}</th>' if k == 0 else f"<th>{_e(c)}</th>"
-        for k, c in enumerate(rows[0])
-    )
-    body = "".join(
-        "<tr>"
-        + "".join(
-            f'<td class="name">{_e(c)}</td>' if k == 0 else f"<td>{_e(c)}</td>"
-            for k, c in enumerate(r)
-        )
-        + "</tr>"
-        for r in rows[1:]
-    )
-    return f"<table><tr>{head}</tr>{body}</table>"
+    body = "".join(f"<tr>{_cells('td', r)}</tr>" for r in rows[1:])
+    return f"<table><tr>{_cells('th', rows[0])}</tr>{body}</table>"
 
 
 def render_html_report(
@@ -300,14 +280,9 @@ def render_html_report(
     from . import __version__
 
     day = today or _dt.datetime.now(_dt.timezone.utc).date()
+    how = "perturbed" if rep.get("class_perturbed") else "released unperturbed"
     cls = rep.get("class_attribute")
-    class_text = (
-        "none"
-        if cls is None
-        else f"<code>{_e(cls)}</code> ("
-        + ("perturbed" if rep.get("class_perturbed") else "released unperturbed")
-        + ")"
-    )
+    class_text = "none" if cls is None else f"<code>{_e(cls)}</code> ({how})"
     mech = mechanism_of(rep)
     meta = [
         ("release", f"<code>{_e(source)}</code>" if source else "-"),
@@ -355,7 +330,7 @@ def render_html_report(
             "<p>The owner attacked the release with the original table at hand and compared "
             "what the attacks recover with what the policy allows.</p>"
         )
-        parts.append(_audit_section(audit, audit_text or ""))
+        parts.append(_audit_verdict(audit) + _audit_body(audit_text or ""))
     else:
         parts.append(
             "<p>No audit was run for this report (<code>ppdm report DIR --html FILE "
@@ -404,9 +379,7 @@ def write_html_report(
     from .report import privacy_report
 
     target = Path(target)
-    estimates = None
-    note = None
-    audit = audit_text = None
+    estimates = note = audit = audit_text = None
     if target.is_dir():
         from .pipeline import estimate_release, load_release
 

@@ -15,7 +15,6 @@ from .release import ReleaseSpec
 __all__ = [
     "privacy_report",
     "format_privacy_report",
-    "oracle_crossover",
     "past_the_crossover",
     "per_record_lines",
     "weakly_protected",
@@ -111,54 +110,49 @@ def _entries(entry: dict | None) -> list[tuple[str, dict]]:
 WEAK_RHO2_AT_5_PERCENT = 0.99
 
 
+def _grouped(report: dict, reason) -> list[str]:
+    """One line per ``reason(attribute)`` of the perturbed attributes of a
+    :func:`privacy_report` (None: no line), naming the attributes that share it."""
+    names: dict[str, list[str]] = {}
+    for a in report["attributes"]:
+        why = reason(a) if a.get("perturbed") else None
+        if why is not None:
+            names.setdefault(why, []).append(a["name"])
+    return [f"{', '.join(n)} ({why})" for why, n in names.items()]
+
+
 def weakly_protected(report: dict) -> list[str]:
     """The perturbed attributes of a :func:`privacy_report` that are protected, but so
     weakly that a property of prior 5 % can reach a posterior of 99 % or more: one line
     per set of figures, naming the attributes that share them (none unprotected)."""
-    weak: dict[str, list[str]] = {}
-    for a in report["attributes"]:
-        if (
-            a.get("perturbed")
-            and a["name"] not in report["unprotected"]
-            and a.get("rho2", {}).get("0.05", 0.0) >= WEAK_RHO2_AT_5_PERCENT
-        ):
-            why = (
-                f"epsilon {a['epsilon']:.3g}: a property of prior 5 % can reach posterior "
-                f"{a['rho2']['0.05']:.1%}"
-            )
-            weak.setdefault(why, []).append(a["name"])
-    return [f"{', '.join(names)} ({why})" for why, names in weak.items()]
 
+    def reason(a: dict) -> str | None:
+        rho2 = a.get("rho2", {}).get("0.05", 0.0)
+        if a["name"] in report["unprotected"] or rho2 < WEAK_RHO2_AT_5_PERCENT:
+            return None
+        return f"epsilon {a['epsilon']:.3g}: a property of prior 5 % can reach posterior {rho2:.1%}"
 
-def oracle_crossover(gamma: float) -> float:
-    """``3 gamma + 2``: past this many values, k-ary randomized response (a gamma-diagonal
-    matrix) estimates frequencies with more variance than optimized unary encoding at
-    the same epsilon = ln gamma.
-
-    References
-    ----------
-    Wang, Blocki, Li & Jha (2017), Sec. 4.4 (GRR against OUE).
-
-    Examples
-    --------
-    >>> oracle_crossover(9.0)
-    29.0
-    """
-    return 3.0 * gamma + 2.0
+    return _grouped(report, reason)
 
 
 def past_the_crossover(report: dict) -> list[str]:
     """The gamma-diagonal attributes of a :func:`privacy_report` with more values than
-    :func:`oracle_crossover` of their gamma: one line per set of figures."""
-    past: dict[str, list[str]] = {}
-    for a in report["attributes"]:
-        if not a.get("perturbed") or a.get("matrix") != "gamma-diagonal" or a.get("gamma") is None:
-            continue
-        k, cross = int(a["N"]), oracle_crossover(float(a["gamma"]))
-        if k > cross:
-            why = f"N = {k} > 3 gamma + 2 = {cross:g} at gamma {a['gamma']:g}"
-            past.setdefault(why, []).append(a["name"])
-    return [f"{', '.join(names)} ({why})" for why, names in past.items()]
+    ``3 gamma + 2``, past which k-ary randomized response (a gamma-diagonal matrix)
+    estimates frequencies with more variance than optimized unary encoding at the same
+    epsilon = ln gamma: one line per set of figures.
+
+    References
+    ----------
+    Wang, Blocki, Li & Jha (2017), Sec. 4.4 (GRR against OUE).
+    """
+
+    def reason(a: dict) -> str | None:
+        if a.get("matrix") != "gamma-diagonal" or a.get("gamma") is None:
+            return None
+        k, cross = int(a["N"]), 3.0 * float(a["gamma"]) + 2.0
+        return f"N = {k} > 3 gamma + 2 = {cross:g} at gamma {a['gamma']:g}" if k > cross else None
+
+    return _grouped(report, reason)
 
 
 def format_privacy_report(report: dict) -> str:

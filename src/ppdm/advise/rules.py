@@ -120,21 +120,17 @@ def best_per_cell(cells: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def choose(cells: pd.DataFrame, min_accuracy, tolerance) -> tuple[pd.Series | None, bool]:
-    """The advice's cell: rule 7.2 with a target, else rule 7.1 within one s.e."""
+def choose(
+    cells: pd.DataFrame, min_accuracy, tolerance, *, paper: bool = False
+) -> tuple[pd.Series | None, bool]:
+    """The advice's cell: rule 7.2 with a target, else rule 7.1 within one s.e., or for the
+    paper pipeline (``paper``) as the paper writes it: each gamma's best N, then the
+    smallest N, then the smallest gamma."""
     if cells.empty:
         return None, False
     if min_accuracy is not None:
         return rule_min_accuracy(cells, min_accuracy)
+    if paper:
+        best = rule_best_n_per_gamma(cells, tolerance)
+        return best.sort_values(["N", "gamma"], kind="stable").iloc[0], True
     return rule_within_one_se(cells, tolerance), True
-
-
-def choose_paper(cells: pd.DataFrame, min_accuracy, tolerance) -> tuple[pd.Series | None, bool]:
-    """The paper's rules as written: 7.1 takes each gamma's best N, then the smallest N,
-    then the smallest gamma; 7.2 as :func:`rule_min_accuracy`."""
-    if cells.empty:
-        return None, False
-    if min_accuracy is not None:
-        return rule_min_accuracy(cells, min_accuracy)
-    best = rule_best_n_per_gamma(cells, tolerance)
-    return best.sort_values(["N", "gamma"], kind="stable").iloc[0], True

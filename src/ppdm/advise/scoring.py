@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import math
 import warnings
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -21,22 +20,12 @@ from ..exceptions import DataError, ParameterError
 from ..matrix import GammaDiagonal
 from ..mining import CANDIDATES, Candidate, fit_candidate
 from ..perturbation import perturb_frame, plan_release
+from ..pipeline import Release
 from ..privacy import kang_bound
 from ..release import ReleaseSpec
 from ..validation import check_int
 from .grid import CLEAR_MARGIN_SE, PAPER_PIPELINE
-from .rules import choose_paper, summary_stats
-
-
-@dataclass(frozen=True)
-class _MemoryRelease:
-    """A release held in memory: what :func:`ppdm.mining.fit_candidate` reads."""
-
-    spec: ReleaseSpec
-    data: pd.DataFrame
-
-    def frame(self, *, check_values: bool = False) -> pd.DataFrame:
-        return self.data  # drawn by perturb_frame: every value is one of its domain's
+from .rules import choose, summary_stats
 
 
 def learner_candidates(learners) -> tuple[Candidate, ...]:
@@ -93,7 +82,7 @@ def _score(
         ]  # fmt: skip
     spec = specs[key].model_copy(update={"n_records": len(train)})
     state = cell_seed_sequence(seed, ("release", key, rep))
-    release = _MemoryRelease(spec, perturb_frame(train, spec, state, warn=False))
+    release = Release(spec, table=perturb_frame(train, spec, state, warn=False))
     fit_seed = int(state.generate_state(1)[0])
     rows = []
     for cand in learners:
@@ -101,14 +90,8 @@ def _score(
             warnings.simplefilter("ignore")
             model = fit_candidate(cand, release, random_state=fit_seed)
             pred = model.predict(X_test[[n for n in spec.names if n != target]])
-        rows.append(
-            {
-                "key": key,
-                "rep": rep,
-                "learner": cand.label,
-                "accuracy": float(np.mean(pred == y_test)),
-            }
-        )
+        accuracy = float(np.mean(pred == y_test))
+        rows.append({"key": key, "rep": rep, "learner": cand.label, "accuracy": accuracy})
     return rows
 
 
@@ -282,16 +265,9 @@ def grid_table(rows, gammas, ns, above, max_gamma, n_records) -> pd.DataFrame:
                         "se": np.nan, "reps": 0, "status": "left out",
                         "reason": f"above the policy's gamma {max_gamma:g}"})  # fmt: skip
     table = pd.DataFrame(out).sort_values(["gamma", "N"], kind="stable").reset_index(drop=True)
-    table.insert(
-        2,
-        "entropy",
-        [GammaDiagonal(int(n), g).entropy() for g, n in zip(table["gamma"], table["N"])],
-    )
-    table.insert(
-        3,
-        "kang_bound",
-        [kang_bound(g, int(n), n_records) for g, n in zip(table["gamma"], table["N"])],
-    )
+    cells = list(zip(table["gamma"], table["N"]))
+    table.insert(2, "entropy", [GammaDiagonal(int(n), g).entropy() for g, n in cells])
+    table.insert(3, "kang_bound", [kang_bound(g, int(n), n_records) for g, n in cells])
     return table
 
 
@@ -318,7 +294,7 @@ def _pick_variant(conf: pd.DataFrame, variants: dict, n_bins: int) -> tuple[str,
 
 def confirm_paper(rows, min_accuracy, tolerance, run, fresh, frame, target) -> dict:
     """The paper pipeline's own advice under the same rule and policy, confirmed."""
-    row, _ = choose_paper(rows, min_accuracy, tolerance)
+    row, _ = choose(rows, min_accuracy, tolerance, paper=True)
     if row is None:
         return {"learner": PAPER_PIPELINE.label, "gamma": None, "N": None, "accuracy": None}
     g, n = float(row["gamma"]), int(row["N"])

@@ -8,7 +8,7 @@ from shiny import module, reactive, render, ui
 from ..exceptions import ParameterError, SpecError
 from ..limits import check_n_values
 from ..validation import check_gamma
-from ._common import message, parse_float_list, parse_int_list, percent
+from ._common import message, parse_list, percent
 from ._state import USER_ERRORS, State
 from ._ui import PageNote, action_card
 
@@ -54,10 +54,10 @@ def target_accuracy(text: str) -> float | None:
 
 def _grid(gammas_text: str, ns_text: str, reps, target_text: str) -> dict:
     """The advisor's arguments from the card's fields, each checked and named."""
-    gammas = parse_float_list(gammas_text, "gamma values")
+    gammas = parse_list(gammas_text, "gamma values")
     for g in gammas:
         check_gamma(g, "each of the gamma values", error=ParameterError)
-    ns = parse_int_list(ns_text, "N values")
+    ns = parse_list(ns_text, "N values", int)
     for n in ns:
         if n < 2:
             raise ParameterError(f"each of the N values must be >= 2 (got {n})")
@@ -110,20 +110,9 @@ def _status(text: str, res: dict | None) -> list:
 @module.server
 def advisor_server(input, output, session, state: State):
     slot = state.slots["advisor"]
-    note = PageNote(state.owner_msg)
+    note = PageNote(state.owner_msg, "o_advise", clear_on=state.frame)
     say = note.say
-
-    slot.follow(input.o_advise_cancel, lambda err: say("error", err))
-
-    @reactive.effect
-    @reactive.event(state.frame)
-    def _new_table():
-        slot.result.set(None)
-        note.clear()
-
-    @render.ui
-    def o_advise_note():
-        return note.shown()
+    slot.follow(input.o_advise_cancel, note, reset_on=state.frame)
 
     @reactive.effect
     @reactive.event(input.o_advise)

@@ -204,16 +204,10 @@ def attributes_server(input, output, session, state: State) -> Plan:
     @reactive.calc
     def budget() -> float | None:
         """The per-record budget E, or None (required to split one)."""
-        text = str(input.o_budget() or "").strip()
-        if not text:
-            if input.o_gmode() == "budget":
-                raise ParameterError("type the budget to split: 'epsilon per record'")
-            return None
-        try:
-            value = float(text)
-        except ValueError:
-            value = text
-        return check_positive(value, "'epsilon per record'", error=ParameterError)
+        value = _optional_number(input.o_budget(), "'epsilon per record'", check_positive)
+        if value is None and input.o_gmode() == "budget":
+            raise ParameterError("type the budget to split: 'epsilon per record'")
+        return value
 
     def domain_of(df, i: int, c: str):
         n = val(f"n_{i}", DEFAULT_MAX_BINS)
@@ -236,7 +230,8 @@ def attributes_server(input, output, session, state: State) -> Plan:
             item = {"index": i, "name": c, "perturbed": bool(val(f"perturb_{i}", True))}
             if item["perturbed"]:
                 try:
-                    item["gamma"] = own_gamma(val(f"gamma_{i}", ""), c)
+                    gamma_c = val(f"gamma_{i}", "")
+                    item["gamma"] = _optional_number(gamma_c, f"gamma of column {c!r}", check_gamma)
                     item["domain"], item["owner_bounds"] = domain_of(df, i, c)
                 except PpdmError as exc:
                     item["error"] = message(exc)
@@ -262,7 +257,6 @@ def attributes_server(input, output, session, state: State) -> Plan:
         try:
             planned = gammas()
         except PpdmError as exc:
-            planned = {}
             try:  # over the budget: each attribute's figures at its gamma still show
                 g = gamma()
                 planned = {x["name"]: x.get("gamma") or g for x in items() if g or x.get("gamma")}
@@ -304,8 +298,8 @@ def _follow_recommendation(state: State, columns, inferred) -> None:
                 ui.update_numeric(f"n_{i}", value=int(n))
 
 
-def own_gamma(text, column: str) -> float | None:
-    """An attribute's own gamma field: empty (None: the sidebar's) or a gamma > 1."""
+def _optional_number(text, name: str, check) -> float | None:
+    """A typed field: empty (None) or a number ``check`` accepts (its error shows the text)."""
     text = str(text or "").strip()
     if not text:
         return None
@@ -313,7 +307,7 @@ def own_gamma(text, column: str) -> float | None:
         value = float(text)
     except ValueError:
         value = text
-    return check_gamma(value, f"gamma of column {column!r}", error=ParameterError)
+    return check(value, name, error=ParameterError)
 
 
 def _per_record(gammas, budget, items: list[dict], cls: str):
@@ -351,14 +345,12 @@ def _privacy_row(item: dict, g: float | None, n: int, shared: str) -> dict:
         return row
     fig = attribute_privacy(GammaDiagonal(d.n_values, g), n)
     from_data = bool(getattr(d, "bounds_from_data", False) or getattr(d, "from_data", False))
+    shared = "" if item.get("gamma") is not None else shared
     row.update(
         {
             "kind": d.kind,
             "N": str(d.n_values),
-            "gamma": f"{g:.4g}"
-            + (
-                "" if item.get("gamma") is not None else shared
-            ),  # text: a row with an error made it 20.0
+            "gamma": f"{g:.4g}{shared}",  # text: a row with an error made it 20.0
             "gamma realised": _fmt(fig.get("gamma_realised", fig["gamma"]), ".10g"),
             "epsilon": _fmt(fig["epsilon"], ".3f"),
             "rho2 at rho1=0.1": f"{fig['rho2']['0.1']:.3f}",

@@ -64,20 +64,9 @@ def _verdict(res: dict):
 @module.server
 def audit_server(input, output, session, state: State):
     slot = state.slots["audit"]
-    note = PageNote(state.owner_msg)
+    note = PageNote(state.owner_msg, "o_audit", clear_on=state.frame)
     say = note.say
-
-    slot.follow(input.o_audit_cancel, lambda err: say("error", err))
-
-    @reactive.effect
-    @reactive.event(state.frame)
-    def _new_table():
-        slot.result.set(None)
-        note.clear()
-
-    @render.ui
-    def o_audit_note():
-        return note.shown()
+    slot.follow(input.o_audit_cancel, note, reset_on=state.frame)
 
     @reactive.effect
     @reactive.event(input.o_audit)

@@ -23,8 +23,7 @@ __all__ = [
     "extract_release",
     "percent",
     "plain",
-    "parse_float_list",
-    "parse_int_list",
+    "parse_list",
     "parse_bounds",
 ]
 
@@ -209,7 +208,9 @@ def extract_release(upload: dict, workspace: Workspace) -> Path:
     return specs[0].parent
 
 
-def _parse_list(text: str, what: str, kind: type, noun: str) -> list:
+def parse_list(text: str, what: str, kind: type = float) -> list:
+    """Numbers (``kind``: float or int) separated by commas or semicolons."""
+    noun = "integers" if kind is int else "numbers"
     try:
         out = [kind(x) for x in str(text).replace(";", ",").split(",") if x.strip()]
     except ValueError:
@@ -217,14 +218,6 @@ def _parse_list(text: str, what: str, kind: type, noun: str) -> list:
     if not out:
         raise ParameterError(f"{what} needs at least one value")
     return out
-
-
-def parse_float_list(text: str, what: str) -> list[float]:
-    return _parse_list(text, what, float, "numbers")
-
-
-def parse_int_list(text: str, what: str) -> list[int]:
-    return _parse_list(text, what, int, "integers")
 
 
 def parse_bounds(text: str | None, column: str) -> tuple[float, float] | None:

@@ -12,8 +12,7 @@ import pickle
 import subprocess
 import sys
 import tempfile
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +26,6 @@ class Job:
     kind: str
     directory: Path
     process: subprocess.Popen
-    started: float = field(default_factory=time.monotonic)
     cancelled: bool = False
 
     def progress(self) -> tuple[int, int]:
@@ -67,19 +65,9 @@ class Job:
 
 
 def start_job(kind: str, workspace: Path, function: str, **kwargs) -> Job:
-    """Run ``ppdm.app._worker.<function>(**kwargs)`` in a child process.
-
-    Parameters
-    ----------
-    kind : str
-        Label shown in the page ("advisor", "audit", "mining").
-    workspace : Path
-        The session's private directory; the job gets a fresh folder in it.
-    function : str
-        Name of a function of :mod:`ppdm.app._worker`.
-    **kwargs
-        Its arguments (picklable).
-    """
+    """Run ``ppdm.app._worker.<function>(**kwargs)`` (picklable arguments) in a child
+    process, in a fresh folder of the session's ``workspace``; ``kind`` labels it in the
+    page ("advisor", "audit", "mining")."""
     workspace.mkdir(parents=True, exist_ok=True)
     directory = Path(tempfile.mkdtemp(prefix=f"job-{kind}-", dir=workspace))
     with (directory / "args.pkl").open("wb") as fh:

@@ -16,13 +16,12 @@ from ..figures import se_label
 from ..mechanism import mechanism_of
 from ..publish import inputs_of_one_operation
 from ._common import TABLE_SUFFIXES, extract_release, message, percent, read_upload
+from ._figures import MAX_PANELS
 from ._state import READ_ERRORS, USER_ERRORS, State
-from ._ui import alert, note
+from ._ui import PageNote, note
 
 __all__ = ["miner_cards", "miner_server", "miner_sidebar"]
 
-#: Figures of the estimates: every attribute up to this many.
-MAX_PANELS = 60
 #: The learner of the mining card: chosen from the release, or one forced.
 LEARNER_CHOICES = {
     "": "chosen from the release",
@@ -93,7 +92,7 @@ def miner_cards():
 
 
 def _estimate_figures(d: Path, method: str, by_class: bool, out: Path) -> tuple[list, int]:
-    """The figures ``ppdm estimate --plot`` draws (:func:`ppdm.html_report.
+    """The figures ``ppdm estimate --plot`` draws (:func:`ppdm.figures.estimates.
     write_estimate_plots`: released and estimated counts ± 2 s.e., then each class's), of
     the first :data:`MAX_PANELS` attributes; and the number of attributes estimated."""
     from ..figures.estimates import write_estimate_plots
@@ -113,16 +112,7 @@ def _image(path: Path, alt: str):
 def miner_server(input, output, session, state: State):
     release = reactive.value(None)
     figure = reactive.value(None)
-    notes = {b: reactive.value(None) for b in ("m_estimate", "m_mine")}
-
-    def say(button: str, kind: str, text: str) -> None:
-        state.miner_msg.set((kind, text))
-        notes[button].set((kind, text))
-
-    @render.ui
-    def m_estimate_note():
-        n = notes["m_estimate"].get()
-        return None if n is None else alert(*n)
+    say = PageNote(state.miner_msg, "m_estimate").say
 
     def open_release(path: Path) -> None:
         from ..pipeline import load_release
@@ -160,7 +150,7 @@ def miner_server(input, output, session, state: State):
                 raise ParameterError("type the folder of a release (it holds spec.json)")
             open_release(Path(text).expanduser())
         except USER_ERRORS as exc:
-            say("m_estimate", "error", message(exc))
+            say("error", message(exc))
 
     @render.ui
     def m_info():
@@ -181,18 +171,18 @@ def miner_server(input, output, session, state: State):
     def _m_estimate():
         d = release.get()
         if d is None:
-            say("m_estimate", "error", "open a release first")
+            say("error", "open a release first")
             return
         method = input.m_method()
         out = state.workspace.fresh("estimates")
         try:
             paths, n = _estimate_figures(d, method, bool(input.m_byclass()), out)
         except USER_ERRORS as exc:
-            say("m_estimate", "error", message(exc, "estimate"))
+            say("error", message(exc, "estimate"))
             return
         figure.set(paths)
         drawn = "" if n <= MAX_PANELS else f"; the figures show the first {MAX_PANELS}"
-        say("m_estimate", "ok", f"estimated {n} attributes ({method}){drawn}")
+        say("ok", f"estimated {n} attributes ({method}){drawn}")
 
     @render.ui
     def m_est_plot():
@@ -229,25 +219,17 @@ def miner_server(input, output, session, state: State):
             reconstruct_release(release.get(), out, by_class=bool(input.m_recon_byclass()))
         yield out.read_bytes()
 
-    _mining(input, state, release, say, notes["m_mine"])
+    _mining(input, state, release)
 
 
-def _mining(input, state: State, release, say, note) -> None:
+def _mining(input, state: State, release) -> None:
     """The mining card: a learner chosen and scored in the background
     (:func:`ppdm.selection.mine`), its estimate beside the baselines."""
     slot = state.slots["mining"]
     test = reactive.value(None)
-    slot.follow(input.m_mine_cancel, lambda err: say("m_mine", "error", err))
-
-    @render.ui
-    def m_mine_note():
-        n = note.get()
-        return None if n is None else alert(*n)
-
-    @reactive.effect
-    @reactive.event(release)
-    def _new_release():
-        slot.result.set(None)
+    note = PageNote(state.miner_msg, "m_mine")
+    say = note.say
+    slot.follow(input.m_mine_cancel, note, reset_on=release)
 
     @reactive.effect
     @reactive.event(input.m_mine)
@@ -259,7 +241,7 @@ def _mining(input, state: State, release, say, note) -> None:
             slot.start(state.workspace, "mine", release=str(d), test=test.get(),
                        learner=input.m_learner() or None)  # fmt: skip
         except USER_ERRORS as exc:
-            say("m_mine", "error", message(exc, "mining"))
+            say("error", message(exc, "mining"))
 
     @reactive.effect
     @reactive.event(input.m_test)
@@ -271,7 +253,7 @@ def _mining(input, state: State, release, say, note) -> None:
             frame, name = read_upload(files[0], state.workspace)
         except READ_ERRORS as exc:
             test.set(None)
-            say("m_mine", "error", message(exc, "test table"))
+            say("error", message(exc, "test table"))
             return
         test.set(frame)
         state.miner_msg.set(("ok", f"test table {name!r}: {len(frame)} records"))

@@ -23,10 +23,6 @@ from ._ui import PageNote, action_card
 
 __all__ = ["release_card", "release_server", "release_sidebar"]
 
-#: Panels of the histograms figure: every attribute up to this many (it showed the
-#: first 9 of wine's 13 without a word).
-MAX_PANELS = 60
-
 
 @module.ui
 def release_sidebar():
@@ -118,19 +114,13 @@ def _key_risk(risk: dict) -> list:
 def release_server(input, output, session, state: State, plan: Plan):
     notes = reactive.value([])
     key_risk = reactive.value(None)
-    note = PageNote(state.owner_msg)
-    say = note.say
+    say = PageNote(state.owner_msg, "o_make", clear_on=state.frame).say
 
     @reactive.effect
     @reactive.event(state.frame)
     def _new_table():
         state.release_dir.set(None)
         key_risk.set(None)
-        note.clear()
-
-    @render.ui
-    def o_make_note():
-        return note.shown()
 
     @reactive.effect
     @reactive.event(input.o_make)
@@ -232,7 +222,7 @@ def _histograms(d: Path, df) -> Path:
     rel = load_release(d)
     released = rel.frame()
     panels = []
-    for a in rel.spec.perturbed_attributes()[:MAX_PANELS]:
+    for a in rel.spec.perturbed_attributes()[: _figures.MAX_PANELS]:
         dom = a.get_domain()
         n = dom.n_values
         panels.append(

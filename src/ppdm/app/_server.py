@@ -1,15 +1,9 @@
-"""The app: its two pages, each made of modules that share one session state.
-
-The owner's page is the modules data, attributes, advisor, release and audit; the
-miner's page is the module miner. Each browser session gets its own
-:class:`~ppdm.app._state.State` (with a private temporary directory, removed when the
-session ends). Every figure and file comes from ppdm's library API; every failure a user
-can cause becomes one line in the page.
-"""
+"""The app: its two pages, each made of modules that share one session state
+(:class:`~ppdm.app._state.State`, made anew for each browser session)."""
 
 from __future__ import annotations
 
-from shiny import render, ui
+from shiny import ui
 
 from ._advisor import advisor_card, advisor_server
 from ._attributes import attributes_card, attributes_server, attributes_sidebar
@@ -18,7 +12,7 @@ from ._data import data_cards, data_server, data_sidebar
 from ._miner import miner_cards, miner_server, miner_sidebar
 from ._release import release_card, release_server, release_sidebar
 from ._state import State
-from ._ui import CSS, alert
+from ._ui import CSS, alert_output
 
 __all__ = ["page", "server"]
 
@@ -77,13 +71,5 @@ def server(input, output, session) -> None:
     release_server("release", state, plan)
     audit_server("audit", state)
     miner_server("miner", state)
-
-    @render.ui
-    def o_msg():
-        m = state.owner_msg.get()
-        return None if m is None else alert(*m)
-
-    @render.ui
-    def m_msg():
-        m = state.miner_msg.get()
-        return None if m is None else alert(*m)
+    alert_output("o_msg", state.owner_msg)
+    alert_output("m_msg", state.miner_msg)

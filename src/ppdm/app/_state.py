@@ -1,10 +1,6 @@
-"""A browser session's state, shared by the page modules, and its background jobs.
-
-The owner's modules (data, attributes, release, advisor, audit) and the miner's read and
-write one :class:`State`: reactive values only, so a module redraws when another one
-changes what it shows. Long work runs in child processes (:mod:`ppdm.app._jobs`), one
-:class:`JobSlot` per kind.
-"""
+"""A browser session's state, shared by the page modules (reactive values only, so a
+module redraws when another changes what it shows), and its background jobs (one
+:class:`JobSlot` per kind)."""
 
 from __future__ import annotations
 
@@ -35,8 +31,7 @@ class JobSlot:
         return self.job is not None and self.job.running()
 
     def pending(self) -> bool:
-        """A job was started and its outcome is not collected yet (by :meth:`poll`):
-        it may have ended since the last poll, so polling must go on."""
+        """A job was started and its outcome is not collected yet (by :meth:`poll`)."""
         return self.job is not None
 
     def start(self, workspace: Workspace, function: str, **kwargs) -> None:
@@ -53,9 +48,10 @@ class JobSlot:
             self.job.cancel()
             self.status.set(f"{self.kind} cancelled")
 
-    def follow(self, cancel, on_error) -> None:
-        """Poll the job while one is pending (``on_error(line)`` when it fails) and
-        cancel it when the ``cancel`` button is pressed."""
+    def follow(self, cancel, note, reset_on) -> None:
+        """Poll the job while one is pending (its error line to the :class:`PageNote`
+        ``note``), cancel it when the ``cancel`` button is pressed and drop its result
+        when ``reset_on`` changes."""
 
         @reactive.effect
         @reactive.event(cancel)
@@ -63,12 +59,17 @@ class JobSlot:
             self.cancel()
 
         @reactive.effect
+        @reactive.event(reset_on)
+        def _reset():
+            self.result.set(None)
+
+        @reactive.effect
         def _poll():
             self.tick.get()
             with reactive.isolate():
                 errors, busy = poll_slots([self])
             for _, err in errors:
-                on_error(err)
+                note.say("error", err)
             if busy:
                 reactive.invalidate_later(POLL_SECONDS)
 
@@ -97,11 +98,8 @@ class JobSlot:
 
 def poll_slots(slots) -> tuple[list[tuple[str, str]], bool]:
     """Poll every slot: the ``(kind, error line)`` of jobs that just failed, and whether
-    to poll again (a job is still pending).
-
-    Pending, not running: a job that ends between its poll and the check would
-    otherwise never be collected, and its result never shown.
-    """
+    to poll again: a job is still pending, not running (one that ends between its poll
+    and the check would otherwise never be collected)."""
     slots, errors = list(slots), []
     for slot in slots:
         err = slot.poll()

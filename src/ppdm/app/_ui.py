@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from shiny import reactive, ui
+from shiny import reactive, render, ui
 
-__all__ = ["CSS", "action_card", "alert", "note", "table"]
+__all__ = ["CSS", "PageNote", "action_card", "alert", "alert_output", "note", "table"]
 
 CSS = """
 .ppdm-msg:empty { display: none; }
@@ -34,24 +34,39 @@ def alert(kind: str, text: str):
     return ui.div(text, class_=f"alert {cls} py-2 ppdm-msg", role="alert")
 
 
-class PageNote:
-    """The note under a page's button, echoed in the owner's message line."""
+def alert_output(output_id: str, value) -> None:
+    """Render the reactive ``value`` (``(kind, text)`` or None) as an :func:`alert` into
+    the output ``output_id`` of the current session."""
 
-    def __init__(self, owner_msg) -> None:
-        self._owner_msg = owner_msg
+    def shown():
+        m = value.get()
+        return None if m is None else alert(*m)
+
+    shown.__name__ = output_id  # a renderer's output is named after its function
+    render.ui(shown)
+
+
+class PageNote:
+    """The note beside a button (the output ``<button_id>_note`` of :func:`note`), echoed
+    in the page's message line ``page_msg``; cleared whenever ``clear_on`` changes."""
+
+    def __init__(self, page_msg, button_id: str, clear_on=None) -> None:
+        self._page_msg = page_msg
         self._value = reactive.value(None)
+        alert_output(f"{button_id}_note", self._value)
+        if clear_on is not None:
+
+            @reactive.effect
+            @reactive.event(clear_on)
+            def _clear():
+                self.clear()
 
     def say(self, kind: str, text: str) -> None:
-        self._owner_msg.set((kind, text))
+        self._page_msg.set((kind, text))
         self._value.set((kind, text))
 
     def clear(self) -> None:
         self._value.set(None)
-
-    def shown(self):
-        """The note as an :func:`alert`, or nothing (inside a ``render.ui``)."""
-        n = self._value.get()
-        return None if n is None else alert(*n)
 
 
 def table(output_id: str):

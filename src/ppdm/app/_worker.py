@@ -30,7 +30,6 @@ def advise(
     reps: int,
     min_accuracy: float | None,
     max_gamma: float | None = None,
-    seed: int = 0,
 ) -> dict:
     """:func:`ppdm.advise.advise` with a progress file and its plot; its summary's keys
     and, in ``"lines"``, the report the command line prints (:func:`format_advice`)."""
@@ -52,7 +51,7 @@ def advise(
 
     advice = run_advisor(
         frame, class_column, gammas=gammas, ns=ns, reps=reps, min_accuracy=min_accuracy,
-        max_gamma=max_gamma, seed=seed, mapper=mapper,
+        max_gamma=max_gamma, mapper=mapper,
     )  # fmt: skip
     png = directory / "advice.png"
     plot_advice(advice, png)

@@ -9,17 +9,13 @@ tensor with their combined matrix; a member that is not in the family is dropped
 through its marginal matrix when that exists (case (d)), else it is summed out after
 inversion over the combined variable, which is exact either way.
 
-Negative estimates. ``N^`` is unbiased but can be negative for rare configurations.
-The default fix, ``norm-sub``, replaces every parent configuration's vector
-``(N^_ij1, ..., N^_ijK)`` by its Euclidean projection on ``{x >= 0, sum x = max(N^_ij, 0)}``:
-it keeps ``N^_ij`` (so the parents' estimated marginal and the CKL weights are
-unchanged), moves the counts as little as possible in L2, touches only configurations
-that had a negative, and for binary variables equals clipping theta to [0, 1]. ``zero``
-(clip negatives to 0, then normalise) is offered for comparison; it inflates the other
-states of the configuration. The fixes are the estimators of :data:`ppdm.estimate.ESTIMATORS`
-that work from the raw estimate alone (``none`` is the raw ``inverse``); adding one there
-adds it here. A configuration with ``N^_ij <= 0`` has no information: ML gives the uniform
-distribution there and MAP the prior mean.
+Negative estimates. ``N^`` is unbiased but can be negative for rare configurations;
+:func:`fix_negative_counts` repairs each parent configuration on its own. The default,
+``norm-sub``, projects it on the simplex of total ``max(N^_ij, 0)``: ``N^_ij`` and the CKL
+weights are kept, and for binary variables this equals clipping theta to [0, 1]. The fixes
+are the estimators of :data:`ppdm.estimate.ESTIMATORS` that work from the raw estimate.
+A configuration with ``N^_ij <= 0`` gets the uniform distribution (ML) or the prior mean
+(MAP).
 
 Standard errors (Theorems 1-2). ``Cov(N^) = A Cov(N~) A^T`` with ``A = P^-t`` and
 ``Cov(N~) = diag(E N~) - M diag(N) M^T``, so ``Cov(N^) = A diag(E N~) A^T - diag(N)``.
@@ -41,7 +37,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..estimate import ESTIMATORS, Estimator, get_estimator
+from ..estimate import ESTIMATORS, get_estimator
 from ..exceptions import DataError, MatrixError, ParameterError, SpecError
 from ..validation import show
 from .network import BayesNet
@@ -61,22 +57,16 @@ __all__ = [
 ]
 
 
-def _fixes_raw(e: Estimator) -> bool:
-    return e.from_raw
-
-
-def _learnable(e: Estimator) -> bool:
-    return e.from_raw and e.nonnegative
-
-
 #: Ways of handling negative estimated counts (see the module docstring): the estimators
 #: that fix a raw estimate, and ``none`` (the raw estimate, ``inverse``).
 FIXES: tuple[str, ...] = tuple(
-    n for e in ESTIMATORS.values() if _fixes_raw(e) for n in (e.name, *e.aliases)
+    n for e in ESTIMATORS.values() if e.from_raw for n in (e.name, *e.aliases)
 )
 
 #: The fixes that leave no negative count, so CPDs can be learned (``bn learn --fix``).
-LEARNING_FIXES: tuple[str, ...] = tuple(e.name for e in ESTIMATORS.values() if _learnable(e))
+LEARNING_FIXES: tuple[str, ...] = tuple(
+    e.name for e in ESTIMATORS.values() if e.from_raw and e.nonnegative
+)
 
 
 @dataclass(frozen=True)
@@ -133,10 +123,7 @@ def family_counts(data: pd.DataFrame, columns: Sequence[str], cards: Sequence[in
     >>> family_counts(frame, ["a", "b"], [2, 3]).tolist()
     [[0.0, 0.0, 1.0], [2.0, 0.0, 0.0]]
     """
-    idx = np.zeros(len(data), dtype=np.int64)
-    for c, k in zip(columns, cards):
-        idx *= k
-        idx += data[c].to_numpy(dtype=np.int64)
+    idx = np.ravel_multi_index([data[c].to_numpy(dtype=np.int64) for c in columns], cards)
     size = int(np.prod(cards, dtype=np.int64))
     return np.bincount(idx, minlength=size).astype(np.float64).reshape(tuple(cards))
 
@@ -230,7 +217,7 @@ def fix_negative_counts(counts: np.ndarray, fix: str = "norm-sub") -> np.ndarray
     ----------
     Ma & Sivakumar, Sec. 5 (N^ may be negative); Wang et al. (2020), Norm-Sub.
     """
-    est = get_estimator(fix, what="fix", where=_fixes_raw)
+    est = get_estimator(fix, what="fix", where=lambda e: e.from_raw)
     counts = np.asarray(counts, dtype=np.float64)
     out = counts.copy()
     bad = np.flatnonzero((counts < 0).any(axis=0))
@@ -418,22 +405,10 @@ class ParameterEstimate:
         """Tidy table: node, state k, parent configuration j, theta, stderr, counts."""
         rows = []
         for node, fam in self.families.items():
-            theta = self.network.cpd(node)
-            se = self.stderr[node]
-            kk, jj = np.indices(theta.shape)
-            rows.append(
-                pd.DataFrame(
-                    {
-                        "node": node,
-                        "k": kk.ravel(),
-                        "j": jj.ravel(),
-                        "theta": theta.ravel(),
-                        "stderr": se.ravel(),
-                        "count_raw": fam.raw.ravel(),
-                        "count": fam.counts.ravel(),
-                    }
-                )
-            )
+            theta, se = self.network.cpd(node), self.stderr[node]
+            k, j = np.indices(theta.shape)
+            columns = dict(k=k, j=j, theta=theta, stderr=se, count_raw=fam.raw, count=fam.counts)
+            rows.append(pd.DataFrame({"node": node, **{c: v.ravel() for c, v in columns.items()}}))
         return pd.concat(rows, ignore_index=True)
 
 
@@ -484,7 +459,8 @@ def estimate_parameters(
     ----------
     Ma & Sivakumar, Sec. 4 (Model II steps 1-2; Model I steps 4-5) and Sec. 5.
     """
-    get_estimator(fix, what="fix", where=_learnable, purpose="to learn parameters")
+    learnable = lambda e: e.name in LEARNING_FIXES  # noqa: E731
+    get_estimator(fix, what="fix", where=learnable, purpose="to learn parameters")
     for v in structure.names:
         if v in scheme.cardinalities and scheme.cardinalities[v] != structure.cardinality(v):
             raise SpecError(

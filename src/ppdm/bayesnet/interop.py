@@ -73,17 +73,13 @@ def to_pgmpy(net: BayesNet):
 
 def _model_states(model, v) -> tuple[str, ...]:
     """State names of ``v`` from its own CPD, any CPD it is evidence in, or ``model.states``."""
-    own = model.get_cpds(v)
-    cpds = ([own] if own is not None else []) + [
-        c for c in model.get_cpds() if v in c.variables and c is not own
-    ]
-    for cpd in cpds:
-        names = (cpd.state_names or {}).get(v)
-        if names:
-            return tuple(str(s) for s in names)
-        k = int(cpd.get_cardinality([v])[v])
-        return tuple(str(i) for i in range(k))
-    names = (getattr(model, "states", None) or {}).get(v)
+    cpd = model.get_cpds(v)
+    if cpd is None:
+        cpd = next((c for c in model.get_cpds() if v in c.variables), None)
+    if cpd is not None:
+        names = (cpd.state_names or {}).get(v) or range(int(cpd.get_cardinality([v])[v]))
+    else:
+        names = (getattr(model, "states", None) or {}).get(v)
     if names:
         return tuple(str(s) for s in names)
     raise SpecError(
@@ -109,14 +105,10 @@ def from_pgmpy(model, name: str = "bn") -> BayesNet:
     nodes, cpds = [], {}
     for v in model.nodes():
         cpd = model.get_cpds(v)
-        states = _model_states(model, v)
-        if cpd is None:
-            parents = tuple(model.get_parents(v))
-            nodes.append(Node(str(v), states, tuple(map(str, parents))))
-            continue
-        variables = list(cpd.variables)
-        nodes.append(Node(str(v), states, tuple(str(p) for p in variables[1:])))
-        cpds[str(v)] = cpd.get_values()
+        parents = model.get_parents(v) if cpd is None else list(cpd.variables)[1:]
+        nodes.append(Node(str(v), _model_states(model, v), tuple(map(str, parents))))
+        if cpd is not None:
+            cpds[str(v)] = cpd.get_values()
     return BayesNet(nodes, cpds, name=name)
 
 

@@ -5,21 +5,9 @@ CPD layout (the same as pgmpy's ``TabularCPD``): the CPD of node ``X_i`` with pa
 column ``j`` enumerates the parent configurations with the *last* parent varying
 fastest (``j = ravel_multi_index(parent codes)``, C order). Every column sums to 1.
 
-File format (``format: ppdm-bn/1``), JSON or YAML::
-
-    format: ppdm-bn/1
-    name: asia
-    nodes:
-      - name: A
-        states: [no, yes]        # or a cardinality: 2
-        parents: []
-        cpd: [[0.7], [0.3]]      # K x J rows, or the flat row-major list [0.7, 0.3]
-      - name: T
-        states: 2
-        parents: [A]
-        cpd: [0.1, 0.9, 0.9, 0.1]
-
-``cpd`` may be left out (a structure-only file, as ``ppdm bn learn`` takes).
+The file format (``format: ppdm-bn/1``, JSON or YAML) is :meth:`BayesNet.to_dict`'s
+dictionary: per node its ``name``, ``states`` (labels, or a cardinality), ``parents`` and
+optionally ``cpd`` (K x J rows or their flat row-major list; docs/bayesnet.md shows one).
 
 References
 ----------
@@ -194,7 +182,6 @@ class BayesNet:
             )
         return arr
 
-    # -- structure ---------------------------------------------------------------------
     @property
     def names(self) -> tuple[str, ...]:
         """Node names in the order they were given."""
@@ -233,7 +220,6 @@ class BayesNet:
         """``(X_i, Pa_i(1), ..., Pa_i(Q))``: the axes of N_ijk."""
         return (name, *self.parents(name))
 
-    # -- parameters --------------------------------------------------------------------
     def has_cpd(self, name: str) -> bool:
         return name in self._cpds
 
@@ -263,7 +249,6 @@ class BayesNet:
         """The same network without any CPD."""
         return BayesNet(list(self._nodes.values()), name=self.name)
 
-    # -- data ------------------------------------------------------------------------
     def encode(self, frame: pd.DataFrame) -> pd.DataFrame:
         """``frame`` with every node column as integer state codes (see :func:`encode_states`)."""
         return encode_states(frame, {n: node.states for n, node in self._nodes.items()})
@@ -272,7 +257,6 @@ class BayesNet:
         """``frame`` with every node column's codes replaced by the node's state names."""
         return decode_states(frame, {n: node.states for n, node in self._nodes.items()})
 
-    # -- serialisation -----------------------------------------------------------------
     def to_dict(self) -> dict:
         """The ``ppdm-bn/1`` dictionary (JSON/YAML-ready)."""
         nodes = []

@@ -73,8 +73,7 @@ class Release:
 
     def spec(self, data_file: str | None = None) -> dict:
         """The public ``release.json`` dictionary (with per-variable privacy figures)."""
-        privacy = self.scheme.privacy()
-        privacy = privacy.astype(object).where(privacy.notna(), None)
+        privacy = self.scheme.privacy().replace(float("inf"), float("nan")).astype(object)
         return {
             "format": RELEASE_FORMAT,
             "party": self.party,
@@ -82,31 +81,13 @@ class Release:
             "data_file": data_file,
             "n_records": len(self.data),
             **self.scheme.to_spec(),
-            "privacy": [
-                {
-                    k: (None if isinstance(v, float) and v == float("inf") else v)
-                    for k, v in r.items()
-                }
-                for r in privacy.to_dict(orient="records")
-            ],
+            "privacy": privacy.where(privacy.notna(), None).to_dict(orient="records"),
         }
 
 
 def write_release(release: Release, directory: str | os.PathLike, fmt: str = "parquet") -> Path:
-    """Write ``release`` into ``directory``: ``data.<fmt>`` and ``release.json``.
-
-    Parameters
-    ----------
-    release : Release
-    directory : path-like
-        Created if missing; callers wanting atomicity pass a temporary directory.
-    fmt : {"parquet", "csv"}, default="parquet"
-
-    Returns
-    -------
-    Path
-        The directory.
-    """
+    """Write ``release`` into ``directory`` (created if missing; callers wanting atomicity
+    pass a temporary one): ``data.<fmt>`` and ``release.json``; return the directory."""
     check_choice(fmt, "fmt", ("parquet", "csv"), error=ParameterError)
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)

@@ -1,34 +1,16 @@
 """Post randomization (PRAM) schemes for the variables of a Bayesian network.
 
 A :class:`PramScheme` lists the variables a party holds (with their cardinalities) and
-which of them are randomized, and how:
-
-- one variable with its own matrix: binary / ternary symmetric channels, the general
-  binary channel of Fig. 1(a) (``p1 = P(0 -> 1)``, ``p2 = P(1 -> 0)``), a gamma-diagonal
-  or any explicit column-stochastic matrix;
-- grouped categories: a block-diagonal matrix, values only move inside their group;
-- several variables randomized *simultaneously*, as one combined variable whose code is
-  ``ravel_multi_index`` of the members' codes (last member fastest);
-- variables listed in no group are not randomized (non-uniform randomization).
+which of them are randomized, and how: one variable with its own matrix, or several
+randomized *simultaneously* as one combined variable whose code is ``ravel_multi_index``
+of the members' codes (last member fastest); variables in no group are released as they
+are (non-uniform randomization).
 
 Matrices follow :mod:`ppdm.matrix`: ``M[h, k] = P(k -> h)``, i.e. the transpose of the
 paper's ``P^i`` (``p_lm = P(X~ = m | X = l)``).
 
-Scheme file (JSON or YAML)::
-
-    party: site1
-    variables: {A: 2, T: 2, L: 3}
-    randomize:
-      - variables: [A]
-        matrix: {kind: symmetric-binary, p: 0.25}
-      - variables: [L]
-        matrix: {kind: symmetric-ternary, p: 0.3}
-      - variables: [C]
-        matrix: {kind: binary, p1: 0.1, p2: 0.25}
-      - variables: [E, X]                  # simultaneous: a 4 x 4 matrix
-        matrix: {kind: explicit, matrix: [[...], ...]}
-      - variables: [B]
-        matrix: {kind: block-diagonal, groups: [[0, 1], [2]], p: 0.2}
+The scheme file (JSON or YAML) is :meth:`PramScheme.from_spec`'s dictionary; docs/bayesnet.md
+shows one.
 
 References
 ----------
@@ -204,11 +186,8 @@ class Randomization:
 
     def combine(self, frame: pd.DataFrame) -> np.ndarray:
         """Combined codes of the members (last member fastest)."""
-        code = np.zeros(len(frame), dtype=np.int64)
-        for v, k in zip(self.variables, self.cardinalities):
-            code *= k
-            code += frame[v].to_numpy(dtype=np.int64)
-        return code
+        codes = [frame[v].to_numpy(dtype=np.int64) for v in self.variables]
+        return np.ravel_multi_index(codes, self.cardinalities)
 
     def split(self, code: np.ndarray) -> list[np.ndarray]:
         """Member codes of combined codes."""
@@ -290,7 +269,6 @@ class PramScheme:
         i = self._group.get(variable)
         return None if i is None else self.randomizations[i]
 
-    # -- releasing ---------------------------------------------------------------------
     def randomize(
         self, frame: pd.DataFrame, random_state: RandomState = None, *, party: str = ""
     ) -> pd.DataFrame:
@@ -376,7 +354,6 @@ class PramScheme:
             groups.extend(s.randomizations)
         return PramScheme(cards, groups)
 
-    # -- privacy -----------------------------------------------------------------------
     def privacy(self) -> pd.DataFrame:
         """Privacy per variable: gamma, rho1-to-rho2 at :data:`RHO1_LEVELS`, and K.
 
@@ -416,7 +393,6 @@ class PramScheme:
             rows.append(row)
         return pd.DataFrame(rows)
 
-    # -- spec --------------------------------------------------------------------------
     def to_spec(self) -> dict:
         """``{"variables": {name: K}, "randomize": [...]}`` with full matrices."""
         return {

@@ -16,22 +16,7 @@ from ..random import RandomState, check_random_state
 from ..validation import check_int
 from .network import BayesNet, code_dtype
 
-__all__ = ["code_dtype", "parent_configuration", "forward_sample"]
-
-
-def parent_configuration(codes: list[np.ndarray], cards: list[int], n: int) -> np.ndarray:
-    """Index j of the parent configuration of each of ``n`` records (last parent fastest).
-
-    Examples
-    --------
-    >>> parent_configuration([np.array([0, 1]), np.array([2, 1])], [2, 3], 2).tolist()
-    [2, 4]
-    """
-    j = np.zeros(n, dtype=np.int64)
-    for c, k in zip(codes, cards):
-        j *= k
-        j += c
-    return j
+__all__ = ["code_dtype", "forward_sample"]
 
 
 def forward_sample(net: BayesNet, n: int, random_state: RandomState = None) -> pd.DataFrame:
@@ -74,13 +59,12 @@ def forward_sample(net: BayesNet, n: int, random_state: RandomState = None) -> p
     codes: dict[str, np.ndarray] = {}
     for name in net.topological_order:
         parents = net.parents(name)
-        j = parent_configuration(
-            [codes[p] for p in parents], [net.cardinality(p) for p in parents], n
-        )
         cum = np.cumsum(net.cpd(name), axis=0)
         cum[-1] = 1.0  # guard against round-off leaving u above the last cumulative value
         u = rng.random(n)
         if parents:
+            cards = [net.cardinality(p) for p in parents]
+            j = np.ravel_multi_index([codes[p] for p in parents], cards)
             state = (u[None, :] >= cum[:-1, j]).sum(axis=0)
         else:
             state = np.searchsorted(cum[:, 0], u, side="right")

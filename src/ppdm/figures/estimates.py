@@ -1,9 +1,5 @@
-"""Estimated distributions as figures: released and estimated counts side by side.
-
-Error bars are two standard errors either side of the estimate (about a 95 % interval
-for a normal estimate), the convention of every ppdm figure (:data:`ppdm.figures.SE_BARS`);
-each figure says so in its legend or title. The lower whisker stops at 0: a count
-cannot be negative.
+"""Estimated distributions as figures: released and estimated counts side by side, with
+error bars of :data:`ppdm.figures.SE_BARS` standard errors.
 
 References
 ----------
@@ -32,17 +28,12 @@ __all__ = [
 ]
 
 
-def estimate_bars(
-    ax, x, e, title: str, *, grey: str = "0.7", fontsize: int = 9, legend: bool = True
-) -> None:
+def estimate_bars(ax, x, e, title: str, *, legend: bool = True) -> None:
     """Released and estimated counts of one estimate as paired bars, with ± 2 s.e.
 
-    The lower whisker stops at 0: a count cannot be negative. Shared by the HTML report
-    and ``ppdm estimate --plot``. Each series of bars is one collection, the whiskers
-    another and their caps one line of markers, whatever the number of values, none of
-    them rescaling the axes: the cost is the panel's text, not its bars. The legend (unless ``legend=False``: a figure of panels alike shows it
-    once) sits in the upper right corner, above the tallest bar and whisker (the y axis
-    leaves room for it), so no search for a free place is needed.
+    The lower whisker stops at 0: a count cannot be negative. Bars, whiskers and caps
+    are one collection each and leave the axes' limits alone. The legend, if any, sits
+    in the upper right corner, above the data (the y axis leaves room for it).
 
     References
     ----------
@@ -56,7 +47,7 @@ def estimate_bars(
     counts = np.asarray(e.counts, dtype=float)
     err = SE_BARS * np.asarray(e.stderr, dtype=float)
     for left, heights, color, label in (
-        (x - 0.4, released, grey, "released (perturbed)"),
+        (x - 0.4, released, "0.7", "released (perturbed)"),
         (x, counts, "tab:blue", f"estimated original ({e.method}) {se_label()}"),
     ):
         ax.add_collection(
@@ -86,19 +77,15 @@ def estimate_bars(
     ax.set_xlim(x.min() - 0.5 - 0.05 * max(len(x), 1), x.max() + 0.5 + 0.05 * max(len(x), 1))
     ax.set_ylim(0, top * (_LEGEND_ROOM if legend else _HEADROOM) if top > 0 else 1.0)
     # a fixed y: matplotlib would otherwise lay the x axis out to check the title clears it
-    ax.set_title(title, fontsize=fontsize, y=1.0)
+    ax.set_title(title, fontsize=9, y=1.0)
     ax.set_ylabel("records")
     if legend:
         ax.legend(fontsize=7, loc="upper right")
 
 
-# the y axis reaches this multiple of the tallest bar or whisker: the two-line legend
-# (about a fifth of a panel) then sits above the data
-_LEGEND_ROOM = 1.32
-
-
-# without a legend, the tallest whisker's cap stays clear of the frame
-_HEADROOM = 1.05
+# the y axis reaches this multiple of the tallest bar or whisker: with the two-line legend
+# (about a fifth of a panel) above the data, or without it
+_LEGEND_ROOM, _HEADROOM = 1.32, 1.05
 
 
 def _bar_outlines(left: np.ndarray, heights: np.ndarray, width: float) -> np.ndarray:
@@ -113,12 +100,9 @@ def _bar_outlines(left: np.ndarray, heights: np.ndarray, width: float) -> np.nda
 def estimate_figure(r, *, dpi: float = 110, reuse=None):
     """One figure for one attribute's estimate: a panel for all records, then one per class.
 
-    The layout is computed from the sizes of the longest labels (no ``tight_layout``,
-    which lays every tick label out an extra time): each panel is 1.75 in high, with
-    room above for its title. The panels share their x axis: every panel marks the
-    values, and the bottom one names them (rotated by 60 degrees past six values), and
-    the top one holds the legend, so a figure's text does not grow with its classes
-    times its values.
+    The layout is computed from the sizes of the longest labels (no ``tight_layout``):
+    every panel marks the values, the bottom one names them and the top one holds the
+    legend, so a figure's text does not grow with its classes times its values.
 
     Parameters
     ----------
@@ -152,7 +136,7 @@ def estimate_figure(r, *, dpi: float = 110, reuse=None):
     rotation = 60 if len(x) > 6 else 0
     # at most MAX_NAMED_VALUES values are named (every step-th): a domain of thousands of
     # values would make a figure hundreds of inches wide
-    step = _label_step(len(x))
+    step = max(1, math.ceil(len(x) / MAX_NAMED_VALUES))
     named, labels = x[::step], labels[::step]
     width = max(5.5, 0.35 * len(named) + 2)
     fresh = reuse is None or len(reuse.axes) != len(panels) or reuse.dpi != dpi
@@ -214,11 +198,6 @@ def estimate_figure(r, *, dpi: float = 110, reuse=None):
 MAX_NAMED_VALUES = 100
 
 
-def _label_step(n: int) -> int:
-    """Name every ``step``-th of ``n`` values, so at most :data:`MAX_NAMED_VALUES`."""
-    return max(1, math.ceil(n / MAX_NAMED_VALUES))
-
-
 def _clear_panels(fig) -> None:
     """Remove what :func:`estimate_figure` drew on the axes of ``fig``, keeping the axes."""
     for ax in fig.axes:
@@ -231,12 +210,9 @@ def _clear_panels(fig) -> None:
 def _plain_ticks(ax, which: str, values, labels, span: float, rotation: float = 0) -> None:
     """Ticks of ``ax``'s ``which`` axis as plain artists, where matplotlib puts them.
 
-    The marks are one collection labelled ``_value marks`` (x) or ``_count marks`` (y),
-    and each label a text labelled ``_value names`` or ``_count names``; the axis
-    itself gets no tick objects. ``values`` and ``labels`` give the x ticks (``labels``
-    ``None``: marks only); the y ticks are those of matplotlib's locator and formatter
-    for the axis's limits, with the formatter's offset (``1e6``) above the axis.
-    ``span`` is the axes' length along the other axis, in inches.
+    ``values`` and ``labels`` give the x ticks (``labels`` None: marks only); the y ticks
+    are matplotlib's own for the axis's limits. ``span`` is the axes' length along the
+    other axis, in inches.
     """
     from matplotlib import rcParams
     from matplotlib.collections import LineCollection
@@ -333,27 +309,24 @@ def write_estimate_plots(
     """
     results = list(results)
     paths = [Path(directory) / f"{stem}.png" for stem in plot_file_stems([r.name for r in results])]
+    progress = progress or (lambda n: None)
     handed = {}
-    if helper is not None:
-        for i in range(len(results) - 1, 0, -1):  # the helper starts from the last one
-            handed[i] = helper.submit(_draw_estimate_plot, results[i], paths[i], dpi)
-            if progress:
-                handed[i].add_done_callback(
-                    lambda f: f.cancelled() or f.exception() is not None or progress(1)
-                )
+    for i in range(len(results) - 1, 0, -1) if helper is not None else ():
+        handed[i] = helper.submit(_draw_estimate_plot, results[i], paths[i], dpi)  # from the last
+        handed[i].add_done_callback(
+            lambda f: f.cancelled() or f.exception() is not None or progress(1)
+        )
     try:
         if meanwhile:
             meanwhile()
         for i, (r, path) in enumerate(zip(results, paths)):
             if i not in handed or handed[i].cancel():  # not taken by the helper
                 _draw_estimate_plot(r, path, dpi)
-                if progress:
-                    progress(1)
+                progress(1)
         for i, f in handed.items():
             if not f.cancelled() and f.exception() is not None:
                 _draw_estimate_plot(results[i], paths[i], dpi)  # raises here if it must
-                if progress:
-                    progress(1)
+                progress(1)
     finally:
         for f in handed.values():
             f.cancel()

@@ -39,17 +39,7 @@ def _ticks(ax, axis: str, labels: Sequence[str]) -> None:
 
 
 def pair_figure(est, *, dpi: float = 110):
-    """Two heat maps of one :class:`ppdm.pairs.PairEstimate`: released, then estimated.
-
-    Parameters
-    ----------
-    est : ppdm.pairs.PairEstimate
-    dpi : float, default=110
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-    """
+    """Two heat maps of one :class:`ppdm.pairs.PairEstimate`: released, then estimated."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
