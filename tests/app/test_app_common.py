@@ -201,7 +201,7 @@ def test_messages_name_the_pages_controls_not_command_line_flags():
     assert text.startswith("'epsilon per record' must be > 0") and "epsilon_record" not in text
 
 
-@pytest.mark.parametrize("n, patches, lines", [(20, 20, 2), (201, 0, 1), (65_536, 0, 1)])
+@pytest.mark.parametrize("n, patches, lines", [(20, 20, 0), (201, 0, 1), (65_536, 0, 1)])
 def test_a_panel_of_many_values_is_one_line_not_a_bar_per_value(n, patches, lines):
     """At N = 65,536 a bar per value (a patch each) held the app's server for 80 s."""
     import matplotlib
@@ -209,14 +209,12 @@ def test_a_panel_of_many_values_is_one_line_not_a_bar_per_value(n, patches, line
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from ppdm.app._figures import MAX_BARS, _series
+    from ppdm.figures.histograms import MAX_BARS, _series
 
     assert MAX_BARS == 200
     fig, ax = plt.subplots()
-    x = np.arange(n)
-    _series(ax, x, np.ones(n), 0.4, 0.0, label="a", yerr=np.full(n, 0.5))
+    _series(ax, np.arange(n), np.ones(n), 0.4, 0.0, label="a")
     assert len(ax.patches) == patches and len(ax.lines) == lines
-    assert ax.get_ylim()[1] >= 1.5  # the error bars are drawn either way
     plt.close(fig)
 
 

@@ -12,6 +12,7 @@ import numpy as np
 from shiny import module, reactive, render, ui
 
 from ..exceptions import OutputError, ParameterError, SpecError
+from ..figures.histograms import histograms
 from ..matrix import GammaDiagonal
 from ..publish import inputs_of_one_operation, publish_copy
 from ..release import AttributeSpec, ReleaseSpec
@@ -233,4 +234,4 @@ def _histograms(d: Path, df) -> Path:
                 "released": np.bincount(dom.encode(released[a.name], column=a.name), minlength=n),
             }
         )
-    return _figures.histograms(panels, d.parent / "histograms.png")
+    return histograms(panels, d.parent / "histograms.png")
