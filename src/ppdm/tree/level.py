@@ -13,9 +13,7 @@ Here all nodes of one depth, and all attributes, are searched together:
   from integer cumulative sums along these lists, for blocks of attributes at
   once;
 * on large tables, few-valued attributes (reconstructed ones) are instead
-  binned at every level: one ``bincount`` over (node, value code, class) for
-  the nodes with many rows per value, a sort by (node, value code) for the
-  others;
+  binned at every level: one ``bincount`` over (node, value code, class);
 * all candidates are scored in one call of the splitter's vectorised scorer
   (J48's rules, see :mod:`ppdm.tree.splitter`);
 * J48's choice among attributes (average-gain filter, then the largest gain
@@ -56,10 +54,6 @@ CHUNK_ENTRIES = 2**22
 #: lists: that saves moving their lists, at a fixed cost per attribute and level.
 BINNED_MAX_VALUES = 64
 BINNED_MIN_ROWS = 16384
-
-#: A node's rows are binned when it has at least this many rows per distinct
-#: value of the attribute; otherwise they are sorted by value code.
-ROWS_PER_VALUE = 4
 
 #: Largest total weight for which ``x log2 x`` of class counts is looked up.
 LOG_TABLE_MAX = 2**21
@@ -200,100 +194,26 @@ def _binned_candidates(
     bounds: np.ndarray,
     dist: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Boundary candidates of a few-valued attribute ``k`` (as :func:`_candidates`).
-
-    Nodes with at least ``ROWS_PER_VALUE`` rows per distinct value of the
-    attribute are binned (one ``bincount`` over node, value code and class);
-    the rows of the others are sorted by (node, value code).
-    """
+    """Boundary candidates of a few-valued attribute ``k`` (as :func:`_candidates`), from
+    one ``bincount`` over node, value code and class."""
     L, K = dist.shape
     U = int(ts.num_U[k])
-    counts = np.diff(bounds)
-    pos = np.repeat(np.arange(L), counts)
+    pos = np.repeat(np.arange(L), np.diff(bounds))
     codes = ts.num_codes_t[k].take(idx)
     y = rows.y.take(idx)
     w = None if rows.w is None else rows.w.take(idx)
     table = ts.uniques[k]
-    big = counts >= ROWS_PER_VALUE * U
-    parts = []
-    for sel, finder in ((big, _histogram_bins), (~big, _sorted_bins)):
-        if not sel.any():
-            continue
-        if sel.all():
-            parts.append(finder(codes, pos, np.arange(L), U, y, w, K, rows.dtype, table))
-            continue
-        keep = sel[pos]
-        local = np.cumsum(sel) - 1
-        parts.append(
-            finder(
-                codes[keep],
-                local[pos[keep]],
-                np.flatnonzero(sel),
-                U,
-                y[keep],
-                None if w is None else w[keep],
-                K,
-                rows.dtype,
-                table,
-            )
-        )
-    if len(parts) == 1:
-        node, left, lval, rval = parts[0]
-    else:  # nodes of both kinds: back to node order
-        node = np.concatenate([p[0] for p in parts])
-        order = np.argsort(node, kind="stable")
-        node = node[order]
-        left = np.concatenate([p[1] for p in parts], axis=1)[:, order]
-        lval = np.concatenate([p[2] for p in parts])[order]
-        rval = np.concatenate([p[3] for p in parts])[order]
-    return k * L + node, left, lval, rval
-
-
-def _histogram_bins(codes, pos, nodes, U, y, w, K, dtype, table):
-    """Boundaries of rows binned by (node, value code, class); ``pos`` indexes ``nodes``.
-
-    Returns node, left class counts (n_classes, n), and the values on both sides.
-    """
-    G = nodes.size
-    hist = np.bincount((pos * U + codes) * K + y, weights=w, minlength=G * U * K)
-    hist = hist.astype(dtype, copy=False).reshape(G, U, K)
+    hist = np.bincount((pos * U + codes) * K + y, weights=w, minlength=L * U * K)
+    hist = hist.astype(rows.dtype, copy=False).reshape(L, U, K)
     present = hist.any(axis=2)  # weights are positive
     at = np.where(present, np.arange(U), U)
     nxt = np.minimum.accumulate(at[:, ::-1], axis=1)[:, ::-1]
-    nxt = np.concatenate([nxt[:, 1:], np.full((G, 1), U)], axis=1)
+    nxt = np.concatenate([nxt[:, 1:], np.full((L, 1), U)], axis=1)
     beyond = np.append(table, np.inf)
     boundary = present & (nxt < U) & (table + 1e-5 < beyond[nxt])
     gi, ui = np.nonzero(boundary)
-    left = np.cumsum(hist, axis=1)[gi, ui].T
-    return nodes[gi], np.ascontiguousarray(left), table[ui], table[nxt[gi, ui]]
-
-
-def _sorted_bins(codes, pos, nodes, U, y, w, K, dtype, table):
-    """Boundaries of rows sorted by (node, value code); ``pos`` (non-decreasing) indexes
-    ``nodes``. Returns the same as :func:`_histogram_bins`."""
-    order = np.argsort(pos * (U + 1) + codes, kind="stable")
-    sc, sp = codes[order], pos[order]
-    i = np.flatnonzero((sp[1:] == sp[:-1]) & (sc[1:] != sc[:-1]))
-    lval, rval = table[sc[i]], table[sc[i + 1]]
-    apart = lval + 1e-5 < rval
-    i, lval, rval = i[apart], lval[apart], rval[apart]
-    node = sp[i]
-    counts = np.bincount(pos, minlength=nodes.size)
-    start = np.concatenate(([0], np.cumsum(counts)[:-1]))[node]
-    ys = y[order]
-    ws = None if w is None else w[order]
-
-    def upto(values):  # sums from each node's first row up to each boundary
-        cum = np.concatenate(([0], np.cumsum(values, dtype=dtype)))
-        return cum[i + 1] - cum[start]
-
-    left = np.empty((K, i.size), dtype=dtype)
-    left[0] = (i + 1 - start) if ws is None else upto(ws)
-    for k in range(1, K):
-        hit = ys == k
-        left[k] = upto(hit if ws is None else hit * ws)
-        left[0] -= left[k]
-    return nodes[node], left, lval, rval
+    left = np.ascontiguousarray(np.cumsum(hist, axis=1)[gi, ui].T)
+    return k * L + gi, left, table[ui], table[nxt[gi, ui]]
 
 
 def _chunks(n_lists: int, m: int):
