@@ -96,15 +96,7 @@ def grow(ts: TrainingSet, w: np.ndarray, keep_data: bool) -> Node:
             node.empty = bool(eq(node.w.sum(), 0.0))
         else:
             node.split = split
-            parts = partition(
-                ts.X,
-                split.feature,
-                split.categorical,
-                split.threshold,
-                split.n_branches,
-                node.idx,
-                node.w,
-            )
+            parts = partition(ts.X, split, node.idx, node.w)
             node.children = [Node(i, cw, class_counts(ts, i, cw)) for i, cw in parts]
             stack.extend(reversed(node.children))
         if not keep_data:

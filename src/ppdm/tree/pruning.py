@@ -97,18 +97,13 @@ def _fill_training_errors(node: Node) -> float:
     return node.errors
 
 
-def _split_rows(ts: TrainingSet, node: Node, idx, w):
-    s = node.split
-    return partition(ts.X, s.feature, s.categorical, s.threshold, s.n_branches, idx, w)
-
-
 def _branch_estimated(ts, node: Node, idx, w, confidence) -> float:
     """Estimated errors of ``node``'s subtree on other rows (``getEstimatedErrorsForBranch``)."""
     if node.is_leaf:
         return _estimated(class_counts(ts, idx, w), confidence)
     return sum(
         _branch_estimated(ts, child, ci, cw, confidence)
-        for child, (ci, cw) in zip(node.children, _split_rows(ts, node, idx, w))
+        for child, (ci, cw) in zip(node.children, partition(ts.X, node.split, idx, w))
     )
 
 
@@ -212,7 +207,7 @@ def _redistribute(ts, node: Node, idx, w) -> None:
         if not eq(w.sum(), 0.0):
             node.empty = False
         return
-    for child, (ci, cw) in zip(node.children, _split_rows(ts, node, idx, w)):
+    for child, (ci, cw) in zip(node.children, partition(ts.X, node.split, idx, w)):
         _redistribute(ts, child, ci, cw)
 
 

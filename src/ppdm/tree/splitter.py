@@ -497,15 +497,10 @@ def branch_of(x: np.ndarray, categorical: bool, threshold: float) -> np.ndarray:
 
 
 def partition(
-    X: np.ndarray,
-    feature: int,
-    categorical: bool,
-    threshold: float,
-    n_branches: int,
-    idx: np.ndarray,
-    w: np.ndarray,
+    X: np.ndarray, split: Split, idx: np.ndarray, w: np.ndarray
 ) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Split rows among branches; a row with a missing value goes to every branch.
+    """Split rows ``idx`` (weights ``w``) among the branches of ``split``; a row with a
+    missing value goes to every branch.
 
     Its weight there is multiplied by the branch's share of the known weight
     (C4.5's fractional instances); shares of at most 1e-6 are dropped, as in J48.
@@ -519,7 +514,8 @@ def partition(
     ----------
     Quinlan (1993), C4.5, sec. 3.1; Weka J48 ``ClassifierSplitModel.split``.
     """
-    x = X[idx, feature]
+    categorical, threshold, n_branches = split.categorical, split.threshold, split.n_branches
+    x = X[idx, split.feature]
     known = ~np.isnan(x)
     if known.all():
         if not categorical:
