@@ -13,6 +13,8 @@ Weka J48 (``ClassifierTree.getProbs``), Weka 3.6.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ._compare import SMALL, eq, sm_or_eq
@@ -24,6 +26,7 @@ from .splitter import branch_of
 __all__ = ["Tree"]
 
 
+@dataclass(eq=False, repr=False)
 class Tree(NodeArrays):
     """A fitted tree as flat arrays.
 
@@ -44,17 +47,14 @@ class Tree(NodeArrays):
         Leaves that received no training weight (they defer to their parent).
     """
 
-    def __init__(
-        self, feature, categorical, threshold, children_start, n_children, children, value, empty
-    ):
-        self.feature = feature
-        self.categorical = categorical
-        self.threshold = threshold
-        self.children_start = children_start
-        self.n_children = n_children
-        self.children = children
-        self.value = value
-        self.empty = empty
+    feature: np.ndarray
+    categorical: np.ndarray
+    threshold: np.ndarray
+    children_start: np.ndarray
+    n_children: np.ndarray
+    children: np.ndarray
+    value: np.ndarray
+    empty: np.ndarray
 
     @classmethod
     def from_root(cls, root: Node) -> Tree:
