@@ -17,7 +17,6 @@ Dowd, Xu & Zhang, Sec. 3 (the release and its matrices).
 
 from __future__ import annotations
 
-import numbers
 import os
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -29,23 +28,12 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d, validate_data
 
 from ..exceptions import DataError, ParameterError, SpecError
-from .classifier import _NotFitted
+from ..validation import show
+from .classifier import _NotFitted, check_params, is_int, is_number
 from .release_builder import BuildParams
-from .release_coding import DomainCoder, ReleaseData, _short, fit_coder
+from .release_coding import DomainCoder, ReleaseData, fit_coder
 
-__all__ = ["GrowParams", "ReleaseLearner", "TreeParams", "is_bool", "is_number"]
-
-
-def is_bool(v) -> bool:
-    return isinstance(v, (bool, np.bool_))
-
-
-def is_number(v) -> bool:
-    return isinstance(v, numbers.Real) and not is_bool(v)
-
-
-def _is_int(v) -> bool:
-    return isinstance(v, numbers.Integral) and not is_bool(v)
+__all__ = ["GrowParams", "ReleaseLearner", "TreeParams"]
 
 
 def _spec_like(v) -> bool:
@@ -57,12 +45,12 @@ def _spec_like(v) -> bool:
 #: name -> (test, what it must be); the parameters every release learner has.
 BASE_CONSTRAINTS = {
     "spec": (_spec_like, "None, a ReleaseSpec or a release path"),
-    "max_depth": (lambda v: _is_int(v) and v >= 0, "an integer >= 0"),
+    "max_depth": (lambda v: is_int(v) and v >= 0, "an integer >= 0"),
     "min_leaf": (
         lambda v: is_number(v) and (0 < v < 1 and isinstance(v, float) or v >= 1),
         "a count >= 1 or a fraction in (0, 1)",
     ),
-    "max_bins": (lambda v: _is_int(v) and 2 <= v <= 4096, "an integer in [2, 4096]"),
+    "max_bins": (lambda v: is_int(v) and 2 <= v <= 4096, "an integer in [2, 4096]"),
 }
 
 
@@ -120,10 +108,7 @@ class ReleaseLearner(ClassifierMixin, BaseEstimator):
 
     # -- parameters --------------------------------------------------------------------
     def _validate_params(self) -> None:
-        for name, (test, what) in self._parameter_constraints.items():
-            value = getattr(self, name)
-            if not test(value):
-                raise ParameterError(f"{name} must be {what} (got {_short(value)})")
+        check_params(self, self._parameter_constraints)
 
     def _min_leaf_count(self, n: int) -> float:
         if isinstance(self.min_leaf, float) and 0 < self.min_leaf < 1:
@@ -216,7 +201,7 @@ class ReleaseLearner(ClassifierMixin, BaseEstimator):
         self.classes_, codes = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
             raise DataError(
-                f"y has one class, {_short(self.classes_[0])}; "
+                f"y has one class, {show(self.classes_[0])}; "
                 "a classifier needs at least two classes to learn from"
             )
         self.n_classes_ = len(self.classes_)
@@ -299,7 +284,7 @@ class ReleaseLearner(ClassifierMixin, BaseEstimator):
 
     # -- prediction --------------------------------------------------------------------
     def _check_fitted(self) -> None:
-        if not hasattr(self, "tree_"):
+        if not (hasattr(self, "tree_") or hasattr(self, "trees_")):
             raise _NotFitted(
                 f"This {type(self).__name__} instance is not fitted yet; call fit(X, y) first"
             )

@@ -21,7 +21,6 @@ box counts of every tree).
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +28,7 @@ import numpy as np
 from scipy import sparse
 from sklearn.utils import check_random_state
 
+from .classifier import is_bool, is_int
 from .release_base import ReleaseLearner, TreeParams
 from .release_builder import ReleaseTreeBuilder
 from .release_coding import ReleaseData
@@ -40,27 +40,20 @@ __all__ = ["ReleaseForestClassifier"]
 def _max_features_ok(v) -> bool:
     if v is None or (isinstance(v, str) and v == "sqrt"):
         return True
-    if isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_)):
-        return v >= 1
-    return isinstance(v, float) and 0 < v <= 1
+    return v >= 1 if is_int(v) else isinstance(v, float) and 0 < v <= 1
 
 
 _PARAMETER_CONSTRAINTS = {
     **_TREE_CONSTRAINTS,
-    "n_estimators": (
-        lambda v: isinstance(v, numbers.Integral) and not isinstance(v, bool) and v >= 1,
-        "an integer >= 1",
-    ),
+    "n_estimators": (lambda v: is_int(v) and v >= 1, "an integer >= 1"),
     "max_features": (
         _max_features_ok,
         "None, 'sqrt', an integer >= 1 or a fraction in (0, 1]",
     ),
-    "bootstrap": (lambda v: isinstance(v, (bool, np.bool_)), "True or False"),
+    "bootstrap": (is_bool, "True or False"),
     "random_state": (
         lambda v: (
-            v is None
-            or isinstance(v, (np.random.RandomState, np.random.Generator))
-            or (isinstance(v, numbers.Integral) and not isinstance(v, bool))
+            v is None or isinstance(v, (np.random.RandomState, np.random.Generator)) or is_int(v)
         ),
         "None, an integer or a random generator",
     ),
@@ -166,14 +159,6 @@ min_effective_leaf, leaf_model, max_bins
         return self
 
     # -- prediction over the trees -------------------------------------------------------
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "trees_"):
-            from .classifier import _NotFitted
-
-            raise _NotFitted(
-                f"This {type(self).__name__} instance is not fitted yet; call fit(X, y) first"
-            )
-
     def _proba_codes(self, codes: np.ndarray) -> np.ndarray:
         self._check_fitted()
         total = np.zeros((len(codes), len(self.classes_)))

@@ -52,7 +52,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .release_base import BASE_CONSTRAINTS, ReleaseLearner, TreeParams, is_bool, is_number
+from .classifier import is_bool, is_number
+from .release_base import BASE_CONSTRAINTS, ReleaseLearner, TreeParams
 from .release_builder import ReleaseTreeBuilder
 from .release_coding import ReleaseData
 
