@@ -71,21 +71,11 @@ def grow(ts: TrainingSet, w: np.ndarray, keep_data: bool) -> Node:
     keep_data : bool
         Keep each node's rows (needed by subtree raising).
 
-    Notes
-    -----
-    Numeric data without missing values and with integral weights is grown a
-    depth at a time (:mod:`ppdm.tree.level`), which gives the same tree faster;
-    anything else node by node.
-
     Returns
     -------
     Node
         The root.
     """
-    from .level import grow_level_wise, level_wise_ok
-
-    if level_wise_ok(ts, w):
-        return grow_level_wise(ts, w, keep_data, Node)
     idx = np.arange(ts.X.shape[0])
     root = Node(idx, w, class_counts(ts, idx, w))
     stack = [root]

@@ -25,7 +25,7 @@ from ..exceptions import DataError, NotFittedError, ParameterError
 from ..validation import show
 from ._encoding import fit_encoding
 from .builder import grow
-from .level import level_wise_ok
+from .level import grow_level_wise, level_wise_ok
 from .pruning import collapse, prune
 from .splitter import TrainingSet
 from .storage import Tree
@@ -304,11 +304,13 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         cf = float(np.float32(self.confidence))
         prune_it = not self.unpruned
         with _recursion_room(10_000):
-            root = grow(ts, w, keep_data=prune_it and self.subtree_raising)
+            exact = level_wise_ok(ts, w)
+            grower = grow_level_wise if exact else grow
+            root = grower(ts, w, prune_it and self.subtree_raising)
             if self.collapse_tree:
                 collapse(root)
             if prune_it:
-                prune(ts, root, cf, bool(self.subtree_raising), level_wise_ok(ts, w))
+                prune(ts, root, cf, bool(self.subtree_raising), exact)
         self.tree_ = Tree.from_root(root)
         self.classes_ = classes
         self.n_classes_ = int(classes.size)
