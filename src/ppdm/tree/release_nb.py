@@ -1,16 +1,10 @@
 """Class-conditional distributions estimated from a release, for naive Bayes models.
 
-Each attribute's per-class histogram of perturbed codes is turned into an estimate of
-P(original code | class) by the iterative Bayesian update (the maximum-likelihood
-estimate on the simplex). With many codes and few records per class that estimate is
-noisy code by code; on an ordered attribute, merging adjacent codes into equal-width
-groups trades that variance for bias. The number of groups is chosen on the release
-itself, by two-fold cross-validation of the log-likelihood of the held-out fold's
-*original* codes: that log-likelihood, ``sum_o x_o log p_o``, is linear in the original
-counts ``x``, so putting the unbiased estimate ``M^-1 y`` of the held-out counts in their
-place gives an unbiased estimate of it. No original record is needed. (The held-out
-likelihood of the perturbed codes, ``sum_h y_h log (M p)_h``, is also maximal at the true
-``p`` but sees every difference shrunk by ``M``, and picks far worse groupings.)
+Each attribute's per-class histogram of perturbed codes gives P(original code | class)
+by the iterative Bayesian update; on an ordered attribute adjacent codes are merged into
+equal-width groups, as many as a two-fold cross-validation of the held-out fold's
+*original* log-likelihood (unbiased through ``M^-1 y``) chooses on the release itself
+(docs/release_tree.md, Leaves).
 
 References
 ----------
