@@ -91,15 +91,10 @@ def _leaf_regions(estimator, leaf: int, box: list, n_values: list[int]):
         )
     grid = np.stack(np.meshgrid(*allowed, indexing="ij"), axis=-1).reshape(-1, len(allowed))
     cls = np.argmax(tree.proba(grid), axis=1)
-    regions = []
-    for row, c in zip(grid, cls):
-        masks = []
-        for j, code in enumerate(row):
-            m = np.zeros(n_values[j], bool)
-            m[code] = True
-            masks.append(m)
-        regions.append((masks, int(c)))
-    return regions
+    return [
+        ([np.arange(n) == code for n, code in zip(n_values, row)], int(c))
+        for row, c in zip(grid, cls)
+    ]
 
 
 def _atoms(trees, j: int, n_values: int) -> np.ndarray:
