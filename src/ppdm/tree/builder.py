@@ -62,20 +62,8 @@ def class_counts(ts: TrainingSet, idx: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 
 def grow(ts: TrainingSet, w: np.ndarray, keep_data: bool) -> Node:
-    """Grow the unpruned tree on all rows of ``ts`` with weights ``w``.
-
-    Parameters
-    ----------
-    ts : TrainingSet
-    w : ndarray of shape (n_samples,)
-    keep_data : bool
-        Keep each node's rows (needed by subtree raising).
-
-    Returns
-    -------
-    Node
-        The root.
-    """
+    """Grow the unpruned tree on all rows of ``ts`` with weights ``w``; return its root.
+    ``keep_data`` keeps each node's rows (subtree raising needs them)."""
     idx = np.arange(ts.X.shape[0])
     root = Node(idx, w, class_counts(ts, idx, w))
     stack = [root]

@@ -66,14 +66,7 @@ class _Node:
 
 
 class ReleaseTreeBuilder:
-    """Grows, prunes and freezes one release tree.
-
-    Parameters
-    ----------
-    data : ReleaseData
-    n_classes : int
-    params : BuildParams
-    """
+    """Grows, prunes and freezes one release tree."""
 
     def __init__(self, data: ReleaseData, n_classes: int, params: BuildParams):
         self.d = data

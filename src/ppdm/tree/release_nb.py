@@ -178,20 +178,9 @@ def naive_bayes_leaves(data, n_classes: int, leaves: list, n_nodes: int):
     towards the root's distribution restricted to the box with the weight of
     ``NB_PRIOR_WEIGHT * N_j`` pseudo-records.
 
-    Parameters
-    ----------
-    data : ReleaseData
-    n_classes : int
-    leaves : list of (node, masks, factors)
-        Every leaf's index in the tree, its box (``{attribute: allowed codes}``) and its
-        per-record factors (``{attribute: factor}``).
-    n_nodes : int
-
-    Returns
-    -------
-    nb_logp : ndarray (n_leaves, d, n_classes, max N)
-    nb_slot : int ndarray (n_nodes,)
-        Row of ``nb_logp`` of every leaf.
+    ``leaves`` holds every leaf's index in the tree, its box (``{attribute: allowed
+    codes}``) and its per-record factors (``{attribute: factor}``). Returns ``nb_logp``
+    (n_leaves, d, n_classes, max N) and ``nb_slot``, the row of ``nb_logp`` of every node.
     """
     d, C = data, n_classes
     max_n = max(d.n_values)
