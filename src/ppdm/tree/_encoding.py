@@ -60,18 +60,9 @@ def _as_frame(X) -> tuple[pd.DataFrame, bool]:
 
 @dataclass
 class FeatureEncoding:
-    """How the columns seen by ``fit`` are encoded.
-
-    Attributes
-    ----------
-    names : list of str
-        Column names (``x0, x1, ...`` for arrays).
-    categorical : ndarray of bool
-    categories : list
-        Per column, the array of categories (None for numeric columns).
-    from_frame : bool
-        Whether ``fit`` saw a DataFrame.
-    """
+    """How the columns seen by ``fit`` are encoded: their ``names`` (``x0, x1, ...`` for
+    arrays), which are ``categorical`` and their ``categories`` (None for numeric ones),
+    and whether ``fit`` saw a DataFrame."""
 
     names: list[str]
     categorical: np.ndarray

@@ -25,21 +25,9 @@ def added_errors(n: float, errors: float, confidence: float) -> float:
     """Extra errors added to ``errors`` observed among ``n`` for a pessimistic estimate.
 
     The upper limit of the binomial confidence interval (normal approximation
-    with continuity correction) at level ``confidence``, as C4.5 computes it,
-    with its special cases for ``errors < 1`` and ``errors`` near ``n``.
-
-    Parameters
-    ----------
-    n : float
-        (Weighted) number of training instances at the leaf.
-    errors : float
-        Training errors there.
-    confidence : float
-        C4.5's CF (J48's ``-C``), in (0, 0.5].
-
-    Returns
-    -------
-    float
+    with continuity correction) at level ``confidence`` (C4.5's CF, J48's ``-C``), as
+    C4.5 computes it, with its special cases for ``errors < 1`` and ``errors`` near ``n``
+    (the weighted instances at the leaf).
 
     References
     ----------
@@ -257,20 +245,11 @@ def prune(
     all the node's rows are sent down it, and it is pruned again. Each pruned
     subtree caches its estimated errors in ``errors``.
 
-    Parameters
-    ----------
-    ts : TrainingSet
-    node : Node
-    confidence : float
-        C4.5's CF, as a 32-bit float like J48's.
-    subtree_raising : bool
-    exact_counts : bool, default=False
-        The data are numeric without missing values and the weights integral
-        (:func:`ppdm.tree.level.level_wise_ok`), so class counts add exactly.
-        The nodes are then pruned a height at a time (children before parents,
-        like J48's recursion; disjoint subtrees do not interact), and the
-        largest branches' errors of all nodes of a height are found by one
-        vectorised routing. The result is the same.
+    With ``exact_counts`` (numeric data, no missing value, integral weights:
+    :func:`ppdm.tree.level.level_wise_ok`) class counts add exactly, so the nodes are
+    pruned a height at a time (disjoint subtrees do not interact), the largest
+    branches' errors of a whole height found by one vectorised routing; the result
+    is the same.
 
     References
     ----------

@@ -168,19 +168,8 @@ def fit_coder(values: np.ndarray, max_bins: int):
 
 
 class ReleaseData:
-    """Perturbed codes of a release with their channels, ready for split search.
-
-    Parameters
-    ----------
-    names : list of str
-    coders : list
-        One coder per attribute (``n_values``, ``ordered``).
-    matrices : list of PerturbationMatrix
-    codes : int array (n, d)
-        Perturbed codes.
-    y : int array (n,)
-        Class codes.
-    """
+    """Perturbed ``codes`` (n, d) and class codes ``y`` of a release, with each attribute's
+    coder (``n_values``, ``ordered``) and perturbation matrix, ready for split search."""
 
     def __init__(self, names, coders, matrices, codes: np.ndarray, y: np.ndarray):
         if not names:

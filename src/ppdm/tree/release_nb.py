@@ -100,28 +100,10 @@ def class_conditionals(
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """P(original code | class) of every attribute, from the perturbed codes.
 
-    Parameters
-    ----------
-    codes : int array (n, d)
-        Perturbed codes.
-    y : int array (n,)
-        Unperturbed class codes ``0..n_classes-1``.
-    n_classes : int
-    matrices : list of PerturbationMatrix
-        Each attribute's perturbation matrix (attributes with equal matrices are
-        estimated together, in one vectorised call).
-    ordered : list of bool
-        Whether adjacent codes of each attribute may be merged (binned or numeric).
-    candidates : tuple of int
-        Numbers of groups tried besides "no merging".
-    seed : int, default=0
-        Seeds the assignment of records to the two folds.
-
-    Returns
-    -------
-    list of (probs, ids)
-        Per attribute: smoothed probabilities (n_classes, N), each row summing to 1, and
-        the chosen grouping of codes (``arange(N)`` when nothing is merged).
+    Attributes with equal ``matrices`` are estimated in one vectorised call; those
+    ``ordered`` may have adjacent codes merged, into as many groups of ``candidates``
+    (or none) as the two folds (drawn with ``seed``) choose. Returns per attribute the
+    smoothed probabilities (n_classes, N), rows summing to 1, and the grouping of codes.
     """
     codes = np.asarray(codes, dtype=np.int64)
     y = np.asarray(y, dtype=np.int64)
