@@ -234,17 +234,9 @@ class Tree(NodeArrays):
             path_nodes.append(node)
         return leaf, np.concatenate(path_rows), np.concatenate(path_nodes)
 
-    def feature_importances(self, n_features: int) -> np.ndarray:
-        """Weighted entropy decrease (information gain times node weight) per column,
-        normalised to sum 1."""
-        imp = np.zeros(n_features)
-        for i in np.flatnonzero(self.feature >= 0):
-            drop = total_entropy(self.value[i])
-            for k in self.child_ids(i):
-                drop -= total_entropy(self.value[k])
-            imp[self.feature[i]] += max(drop, 0.0)
-        total = imp.sum()
-        return imp / total if total > 0 else imp
+    def _impurity(self) -> np.ndarray:
+        """Class entropy times weight per node (importances: information gain times weight)."""
+        return total_entropy(self.value)
 
     @staticmethod
     def decide(proba: np.ndarray) -> np.ndarray:
