@@ -30,7 +30,7 @@ from sklearn.utils.validation import column_or_1d, validate_data
 from ..exceptions import DataError, ParameterError, SpecError
 from ..validation import show
 from .classifier import _NotFitted, check_params, is_int, is_number
-from .release_builder import BuildParams
+from .release_builder import ReleaseTreeBuilder
 from .release_coding import DomainCoder, ReleaseData, fit_coder
 
 __all__ = ["GrowParams", "ReleaseLearner", "TreeParams"]
@@ -75,20 +75,13 @@ class TreeParams(GrowParams):
     leaf_model: str = "auto"
     min_effective_leaf: float = 30.0
 
-    def _build_params(self, min_leaf: float, leaf_model: str, **extra) -> BuildParams:
-        """The builder's parameters for these settings (``extra``: the forest's)."""
-        return BuildParams(
-            max_depth=int(self.max_depth),
-            min_leaf=min_leaf,
-            alpha=float(self.alpha),
-            confidence=float(self.confidence),
-            prune=bool(self.prune),
-            prior_strength=float(self.prior_strength),
-            criterion=self.criterion,
-            min_effective_leaf=float(self.min_effective_leaf),
-            naive_bayes=leaf_model == "naive-bayes",
-            **extra,
-        )
+    def _fit_tree(self, data: ReleaseData, min_leaf: float, max_features=None, rng=None):
+        """One release tree on ``data`` with these settings (``leaf_model`` resolved into
+        ``leaf_model_``; ``max_features`` and ``rng``: the forest's)."""
+        auto = "naive-bayes" if len(self.classes_) > 2 else "majority"
+        self.leaf_model_ = auto if self.leaf_model == "auto" else self.leaf_model
+        builder = ReleaseTreeBuilder(data, len(self.classes_), self, min_leaf, max_features, rng)
+        return builder.build()
 
 
 @dataclass(eq=False, repr=False, kw_only=True)

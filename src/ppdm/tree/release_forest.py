@@ -30,7 +30,6 @@ from sklearn.utils import check_random_state
 
 from .classifier import is_bool, is_int
 from .release_base import ReleaseLearner, TreeParams
-from .release_builder import ReleaseTreeBuilder
 from .release_coding import ReleaseData
 from .release_tree import _PARAMETER_CONSTRAINTS as _TREE_CONSTRAINTS
 
@@ -133,8 +132,6 @@ min_effective_leaf, leaf_model, max_bins
         return min(max(k, 1), d)
 
     def _grow(self, data: ReleaseData, min_leaf: float) -> ReleaseForestClassifier:
-        auto = "naive-bayes" if len(self.classes_) > 2 else "majority"
-        self.leaf_model_ = auto if self.leaf_model == "auto" else self.leaf_model
         top, size = np.iinfo(np.int32).max, int(self.n_estimators)
         if isinstance(self.random_state, np.random.Generator):
             seeds = self.random_state.integers(0, top, size=size)
@@ -150,10 +147,7 @@ min_effective_leaf, leaf_model, max_bins
                 sample = ReleaseData(
                     data.names, data.coders, data.matrices, data.codes[idx], data.y[idx]
                 )
-            params = self._build_params(
-                min_leaf, self.leaf_model_, max_features=self._n_search(len(data.names)), rng=rng
-            )
-            trees.append(ReleaseTreeBuilder(sample, len(self.classes_), params).build())
+            trees.append(self._fit_tree(sample, min_leaf, self._n_search(len(data.names)), rng))
         self.trees_ = trees
         self.matrices_ = data.matrices
         return self

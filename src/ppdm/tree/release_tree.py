@@ -22,7 +22,6 @@ from dataclasses import dataclass
 
 from .classifier import is_bool, is_number
 from .release_base import BASE_CONSTRAINTS, ReleaseLearner, TreeParams
-from .release_builder import ReleaseTreeBuilder
 from .release_coding import ReleaseData
 
 __all__ = ["ReleaseTreeClassifier"]
@@ -127,10 +126,7 @@ class ReleaseTreeClassifier(TreeParams, ReleaseLearner):
     _parameter_constraints = _PARAMETER_CONSTRAINTS
 
     def _grow(self, data: ReleaseData, min_leaf: float) -> ReleaseTreeClassifier:
-        auto = "naive-bayes" if len(self.classes_) > 2 else "majority"
-        self.leaf_model_ = auto if self.leaf_model == "auto" else self.leaf_model
-        params = self._build_params(min_leaf, self.leaf_model_)
-        self.tree_ = ReleaseTreeBuilder(data, len(self.classes_), params).build()
+        self.tree_ = self._fit_tree(data, min_leaf)
         self.matrices_ = data.matrices
         return self
 
