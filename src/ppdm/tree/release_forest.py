@@ -1,11 +1,8 @@
 """A bagged forest of release trees: class distributions averaged over perturbed bootstraps.
 
 Records are perturbed independently, so a bootstrap sample of the release is a release of
-a bootstrap sample of the original table, perturbed by the same matrices: every tree of
-the forest is a :class:`~ppdm.tree.ReleaseTreeClassifier` tree on unbiased box counts of
-its own resample. With ``max_features`` each split searches a random subset of the
-attributes (drawn afresh at every node), so the trees differ in which attributes they
-constrain. The forest predicts the class of the highest mean class distribution.
+a bootstrap sample of the original table, perturbed by the same matrices: every tree is a
+:class:`~ppdm.tree.ReleaseTreeClassifier` tree on unbiased box counts of its resample.
 
 The forest's prediction is constant on the cells of the common refinement of its trees'
 tests (per attribute, the codes that every test of that attribute sends the same way),
