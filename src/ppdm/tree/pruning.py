@@ -255,10 +255,8 @@ def prune(
     ----------
     Quinlan (1993), C4.5, sec. 4.2; Weka J48 ``C45PruneableClassifierTree.prune``.
     """
-    if exact_counts and subtree_raising:
-        _prune_by_height(ts, _Forest(node), [node], confidence)
-    else:
-        _prune(ts, node, confidence, subtree_raising)
+    forest = _Forest(node) if exact_counts and subtree_raising else None
+    _prune_by_height(ts, forest, [node], confidence, subtree_raising)
 
 
 def _decide(
@@ -286,31 +284,18 @@ def _decide(
     return False
 
 
-def _prune(ts: TrainingSet, node: Node, confidence: float, subtree_raising: bool) -> None:
-    """J48's recursive ``prune`` of one subtree."""
-    if node.is_leaf:
-        node.errors = _estimated(node.dist, confidence)
-        return
-    for child in node.children:
-        _prune(ts, child, confidence, subtree_raising)
-    largest = _largest_branch(node)
-    if not subtree_raising:
-        err_largest = np.inf
-    else:
-        err_largest = _branch_estimated(ts, node.children[largest], node.idx, node.w, confidence)
-    if _decide(node, largest, err_largest, confidence):
-        _redistribute(ts, node, node.idx, node.w)
-        _prune(ts, node, confidence, True)
-
-
 def _prune_by_height(
-    ts: TrainingSet, forest: _Forest, roots: list[Node], confidence: float
+    ts: TrainingSet,
+    forest: _Forest | None,
+    roots: list[Node],
+    confidence: float,
+    subtree_raising: bool,
 ) -> None:
-    """:func:`_prune` of disjoint subtrees with subtree raising and exact counts, all
-    nodes of a height at once.
+    """J48's recursive ``prune`` of disjoint subtrees, all nodes of a height at once.
 
-    Nodes of one height are disjoint subtrees, so pruning them (and pruning
-    again the subtrees raised among them) in any order gives J48's result.
+    Nodes of one height are disjoint subtrees, so pruning them (and pruning again the
+    subtrees raised among them) in any order gives J48's result. ``forest``: the flat
+    tree kept for the vectorised largest-branch errors (exact counts only).
     """
     nodes: list[Node] = []
     stack = list(roots)
@@ -332,16 +317,25 @@ def _prune_by_height(
         by_height[h - 1].append(nd)
     for batch in by_height:
         largest = [_largest_branch(nd) for nd in batch]
-        errs = _largest_estimated_exact(ts, forest, batch, largest, confidence)
+        if not subtree_raising:
+            errs = [np.inf] * len(batch)
+        elif forest is not None:
+            errs = _largest_estimated_exact(ts, forest, batch, largest, confidence)
+        else:
+            errs = [
+                _branch_estimated(ts, nd.children[lg], nd.idx, nd.w, confidence)
+                for nd, lg in zip(batch, largest)
+            ]
         raised = []
         for nd, lg, err in zip(batch, largest, errs):
             branch = nd.children[lg]
             if _decide(nd, lg, err, confidence):
-                forest.raise_branch(nd, branch)
                 raised.append(nd)
-            elif nd.is_leaf:
+                if forest is not None:
+                    forest.raise_branch(nd, branch)
+            elif nd.is_leaf and forest is not None:
                 forest.make_leaf(nd)
         for nd in raised:
             _redistribute(ts, nd, nd.idx, nd.w)
         if raised:
-            _prune_by_height(ts, forest, raised, confidence)
+            _prune_by_height(ts, forest, raised, confidence, True)
