@@ -46,7 +46,8 @@ LOG_TABLE_MAX = 2**21
 
 def level_wise_ok(ts: TrainingSet, w: np.ndarray) -> bool:
     """Whether :func:`grow_level_wise` grows the same tree as the node-by-node path:
-    numeric attributes, no missing value, positive integral weights."""
+    numeric attributes, no missing value, positive integral weights (summing below 2^52,
+    exact in floats)."""
     return (
         ts.cat_cols.size == 0
         and not np.isnan(ts.X).any()

@@ -245,11 +245,10 @@ def prune(
     all the node's rows are sent down it, and it is pruned again. Each pruned
     subtree caches its estimated errors in ``errors``.
 
-    With ``exact_counts`` (numeric data, no missing value, integral weights:
-    :func:`ppdm.tree.level.level_wise_ok`) class counts add exactly, so the nodes are
-    pruned a height at a time (disjoint subtrees do not interact), the largest
-    branches' errors of a whole height found by one vectorised routing; the result
-    is the same.
+    Nodes are pruned a height at a time (disjoint subtrees do not interact, so the
+    result is J48's). With ``exact_counts`` (numeric data, no missing value, integral
+    weights: :func:`ppdm.tree.level.level_wise_ok`) class counts add exactly, and the
+    largest branches' errors of a whole height are found by one vectorised routing.
 
     References
     ----------
