@@ -60,18 +60,9 @@ def _as_frame(X) -> tuple[pd.DataFrame, bool]:
 
 @dataclass
 class FeatureEncoding:
-    """How the columns seen by ``fit`` are encoded.
-
-    Attributes
-    ----------
-    names : list of str
-        Column names (``x0, x1, ...`` for arrays).
-    categorical : ndarray of bool
-    categories : list
-        Per column, the array of categories (None for numeric columns).
-    from_frame : bool
-        Whether ``fit`` saw a DataFrame.
-    """
+    """How the columns seen by ``fit`` are encoded: their ``names`` (``x0, x1, ...`` for
+    arrays), which are ``categorical`` and their ``categories`` (None for numeric ones),
+    and whether ``fit`` saw a DataFrame."""
 
     names: list[str]
     categorical: np.ndarray
@@ -193,20 +184,11 @@ def _resolve_categorical(frame: pd.DataFrame, spec, is_frame: bool) -> np.ndarra
 
 
 def fit_encoding(X, categorical_features=None) -> tuple[FeatureEncoding, np.ndarray]:
-    """Learn column kinds and categories from ``X`` and encode it.
+    """Learn column kinds and categories from ``X``; return the encoding and ``X`` encoded.
 
-    Parameters
-    ----------
-    X : DataFrame or array-like of shape (n_samples, n_features)
-    categorical_features : None, "auto", list of names or indices, or bool mask
-        None / "auto": DataFrame columns of object, string, category or bool
-        dtype are categorical; for arrays, all columns are categorical when the
-        array is not numeric.
-
-    Returns
-    -------
-    encoding : FeatureEncoding
-    X_encoded : ndarray of float, shape (n_samples, n_features)
+    ``categorical_features`` as :class:`~ppdm.tree.C45Classifier` takes it (None / "auto":
+    DataFrame columns of object, string, category or bool dtype; every column of a
+    non-numeric array).
     """
     frame, is_frame = _as_frame(X)
     if frame.shape[0] == 0:

@@ -1,9 +1,11 @@
-"""What a tree stored as node arrays tells from its tests alone: size, leaves and depth.
+"""What a tree stored as node arrays tells from its tests alone: size, leaves, depth and
+the importance of each column.
 
 Both array storages (:class:`ppdm.tree.storage.Tree` of C4.5 and
 :class:`ppdm.tree.release_storage.CodeTree` of the trees over original codes) number
 their nodes in preorder, mark a leaf by ``feature == -1`` and name a node's children
-with ``child_ids``; :class:`NodeArrays` derives the rest once for both.
+with ``child_ids``, and give each node's impurity (``_impurity``); :class:`NodeArrays`
+derives the rest once for both.
 """
 
 from __future__ import annotations
@@ -14,16 +16,33 @@ __all__ = ["NodeArrays"]
 
 
 class NodeArrays:
-    """Mixin: ``n_nodes``, ``n_leaves`` and ``max_depth`` of a tree stored as node arrays.
+    """Mixin: ``n_nodes``, ``n_leaves``, ``max_depth`` and ``feature_importances`` of a tree
+    stored as node arrays.
 
     The class using it holds ``feature`` (int array of shape (n_nodes,), -1 at a leaf,
-    nodes in preorder) and defines ``child_ids(node) -> int array``.
+    nodes in preorder) and defines ``child_ids(node) -> int array`` and ``_impurity()``.
     """
 
     feature: np.ndarray
 
     def child_ids(self, node: int) -> np.ndarray:  # pragma: no cover - defined by users
         raise NotImplementedError
+
+    def _impurity(self) -> np.ndarray:  # pragma: no cover - defined by users
+        raise NotImplementedError
+
+    def feature_importances(self, n_features: int) -> np.ndarray:
+        """Decrease of ``_impurity`` (a node's less its children's) per column, normalised
+        to sum 1."""
+        node = self._impurity()
+        imp = np.zeros(n_features)
+        for i in np.flatnonzero(self.feature >= 0):
+            drop = node[i]
+            for k in self.child_ids(i):
+                drop -= node[k]
+            imp[self.feature[i]] += max(drop, 0.0)
+        total = imp.sum()
+        return imp / total if total > 0 else imp
 
     @property
     def n_nodes(self) -> int:

@@ -62,30 +62,8 @@ def class_counts(ts: TrainingSet, idx: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 
 def grow(ts: TrainingSet, w: np.ndarray, keep_data: bool) -> Node:
-    """Grow the unpruned tree on all rows of ``ts`` with weights ``w``.
-
-    Parameters
-    ----------
-    ts : TrainingSet
-    w : ndarray of shape (n_samples,)
-    keep_data : bool
-        Keep each node's rows (needed by subtree raising).
-
-    Notes
-    -----
-    Numeric data without missing values and with integral weights is grown a
-    depth at a time (:mod:`ppdm.tree.level`), which gives the same tree faster;
-    anything else node by node.
-
-    Returns
-    -------
-    Node
-        The root.
-    """
-    from .level import grow_level_wise, level_wise_ok
-
-    if level_wise_ok(ts, w):
-        return grow_level_wise(ts, w, keep_data, Node)
+    """Grow the unpruned tree on all rows of ``ts`` with weights ``w``; return its root.
+    ``keep_data`` keeps each node's rows (subtree raising needs them)."""
     idx = np.arange(ts.X.shape[0])
     root = Node(idx, w, class_counts(ts, idx, w))
     stack = [root]
@@ -96,15 +74,7 @@ def grow(ts: TrainingSet, w: np.ndarray, keep_data: bool) -> Node:
             node.empty = bool(eq(node.w.sum(), 0.0))
         else:
             node.split = split
-            parts = partition(
-                ts.X,
-                split.feature,
-                split.categorical,
-                split.threshold,
-                split.n_branches,
-                node.idx,
-                node.w,
-            )
+            parts = partition(ts.X, split, node.idx, node.w)
             node.children = [Node(i, cw, class_counts(ts, i, cw)) for i, cw in parts]
             stack.extend(reversed(node.children))
         if not keep_data:

@@ -25,7 +25,7 @@ from ..exceptions import DataError, NotFittedError, ParameterError
 from ..validation import show
 from ._encoding import fit_encoding
 from .builder import grow
-from .level import level_wise_ok
+from .level import grow_level_wise, level_wise_ok
 from .pruning import collapse, prune
 from .splitter import TrainingSet
 from .storage import Tree
@@ -33,25 +33,38 @@ from .storage import Tree
 __all__ = ["C45Classifier"]
 
 
-def _is_bool(v) -> bool:
+def is_bool(v) -> bool:
     return isinstance(v, (bool, np.bool_))
 
 
-def _is_number(v) -> bool:
-    return isinstance(v, numbers.Real) and not _is_bool(v)
+def is_number(v) -> bool:
+    return isinstance(v, numbers.Real) and not is_bool(v)
+
+
+def is_int(v) -> bool:
+    return isinstance(v, numbers.Integral) and not is_bool(v)
+
+
+def check_params(estimator, constraints: dict) -> None:
+    """Raise :class:`ParameterError` for the first parameter failing its test in
+    ``constraints`` (name -> (test, what it must be))."""
+    for name, (test, what) in constraints.items():
+        value = getattr(estimator, name)
+        if not test(value):
+            raise ParameterError(f"{name} must be {what} (got {show(value)})")
 
 
 #: name -> (test, what it must be).  Checked once, when ``fit`` starts.
 _PARAMETER_CONSTRAINTS = {
-    "confidence": (lambda v: _is_number(v) and 0 < v <= 0.5, "a number in (0, 0.5]"),
+    "confidence": (lambda v: is_number(v) and 0 < v <= 0.5, "a number in (0, 0.5]"),
     "min_leaf": (
-        lambda v: isinstance(v, numbers.Integral) and not _is_bool(v) and v >= 1,
+        lambda v: is_int(v) and v >= 1,
         "an integer >= 1",
     ),
-    "unpruned": (_is_bool, "True or False"),
-    "subtree_raising": (_is_bool, "True or False"),
-    "collapse_tree": (_is_bool, "True or False"),
-    "use_mdl_correction": (_is_bool, "True or False"),
+    "unpruned": (is_bool, "True or False"),
+    "subtree_raising": (is_bool, "True or False"),
+    "collapse_tree": (is_bool, "True or False"),
+    "use_mdl_correction": (is_bool, "True or False"),
     "categorical_features": (
         lambda v: v is None or (isinstance(v, str) and v == "auto") or not isinstance(v, str),
         'None, "auto", a list of column names or indices, or a boolean mask',
@@ -187,10 +200,7 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
 
     # -- validation --------------------------------------------------------------
     def _validate_params(self) -> None:
-        for name, (test, what) in _PARAMETER_CONSTRAINTS.items():
-            value = getattr(self, name)
-            if not test(value):
-                raise ParameterError(f"{name} must be {what} (got {show(value)})")
+        check_params(self, _PARAMETER_CONSTRAINTS)
 
     def _labels(self, y, n_rows: int):
         if y is None:
@@ -294,11 +304,13 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         cf = float(np.float32(self.confidence))
         prune_it = not self.unpruned
         with _recursion_room(10_000):
-            root = grow(ts, w, keep_data=prune_it and self.subtree_raising)
+            exact = level_wise_ok(ts, w)
+            grower = grow_level_wise if exact else grow
+            root = grower(ts, w, prune_it and self.subtree_raising)
             if self.collapse_tree:
                 collapse(root)
             if prune_it:
-                prune(ts, root, cf, bool(self.subtree_raising), level_wise_ok(ts, w))
+                prune(ts, root, cf, bool(self.subtree_raising), exact)
         self.tree_ = Tree.from_root(root)
         self.classes_ = classes
         self.n_classes_ = int(classes.size)

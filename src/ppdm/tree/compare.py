@@ -18,6 +18,7 @@ Quinlan, J. R. (1993). C4.5: Programs for Machine Learning, ch. 5.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import zip_longest
 
 import numpy as np
 
@@ -29,26 +30,10 @@ from .export import Rule, extract_rules
 __all__ = ["TreeComparison", "compare_trees", "rules_match"]
 
 
-def _attribute_range(clf, name: str) -> tuple[float, float] | None:
-    return getattr(clf, "value_ranges_", {}).get(name)
-
-
 def rules_match(a: Rule, b: Rule, scales: dict[str, float], tolerance: float) -> bool:
     """Whether two rules test the same attributes in the same order, with the same
-    operators, categories and class, and thresholds within ``tolerance * scale``.
-
-    Parameters
-    ----------
-    a, b : Rule
-    scales : dict
-        Attribute name -> value range used to scale the threshold tolerance.
-    tolerance : float
-        Allowed threshold difference as a fraction of the attribute's range.
-
-    Returns
-    -------
-    bool
-    """
+    operators, categories and class, and thresholds within ``tolerance`` times the
+    attribute's value range in ``scales``."""
     if a.label != b.label or a.path != b.path:
         return False
     for ca, cb in zip(a.conditions, b.conditions):
@@ -140,20 +125,13 @@ class TreeComparison:
         pairs = [(self.rules_a[i], self.rules_b[j], "=") for i, j in self.matches]
         rest_a = [r for i, r in enumerate(self.rules_a) if i not in matched_a]
         rest_b = [r for j, r in enumerate(self.rules_b) if j not in matched_b]
-        for k in range(max(len(rest_a), len(rest_b))):
-            ra = rest_a[k] if k < len(rest_a) else None
-            rb = rest_b[k] if k < len(rest_b) else None
-            pairs.append((ra, rb, " "))
+        pairs += [(ra, rb, " ") for ra, rb in zip_longest(rest_a, rest_b)]
         lines.append(f"{'A':<{width}}   B")
         lines.append("-" * (2 * width + 3))
         for ra, rb, mark in pairs:
-            left = _rule_lines(ra)
-            right = _rule_lines(rb)
-            for k in range(max(len(left), len(right))):
-                la = left[k] if k < len(left) else ""
-                lb = right[k] if k < len(right) else ""
-                sep = mark if k == 0 else " "
-                lines.append(f"{la:<{width}} {sep} {lb}")
+            rows = zip_longest(_rule_lines(ra), _rule_lines(rb), fillvalue="")
+            for k, (la, lb) in enumerate(rows):
+                lines.append(f"{la:<{width}} {mark if k == 0 else ' '} {lb}")
         return "\n".join(lines)
 
 
@@ -167,9 +145,7 @@ def _rule_lines(rule: Rule | None) -> list[str]:
 
 
 def _used_attributes(clf) -> list[str]:
-    names = clf.feature_names_
-    used = sorted({names[f] for f in clf.tree_.feature if f >= 0})
-    return used
+    return sorted({clf.feature_names_[f] for f in clf.tree_.feature if f >= 0})
 
 
 def compare_trees(a, b, X=None, *, tolerance: float = 0.05) -> TreeComparison:
@@ -210,7 +186,7 @@ def compare_trees(a, b, X=None, *, tolerance: float = 0.05) -> TreeComparison:
     root_b = b.feature_names_[b.tree_.feature[0]] if b.tree_.feature[0] >= 0 else None
     scales: dict[str, float] = {}
     for name in set(a.feature_names_) | set(b.feature_names_):
-        ranges = [r for r in (_attribute_range(a, name), _attribute_range(b, name)) if r]
+        ranges = [r for c in (a, b) if (r := getattr(c, "value_ranges_", {}).get(name))]
         if ranges:
             lo = min(r[0] for r in ranges)
             hi = max(r[1] for r in ranges)

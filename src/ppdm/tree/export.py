@@ -338,26 +338,12 @@ def _nb_lines(clf, node: int, box: list, path: str, detail: str) -> list[str]:
 
 
 def export_release_text(clf, *, conditionals: str = "summary") -> str:
-    """A fitted release tree as indented tests, with what every leaf predicts.
+    """:meth:`ppdm.tree.ReleaseTreeClassifier.export_text` of the fitted release tree ``clf``.
 
-    Parameters
-    ----------
-    clf : ReleaseTreeClassifier
-        A fitted release tree.
-    conditionals : {"summary", "table", "none"}, default="summary"
-        How naive Bayes leaves show their class-conditional distributions, in a section
-        after the tree. ``"summary"``: per attribute one line with its code groups and,
-        for each group, the class it favours and that class's probability given the
-        group and the leaf's prior. ``"table"``: per attribute the whole table
-        ``P(group | class)``. ``"none"``: leave the section out.
-
-    Returns
-    -------
-    str
-        One line per branch, ``|   `` per level. A majority leaf shows its class, its
-        estimated number of records and Kish effective sample size, and the estimated
-        count of every class (clipped at 0; they add up to the estimated size). A naive Bayes leaf shows ``naive Bayes [k]``, the same
-        sizes and its class prior; section ``[k]`` below the tree gives its model.
+    ``conditionals`` says how naive Bayes leaves show their class-conditional model in the
+    section after the tree: ``"summary"``, per attribute one line with its code groups
+    and the class each favours (with its probability given the group and the leaf's
+    prior); ``"table"``, the whole table ``P(group | class)``; ``"none"``, no section.
 
     References
     ----------

@@ -1,32 +1,16 @@
 """Growing a C4.5 tree level by level: one split search for all nodes of a depth.
 
 The node-by-node search of :mod:`ppdm.tree.splitter` pays NumPy's per-call
-overhead at every node (and for every attribute), which dominates on data with
-many attributes and on the large, noisy trees learned from reconstructed data.
-Here all nodes of one depth, and all attributes, are searched together:
+overhead at every node and attribute. Here each attribute's rows are sorted once,
+at the root, and kept sorted within each node by a stable partition at every
+split (SPRINT's attribute lists); the class counts left of every boundary of every
+(attribute, node) pair come from integer cumulative sums along these lists (on
+large tables, few-valued attributes are binned instead), and all candidates are
+scored and chosen in one call of J48's rules.
 
-* each attribute's rows are sorted by value once, at the root; every level
-  keeps, per attribute, the rows of its nodes grouped by node and sorted by
-  value within each node, and a split moves them to the children with a
-  stable partition (a cumulative count, no sort);
-* the class counts left of every boundary of every (attribute, node) pair come
-  from integer cumulative sums along these lists, for blocks of attributes at
-  once;
-* on large tables, few-valued attributes (reconstructed ones) are instead
-  binned at every level: one ``bincount`` over (node, value code, class) for
-  the nodes with many rows per value, a sort by (node, value code) for the
-  others;
-* all candidates are scored in one call of the splitter's vectorised scorer
-  (J48's rules, see :mod:`ppdm.tree.splitter`);
-* J48's choice among attributes (average-gain filter, then the largest gain
-  ratio) is taken for all nodes at once.
-
-The result is the same tree as :func:`ppdm.tree.builder.grow`, number for
-number, because class counts are sums of *integral* weights, which are exact
-in any order. This path is therefore taken only when every weight is a
-positive integer, every attribute is numeric and no value is missing (the
-reconstructed tables of the Figs. 4-6 grid, and most plain data sets); anything
-else is grown node by node.
+Class counts are sums of *integral* weights, exact in any order, so the tree is
+the node-by-node one number for number; this path is taken only when every weight
+is a positive integer, every attribute numeric and no value missing.
 
 References
 ----------
@@ -41,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._compare import SMALL, eq, gr_or_eq, sm
+from .builder import Node
 from .criterion import xlog2x
 from .splitter import Split, TrainingSet, _best_per_group, _min_split, score_candidates
 
@@ -51,26 +36,18 @@ __all__ = ["level_wise_ok", "grow_level_wise"]
 CHUNK_ENTRIES = 2**22
 
 #: On tables of at least ``BINNED_MIN_ROWS`` rows, attributes with at most
-#: ``BINNED_MAX_VALUES`` distinct values (reconstructed ones) are binned at every
-#: level (class counts per value code) rather than kept in sorted attribute
-#: lists: that saves moving their lists, at a fixed cost per attribute and level.
+#: ``BINNED_MAX_VALUES`` distinct values are binned at every level instead of listed.
 BINNED_MAX_VALUES = 64
 BINNED_MIN_ROWS = 16384
-
-#: A node's rows are binned when it has at least this many rows per distinct
-#: value of the attribute; otherwise they are sorted by value code.
-ROWS_PER_VALUE = 4
 
 #: Largest total weight for which ``x log2 x`` of class counts is looked up.
 LOG_TABLE_MAX = 2**21
 
 
 def level_wise_ok(ts: TrainingSet, w: np.ndarray) -> bool:
-    """Whether :func:`grow_level_wise` grows the same tree as the node-by-node path.
-
-    True when every attribute is numeric, no value is missing and every weight is
-    a positive integer (with a total small enough for exact float sums).
-    """
+    """Whether :func:`grow_level_wise` grows the same tree as the node-by-node path:
+    numeric attributes, no missing value, positive integral weights (summing below 2^52,
+    exact in floats)."""
     return (
         ts.cat_cols.size == 0
         and not np.isnan(ts.X).any()
@@ -92,23 +69,10 @@ def _max_class_rows(dist: np.ndarray) -> np.ndarray:
 
 
 class _Rows:
-    """Per-fit arrays of the level-wise grower.
-
-    Attributes
-    ----------
-    n : int
-        Number of rows.
-    y : ndarray of shape (n,)
-        Class codes in the smallest integer type.
-    w : ndarray of shape (n,) or None
-        Integral weights as integers (None when all are 1).
-    dtype : type
-        Integer type of class counts (exact for the total weight).
-    log_table : ndarray or None
-        ``xlog2x(0 .. total weight)`` when the total is small enough.
-    listed, list_row : ndarray
-        Which attributes have sorted lists, and their row in the lists.
-    """
+    """Per-fit arrays of the level-wise grower: class codes ``y``, integer weights ``w``
+    (None when all are 1), the integer ``dtype`` of class counts, ``xlog2x`` of every
+    possible count (``log_table``, None for large totals), and which attributes are
+    ``listed`` and at which row of the lists (``list_row``)."""
 
     def __init__(self, ts: TrainingSet, w: np.ndarray) -> None:
         self.n = ts.X.shape[0]
@@ -117,9 +81,7 @@ class _Rows:
         self.dtype = np.int32 if total < 2.0**31 else np.int64
         self.w = None if bool(np.all(w == 1.0)) else w.astype(self.dtype)
         self.log_table = xlog2x(np.arange(total + 1)) if total <= LOG_TABLE_MAX else None
-        #: attributes kept in sorted lists (the others are binned at every level)
         self.listed = (ts.num_U > BINNED_MAX_VALUES) | (self.n < BINNED_MIN_ROWS)
-        #: row of each listed attribute in the attribute lists
         self.list_row = np.cumsum(self.listed) - 1
 
 
@@ -130,24 +92,13 @@ def _search(
     bounds: np.ndarray,
     dist: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Best numeric split of every node of a level.
+    """Gains, gain ratios and midpoints (L, n_features) of the best split of every node
+    and attribute of a level (NaN: none).
 
-    Parameters
-    ----------
-    ts : TrainingSet
-    rows : _Rows
-    lists : ndarray of int, shape (n_listed + 1, m)
-        Per listed attribute, the level's rows grouped by node (node ``i`` in
-        columns ``bounds[i]:bounds[i + 1]``) and sorted by value within each
-        node; the last row holds them grouped by node only.
-    bounds : ndarray of int, shape (L + 1,)
-    dist : ndarray of shape (L, n_classes)
-        Class counts per node.
-
-    Returns
-    -------
-    gains, ratios, mids : ndarray of shape (L, n_features)
-        NaN where an attribute offers no valid split.
+    ``lists`` (n_listed + 1, m) holds, per listed attribute, the level's rows grouped by
+    node (node ``i`` in columns ``bounds[i]:bounds[i + 1]``) and sorted by value within
+    each node; its last row holds them grouped by node only. ``dist``: class counts per
+    node.
     """
     d = ts.num_cols.size
     m = lists.shape[1]
@@ -200,100 +151,26 @@ def _binned_candidates(
     bounds: np.ndarray,
     dist: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Boundary candidates of a few-valued attribute ``k`` (as :func:`_candidates`).
-
-    Nodes with at least ``ROWS_PER_VALUE`` rows per distinct value of the
-    attribute are binned (one ``bincount`` over node, value code and class);
-    the rows of the others are sorted by (node, value code).
-    """
+    """Boundary candidates of a few-valued attribute ``k`` (as :func:`_candidates`), from
+    one ``bincount`` over node, value code and class."""
     L, K = dist.shape
     U = int(ts.num_U[k])
-    counts = np.diff(bounds)
-    pos = np.repeat(np.arange(L), counts)
+    pos = np.repeat(np.arange(L), np.diff(bounds))
     codes = ts.num_codes_t[k].take(idx)
     y = rows.y.take(idx)
     w = None if rows.w is None else rows.w.take(idx)
     table = ts.uniques[k]
-    big = counts >= ROWS_PER_VALUE * U
-    parts = []
-    for sel, finder in ((big, _histogram_bins), (~big, _sorted_bins)):
-        if not sel.any():
-            continue
-        if sel.all():
-            parts.append(finder(codes, pos, np.arange(L), U, y, w, K, rows.dtype, table))
-            continue
-        keep = sel[pos]
-        local = np.cumsum(sel) - 1
-        parts.append(
-            finder(
-                codes[keep],
-                local[pos[keep]],
-                np.flatnonzero(sel),
-                U,
-                y[keep],
-                None if w is None else w[keep],
-                K,
-                rows.dtype,
-                table,
-            )
-        )
-    if len(parts) == 1:
-        node, left, lval, rval = parts[0]
-    else:  # nodes of both kinds: back to node order
-        node = np.concatenate([p[0] for p in parts])
-        order = np.argsort(node, kind="stable")
-        node = node[order]
-        left = np.concatenate([p[1] for p in parts], axis=1)[:, order]
-        lval = np.concatenate([p[2] for p in parts])[order]
-        rval = np.concatenate([p[3] for p in parts])[order]
-    return k * L + node, left, lval, rval
-
-
-def _histogram_bins(codes, pos, nodes, U, y, w, K, dtype, table):
-    """Boundaries of rows binned by (node, value code, class); ``pos`` indexes ``nodes``.
-
-    Returns node, left class counts (n_classes, n), and the values on both sides.
-    """
-    G = nodes.size
-    hist = np.bincount((pos * U + codes) * K + y, weights=w, minlength=G * U * K)
-    hist = hist.astype(dtype, copy=False).reshape(G, U, K)
+    hist = np.bincount((pos * U + codes) * K + y, weights=w, minlength=L * U * K)
+    hist = hist.astype(rows.dtype, copy=False).reshape(L, U, K)
     present = hist.any(axis=2)  # weights are positive
     at = np.where(present, np.arange(U), U)
     nxt = np.minimum.accumulate(at[:, ::-1], axis=1)[:, ::-1]
-    nxt = np.concatenate([nxt[:, 1:], np.full((G, 1), U)], axis=1)
+    nxt = np.concatenate([nxt[:, 1:], np.full((L, 1), U)], axis=1)
     beyond = np.append(table, np.inf)
     boundary = present & (nxt < U) & (table + 1e-5 < beyond[nxt])
     gi, ui = np.nonzero(boundary)
-    left = np.cumsum(hist, axis=1)[gi, ui].T
-    return nodes[gi], np.ascontiguousarray(left), table[ui], table[nxt[gi, ui]]
-
-
-def _sorted_bins(codes, pos, nodes, U, y, w, K, dtype, table):
-    """Boundaries of rows sorted by (node, value code); ``pos`` (non-decreasing) indexes
-    ``nodes``. Returns the same as :func:`_histogram_bins`."""
-    order = np.argsort(pos * (U + 1) + codes, kind="stable")
-    sc, sp = codes[order], pos[order]
-    i = np.flatnonzero((sp[1:] == sp[:-1]) & (sc[1:] != sc[:-1]))
-    lval, rval = table[sc[i]], table[sc[i + 1]]
-    apart = lval + 1e-5 < rval
-    i, lval, rval = i[apart], lval[apart], rval[apart]
-    node = sp[i]
-    counts = np.bincount(pos, minlength=nodes.size)
-    start = np.concatenate(([0], np.cumsum(counts)[:-1]))[node]
-    ys = y[order]
-    ws = None if w is None else w[order]
-
-    def upto(values):  # sums from each node's first row up to each boundary
-        cum = np.concatenate(([0], np.cumsum(values, dtype=dtype)))
-        return cum[i + 1] - cum[start]
-
-    left = np.empty((K, i.size), dtype=dtype)
-    left[0] = (i + 1 - start) if ws is None else upto(ws)
-    for k in range(1, K):
-        hit = ys == k
-        left[k] = upto(hit if ws is None else hit * ws)
-        left[0] -= left[k]
-    return nodes[node], left, lval, rval
+    left = np.ascontiguousarray(np.cumsum(hist, axis=1)[gi, ui].T)
+    return k * L + gi, left, table[ui], table[nxt[gi, ui]]
 
 
 def _chunks(n_lists: int, m: int):
@@ -311,17 +188,9 @@ def _candidates(
     bounds: np.ndarray,
     dist: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Boundary candidates of the attributes ``first, first + 1, ...`` of ``lists``.
-
-    Returns
-    -------
-    group : ndarray of int
-        Each candidate's (attribute, node) as ``attribute * L + node``, in scan order.
-    left : ndarray of int, shape (n_classes, n_candidates)
-        Class counts left of the boundary.
-    lval, rval : ndarray
-        The values on both sides of the boundary.
-    """
+    """Boundary candidates of the attributes ``first, first + 1, ...`` of ``lists``: each
+    one's (attribute, node) as ``attribute * L + node`` in scan order, its class counts
+    on the left (n_classes, n_candidates), and the values on both sides."""
     d, m = lists.shape
     L, K = dist.shape
     counts = np.diff(bounds)
@@ -368,24 +237,9 @@ def _upto(cum: np.ndarray, bounds: np.ndarray, at: np.ndarray, group: np.ndarray
 def _left_totals(
     rows: _Rows, lists: np.ndarray, bounds: np.ndarray, at: np.ndarray, group: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
-    """Weight left of each boundary, in integers (weights are integral, sums exact).
-
-    Parameters
-    ----------
-    rows : _Rows
-    lists : ndarray of int, shape (d, m)
-    bounds : ndarray of int, shape (L + 1,)
-    at : ndarray of int
-        Each boundary's flat position in ``lists`` (its last row on the left).
-    group : ndarray of int
-        Each boundary's (attribute, node) as ``attribute * L + node``.
-
-    Returns
-    -------
-    y, w : ndarray of shape (d, m)
-        Class codes and integer weights along ``lists`` (``w`` None for unit weights).
-    total : ndarray of int
-    """
+    """Class codes and weights along ``lists`` (weights None when all are 1), and the
+    integer weight left of each boundary (``at``: its last row's flat position in
+    ``lists``; ``group``: its attribute * L + node)."""
     m = lists.shape[1]
     y = rows.y.take(lists)
     if rows.w is None:
@@ -406,13 +260,8 @@ def _left_counts(
     total: np.ndarray,
     K: int,
 ) -> np.ndarray:
-    """Class counts left of each boundary (see :func:`_left_totals`).
-
-    Returns
-    -------
-    ndarray of int, shape (n_classes, n_boundaries)
-        Class 0 is the total less the other classes.
-    """
+    """Class counts (n_classes, n_boundaries) left of each boundary (see
+    :func:`_left_totals`); class 0's is the total less the others'."""
     left = np.empty((K, at.size), dtype=rows.dtype)
     left[0] = total
     for k in range(1, K):  # per class, vectorised over attributes and rows
@@ -460,21 +309,8 @@ def _partition(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Stable two-way partition of every node's columns, in every row of ``lists``.
 
-    Parameters
-    ----------
-    lists : ndarray of int, shape (r, m)
-        Rows grouped by node (columns ``bounds[i]:bounds[i + 1]``); the same
-        rows sit in every row of ``lists`` within a node.
-    bounds : ndarray of int, shape (L + 1,)
-    goes_left : ndarray of bool, shape (n_samples,)
-        Whether each row goes to the left child of its node.
-
-    Returns
-    -------
-    lists : ndarray of shape (r, m)
-        Node ``i``'s left child in columns ``b[2i]:b[2i + 1]``, its right child
-        in ``b[2i + 1]:b[2i + 2]``; each row keeps its order within a child.
-    b : ndarray of int, shape (2 L + 1,)
+    Node ``i``'s left child gets columns ``b[2i]:b[2i + 1]`` of the result, its right
+    child ``b[2i + 1]:b[2i + 2]``; ``goes_left`` is indexed by row.
     """
     r, m = lists.shape
     counts = np.diff(bounds)
@@ -505,25 +341,8 @@ def _partition(
     return out, b
 
 
-def grow_level_wise(ts: TrainingSet, w: np.ndarray, keep_data: bool, node_cls: type):
-    """Grow the unpruned tree on all rows of ``ts``, one depth at a time.
-
-    Parameters
-    ----------
-    ts : TrainingSet
-        Only numeric attributes, no missing value (see :func:`level_wise_ok`).
-    w : ndarray of shape (n_samples,)
-        Integral weights.
-    keep_data : bool
-        Keep each node's rows (needed by subtree raising).
-    node_cls : type
-        :class:`ppdm.tree.builder.Node`.
-
-    Returns
-    -------
-    Node
-        The root.
-    """
+def grow_level_wise(ts: TrainingSet, w: np.ndarray, keep_data: bool) -> Node:
+    """:func:`ppdm.tree.builder.grow`, one depth at a time (where :func:`level_wise_ok`)."""
     K = ts.n_classes
     n = ts.X.shape[0]
     data = _Rows(ts, w)
@@ -534,7 +353,7 @@ def grow_level_wise(ts: TrainingSet, w: np.ndarray, keep_data: bool, node_cls: t
     lists[-1] = np.arange(n)
     bounds = np.array([0, n])
     dist = np.bincount(ts.y, weights=w, minlength=K)[None, :]
-    root = node_cls(np.arange(n), w, dist[0])
+    root = Node(np.arange(n), w, dist[0])
     nodes = [root]
     goes_left = np.zeros(n, dtype=bool)
     while nodes:
@@ -548,7 +367,7 @@ def grow_level_wise(ts: TrainingSet, w: np.ndarray, keep_data: bool, node_cls: t
         if not split.any():
             break
         lists, bounds, dist, children = _split_level(ts, w, nodes, lists, bounds, split, goes_left)
-        new_nodes = [node_cls(idx, cw, cd) for idx, cw, cd in children]
+        new_nodes = [Node(idx, cw, cd) for idx, cw, cd in children]
         for s, i in enumerate(np.flatnonzero(split).tolist()):
             nodes[i].children = new_nodes[2 * s : 2 * s + 2]
             if not keep_data:
@@ -565,13 +384,8 @@ def _choose_level(
     bounds: np.ndarray,
     dist: np.ndarray,
 ) -> np.ndarray:
-    """Find and attach the split of every node of a level that J48 would split.
-
-    Returns
-    -------
-    ndarray of int, shape (L,)
-        The chosen numeric column per node, -1 for a leaf.
-    """
+    """Attach the split of every node of a level that J48 would split; return the chosen
+    column per node (-1 for a leaf)."""
     L = len(nodes)
     totals = dist.sum(axis=1)
     top = dist[np.arange(L), _max_class_rows(dist)]
@@ -599,16 +413,9 @@ def _split_level(
     split: np.ndarray,
     goes_left: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list]:
-    """Send the rows of the ``split`` nodes of a level to their children.
-
-    Returns
-    -------
-    lists, bounds, dist
-        The next level: node ``2 s`` and ``2 s + 1`` are the left and right
-        child of the ``s``-th split node.
-    children : list of (idx, w, dist)
-        Each child's rows, weights and class counts.
-    """
+    """Send the rows of the ``split`` nodes of a level to their children: the next level's
+    ``lists, bounds, dist`` (nodes ``2 s`` and ``2 s + 1`` are the children of the
+    ``s``-th split node) and each child's rows, weights and class counts."""
     K = ts.n_classes
     d = lists.shape[0] - 1
     split_nodes = np.flatnonzero(split).tolist()

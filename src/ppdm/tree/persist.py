@@ -59,20 +59,8 @@ _PICKLE_VERSION = 1
 
 
 def model_to_dict(clf, target: str | None = None) -> dict:
-    """The fitted state of a :class:`~ppdm.tree.C45Classifier` as plain JSON data.
-
-    Parameters
-    ----------
-    clf : C45Classifier
-        A fitted classifier.
-    target : str, optional
-        Name of the class column it was trained on (kept for ``predict``).
-
-    Returns
-    -------
-    dict
-        Strings, numbers, booleans, lists and dicts only.
-    """
+    """The fitted state of a :class:`~ppdm.tree.C45Classifier` as plain JSON data, with the
+    name of the class column it was trained on (kept for ``predict``)."""
     from .classifier import C45Classifier
 
     if not isinstance(clf, C45Classifier) or not hasattr(clf, "tree_"):

@@ -37,17 +37,15 @@ def _c45_nodes(clf) -> dict[int, _Drawn]:
     names = clf.feature_names_
     parent = np.full(t.n_nodes, -1)
     out: dict[int, _Drawn] = {}
-    for i in range(t.n_nodes):
-        if t.feature[i] >= 0:
-            kids = [int(k) for k in t.child_ids(i)]
-            parent[kids] = i
-            out[i] = _Drawn(
-                names[int(t.feature[i])], kids, [_branch_text(clf, i, k) for k in range(len(kids))]
-            )
-    for i in range(t.n_nodes):
+    for i in range(t.n_nodes):  # preorder: a leaf's parent is seen first
         if t.feature[i] < 0:
             p = int(parent[i])
             out[i] = _Drawn(_leaf_text(t, i, p if p >= 0 else None, clf.classes_))
+            continue
+        kids = [int(k) for k in t.child_ids(i)]
+        parent[kids] = i
+        edges = [_branch_text(clf, i, k) for k in range(len(kids))]
+        out[i] = _Drawn(names[int(t.feature[i])], kids, edges)
     return out
 
 

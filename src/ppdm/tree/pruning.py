@@ -25,21 +25,9 @@ def added_errors(n: float, errors: float, confidence: float) -> float:
     """Extra errors added to ``errors`` observed among ``n`` for a pessimistic estimate.
 
     The upper limit of the binomial confidence interval (normal approximation
-    with continuity correction) at level ``confidence``, as C4.5 computes it,
-    with its special cases for ``errors < 1`` and ``errors`` near ``n``.
-
-    Parameters
-    ----------
-    n : float
-        (Weighted) number of training instances at the leaf.
-    errors : float
-        Training errors there.
-    confidence : float
-        C4.5's CF (J48's ``-C``), in (0, 0.5].
-
-    Returns
-    -------
-    float
+    with continuity correction) at level ``confidence`` (C4.5's CF, J48's ``-C``), as
+    C4.5 computes it, with its special cases for ``errors < 1`` and ``errors`` near ``n``
+    (the weighted instances at the leaf).
 
     References
     ----------
@@ -97,18 +85,13 @@ def _fill_training_errors(node: Node) -> float:
     return node.errors
 
 
-def _split_rows(ts: TrainingSet, node: Node, idx, w):
-    s = node.split
-    return partition(ts.X, s.feature, s.categorical, s.threshold, s.n_branches, idx, w)
-
-
 def _branch_estimated(ts, node: Node, idx, w, confidence) -> float:
     """Estimated errors of ``node``'s subtree on other rows (``getEstimatedErrorsForBranch``)."""
     if node.is_leaf:
         return _estimated(class_counts(ts, idx, w), confidence)
     return sum(
         _branch_estimated(ts, child, ci, cw, confidence)
-        for child, (ci, cw) in zip(node.children, _split_rows(ts, node, idx, w))
+        for child, (ci, cw) in zip(node.children, partition(ts.X, node.split, idx, w))
     )
 
 
@@ -212,7 +195,7 @@ def _redistribute(ts, node: Node, idx, w) -> None:
         if not eq(w.sum(), 0.0):
             node.empty = False
         return
-    for child, (ci, cw) in zip(node.children, _split_rows(ts, node, idx, w)):
+    for child, (ci, cw) in zip(node.children, partition(ts.X, node.split, idx, w)):
         _redistribute(ts, child, ci, cw)
 
 
@@ -262,29 +245,17 @@ def prune(
     all the node's rows are sent down it, and it is pruned again. Each pruned
     subtree caches its estimated errors in ``errors``.
 
-    Parameters
-    ----------
-    ts : TrainingSet
-    node : Node
-    confidence : float
-        C4.5's CF, as a 32-bit float like J48's.
-    subtree_raising : bool
-    exact_counts : bool, default=False
-        The data are numeric without missing values and the weights integral
-        (:func:`ppdm.tree.level.level_wise_ok`), so class counts add exactly.
-        The nodes are then pruned a height at a time (children before parents,
-        like J48's recursion; disjoint subtrees do not interact), and the
-        largest branches' errors of all nodes of a height are found by one
-        vectorised routing. The result is the same.
+    Nodes are pruned a height at a time (disjoint subtrees do not interact, so the
+    result is J48's). With ``exact_counts`` (numeric data, no missing value, integral
+    weights: :func:`ppdm.tree.level.level_wise_ok`) class counts add exactly, and the
+    largest branches' errors of a whole height are found by one vectorised routing.
 
     References
     ----------
     Quinlan (1993), C4.5, sec. 4.2; Weka J48 ``C45PruneableClassifierTree.prune``.
     """
-    if exact_counts and subtree_raising:
-        _prune_by_height(ts, _Forest(node), [node], confidence)
-    else:
-        _prune(ts, node, confidence, subtree_raising)
+    forest = _Forest(node) if exact_counts and subtree_raising else None
+    _prune_by_height(ts, forest, [node], confidence, subtree_raising)
 
 
 def _decide(
@@ -312,31 +283,18 @@ def _decide(
     return False
 
 
-def _prune(ts: TrainingSet, node: Node, confidence: float, subtree_raising: bool) -> None:
-    """J48's recursive ``prune`` of one subtree."""
-    if node.is_leaf:
-        node.errors = _estimated(node.dist, confidence)
-        return
-    for child in node.children:
-        _prune(ts, child, confidence, subtree_raising)
-    largest = _largest_branch(node)
-    if not subtree_raising:
-        err_largest = np.inf
-    else:
-        err_largest = _branch_estimated(ts, node.children[largest], node.idx, node.w, confidence)
-    if _decide(node, largest, err_largest, confidence):
-        _redistribute(ts, node, node.idx, node.w)
-        _prune(ts, node, confidence, True)
-
-
 def _prune_by_height(
-    ts: TrainingSet, forest: _Forest, roots: list[Node], confidence: float
+    ts: TrainingSet,
+    forest: _Forest | None,
+    roots: list[Node],
+    confidence: float,
+    subtree_raising: bool,
 ) -> None:
-    """:func:`_prune` of disjoint subtrees with subtree raising and exact counts, all
-    nodes of a height at once.
+    """J48's recursive ``prune`` of disjoint subtrees, all nodes of a height at once.
 
-    Nodes of one height are disjoint subtrees, so pruning them (and pruning
-    again the subtrees raised among them) in any order gives J48's result.
+    Nodes of one height are disjoint subtrees, so pruning them (and pruning again the
+    subtrees raised among them) in any order gives J48's result. ``forest``: the flat
+    tree kept for the vectorised largest-branch errors (exact counts only).
     """
     nodes: list[Node] = []
     stack = list(roots)
@@ -358,16 +316,25 @@ def _prune_by_height(
         by_height[h - 1].append(nd)
     for batch in by_height:
         largest = [_largest_branch(nd) for nd in batch]
-        errs = _largest_estimated_exact(ts, forest, batch, largest, confidence)
+        if not subtree_raising:
+            errs = [np.inf] * len(batch)
+        elif forest is not None:
+            errs = _largest_estimated_exact(ts, forest, batch, largest, confidence)
+        else:
+            errs = [
+                _branch_estimated(ts, nd.children[lg], nd.idx, nd.w, confidence)
+                for nd, lg in zip(batch, largest)
+            ]
         raised = []
         for nd, lg, err in zip(batch, largest, errs):
             branch = nd.children[lg]
             if _decide(nd, lg, err, confidence):
-                forest.raise_branch(nd, branch)
                 raised.append(nd)
-            elif nd.is_leaf:
+                if forest is not None:
+                    forest.raise_branch(nd, branch)
+            elif nd.is_leaf and forest is not None:
                 forest.make_leaf(nd)
         for nd in raised:
             _redistribute(ts, nd, nd.idx, nd.w)
         if raised:
-            _prune_by_height(ts, forest, raised, confidence)
+            _prune_by_height(ts, forest, raised, confidence, True)

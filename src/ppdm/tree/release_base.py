@@ -17,7 +17,6 @@ Dowd, Xu & Zhang, Sec. 3 (the release and its matrices).
 
 from __future__ import annotations
 
-import numbers
 import os
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -29,23 +28,12 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d, validate_data
 
 from ..exceptions import DataError, ParameterError, SpecError
-from .classifier import _NotFitted
-from .release_builder import BuildParams
-from .release_coding import DomainCoder, ReleaseData, _short, fit_coder
+from ..validation import show
+from .classifier import _NotFitted, check_params, is_int, is_number
+from .release_builder import ReleaseTreeBuilder
+from .release_coding import DomainCoder, ReleaseData, fit_coder
 
-__all__ = ["GrowParams", "ReleaseLearner", "TreeParams", "is_bool", "is_number"]
-
-
-def is_bool(v) -> bool:
-    return isinstance(v, (bool, np.bool_))
-
-
-def is_number(v) -> bool:
-    return isinstance(v, numbers.Real) and not is_bool(v)
-
-
-def _is_int(v) -> bool:
-    return isinstance(v, numbers.Integral) and not is_bool(v)
+__all__ = ["GrowParams", "ReleaseLearner", "TreeParams"]
 
 
 def _spec_like(v) -> bool:
@@ -57,12 +45,12 @@ def _spec_like(v) -> bool:
 #: name -> (test, what it must be); the parameters every release learner has.
 BASE_CONSTRAINTS = {
     "spec": (_spec_like, "None, a ReleaseSpec or a release path"),
-    "max_depth": (lambda v: _is_int(v) and v >= 0, "an integer >= 0"),
+    "max_depth": (lambda v: is_int(v) and v >= 0, "an integer >= 0"),
     "min_leaf": (
         lambda v: is_number(v) and (0 < v < 1 and isinstance(v, float) or v >= 1),
         "a count >= 1 or a fraction in (0, 1)",
     ),
-    "max_bins": (lambda v: _is_int(v) and 2 <= v <= 4096, "an integer in [2, 4096]"),
+    "max_bins": (lambda v: is_int(v) and 2 <= v <= 4096, "an integer in [2, 4096]"),
 }
 
 
@@ -87,20 +75,13 @@ class TreeParams(GrowParams):
     leaf_model: str = "auto"
     min_effective_leaf: float = 30.0
 
-    def _build_params(self, min_leaf: float, leaf_model: str, **extra) -> BuildParams:
-        """The builder's parameters for these settings (``extra``: the forest's)."""
-        return BuildParams(
-            max_depth=int(self.max_depth),
-            min_leaf=min_leaf,
-            alpha=float(self.alpha),
-            confidence=float(self.confidence),
-            prune=bool(self.prune),
-            prior_strength=float(self.prior_strength),
-            criterion=self.criterion,
-            min_effective_leaf=float(self.min_effective_leaf),
-            naive_bayes=leaf_model == "naive-bayes",
-            **extra,
-        )
+    def _fit_tree(self, data: ReleaseData, min_leaf: float, max_features=None, rng=None):
+        """One release tree on ``data`` with these settings (``leaf_model`` resolved into
+        ``leaf_model_``; ``max_features`` and ``rng``: the forest's)."""
+        auto = "naive-bayes" if len(self.classes_) > 2 else "majority"
+        self.leaf_model_ = auto if self.leaf_model == "auto" else self.leaf_model
+        builder = ReleaseTreeBuilder(data, len(self.classes_), self, min_leaf, max_features, rng)
+        return builder.build()
 
 
 @dataclass(eq=False, repr=False, kw_only=True)
@@ -120,10 +101,7 @@ class ReleaseLearner(ClassifierMixin, BaseEstimator):
 
     # -- parameters --------------------------------------------------------------------
     def _validate_params(self) -> None:
-        for name, (test, what) in self._parameter_constraints.items():
-            value = getattr(self, name)
-            if not test(value):
-                raise ParameterError(f"{name} must be {what} (got {_short(value)})")
+        check_params(self, self._parameter_constraints)
 
     def _min_leaf_count(self, n: int) -> float:
         if isinstance(self.min_leaf, float) and 0 < self.min_leaf < 1:
@@ -216,7 +194,7 @@ class ReleaseLearner(ClassifierMixin, BaseEstimator):
         self.classes_, codes = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
             raise DataError(
-                f"y has one class, {_short(self.classes_[0])}; "
+                f"y has one class, {show(self.classes_[0])}; "
                 "a classifier needs at least two classes to learn from"
             )
         self.n_classes_ = len(self.classes_)
@@ -299,7 +277,7 @@ class ReleaseLearner(ClassifierMixin, BaseEstimator):
 
     # -- prediction --------------------------------------------------------------------
     def _check_fitted(self) -> None:
-        if not hasattr(self, "tree_"):
+        if not (hasattr(self, "tree_") or hasattr(self, "trees_")):
             raise _NotFitted(
                 f"This {type(self).__name__} instance is not fitted yet; call fit(X, y) first"
             )

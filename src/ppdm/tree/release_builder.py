@@ -23,25 +23,7 @@ from .release_nb import naive_bayes_leaves
 from .release_split import SplitRules, best_split, search_attribute
 from .release_storage import CodeTree
 
-__all__ = ["BuildParams", "ReleaseTreeBuilder"]
-
-
-@dataclass(frozen=True)
-class BuildParams:
-    """The estimator's parameters the builder needs."""
-
-    max_depth: int
-    min_leaf: float
-    alpha: float
-    confidence: float
-    prune: bool
-    prior_strength: float
-    criterion: str
-    min_effective_leaf: float
-    naive_bayes: bool
-    #: attributes searched at every split (None: all), drawn afresh per node with ``rng``
-    max_features: int | None = None
-    rng: np.random.Generator | None = None
+__all__ = ["ReleaseTreeBuilder"]
 
 
 @dataclass
@@ -66,29 +48,39 @@ class _Node:
 
 
 class ReleaseTreeBuilder:
-    """Grows, prunes and freezes one release tree.
+    """Grows, prunes and freezes one release tree with the settings of ``params`` (a fitted
+    estimator's :class:`~ppdm.tree.release_base.TreeParams` and ``leaf_model_``), searching
+    ``max_features`` attributes drawn afresh with ``rng`` at every split (None: all)."""
 
-    Parameters
-    ----------
-    data : ReleaseData
-    n_classes : int
-    params : BuildParams
-    """
-
-    def __init__(self, data: ReleaseData, n_classes: int, params: BuildParams):
+    def __init__(
+        self,
+        data: ReleaseData,
+        n_classes: int,
+        params,
+        min_leaf: float,
+        max_features=None,
+        rng=None,
+    ):
         self.d = data
         self.C = n_classes
-        self.p = params
+        self.max_depth = int(params.max_depth)
+        self.min_leaf = min_leaf
+        self.confidence = float(params.confidence)
+        self.prune = bool(params.prune)
+        self.prior_strength = float(params.prior_strength)
+        self.naive_bayes = params.leaf_model_ == "naive-bayes"
+        self.max_features, self.rng = max_features, rng
         self.max_n = max(data.n_values)
         self.nodes: list[_Node] = []
         # a naive Bayes leaf estimates C x N probabilities per attribute: ask for
         # min_effective_leaf effective records per class and per 10 codes
-        scale = n_classes * float(np.mean(data.n_values)) / 10.0 if params.naive_bayes else 1.0
+        scale = n_classes * float(np.mean(data.n_values)) / 10.0 if self.naive_bayes else 1.0
+        alpha = float(params.alpha)
         self.rules = SplitRules(
-            min_leaf=params.min_leaf,
-            z=float(stats.norm.ppf(1 - params.alpha)),
-            g_crit=float(stats.chi2.ppf(1 - params.alpha, df=n_classes - 1)),
-            min_neff=params.min_effective_leaf * max(scale, 1.0),
+            min_leaf=min_leaf,
+            z=float(stats.norm.ppf(1 - alpha)),
+            g_crit=float(stats.chi2.ppf(1 - alpha, df=n_classes - 1)),
+            min_neff=float(params.min_effective_leaf) * max(scale, 1.0),
             criterion=params.criterion,
         )
 
@@ -98,7 +90,7 @@ class ReleaseTreeBuilder:
         while stack:
             idx = stack.pop()
             node = self.nodes[idx]
-            split = self._best_split(node) if node.depth < self.p.max_depth else None
+            split = self._best_split(node) if node.depth < self.max_depth else None
             if split is None:
                 continue
             j = split.feature
@@ -111,11 +103,11 @@ class ReleaseTreeBuilder:
                 kids.append(self._node(masks, factors, split.others * f, node.dist, node.depth + 1))
             node.feature, node.left, node.right, node.go_left = j, kids[0], kids[1], left_mask
             stack.extend(kids)
-        if self.p.prune:
+        if self.prune:
             self._prune(0)
         order = self._preorder()
         tree = self._freeze(order)
-        if self.p.naive_bayes:
+        if self.naive_bayes:
             leaves = [(new, self.nodes[old]) for new, old in enumerate(order)]
             tree.nb_logp, tree.nb_slot = naive_bayes_leaves(
                 self.d,
@@ -134,7 +126,7 @@ class ReleaseTreeBuilder:
         if parent_dist is None:
             dist = clipped / total if total > 0 else np.full(self.C, 1.0 / self.C)
         else:
-            s = self.p.prior_strength
+            s = self.prior_strength
             dist = (clipped + s * parent_dist) / (total + s) if total + s > 0 else parent_dist
         self.nodes.append(_Node(masks, factors, w, clipped, total, n_eff, dist, depth))
         return len(self.nodes) - 1
@@ -147,18 +139,18 @@ class ReleaseTreeBuilder:
         return w
 
     def _best_split(self, node: _Node):
-        if node.total < 2 * self.p.min_leaf or np.count_nonzero(node.counts) < 2:
+        if node.total < 2 * self.min_leaf or np.count_nonzero(node.counts) < 2:
             return None
         if node.counts.max() >= node.total * (1 - 1e-9):
             return None
         d = len(self.d.names)
-        k = self.p.max_features
+        k = self.max_features
         if k is None or k >= d:
             batches = [list(range(d))]
         else:
             # a random subset of k attributes; as in Breiman's forests, when none of them
             # has an admissible split the search goes on through the others, k at a time
-            rng = self.p.rng if self.p.rng is not None else np.random.default_rng(0)
+            rng = self.rng if self.rng is not None else np.random.default_rng(0)
             perm = rng.permutation(d)
             batches = [sorted(int(j) for j in perm[i : i + k]) for i in range(0, d, k)]
         cands = []
@@ -187,7 +179,7 @@ class ReleaseTreeBuilder:
         n_eff = max(node.n_eff, 1e-9)
         wrong = max(total - (node.dist * total).max(), 0.0)
         e_eff = wrong / total * n_eff
-        rate = (e_eff + added_errors(n_eff, e_eff, self.p.confidence)) / n_eff
+        rate = (e_eff + added_errors(n_eff, e_eff, self.confidence)) / n_eff
         return rate * total
 
     def _prune(self, idx: int) -> float:

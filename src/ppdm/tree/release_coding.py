@@ -23,16 +23,9 @@ import pandas as pd
 from ..domain import BinnedDomain
 from ..exceptions import DataError, SpecError
 from ..matrix import PerturbationMatrix, identity
+from ..validation import show
 
 __all__ = ["DomainCoder", "LabelCoder", "ReleaseData", "ThresholdCoder", "fit_coder"]
-
-
-def _short(value, limit: int = 40) -> str:
-    """A value as plain Python text, truncated."""
-    if isinstance(value, np.generic):
-        value = value.item()
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _numeric_values(domain) -> bool:
@@ -133,7 +126,7 @@ class LabelCoder:
         if bad.size:
             row = int(bad[0])
             raise DataError(
-                f"column {column!r} row {row + 1} has value {_short(series.iloc[row])}, "
+                f"column {column!r} row {row + 1} has value {show(series.iloc[row])}, "
                 "not seen when the model was fitted"
             )
         return codes.astype(np.int64)
@@ -163,7 +156,7 @@ def fit_coder(values: np.ndarray, max_bins: int):
     for row, v in enumerate(values):
         if not (v is None or isinstance(v, (str, bytes, bool, numbers.Real, np.generic))):
             raise TypeError(  # scikit-learn's check_dtype_object wants a TypeError here
-                f"row {row + 1} has value {_short(v)}: an argument must be a string or a number, "
+                f"row {row + 1} has value {show(v)}: an argument must be a string or a number, "
                 f"not {type(v).__name__}"
             )
     distinct = pd.unique(pd.Series(values, dtype=object))
@@ -175,19 +168,8 @@ def fit_coder(values: np.ndarray, max_bins: int):
 
 
 class ReleaseData:
-    """Perturbed codes of a release with their channels, ready for split search.
-
-    Parameters
-    ----------
-    names : list of str
-    coders : list
-        One coder per attribute (``n_values``, ``ordered``).
-    matrices : list of PerturbationMatrix
-    codes : int array (n, d)
-        Perturbed codes.
-    y : int array (n,)
-        Class codes.
-    """
+    """Perturbed ``codes`` (n, d) and class codes ``y`` of a release, with each attribute's
+    coder (``n_values``, ``ordered``) and perturbation matrix, ready for split search."""
 
     def __init__(self, names, coders, matrices, codes: np.ndarray, y: np.ndarray):
         if not names:

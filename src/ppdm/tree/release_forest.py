@@ -1,11 +1,8 @@
 """A bagged forest of release trees: class distributions averaged over perturbed bootstraps.
 
 Records are perturbed independently, so a bootstrap sample of the release is a release of
-a bootstrap sample of the original table, perturbed by the same matrices: every tree of
-the forest is a :class:`~ppdm.tree.ReleaseTreeClassifier` tree on unbiased box counts of
-its own resample. With ``max_features`` each split searches a random subset of the
-attributes (drawn afresh at every node), so the trees differ in which attributes they
-constrain. The forest predicts the class of the highest mean class distribution.
+a bootstrap sample of the original table, perturbed by the same matrices: every tree is a
+:class:`~ppdm.tree.ReleaseTreeClassifier` tree on unbiased box counts of its resample.
 
 The forest's prediction is constant on the cells of the common refinement of its trees'
 tests (per attribute, the codes that every test of that attribute sends the same way),
@@ -21,7 +18,6 @@ box counts of every tree).
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,8 +25,8 @@ import numpy as np
 from scipy import sparse
 from sklearn.utils import check_random_state
 
+from .classifier import is_bool, is_int
 from .release_base import ReleaseLearner, TreeParams
-from .release_builder import ReleaseTreeBuilder
 from .release_coding import ReleaseData
 from .release_tree import _PARAMETER_CONSTRAINTS as _TREE_CONSTRAINTS
 
@@ -40,27 +36,20 @@ __all__ = ["ReleaseForestClassifier"]
 def _max_features_ok(v) -> bool:
     if v is None or (isinstance(v, str) and v == "sqrt"):
         return True
-    if isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_)):
-        return v >= 1
-    return isinstance(v, float) and 0 < v <= 1
+    return v >= 1 if is_int(v) else isinstance(v, float) and 0 < v <= 1
 
 
 _PARAMETER_CONSTRAINTS = {
     **_TREE_CONSTRAINTS,
-    "n_estimators": (
-        lambda v: isinstance(v, numbers.Integral) and not isinstance(v, bool) and v >= 1,
-        "an integer >= 1",
-    ),
+    "n_estimators": (lambda v: is_int(v) and v >= 1, "an integer >= 1"),
     "max_features": (
         _max_features_ok,
         "None, 'sqrt', an integer >= 1 or a fraction in (0, 1]",
     ),
-    "bootstrap": (lambda v: isinstance(v, (bool, np.bool_)), "True or False"),
+    "bootstrap": (is_bool, "True or False"),
     "random_state": (
         lambda v: (
-            v is None
-            or isinstance(v, (np.random.RandomState, np.random.Generator))
-            or (isinstance(v, numbers.Integral) and not isinstance(v, bool))
+            v is None or isinstance(v, (np.random.RandomState, np.random.Generator)) or is_int(v)
         ),
         "None, an integer or a random generator",
     ),
@@ -140,8 +129,6 @@ min_effective_leaf, leaf_model, max_bins
         return min(max(k, 1), d)
 
     def _grow(self, data: ReleaseData, min_leaf: float) -> ReleaseForestClassifier:
-        auto = "naive-bayes" if len(self.classes_) > 2 else "majority"
-        self.leaf_model_ = auto if self.leaf_model == "auto" else self.leaf_model
         top, size = np.iinfo(np.int32).max, int(self.n_estimators)
         if isinstance(self.random_state, np.random.Generator):
             seeds = self.random_state.integers(0, top, size=size)
@@ -157,23 +144,12 @@ min_effective_leaf, leaf_model, max_bins
                 sample = ReleaseData(
                     data.names, data.coders, data.matrices, data.codes[idx], data.y[idx]
                 )
-            params = self._build_params(
-                min_leaf, self.leaf_model_, max_features=self._n_search(len(data.names)), rng=rng
-            )
-            trees.append(ReleaseTreeBuilder(sample, len(self.classes_), params).build())
+            trees.append(self._fit_tree(sample, min_leaf, self._n_search(len(data.names)), rng))
         self.trees_ = trees
         self.matrices_ = data.matrices
         return self
 
     # -- prediction over the trees -------------------------------------------------------
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "trees_"):
-            from .classifier import _NotFitted
-
-            raise _NotFitted(
-                f"This {type(self).__name__} instance is not fitted yet; call fit(X, y) first"
-            )
-
     def _proba_codes(self, codes: np.ndarray) -> np.ndarray:
         self._check_fitted()
         total = np.zeros((len(codes), len(self.classes_)))

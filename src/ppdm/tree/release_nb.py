@@ -1,16 +1,10 @@
 """Class-conditional distributions estimated from a release, for naive Bayes models.
 
-Each attribute's per-class histogram of perturbed codes is turned into an estimate of
-P(original code | class) by the iterative Bayesian update (the maximum-likelihood
-estimate on the simplex). With many codes and few records per class that estimate is
-noisy code by code; on an ordered attribute, merging adjacent codes into equal-width
-groups trades that variance for bias. The number of groups is chosen on the release
-itself, by two-fold cross-validation of the log-likelihood of the held-out fold's
-*original* codes: that log-likelihood, ``sum_o x_o log p_o``, is linear in the original
-counts ``x``, so putting the unbiased estimate ``M^-1 y`` of the held-out counts in their
-place gives an unbiased estimate of it. No original record is needed. (The held-out
-likelihood of the perturbed codes, ``sum_h y_h log (M p)_h``, is also maximal at the true
-``p`` but sees every difference shrunk by ``M``, and picks far worse groupings.)
+Each attribute's per-class histogram of perturbed codes gives P(original code | class)
+by the iterative Bayesian update; on an ordered attribute adjacent codes are merged into
+equal-width groups, as many as a two-fold cross-validation of the held-out fold's
+*original* log-likelihood (unbiased through ``M^-1 y``) chooses on the release itself
+(docs/release_tree.md, Leaves).
 
 References
 ----------
@@ -106,28 +100,10 @@ def class_conditionals(
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """P(original code | class) of every attribute, from the perturbed codes.
 
-    Parameters
-    ----------
-    codes : int array (n, d)
-        Perturbed codes.
-    y : int array (n,)
-        Unperturbed class codes ``0..n_classes-1``.
-    n_classes : int
-    matrices : list of PerturbationMatrix
-        Each attribute's perturbation matrix (attributes with equal matrices are
-        estimated together, in one vectorised call).
-    ordered : list of bool
-        Whether adjacent codes of each attribute may be merged (binned or numeric).
-    candidates : tuple of int
-        Numbers of groups tried besides "no merging".
-    seed : int, default=0
-        Seeds the assignment of records to the two folds.
-
-    Returns
-    -------
-    list of (probs, ids)
-        Per attribute: smoothed probabilities (n_classes, N), each row summing to 1, and
-        the chosen grouping of codes (``arange(N)`` when nothing is merged).
+    Attributes with equal ``matrices`` are estimated in one vectorised call; those
+    ``ordered`` may have adjacent codes merged, into as many groups of ``candidates``
+    (or none) as the two folds (drawn with ``seed``) choose. Returns per attribute the
+    smoothed probabilities (n_classes, N), rows summing to 1, and the grouping of codes.
     """
     codes = np.asarray(codes, dtype=np.int64)
     y = np.asarray(y, dtype=np.int64)
@@ -184,20 +160,9 @@ def naive_bayes_leaves(data, n_classes: int, leaves: list, n_nodes: int):
     towards the root's distribution restricted to the box with the weight of
     ``NB_PRIOR_WEIGHT * N_j`` pseudo-records.
 
-    Parameters
-    ----------
-    data : ReleaseData
-    n_classes : int
-    leaves : list of (node, masks, factors)
-        Every leaf's index in the tree, its box (``{attribute: allowed codes}``) and its
-        per-record factors (``{attribute: factor}``).
-    n_nodes : int
-
-    Returns
-    -------
-    nb_logp : ndarray (n_leaves, d, n_classes, max N)
-    nb_slot : int ndarray (n_nodes,)
-        Row of ``nb_logp`` of every leaf.
+    ``leaves`` holds every leaf's index in the tree, its box (``{attribute: allowed
+    codes}``) and its per-record factors (``{attribute: factor}``). Returns ``nb_logp``
+    (n_leaves, d, n_classes, max N) and ``nb_slot``, the row of ``nb_logp`` of every node.
     """
     d, C = data, n_classes
     max_n = max(d.n_values)

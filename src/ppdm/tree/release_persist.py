@@ -127,25 +127,6 @@ def _tree(doc, k: int, n_values: list[int], n_classes: int):
     return CodeTree(feature, left, right, mask, value, count, n_eff)
 
 
-def release_model_from_dict(doc: dict):
-    """Rebuild a fitted release tree or forest from :func:`release_model_to_dict` data.
-
-    Returns
-    -------
-    model : ReleaseTreeClassifier or ReleaseForestClassifier
-    target : str or None
-
-    Raises
-    ------
-    DataError
-        The document breaks a rule (the message says which).
-    """
-    try:
-        return _from_dict(doc)
-    except Invalid as exc:
-        raise DataError(str(exc)) from None
-
-
 def _spec(doc):
     from pydantic import ValidationError
 
@@ -161,7 +142,9 @@ def _spec(doc):
     return spec
 
 
-def _from_dict(doc):
+def release_model_from_dict(doc):
+    """Rebuild a fitted release tree or forest (and its target column) from
+    :func:`release_model_to_dict` data; :class:`Invalid` names a broken rule."""
     from . import ReleaseForestClassifier, ReleaseTreeClassifier
     from .release_coding import DomainCoder
 

@@ -1,22 +1,12 @@
 """Accuracy on the *original* data, estimated from a perturbed held-out fold.
 
-A model fitted on a release predicts on original records, but cross-validation on the
-release only has perturbed held-out records: scoring their perturbed values measures
-accuracy on a distribution nobody will predict on (and favours models that fit the
-noise's smearing). The class is released as is and the attributes are perturbed
-independently, so when the model's decision regions are boxes of original codes (the
-leaves of a tree, or the cells of a small code grid), the number of held-out records it
-classifies correctly *in the original domain* is a sum of unbiased box counts
-(:mod:`ppdm.boxcounts`):
-
-``correct = sum_r sum_leaves [y_r = class(leaf)] prod_j v_{I_j}(p_rj)``, with
-``v_I = M_j^-T 1_I`` and ``E[v_I(P) | O = o] = 1_I(o)``.
-
-Each record's summand ``s_r`` is an unbiased estimate of "record r is classified
-correctly", so ``mean(s)`` estimates the accuracy on the original distribution and
-``sd(s) / sqrt(n)`` its standard error (records are independent). Unconstrained
-attributes contribute a factor 1, so a tree whose leaves constrain few attributes gives
-a low-variance score; every constrained attribute multiplies the variance.
+When a model's decision regions are boxes of original codes (a tree's leaves, the cells
+of a small code grid), the held-out records it classifies correctly *in the original
+domain* are a sum of unbiased box counts (:mod:`ppdm.boxcounts`):
+``correct = sum_r sum_leaves [y_r = class(leaf)] prod_j v_{I_j}(p_rj)``. Each record's
+summand ``s_r`` is unbiased for "record r is classified correctly", so ``mean(s)``
+estimates the accuracy and ``sd(s) / sqrt(n)`` its standard error; every constrained
+attribute multiplies the variance (docs/release_learners.md derives it).
 
 References
 ----------
@@ -91,15 +81,10 @@ def _leaf_regions(estimator, leaf: int, box: list, n_values: list[int]):
         )
     grid = np.stack(np.meshgrid(*allowed, indexing="ij"), axis=-1).reshape(-1, len(allowed))
     cls = np.argmax(tree.proba(grid), axis=1)
-    regions = []
-    for row, c in zip(grid, cls):
-        masks = []
-        for j, code in enumerate(row):
-            m = np.zeros(n_values[j], bool)
-            m[code] = True
-            masks.append(m)
-        regions.append((masks, int(c)))
-    return regions
+    return [
+        ([np.arange(n) == code for n, code in zip(n_values, row)], int(c))
+        for row, c in zip(grid, cls)
+    ]
 
 
 def _atoms(trees, j: int, n_values: int) -> np.ndarray:

@@ -1,10 +1,9 @@
 """Split search of the release tree: every threshold of an attribute from one histogram.
 
-For attribute j at a node, per-class histograms of the perturbed codes of j, each record
-weighted by the product of the *other* constrained attributes' factors, are mapped through
-``M_j^-1``; the part inside the node's ``I_j`` gives estimated class counts per original
-code, and cumulative sums give both sides of every threshold at once, with their
-unbiased variances (``sum w^2 - sum w``, :mod:`ppdm.boxcounts`).
+Per-class histograms of an attribute's perturbed codes, weighted by the other constrained
+attributes' factors and mapped through ``M_j^-1``, give estimated class counts per
+original code; cumulative sums give both sides of every threshold at once, with their
+unbiased variances (docs/release_tree.md, Split search).
 
 References
 ----------

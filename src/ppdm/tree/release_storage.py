@@ -123,20 +123,6 @@ class CodeTree(NodeArrays):
                 kid[j] = allowed & side
                 stack.append((int(child), kid))
 
-    def feature_importances(self, n_features: int) -> np.ndarray:
-        """Decrease of Gini impurity (estimated counts) per attribute, normalised to sum 1."""
-        imp = np.zeros(n_features)
-        for i in range(self.n_nodes):
-            j = self.feature[i]
-            if j < 0:
-                continue
-            drop = self.count[i] * _gini(self.value[i])
-            for k in (self.left[i], self.right[i]):
-                drop -= self.count[k] * _gini(self.value[k])
-            imp[j] += max(drop, 0.0)
-        total = imp.sum()
-        return imp / total if total > 0 else imp
-
-
-def _gini(p: np.ndarray) -> float:
-    return float(1.0 - np.sum(np.asarray(p) ** 2))
+    def _impurity(self) -> np.ndarray:
+        """Gini impurity times the estimated count per node."""
+        return self.count * (1.0 - np.sum(self.value**2, axis=1))

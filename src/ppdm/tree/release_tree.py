@@ -1,45 +1,13 @@
 """A decision tree learnt from the release itself: unbiased split statistics, no reconstruction.
 
-Every node of the tree is a box ``R = I_1 x ... x I_d`` of original codes. The number of
-class-c records in R is estimated without bias from the perturbed codes
-(:mod:`ppdm.boxcounts`): each record carries the weight ``prod_j v_{I_j}(p_rj)`` with
-``v_I = M_j^-T 1_I``. Records are never routed down the tree; every node weighs all of
-them, so a node costs O(n d).
-
-Split search at a node, for attribute j: per-class histograms of the perturbed codes of j,
-each record weighted by the product of the *other* attributes' factors, are mapped
-through ``M_j^-1``; the part inside ``I_j`` gives estimated class counts per original
-code, and cumulative sums give both sides of every threshold at once. A repeated split
-on the same attribute shrinks ``I_j``; it does not multiply factors.
-
-Variance control (the estimate's variance grows with every constrained attribute):
-
-- **Significance.** A split is taken only if its G statistic ``2 ln2 n_eff gain`` exceeds
-  the chi-square quantile at level ``alpha`` with ``C - 1`` degrees of freedom, where
-  ``n_eff`` is the sum of the two sides' Kish effective sample sizes
-  ``(sum w)^2 / sum w^2`` (a split on a noisy attribute shrinks them at once), and
-  each side must keep at least ``min_effective_leaf`` effective records.
-- **Support.** Both sides must hold at least ``min_leaf`` estimated records, and their
-  estimated totals must exceed ``z_alpha`` standard errors (they are really non-empty).
-- **Negative estimates** are clipped at 0 before any entropy or class choice (the
-  clipped count is never further from the truth than a negative one, Dowd et al.,
-  Proposition 1).
-- **Leaf classes** are chosen from the clipped counts shrunk towards the parent's
-  class distribution (``prior_strength`` pseudo-records), so a leaf whose own counts
-  are noise falls back on its parent's majority.
-- **Pruning** is C4.5's pessimistic error, computed on ``n_eff`` instead of n, so an
-  uncertain leaf carries its uncertainty into the pruning decision.
-
-Categorical attributes take binary *value-subset* splits: the node's codes are ordered
-by the estimated proportion of the node's majority class and split by threshold on
-that order (optimal for two classes, Breiman et al. 1984). A multiway split would divide
-the signal among N children while each child's estimate keeps the variance of the whole
-matrix inverse; binary subsets keep the children large.
-
-The estimator is here; the split search is :mod:`~ppdm.tree.release_split`, growing and
-pruning :mod:`~ppdm.tree.release_builder`, the naive Bayes leaves
-:mod:`~ppdm.tree.release_nb`, the fitted tree :class:`~ppdm.tree.CodeTree`, and the
-inputs and predictions are the common base's (:mod:`~ppdm.tree.release_base`).
+Every node is a box ``I_1 x ... x I_d`` of original codes whose class counts are
+estimated without bias from the perturbed codes (:mod:`ppdm.boxcounts`); splits must be
+significant on the Kish effective sample size, negative estimates are clipped, leaves
+are shrunk towards their parent and pruning is C4.5's on the effective size.
+docs/release_tree.md derives each step. The estimator is here; the split search is
+:mod:`~ppdm.tree.release_split`, growing and pruning :mod:`~ppdm.tree.release_builder`,
+the naive Bayes leaves :mod:`~ppdm.tree.release_nb`, inputs and predictions
+:mod:`~ppdm.tree.release_base`.
 
 References
 ----------
@@ -52,8 +20,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .release_base import BASE_CONSTRAINTS, ReleaseLearner, TreeParams, is_bool, is_number
-from .release_builder import ReleaseTreeBuilder
+from .classifier import is_bool, is_number
+from .release_base import BASE_CONSTRAINTS, ReleaseLearner, TreeParams
 from .release_coding import ReleaseData
 
 __all__ = ["ReleaseTreeClassifier"]
@@ -158,10 +126,7 @@ class ReleaseTreeClassifier(TreeParams, ReleaseLearner):
     _parameter_constraints = _PARAMETER_CONSTRAINTS
 
     def _grow(self, data: ReleaseData, min_leaf: float) -> ReleaseTreeClassifier:
-        auto = "naive-bayes" if len(self.classes_) > 2 else "majority"
-        self.leaf_model_ = auto if self.leaf_model == "auto" else self.leaf_model
-        params = self._build_params(min_leaf, self.leaf_model_)
-        self.tree_ = ReleaseTreeBuilder(data, len(self.classes_), params).build()
+        self.tree_ = self._fit_tree(data, min_leaf)
         self.matrices_ = data.matrices
         return self
 

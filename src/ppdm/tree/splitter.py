@@ -76,19 +76,8 @@ class Split:
 class TrainingSet:
     """Encoded training data with the per-attribute lookup tables the splitter needs.
 
-    Parameters
-    ----------
-    X : ndarray of shape (n_samples, n_features)
-        Numeric values, and category codes (as floats) for categorical columns;
-        NaN marks a missing value.
-    y : ndarray of shape (n_samples,)
-        Class codes ``0 .. n_classes - 1``.
-    categorical : ndarray of bool, shape (n_features,)
-    n_categories : ndarray of int, shape (n_features,)
-        Number of declared categories (0 for numeric columns).
-    n_classes : int
-    min_leaf : int
-    use_mdl_correction : bool
+    ``X`` holds numeric values and category codes (as floats), NaN for a missing value;
+    ``y`` class codes; ``n_categories`` the declared categories per column (0: numeric).
     """
 
     def __init__(self, X, y, categorical, n_categories, n_classes, min_leaf, use_mdl_correction):
@@ -144,17 +133,8 @@ class TrainingSet:
         self.all_many_valued = bool(many.all())
 
     def num_order(self, cols: np.ndarray | None = None) -> np.ndarray:
-        """Per numeric attribute, the rows sorted by value (stable; missing last).
-
-        Parameters
-        ----------
-        cols : ndarray of int, optional
-            Which numeric attributes (positions in ``num_cols``); all by default.
-
-        Returns
-        -------
-        ndarray of int, shape (n_attributes, n_samples)
-        """
+        """Per numeric attribute (positions ``cols`` in ``num_cols``, default all), the rows
+        sorted by value (stable; missing last)."""
         codes = self.num_codes_t if cols is None else self.num_codes_t[cols]
         if codes.dtype.itemsize <= 2:  # NumPy radix-sorts 16-bit keys
             return np.argsort(codes, axis=1, kind="stable")
@@ -172,14 +152,8 @@ class TrainingSet:
 
 
 def _rank_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``np.unique(values, return_inverse=True)``, by hashing and sorting the distinct values.
-
-    Hashing the rows and sorting only the distinct values is faster than
-    sorting all rows (much faster for reconstructed columns, which hold at
-    most N distinct values); the sorted distinct values and each row's rank
-    among them are the same. Columns with both -0.0 and 0.0 are sorted as
-    ``np.unique`` does.
-    """
+    """``np.unique(values, return_inverse=True)``, faster by hashing the rows and sorting
+    only the distinct values (-0.0 beside 0.0 is left to ``np.unique``)."""
     codes, uniques = pd.factorize(values, sort=False)
     if np.signbit(values[values == 0]).any():
         return np.unique(values, return_inverse=True)
@@ -225,12 +199,9 @@ def _best_per_group(values, group, n_groups):
 
 
 def _class_sum(counts_t: np.ndarray) -> np.ndarray:
-    """Sum over classes of class-major ``counts_t`` (n_classes, n), in NumPy's order.
-
-    ``counts_t.T.sum(axis=1)`` on a C-ordered array adds up to seven classes one
-    after the other (and more pairwise); the same sums are formed here without
-    a reduction along a short axis.
-    """
+    """``counts_t.T.sum(axis=1)`` of class-major ``counts_t`` (n_classes, n), the same
+    numbers (up to seven classes added one after the other, more pairwise) without a
+    reduction along a short axis."""
     K = counts_t.shape[0]
     if K > 7:
         return np.ascontiguousarray(counts_t.T).sum(axis=1)
@@ -238,14 +209,6 @@ def _class_sum(counts_t: np.ndarray) -> np.ndarray:
     for k in range(2, K):
         out += counts_t[k]
     return out
-
-
-def _score_numeric(ts, cols, group, left, lval, rval, known, n_known, total_weight):
-    """Best threshold per numeric column of one node (see :func:`score_candidates`)."""
-    g = cols.size
-    return score_candidates(
-        ts, g, group, left, lval, rval, known, n_known, np.full(g, float(total_weight))
-    )
 
 
 def score_candidates(
@@ -264,32 +227,25 @@ def score_candidates(
 
     Parameters
     ----------
-    ts : TrainingSet
-    g : int
-        Number of groups.
     group : ndarray of int
-        Each candidate's group, sorted (candidates in scan order within a group).
+        Each candidate's group among ``g``, sorted (scan order within a group).
     left : ndarray of shape (n_candidates, n_classes)
         Known class counts left of each boundary (fastest as the transpose of
-        a C-ordered (n_classes, n_candidates) array).
-    lval, rval : ndarray
-        Values on both sides of each boundary.
-    known : ndarray of shape (g, n_classes)
-        Known class counts per group.
-    n_known : ndarray of int, shape (g,)
-        Rows with a known value per group.
-    total_weight : ndarray of shape (g,)
-        Weight of all rows of the group's node, unknowns included.
+        a C-ordered (n_classes, n_candidates) array); ``lval``, ``rval`` the values
+        on its two sides.
+    known, n_known, total_weight : ndarray
+        Per group: known class counts, rows with a known value, and the weight of
+        all the node's rows, unknowns included.
     log_table : ndarray, optional
         ``xlog2x(arange(N + 1))`` for integer ``left`` and ``known`` (N their
-        largest total): ``x log2 x`` is then looked up, with the same values.
+        largest total), looked up instead of computed (the same values).
 
     Returns
     -------
     gains, ratios, mids : ndarray of shape (g,)
-        Gains (after the MDL correction), gain ratios and split midpoints; NaN
-        where the group has no valid split. Midpoints are moved onto a training
-        value only for the chosen attribute.
+        Gains (after the MDL correction), gain ratios and split midpoints, NaN where
+        the group has no valid split (midpoints are snapped to a training value only
+        for the chosen attribute).
     """
     K = ts.n_classes
     gains = np.full(g, np.nan)
@@ -355,8 +311,9 @@ def _numeric_sorted(ts, sel, idx, onehot, total_weight):
     with np.errstate(invalid="ignore"):
         boundary = sv[:, :-1] + 1e-5 < sv[:, 1:]
     gi, pi = np.nonzero(boundary)
-    return _score_numeric(
-        ts, cols, gi, cum[gi, pi], sv[gi, pi], sv[gi, pi + 1], known, n_known, total_weight
+    total = np.full(g, total_weight)
+    return score_candidates(
+        ts, g, gi, cum[gi, pi], sv[gi, pi], sv[gi, pi + 1], known, n_known, total
     )
 
 
@@ -386,16 +343,16 @@ def _numeric_histogram(ts, sel, idx, y, w, total_weight):
         boundary = present & (nxt < umax) & (table[:, :umax] + 1e-5 < table[rows, nxt])
     cum = np.cumsum(hist, axis=1)
     gi, ui = np.nonzero(boundary)
-    return _score_numeric(
+    return score_candidates(
         ts,
-        cols,
+        g,
         gi,
         cum[gi, ui],
         table[gi, ui],
         table[gi, nxt[gi, ui]],
         cum[:, -1],
         n_known,
-        total_weight,
+        np.full(g, total_weight),
     )
 
 
@@ -416,20 +373,8 @@ def _categorical(ts, idx, y, w, total_weight):
 
 
 def find_split(ts: TrainingSet, idx: np.ndarray, w: np.ndarray) -> Split | None:
-    """J48's split at a node holding rows ``idx`` with weights ``w``, or None for a leaf.
-
-    Parameters
-    ----------
-    ts : TrainingSet
-    idx : ndarray of int
-        Rows at the node (a row appears once per node, possibly with a
-        fractional weight after a split on a missing value).
-    w : ndarray of float
-        Their weights.
-
-    Returns
-    -------
-    Split or None
+    """J48's split at a node holding rows ``idx`` with weights ``w`` (fractional after a
+    split on a missing value), or None for a leaf.
 
     References
     ----------
@@ -497,29 +442,21 @@ def branch_of(x: np.ndarray, categorical: bool, threshold: float) -> np.ndarray:
 
 
 def partition(
-    X: np.ndarray,
-    feature: int,
-    categorical: bool,
-    threshold: float,
-    n_branches: int,
-    idx: np.ndarray,
-    w: np.ndarray,
+    X: np.ndarray, split: Split, idx: np.ndarray, w: np.ndarray
 ) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Split rows among branches; a row with a missing value goes to every branch.
+    """Split rows ``idx`` (weights ``w``) among the branches of ``split``; a row with a
+    missing value goes to every branch.
 
     Its weight there is multiplied by the branch's share of the known weight
     (C4.5's fractional instances); shares of at most 1e-6 are dropped, as in J48.
-
-    Returns
-    -------
-    list of (idx, w)
-        One pair per branch.
+    Returns one ``(idx, w)`` per branch.
 
     References
     ----------
     Quinlan (1993), C4.5, sec. 3.1; Weka J48 ``ClassifierSplitModel.split``.
     """
-    x = X[idx, feature]
+    categorical, threshold, n_branches = split.categorical, split.threshold, split.n_branches
+    x = X[idx, split.feature]
     known = ~np.isnan(x)
     if known.all():
         if not categorical:

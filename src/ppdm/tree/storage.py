@@ -13,6 +13,8 @@ Weka J48 (``ClassifierTree.getProbs``), Weka 3.6.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ._compare import SMALL, eq, sm_or_eq
@@ -24,6 +26,7 @@ from .splitter import branch_of
 __all__ = ["Tree"]
 
 
+@dataclass(eq=False, repr=False)
 class Tree(NodeArrays):
     """A fitted tree as flat arrays.
 
@@ -44,17 +47,14 @@ class Tree(NodeArrays):
         Leaves that received no training weight (they defer to their parent).
     """
 
-    def __init__(
-        self, feature, categorical, threshold, children_start, n_children, children, value, empty
-    ):
-        self.feature = feature
-        self.categorical = categorical
-        self.threshold = threshold
-        self.children_start = children_start
-        self.n_children = n_children
-        self.children = children
-        self.value = value
-        self.empty = empty
+    feature: np.ndarray
+    categorical: np.ndarray
+    threshold: np.ndarray
+    children_start: np.ndarray
+    n_children: np.ndarray
+    children: np.ndarray
+    value: np.ndarray
+    empty: np.ndarray
 
     @classmethod
     def from_root(cls, root: Node) -> Tree:
@@ -234,17 +234,9 @@ class Tree(NodeArrays):
             path_nodes.append(node)
         return leaf, np.concatenate(path_rows), np.concatenate(path_nodes)
 
-    def feature_importances(self, n_features: int) -> np.ndarray:
-        """Weighted entropy decrease (information gain times node weight) per column,
-        normalised to sum 1."""
-        imp = np.zeros(n_features)
-        for i in np.flatnonzero(self.feature >= 0):
-            drop = total_entropy(self.value[i])
-            for k in self.child_ids(i):
-                drop -= total_entropy(self.value[k])
-            imp[self.feature[i]] += max(drop, 0.0)
-        total = imp.sum()
-        return imp / total if total > 0 else imp
+    def _impurity(self) -> np.ndarray:
+        """Class entropy times weight per node (importances: information gain times weight)."""
+        return total_entropy(self.value)
 
     @staticmethod
     def decide(proba: np.ndarray) -> np.ndarray:
