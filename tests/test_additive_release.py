@@ -129,3 +129,23 @@ def test_spec_validation_of_noise():
         ReleaseSpec(attributes=[ok])
     with pytest.raises(ValueError, match="needs noise and a domain"):
         ReleaseSpec(method="additive", attributes=[AttributeSpec(name="x", domain=dom)])
+
+
+@pytest.mark.parametrize("engine", ["partitioned", "dask"])
+def test_the_parts_engines_refuse_an_additive_release_by_its_method(tmp_path, engine):
+    """They count codes: an additive release's noisy values beyond the bounds were refused
+    as 'data row 285 has value -5.19 outside its bounds ... the release does not match its
+    spec', as if it had been tampered with."""
+    import ppdm
+
+    if engine == "dask":
+        pytest.importorskip("dask")
+    make_release(_table(), tmp_path / "r", random_state=0, bounds={"x": (0.0, 100.0)}, class_attribute="cls",
+                 method="additive", noise="gaussian", noise_scale=0.5)  # fmt: skip
+    assert (load_release(tmp_path / "r").frame()["x"] < 0).any()  # values beyond the bounds
+    with pytest.raises(SpecError, match="count the codes of substitution releases; estimate "
+                       "an additive release with the local engine"):  # fmt: skip
+        ppdm.estimate_release(tmp_path / "r", engine=engine)
+    with pytest.raises(SpecError, match="Algorithm 2 reconstructs substitution releases"):
+        ppdm.reconstruct_release(tmp_path / "r", tmp_path / "parts", engine=engine)
+    assert not (tmp_path / "parts").exists()

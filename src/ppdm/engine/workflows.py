@@ -42,6 +42,7 @@ from ..io import (
     table_columns,
     table_format,
 )
+from ..mechanism import mechanism_of
 from ..options import PlanOptions, plan_options
 from ..perturbation import plan_from_sketches
 from ..pipeline import (
@@ -592,6 +593,7 @@ def estimate_release_partitioned(
     """
     check_method(method)
     rel, handles = _release_handles(release)
+    mechanism_of(rel.spec).require("codes")
     with (
         release_values(rel.data_path),
         _files_named(handles),
@@ -642,6 +644,7 @@ def reconstruct_release_partitioned(
     Dowd, Xu & Zhang, Algorithm 2 (two-pass streaming reconstruction).
     """
     rel, handles = _release_handles(release)
+    mechanism_of(rel.spec).require("reconstruct")
     out = check_output(out, directory=True, overwrite=overwrite)
     root = resolve_root(random_state)
     with (

@@ -91,6 +91,8 @@ class Additive(Mechanism):
     dense = True  # estimated with dense N x N transition matrices
     capabilities = frozenset({"noise"})
     refusals = {
+        "codes": "the partitioned and Dask engines count the codes of substitution releases; "
+        "estimate an additive release with the local engine (the default)",
         "reconstruct": "Algorithm 2 reconstructs substitution releases; an additive release is "
         "already numeric (estimate its distribution with ppdm estimate)",
         "empirical_epsilon": "{head}the empirical epsilon audits substitution matrices; an "
