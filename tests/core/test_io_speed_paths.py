@@ -253,5 +253,6 @@ def test_streamed_counts_equal_whole_partition_counts(tmp_path, monkeypatch):
     broken = read_table(part)
     broken.loc[650, "label"] = None
     broken.to_parquet(tmp_path / "broken.parquet", index=False)
-    with pytest.raises(DataError, match="row 650 has a missing value"):
+    # 1-based, as every other row a message names (it said "row 650")
+    with pytest.raises(DataError, match="'label' has a missing value at data row 651$"):
         workflows._count_task(spec, True, (0, str(tmp_path / "broken.parquet")))

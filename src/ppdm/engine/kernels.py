@@ -225,8 +225,8 @@ def count_partition(
             name = spec.class_attribute  # checked by the caller (check_by_class)
             ccodes, uniques = pd.factorize(frame[name], use_na_sentinel=True)
             if (ccodes < 0).any():
-                row = int(np.flatnonzero(ccodes < 0)[0]) + int(row_offset)
-                raise DataError(f"class column {name!r} row {row} has a missing value")
+                row = int(np.flatnonzero(ccodes < 0)[0]) + int(row_offset) + 1
+                raise DataError(f"class column {name!r} has a missing value at data row {row}")
             classes: tuple | None = tuple(pd.Index(uniques).tolist())
             n_c = len(uniques)
         else:
