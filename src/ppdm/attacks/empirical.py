@@ -37,23 +37,10 @@ from ..random import RandomState, perturbation_generator
 from ..validation import check_at_least, check_probability
 from ._substitution import binomial_lower, binomial_upper
 
-__all__ = ["EpsilonAudit", "audit_matrix_epsilon", "audit_spec_epsilon", "clopper_pearson"]
+__all__ = ["EpsilonAudit", "audit_matrix_epsilon", "audit_spec_epsilon"]
 
 #: Records perturbed from each of the two originals, by default.
 DEFAULT_TRIALS = 2_000_000
-
-
-def clopper_pearson(k: int, n: int, alpha: float) -> tuple[float, float]:
-    """One-sided ``1 - alpha`` Clopper-Pearson bounds (lower, upper) of a binomial share
-    (:func:`ppdm.attacks._substitution.binomial_lower` and ``binomial_upper``).
-
-    Examples
-    --------
-    >>> lo, hi = clopper_pearson(50, 100, 0.025)
-    >>> round(lo, 3), round(hi, 3)
-    (0.398, 0.602)
-    """
-    return float(binomial_lower(k, n, alpha)), float(binomial_upper(k, n, alpha))
 
 
 @dataclass(frozen=True)
@@ -174,8 +161,8 @@ def audit_matrix_epsilon(
         out = matrix.draw(np.full(int(trials), code, dtype=np.int64), rng)
         counts.append(int(np.count_nonzero(out == h)))
     alpha = (1 - confidence) / 2
-    lower, _ = clopper_pearson(counts[0], int(trials), alpha)
-    _, upper = clopper_pearson(counts[1], int(trials), alpha)
+    lower = float(binomial_lower(counts[0], int(trials), alpha))
+    upper = float(binomial_upper(counts[1], int(trials), alpha))
     bound = math.log(lower / upper) if lower > 0 else 0.0
     return EpsilonAudit(
         attribute, stated, max(bound, 0.0), confidence, int(trials), (o, o2), h, tuple(counts)
