@@ -27,7 +27,6 @@ __all__ = [
     "gamma_from_rho",
     "posterior",
     "kang_bound",
-    "anonymity_k",
     "repeated_amplification",
     "attribute_privacy",
     "additive_privacy",
@@ -132,14 +131,6 @@ def kang_bound(gamma: float, n_values: int, n: int) -> float:
     return math.sqrt(N * (N - 1) * (N + 2 * (g - 1))) / ((g - 1) * math.sqrt(n))
 
 
-def anonymity_k(matrix: PerturbationMatrix) -> int:
-    """Ma & Sivakumar's K: the fewest originals that can produce any one observed value.
-
-    ``K = min_h #{k : P(h | k) > 0}``.
-    """
-    return matrix.min_row_support()
-
-
 def repeated_amplification(gamma: float, m: int) -> float:
     """Amplification of m independent perturbed copies of one record: gamma^m (Kang, Sec. 3)."""
     check_at_least(m, "m", 1, error=ParameterError)
@@ -215,7 +206,7 @@ def attribute_privacy(matrix: PerturbationMatrix, n_records: int | None, copies:
         "entropy_bits": matrix.entropy(),
         "max_entropy_bits": float(np.log2(matrix.n_values)),
         "condition_number": matrix.condition_number(),
-        "K": anonymity_k(matrix),
+        "K": matrix.min_row_support(),
     }
     realised = getattr(matrix, "realised_gamma", None)
     if realised is not None:
