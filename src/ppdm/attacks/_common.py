@@ -8,9 +8,8 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import DataError, ParameterError
-from ..io import atomic_path
 
-__all__ = ["AttackResult", "atomic_file", "noise_covariance"]
+__all__ = ["AttackResult", "noise_covariance"]
 
 
 @dataclass(frozen=True)
@@ -130,6 +129,3 @@ def eigh_desc(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Eigenvalues (decreasing) and matching eigenvectors of a symmetric matrix."""
     vals, vecs = np.linalg.eigh(a)
     return vals[::-1], vecs[:, ::-1]
-
-
-atomic_file = atomic_path  # one atomic-write helper for the whole package
