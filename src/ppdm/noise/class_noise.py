@@ -137,12 +137,6 @@ def _plain(v):
     return None if isinstance(v, float) and v != v else v
 
 
-def _fit_tree(X, y):
-    from ..tree import C45Classifier
-
-    return C45Classifier().fit(X, y)
-
-
 def _check_labels(y) -> np.ndarray:
     y = np.asarray(y.to_numpy() if isinstance(y, pd.Series) else y)
     if y.ndim != 1:
@@ -167,7 +161,9 @@ def original_tree(X, y, tree=None):
     """The tree built on the original data (ppdm's C4.5 with J48's defaults) and its leaves."""
     y = _check_labels(y)
     if tree is None:
-        tree = _fit_tree(X, y)
+        from ..tree import C45Classifier
+
+        tree = C45Classifier().fit(X, y)
     return tree, leaf_info(tree, X, y)
 
 

@@ -78,10 +78,6 @@ def _leaf_paths(tree) -> dict[int, list[int]]:
     return paths
 
 
-def _leaf_depths(tree) -> dict[int, int]:
-    return {leaf: len(path) for leaf, path in _leaf_paths(tree).items()}
-
-
 @dataclass(frozen=True)
 class LeafInfo:
     """Records and class counts per leaf of the original tree.
@@ -206,8 +202,8 @@ def leaf_info(tree, X, y) -> LeafInfo:
     # the tree's own leaf class (J48's first maximum of the training distribution)
     t = tree.tree_
     leaf_class = np.array([_first_max(t.value[leaf]) for leaf in leaves], dtype=np.int64)
-    depths = _leaf_depths(tree)
-    depth = np.array([depths[int(leaf)] for leaf in leaves], dtype=np.int64)
+    paths = _leaf_paths(tree)
+    depth = np.array([len(paths[int(leaf)]) for leaf in leaves], dtype=np.int64)
     return LeafInfo(leaf_of_row, codes, classes, leaves, counts, leaf_class, depth)
 
 
