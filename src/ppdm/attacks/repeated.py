@@ -36,10 +36,6 @@ __all__ = [
 ]
 
 
-def _check_t(t, name: str = "t", low: int = 1) -> int:
-    return check_int(t, name, low=low, error=ParameterError)
-
-
 def theorem2_entries(n_values: int, gamma: float, t: int) -> tuple[float, float]:
     """Diagonal and off-diagonal entries of ``M^t`` by the closed form of Theorem 2.
 
@@ -69,7 +65,7 @@ def theorem2_entries(n_values: int, gamma: float, t: int) -> tuple[float, float]
     """
     n = GammaDiagonal(n_values, gamma).n_values  # validates N and gamma
     g = check_gamma(gamma)
-    t = _check_t(t)
+    t = check_int(t, "t", error=ParameterError)
     lam = g - 1.0
     r = lam / (lam + n)
     geometric = (1.0 - r**t) / (1.0 - r)  # sum_{i=0}^{t-1} r^i
@@ -100,7 +96,7 @@ def entropy_of_powers(matrix: PerturbationMatrix, t_max: int) -> np.ndarray:
     >>> bool(np.all(np.diff(h) > 0)), round(float(h[-1]), 4)
     (True, 3.0)
     """
-    t_max = _check_t(t_max, "t_max")
+    t_max = check_int(t_max, "t_max", error=ParameterError)
     return np.array([matrix.power(t).entropy() for t in range(1, t_max + 1)])
 
 
@@ -181,7 +177,7 @@ def repeated_perturbation_attack(
     """
     n = matrix.n_values
     codes = check_codes(perturbed_codes, n)
-    t = _check_t(t)
+    t = check_int(t, "t", error=ParameterError)
     rng = check_random_state(random_state)
     prior = bayes_optimal_attack(codes, matrix, method=method).prior
     out = []
