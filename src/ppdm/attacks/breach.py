@@ -28,8 +28,8 @@ from ..exceptions import DataError, ParameterError
 from ..fields import fields_dict
 from ..matrix import PerturbationMatrix
 from ..privacy import RHO1_LEVELS, posterior, rho2_from_gamma
-from ..validation import check_amplification, check_probability, show
-from ._substitution import binomial_lower, binomial_upper, check_codes
+from ..validation import check_amplification, check_probability
+from ._substitution import binomial_lower, binomial_upper, check_codes, check_prior
 
 __all__ = ["BreachLevel", "worst_posterior", "empirical_breach"]
 
@@ -186,11 +186,7 @@ def worst_posterior(
     [0.083, 0.321, 0.5, 0.692]
     """
     n = matrix.n_values
-    p = np.asarray(prior, dtype=np.float64)
-    if p.shape != (n,) or np.any(p < 0) or not np.isclose(p.sum(), 1.0):
-        raise ParameterError(
-            f"prior must be {n} non-negative numbers summing to 1 (got {show(p.tolist())})"
-        )
+    p = check_prior(prior, n)
     g = check_amplification(
         matrix.amplification() if gamma is None else gamma, error=ParameterError
     )
