@@ -86,19 +86,8 @@ def gamma_from_rho(rho1: float, rho2: float) -> float:
 
 
 def posterior(matrix: PerturbationMatrix, prior: np.ndarray) -> np.ndarray:
-    """P(original = k | perturbed = h) for every h (rows) and k (columns), by Bayes' rule.
-
-    Parameters
-    ----------
-    matrix : PerturbationMatrix
-    prior : array of shape (N,)
-        P(original = k).
-
-    Returns
-    -------
-    ndarray of shape (N, N)
-        Rows with zero probability of being observed are uniform.
-    """
+    """P(original = k | perturbed = h) for every h (rows) and k (columns), by Bayes' rule;
+    rows with zero probability of being observed are uniform."""
     m = matrix.dense()
     p = np.asarray(prior, dtype=np.float64)
     joint = m * p[None, :]
@@ -173,15 +162,10 @@ def attribute_privacy(matrix: PerturbationMatrix, n_records: int | None, copies:
 
     Parameters
     ----------
-    matrix : PerturbationMatrix
     n_records : int, optional
         Records released (for Kang's bound).
     copies : int, default=1
         Independent perturbed copies per record: the amplification is ``gamma**copies``.
-
-    Returns
-    -------
-    dict
 
     References
     ----------

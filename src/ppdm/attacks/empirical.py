@@ -124,19 +124,12 @@ def audit_matrix_epsilon(
 
     Parameters
     ----------
-    matrix : PerturbationMatrix
-    attribute : str, default=""
-        For the report.
     trials : int, default=2,000,000
         Records perturbed from each of the two originals.
     confidence : float, default=0.95
         Of the lower bound; each Clopper-Pearson bound is taken at ``(1 + confidence) / 2``.
     random_state : None, int or Generator
         ``None``: the release's own CSPRNG stream; an int for a reproducible audit.
-
-    Returns
-    -------
-    EpsilonAudit
 
     Examples
     --------

@@ -41,7 +41,6 @@ class Attack:
 
     Attributes
     ----------
-    name : str
     summary : str
         One line: what the adversary does.
     source : str
