@@ -473,12 +473,9 @@ def audit_release(
     n_attacks = len(code_attacks()) + len(record_estimates)
     alpha_rate = 0.5 * alpha / (2 * len(attrs) * n_attacks)
     alpha_breach = 0.5 * alpha / (2 * len(attrs))
-    gamma_record_spec = (
-        math.prod(a.matrix.amplification() for a in attrs if a.values is not None)
-        if numeric
-        else 1.0
-    )
-    gamma_record_policy = policy_gamma ** max(len(numeric), 1)
+    # a record-level attack reads every numeric attribute: amplifications multiply
+    reads = max(len(numeric), 1)
+    spec_product = math.prod(a.matrix.amplification() for a in attrs if a.values is not None)
     levels = tuple(float(r) for r in rho1_levels)
 
     results = []
@@ -489,7 +486,7 @@ def audit_release(
             attr,
             policy_gamma=policy_gamma,
             record_estimates=record_estimates,
-            gamma_record=(gamma_record_policy, gamma_record_spec, max(len(numeric), 1)),
+            gamma_record=(policy_gamma**reads, spec_product, reads),
             alpha_rate=alpha_rate,
             alpha_breach=alpha_breach,
             levels=levels,
