@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..exceptions import ParameterError
+from ..fields import fields_dict
 from ..matrix import StratifiedMatrix
 from ..mechanism import mechanism_of
 from ..random import RandomState, perturbation_generator
@@ -88,18 +89,13 @@ class EpsilonAudit:
         return self.lower_bound / self.stated
 
     def to_dict(self) -> dict:
-        return {
-            "attribute": self.attribute,
-            "stated_epsilon": self.stated,
-            "empirical_lower_bound": self.lower_bound,
-            "share_of_stated": self.share_of_stated,
-            "confidence": self.confidence,
-            "trials": self.trials,
-            "originals": list(self.originals),
-            "released": self.released,
-            "counts": list(self.counts),
-            "within_stated": self.within_stated,
-        }
+        """The JSON-ready figures (``ppdm audit --empirical-epsilon --json``)."""
+        return fields_dict(
+            self,
+            "attribute stated lower_bound share_of_stated confidence trials originals released"
+            " counts within_stated",
+            {"stated": "stated_epsilon", "lower_bound": "empirical_lower_bound"},
+        )
 
 
 def _worst_case(dense: np.ndarray) -> tuple[int, int, int]:
