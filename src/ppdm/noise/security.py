@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import ParameterError
-from .class_stats import all_leaves_probability, check_technique
+from .class_stats import all_leaves_probability, check_technique, leaf_changes
 from .leaves import LeafInfo
 
 __all__ = [
@@ -109,21 +109,20 @@ def class_security(info: LeafInfo, technique: str) -> pd.DataFrame:
     size = c.sum(axis=1)
     m = info.n_majority.astype(float)
     n = size - m
-    frame["expected_changes"] = size - (c**2).sum(axis=1) / size
-    frame.loc[~info.heterogeneous, "expected_changes"] = 0.0
     if technique == "all-leaves":
         p = all_leaves_probability(info.counts, info.codes.size)
+        frame["expected_changes"] = size * p
         frame["p_same_majority"] = 1.0 - p
         frame["p_same_minority"] = np.where(n > 0, 1.0 - p, np.nan)
         frame["p_same_mean"] = 1.0 - p
         frame["p_majority"] = 1.0 - p
-        frame["expected_changes"] = size * p
         return frame
-    minority_sq = (c**2).sum(axis=1) - m**2
+    sq = (c**2).sum(axis=1)
+    frame["expected_changes"] = leaf_changes(c)
     frame["p_same_majority"] = m / size
     with np.errstate(invalid="ignore", divide="ignore"):
-        frame["p_same_minority"] = np.where(n > 0, minority_sq / (size * n), np.nan)
-    frame["p_same_mean"] = (c**2).sum(axis=1) / size**2
+        frame["p_same_minority"] = np.where(n > 0, (sq - m**2) / (size * n), np.nan)
+    frame["p_same_mean"] = sq / size**2
     frame["p_majority"] = m / size
     return frame
 
