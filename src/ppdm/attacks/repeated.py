@@ -24,7 +24,7 @@ from ..estimate import count_codes, estimate_counts
 from ..exceptions import ParameterError
 from ..matrix import GammaDiagonal, PerturbationMatrix
 from ..random import RandomState, check_random_state
-from ..validation import check_gamma, check_int
+from ..validation import check_int
 from ._substitution import check_codes
 from .bayes_optimal import bayes_optimal_attack
 
@@ -63,8 +63,8 @@ def theorem2_entries(n_values: int, gamma: float, t: int) -> tuple[float, float]
     >>> round(d, 4), round(o, 4)
     (0.75, 0.0833)
     """
-    n = GammaDiagonal(n_values, gamma).n_values  # validates N and gamma
-    g = check_gamma(gamma)
+    m = GammaDiagonal(n_values, gamma)  # validates N and gamma
+    n, g = m.n_values, m.gamma
     t = check_int(t, "t", error=ParameterError)
     lam = g - 1.0
     r = lam / (lam + n)
