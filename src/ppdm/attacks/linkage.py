@@ -124,9 +124,8 @@ def k_anonymity(released: pd.DataFrame, keys: Sequence[str], spec=None) -> dict:
     if n == 0:
         raise DataError("the released table is empty: no key combination to count")
     (combo,) = key_combinations([released], keys, spec)
-    sizes = np.bincount(combo)
-    sizes = sizes[sizes > 0]
-    per_record = sizes[np.unique(combo, return_inverse=True)[1]]
+    sizes = np.bincount(combo)  # the combinations are numbered 0..classes-1
+    per_record = sizes[combo]
     return {
         "keys": keys,
         "n_records": n,
