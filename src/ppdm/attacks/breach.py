@@ -13,9 +13,8 @@ worst case.
 
 Two versions: the *model* posterior, computed from ``M`` and a prior as the adversary
 does, and the *empirical* posterior, counted from the original and released codes
-(the owner's check). The empirical one carries sampling noise of the perturbation;
-it is compared with the bound through a one-sided exact (Clopper-Pearson) lower
-confidence limit, Bonferroni-corrected over every row, candidate set and level examined.
+(the owner's check), which carries sampling noise of the perturbation and is tested
+through its confidence limits (:func:`empirical_breach`).
 """
 
 from __future__ import annotations

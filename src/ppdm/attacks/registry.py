@@ -34,10 +34,8 @@ __all__ = ["ATTACKS", "Attack", "CodeAttack", "NoiseAttack", "code_attacks", "no
 
 @dataclass(frozen=True)
 class Attack:
-    """An entry of :data:`ATTACKS`: its name and where it comes from.
-
-    The subclass says what the attack reads: :class:`CodeAttack` one attribute's codes,
-    :class:`NoiseAttack` numbers with additive noise.
+    """An entry of :data:`ATTACKS`: its name and where it comes from (the subclass says
+    what the attack reads).
 
     Attributes
     ----------

@@ -9,12 +9,9 @@ attribute of a record's path changes, every record stays in its leaf.
 **The noise.**  Any :class:`DiscreteNoise`: a finite set of offsets with their
 probabilities and mean zero, either absolute or *relative* (a fraction of the
 record's value, as in the paper's Fig. 3, whose horizontal axis is "noise as a
-percentage of the attribute value").  The paper's setting is :func:`paper_noise`:
-standard deviation 27.6 % of the attribute value.  Fig. 3 is only a picture, so
-ppdm uses a discretised normal on a grid of 1 % steps from -100 % to +100 %, its
-spread solved so that the standard deviation is exactly 27.6 % (the text of
-Sec. 3.2 says the noise is drawn from the normal distribution and is discrete
-with mean zero).
+percentage of the attribute value").  Fig. 3 is only a picture and Sec. 3.2 says the
+noise is normal, discrete and of mean zero, so the paper's setting is the discretised
+normal of :func:`paper_noise`, of standard deviation 27.6 % of the value.
 
 **Staying in the domain.**  Integer attributes are rounded to the nearest integer
 after the noise is added and keep their integer dtype.  The domain of an attribute

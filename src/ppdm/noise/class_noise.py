@@ -19,12 +19,9 @@ class: it agrees with a strong pattern.  In each heterogeneous leaf ``k`` with
   changes is the same as above.  A changed record takes another class uniformly
   at random (the other class, with two classes).
 
-In all three, ``E(N) = sum_k 2 m_k n_k / (m_k + n_k)`` (with more classes,
-``sum_k (N_k - sum_c n_kc^2 / N_k)``, which is the same for two classes).
-
-The paper prints the All Leaves probability as ``p = N_Total * sum_k 2 m_k n_k / (m_k + n_k)``,
-which is larger than 1; its own statement that ``E(N)`` is unchanged needs the ratio
-``p = sum_k 2 m_k n_k / (m_k + n_k) / N_Total``, and that is what ppdm uses.
+All three change ``E(N) = sum_k 2 m_k n_k / (m_k + n_k)`` classes in expectation
+(:func:`~ppdm.noise.class_stats.expected_changes`; the paper's All Leaves ``p`` is
+corrected in :func:`~ppdm.noise.class_stats.all_leaves_probability`).
 
 References
 ----------
