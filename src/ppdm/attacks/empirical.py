@@ -115,11 +115,14 @@ def audit_matrix_epsilon(
     trials: int = DEFAULT_TRIALS,
     confidence: float = 0.95,
     random_state: RandomState = None,
+    draw=None,
 ) -> EpsilonAudit:
     """Run ``matrix``'s sampler (``matrix.draw``, what a release calls) and bound epsilon.
 
     Parameters
     ----------
+    draw : callable, optional
+        ``draw(codes, rng)``, the sampler to run instead of ``matrix.draw``.
     trials : int, default=2,000,000
         Records perturbed from each of the two originals.
     confidence : float, default=0.95
@@ -147,7 +150,7 @@ def audit_matrix_epsilon(
     rng = perturbation_generator(random_state, "empirical-epsilon")
     counts = []
     for code in (o, o2):
-        out = matrix.draw(np.full(int(trials), code, dtype=np.int64), rng)
+        out = (draw or matrix.draw)(np.full(int(trials), code, dtype=np.int64), rng)
         counts.append(int(np.count_nonzero(out == h)))
     alpha = (1 - confidence) / 2
     lower = float(binomial_lower(counts[0], int(trials), alpha))
@@ -177,11 +180,14 @@ def audit_spec_epsilon(
     for i, a in enumerate(spec.perturbed_attributes()):
         m = a.get_matrix()
         parts = (
-            [(f"{a.name} [{m.strata}={v}]", _OneStratum(m, j)) for j, v in enumerate(m.values)]
+            [
+                (f"{a.name} [{m.strata}={v}]", m.matrices[v], _stratum_sampler(m, j))
+                for j, v in enumerate(m.values)
+            ]
             if isinstance(m, StratifiedMatrix)
-            else [(a.name, m)]
+            else [(a.name, m, m.draw)]
         )
-        for j, (name, matrix) in enumerate(parts):
+        for j, (name, matrix, draw) in enumerate(parts):
             seed = (
                 random_state
                 if random_state is None
@@ -194,24 +200,12 @@ def audit_spec_epsilon(
                     trials=trials,
                     confidence=confidence,
                     random_state=seed,
+                    draw=draw,
                 )
             )
     return out
 
 
-class _OneStratum:
-    """One stratum of a stratified matrix, sampled through the stratified sampler."""
-
-    def __init__(self, matrix: StratifiedMatrix, index: int) -> None:
-        self._parent, self._index = matrix, index
-        self._own = matrix.matrices[matrix.values[index]]
-
-    def dense(self) -> np.ndarray:
-        return self._own.dense()
-
-    def amplification(self) -> float:
-        return self._own.amplification()
-
-    def draw(self, codes: np.ndarray, rng) -> np.ndarray:
-        rows = np.full(np.shape(codes), self._index, dtype=np.int64)
-        return self._parent.draw_rows(codes, rows, rng)
+def _stratum_sampler(matrix: StratifiedMatrix, index: int):
+    """The stratified sampler drawing every record in stratum ``index``."""
+    return lambda codes, rng: matrix.draw_rows(codes, np.full(np.shape(codes), index), rng)
