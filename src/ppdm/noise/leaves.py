@@ -186,8 +186,7 @@ def leaf_info(tree, X, y) -> LeafInfo:
     classes = np.asarray(tree.classes_)
     if y.ndim != 1:
         raise DataError(f"y must be 1-D (one label per row); got shape {y.shape}")
-    codes = np.searchsorted(classes, y)
-    codes = np.clip(codes, 0, classes.size - 1)
+    codes = np.clip(np.searchsorted(classes, y), 0, classes.size - 1)
     unknown = classes[codes] != y
     if unknown.any():
         raise DataError(
@@ -208,8 +207,7 @@ def leaf_info(tree, X, y) -> LeafInfo:
 
 
 def _first_max(v: np.ndarray) -> int:
-    top = v.max()
-    return int(np.flatnonzero(v >= top - 1e-6)[0])
+    return int(np.argmax(v >= v.max() - 1e-6))
 
 
 def innocent_attributes(tree) -> pd.DataFrame:
