@@ -334,8 +334,7 @@ class AttributeAudit:
 
     def to_dict(self) -> dict:
         return {
-            **fields_dict(self, "name domain N gamma tolerance prior_only prior_best"),
-            "bound": self.bound,
+            **fields_dict(self, "name domain N gamma tolerance prior_only prior_best bound"),
             "attacks": {k: t.to_dict() for k, t in self.attacks.items()},
             **fields_dict(self, "best_attack best_recovered gain allowed_gain"),
             "breach": [b.to_dict() for b in self.breach],
