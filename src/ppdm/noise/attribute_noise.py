@@ -505,17 +505,12 @@ def _noise_domains(frame, used: list, bounds: dict | None, noise: DiscreteNoise)
             )
     for name in used:
         values = _as_float(frame[name])
-        lo, hi = (
-            (np.nanmin(values), np.nanmax(values))
-            if bounds is None or name not in bounds
-            else bounds[name]
-        )
+        lo, hi = (bounds or {}).get(name, (np.nanmin(values), np.nanmax(values)))
         if not (np.isfinite(lo) and np.isfinite(hi) and lo <= hi):
             raise ParameterError(
                 f"bounds for {name!r} must be finite with low <= high (got {(lo, hi)})"
             )
-        known = values[~np.isnan(values)]
-        if known.size and (known.min() < lo or known.max() > hi):
+        if np.any((values < lo) | (values > hi)):  # a missing value compares False
             raise DataError(f"values of {name!r} fall outside its bounds {(lo, hi)}")
         top = float(max(abs(lo), abs(hi)))
         if noise.relative and top > np.finfo(float).max / 2:  # x (1 + offset) overflows
