@@ -472,10 +472,8 @@ def _eligible_cells(frame, names, tree, info, target: str, scope: str, allowed: 
     # a column without a known value has nothing to perturb
     allowed = {a for a in allowed if not frame[a].isna().all()}
     for leaf, lia, tia in zip(inn["leaf"], inn["lia"], inn["tia"]):
-        chosen = (lia if target in ("lia", "both") else []) + (
-            tia if target in ("tia", "both") else []
-        )
-        chosen = [a for a in names if a in set(chosen) and a in allowed]
+        wanted = (lia if target != "tia" else []) + (tia if target != "lia" else [])
+        chosen = [a for a in names if a in wanted and a in allowed]
         k = leaf_rows.get(int(leaf))
         in_scope = k is not None and (scope == "all" or het[k])
         perturbed_lists.append(chosen if in_scope else [])
