@@ -230,17 +230,15 @@ def add_class_noise(
     new = codes.copy()
     pos = info.row_position
     n_classes = info.classes.size
+    rows = np.flatnonzero(het[pos])  # the records of heterogeneous leaves
     if technique == "random":
-        rows = np.flatnonzero(het[pos])
         by_leaf = rows[np.argsort(pos[rows], kind="stable")]
         # rows grouped by leaf in random order receive the leaf's labels in fixed order:
         # a uniform shuffle of the labels inside every leaf
         shuffled = rows[np.lexsort((rng.random(rows.size), pos[rows]))]
         new[shuffled] = codes[by_leaf]
     elif technique == "probabilistic":
-        rows = np.flatnonzero(het[pos])
-        dist = info.counts / info.sizes[:, None]
-        cum = np.cumsum(dist, axis=1)
+        cum = np.cumsum(info.counts / info.sizes[:, None], axis=1)
         u = rng.random(rows.size)
         new[rows] = np.minimum((u[:, None] >= cum[pos[rows]]).sum(axis=1), n_classes - 1)
     else:
