@@ -178,9 +178,7 @@ def attribute_privacy(matrix: PerturbationMatrix, n_records: int | None, copies:
             v: power_or_inf(m.amplification(), copies) for v, m in matrix.matrices.items()
         }
         return out
-    gamma = matrix.amplification()
-    if copies > 1:
-        gamma = power_or_inf(gamma, copies)
+    gamma = power_or_inf(matrix.amplification(), copies)
     finite = np.isfinite(gamma)
     out = {
         "N": matrix.n_values,
