@@ -462,13 +462,9 @@ class AuditReport:
         """The JSON-ready report (``ppdm audit --json``)."""
         best, prior = self.best_recovered, self.prior_only
         out = {
-            "release": self.release,
-            "n_records": self.n_records,
-            "policy": {"rho1": self.rho1, "rho2": self.rho2, "gamma": self.gamma},
-            "spec_gamma": self.spec_gamma,
-            "alpha": self.alpha,
-            "alpha_recovery": self.alpha_recovery,
-            "alpha_posterior": self.alpha_posterior,
+            **fields_dict(self, "release n_records"),
+            "policy": fields_dict(self, "rho1 rho2 gamma"),
+            **fields_dict(self, "spec_gamma alpha alpha_recovery alpha_posterior"),
             "attacks_tried": list(self.attacks_tried),
             "attributes": [a.to_dict() for a in self.attributes],
             "overall": {
@@ -481,8 +477,7 @@ class AuditReport:
                     str(r): rho2_from_gamma(self.gamma, r) for r in self.rho1_levels
                 },
             },
-            "passed": self.passed,
-            "violations": self.violations,
+            **fields_dict(self, "passed violations"),
         }
         if self.linkage:
             out["linkage"] = self.linkage
