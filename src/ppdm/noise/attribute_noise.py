@@ -38,6 +38,7 @@ import pandas as pd
 from scipy import optimize
 
 from ..exceptions import DataError, ParameterError
+from ..fields import fields_dict
 from ..random import RandomState, release_generator
 from ..validation import check_positive, show
 from .class_noise import original_tree
@@ -126,9 +127,7 @@ class DiscreteNoise:
     def describe(self) -> dict:
         """A JSON-ready description."""
         return {
-            "name": self.name,
-            "relative": self.relative,
-            "sd": self.sd,
+            **fields_dict(self, "name relative sd"),
             "min_offset": float(self.offsets.min()),
             "max_offset": float(self.offsets.max()),
             "n_offsets": int(self.offsets.size),
@@ -337,9 +336,7 @@ class AttributeNoiseResult:
             if self.eligible[:, j].any()
         }
         return {
-            "target": self.target,
-            "scope": self.scope,
-            "boundary": self.boundary,
+            **fields_dict(self, "target scope boundary"),
             "noise": self.noise.describe(),
             "n_records": int(len(self.X)),
             "n_cells_perturbed": int(self.eligible.sum()),
