@@ -103,10 +103,7 @@ def bayes_optimal_attack(
     """
     n = matrix.n_values
     codes = check_codes(perturbed_codes, n)
-    if prior is None:
-        p = estimated_prior(codes, matrix, method)
-    else:
-        p = check_prior(prior, n)
+    p = estimated_prior(codes, matrix, method) if prior is None else check_prior(prior, n)
     post = posterior(matrix, p)
     best = post.argmax(axis=1)
     observed = matrix.dense() @ p
