@@ -27,7 +27,6 @@ __all__ = [
     "gamma_from_rho",
     "posterior",
     "kang_bound",
-    "anonymity_k",
     "repeated_amplification",
     "attribute_privacy",
     "additive_privacy",
@@ -87,19 +86,8 @@ def gamma_from_rho(rho1: float, rho2: float) -> float:
 
 
 def posterior(matrix: PerturbationMatrix, prior: np.ndarray) -> np.ndarray:
-    """P(original = k | perturbed = h) for every h (rows) and k (columns), by Bayes' rule.
-
-    Parameters
-    ----------
-    matrix : PerturbationMatrix
-    prior : array of shape (N,)
-        P(original = k).
-
-    Returns
-    -------
-    ndarray of shape (N, N)
-        Rows with zero probability of being observed are uniform.
-    """
+    """P(original = k | perturbed = h) for every h (rows) and k (columns), by Bayes' rule;
+    rows with zero probability of being observed are uniform."""
     m = matrix.dense()
     p = np.asarray(prior, dtype=np.float64)
     joint = m * p[None, :]
@@ -130,14 +118,6 @@ def kang_bound(gamma: float, n_values: int, n: int) -> float:
         return 0.0
     N = int(n_values)
     return math.sqrt(N * (N - 1) * (N + 2 * (g - 1))) / ((g - 1) * math.sqrt(n))
-
-
-def anonymity_k(matrix: PerturbationMatrix) -> int:
-    """Ma & Sivakumar's K: the fewest originals that can produce any one observed value.
-
-    ``K = min_h #{k : P(h | k) > 0}``.
-    """
-    return matrix.min_row_support()
 
 
 def repeated_amplification(gamma: float, m: int) -> float:
@@ -182,15 +162,10 @@ def attribute_privacy(matrix: PerturbationMatrix, n_records: int | None, copies:
 
     Parameters
     ----------
-    matrix : PerturbationMatrix
     n_records : int, optional
         Records released (for Kang's bound).
     copies : int, default=1
         Independent perturbed copies per record: the amplification is ``gamma**copies``.
-
-    Returns
-    -------
-    dict
 
     References
     ----------
@@ -203,9 +178,7 @@ def attribute_privacy(matrix: PerturbationMatrix, n_records: int | None, copies:
             v: power_or_inf(m.amplification(), copies) for v, m in matrix.matrices.items()
         }
         return out
-    gamma = matrix.amplification()
-    if copies > 1:
-        gamma = power_or_inf(gamma, copies)
+    gamma = power_or_inf(matrix.amplification(), copies)
     finite = np.isfinite(gamma)
     out = {
         "N": matrix.n_values,
@@ -215,7 +188,7 @@ def attribute_privacy(matrix: PerturbationMatrix, n_records: int | None, copies:
         "entropy_bits": matrix.entropy(),
         "max_entropy_bits": float(np.log2(matrix.n_values)),
         "condition_number": matrix.condition_number(),
-        "K": anonymity_k(matrix),
+        "K": matrix.min_row_support(),
     }
     realised = getattr(matrix, "realised_gamma", None)
     if realised is not None:

@@ -38,12 +38,12 @@ import numpy as np
 import pandas as pd
 
 from ppdm.additive import additive_perturb
-from ppdm.attacks._common import atomic_file
 from ppdm.attacks.as_noise import attack_substitution_release
 from ppdm.attacks.bayes_optimal import bayes_optimal_attack
 from ppdm.attacks.registry import noise_attacks
 from ppdm.attacks.repeated import entropy_of_powers, repeated_perturbation_attack
 from ppdm.exceptions import ParameterError
+from ppdm.io import atomic_path as atomic_file
 from ppdm.matrix import GammaDiagonal
 from ppdm.perturbation import perturb_frame, plan_release
 from ppdm.privacy import rho2_from_gamma

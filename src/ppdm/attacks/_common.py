@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import pandas as pd
 
 from ..exceptions import DataError, ParameterError
-from ..io import atomic_path
 
-__all__ = ["AttackResult", "atomic_file", "noise_covariance"]
+__all__ = ["AttackResult", "noise_covariance"]
 
 
 @dataclass(frozen=True)
@@ -57,17 +57,8 @@ class AttackResult:
 
 def as_matrix(released) -> tuple[np.ndarray, object]:
     """Float matrix of the release and a function that gives an estimate the release's type."""
-    if isinstance(released, pd.DataFrame):
-        y = released.to_numpy(dtype=float)
-
-        def wrap(a):
-            return pd.DataFrame(a, index=released.index, columns=released.columns)
-    else:
-        y = np.asarray(released, dtype=float)
-
-        def wrap(a):
-            return a
-
+    frame = isinstance(released, pd.DataFrame)
+    y = released.to_numpy(dtype=float) if frame else np.asarray(released, dtype=float)
     if y.ndim != 2:
         raise DataError(f"released must be a 2-D table of records x attributes (got {y.ndim}-D)")
     n, m = y.shape
@@ -75,7 +66,9 @@ def as_matrix(released) -> tuple[np.ndarray, object]:
         raise DataError(f"released must have at least 2 records and 1 attribute (got {n} x {m})")
     if not np.all(np.isfinite(y)):
         raise DataError("released must hold finite numbers only (found NaN or inf)")
-    return y, wrap
+    if frame:
+        return y, partial(pd.DataFrame, index=released.index, columns=released.columns)
+    return y, np.asarray
 
 
 def noise_covariance(noise, m: int) -> np.ndarray:
@@ -130,6 +123,3 @@ def eigh_desc(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Eigenvalues (decreasing) and matching eigenvectors of a symmetric matrix."""
     vals, vecs = np.linalg.eigh(a)
     return vals[::-1], vecs[:, ::-1]
-
-
-atomic_file = atomic_path  # one atomic-write helper for the whole package

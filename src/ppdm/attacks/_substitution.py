@@ -7,14 +7,16 @@ from scipy import stats
 
 from ..domain import BinnedDomain, CategoricalDomain, Domain
 from ..estimate import count_codes, estimate_counts
-from ..exceptions import DataError
+from ..exceptions import DataError, ParameterError
 from ..matrix import PerturbationMatrix
 from ..mechanism.additive import numeric_values_of
+from ..validation import show
 
 __all__ = [
     "binomial_lower",
     "binomial_upper",
     "check_codes",
+    "check_prior",
     "estimated_prior",
     "numeric_values",
     "within_bin_variance",
@@ -33,6 +35,16 @@ def check_codes(codes, n_values: int, name: str = "perturbed_codes") -> np.ndarr
             f"{name} must lie in 0..{n_values - 1} (got values in {int(c.min())}..{int(c.max())})"
         )
     return c.astype(np.int64, copy=False)
+
+
+def check_prior(prior, n_values: int) -> np.ndarray:
+    """Validate a prior: ``n_values`` non-negative numbers summing to 1."""
+    p = np.asarray(prior, dtype=np.float64)
+    if p.shape != (n_values,) or np.any(p < 0) or not np.isclose(p.sum(), 1.0):
+        raise ParameterError(
+            f"prior must be {n_values} non-negative numbers summing to 1 (got {show(p.tolist())})"
+        )
+    return p
 
 
 def binomial_lower(successes, trials, alpha: float) -> np.ndarray:

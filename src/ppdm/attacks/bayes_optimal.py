@@ -30,8 +30,8 @@ import numpy as np
 from ..exceptions import ParameterError
 from ..matrix import PerturbationMatrix
 from ..privacy import posterior, rho2_from_gamma
-from ..validation import check_probability, show
-from ._substitution import check_codes, estimated_prior
+from ..validation import check_probability
+from ._substitution import check_codes, check_prior, estimated_prior
 
 __all__ = ["PosteriorAttack", "bayes_optimal_attack", "recovery_bound"]
 
@@ -103,14 +103,7 @@ def bayes_optimal_attack(
     """
     n = matrix.n_values
     codes = check_codes(perturbed_codes, n)
-    if prior is None:
-        p = estimated_prior(codes, matrix, method)
-    else:
-        p = np.asarray(prior, dtype=np.float64)
-        if p.shape != (n,) or np.any(p < 0) or not np.isclose(p.sum(), 1.0):
-            raise ParameterError(
-                f"prior must be {n} non-negative numbers summing to 1 (got {show(p.tolist())})"
-            )
+    p = estimated_prior(codes, matrix, method) if prior is None else check_prior(prior, n)
     post = posterior(matrix, p)
     best = post.argmax(axis=1)
     observed = matrix.dense() @ p

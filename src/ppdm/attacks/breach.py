@@ -13,9 +13,8 @@ worst case.
 
 Two versions: the *model* posterior, computed from ``M`` and a prior as the adversary
 does, and the *empirical* posterior, counted from the original and released codes
-(the owner's check). The empirical one carries sampling noise of the perturbation;
-it is compared with the bound through a one-sided exact (Clopper-Pearson) lower
-confidence limit, Bonferroni-corrected over every row, candidate set and level examined.
+(the owner's check), which carries sampling noise of the perturbation and is tested
+through its confidence limits (:func:`empirical_breach`).
 """
 
 from __future__ import annotations
@@ -28,8 +27,8 @@ from ..exceptions import DataError, ParameterError
 from ..fields import fields_dict
 from ..matrix import PerturbationMatrix
 from ..privacy import RHO1_LEVELS, posterior, rho2_from_gamma
-from ..validation import check_amplification, check_probability, show
-from ._substitution import binomial_lower, binomial_upper, check_codes
+from ..validation import check_amplification, check_probability
+from ._substitution import binomial_lower, binomial_upper, check_codes, check_prior
 
 __all__ = ["BreachLevel", "worst_posterior", "empirical_breach"]
 
@@ -186,11 +185,7 @@ def worst_posterior(
     [0.083, 0.321, 0.5, 0.692]
     """
     n = matrix.n_values
-    p = np.asarray(prior, dtype=np.float64)
-    if p.shape != (n,) or np.any(p < 0) or not np.isclose(p.sum(), 1.0):
-        raise ParameterError(
-            f"prior must be {n} non-negative numbers summing to 1 (got {show(p.tolist())})"
-        )
+    p = check_prior(prior, n)
     g = check_amplification(
         matrix.amplification() if gamma is None else gamma, error=ParameterError
     )

@@ -31,29 +31,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..exceptions import ParameterError
+from ..fields import fields_dict
 from ..matrix import StratifiedMatrix
 from ..mechanism import mechanism_of
 from ..random import RandomState, perturbation_generator
 from ..validation import check_at_least, check_probability
 from ._substitution import binomial_lower, binomial_upper
 
-__all__ = ["EpsilonAudit", "audit_matrix_epsilon", "audit_spec_epsilon", "clopper_pearson"]
+__all__ = ["EpsilonAudit", "audit_matrix_epsilon", "audit_spec_epsilon"]
 
 #: Records perturbed from each of the two originals, by default.
 DEFAULT_TRIALS = 2_000_000
-
-
-def clopper_pearson(k: int, n: int, alpha: float) -> tuple[float, float]:
-    """One-sided ``1 - alpha`` Clopper-Pearson bounds (lower, upper) of a binomial share
-    (:func:`ppdm.attacks._substitution.binomial_lower` and ``binomial_upper``).
-
-    Examples
-    --------
-    >>> lo, hi = clopper_pearson(50, 100, 0.025)
-    >>> round(lo, 3), round(hi, 3)
-    (0.398, 0.602)
-    """
-    return float(binomial_lower(k, n, alpha)), float(binomial_upper(k, n, alpha))
 
 
 @dataclass(frozen=True)
@@ -101,18 +89,13 @@ class EpsilonAudit:
         return self.lower_bound / self.stated
 
     def to_dict(self) -> dict:
-        return {
-            "attribute": self.attribute,
-            "stated_epsilon": self.stated,
-            "empirical_lower_bound": self.lower_bound,
-            "share_of_stated": self.share_of_stated,
-            "confidence": self.confidence,
-            "trials": self.trials,
-            "originals": list(self.originals),
-            "released": self.released,
-            "counts": list(self.counts),
-            "within_stated": self.within_stated,
-        }
+        """The JSON-ready figures (``ppdm audit --empirical-epsilon --json``)."""
+        return fields_dict(
+            self,
+            "attribute stated lower_bound share_of_stated confidence trials originals released"
+            " counts within_stated",
+            {"stated": "stated_epsilon", "lower_bound": "empirical_lower_bound"},
+        )
 
 
 def _worst_case(dense: np.ndarray) -> tuple[int, int, int]:
@@ -132,24 +115,20 @@ def audit_matrix_epsilon(
     trials: int = DEFAULT_TRIALS,
     confidence: float = 0.95,
     random_state: RandomState = None,
+    draw=None,
 ) -> EpsilonAudit:
     """Run ``matrix``'s sampler (``matrix.draw``, what a release calls) and bound epsilon.
 
     Parameters
     ----------
-    matrix : PerturbationMatrix
-    attribute : str, default=""
-        For the report.
+    draw : callable, optional
+        ``draw(codes, rng)``, the sampler to run instead of ``matrix.draw``.
     trials : int, default=2,000,000
         Records perturbed from each of the two originals.
     confidence : float, default=0.95
         Of the lower bound; each Clopper-Pearson bound is taken at ``(1 + confidence) / 2``.
     random_state : None, int or Generator
         ``None``: the release's own CSPRNG stream; an int for a reproducible audit.
-
-    Returns
-    -------
-    EpsilonAudit
 
     Examples
     --------
@@ -171,11 +150,11 @@ def audit_matrix_epsilon(
     rng = perturbation_generator(random_state, "empirical-epsilon")
     counts = []
     for code in (o, o2):
-        out = matrix.draw(np.full(int(trials), code, dtype=np.int64), rng)
+        out = (draw or matrix.draw)(np.full(int(trials), code, dtype=np.int64), rng)
         counts.append(int(np.count_nonzero(out == h)))
     alpha = (1 - confidence) / 2
-    lower, _ = clopper_pearson(counts[0], int(trials), alpha)
-    _, upper = clopper_pearson(counts[1], int(trials), alpha)
+    lower = float(binomial_lower(counts[0], int(trials), alpha))
+    upper = float(binomial_upper(counts[1], int(trials), alpha))
     bound = math.log(lower / upper) if lower > 0 else 0.0
     return EpsilonAudit(
         attribute, stated, max(bound, 0.0), confidence, int(trials), (o, o2), h, tuple(counts)
@@ -201,11 +180,14 @@ def audit_spec_epsilon(
     for i, a in enumerate(spec.perturbed_attributes()):
         m = a.get_matrix()
         parts = (
-            [(f"{a.name} [{m.strata}={v}]", _OneStratum(m, j)) for j, v in enumerate(m.values)]
+            [
+                (f"{a.name} [{m.strata}={v}]", m.matrices[v], _stratum_sampler(m, j))
+                for j, v in enumerate(m.values)
+            ]
             if isinstance(m, StratifiedMatrix)
-            else [(a.name, m)]
+            else [(a.name, m, m.draw)]
         )
-        for j, (name, matrix) in enumerate(parts):
+        for j, (name, matrix, draw) in enumerate(parts):
             seed = (
                 random_state
                 if random_state is None
@@ -218,24 +200,12 @@ def audit_spec_epsilon(
                     trials=trials,
                     confidence=confidence,
                     random_state=seed,
+                    draw=draw,
                 )
             )
     return out
 
 
-class _OneStratum:
-    """One stratum of a stratified matrix, sampled through the stratified sampler."""
-
-    def __init__(self, matrix: StratifiedMatrix, index: int) -> None:
-        self._parent, self._index = matrix, index
-        self._own = matrix.matrices[matrix.values[index]]
-
-    def dense(self) -> np.ndarray:
-        return self._own.dense()
-
-    def amplification(self) -> float:
-        return self._own.amplification()
-
-    def draw(self, codes: np.ndarray, rng) -> np.ndarray:
-        rows = np.full(np.shape(codes), self._index, dtype=np.int64)
-        return self._parent.draw_rows(codes, rows, rng)
+def _stratum_sampler(matrix: StratifiedMatrix, index: int):
+    """The stratified sampler drawing every record in stratum ``index``."""
+    return lambda codes, rng: matrix.draw_rows(codes, np.full(np.shape(codes), index), rng)

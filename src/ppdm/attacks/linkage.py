@@ -79,20 +79,9 @@ def key_combinations(
 ) -> list[np.ndarray]:
     """One integer per record naming its key combination, comparable across ``frames``.
 
-    Parameters
-    ----------
-    frames : sequence of DataFrame
-        Tables with the key columns (e.g. the original and the release).
-    keys : sequence of str
-    spec : ReleaseSpec, optional
-        Perturbed keys are compared by their domain codes.
-
-    Returns
-    -------
-    list of int64 arrays
-        Equal integers mean equal key combinations (missing values equal each other).
+    Equal integers mean equal key combinations (missing values equal each other); with
+    ``spec``, perturbed keys are compared by their domain codes.
     """
-    keys = check_keys(keys, *frames)
     sizes = [len(f) for f in frames]
     parts = []
     for k in keys:
@@ -135,9 +124,8 @@ def k_anonymity(released: pd.DataFrame, keys: Sequence[str], spec=None) -> dict:
     if n == 0:
         raise DataError("the released table is empty: no key combination to count")
     (combo,) = key_combinations([released], keys, spec)
-    sizes = np.bincount(combo)
-    sizes = sizes[sizes > 0]
-    per_record = sizes[np.unique(combo, return_inverse=True)[1]]
+    sizes = np.bincount(combo)  # the combinations are numbered 0..classes-1
+    per_record = sizes[combo]
     return {
         "keys": keys,
         "n_records": n,

@@ -17,7 +17,7 @@ every :class:`NoiseAttack` on additive noise and on substitution.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -34,14 +34,11 @@ __all__ = ["ATTACKS", "Attack", "CodeAttack", "NoiseAttack", "code_attacks", "no
 
 @dataclass(frozen=True)
 class Attack:
-    """An entry of :data:`ATTACKS`: its name and where it comes from.
-
-    The subclass says what the attack reads: :class:`CodeAttack` one attribute's codes,
-    :class:`NoiseAttack` numbers with additive noise.
+    """An entry of :data:`ATTACKS`: its name and where it comes from (the subclass says
+    what the attack reads).
 
     Attributes
     ----------
-    name : str
     summary : str
         One line: what the adversary does.
     source : str
@@ -108,9 +105,7 @@ def _spectral(y, variance) -> AttackResult:
     # spectral filtering assumes one noise variance: scale every column to unit variance
     scale = np.sqrt(np.asarray(variance, dtype=np.float64))
     res = spectral_filtering(y / scale, 1.0)
-    return AttackResult(
-        res.estimate * scale, res.method, res.n_components, res.components, res.eigenvalues
-    )
+    return replace(res, estimate=res.estimate * scale)
 
 
 #: Every attack by name, in the order the audit reports them.
@@ -144,13 +139,13 @@ ATTACKS: dict[str, CodeAttack | NoiseAttack] = {
         "pca_reconstruct",
         "PCA-DR: projection on the top eigenvectors of Cov(Y) - Sigma_R",
         "Huang, Du & Chen (2005)",
-        lambda y, variance: pca_reconstruct(y, variance),
+        pca_reconstruct,
     ),
     "bayes_reconstruct": NoiseAttack(
         "bayes_reconstruct",
         "BE-DR: Gaussian posterior mean",
         "Huang, Du & Chen (2005)",
-        lambda y, variance: bayes_reconstruct(y, variance),
+        bayes_reconstruct,
     ),
 }
 

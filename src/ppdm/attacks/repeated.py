@@ -24,7 +24,7 @@ from ..estimate import count_codes, estimate_counts
 from ..exceptions import ParameterError
 from ..matrix import GammaDiagonal, PerturbationMatrix
 from ..random import RandomState, check_random_state
-from ..validation import check_gamma, check_int
+from ..validation import check_int
 from ._substitution import check_codes
 from .bayes_optimal import bayes_optimal_attack
 
@@ -34,10 +34,6 @@ __all__ = [
     "repeated_perturbation_attack",
     "theorem2_entries",
 ]
-
-
-def _check_t(t, name: str = "t", low: int = 1) -> int:
-    return check_int(t, name, low=low, error=ParameterError)
 
 
 def theorem2_entries(n_values: int, gamma: float, t: int) -> tuple[float, float]:
@@ -67,9 +63,9 @@ def theorem2_entries(n_values: int, gamma: float, t: int) -> tuple[float, float]
     >>> round(d, 4), round(o, 4)
     (0.75, 0.0833)
     """
-    n = GammaDiagonal(n_values, gamma).n_values  # validates N and gamma
-    g = check_gamma(gamma)
-    t = _check_t(t)
+    m = GammaDiagonal(n_values, gamma)  # validates N and gamma
+    n, g = m.n_values, m.gamma
+    t = check_int(t, "t", error=ParameterError)
     lam = g - 1.0
     r = lam / (lam + n)
     geometric = (1.0 - r**t) / (1.0 - r)  # sum_{i=0}^{t-1} r^i
@@ -100,7 +96,7 @@ def entropy_of_powers(matrix: PerturbationMatrix, t_max: int) -> np.ndarray:
     >>> bool(np.all(np.diff(h) > 0)), round(float(h[-1]), 4)
     (True, 3.0)
     """
-    t_max = _check_t(t_max, "t_max")
+    t_max = check_int(t_max, "t_max", error=ParameterError)
     return np.array([matrix.power(t).entropy() for t in range(1, t_max + 1)])
 
 
@@ -181,7 +177,7 @@ def repeated_perturbation_attack(
     """
     n = matrix.n_values
     codes = check_codes(perturbed_codes, n)
-    t = _check_t(t)
+    t = check_int(t, "t", error=ParameterError)
     rng = check_random_state(random_state)
     prior = bayes_optimal_attack(codes, matrix, method=method).prior
     out = []

@@ -37,7 +37,7 @@ from ..matrix import (  # noqa: F401 - the PRAM constructors are part of this mo
     symmetric_binary,
     symmetric_channel,
 )
-from ..privacy import RHO1_LEVELS, anonymity_k, rho2_from_gamma
+from ..privacy import RHO1_LEVELS, rho2_from_gamma
 from ..random import RandomState, resolve_seed, stream_generator
 
 __all__ = [
@@ -182,7 +182,7 @@ class Randomization:
     @property
     def anonymity(self) -> int:
         """Ma & Sivakumar's K."""
-        return anonymity_k(self.matrix)
+        return self.matrix.min_row_support()
 
     def combine(self, frame: pd.DataFrame) -> np.ndarray:
         """Combined codes of the members (last member fastest)."""

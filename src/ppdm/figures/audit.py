@@ -17,8 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..attacks._common import atomic_file
 from ..attacks.audit.results import EPS, AuditReport, as_report
+from ..io import atomic_path as atomic_file
 from ..validation import visible
 
 __all__ = ["plot_audit"]

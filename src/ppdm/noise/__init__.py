@@ -36,6 +36,8 @@ _EXPORTS = {
     "reidentification": ".security",
 }
 
+__all__ = sorted(_EXPORTS)
+
 
 def __getattr__(name: str) -> Any:
     if name not in _EXPORTS:
@@ -47,27 +49,3 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted(__all__)
-
-
-__all__ = [
-    "ATTRIBUTE_TARGETS",
-    "AttributeNoiseResult",
-    "CLASS_TECHNIQUES",
-    "ClassNoiseResult",
-    "DiscreteNoise",
-    "LeafInfo",
-    "ReidentificationReport",
-    "add_attribute_noise",
-    "add_class_noise",
-    "all_leaves_probability",
-    "class_security",
-    "discrete_gaussian",
-    "expected_changes",
-    "innocent_attributes",
-    "leaf_index",
-    "leaf_info",
-    "paper_noise",
-    "record_p_same",
-    "reidentification",
-    "variance_of_changes",
-]

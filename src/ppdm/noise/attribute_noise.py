@@ -9,12 +9,9 @@ attribute of a record's path changes, every record stays in its leaf.
 **The noise.**  Any :class:`DiscreteNoise`: a finite set of offsets with their
 probabilities and mean zero, either absolute or *relative* (a fraction of the
 record's value, as in the paper's Fig. 3, whose horizontal axis is "noise as a
-percentage of the attribute value").  The paper's setting is :func:`paper_noise`:
-standard deviation 27.6 % of the attribute value.  Fig. 3 is only a picture, so
-ppdm uses a discretised normal on a grid of 1 % steps from -100 % to +100 %, its
-spread solved so that the standard deviation is exactly 27.6 % (the text of
-Sec. 3.2 says the noise is drawn from the normal distribution and is discrete
-with mean zero).
+percentage of the attribute value").  Fig. 3 is only a picture and Sec. 3.2 says the
+noise is normal, discrete and of mean zero, so the paper's setting is the discretised
+normal of :func:`paper_noise`, of standard deviation 27.6 % of the value.
 
 **Staying in the domain.**  Integer attributes are rounded to the nearest integer
 after the noise is added and keep their integer dtype.  The domain of an attribute
@@ -41,6 +38,7 @@ import pandas as pd
 from scipy import optimize
 
 from ..exceptions import DataError, ParameterError
+from ..fields import fields_dict
 from ..random import RandomState, release_generator
 from ..validation import check_positive, show
 from .class_noise import original_tree
@@ -129,9 +127,7 @@ class DiscreteNoise:
     def describe(self) -> dict:
         """A JSON-ready description."""
         return {
-            "name": self.name,
-            "relative": self.relative,
-            "sd": self.sd,
+            **fields_dict(self, "name relative sd"),
             "min_offset": float(self.offsets.min()),
             "max_offset": float(self.offsets.max()),
             "n_offsets": int(self.offsets.size),
@@ -340,9 +336,7 @@ class AttributeNoiseResult:
             if self.eligible[:, j].any()
         }
         return {
-            "target": self.target,
-            "scope": self.scope,
-            "boundary": self.boundary,
+            **fields_dict(self, "target scope boundary"),
             "noise": self.noise.describe(),
             "n_records": int(len(self.X)),
             "n_cells_perturbed": int(self.eligible.sum()),
@@ -475,10 +469,8 @@ def _eligible_cells(frame, names, tree, info, target: str, scope: str, allowed: 
     # a column without a known value has nothing to perturb
     allowed = {a for a in allowed if not frame[a].isna().all()}
     for leaf, lia, tia in zip(inn["leaf"], inn["lia"], inn["tia"]):
-        chosen = (lia if target in ("lia", "both") else []) + (
-            tia if target in ("tia", "both") else []
-        )
-        chosen = [a for a in names if a in set(chosen) and a in allowed]
+        wanted = (lia if target != "tia" else []) + (tia if target != "lia" else [])
+        chosen = [a for a in names if a in wanted and a in allowed]
         k = leaf_rows.get(int(leaf))
         in_scope = k is not None and (scope == "all" or het[k])
         perturbed_lists.append(chosen if in_scope else [])
@@ -508,17 +500,12 @@ def _noise_domains(frame, used: list, bounds: dict | None, noise: DiscreteNoise)
             )
     for name in used:
         values = _as_float(frame[name])
-        lo, hi = (
-            (np.nanmin(values), np.nanmax(values))
-            if bounds is None or name not in bounds
-            else bounds[name]
-        )
+        lo, hi = (bounds or {}).get(name, (np.nanmin(values), np.nanmax(values)))
         if not (np.isfinite(lo) and np.isfinite(hi) and lo <= hi):
             raise ParameterError(
                 f"bounds for {name!r} must be finite with low <= high (got {(lo, hi)})"
             )
-        known = values[~np.isnan(values)]
-        if known.size and (known.min() < lo or known.max() > hi):
+        if np.any((values < lo) | (values > hi)):  # a missing value compares False
             raise DataError(f"values of {name!r} fall outside its bounds {(lo, hi)}")
         top = float(max(abs(lo), abs(hi)))
         if noise.relative and top > np.finfo(float).max / 2:  # x (1 + offset) overflows

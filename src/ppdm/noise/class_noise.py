@@ -19,12 +19,9 @@ class: it agrees with a strong pattern.  In each heterogeneous leaf ``k`` with
   changes is the same as above.  A changed record takes another class uniformly
   at random (the other class, with two classes).
 
-In all three, ``E(N) = sum_k 2 m_k n_k / (m_k + n_k)`` (with more classes,
-``sum_k (N_k - sum_c n_kc^2 / N_k)``, which is the same for two classes).
-
-The paper prints the All Leaves probability as ``p = N_Total * sum_k 2 m_k n_k / (m_k + n_k)``,
-which is larger than 1; its own statement that ``E(N)`` is unchanged needs the ratio
-``p = sum_k 2 m_k n_k / (m_k + n_k) / N_Total``, and that is what ppdm uses.
+All three change ``E(N) = sum_k 2 m_k n_k / (m_k + n_k)`` classes in expectation
+(:func:`~ppdm.noise.class_stats.expected_changes`; the paper's All Leaves ``p`` is
+corrected in :func:`~ppdm.noise.class_stats.all_leaves_probability`).
 
 References
 ----------
@@ -137,12 +134,6 @@ def _plain(v):
     return None if isinstance(v, float) and v != v else v
 
 
-def _fit_tree(X, y):
-    from ..tree import C45Classifier
-
-    return C45Classifier().fit(X, y)
-
-
 def _check_labels(y) -> np.ndarray:
     y = np.asarray(y.to_numpy() if isinstance(y, pd.Series) else y)
     if y.ndim != 1:
@@ -167,7 +158,9 @@ def original_tree(X, y, tree=None):
     """The tree built on the original data (ppdm's C4.5 with J48's defaults) and its leaves."""
     y = _check_labels(y)
     if tree is None:
-        tree = _fit_tree(X, y)
+        from ..tree import C45Classifier
+
+        tree = C45Classifier().fit(X, y)
     return tree, leaf_info(tree, X, y)
 
 
@@ -237,17 +230,15 @@ def add_class_noise(
     new = codes.copy()
     pos = info.row_position
     n_classes = info.classes.size
+    rows = np.flatnonzero(het[pos])  # the records of heterogeneous leaves
     if technique == "random":
-        rows = np.flatnonzero(het[pos])
         by_leaf = rows[np.argsort(pos[rows], kind="stable")]
         # rows grouped by leaf in random order receive the leaf's labels in fixed order:
         # a uniform shuffle of the labels inside every leaf
         shuffled = rows[np.lexsort((rng.random(rows.size), pos[rows]))]
         new[shuffled] = codes[by_leaf]
     elif technique == "probabilistic":
-        rows = np.flatnonzero(het[pos])
-        dist = info.counts / info.sizes[:, None]
-        cum = np.cumsum(dist, axis=1)
+        cum = np.cumsum(info.counts / info.sizes[:, None], axis=1)
         u = rng.random(rows.size)
         new[rows] = np.minimum((u[:, None] >= cum[pos[rows]]).sum(axis=1), n_classes - 1)
     else:

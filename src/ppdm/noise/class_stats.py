@@ -55,7 +55,7 @@ def _counts(counts) -> np.ndarray:
     return c
 
 
-def _leaf_changes(c: np.ndarray) -> np.ndarray:
+def leaf_changes(c: np.ndarray) -> np.ndarray:
     """Expected changes per leaf: ``N_k - sum_c n_kc^2 / N_k`` (``2 m n / (m + n)``)."""
     size = c.sum(axis=1)
     safe = np.where(size > 0, size, 1.0)
@@ -85,7 +85,7 @@ def expected_changes(counts) -> float:
     >>> expected_changes([[32, 1], [248, 8], [10, 0]])  # 2*32/33 + 2*248*8/256
     17.439393939393938
     """
-    return float(_leaf_changes(_counts(counts)).sum())
+    return float(leaf_changes(_counts(counts)).sum())
 
 
 def all_leaves_probability(counts, n_total: int) -> float:

@@ -78,10 +78,6 @@ def _leaf_paths(tree) -> dict[int, list[int]]:
     return paths
 
 
-def _leaf_depths(tree) -> dict[int, int]:
-    return {leaf: len(path) for leaf, path in _leaf_paths(tree).items()}
-
-
 @dataclass(frozen=True)
 class LeafInfo:
     """Records and class counts per leaf of the original tree.
@@ -190,8 +186,7 @@ def leaf_info(tree, X, y) -> LeafInfo:
     classes = np.asarray(tree.classes_)
     if y.ndim != 1:
         raise DataError(f"y must be 1-D (one label per row); got shape {y.shape}")
-    codes = np.searchsorted(classes, y)
-    codes = np.clip(codes, 0, classes.size - 1)
+    codes = np.clip(np.searchsorted(classes, y), 0, classes.size - 1)
     unknown = classes[codes] != y
     if unknown.any():
         raise DataError(
@@ -206,14 +201,13 @@ def leaf_info(tree, X, y) -> LeafInfo:
     # the tree's own leaf class (J48's first maximum of the training distribution)
     t = tree.tree_
     leaf_class = np.array([_first_max(t.value[leaf]) for leaf in leaves], dtype=np.int64)
-    depths = _leaf_depths(tree)
-    depth = np.array([depths[int(leaf)] for leaf in leaves], dtype=np.int64)
+    paths = _leaf_paths(tree)
+    depth = np.array([len(paths[int(leaf)]) for leaf in leaves], dtype=np.int64)
     return LeafInfo(leaf_of_row, codes, classes, leaves, counts, leaf_class, depth)
 
 
 def _first_max(v: np.ndarray) -> int:
-    top = v.max()
-    return int(np.flatnonzero(v >= top - 1e-6)[0])
+    return int(np.argmax(v >= v.max() - 1e-6))
 
 
 def innocent_attributes(tree) -> pd.DataFrame:

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import ParameterError
-from .class_stats import all_leaves_probability, check_technique
+from .class_stats import all_leaves_probability, check_technique, leaf_changes
 from .leaves import LeafInfo
 
 __all__ = [
@@ -109,21 +109,20 @@ def class_security(info: LeafInfo, technique: str) -> pd.DataFrame:
     size = c.sum(axis=1)
     m = info.n_majority.astype(float)
     n = size - m
-    frame["expected_changes"] = size - (c**2).sum(axis=1) / size
-    frame.loc[~info.heterogeneous, "expected_changes"] = 0.0
     if technique == "all-leaves":
         p = all_leaves_probability(info.counts, info.codes.size)
+        frame["expected_changes"] = size * p
         frame["p_same_majority"] = 1.0 - p
         frame["p_same_minority"] = np.where(n > 0, 1.0 - p, np.nan)
         frame["p_same_mean"] = 1.0 - p
         frame["p_majority"] = 1.0 - p
-        frame["expected_changes"] = size * p
         return frame
-    minority_sq = (c**2).sum(axis=1) - m**2
+    sq = (c**2).sum(axis=1)
+    frame["expected_changes"] = leaf_changes(c)
     frame["p_same_majority"] = m / size
     with np.errstate(invalid="ignore", divide="ignore"):
-        frame["p_same_minority"] = np.where(n > 0, minority_sq / (size * n), np.nan)
-    frame["p_same_mean"] = (c**2).sum(axis=1) / size**2
+        frame["p_same_minority"] = np.where(n > 0, (sq - m**2) / (size * n), np.nan)
+    frame["p_same_mean"] = sq / size**2
     frame["p_majority"] = m / size
     return frame
 
@@ -242,7 +241,8 @@ def reidentification(
         tables.append((ix, iy, trans, same, result.eligible[:, j]))
     y_codes = pd.factorize(pd.Series(result.y))[0]
     step = max(1, int(chunk_cells // max(n, 1)))
-    out = {k: np.empty(rows.size) for k in ("p_true", "posterior", "n_cand", "n_pos", "cls")}
+    names = "p_true posterior_true n_candidates n_possible class_posterior".split()
+    out = {k: np.empty(rows.size) for k in names}
     for start in range(0, rows.size, step):
         sl = slice(start, start + step)
         p = np.ones((rows[sl].size, n))
@@ -253,18 +253,10 @@ def reidentification(
         same_class = y_codes[None, :] == y_codes[rows[sl]][:, None]
         safe = np.where(total > 0, total, 1.0)
         out["p_true"][sl] = p_true
-        out["posterior"][sl] = p_true / safe
-        out["n_cand"][sl] = (p >= threshold).sum(axis=1)
-        out["n_pos"][sl] = (p > 0).sum(axis=1)
-        out["cls"][sl] = (p * same_class).sum(axis=1) / safe
-    per_target = pd.DataFrame(
-        {
-            "row": rows,
-            "p_true": out["p_true"],
-            "posterior_true": out["posterior"],
-            "n_candidates": out["n_cand"].astype(np.int64),
-            "n_possible": out["n_pos"].astype(np.int64),
-            "class_posterior": out["cls"],
-        }
-    )
+        out["posterior_true"][sl] = p_true / safe
+        out["n_candidates"][sl] = (p >= threshold).sum(axis=1)
+        out["n_possible"][sl] = (p > 0).sum(axis=1)
+        out["class_posterior"][sl] = (p * same_class).sum(axis=1) / safe
+    counts = {k: out[k].astype(np.int64) for k in ("n_candidates", "n_possible")}
+    per_target = pd.DataFrame({"row": rows, **out, **counts})
     return ReidentificationReport(per_target, float(threshold), attributes)

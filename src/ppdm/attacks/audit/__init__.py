@@ -25,13 +25,9 @@ bound), half over the posterior searches. A figure fails only when its lower lim
 exceeds its bound ("exceeds"); a figure above its bound whose interval still holds the
 bound is "not significant" and does not fail the audit.
 
-The report is typed (:class:`AuditReport` of :class:`AttributeAudit`, each holding its
-:class:`RecoveryTest` and :class:`PosteriorTest` figures); :meth:`AuditReport.to_dict`
-is the JSON of ``ppdm audit --json`` and :meth:`AuditReport.from_dict` reads it back.
-The attacks run are the entries of :data:`ppdm.attacks.registry.ATTACKS`.
-
-The package: :mod:`.results` (the typed report), :mod:`.compute` (running it) and
-:mod:`.formatting` (text and figure).
+The attacks run are the entries of :data:`ppdm.attacks.registry.ATTACKS`. The package:
+:mod:`.results` (the typed report, :class:`AuditReport` of :class:`AttributeAudit`, and
+its JSON), :mod:`.compute` (running it) and :mod:`.formatting` (the text).
 """
 
 from .compute import FALSE_REFUSAL, audit_release, check_auditable, check_original

@@ -369,11 +369,9 @@ def _audit_attribute(
     prior_hit = attr.hits(np.full(n, int(np.argmax(bayes.prior))))
     q_star = _prior_best(attr.x, attr.x_codes, m.n_values, attr.tolerance)
     tests: dict[str, RecoveryTest] = {}
-    hit_by_attack: dict[str, np.ndarray] = {}
-    for name, attack in code_attacks().items():
+    for attack in code_attacks().values():
         label = attack.label(repeat)
         hit = attr.hits(attack.guess(attr.y_codes, m, rng, repeat))
-        hit_by_attack[name] = hit
         tests[label] = _recovery_test(label, hit, alpha_rate, policy_gamma, gamma_spec, q_star)
     if attr.values is not None:
         g_pol, g_spec, reads = gamma_record
@@ -392,8 +390,7 @@ def _audit_attribute(
         attacks=tests,
         breach=_posterior_tests(attr, bayes.prior, policy_gamma, levels, alpha_breach),
     )
-    map_hit = hit_by_attack.get("bayes-map", attr.hits(bayes.guess))
-    return result, map_hit, prior_hit
+    return result, attr.hits(bayes.guess), prior_hit
 
 
 def audit_release(
@@ -473,12 +470,9 @@ def audit_release(
     n_attacks = len(code_attacks()) + len(record_estimates)
     alpha_rate = 0.5 * alpha / (2 * len(attrs) * n_attacks)
     alpha_breach = 0.5 * alpha / (2 * len(attrs))
-    gamma_record_spec = (
-        math.prod(a.matrix.amplification() for a in attrs if a.values is not None)
-        if numeric
-        else 1.0
-    )
-    gamma_record_policy = policy_gamma ** max(len(numeric), 1)
+    # a record-level attack reads every numeric attribute: amplifications multiply
+    reads = max(len(numeric), 1)
+    spec_product = math.prod(a.matrix.amplification() for a in attrs if a.values is not None)
     levels = tuple(float(r) for r in rho1_levels)
 
     results = []
@@ -489,7 +483,7 @@ def audit_release(
             attr,
             policy_gamma=policy_gamma,
             record_estimates=record_estimates,
-            gamma_record=(gamma_record_policy, gamma_record_spec, max(len(numeric), 1)),
+            gamma_record=(policy_gamma**reads, spec_product, reads),
             alpha_rate=alpha_rate,
             alpha_breach=alpha_breach,
             levels=levels,

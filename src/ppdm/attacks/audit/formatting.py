@@ -34,21 +34,10 @@ def format_audit(report: AuditReport | Mapping) -> str:
         "and its power gamma^k for one reading k attributes of a record (bound of: record); "
         f"limits at {bound_level(rep.alpha_recovery)} each",
     ]
-    head = [
-        "attribute",
-        "N",
-        "gamma",
-        "prior-only",
-        "q*",
-        "best attack",
-        "recovered",
-        "interval",
-        "allowed",
-        "bound of",
-        "gain",
-        "max gain",
-        "verdict",
-    ]
+    head = (
+        "attribute, N, gamma, prior-only, q*, best attack, recovered, interval, allowed, bound of,"
+        " gain, max gain, verdict"
+    ).split(", ")
     rows = [head]
     for a in rep.attributes:
         best = a.attacks[a.best_attack]

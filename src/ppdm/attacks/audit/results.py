@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 
 import numpy as np
 
@@ -15,6 +15,36 @@ from ...privacy import rho2_from_gamma
 
 #: Slack of the comparisons with a bound (rounding of the bound itself).
 EPS = 1e-9
+
+_TYPES = {"int": int, "float": float, "str": str, "dict": dict}
+_RECOVERY_KEYS = {
+    "lower": "lower_confidence",
+    "upper": "upper_confidence",
+    "reads": "attributes_read",
+}
+_POSTERIOR_KEYS = {
+    "counted_posterior": "empirical_posterior",
+    "lower": "empirical_lower_confidence",
+    "upper": "empirical_upper_confidence",
+}
+
+
+def _from_fields(cls, d: Mapping, keys: Mapping[str, str], **given):
+    """The dataclass ``cls`` read back from its ``to_dict`` form ``d``.
+
+    Each field not in ``given`` is read under its name in ``keys`` (else its own) and
+    converted to its annotated type; a field with a default may be absent.
+    """
+    for f in fields(cls):
+        key = keys.get(f.name, f.name)
+        if f.name in given or (key not in d and f.default is not MISSING):
+            continue
+        v = d[key]
+        kind = f.type.split(" |")[0]
+        given[f.name] = (
+            tuple(v) if kind.startswith("tuple") else None if v is None else _TYPES[kind](v)
+        )
+    return cls(**given)
 
 
 def _verdict(value: float, lower: float, bound: float, eps: float) -> str:
@@ -127,19 +157,12 @@ class RecoveryTest:
             self,
             "recovered hits n lower upper alpha bound bound_spec gamma gamma_spec reads"
             " bound_level verdict violated",
-            {"lower": "lower_confidence", "upper": "upper_confidence", "reads": "attributes_read"},
+            _RECOVERY_KEYS,
         )
 
     @classmethod
     def from_dict(cls, attack: str, d: Mapping) -> RecoveryTest:
-        floats = "lower_confidence upper_confidence alpha bound bound_spec gamma gamma_spec"
-        return cls(
-            attack,
-            int(d["hits"]),
-            int(d["n"]),
-            *(float(d[k]) for k in floats.split()),
-            int(d.get("attributes_read", 1)),
-        )
+        return _from_fields(cls, d, _RECOVERY_KEYS, attack=attack)
 
 
 @dataclass(frozen=True)
@@ -232,11 +255,7 @@ class PosteriorTest:
                 self,
                 "rho1 bound bound_spec model_posterior counted_posterior lower upper records hits"
                 " alpha released_value",
-                {
-                    "counted_posterior": "empirical_posterior",
-                    "lower": "empirical_lower_confidence",
-                    "upper": "empirical_upper_confidence",
-                },
+                _POSTERIOR_KEYS,
             ),
             "property_values": list(self.property_values),
             **fields_dict(self, "model_violated verdict violated"),
@@ -244,18 +263,7 @@ class PosteriorTest:
 
     @classmethod
     def from_dict(cls, d: Mapping) -> PosteriorTest:
-        floats = (
-            "rho1 bound bound_spec model_posterior empirical_posterior"
-            " empirical_lower_confidence empirical_upper_confidence"
-        )
-        return cls(
-            *(float(d[k]) for k in floats.split()),
-            int(d["records"]),
-            int(d["hits"]),
-            float(d["alpha"]),
-            str(d["released_value"]),
-            tuple(str(v) for v in d["property_values"]),
-        )
+        return _from_fields(cls, d, _POSTERIOR_KEYS)
 
 
 @dataclass(frozen=True)
@@ -326,8 +334,7 @@ class AttributeAudit:
 
     def to_dict(self) -> dict:
         return {
-            **fields_dict(self, "name domain N gamma tolerance prior_only prior_best"),
-            "bound": self.bound,
+            **fields_dict(self, "name domain N gamma tolerance prior_only prior_best bound"),
             "attacks": {k: t.to_dict() for k, t in self.attacks.items()},
             **fields_dict(self, "best_attack best_recovered gain allowed_gain"),
             "breach": [b.to_dict() for b in self.breach],
@@ -336,17 +343,12 @@ class AttributeAudit:
 
     @classmethod
     def from_dict(cls, d: Mapping) -> AttributeAudit:
-        return cls(
-            str(d["name"]),
-            str(d["domain"]),
-            int(d["N"]),
-            float(d["gamma"]),
-            None if d["tolerance"] is None else float(d["tolerance"]),
-            float(d["prior_only"]),
-            float(d["prior_best"]),
-            float(d["bound"]),
-            {k: RecoveryTest.from_dict(k, t) for k, t in d["attacks"].items()},
-            tuple(PosteriorTest.from_dict(b) for b in d["breach"]),
+        return _from_fields(
+            cls,
+            d,
+            {},
+            attacks={k: RecoveryTest.from_dict(k, t) for k, t in d["attacks"].items()},
+            breach=tuple(PosteriorTest.from_dict(b) for b in d["breach"]),
         )
 
 
@@ -460,13 +462,9 @@ class AuditReport:
         """The JSON-ready report (``ppdm audit --json``)."""
         best, prior = self.best_recovered, self.prior_only
         out = {
-            "release": self.release,
-            "n_records": self.n_records,
-            "policy": {"rho1": self.rho1, "rho2": self.rho2, "gamma": self.gamma},
-            "spec_gamma": self.spec_gamma,
-            "alpha": self.alpha,
-            "alpha_recovery": self.alpha_recovery,
-            "alpha_posterior": self.alpha_posterior,
+            **fields_dict(self, "release n_records"),
+            "policy": fields_dict(self, "rho1 rho2 gamma"),
+            **fields_dict(self, "spec_gamma alpha alpha_recovery alpha_posterior"),
             "attacks_tried": list(self.attacks_tried),
             "attributes": [a.to_dict() for a in self.attributes],
             "overall": {
@@ -479,8 +477,7 @@ class AuditReport:
                     str(r): rho2_from_gamma(self.gamma, r) for r in self.rho1_levels
                 },
             },
-            "passed": self.passed,
-            "violations": self.violations,
+            **fields_dict(self, "passed violations"),
         }
         if self.linkage:
             out["linkage"] = self.linkage
@@ -489,22 +486,13 @@ class AuditReport:
     @classmethod
     def from_dict(cls, d: Mapping) -> AuditReport:
         """Read back :meth:`to_dict` (for instance ``ppdm audit --json`` output)."""
-        pol, o = d["policy"], d["overall"]
-        return cls(
-            release=str(d["release"]),
-            n_records=int(d["n_records"]),
-            rho1=float(pol["rho1"]),
-            rho2=float(pol["rho2"]),
-            gamma=float(pol["gamma"]),
-            alpha=float(d["alpha"]),
-            alpha_recovery=float(d["alpha_recovery"]),
-            alpha_posterior=float(d["alpha_posterior"]),
-            attacks_tried=tuple(d["attacks_tried"]),
+        o = d["overall"]
+        return _from_fields(
+            cls,
+            {**d, **d["policy"], **o},
+            {},
             attributes=tuple(AttributeAudit.from_dict(a) for a in d["attributes"]),
-            records_fully_recovered=float(o["records_fully_recovered"]),
-            records_fully_recovered_prior_only=float(o["records_fully_recovered_prior_only"]),
             rho1_levels=tuple(float(r) for r in o["policy_bound_at_rho1"]),
-            linkage=d.get("linkage"),
         )
 
 
