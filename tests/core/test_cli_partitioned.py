@@ -197,7 +197,21 @@ def test_a_column_released_as_it_is_must_have_one_type_in_every_part(run_cli, tm
     rest.to_csv(parts / "b.csv", index=False)
     code, _, err = run_cli("perturb", parts, "--out", tmp_path / "rel", "--class", "group",
                            "--bounds", "age=20:80", "--seed", "1")  # fmt: skip
-    assert code == 1 and "column 'group' is numbers in input part" in err and "a.csv" in err
+    assert code == 1 and "column 'group' is integers in input part" in err and "a.csv" in err
+    assert not (tmp_path / "rel").exists()
+
+
+def test_integers_in_one_part_and_decimals_in_another_are_named_in_the_input(run_cli, tmp_path):
+    """They were refused only when the written release was read back, naming its hidden
+    staging directory ('.rel.ppdm-new-14064-d7ac4736/data/part-00001.parquet')."""
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    pd.DataFrame({"x": range(10), "y": range(10)}).to_csv(parts / "a.csv", index=False)
+    pd.DataFrame({"x": range(10), "y": np.arange(10) + 0.5}).to_csv(parts / "b.csv", index=False)
+    code, _, err = run_cli("perturb", parts, "--out", tmp_path / "rel", "--attributes", "x",
+                           "--bounds", "x=0:9", "--seed", "1")  # fmt: skip
+    assert code == 1 and "column 'y' is integers in input part" in err, err
+    assert "b.csv" in err and "decimals" in err and "ppdm-new" not in err
     assert not (tmp_path / "rel").exists()
 
 

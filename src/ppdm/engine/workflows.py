@@ -536,8 +536,9 @@ def make_release_partitioned(
 
 def _check_part_types(directory: Path, handles: Sequence) -> None:
     """Refuse written parts whose columns disagree in type (a column released as it is,
-    integers in one input part and text in another): a reader of the release reads them
-    as one table. The footers tell, nothing is read."""
+    integers in one input part and text or decimals in another): a reader of the release
+    reads them as one table (:func:`ppdm.io.check_parts_alike`). The footers tell,
+    nothing is read."""
 
     def named(j: int) -> str:
         h = handles[j] if j < len(handles) else None
@@ -547,7 +548,7 @@ def _check_part_types(directory: Path, handles: Sequence) -> None:
     first: dict[str, tuple[str, int]] = {}
     for k, part in enumerate(parts):
         for name, kind in footer_kinds(part).items():
-            kind = {"int": "numbers", "float": "numbers", "str": "text"}.get(kind, kind)
+            kind = {"int": "integers", "float": "decimals", "str": "text"}.get(kind, kind)
             seen = first.setdefault(name, (kind, k))
             if seen[0] != kind:
                 raise DataError(
