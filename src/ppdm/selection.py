@@ -52,6 +52,7 @@ __all__ = [
     "fit_scorable",
     "mine",
     "one_se_choice",
+    "score_note",
     "scorable_candidate",
     "split_release",
 ]
@@ -121,6 +122,18 @@ def complexity(candidate: Candidate) -> tuple:
     return (rank, params.get("max_depth", 99), -float(params.get("min_leaf", 0.0)))
 
 
+def ranked(estimate: float) -> float:
+    """A fold score as :func:`one_se_choice` compares it: cut to [0, 1]."""
+    return min(max(estimate, 0.0), 1.0)
+
+
+def score_note(estimate: float) -> str:
+    """What a candidate's line says of a fold score outside [0, 1] (else nothing)."""
+    if 0.0 <= estimate <= 1.0:
+        return ""
+    return f" (outside [0, 1]: ranked as {ranked(estimate):.0f}, the nearest accuracy)"
+
+
 def one_se_choice(candidates: list[Candidate], scores: list[CandidateScore]) -> int:
     """Index of the simplest scorable candidate whose mean is within one s.e. of the best.
 
@@ -146,7 +159,7 @@ def one_se_choice(candidates: list[Candidate], scores: list[CandidateScore]) -> 
     ok = [i for i, s in enumerate(scores) if s.scorable]
     if not ok:
         raise DataError("no candidate learner could be scored on the release")
-    mean = {i: min(max(scores[i].estimate, 0.0), 1.0) for i in ok}
+    mean = {i: ranked(scores[i].estimate) for i in ok}
     bar = max(mean[i] - scores[i].stderr for i in ok)
     near = [i for i in ok if mean[i] >= bar]
     leaves = {i: np.inf if scores[i].leaves is None else scores[i].leaves for i in near}

@@ -15,6 +15,7 @@ from ..exceptions import ParameterError
 from ..figures import se_label
 from ..mechanism import mechanism_of
 from ..publish import inputs_of_one_operation
+from ..selection import score_note
 from ._common import TABLE_SUFFIXES, extract_release, message, percent, read_upload
 from ._figures import MAX_PANELS
 from ._state import READ_ERRORS, USER_ERRORS, State
@@ -278,8 +279,8 @@ def _candidates(res: dict) -> pd.DataFrame:
             if c["scorable"]
             else f"not scorable: {c['reason']}"
         )
-        if c["scorable"] and not 0.0 <= c["estimate"] <= 1.0:
-            shown += " (outside [0, 1]: too noisy to rank by)"
+        if c["scorable"]:
+            shown += score_note(c["estimate"])
         chosen = " (chosen)" if c["learner"] == res["learner"] else ""
         leaves = "" if c.get("leaves") is None else f"{c['leaves']:.1f}"
         rows.append(

@@ -91,6 +91,8 @@ def mine(
 
 
 def _print(result, test: Path | None, model_out: Path | None) -> None:
+    from ..selection import score_note
+
     typer.echo(f"learner: {result.candidate.label} (chosen from the release alone)"
                if result.folds else f"learner: {result.candidate.label} (forced)")  # fmt: skip
     typer.echo(
@@ -126,8 +128,8 @@ def _print(result, test: Path | None, model_out: Path | None) -> None:
                 if c.scorable
                 else f"not scorable: {c.reason}"
             )
-            if c.scorable and not 0.0 <= c.estimate <= 1.0:
-                shown += " (outside [0, 1]: too noisy to rank by)"
+            if c.scorable:
+                shown += score_note(c.estimate)
             typer.echo(f"  {c.label}: {shown}")
     if model_out is not None:
         typer.echo(f"model written to {model_out} (apply it with ppdm tree predict)")
