@@ -1,36 +1,11 @@
-"""Estimating original counts from perturbed counts.
-
-Methods (all take perturbed counts ``y`` and the matrix ``M``), one entry each in the
-name table :data:`ESTIMATORS`:
-
-- ``inverse``: the raw estimate ``X_hat = M^-1 y`` (Eq. 1), unbiased, may be negative;
-- ``zero``: negatives set to 0 (Proposition 1);
-- ``set-scale``: negatives set to 0, then scaled so the total is n (constraints C1, C2);
-- ``norm-sub``: Euclidean projection of ``X_hat`` on ``{x >= 0, sum x = n}``;
-- ``ibu``: iterative Bayesian update (EM for the multinomial mixture), using ``M^T`` so
-  it is right for non-symmetric matrices.
+"""Estimating original counts from perturbed counts, by the methods of the name table
+:data:`ESTIMATORS` (inverse, zero, set-scale, norm-sub, ibu).
 
 Standard errors belong to the estimate they accompany (``Estimate.stderr_kind`` says
-which kind):
-
-- ``inverse`` (linear): analytic, from ``Cov(X_hat) = M^-1 Cov(y) M^-T`` with
-  ``Cov(y) = sum_k x_k (diag(m_k) - m_k m_k^T)``, the estimate (clipped at 0) plugged in
-  for ``x`` (:meth:`ppdm.matrix.PerturbationMatrix.estimate_variance`);
-- ``zero``, ``set-scale``, ``norm-sub``, ``ibu`` (non-linear, clipped or projected):
-  parametric bootstrap of the release (:func:`bootstrap_stderr`). The method's own
-  estimate, normalised to n and rounded to whole records, is re-perturbed B times
-  through ``M`` (every record independently, as the release was made), the same method is
-  re-run on every replicate and the standard deviation of the B estimates is reported.
-  The generator is seeded from the counts, so the output is deterministic.
-
-Adding an estimator is one :class:`Estimator` entry in :data:`ESTIMATORS`: its name, its
-properties (sums to n, non-negative, linear) and either a fix of the raw estimate (which
-also serves the Bayesian-network counts, :mod:`ppdm.bayesnet.estimation`, and joint
-tensors) or a fit from the perturbed counts. :data:`METHODS`, the checks and the choices
-offered to users are read from the table.
-
-For matrices ``a I + b J`` (gamma-diagonal, symmetric channels) the variance, the
-inverse, every IBU step and the re-perturbation are closed forms, O(N) per replicate.
+which kind): analytic for the linear ``inverse``
+(:meth:`ppdm.matrix.PerturbationMatrix.estimate_variance`), a parametric bootstrap of
+the release for the others (:func:`bootstrap_stderr`), seeded from the counts so the
+output is deterministic.
 
 References
 ----------
@@ -162,8 +137,8 @@ def iterative_bayesian_update(
 ) -> np.ndarray:
     """EM estimate of the original counts: ``x <- x * M^T (y / (M x))``.
 
-    Stops when the largest change of the estimated proportions falls below ``tol``.
-    Converges to the maximum-likelihood estimate on the simplex.
+    Stops when the largest change of the estimated proportions falls below ``tol``;
+    converges to the maximum-likelihood estimate on the simplex.
 
     Parameters
     ----------
@@ -171,15 +146,8 @@ def iterative_bayesian_update(
         Perturbed counts; a 2-D array holds K independent histograms in its columns
         (e.g. one per class), updated together in one vectorised loop. Each column
         stops on its own, so the result equals K separate calls.
-    matrix : PerturbationMatrix
-    tol : float, default=1e-7
-    max_iter : int, default=5000
     init : array like ``y``, optional
         Starting counts (normalised per column); uniform by default.
-
-    Returns
-    -------
-    ndarray, the shape of ``y``
 
     References
     ----------
@@ -358,18 +326,12 @@ def get_estimator(
 
     Parameters
     ----------
-    name : str
     what : str, default="method"
-        The parameter's name in the error message.
+        The parameter's name in the :class:`SpecError` message.
     where : callable, optional
         Only entries for which ``where(entry)`` is true are accepted.
     purpose : str, default=""
         Said after the choices in the error message (e.g. ``"to learn parameters"``).
-
-    Raises
-    ------
-    SpecError
-        One line naming the parameter, the accepted names and the value.
 
     Examples
     --------
@@ -396,10 +358,8 @@ def check_method(method: str) -> str:
 def point_estimate(
     y: np.ndarray, matrix: PerturbationMatrix, method: str = "set-scale"
 ) -> np.ndarray:
-    """Estimated counts only, without standard errors.
+    """``estimate_counts(y, matrix, method).counts`` without the standard errors.
 
-    The same numbers as ``estimate_counts(y, matrix, method).counts``; it skips the
-    standard errors (a dense N x N product per call for explicit matrices).
     A 2-D ``y`` of shape (N, K) holds K histograms (e.g. one per class), estimated column
     by column in one vectorised call.
 
@@ -429,18 +389,12 @@ def estimate_counts(
     ----------
     y : array of shape (N,)
         Perturbed counts.
-    matrix : PerturbationMatrix
     method : str, default="set-scale"
-        A name in :data:`ESTIMATORS` (:data:`METHODS`: inverse, zero, set-scale,
-        norm-sub, ibu).
+        A name in :data:`ESTIMATORS`.
     replicates : int, default=200
         Bootstrap replicates B for the standard errors of the non-linear methods
         (:func:`bootstrap_stderr`); ``0`` gives them the analytic standard error of the
         raw inverse instead (labelled ``"analytic"``). The inverse's is always analytic.
-
-    Returns
-    -------
-    Estimate
 
     Examples
     --------
@@ -492,11 +446,12 @@ def _reperturb(
 ) -> np.ndarray:
     """Perturbed counts of ``table`` (whole records), ``replicates`` times: (N, B).
 
-    Every record is perturbed independently through its column of ``M``, so the
-    replicates have covariance ``sum_k x_k (diag(m_k) - m_k m_k^T)`` (Ma & Sivakumar,
-    Theorem 1). For ``M = a I + b J`` a record keeps its value with probability ``a`` and
-    otherwise takes a uniform value: one binomial per value and one uniform
-    multinomial per replicate, O(N).
+    For ``M = a I + b J`` a record keeps its value with probability ``a`` and otherwise
+    takes a uniform value: one binomial per value and one multinomial per replicate.
+
+    References
+    ----------
+    Ma & Sivakumar, Theorem 1.
     """
     n_values = len(table)
     form = matrix.affine_form
@@ -539,21 +494,12 @@ def bootstrap_stderr(
 
     Parameters
     ----------
-    y : array (N,)
-        Perturbed counts.
-    matrix : PerturbationMatrix
-    method : str
-        One of :data:`METHODS`.
     counts : array (N,), optional
         The method's estimate from ``y``; computed when omitted.
     replicates : int, default=200
         B, the number of bootstrap replicates (at least 2).
     rng : numpy Generator, optional
         Seeded from ``y`` and ``method`` when omitted, so the result is deterministic.
-
-    Returns
-    -------
-    ndarray (N,)
 
     References
     ----------
@@ -594,11 +540,8 @@ def estimate_counts_by_class(
 def estimate_joint_counts(
     counts: np.ndarray, matrix: KroneckerMatrix, method: str = "inverse"
 ) -> np.ndarray:
-    """Estimate a joint count tensor through a factored Kronecker matrix.
-
-    Each factor's inverse (and, for ``ibu``, each factor's product and transpose) is
-    applied along its own axis; the full product matrix is never formed. Every
-    estimator of :data:`ESTIMATORS` applies, to the flattened tensor.
+    """Estimate a joint count tensor through a factored Kronecker matrix, factor by
+    factor along its own axis (the full product matrix is never formed).
 
     Examples
     --------
@@ -627,12 +570,8 @@ def estimate_joint_counts(
 def _reperturb_joint(
     table: np.ndarray, matrix: KroneckerMatrix, replicates: int, rng: np.random.Generator
 ) -> np.ndarray:
-    """Perturbed count tensors of ``table`` (whole records), ``replicates`` times.
-
-    A record's attributes are perturbed independently, so the tensor is perturbed axis
-    by axis: along each factor, the records of every original cell move to the
-    factor's column for their value. Returns shape (cells, B).
-    """
+    """Perturbed count tensors of ``table`` (whole records), ``replicates`` times, axis
+    by axis (a record's attributes are perturbed independently): shape (cells, B)."""
     out = np.broadcast_to(table.astype(np.int64), (replicates, *table.shape)).copy()
     for axis, f in enumerate(matrix.factors):
         moved = np.moveaxis(out, axis + 1, -1)  # (B, ..., N) with the original code last
@@ -661,12 +600,8 @@ def joint_stderr(
     *,
     replicates: int = BOOTSTRAP_REPLICATES,
 ) -> np.ndarray:
-    """Parametric-bootstrap standard errors of a joint estimate (every method).
-
-    As :func:`bootstrap_stderr`: the method's estimate, rounded to whole records, is
-    re-perturbed ``replicates`` times through the factors (each attribute of a record
-    independently, as the release was made), re-estimated, and the standard deviation
-    of the replicate estimates returned, in the shape of ``y``. Seeded from the counts.
+    """Parametric-bootstrap standard errors of a joint estimate, as
+    :func:`bootstrap_stderr` does for one attribute, in the shape of ``y``.
 
     References
     ----------
