@@ -27,7 +27,6 @@ global and by-class reconstruction heuristics).
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Iterator
 
 import numpy as np
 
@@ -40,7 +39,6 @@ __all__ = [
     "tie_group_multisets",
     "AssignmentState",
     "RankTable",
-    "assign_codes",
     "coarsen_buckets",
     "rank_bits",
     "rank_cells",
@@ -55,15 +53,8 @@ def check_tie_group_table(n_classes: int, n_values: int, what: str = "attribute"
     ----------
     n_classes : int
         Class rows (1 for global reconstruction).
-    n_values : int
-        N, the attribute's number of codes.
     what : str
-        How the message names the attribute, e.g. ``"attribute 'age'"``.
-
-    Raises
-    ------
-    DataError
-        One line naming ``what``, N, the classes and the cap.
+        How the :class:`DataError` names the attribute, e.g. ``"attribute 'age'"``.
     """
     cells = int(n_classes) * int(n_values) ** 2
     if cells > limits.MAX_TIE_GROUP_CELLS:
@@ -115,17 +106,8 @@ def largest_remainder(counts: np.ndarray, total: int) -> np.ndarray:
 def tie_group_multisets(perturbed_counts: np.ndarray, dist: np.ndarray) -> np.ndarray:
     """Multiset of reconstructed codes owned by every tie group.
 
-    Parameters
-    ----------
-    perturbed_counts : int array (N,)
-        Number of records per perturbed code (tie group), in sort order.
-    dist : int array (N,)
-        Integer reconstructed counts, same total.
-
-    Returns
-    -------
-    int array (N, N)
-        ``R[v, i]``: how many records of group ``v`` get reconstructed code ``i``.
+    ``R[v, i]`` is how many records of tie group ``v`` (perturbed code ``v``, sized by
+    ``perturbed_counts``) get reconstructed code ``i`` (``dist``, the same total).
 
     Examples
     --------
@@ -143,12 +125,8 @@ def tie_group_multisets(perturbed_counts: np.ndarray, dist: np.ndarray) -> np.nd
 
 
 def _overlaps(y: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Non-empty overlaps of the rank ranges of two partitions of ``0..n-1``: O(N).
-
-    The ranges ``[cum y)`` and ``[cum d)`` cut the ranks into at most ``2N - 1``
-    segments; each lies in one tie group and one reconstructed code, and each
-    (group, code) pair overlaps in at most one segment.
-    """
+    """Non-empty overlaps (group, code, length) of the rank ranges ``[cum y)`` and
+    ``[cum d)``: at most ``2N - 1`` segments."""
     gy = np.concatenate([[0], np.cumsum(y)])
     gd = np.concatenate([[0], np.cumsum(d)])
     cuts = np.union1d(gy, gd)
@@ -199,11 +177,8 @@ class AssignmentState:
 
 
 def _stable_group_order(groups: np.ndarray, n_groups: int, perm: np.ndarray) -> np.ndarray:
-    """``argsort(groups[perm], kind="stable")``, as a counting sort when it can be one.
-
-    Group labels are small integers: held in 8 or 16 bits, NumPy's stable sort is a
-    radix (counting) sort, O(n) instead of O(n log n), with the same result.
-    """
+    """``argsort(groups[perm], kind="stable")``, a radix sort (O(n)) on labels held in
+    8 or 16 bits."""
     if n_groups <= 1 << 8:
         small = groups.astype(np.uint8)
     elif n_groups <= 1 << 16:
@@ -249,12 +224,6 @@ def coarsen_buckets(table: np.ndarray, bits_from: int, bits_to: int) -> np.ndarr
     A bucket is the top bits of a key, so bucket ``b`` at ``bits_to`` bits is the sum of
     buckets ``b * 2**k .. (b + 1) * 2**k - 1`` at ``bits_from = bits_to + k``: the counts
     are those a pass at ``bits_to`` would have made.
-
-    Parameters
-    ----------
-    table : array (..., G * 2**bits_from)
-    bits_from, bits_to : int
-        ``bits_to <= bits_from``.
 
     Examples
     --------
@@ -364,11 +333,6 @@ class RankTable:
             copy then holds only its own part of the straddling buckets' codes, and
             checks its records per tie group. By default all the records after
             ``before``, checked per cell.
-
-        Returns
-        -------
-        RankTable
-            Shares the table of codes; its own counters.
         """
         before = np.asarray(before, dtype=np.int64).reshape(-1)
         if before.shape != self.table.shape:
@@ -445,17 +409,6 @@ class RankTable:
         return out
 
 
-def assign_codes(
-    batches: Iterable[np.ndarray],
-    multisets: np.ndarray,
-    rng: np.random.Generator,
-) -> Iterator[np.ndarray]:
-    """Second pass of the streaming reconstruction: reconstructed codes batch by batch."""
-    state = AssignmentState(multisets)
-    for groups in batches:
-        yield state.draw(groups, rng)
-
-
 def matrix_reconstruct(
     codes: np.ndarray,
     dist: np.ndarray,
@@ -496,10 +449,9 @@ def matrix_reconstruct(
     n_codes = dist.shape[1]
     check_tie_group_table(dist.shape[0], n_codes, "dist")
     groups, multisets = _groups_and_multisets(codes, dist, classes, n_codes)
-    size = len(codes) if batch_size is None else int(batch_size)
-    size = max(size, 1)
-    parts = (groups[i : i + size] for i in range(0, len(groups), size))
-    out = list(assign_codes(parts, multisets, rng))
+    size = max(len(codes) if batch_size is None else int(batch_size), 1)
+    state = AssignmentState(multisets)
+    out = [state.draw(groups[i : i + size], rng) for i in range(0, len(groups), size)]
     return np.concatenate(out) if out else np.empty(0, dtype=np.int32)
 
 
