@@ -168,21 +168,10 @@ CANDIDATES: tuple[Candidate, ...] = (
 def fit_candidate(candidate: Candidate, release: Release, *, frame=None, random_state=0):
     """Fit ``candidate`` on ``release`` (or on ``frame``, some of its records).
 
-    Parameters
-    ----------
-    candidate : Candidate
-    release : Release
-        Gives the spec (and the records, when ``frame`` is None).
-    frame : DataFrame, optional
-        Released records to learn from (a fold of the release), in its columns.
-    random_state : int or None
-        Seeds the learner and the reconstruction's tie breaking.
-
-    Returns
-    -------
-    A fitted classifier that predicts original records (the release's columns less
-    the class). C4.5 with a ``max_depth`` is returned as its tree over the release's
-    codes cut at that depth (:func:`ppdm.tree.release_c45.c45_on_codes`).
+    ``random_state`` seeds the learner and the reconstruction's tie breaking. The
+    fitted classifier predicts original records; C4.5 with a ``max_depth`` is returned
+    as its tree over the release's codes cut at that depth
+    (:func:`ppdm.tree.release_c45.c45_on_codes`).
 
     References
     ----------
@@ -213,10 +202,6 @@ def fit_candidate(candidate: Candidate, release: Release, *, frame=None, random_
 _IMPORT_PATH = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*$")
 
 
-def _known_names() -> str:
-    return ", ".join(_REGISTERED)
-
-
 def _import_class(path: str, name: str):
     module, _, cls = path.partition(":")
     try:
@@ -235,19 +220,13 @@ def resolve_learner(name: str, *, allow_import: bool = False) -> tuple[str, type
         ``release-tree``, ``release-forest``, ``cart``, ``random-forest``, ...), or the
         ``module:Class`` path of one of them.
     allow_import : bool, default=False
-        Also accept any other ``module:Class``. Importing a module runs its code, so
-        this is for classes you trust; the class must be a scikit-learn classifier
-        (a class with ``fit`` and ``predict``).
-
-    Returns
-    -------
-    key : str
-        The registered short name, or ``name`` itself for an imported class.
-    cls : type
+        Also accept any other ``module:Class`` (its own name is the key). Importing a
+        module runs its code, so this is for classes you trust; the class must be a
+        scikit-learn classifier (a class with ``fit`` and ``predict``).
     """
     if not isinstance(name, str):
         raise ParameterError(
-            f"learner must be a string naming one of {_known_names()} (got {name!r})"
+            f"learner must be a string naming one of {', '.join(_REGISTERED)} (got {name!r})"
         )
     by_path = {path: key for key, path in _REGISTERED.items()}
     key = name if name in _REGISTERED else by_path.get(name)
@@ -260,7 +239,7 @@ def resolve_learner(name: str, *, allow_import: bool = False) -> tuple[str, type
         near = difflib.get_close_matches(name.lower().replace(".", ""), _REGISTERED, n=1)
         hint = f"did you mean {near[0]!r}? " if near else ""
         raise ParameterError(
-            f"unknown learner {shown!r}; {hint}one of {_known_names()}, or a "
+            f"unknown learner {shown!r}; {hint}one of {', '.join(_REGISTERED)}, or a "
             "scikit-learn classifier as module:Class with --allow-import"
         )
     if not _IMPORT_PATH.match(name):
@@ -287,11 +266,8 @@ def _is_classifier_class(cls: type) -> bool:
 
 
 def make_learner(name: str, spec=None, *, allow_import: bool = False):
-    """A fresh learner from its name (see :func:`resolve_learner`).
-
-    The release learners (``release-tree``, ``release-forest``) are given the release's
-    ``spec``.
-    """
+    """A fresh learner from its name (see :func:`resolve_learner`); a release learner is
+    given the release's ``spec``."""
     key, cls = resolve_learner(name, allow_import=allow_import)
     if key in RELEASE_LEARNERS:
         return cls(spec=spec)
@@ -333,8 +309,7 @@ def _model_text(model) -> str:
 
 
 def check_release_columns(spec: ReleaseSpec, frame: pd.DataFrame, name: str) -> None:
-    """Raise :class:`DataError` naming ``name`` (how the user gave the table) unless
-    ``frame`` holds every column of the release ``spec``."""
+    """Raise :class:`DataError` naming ``name`` unless ``frame`` has the release's columns."""
     missing = [c for c in spec.names if c not in frame.columns]
     if missing:
         raise DataError(f"{name} lacks the release's columns {missing}")
@@ -415,14 +390,10 @@ def mine_release(
     acc = float(np.mean(predicted == y_test.to_numpy()))
     orig_acc = None
     if original is not None:
-        if key in RELEASE_LEARNERS:
-            base = make_learner("c45")
-            base.fit(original.drop(columns=[target]), original[target])
-            orig_pred = base.predict(test.drop(columns=[target]))
-        else:
-            base = make_learner(learner, spec, allow_import=allow_import)
-            base.fit(_features(original, spec, target, key), original[target])
-            orig_pred = base.predict(_features(test, spec, target, key))
+        base_key = "c45" if key in RELEASE_LEARNERS else key  # C4.5 beside a release learner
+        base = make_learner(base_key, spec, allow_import=allow_import)
+        base.fit(_features(original, spec, target, base_key), original[target])
+        orig_pred = base.predict(_features(test, spec, target, base_key))
         orig_acc = float(np.mean(orig_pred == y_test.to_numpy()))
     majority, rate = _majority(rel, y_test)
     return MiningResult(
@@ -498,11 +469,8 @@ def _with_class(frame: pd.DataFrame, target: str, name: str) -> pd.DataFrame:
 
 
 def _majority_of_release(rel: Release) -> tuple[object, float]:
-    """The release's commonest class and its share of the records.
-
-    The class counts come from the release: exact when the class is released as is,
-    estimated through its matrix (set-scale) when it was perturbed.
-    """
+    """The release's commonest class and its share of the records (estimated, set-scale,
+    when the class was perturbed)."""
     from .estimate import estimate_counts
 
     spec = rel.spec
