@@ -106,12 +106,8 @@ def local_mapper(jobs: int = 1) -> Callable[[Callable, Sequence], Iterator]:
 
     Results are yielded as cells finish (any order); each carries its own key.
 
-    Parameters
-    ----------
-    jobs : int, default=1
-        Worker processes, >= 1.
     """
-    check_int(jobs, "jobs", error=ParameterError)
+    jobs = check_int(jobs, "jobs", error=ParameterError)
 
     def mapper(fn: Callable, cells: Sequence) -> Iterator:
         if jobs == 1 or len(cells) <= 1:
@@ -119,7 +115,9 @@ def local_mapper(jobs: int = 1) -> Callable[[Callable, Sequence], Iterator]:
                 yield fn(cell)
             return
         shared = _SHARED is not None
-        pool = _pool(int(jobs)) if shared else _new_pool(int(jobs))
+        if shared and jobs not in _SHARED:
+            _SHARED[jobs] = _new_pool(jobs)
+        pool = _SHARED[jobs] if shared else _new_pool(jobs)
         futures = [pool.submit(fn, cell) for cell in cells]
         try:
             for fut in as_completed(futures):
@@ -131,7 +129,7 @@ def local_mapper(jobs: int = 1) -> Callable[[Callable, Sequence], Iterator]:
                 isinstance(exc, BrokenProcessPool)
                 or not isinstance(exc, (Exception, GeneratorExit))
             ):
-                _SHARED.pop(int(jobs), None)  # a dead worker or an interrupt: a new pool
+                _SHARED.pop(jobs, None)  # a dead worker or an interrupt: a new pool
                 pool.shutdown(wait=False, cancel_futures=True)
             raise
         finally:
@@ -167,15 +165,8 @@ def shared_pools() -> Iterator[None]:
             pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _pool(jobs: int) -> ProcessPoolExecutor:
-    """The shared pool of ``jobs`` workers."""
-    if jobs not in _SHARED:
-        _SHARED[jobs] = _new_pool(jobs)
-    return _SHARED[jobs]
-
-
 def _new_pool(jobs: int) -> ProcessPoolExecutor:
-    """A pool of ``jobs`` workers (forked where the platform can), one BLAS thread each."""
+    """A pool of ``jobs`` workers, forked where the platform can."""
     import multiprocessing as mp
 
     ctx = mp.get_context("fork") if os.name == "posix" else None
@@ -198,11 +189,9 @@ def plain_key(key: Sequence) -> tuple:
 
 
 def _plain(v: Any) -> Any:
-    if isinstance(v, (np.integer,)):
+    if isinstance(v, np.integer):
         return int(v)
-    if isinstance(v, float) and v.is_integer():
-        return int(v)
-    if isinstance(v, np.floating):
+    if isinstance(v, (float, np.floating)):
         return int(v) if float(v).is_integer() else float(v)
     return v
 
@@ -295,20 +284,9 @@ def _tagged(fn: Callable[[tuple], list[dict]], cell: tuple) -> tuple[tuple, list
 
 
 def stderr_progress(*, eta_label: bool = False, **options):
-    """A ``rich`` progress display on stderr: label, bar, done/total, elapsed and remaining time.
-
-    Parameters
-    ----------
-    eta_label : bool, default=False
-        Write ``ETA`` before the remaining time.
-    **options
-        Passed to :class:`rich.progress.Progress` (e.g. ``transient``, ``disable``).
-
-    Returns
-    -------
-    rich.progress.Progress
-        Not started; use it as a context manager or call ``start()``.
-    """
+    """A ``rich`` progress display on stderr (label, bar, done/total, elapsed and remaining
+    time, ``ETA`` before it with ``eta_label``), not started; ``options`` go to
+    :class:`rich.progress.Progress`."""
     from rich.console import Console
     from rich.progress import (
         BarColumn,
@@ -331,20 +309,13 @@ def stderr_progress(*, eta_label: bool = False, **options):
     return Progress(*columns, **options)
 
 
-class _progress_bar:  # noqa: N801 - used as a context manager, reads like a function
-    def __init__(self, enabled: bool, description: str, total: int, completed: int) -> None:
-        self.enabled, self.description = enabled, description
-        self.total, self.completed = total, completed
-        self._progress = None
-
-    def __enter__(self) -> Callable[[], None]:
-        if not self.enabled:
-            return lambda: None
-        self._progress = stderr_progress(eta_label=True)
-        self._progress.start()
-        task = self._progress.add_task(self.description, total=self.total, completed=self.completed)
-        return lambda: self._progress.advance(task)
-
-    def __exit__(self, *exc) -> None:
-        if self._progress is not None:
-            self._progress.stop()
+@contextlib.contextmanager
+def _progress_bar(
+    enabled: bool, description: str, total: int, completed: int
+) -> Iterator[Callable[[], None]]:
+    if not enabled:
+        yield lambda: None
+        return
+    with stderr_progress(eta_label=True) as progress:
+        task = progress.add_task(description, total=total, completed=completed)
+        yield lambda: progress.advance(task)
