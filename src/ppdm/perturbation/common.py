@@ -9,18 +9,9 @@ import numpy as np
 from ..domain import CategoricalDomain, Domain
 from ..exceptions import DataError, SpecError
 from ..limits import MAX_RECORDS
-from ..matrix import (
-    PerturbationMatrix,
-    matrix_from_spec,
-)
-from ..options import (
-    PlanOptions,
-)
-from ..privacy import (
-    changes_nothing,
-    copies_reveal,
-    power_or_inf,
-)
+from ..matrix import PerturbationMatrix, matrix_from_spec
+from ..options import PlanOptions
+from ..privacy import changes_nothing, copies_reveal, power_or_inf
 from ..release import AttributeSpec
 
 

@@ -19,19 +19,10 @@ from ..domain import Domain, DomainRule, DomainSketch
 from ..domain.sketch import ConstantColumnError
 from ..exceptions import DataError, DomainError, OptionError, SpecError
 from ..io import TEXT_ATTR
-from ..matrix import (
-    GammaDiagonal,
-)
+from ..matrix import GammaDiagonal
 from ..mechanism import mechanism_of
-from ..options import (
-    PlanOptions,
-    plan_options,
-)
-from ..privacy import (
-    BUDGET_TOLERANCE,
-    record_privacy,
-    split_budget,
-)
+from ..options import PlanOptions, plan_options
+from ..privacy import BUDGET_TOLERANCE, record_privacy, split_budget
 from ..release import AttributeSpec, ReleaseSpec
 from ..validation import MAX_GAMMA
 from .common import canonical_order, check_names, checked_matrix, own_matrix
