@@ -25,6 +25,7 @@ from .domains import (
     Domain,
     Representative,
     first_bad_row,
+    missing_error,
     missing_mask,
 )
 
@@ -344,11 +345,7 @@ class DomainSketch:
                 f"column {column!r} has only missing values: {_CONSTANT_HINT}"
             )
         if self.first_missing is not None and missing != "category":
-            raise DomainError(
-                f"column {column!r} has a missing value at data row {self.first_missing + 1}; "
-                "fill it, or use --missing category (missing='category') to make 'missing' "
-                "its own category"
-            )
+            raise missing_error(column, self.first_missing + 1)
         cat = missing == "category"
         if not self.numeric and self.flip is not None:
             row, value = self.flip
@@ -392,51 +389,43 @@ class DomainSketch:
                     stacklevel=3,
                 )
             return CategoricalDomain(tuple(vals), missing_category=cat, from_data=True)
-        if bounds is not None:
-            try:
-                return BinnedDomain(
-                    float(bounds[0]),
-                    float(bounds[1]),
-                    n,
-                    representative=representative,
-                    out_of_bounds=out_of_bounds,
-                    missing_category=cat,
+        if bounds is None:
+            if self.integer and not self.overflow and len(self.values) <= n:
+                uniq = sorted(self.values)
+                if len(uniq) < 2:
+                    raise ConstantColumnError(
+                        f"column {column!r} has a single value {uniq[0]!r}: {_CONSTANT_HINT}"
+                    )
+                if warn:
+                    warnings.warn(
+                        f"column {column!r}: its {len(uniq)} distinct values were taken from the "
+                        "data and are listed in the release spec (they reveal its min and max)",
+                        BoundsLeakWarning,
+                        stacklevel=3,
+                    )
+                return CategoricalDomain(
+                    tuple(int(v) for v in uniq), missing_category=cat, from_data=True
                 )
-            except DomainError as exc:
-                raise DomainError(f"column {column!r}: {exc}") from None
-        if self.integer and not self.overflow and len(self.values) <= n:
-            uniq = sorted(self.values)
-            if len(uniq) < 2:
+            if self.low == self.high:
                 raise ConstantColumnError(
-                    f"column {column!r} has a single value {uniq[0]!r}: {_CONSTANT_HINT}"
+                    f"column {column!r} is constant ({self.low}): {_CONSTANT_HINT}"
                 )
-            if warn:
-                warnings.warn(
-                    f"column {column!r}: its {len(uniq)} distinct values were taken from the "
-                    "data and are listed in the release spec (they reveal its min and max)",
-                    BoundsLeakWarning,
-                    stacklevel=3,
-                )
-            return CategoricalDomain(
-                tuple(int(v) for v in uniq), missing_category=cat, from_data=True
-            )
-        if self.low == self.high:
-            raise ConstantColumnError(
-                f"column {column!r} is constant ({self.low}): {_CONSTANT_HINT}"
-            )
+        low, high = (
+            (self.low, self.high) if bounds is None else (float(bounds[0]), float(bounds[1]))
+        )
         try:
             domain = BinnedDomain(
-                self.low,
-                self.high,
+                low,
+                high,
                 n,
                 representative=representative,
                 out_of_bounds=out_of_bounds,
                 missing_category=cat,
-                bounds_from_data=True,
+                bounds_from_data=bounds is None,
             )
         except DomainError as exc:
             raise DomainError(f"column {column!r}: {exc}") from None
-        if warn:
+        if warn and bounds is None:
             warnings.warn(
                 f"column {column!r}: bounds [{self.low}, {self.high}] taken from the data; the "
                 "release spec reveals its min and max (give --bounds to avoid this)",
