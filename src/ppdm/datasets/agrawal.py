@@ -152,18 +152,9 @@ def _f10(t):
     return _income(t) - 5_000.0 * t["elevel"] + equity / 5.0 - 10_000.0 > 0
 
 
-_FUNCTIONS: dict[int, Callable] = {
-    1: _f1,
-    2: _f2,
-    3: _f3,
-    4: _f4,
-    5: _f5,
-    6: _f6,
-    7: _f7,
-    8: _f8,
-    9: _f9,
-    10: _f10,
-}
+_FUNCTIONS: dict[int, Callable] = dict(
+    enumerate((_f1, _f2, _f3, _f4, _f5, _f6, _f7, _f8, _f9, _f10), start=1)
+)
 
 
 def _check_function(function: int) -> int:
@@ -222,10 +213,6 @@ def _draw(n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
     }
 
 
-def _take(cols: dict[str, np.ndarray], idx: np.ndarray) -> dict[str, np.ndarray]:
-    return {k: v[idx] for k, v in cols.items()}
-
-
 def _balanced(n: int, function: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
     """Draw until each class has enough records, then interleave B, A, B, A, ... (MOA's order)."""
     need = {1: (n + 1) // 2, 0: n // 2}
@@ -236,7 +223,7 @@ def _balanced(n: int, function: int, rng: np.random.Generator) -> dict[str, np.n
         y = agrawal_class(batch, function)
         for c in (0, 1):
             idx = np.flatnonzero(y == c)[: need[c] - have[c]]
-            got[c].append(_take(batch, idx))
+            got[c].append({k: v[idx] for k, v in batch.items()})
             have[c] += idx.size
     parts = {c: {k: np.concatenate([g[k] for g in got[c]]) for k in AGRAWAL_COLUMNS} for c in got}
     out = {}
