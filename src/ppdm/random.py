@@ -50,15 +50,8 @@ ROOT_BITS = 256
 def check_random_state(random_state: RandomState = None) -> np.random.Generator:
     """Resolve ``random_state`` into a :class:`numpy.random.Generator` (experiments).
 
-    Parameters
-    ----------
-    random_state : None, int, SeedSequence or Generator, default=None
-        ``None`` gives a fresh generator seeded from OS entropy, an int or a
-        ``SeedSequence`` a reproducible PCG64 stream, a ``Generator`` is used as is.
-
-    Returns
-    -------
-    numpy.random.Generator
+    ``None`` gives a fresh generator seeded from OS entropy, an int or a
+    ``SeedSequence`` a reproducible PCG64 stream, a ``Generator`` is used as is.
 
     Examples
     --------
@@ -83,20 +76,8 @@ def check_random_state(random_state: RandomState = None) -> np.random.Generator:
 
 
 def resolve_seed(random_state: RandomState = None) -> np.random.SeedSequence:
-    """The root of a run: 256 bits of OS entropy, or the given seed.
-
-    The one place where a run's root entropy is drawn. The root itself is never
-    written to any output.
-
-    Parameters
-    ----------
-    random_state : None, int, SeedSequence or Generator, default=None
-        ``None``: ``secrets.randbits(256)`` (a real release). An int or a
-        SeedSequence: a reproducible root. A Generator is asked for 256 bits.
-
-    Returns
-    -------
-    numpy.random.SeedSequence
+    """The root of a run: 256 bits of OS entropy (``secrets``, a real release), or the
+    given seed (a Generator is asked for 256 bits). The root is never written out.
 
     Examples
     --------
@@ -117,13 +98,7 @@ def resolve_seed(random_state: RandomState = None) -> np.random.SeedSequence:
 
 
 def warn_seeded_release(stacklevel: int = 2) -> None:
-    """Warn that a release is drawn from a seed (the one place this warning is made).
-
-    Parameters
-    ----------
-    stacklevel : int, default=2
-        As in :func:`warnings.warn`, counted from the caller of this function.
-    """
+    """Warn that a release is drawn from a seed (``stacklevel`` counted from the caller)."""
     warnings.warn(
         "this release is drawn from a seeded generator: anyone who knows the seed can "
         "reproduce the perturbation; use seeds for experiments only",
@@ -148,21 +123,8 @@ def stream_key(root: np.random.SeedSequence, *name: str | int) -> int:
     """The 128-bit AES key of the stream called ``name`` under ``root``.
 
     ``BLAKE2b-128(root entropy, root spawn key, name...)``, each part type-tagged and
-    length-prefixed. Different names give unrelated keys; the same root and name
-    always give the same key.
-
-    Parameters
-    ----------
-    root : numpy.random.SeedSequence
-        From :func:`resolve_seed`; its whole entropy (up to 256 bits, or a longer
-        seed) enters the hash, not only SeedSequence's 128-bit pool.
-    *name : str or int
-        The stream's name, e.g. ``("substitute", "age", 0)``.
-
-    Returns
-    -------
-    int
-        In ``[0, 2**128)``.
+    length-prefixed: the whole entropy of ``root`` enters the hash, not only
+    SeedSequence's 128-bit pool. ``name`` is e.g. ``("substitute", "age", 0)``.
 
     Examples
     --------
@@ -264,19 +226,7 @@ def perturbation_generator(random_state: RandomState, *name: str | int) -> np.ra
 
 
 def spawn(random_state: RandomState, n: int) -> list[np.random.Generator]:
-    """Independent child generators from one parent, via ``SeedSequence.spawn``.
-
-    Parameters
-    ----------
-    random_state : None, int, SeedSequence or Generator
-        Parent stream.
-    n : int
-        Number of children.
-
-    Returns
-    -------
-    list of numpy.random.Generator
-    """
+    """``n`` independent child generators of ``random_state``, via ``SeedSequence.spawn``."""
     if isinstance(random_state, np.random.Generator):
         return random_state.spawn(n)
     if isinstance(random_state, np.random.SeedSequence):
@@ -298,13 +248,8 @@ class WordStream:
     sees depend neither on how it splits its requests (a file's batches) nor on where
     the run starts (a partition's first row).
 
-    Parameters
-    ----------
-    rng : numpy.random.Generator
-        Its bit generator supplies the words; it must support ``advance`` when
-        ``row > 0`` (AES-counter and PCG64 do).
-    row : int, default=0
-        Row address of the first value drawn.
+    The bit generator of ``rng`` must support ``advance`` when ``row > 0`` (AES-counter
+    and PCG64 do).
 
     Examples
     --------
