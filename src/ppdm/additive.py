@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .exceptions import DataError, ParameterError
-from .random import RandomState, check_random_state
+from .random import RandomState, check_random_state, digest_generator
 from .validation import check_choice, check_int, check_interval, check_positive, check_probability
 
 __all__ = [
@@ -393,13 +393,10 @@ def reconstruction_stderr(
     ----------
     Efron & Tibshirani (1993), Ch. 6 (the bootstrap); Agrawal & Srikant (2000), Sec. 3.
     """
-    import hashlib
-
     check_int(replicates, "replicates", low=2, error=ParameterError)
     _, T, counts = _prepared(noisy, kind, scale, bins, bounds, max_iter, tol, significance)
     if rng is None:  # the same values and model, the same replicates
-        digest = hashlib.sha256(counts.tobytes() + T.tobytes())
-        rng = np.random.default_rng(int.from_bytes(digest.digest()[:16], "little"))
+        rng = digest_generator(counts.tobytes(), T.tobytes())
     n = int(round(counts.sum()))
     draws = rng.multinomial(n, counts / counts.sum(), size=int(replicates)).astype(float)
     p, _, _, _ = _iterate(draws, T, _threshold(tol, significance, bins), int(max_iter))

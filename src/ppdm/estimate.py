@@ -16,7 +16,6 @@ Ma & Sivakumar, Theorems 1-2 (covariance).
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -24,6 +23,8 @@ import numpy as np
 
 from .exceptions import DataError, ParameterError, SpecError
 from .matrix import KroneckerMatrix, PerturbationMatrix
+from .random import digest_generator
+from .reconstruct import largest_remainder
 from .validation import check_at_least
 
 __all__ = [
@@ -430,17 +431,6 @@ def estimate_counts(
     )
 
 
-def _whole_records(x: np.ndarray, n: int) -> np.ndarray:
-    """``x`` (>= 0) scaled to total ``n`` and rounded to integers summing to ``n``."""
-    s = x.sum()
-    share = x * (n / s) if s > 0 else np.full(len(x), n / len(x))
-    base = np.floor(share).astype(np.int64)
-    short = n - int(base.sum())
-    if short > 0:
-        base[np.argsort(-(share - base), kind="stable")[:short]] += 1
-    return base
-
-
 def _reperturb(
     table: np.ndarray, matrix: PerturbationMatrix, replicates: int, rng: np.random.Generator
 ) -> np.ndarray:
@@ -470,10 +460,7 @@ def _reperturb(
 
 
 def _seed(y: np.ndarray, method: str) -> np.random.Generator:
-    """A generator seeded from the counts and the method (same input, same output)."""
-    digest = hashlib.sha256(np.ascontiguousarray(y, dtype=np.float64).tobytes())
-    digest.update(method.encode())
-    return np.random.default_rng(int.from_bytes(digest.digest()[:16], "little"))
+    return digest_generator(np.ascontiguousarray(y, dtype=np.float64).tobytes(), method.encode())
 
 
 def bootstrap_stderr(
@@ -514,7 +501,7 @@ def bootstrap_stderr(
     n = int(round(float(y.sum())))
     if n <= 0:
         return np.zeros(len(y))
-    table = _whole_records(np.clip(np.asarray(counts, dtype=np.float64), 0, None), n)
+    table = largest_remainder(np.clip(np.asarray(counts, dtype=np.float64), 0, None), n)
     if rng is None:
         rng = _seed(y, method)
     ystar = _reperturb(table, matrix, int(replicates), rng)
@@ -615,13 +602,9 @@ def joint_stderr(
     n = int(round(float(y.sum())))
     if n <= 0:
         return np.zeros(y.shape)
-    table = _whole_records(np.clip(np.asarray(counts, dtype=np.float64).ravel(), 0, None), n)
+    table = largest_remainder(np.clip(np.asarray(counts, dtype=np.float64).ravel(), 0, None), n)
     ystar = _reperturb_joint(table.reshape(y.shape), matrix, int(replicates), _seed(y, est.name))
-    flat = matrix.flat()
-    if est.fix is not None:
-        reps = est.fix(flat.inverse_apply(ystar), ystar.sum(axis=0))
-    else:
-        reps = est.estimate(ystar, flat)
+    reps = est.estimate(ystar, matrix.flat())
     return reps.std(axis=1, ddof=1).reshape(y.shape)
 
 

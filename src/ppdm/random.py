@@ -97,6 +97,13 @@ def resolve_seed(random_state: RandomState = None) -> np.random.SeedSequence:
     return np.random.SeedSequence(int(random_state))
 
 
+def digest_generator(*parts: bytes) -> np.random.Generator:
+    """A PCG64 generator seeded from the SHA-256 digest of ``parts``: the same input, the
+    same stream (the bootstrap of a result computed from it)."""
+    digest = hashlib.sha256(b"".join(parts)).digest()
+    return np.random.default_rng(int.from_bytes(digest[:16], "little"))
+
+
 def warn_seeded_release(stacklevel: int = 2) -> None:
     """Warn that a release is drawn from a seed (``stacklevel`` counted from the caller)."""
     warnings.warn(
