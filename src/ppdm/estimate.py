@@ -105,18 +105,11 @@ def project_simplex(x: np.ndarray, total: float) -> np.ndarray:
     [4.5, 0.0, 1.5]
     """
     x = np.asarray(x, dtype=np.float64)
-    if total <= 0:
-        return np.zeros_like(x)
-    u = np.sort(x)[::-1]
-    css = np.cumsum(u) - total
-    idx = np.arange(1, len(x) + 1)
-    rho = np.nonzero(u - css / idx > 0)[0][-1]
-    theta = css[rho] / (rho + 1)
-    return np.maximum(x - theta, 0.0)
+    return _project_columns(x[:, None], np.array([float(total)]))[:, 0]
 
 
 def _project_columns(x: np.ndarray, total: np.ndarray) -> np.ndarray:
-    """:func:`project_simplex` of every column of ``x`` (N, K) on its own total, vectorised."""
+    """The projection of every column of ``x`` (N, K) on its own total."""
     n = x.shape[0]
     u = -np.sort(-x, axis=0)
     css = np.cumsum(u, axis=0) - total
