@@ -48,12 +48,8 @@ def indicator_weights(matrix: PerturbationMatrix, mask: np.ndarray) -> np.ndarra
 
 
 def prefix_weights(matrix: PerturbationMatrix, order: np.ndarray) -> np.ndarray:
-    """Weights of every prefix of ``order``: column t is ``v_I`` for ``I = order[:t]``.
-
-    Returns
-    -------
-    ndarray of shape (N, len(order) + 1)
-    """
+    """Weights of every prefix of ``order``: column t of (N, len(order) + 1) is ``v_I``
+    for ``I = order[:t]``."""
     n = matrix.n_values
     basis = np.zeros((n, len(order)))
     basis[np.asarray(order), np.arange(len(order))] = 1.0
@@ -82,20 +78,9 @@ def box_counts(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Estimated class counts of the records whose original codes lie in a box.
 
-    Parameters
-    ----------
-    codes : int array (n, d)
-        Perturbed codes.
-    classes : int array (n,)
-        Unperturbed class codes.
-    n_classes : int
-    matrices : sequence of PerturbationMatrix, one per attribute
-    masks : sequence of bool arrays (N_j,) or None
-        The box: allowed original codes per attribute.
-
-    Returns
-    -------
-    counts, stderr : ndarray (n_classes,)
+    ``codes`` (n, d) are perturbed, ``classes`` unperturbed; ``masks`` give the box, the
+    allowed original codes per attribute (``None``: any). Returns the counts and their
+    standard errors.
 
     Examples
     --------

@@ -2,21 +2,11 @@
 
 Algorithm 2 sorts the perturbed records on an attribute and hands the first
 ``Dist[1]`` of them value 1, the next ``Dist[2]`` value 2, and so on. Perturbed values
-are codes ``0..N-1``, so the sort is a counting sort whose only freedom is the order
-inside a tie group. Ties are broken uniformly at random (never by input order); then
-each tie group ``v`` owns a fixed multiset of reconstructed codes, the overlap of its
-rank range with the cumulative ``Dist``, in O(N^2) memory (capped by
-:data:`ppdm.limits.MAX_TIE_GROUP_CELLS`). Two ways hand a group's records their codes,
-both the distribution of sort-and-assign:
-
-- :class:`RankTable` (files, batches and partitions): every record carries a random
-  key addressed by its row, and the count pass counts the keys per bucket; a record's
-  code then follows from its key, so the output does not depend on the batches or the
-  partitions. O(n) time; a count table of at most 2^20 cells per attribute, plus the
-  codes of the buckets that straddle two codes (about (N - 1) / 2^bits of the records).
-- :class:`AssignmentState` (:func:`matrix_reconstruct`, the experiments' in-memory
-  arrays under a NumPy ``Generator``): batch by batch, multivariate hypergeometric
-  draws from what is left of the multiset, in a random order.
+are codes, so the sort is a counting sort whose only freedom is the order inside a tie
+group, broken uniformly at random: each tie group then owns a fixed multiset of
+reconstructed codes (:func:`tie_group_multisets`). :class:`RankTable` (files, batches,
+partitions) hands them out by every record's random key, :class:`AssignmentState`
+(:func:`matrix_reconstruct`, in memory) by hypergeometric draws.
 
 References
 ----------
