@@ -87,12 +87,12 @@ def _check_releasable(series: pd.Series, column: str) -> None:
         )
 
 
-def _sorted_unique(values: np.ndarray) -> list:
-    uniq = pd.unique(values)
+def canonical_values(values: list) -> list:
+    """Categorical values in the order a release lists them: sorted (by text if mixed)."""
     try:
-        return sorted(uniq)
+        return sorted(values)
     except TypeError:
-        return sorted(uniq, key=str)
+        return sorted(values, key=str)
 
 
 @dataclass(frozen=True)
@@ -380,7 +380,7 @@ class DomainSketch:
                     f"column {column!r} has a single value {str(min(self.values))[:40]!r}: "
                     f"{_CONSTANT_HINT}"
                 )
-            vals = _sorted_unique(np.array(list(self.values), dtype=object))
+            vals = canonical_values(list(self.values))
             if warn:
                 warnings.warn(
                     f"column {column!r}: categorical values taken from the data; the release "

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..domain import CategoricalDomain, Domain
+from ..domain.sketch import canonical_values
 from ..exceptions import DataError, SpecError
 from ..limits import MAX_RECORDS
 from ..matrix import PerturbationMatrix, matrix_from_spec
@@ -60,14 +61,6 @@ def checked_matrix(name: str, matrix: PerturbationMatrix, opts: PlanOptions) -> 
             "--allow-unprotected (allow_unprotected=True) to release it knowingly"
         )
     return matrix
-
-
-def canonical_values(values: list) -> list:
-    """Categorical values in the order a release lists them: sorted (by text if mixed)."""
-    try:
-        return sorted(values)
-    except TypeError:
-        return sorted(values, key=str)
 
 
 def canonical_order(
