@@ -102,11 +102,8 @@ def cell_rng(seed: int, key: Key) -> np.random.Generator:
 
 
 def local_mapper(jobs: int = 1) -> Callable[[Callable, Sequence], Iterator]:
-    """The default mapper: in-process for ``jobs == 1``, else a process pool.
-
-    Results are yielded as cells finish (any order); each carries its own key.
-
-    """
+    """The default mapper: in-process for ``jobs == 1``, else a process pool yielding
+    results as cells finish."""
     jobs = check_int(jobs, "jobs", error=ParameterError)
 
     def mapper(fn: Callable, cells: Sequence) -> Iterator:
@@ -213,33 +210,18 @@ def run_cells(
     Parameters
     ----------
     fn : callable
-        ``fn(cell) -> list of row dicts``; must be picklable (a module-level function or
-        a :func:`functools.partial` of one) for the process pool. Every row holds the
-        checkpoint's key columns.
-    cells : sequence of tuple
-        Cell keys, in the same order as the checkpoint's key columns.
-    checkpoint : Checkpoint, optional
-        Finished cells are skipped and new ones appended.
+        ``fn(cell) -> list of row dicts``, picklable for the process pool. Every row
+        holds the checkpoint's key columns (the cell's key, in the same order).
     mapper : callable, optional
         ``mapper(fn, cells) -> iterable of results``; default :func:`local_mapper`.
-    jobs : int, default=1
-    progress : bool, default=True
-        A rich progress bar with ETA on stderr.
-    description : str
-        Label of the progress bar.
     deadline : float, optional
         A ``time.monotonic()`` instant after which no new cell is waited for: the run
         stops early, keeping every finished cell in the checkpoint (resume later).
     order : {"keys", "cells"}, default="keys"
         Row order of the result: sorted by the key columns (the checkpoint's, else the
         first ``len(key)`` columns), or cell by cell in the order of ``cells`` (without
-        a checkpoint only), each cell's rows as ``fn`` returned them.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Rows of all cells (checkpointed and new), in ``order``, so the result does not
-        depend on the mapper, ``jobs`` or the order of completion.
+        a checkpoint only), each cell's rows as ``fn`` returned them: never the order of
+        completion.
     """
     check_choice(order, "order", ("keys", "cells"), error=ParameterError)
     if order == "cells" and checkpoint is not None:
