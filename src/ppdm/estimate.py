@@ -209,13 +209,9 @@ class Estimator:
     ----------
     name : str
         The name users pass (``method=``, ``--method``, ``--fix``).
-    summary : str
-        One line: what it does.
     sums_to_n : bool
         The estimate of every histogram sums to its total ``n`` (for a fix: the total it
         is given).
-    nonnegative : bool
-        No estimated count is negative.
     linear : bool
         The estimate is linear in ``y``; its covariance is then the analytic
         ``M^-1 Cov(y) M^-T`` and no bootstrap is needed.
@@ -224,8 +220,6 @@ class Estimator:
         column), ``total`` the histogram total(s), a scalar or shape (K,).
     fit : callable, optional
         ``fit(y, matrix) -> counts`` for a method that needs more than the raw estimate.
-    aliases : tuple of str, default=()
-        Other names accepted for it.
 
     Examples
     --------

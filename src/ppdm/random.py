@@ -214,11 +214,8 @@ def release_generator(
 
 
 def perturbation_generator(random_state: RandomState, *name: str | int) -> np.random.Generator:
-    """Generator of a library perturbation call: CSPRNG by default, the seed's otherwise.
-
-    ``None`` (a release) gives the AES-counter stream ``name`` under 256 bits of OS
-    entropy; an int or SeedSequence a reproducible PCG64 stream (experiments), a
-    Generator is used as is.
+    """Generator of a library perturbation call: the AES-counter stream ``name`` under
+    OS entropy for ``None`` (a release), else :func:`check_random_state`'s.
 
     Examples
     --------
@@ -246,17 +243,11 @@ def spawn(random_state: RandomState, n: int) -> list[np.random.Generator]:
 class WordStream:
     """Raw 32- and 64-bit words of a generator's bit stream, addressed by row.
 
-    Row ``r`` of the consumer gets 32-bit word ``r`` (the halves of each 64-bit word,
-    in memory order) when it reads :meth:`uint32`, and 64-bit word ``r`` when it reads
-    :meth:`uint64` or draws one double per value from :attr:`generator`. A stream made
-    with ``row=r0`` starts at row ``r0`` (the bit generator is advanced on first use,
-    by the unit of that use); words are then consumed strictly in order, a half left
-    over at the end of a call being kept for the next call. So the words a consumer
-    sees depend neither on how it splits its requests (a file's batches) nor on where
-    the run starts (a partition's first row).
-
-    The bit generator of ``rng`` must support ``advance`` when ``row > 0`` (AES-counter
-    and PCG64 do).
+    Row ``r`` gets 32-bit word ``r`` from :meth:`uint32` (the halves of each 64-bit word,
+    in memory order), 64-bit word ``r`` from :meth:`uint64` or :attr:`generator`. A
+    stream made with ``row=r0`` starts at row ``r0`` (``rng``'s bit generator must
+    support ``advance``); a half word left over is kept for the next call. So the words
+    depend neither on how requests are split (batches) nor on where the run starts.
 
     Examples
     --------

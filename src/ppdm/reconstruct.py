@@ -409,23 +409,10 @@ def matrix_reconstruct(
 ) -> np.ndarray:
     """Algorithm 2 on one attribute held in memory.
 
-    Parameters
-    ----------
-    codes : int array (n,)
-        Perturbed codes.
-    dist : int array (N,) or (C, N)
-        Integer reconstructed counts; one row per class for by-class reconstruction.
-        Each row must sum to the number of records (of that class).
-    rng : numpy.random.Generator
-    classes : int array (n,), optional
-        Class codes, for by-class reconstruction.
-    batch_size : int, optional
-        Process in batches of this size (the streaming path); ``None`` is one batch.
-
-    Returns
-    -------
-    int array (n,)
-        Reconstructed codes, whose counts equal ``dist`` exactly.
+    ``dist`` holds the integer reconstructed counts, one row per class (of ``classes``)
+    for by-class reconstruction, each row summing to the records of its class; the
+    reconstructed codes have exactly these counts. ``batch_size`` draws batch by batch
+    (the streaming path).
 
     Examples
     --------
