@@ -53,18 +53,9 @@ BOOTSTRAP_REPLICATES = 200
 class Estimate:
     """Estimated original counts of one attribute.
 
-    Attributes
-    ----------
-    perturbed : ndarray (N,)
-        Observed perturbed counts y.
-    counts : ndarray (N,)
-        Estimated original counts X_hat.
-    stderr : ndarray (N,)
-        Standard error of every estimated count.
-    method : str
-    stderr_kind : str, default="analytic"
-        How ``stderr`` was obtained: ``"analytic"`` (closed form) or
-        ``"bootstrap (B=200)"`` (parametric bootstrap of the method itself).
+    ``perturbed`` holds the observed counts y, ``counts`` the estimate X_hat;
+    ``stderr_kind`` says how ``stderr`` was obtained: ``"analytic"`` (closed form) or
+    ``"bootstrap (B=200)"`` (parametric bootstrap of the method itself).
     """
 
     perturbed: np.ndarray

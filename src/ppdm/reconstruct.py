@@ -247,26 +247,14 @@ def rank_cells(groups: np.ndarray, keys: np.ndarray, bits: int, n_groups: int) -
 class RankTable:
     """Algorithm 2 addressed by row: ties broken by every record's own random key.
 
-    Sorting the records on (perturbed code, random key) and handing out the sorted
-    reconstructed codes is Algorithm 2 with uniformly random tie breaking. A record's
-    rank inside its tie group is fixed, up to the other records of its bucket, by the
-    counts of keys per bucket (the count pass, ``hist``): a bucket whose rank range lies
-    inside one code's range hands that code to all its records; a bucket that straddles
-    codes hands its records the codes of its range in a uniformly random arrangement,
-    in the order the records come. Keys are independent and uniform, so the records of
-    a group are exchangeable and every arrangement of the group's multiset is equally
-    likely, as with a uniform random tie break. A record's code depends on its key, its
-    group and its place among the few records of a straddling bucket: not on batches or
-    partitions.
-
-    Parameters
-    ----------
-    multisets : int array (G, N)
-        Every tie group's multiset of reconstructed codes (rows sum to the group sizes).
-    hist : int array (G, 2**bits)
-        Records per (tie group, key bucket), from the count pass.
-    rng : numpy.random.Generator
-        Arranges the codes of the straddling buckets.
+    Sorting the records on (perturbed code, random key) is Algorithm 2 with uniformly
+    random tie breaking. The count pass's keys per bucket (``hist``, records per tie
+    group and key bucket) fix a record's rank up to the other records of its bucket: a
+    bucket inside one code's rank range hands that code to all its records, one that
+    straddles codes hands out its range's codes in a random arrangement (from ``rng``)
+    in the order the records come. Keys are independent and uniform, so every
+    arrangement of a group's multiset is equally likely, and a record's code does not
+    depend on batches or partitions.
 
     References
     ----------
