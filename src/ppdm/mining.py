@@ -21,7 +21,7 @@ import re
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -56,7 +56,6 @@ class MiningResult:
     accuracy: float
     original_accuracy: float | None = None
     model_text: str = ""
-    extra: dict = field(default_factory=dict)
     majority_class: object = None
     majority_rate: float | None = None
     n_test: int = 0
@@ -83,7 +82,6 @@ class MiningResult:
                 "majority_rate beats_majority n_test model_text",
                 {"model_text": "model"},
             ),
-            **self.extra,
         }
 
 
