@@ -118,12 +118,11 @@ def iterative_bayesian_update(
     *,
     tol: float = 1e-7,
     max_iter: int = 5_000,
-    init: np.ndarray | None = None,
 ) -> np.ndarray:
     """EM estimate of the original counts: ``x <- x * M^T (y / (M x))``.
 
-    Stops when the largest change of the estimated proportions falls below ``tol``;
-    converges to the maximum-likelihood estimate on the simplex.
+    Starts from uniform and stops when the largest change of the estimated proportions
+    falls below ``tol``; converges to the maximum-likelihood estimate on the simplex.
 
     Parameters
     ----------
@@ -131,8 +130,6 @@ def iterative_bayesian_update(
         Perturbed counts; a 2-D array holds K independent histograms in its columns
         (e.g. one per class), updated together in one vectorised loop. Each column
         stops on its own, so the result equals K separate calls.
-    init : array like ``y``, optional
-        Starting counts (normalised per column); uniform by default.
 
     References
     ----------
@@ -143,11 +140,7 @@ def iterative_bayesian_update(
         raise DataError(f"perturbed counts must be 1-D or 2-D (got shape {y.shape})")
     cols = y.reshape(len(y), -1)
     n = cols.sum(axis=0)
-    if init is None:
-        p = np.full(cols.shape, 1.0 / len(cols))
-    else:
-        p = np.asarray(init, dtype=np.float64).reshape(cols.shape).copy()
-        p /= np.where(p.sum(axis=0) > 0, p.sum(axis=0), 1.0)
+    p = np.full(cols.shape, 1.0 / len(cols))
     q = cols / np.where(n > 0, n, 1.0)
     active = np.flatnonzero(n > 0)
     for _ in range(max_iter):
