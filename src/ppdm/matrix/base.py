@@ -55,7 +55,6 @@ class PerturbationMatrix:
     def dense(self) -> np.ndarray:  # pragma: no cover - abstract
         raise AttributeError(f"{type(self).__name__} does not define dense()")
 
-    # -- linear algebra ------------------------------------------------------------
     @cached_property
     def _inverse(self) -> np.ndarray:
         return np.linalg.inv(self.dense())
@@ -119,7 +118,6 @@ class PerturbationMatrix:
         t = check_power(t)
         return ExplicitMatrix(np.linalg.matrix_power(self.dense(), t), validate=False)
 
-    # -- sampling ------------------------------------------------------------------
     def draw(self, codes: np.ndarray, rng, chunk: int = 1 << 16) -> np.ndarray:
         """Perturb ``codes`` with uniforms from ``rng``, one per value, in record order.
 
@@ -158,7 +156,6 @@ class PerturbationMatrix:
         keep = frac < prob[slot, codes]
         return np.where(keep, slot, alias[slot, codes]).astype(np.int32)
 
-    # -- privacy and accuracy figures -----------------------------------------------
     def amplification(self) -> float:
         """gamma = max over rows h of max_k m[h,k] / min_k m[h,k] (inf if a row has a zero)."""
         m = self.dense()
