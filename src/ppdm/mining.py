@@ -393,7 +393,8 @@ def mine_release(
         base.fit(_features(original, spec, target, base_key), original[target])
         orig_pred = base.predict(_features(test, spec, target, base_key))
         orig_acc = float(np.mean(orig_pred == y_test.to_numpy()))
-    majority, rate = _majority(rel, y_test)
+    majority, _ = _majority_of_release(rel)
+    rate = float(np.mean(y_test.to_numpy() == majority)) if len(y_test) else 0.0
     return MiningResult(
         learner,
         recon_kind,
@@ -486,10 +487,3 @@ def _majority_of_release(rel: Release) -> tuple[object, float]:
         return dom.values[best], float(est[best] / max(est.sum(), 1e-12))
     majority = max(counts, key=lambda v: (counts[v], str(v)))
     return majority, counts[majority] / max(sum(counts.values()), 1)
-
-
-def _majority(rel: Release, y_test: pd.Series) -> tuple[object, float]:
-    """The release's commonest class and the share of test records that have it."""
-    majority, _ = _majority_of_release(rel)
-    test = y_test.to_numpy()
-    return majority, float(np.mean(test == majority)) if len(test) else 0.0
