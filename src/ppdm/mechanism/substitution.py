@@ -208,21 +208,14 @@ class Substitution(Mechanism):
         revealed = report.get("revealed_by_copies", [])
         named = report["unperturbed"] + unchanged + revealed
         bare = [n for n in report.get("unprotected", []) if n not in named]
-        if unchanged:
-            lines.append(
-                "UNPROTECTED (a matrix that almost never changes a value releases it as it is): "
-                + ", ".join(unchanged)
-            )
-        if revealed:
-            lines.append(
-                f"UNPROTECTED (the {report['copies']} copies of a record, taken together, reveal "
-                "its value): " + ", ".join(revealed)
-            )
-        if bare:
-            lines.append(
-                "UNPROTECTED (a matrix with infinite amplification can reveal values exactly): "
-                + ", ".join(bare)
-            )
+        together = f"the {report['copies']} copies of a record, taken together, reveal its value"
+        for names, why in (
+            (unchanged, "a matrix that almost never changes a value releases it as it is"),
+            (revealed, together),
+            (bare, "a matrix with infinite amplification can reveal values exactly"),
+        ):
+            if names:
+                lines.append(f"UNPROTECTED ({why}): " + ", ".join(names))
         return lines
 
     def epsilon_lines(self, rec: dict) -> list[str]:
