@@ -235,12 +235,10 @@ class DomainSketch:
         self.rows += len(series)
         present = series[~miss]
         is_num = pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
-        if self.numeric is None and len(present):
-            self.numeric = is_num
-        elif len(present) and self.numeric and not is_num:
-            self.numeric = False
         if not len(present):
             return self
+        if self.numeric is None or (self.numeric and not is_num):
+            self.numeric = is_num
         if is_num and self.numeric:
             if pd.api.types.is_integer_dtype(present):
                 x = present.to_numpy()  # integers stay exact (no float64 rounding above 2**53)
