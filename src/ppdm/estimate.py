@@ -38,7 +38,6 @@ __all__ = [
     "count_codes",
     "estimate_counts",
     "point_estimate",
-    "estimate_counts_by_class",
     "estimate_joint_counts",
     "joint_stderr",
     "project_simplex",
@@ -478,21 +477,6 @@ def bootstrap_stderr(
     ystar = _reperturb(table, matrix, int(replicates), rng)
     est = point_estimate(ystar, matrix, method)
     return est.std(axis=1, ddof=1)
-
-
-def estimate_counts_by_class(
-    codes: np.ndarray,
-    classes: np.ndarray,
-    matrix: PerturbationMatrix,
-    n_classes: int,
-    method: str = "set-scale",
-) -> list[Estimate]:
-    """Per-class estimates when the class is unperturbed: one :class:`Estimate` per class code."""
-    check_method(method)
-    n = matrix.n_values
-    table = np.bincount(np.asarray(classes) * n + np.asarray(codes), minlength=n * n_classes)
-    table = table.reshape(n_classes, n).astype(np.float64)
-    return [estimate_counts(table[c], matrix, method) for c in range(n_classes)]
 
 
 def estimate_joint_counts(
