@@ -7,23 +7,12 @@ the number of workers or on resuming. A cell function returns a list of row dict
 finished cells are appended to a CSV checkpoint, and a restart skips every key found
 there.
 
-The contract of a grid (the advisor's, and every family of ``ppdm reproduce NAME`` in
-:mod:`ppdm_papers`):
-
-* **cells** -- the family lists its cell keys and a picklable cell function
-  ``fn(key) -> list of row dicts`` whose random stream depends on ``(seed, key)`` only;
-* **mapper** -- :func:`run_cells` sends the cells to the mapper of the run: in process,
-  the one local process pool of :func:`local_mapper`, or Dask
-  (:func:`ppdm.engine.map_cells`); no family starts processes of its own;
-* **checkpoint** -- grids that run for minutes pass a :class:`Checkpoint` (the
-  reproductions' CSV files under ``OUT/checkpoints/``) so an interrupted run resumes;
-  short ones run without;
-* **progress** -- one progress bar with ETA per grid;
-* **outputs** -- tidy CSVs, JSON and PNGs written atomically into ``OUT``
-  (:func:`ppdm.io.write_csv_atomic`, ``write_json_atomic``); the runner returns their
-  paths.
-
-This module sits low in the package so that any grid can use it.
+Every grid (the advisor's, and every family of ``ppdm reproduce NAME`` in
+:mod:`ppdm_papers`) lists its cell keys and a picklable cell function; :func:`run_cells`
+sends the cells to the run's mapper (in process, the one local process pool of
+:func:`local_mapper`, or Dask, :func:`ppdm.engine.map_cells`), with one progress bar
+and, for grids that run for minutes, a :class:`Checkpoint` so an interrupted run
+resumes. No family starts processes of its own.
 
 References
 ----------
