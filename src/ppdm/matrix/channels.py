@@ -287,15 +287,10 @@ def block_diagonal(blocks: list, order: list[int] | None = None) -> ExplicitMatr
     for i, b in enumerate(mats):
         if b.ndim != 2 or b.shape[0] != b.shape[1]:
             raise MatrixError(f"block {i} must be square (got shape {b.shape})")
-    n = sum(b.shape[0] for b in mats)
-    m = np.zeros((n, n))
-    start = 0
-    sizes = []
-    for b in mats:
-        k = b.shape[0]
-        m[start : start + k, start : start + k] = b
-        start += k
-        sizes.append(k)
+    from scipy.linalg import block_diag  # imported when needed: the command line starts without it
+
+    m = block_diag(*mats) if mats else np.zeros((0, 0))
+    n, sizes = len(m), [b.shape[0] for b in mats]
     if order is not None:
         perm = np.asarray(order)
         if sorted(perm.tolist()) != list(range(n)):
