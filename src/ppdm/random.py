@@ -35,7 +35,6 @@ __all__ = [
     "perturbation_generator",
     "release_generator",
     "resolve_seed",
-    "spawn",
     "stream_generator",
     "stream_key",
     "warn_seeded_release",
@@ -227,17 +226,6 @@ def perturbation_generator(random_state: RandomState, *name: str | int) -> np.ra
     if random_state is None:
         return stream_generator(resolve_seed(None), *name)
     return check_random_state(random_state)
-
-
-def spawn(random_state: RandomState, n: int) -> list[np.random.Generator]:
-    """``n`` independent child generators of ``random_state``, via ``SeedSequence.spawn``."""
-    if isinstance(random_state, np.random.Generator):
-        return random_state.spawn(n)
-    if isinstance(random_state, np.random.SeedSequence):
-        ss = random_state
-    else:
-        ss = np.random.SeedSequence(None if random_state is None else int(random_state))
-    return [np.random.default_rng(s) for s in ss.spawn(n)]
 
 
 class WordStream:
