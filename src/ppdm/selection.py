@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from .exceptions import DataError, DomainError, ParameterError, SpecError
+from .fields import fields_dict
 from .mining import CANDIDATES, Candidate, _majority_of_release, _plain, fit_candidate
 from .pipeline import Release, load_release
 
@@ -80,24 +81,18 @@ class MineResult:
     n_test: int = 0
 
     def to_dict(self) -> dict:
+        figures = "majority_rate measured n_test n_selection n_holdout folds"
         return {
             "learner": self.candidate.label,
-            "estimate": self.estimate,
-            "stderr": self.stderr,
+            **fields_dict(self, "estimate stderr"),
             "majority_class": _plain(self.majority_class),
-            "majority_rate": self.majority_rate,
-            "measured_accuracy": self.measured,
-            "n_test": self.n_test,
-            "n_selection": self.n_selection,
-            "n_holdout": self.n_holdout,
-            "folds": self.folds,
+            **fields_dict(self, figures, {"measured": "measured_accuracy"}),
             "model": self.model.export_text(),
             "candidates": [
-                {"learner": c.label, "estimate": c.estimate, "stderr": c.stderr,
-                 "leaves": c.leaves, "scorable": c.scorable, "reason": c.reason}
+                fields_dict(c, "label estimate stderr leaves scorable reason", {"label": "learner"})
                 for c in self.candidates
             ],
-        }  # fmt: skip
+        }
 
 
 def complexity(candidate: Candidate) -> tuple:
