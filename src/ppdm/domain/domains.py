@@ -9,7 +9,7 @@ Dowd, Xu & Zhang, Sec. 3.2 (continuous attributes binned into N intervals).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from decimal import Decimal
 from typing import Any, Literal
 
@@ -336,15 +336,12 @@ class BinnedDomain:
         return out + ["<missing>"] if self.missing_category else out
 
     def to_spec(self) -> dict:
+        spec = {"kind": self.kind, **asdict(self)}  # kind first, then the fields in order
         return {
-            "kind": "binned",
+            **spec,
             "low": float(self.low),
             "high": float(self.high),
             "n_bins": int(self.n_bins),
-            "representative": self.representative,
-            "out_of_bounds": self.out_of_bounds,
-            "missing_category": self.missing_category,
-            "bounds_from_data": self.bounds_from_data,
         }
 
 
