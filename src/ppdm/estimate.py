@@ -387,18 +387,12 @@ def estimate_counts(
             f"perturbed counts must be a vector of N = {matrix.n_values} counts (got shape {y.shape})"
         )
     counts = est.estimate(y, matrix)
-    if est.linear or replicates == 0:
-        var = matrix.estimate_variance(np.clip(counts, 0, None))
-        stderr = np.sqrt(np.clip(var, 0, None))
-        return Estimate(perturbed=y, counts=counts, stderr=stderr, method=est.name)
-    stderr = bootstrap_stderr(y, matrix, est.name, counts, replicates=replicates)
-    return Estimate(
-        perturbed=y,
-        counts=counts,
-        stderr=stderr,
-        method=est.name,
-        stderr_kind=f"bootstrap (B={replicates})",
-    )
+    kind = "analytic" if est.linear or replicates == 0 else f"bootstrap (B={replicates})"
+    if kind == "analytic":
+        stderr = np.sqrt(np.clip(matrix.estimate_variance(np.clip(counts, 0, None)), 0, None))
+    else:
+        stderr = bootstrap_stderr(y, matrix, est.name, counts, replicates=replicates)
+    return Estimate(perturbed=y, counts=counts, stderr=stderr, method=est.name, stderr_kind=kind)
 
 
 def _reperturb(
