@@ -112,11 +112,7 @@ class CategoricalDomain:
         self, values: pd.Series | np.ndarray, *, column: str = "?", row_offset: int = 0, **_: Any
     ) -> np.ndarray:
         """Codes of ``values``; unknown or missing values raise :class:`DomainError`."""
-        series = (
-            pd.Series(np.asarray(values, dtype=object))
-            if not isinstance(values, pd.Series)
-            else values
-        )
+        series = values if isinstance(values, pd.Series) else pd.Series(np.asarray(values, object))
         missing = missing_mask(series)
         index = pd.Index(self.values)
         codes = index.get_indexer(series.where(~missing, None))
