@@ -131,10 +131,8 @@ class CategoricalDomain:
 
     def decode(self, codes: np.ndarray, random_state: RandomState = None) -> np.ndarray:
         """Values of ``codes`` (the missing category decodes to ``None``)."""
-        table = np.empty(self.n_values, dtype=object)
+        table = np.empty(self.n_values, dtype=object)  # the missing category's code: None
         table[: len(self.values)] = self.values
-        if self.missing_category:
-            table[-1] = None
         out = table[np.asarray(codes)]
         if self.missing_category:
             return out
