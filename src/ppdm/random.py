@@ -1,19 +1,11 @@
 """Random number generators: seeded streams for experiments, keyed CSPRNG streams for releases.
 
-A release is a security boundary: by default its randomness comes from randomgen's
-AES-counter generator. The root of a run is resolved in one place,
-:func:`resolve_seed`: 256 bits from the operating system (``secrets``) for a real
-release, or the given seed for experiments and tests (same seed, same bytes; anyone
-who learns the seed can undo the perturbation, hence the
-:class:`~ppdm.exceptions.SeededReleaseWarning` of :func:`warn_seeded_release`).
-
-Every release stream is named, not numbered: its AES-128 key is a BLAKE2b digest of
-the root and the stream's name (purpose, attribute, party, copy), see
-:func:`stream_key`, so two attributes or two parties never share a stream by
-accident, and adding, removing or reordering a column does not change another
-column's stream. The AES counter addresses the stream by position (:class:`WordStream`
-starts at any row), which makes a perturbed value a function of the key, the row
-number and the original value only: batching and partitioning do not matter.
+A release is a security boundary: its randomness comes from randomgen's AES-counter
+generator under a root of 256 bits from the operating system (:func:`resolve_seed`), or
+under a seed for experiments, with a :class:`~ppdm.exceptions.SeededReleaseWarning`.
+Every release stream is named, not numbered (:func:`stream_key`), so adding, removing
+or reordering a column does not change another column's stream, and addressed by row
+(:class:`WordStream`), so batching and partitioning do not matter.
 """
 
 from __future__ import annotations
