@@ -176,10 +176,6 @@ def _norm_sub(raw: np.ndarray, total: np.ndarray | float) -> np.ndarray:
     return _project_columns(raw, total)
 
 
-def _ibu(y: np.ndarray, matrix: PerturbationMatrix) -> np.ndarray:
-    return iterative_bayesian_update(y, matrix)
-
-
 @dataclass(frozen=True)
 class Estimator:
     """One way of estimating original counts: an entry of :data:`ESTIMATORS`.
@@ -277,7 +273,7 @@ ESTIMATORS: dict[str, Estimator] = {
             sums_to_n=True,
             nonnegative=True,
             linear=False,
-            fit=_ibu,
+            fit=iterative_bayesian_update,
         ),
     )
 }
