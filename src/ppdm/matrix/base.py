@@ -115,7 +115,7 @@ class PerturbationMatrix:
 
     def power(self, t: int) -> PerturbationMatrix:
         """``M^t``: the channel of t successive perturbations (Theorem 2)."""
-        t = check_power(t)
+        t = check_int(t, "t", error=MatrixError)
         return ExplicitMatrix(np.linalg.matrix_power(self.dense(), t), validate=False)
 
     def draw(self, codes: np.ndarray, rng, chunk: int = 1 << 16) -> np.ndarray:
@@ -261,10 +261,6 @@ class PerturbationMatrix:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(N={self.n_values})"
-
-
-def check_power(t: int) -> int:
-    return check_int(t, "t", error=MatrixError)
 
 
 def _check_prior(prior: np.ndarray | None, n: int) -> np.ndarray:

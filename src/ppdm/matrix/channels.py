@@ -18,8 +18,8 @@ import numpy as np
 from ..exceptions import MatrixError
 from ..limits import check_n_values
 from ..random import WordStream
-from ..validation import check_gamma, check_probability
-from .base import ExplicitMatrix, PerturbationMatrix, along, check_n, check_power
+from ..validation import check_gamma, check_int, check_probability
+from .base import ExplicitMatrix, PerturbationMatrix, along, check_n
 
 
 class GammaDiagonal(PerturbationMatrix):
@@ -119,7 +119,7 @@ class GammaDiagonal(PerturbationMatrix):
 
     def power(self, t: int) -> PerturbationMatrix:
         """``M^t = lam^t I + (1 - lam^t) J/N`` (Theorem 2): again gamma-diagonal."""
-        t = check_power(t)
+        t = check_int(t, "t", error=MatrixError)
         # through logarithms: 1 - lam = N / (gamma + N - 1) is below float resolution for a
         # huge gamma, where lam ** t rounds to 1 (and 1 - lam ** t to 0)
         log_lam = math.log1p(-self._n / (self.gamma + self._n - 1))
