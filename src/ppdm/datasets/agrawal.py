@@ -97,33 +97,19 @@ def _f3(t):
 
 
 def _f4(t):
-    s, e = t["salary"], t["elevel"]
-    young = np.where(e <= 1, _between(s, 25_000, 75_000), _between(s, 50_000, 100_000))
-    middle = np.where(
-        (e >= 1) & (e <= 3), _between(s, 50_000, 100_000), _between(s, 75_000, 125_000)
-    )
-    old = np.where((e >= 2) & (e <= 4), _between(s, 50_000, 100_000), _between(s, 25_000, 75_000))
-    return _by_age(t["age"], young, middle, old)
+    """Salary in a band chosen by age and by whether function 3 holds."""
+    s, age = t["salary"], t["age"]
+    low, mid, high = (_between(s, k, k + 50_000) for k in (25_000, 50_000, 75_000))
+    return np.where(_f3(t), _by_age(age, low, mid, mid), _by_age(age, mid, high, low))
 
 
 def _f5(t):
-    s, loan = t["salary"], t["loan"]
-    young = np.where(
-        _between(s, 50_000, 100_000),
-        _between(loan, 100_000, 300_000),
-        _between(loan, 200_000, 400_000),
-    )
-    middle = np.where(
-        _between(s, 75_000, 125_000),
-        _between(loan, 200_000, 400_000),
-        _between(loan, 300_000, 500_000),
-    )
-    old = np.where(
-        _between(s, 25_000, 75_000),
-        _between(loan, 300_000, 500_000),
-        _between(loan, 100_000, 300_000),
-    )
-    return _by_age(t["age"], young, middle, old)
+    """Loan in a band chosen by age and by whether the salary is in function 2's band."""
+    loan, age = t["loan"], t["age"]
+    band = {k: _between(loan, k * 100_000, k * 100_000 + 200_000) for k in (1, 2, 3)}
+    inside = _by_age(age, band[1], band[2], band[3])
+    outside = _by_age(age, band[2], band[3], band[1])
+    return np.where(_pay_bands(age, t["salary"]), inside, outside)
 
 
 def _f6(t):
