@@ -79,12 +79,8 @@ def _f1(t):
 
 def _pay_bands(age, pay):
     """Functions 2 and 6: pay in 50K-100K (age < 40), 75K-125K (40-59), 25K-75K (60+)."""
-    return _by_age(
-        age,
-        _between(pay, 50_000, 100_000),
-        _between(pay, 75_000, 125_000),
-        _between(pay, 25_000, 75_000),
-    )
+    low, mid, high = (_between(pay, k, k + 50_000) for k in (25_000, 50_000, 75_000))
+    return _by_age(age, mid, high, low)
 
 
 def _f2(t):
