@@ -330,9 +330,7 @@ class ExplicitMatrix(PerturbationMatrix):
         return self._m
 
     def to_spec(self) -> dict:
-        spec = {"kind": self.kind, "matrix": self._m.tolist()}
-        spec.update(self.meta)
-        return spec
+        return {"kind": self.kind, "matrix": self._m.tolist(), **self.meta}
 
 
 def _validate_matrix(m: np.ndarray) -> None:
