@@ -356,12 +356,18 @@ def estimate_counts(
     ----------
     y : array of shape (N,)
         Perturbed counts.
+    matrix : PerturbationMatrix
     method : str, default="set-scale"
-        A name in :data:`ESTIMATORS`.
+        A name in :data:`ESTIMATORS` (:data:`METHODS`: inverse, zero, set-scale,
+        norm-sub, ibu).
     replicates : int, default=200
         Bootstrap replicates B for the standard errors of the non-linear methods
         (:func:`bootstrap_stderr`); ``0`` gives them the analytic standard error of the
         raw inverse instead (labelled ``"analytic"``). The inverse's is always analytic.
+
+    Returns
+    -------
+    Estimate
 
     Examples
     --------

@@ -166,10 +166,21 @@ CANDIDATES: tuple[Candidate, ...] = (
 def fit_candidate(candidate: Candidate, release: Release, *, frame=None, random_state=0):
     """Fit ``candidate`` on ``release`` (or on ``frame``, some of its records).
 
-    ``random_state`` seeds the learner and the reconstruction's tie breaking. The
-    fitted classifier predicts original records; C4.5 with a ``max_depth`` is returned
-    as its tree over the release's codes cut at that depth
-    (:func:`ppdm.tree.release_c45.c45_on_codes`).
+    Parameters
+    ----------
+    candidate : Candidate
+    release : Release
+        Gives the spec (and the records, when ``frame`` is None).
+    frame : DataFrame, optional
+        Released records to learn from (a fold of the release), in its columns.
+    random_state : int or None
+        Seeds the learner and the reconstruction's tie breaking.
+
+    Returns
+    -------
+    A fitted classifier that predicts original records (the release's columns less
+    the class). C4.5 with a ``max_depth`` is returned as its tree over the release's
+    codes cut at that depth (:func:`ppdm.tree.release_c45.c45_on_codes`).
 
     References
     ----------
