@@ -189,9 +189,7 @@ class DomainSketch:
         if not pa.types.is_string(arr.type) and not pa.types.is_large_string(arr.type):
             arr = pc.cast(arr, pa.string())
         if self.kind != "str":
-            for kind in ("int", "float"):
-                if kind == "int" and self.kind == "float":
-                    continue
+            for kind in ("float",) if self.kind == "float" else ("int", "float"):
                 num = numbers_of_text(arr, kind)
                 if num is None:
                     continue
