@@ -234,13 +234,12 @@ def run_cells(
                 break
     if order == "cells":
         return pd.DataFrame([r for c in cells if c in by_cell for r in by_cell[c]])
-    frame = pd.DataFrame([r for result in by_cell.values() for r in result])
-    if checkpoint is not None:
-        frame = checkpoint.load()
-        wanted = set(cells)
-        keys = checkpoint.key_columns
-        mask = [plain_key(r) in wanted for r in frame[keys].to_numpy(object)]
-        frame = frame.loc[mask]
+    if checkpoint is None:
+        frame = pd.DataFrame([r for result in by_cell.values() for r in result])
+    else:
+        frame, wanted = checkpoint.load(), set(cells)
+        rows = frame[checkpoint.key_columns].to_numpy(object)
+        frame = frame.loc[[plain_key(r) in wanted for r in rows]]
     if frame.empty:
         return frame
     keys = (
