@@ -152,10 +152,8 @@ class AssignmentState:
                 raise DataError(
                     f"tie group {g} has more records ({sizes[g]}) than the counts allow ({total})"
                 )
-            if sizes[g] == total:
-                drawn = left.copy()
-            else:
-                drawn = rng.multivariate_hypergeometric(left, int(sizes[g]))
+            size = int(sizes[g])
+            drawn = left.copy() if size == total else rng.multivariate_hypergeometric(left, size)
             left -= drawn
             parts.append(np.repeat(all_codes, drawn))  # the group's codes in code order
         # records in random order inside each group, groups in order
