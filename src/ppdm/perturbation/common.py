@@ -19,10 +19,7 @@ from ..release import AttributeSpec
 def own_matrix(name: str, domain: Domain, given: AttributeSpec) -> PerturbationMatrix:
     """The matrix the owner's spec gives ``name``."""
     try:
-        mspec = dict(given.matrix)
-        if mspec.get("kind") == "gamma-diagonal":
-            mspec.setdefault("n_values", domain.n_values)
-        return matrix_from_spec(mspec, domain.n_values)
+        return matrix_from_spec(given.matrix, domain.n_values)
     except ValueError as exc:
         raise SpecError(f"attribute {name!r}: {exc}") from None
 
