@@ -409,24 +409,18 @@ def matrix_reconstruct(
     """
     codes = np.asarray(codes, dtype=np.int64)
     dist = np.atleast_2d(np.asarray(dist, dtype=np.int64))
-    n_codes = dist.shape[1]
-    check_tie_group_table(dist.shape[0], n_codes, "dist")
-    groups, multisets = _groups_and_multisets(codes, dist, classes, n_codes)
+    n_classes, n_codes = dist.shape
+    check_tie_group_table(n_classes, n_codes, "dist")
+    if classes is None:
+        if n_classes != 1:
+            raise ParameterError("a per-class distribution needs the class codes")
+        groups = codes
+        multisets = tie_group_multisets(np.bincount(codes, minlength=n_codes), dist[0])
+    else:
+        groups = np.asarray(classes, dtype=np.int64) * n_codes + codes
+        y = np.bincount(groups, minlength=n_classes * n_codes).reshape(n_classes, n_codes)
+        multisets = np.concatenate([tie_group_multisets(y[c], dist[c]) for c in range(n_classes)])
     size = max(len(codes) if batch_size is None else int(batch_size), 1)
     state = AssignmentState(multisets)
     out = [state.draw(groups[i : i + size], rng) for i in range(0, len(groups), size)]
     return np.concatenate(out) if out else np.empty(0, dtype=np.int32)
-
-
-def _groups_and_multisets(codes, dist, classes, n_codes):
-    if classes is None:
-        if dist.shape[0] != 1:
-            raise ParameterError("a per-class distribution needs the class codes")
-        y = np.bincount(codes, minlength=n_codes)
-        return codes, tie_group_multisets(y, dist[0])
-    classes = np.asarray(classes, dtype=np.int64)
-    n_classes = dist.shape[0]
-    groups = classes * n_codes + codes
-    y = np.bincount(groups, minlength=n_classes * n_codes).reshape(n_classes, n_codes)
-    multisets = np.concatenate([tie_group_multisets(y[c], dist[c]) for c in range(n_classes)])
-    return groups, multisets
