@@ -108,22 +108,16 @@ def tie_group_multisets(perturbed_counts: np.ndarray, dist: np.ndarray) -> np.nd
     d = np.asarray(dist, dtype=np.int64)
     if y.sum() != d.sum():
         raise DataError(f"group sizes sum to {y.sum()} but the distribution sums to {d.sum()}")
-    out = np.zeros((len(y), len(d)), dtype=np.int64)
-    groups, codes, sizes = _overlaps(y, d)
-    out[groups, codes] = sizes
-    return out
-
-
-def _overlaps(y: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Non-empty overlaps (group, code, length) of the rank ranges ``[cum y)`` and
-    ``[cum d)``: at most ``2N - 1`` segments."""
+    # the rank ranges [cum y) and [cum d) overlap in at most 2N - 1 segments
     gy = np.concatenate([[0], np.cumsum(y)])
     gd = np.concatenate([[0], np.cumsum(d)])
     cuts = np.union1d(gy, gd)
-    starts, lengths = cuts[:-1], np.diff(cuts)
+    starts = cuts[:-1]
+    out = np.zeros((len(y), len(d)), dtype=np.int64)
     groups = np.searchsorted(gy, starts, side="right") - 1
     codes = np.searchsorted(gd, starts, side="right") - 1
-    return groups, codes, lengths
+    out[groups, codes] = np.diff(cuts)
+    return out
 
 
 class AssignmentState:
