@@ -65,12 +65,6 @@ class Checkpoint(Protocol):
 Key = tuple
 
 
-def _key_words(key: Key) -> list[int]:
-    text = "\x1f".join(f"{type(k).__name__}:{k}" for k in key).encode()
-    digest = hashlib.sha256(text).digest()
-    return [int.from_bytes(digest[i : i + 4], "little") for i in range(0, 16, 4)]
-
-
 def cell_seed_sequence(seed: int, key: Key) -> np.random.SeedSequence:
     """The seed sequence of one cell, a function of ``(seed, key)`` only.
 
@@ -82,7 +76,9 @@ def cell_seed_sequence(seed: int, key: Key) -> np.random.SeedSequence:
     True
     """
     seed = check_int(seed, "seed", low=0, error=ParameterError)
-    return np.random.SeedSequence([seed, *_key_words(tuple(key))])
+    text = "\x1f".join(f"{type(k).__name__}:{k}" for k in tuple(key)).encode()
+    words = np.frombuffer(hashlib.sha256(text).digest()[:16], dtype="<u4").tolist()
+    return np.random.SeedSequence([seed, *words])
 
 
 def cell_rng(seed: int, key: Key) -> np.random.Generator:
