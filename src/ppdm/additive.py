@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .exceptions import DataError, ParameterError
-from .random import RandomState, check_random_state
+from .random import RandomState, check_random_state, digest_generator
 from .validation import check_choice, check_int, check_interval, check_positive, check_probability
 
 __all__ = [
@@ -38,17 +38,9 @@ _KINDS = ("uniform", "gaussian")
 class AdditiveNoise:
     """A public additive-noise density: uniform on ``[-scale, scale]`` or N(0, scale^2).
 
-    Parameters
-    ----------
-    kind : {"uniform", "gaussian"}
-        Noise family.
-    scale : float
-        Half-width ``alpha`` of the uniform, or deviation ``sigma`` of the Gaussian; > 0.
-
     References
     ----------
-    Agrawal & Srikant (2000), "Privacy-preserving data mining", SIGMOD, Sec. 2
-    (value distortion with uniform and Gaussian noise).
+    Agrawal & Srikant (2000), Sec. 2 (value distortion with uniform and Gaussian noise).
 
     Examples
     --------
@@ -106,16 +98,12 @@ class AdditiveNoise:
 
         Uniform: ``c * 2 alpha``. Gaussian: ``2 z_{(1+c)/2} sigma`` (3.92 sigma at 95 %).
         """
-        c = _check_confidence(confidence)
+        c = check_probability(confidence, "confidence", error=ParameterError)
         if self.kind == "uniform":
             return c * 2.0 * float(self.scale)
         from scipy import stats  # scipy.stats costs about 1 s to import: only when needed
 
         return 2.0 * float(stats.norm.ppf(0.5 + c / 2.0)) * float(self.scale)
-
-
-def _check_confidence(confidence: float) -> float:
-    return check_probability(confidence, "confidence", error=ParameterError)
 
 
 def additive_perturb(
@@ -126,20 +114,8 @@ def additive_perturb(
 ):
     """Release ``w = x + y`` with independent noise ``y`` on every value.
 
-    Parameters
-    ----------
-    values : array-like or pandas.DataFrame
-        Numeric original values, any shape.
-    kind : {"uniform", "gaussian"}, default="gaussian"
-    scale : float, default=1.0
-        ``alpha`` (uniform half-width) or ``sigma`` (Gaussian deviation), > 0.
-    random_state : None, int, SeedSequence or Generator, default=None
-        Seeds are for experiments; a real release should use ``None``.
-
-    Returns
-    -------
-    numpy.ndarray or pandas.DataFrame
-        Float values of the same shape; a DataFrame keeps its index and columns.
+    A DataFrame keeps its index and columns. ``random_state`` seeds are for
+    experiments; a real release uses ``None``.
 
     References
     ----------
@@ -159,24 +135,7 @@ def additive_perturb(
 
 
 def privacy_interval_width(kind: NoiseKind, scale: float, confidence: float = 0.95) -> float:
-    """Agrawal & Srikant's privacy measure: interval width at confidence ``c``.
-
-    "If the original value can be estimated with c% confidence to lie in the interval
-    [a1, a2], then the interval width (a2 - a1) defines the amount of privacy at c%
-    confidence level." For uniform noise on ``[-alpha, alpha]`` it is ``c * 2 alpha``;
-    for Gaussian noise it is ``2 z_{(1+c)/2} sigma``.
-
-    Parameters
-    ----------
-    kind : {"uniform", "gaussian"}
-    scale : float
-        ``alpha`` or ``sigma``, > 0.
-    confidence : float, default=0.95
-        In (0, 1).
-
-    Returns
-    -------
-    float
+    """Agrawal & Srikant's privacy measure: :meth:`AdditiveNoise.interval_width`.
 
     References
     ----------
@@ -199,19 +158,8 @@ def transition_masses(x_edges, w_edges, kind: NoiseKind, scale: float) -> np.nda
     evaluated in closed form with :meth:`AdditiveNoise.cdf_integral`. The paper uses the
     midpoint of ``I_p`` instead of this integral (its Sec. 3.2 "partitioning").
 
-    Parameters
-    ----------
-    x_edges : array-like, shape (P + 1,)
-        Increasing edges of the original-value intervals.
-    w_edges : array-like, shape (Q + 1,)
-        Increasing edges of the noisy-value intervals.
-    kind : {"uniform", "gaussian"}
-    scale : float
-
-    Returns
-    -------
-    numpy.ndarray, shape (Q, P)
-        Column ``p`` sums to the probability that ``w`` lands inside ``w_edges``.
+    ``x_edges`` (P + 1) and ``w_edges`` (Q + 1) are the increasing edges of the original
+    and noisy intervals; the result has shape (Q, P).
 
     References
     ----------
@@ -248,18 +196,11 @@ class DistributionEstimate:
 
     Attributes
     ----------
-    edges : numpy.ndarray, shape (P + 1,)
-        Interval edges of ``X``.
     probabilities : numpy.ndarray, shape (P,)
-        Estimated ``P(X in I_p)``, summing to 1.
-    n_iter : int
-        Iterations run.
-    converged : bool
-        Whether the stopping rule was met before ``max_iter``.
+        Estimated ``P(X in I_p)`` over the intervals of ``edges``, summing to 1.
     statistic : float
-        Last chi-square distance between successive estimates.
-    threshold : float
-        The stopping threshold it was compared with.
+        Last chi-square distance between successive estimates, compared with
+        ``threshold``.
 
     Examples
     --------
@@ -301,51 +242,31 @@ def reconstruct_distribution(
     With ``N_s`` noisy values in interval ``I_s`` and transition masses
     ``T[s, p] = P(w in I_s | x in I_p)`` (:func:`transition_masses`), each iteration is
 
-    ``P'(I_p) = (1/n) sum_s N_s T[s, p] P(I_p) / sum_t T[s, t] P(I_t)``,
+    ``P'(I_p) = (1/n) sum_s N_s T[s, p] P(I_p) / sum_t T[s, t] P(I_t)``, from uniform.
 
-    starting from the uniform distribution.
-
-    Stopping rule (the paper's Sec. 3.1): stop when successive estimates are
-    statistically the same, namely when the chi-square statistic
-    ``n * sum_p (P'(I_p) - P(I_p))^2 / P(I_p)`` falls below ``tol`` times the critical
-    value of the chi-square test with ``bins - 1`` degrees of freedom at level
-    ``significance`` (the paper uses 1 % of the threshold: ``tol=0.01``). If that has not
-    happened after ``max_iter`` iterations a :class:`RuntimeWarning` is issued and
-    ``converged`` is False.
-
-    The rule compares successive estimates, not the estimate with the truth: under
-    heavy Gaussian noise the iteration moves slowly and stops early (for example two
-    modes of deviation 5 at 25 and 75 under ``sigma = 25``, 20 000 records: total
-    variation 0.40 from the truth at ``tol=0.01``, 0.09 at ``tol=1e-5``). Lower ``tol``
-    when the estimate is still too smooth.
+    It stops (Sec. 3.1) when the chi-square statistic of successive estimates,
+    ``n * sum_p (P'(I_p) - P(I_p))^2 / P(I_p)``, falls below ``tol`` times the critical
+    value at level ``significance`` with ``bins - 1`` degrees of freedom; else after
+    ``max_iter`` iterations, with a :class:`RuntimeWarning` and ``converged`` False.
+    Under heavy Gaussian noise it stops early (two modes of deviation 5 at 25 and 75,
+    ``sigma = 25``, 20 000 records: total variation 0.40 from the truth at
+    ``tol=0.01``, 0.09 at ``tol=1e-5``): lower ``tol`` when the estimate is too smooth.
 
     Parameters
     ----------
     noisy : array-like, shape (n,)
         The released values ``w_i``.
-    kind : {"uniform", "gaussian"}
-    scale : float
-        ``alpha`` or ``sigma`` of the public noise.
     bins : int, default=50
         Number of equal-width intervals of ``X``.
     bounds : (float, float), optional
         Domain of ``X``. Default: the range of the noisy values, which contains the
         original range with high probability but is wider; pass the attribute's public
         domain when known.
-    max_iter : int, default=10_000
-    tol : float, default=0.01
-        Fraction of the chi-square critical value used as the stopping threshold.
-    significance : float, default=0.05
-        Level of that chi-square test.
-
-    Returns
-    -------
-    DistributionEstimate
 
     References
     ----------
-    Agrawal & Srikant (2000), "Privacy-preserving data mining", SIGMOD, Sec. 3
-    (reconstruction, stopping criterion in Sec. 3.1, partitioning in Sec. 3.2).
+    Agrawal & Srikant (2000), Sec. 3 (reconstruction, stopping criterion in Sec. 3.1,
+    partitioning in Sec. 3.2).
     Deviation: transition masses are integrated exactly over each interval rather than
     taken at its midpoint.
 
@@ -412,12 +333,8 @@ def _threshold(tol: float, significance: float, bins: int) -> float:
 
 
 def _iterate(counts: np.ndarray, T: np.ndarray, threshold: float, max_iter: int):
-    """The iteration of :func:`reconstruct_distribution` on every row of ``counts`` (one
-    set of noisy-interval counts each) at once, each row stopped by its own rule.
-
-    Returns the estimates (rows, P), the iterations each ran, whether each met the rule
-    and each last chi-square statistic.
-    """
+    """The iteration of :func:`reconstruct_distribution` on every row of ``counts`` at
+    once, each stopped by its own rule: estimates, iterations, converged, statistics."""
     rows, bins = counts.shape[0], T.shape[1]
     n = counts.sum(axis=1)
     p = np.full((rows, bins), 1.0 / bins)
@@ -458,34 +375,20 @@ def reconstruction_stderr(
 ) -> np.ndarray:
     """Bootstrap standard errors of :func:`reconstruct_distribution`'s estimated counts.
 
-    The released values are resampled with replacement ``replicates`` times (the
-    iteration sees only their counts per noisy interval, so each replicate is a
-    multinomial draw of those counts), the reconstruction is run on every replicate
-    under the same stopping rule, and the standard deviation of ``n * P(I_p)`` over
-    the replicates is returned: the spread of the estimate as it is computed, early
-    stopping included. (The inverse Fisher information belongs to the maximum
-    likelihood estimate, which the stopping rule never reaches under heavy noise: it
-    can be thousands of times larger.)
-
-    Parameters are those of :func:`reconstruct_distribution`, with ``replicates`` (B,
-    at least 2) and ``rng`` (default: seeded from the values' counts, so the result is
-    deterministic).
-
-    Returns
-    -------
-    numpy.ndarray, shape (bins,)
+    Each of ``replicates`` resamples is a multinomial draw of the counts per noisy
+    interval, reconstructed under the same stopping rule: the spread of the estimate as
+    it is computed, early stopping included (the inverse Fisher information belongs to
+    the maximum likelihood estimate, which the rule never reaches under heavy noise).
+    ``rng`` defaults to one seeded from the counts, so the result is deterministic.
 
     References
     ----------
     Efron & Tibshirani (1993), Ch. 6 (the bootstrap); Agrawal & Srikant (2000), Sec. 3.
     """
-    import hashlib
-
     check_int(replicates, "replicates", low=2, error=ParameterError)
     _, T, counts = _prepared(noisy, kind, scale, bins, bounds, max_iter, tol, significance)
     if rng is None:  # the same values and model, the same replicates
-        digest = hashlib.sha256(counts.tobytes() + T.tobytes())
-        rng = np.random.default_rng(int.from_bytes(digest.digest()[:16], "little"))
+        rng = digest_generator(counts.tobytes(), T.tobytes())
     n = int(round(counts.sum()))
     draws = rng.multinomial(n, counts / counts.sum(), size=int(replicates)).astype(float)
     p, _, _, _ = _iterate(draws, T, _threshold(tol, significance, bins), int(max_iter))

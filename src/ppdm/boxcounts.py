@@ -31,7 +31,7 @@ import numpy as np
 
 from .matrix import PerturbationMatrix
 
-__all__ = ["indicator_weights", "prefix_weights", "box_weights", "box_counts"]
+__all__ = ["indicator_weights", "box_weights", "box_counts"]
 
 
 def indicator_weights(matrix: PerturbationMatrix, mask: np.ndarray) -> np.ndarray:
@@ -45,20 +45,6 @@ def indicator_weights(matrix: PerturbationMatrix, mask: np.ndarray) -> np.ndarra
     """
     mask = np.asarray(mask, dtype=np.float64)
     return matrix.inverse_transpose_apply(mask)
-
-
-def prefix_weights(matrix: PerturbationMatrix, order: np.ndarray) -> np.ndarray:
-    """Weights of every prefix of ``order``: column t is ``v_I`` for ``I = order[:t]``.
-
-    Returns
-    -------
-    ndarray of shape (N, len(order) + 1)
-    """
-    n = matrix.n_values
-    basis = np.zeros((n, len(order)))
-    basis[np.asarray(order), np.arange(len(order))] = 1.0
-    cols = matrix.inverse_transpose_apply(basis, axis=0)
-    return np.concatenate([np.zeros((n, 1)), np.cumsum(cols, axis=1)], axis=1)
 
 
 def box_weights(
@@ -82,20 +68,9 @@ def box_counts(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Estimated class counts of the records whose original codes lie in a box.
 
-    Parameters
-    ----------
-    codes : int array (n, d)
-        Perturbed codes.
-    classes : int array (n,)
-        Unperturbed class codes.
-    n_classes : int
-    matrices : sequence of PerturbationMatrix, one per attribute
-    masks : sequence of bool arrays (N_j,) or None
-        The box: allowed original codes per attribute.
-
-    Returns
-    -------
-    counts, stderr : ndarray (n_classes,)
+    ``codes`` (n, d) are perturbed, ``classes`` unperturbed; ``masks`` give the box, the
+    allowed original codes per attribute (``None``: any). Returns the counts and their
+    standard errors.
 
     Examples
     --------

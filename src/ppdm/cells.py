@@ -7,23 +7,12 @@ the number of workers or on resuming. A cell function returns a list of row dict
 finished cells are appended to a CSV checkpoint, and a restart skips every key found
 there.
 
-The contract of a grid (the advisor's, and every family of ``ppdm reproduce NAME`` in
-:mod:`ppdm_papers`):
-
-* **cells** -- the family lists its cell keys and a picklable cell function
-  ``fn(key) -> list of row dicts`` whose random stream depends on ``(seed, key)`` only;
-* **mapper** -- :func:`run_cells` sends the cells to the mapper of the run: in process,
-  the one local process pool of :func:`local_mapper`, or Dask
-  (:func:`ppdm.engine.map_cells`); no family starts processes of its own;
-* **checkpoint** -- grids that run for minutes pass a :class:`Checkpoint` (the
-  reproductions' CSV files under ``OUT/checkpoints/``) so an interrupted run resumes;
-  short ones run without;
-* **progress** -- one progress bar with ETA per grid;
-* **outputs** -- tidy CSVs, JSON and PNGs written atomically into ``OUT``
-  (:func:`ppdm.io.write_csv_atomic`, ``write_json_atomic``); the runner returns their
-  paths.
-
-This module sits low in the package so that any grid can use it.
+Every grid (the advisor's, and every family of ``ppdm reproduce NAME`` in
+:mod:`ppdm_papers`) lists its cell keys and a picklable cell function; :func:`run_cells`
+sends the cells to the run's mapper (in process, the one local process pool of
+:func:`local_mapper`, or Dask, :func:`ppdm.engine.map_cells`), with one progress bar
+and, for grids that run for minutes, a :class:`Checkpoint` so an interrupted run
+resumes. No family starts processes of its own.
 
 References
 ----------
@@ -76,12 +65,6 @@ class Checkpoint(Protocol):
 Key = tuple
 
 
-def _key_words(key: Key) -> list[int]:
-    text = "\x1f".join(f"{type(k).__name__}:{k}" for k in key).encode()
-    digest = hashlib.sha256(text).digest()
-    return [int.from_bytes(digest[i : i + 4], "little") for i in range(0, 16, 4)]
-
-
 def cell_seed_sequence(seed: int, key: Key) -> np.random.SeedSequence:
     """The seed sequence of one cell, a function of ``(seed, key)`` only.
 
@@ -93,7 +76,9 @@ def cell_seed_sequence(seed: int, key: Key) -> np.random.SeedSequence:
     True
     """
     seed = check_int(seed, "seed", low=0, error=ParameterError)
-    return np.random.SeedSequence([seed, *_key_words(tuple(key))])
+    text = "\x1f".join(f"{type(k).__name__}:{k}" for k in tuple(key)).encode()
+    words = np.frombuffer(hashlib.sha256(text).digest()[:16], dtype="<u4").tolist()
+    return np.random.SeedSequence([seed, *words])
 
 
 def cell_rng(seed: int, key: Key) -> np.random.Generator:
@@ -102,16 +87,9 @@ def cell_rng(seed: int, key: Key) -> np.random.Generator:
 
 
 def local_mapper(jobs: int = 1) -> Callable[[Callable, Sequence], Iterator]:
-    """The default mapper: in-process for ``jobs == 1``, else a process pool.
-
-    Results are yielded as cells finish (any order); each carries its own key.
-
-    Parameters
-    ----------
-    jobs : int, default=1
-        Worker processes, >= 1.
-    """
-    check_int(jobs, "jobs", error=ParameterError)
+    """The default mapper: in-process for ``jobs == 1``, else a process pool yielding
+    results as cells finish."""
+    jobs = check_int(jobs, "jobs", error=ParameterError)
 
     def mapper(fn: Callable, cells: Sequence) -> Iterator:
         if jobs == 1 or len(cells) <= 1:
@@ -119,7 +97,9 @@ def local_mapper(jobs: int = 1) -> Callable[[Callable, Sequence], Iterator]:
                 yield fn(cell)
             return
         shared = _SHARED is not None
-        pool = _pool(int(jobs)) if shared else _new_pool(int(jobs))
+        if shared and jobs not in _SHARED:
+            _SHARED[jobs] = _new_pool(jobs)
+        pool = _SHARED[jobs] if shared else _new_pool(jobs)
         futures = [pool.submit(fn, cell) for cell in cells]
         try:
             for fut in as_completed(futures):
@@ -131,7 +111,7 @@ def local_mapper(jobs: int = 1) -> Callable[[Callable, Sequence], Iterator]:
                 isinstance(exc, BrokenProcessPool)
                 or not isinstance(exc, (Exception, GeneratorExit))
             ):
-                _SHARED.pop(int(jobs), None)  # a dead worker or an interrupt: a new pool
+                _SHARED.pop(jobs, None)  # a dead worker or an interrupt: a new pool
                 pool.shutdown(wait=False, cancel_futures=True)
             raise
         finally:
@@ -167,15 +147,8 @@ def shared_pools() -> Iterator[None]:
             pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _pool(jobs: int) -> ProcessPoolExecutor:
-    """The shared pool of ``jobs`` workers."""
-    if jobs not in _SHARED:
-        _SHARED[jobs] = _new_pool(jobs)
-    return _SHARED[jobs]
-
-
 def _new_pool(jobs: int) -> ProcessPoolExecutor:
-    """A pool of ``jobs`` workers (forked where the platform can), one BLAS thread each."""
+    """A pool of ``jobs`` workers, forked where the platform can."""
     import multiprocessing as mp
 
     ctx = mp.get_context("fork") if os.name == "posix" else None
@@ -198,11 +171,9 @@ def plain_key(key: Sequence) -> tuple:
 
 
 def _plain(v: Any) -> Any:
-    if isinstance(v, (np.integer,)):
+    if isinstance(v, np.integer):
         return int(v)
-    if isinstance(v, float) and v.is_integer():
-        return int(v)
-    if isinstance(v, np.floating):
+    if isinstance(v, (float, np.floating)):
         return int(v) if float(v).is_integer() else float(v)
     return v
 
@@ -224,33 +195,18 @@ def run_cells(
     Parameters
     ----------
     fn : callable
-        ``fn(cell) -> list of row dicts``; must be picklable (a module-level function or
-        a :func:`functools.partial` of one) for the process pool. Every row holds the
-        checkpoint's key columns.
-    cells : sequence of tuple
-        Cell keys, in the same order as the checkpoint's key columns.
-    checkpoint : Checkpoint, optional
-        Finished cells are skipped and new ones appended.
+        ``fn(cell) -> list of row dicts``, picklable for the process pool. Every row
+        holds the checkpoint's key columns (the cell's key, in the same order).
     mapper : callable, optional
         ``mapper(fn, cells) -> iterable of results``; default :func:`local_mapper`.
-    jobs : int, default=1
-    progress : bool, default=True
-        A rich progress bar with ETA on stderr.
-    description : str
-        Label of the progress bar.
     deadline : float, optional
         A ``time.monotonic()`` instant after which no new cell is waited for: the run
         stops early, keeping every finished cell in the checkpoint (resume later).
     order : {"keys", "cells"}, default="keys"
         Row order of the result: sorted by the key columns (the checkpoint's, else the
         first ``len(key)`` columns), or cell by cell in the order of ``cells`` (without
-        a checkpoint only), each cell's rows as ``fn`` returned them.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Rows of all cells (checkpointed and new), in ``order``, so the result does not
-        depend on the mapper, ``jobs`` or the order of completion.
+        a checkpoint only), each cell's rows as ``fn`` returned them: never the order of
+        completion.
     """
     check_choice(order, "order", ("keys", "cells"), error=ParameterError)
     if order == "cells" and checkpoint is not None:
@@ -274,13 +230,12 @@ def run_cells(
                 break
     if order == "cells":
         return pd.DataFrame([r for c in cells if c in by_cell for r in by_cell[c]])
-    frame = pd.DataFrame([r for result in by_cell.values() for r in result])
-    if checkpoint is not None:
-        frame = checkpoint.load()
-        wanted = set(cells)
-        keys = checkpoint.key_columns
-        mask = [plain_key(r) in wanted for r in frame[keys].to_numpy(object)]
-        frame = frame.loc[mask]
+    if checkpoint is None:
+        frame = pd.DataFrame([r for result in by_cell.values() for r in result])
+    else:
+        frame, wanted = checkpoint.load(), set(cells)
+        rows = frame[checkpoint.key_columns].to_numpy(object)
+        frame = frame.loc[[plain_key(r) in wanted for r in rows]]
     if frame.empty:
         return frame
     keys = (
@@ -295,20 +250,9 @@ def _tagged(fn: Callable[[tuple], list[dict]], cell: tuple) -> tuple[tuple, list
 
 
 def stderr_progress(*, eta_label: bool = False, **options):
-    """A ``rich`` progress display on stderr: label, bar, done/total, elapsed and remaining time.
-
-    Parameters
-    ----------
-    eta_label : bool, default=False
-        Write ``ETA`` before the remaining time.
-    **options
-        Passed to :class:`rich.progress.Progress` (e.g. ``transient``, ``disable``).
-
-    Returns
-    -------
-    rich.progress.Progress
-        Not started; use it as a context manager or call ``start()``.
-    """
+    """A ``rich`` progress display on stderr (label, bar, done/total, elapsed and remaining
+    time, ``ETA`` before it with ``eta_label``), not started; ``options`` go to
+    :class:`rich.progress.Progress`."""
     from rich.console import Console
     from rich.progress import (
         BarColumn,
@@ -331,20 +275,13 @@ def stderr_progress(*, eta_label: bool = False, **options):
     return Progress(*columns, **options)
 
 
-class _progress_bar:  # noqa: N801 - used as a context manager, reads like a function
-    def __init__(self, enabled: bool, description: str, total: int, completed: int) -> None:
-        self.enabled, self.description = enabled, description
-        self.total, self.completed = total, completed
-        self._progress = None
-
-    def __enter__(self) -> Callable[[], None]:
-        if not self.enabled:
-            return lambda: None
-        self._progress = stderr_progress(eta_label=True)
-        self._progress.start()
-        task = self._progress.add_task(self.description, total=self.total, completed=self.completed)
-        return lambda: self._progress.advance(task)
-
-    def __exit__(self, *exc) -> None:
-        if self._progress is not None:
-            self._progress.stop()
+@contextlib.contextmanager
+def _progress_bar(
+    enabled: bool, description: str, total: int, completed: int
+) -> Iterator[Callable[[], None]]:
+    if not enabled:
+        yield lambda: None
+        return
+    with stderr_progress(eta_label=True) as progress:
+        task = progress.add_task(description, total=total, completed=completed)
+        yield lambda: progress.advance(task)

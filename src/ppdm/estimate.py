@@ -1,36 +1,11 @@
-"""Estimating original counts from perturbed counts.
-
-Methods (all take perturbed counts ``y`` and the matrix ``M``), one entry each in the
-name table :data:`ESTIMATORS`:
-
-- ``inverse``: the raw estimate ``X_hat = M^-1 y`` (Eq. 1), unbiased, may be negative;
-- ``zero``: negatives set to 0 (Proposition 1);
-- ``set-scale``: negatives set to 0, then scaled so the total is n (constraints C1, C2);
-- ``norm-sub``: Euclidean projection of ``X_hat`` on ``{x >= 0, sum x = n}``;
-- ``ibu``: iterative Bayesian update (EM for the multinomial mixture), using ``M^T`` so
-  it is right for non-symmetric matrices.
+"""Estimating original counts from perturbed counts, by the methods of the name table
+:data:`ESTIMATORS` (inverse, zero, set-scale, norm-sub, ibu).
 
 Standard errors belong to the estimate they accompany (``Estimate.stderr_kind`` says
-which kind):
-
-- ``inverse`` (linear): analytic, from ``Cov(X_hat) = M^-1 Cov(y) M^-T`` with
-  ``Cov(y) = sum_k x_k (diag(m_k) - m_k m_k^T)``, the estimate (clipped at 0) plugged in
-  for ``x`` (:meth:`ppdm.matrix.PerturbationMatrix.estimate_variance`);
-- ``zero``, ``set-scale``, ``norm-sub``, ``ibu`` (non-linear, clipped or projected):
-  parametric bootstrap of the release (:func:`bootstrap_stderr`). The method's own
-  estimate, normalised to n and rounded to whole records, is re-perturbed B times
-  through ``M`` (every record independently, as the release was made), the same method is
-  re-run on every replicate and the standard deviation of the B estimates is reported.
-  The generator is seeded from the counts, so the output is deterministic.
-
-Adding an estimator is one :class:`Estimator` entry in :data:`ESTIMATORS`: its name, its
-properties (sums to n, non-negative, linear) and either a fix of the raw estimate (which
-also serves the Bayesian-network counts, :mod:`ppdm.bayesnet.estimation`, and joint
-tensors) or a fit from the perturbed counts. :data:`METHODS`, the checks and the choices
-offered to users are read from the table.
-
-For matrices ``a I + b J`` (gamma-diagonal, symmetric channels) the variance, the
-inverse, every IBU step and the re-perturbation are closed forms, O(N) per replicate.
+which kind): analytic for the linear ``inverse``
+(:meth:`ppdm.matrix.PerturbationMatrix.estimate_variance`), a parametric bootstrap of
+the release for the others (:func:`bootstrap_stderr`), seeded from the counts so the
+output is deterministic.
 
 References
 ----------
@@ -41,7 +16,6 @@ Ma & Sivakumar, Theorems 1-2 (covariance).
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -49,6 +23,8 @@ import numpy as np
 
 from .exceptions import DataError, ParameterError, SpecError
 from .matrix import KroneckerMatrix, PerturbationMatrix
+from .random import digest_generator
+from .reconstruct import largest_remainder
 from .validation import check_at_least
 
 __all__ = [
@@ -62,7 +38,6 @@ __all__ = [
     "count_codes",
     "estimate_counts",
     "point_estimate",
-    "estimate_counts_by_class",
     "estimate_joint_counts",
     "joint_stderr",
     "project_simplex",
@@ -77,18 +52,9 @@ BOOTSTRAP_REPLICATES = 200
 class Estimate:
     """Estimated original counts of one attribute.
 
-    Attributes
-    ----------
-    perturbed : ndarray (N,)
-        Observed perturbed counts y.
-    counts : ndarray (N,)
-        Estimated original counts X_hat.
-    stderr : ndarray (N,)
-        Standard error of every estimated count.
-    method : str
-    stderr_kind : str, default="analytic"
-        How ``stderr`` was obtained: ``"analytic"`` (closed form) or
-        ``"bootstrap (B=200)"`` (parametric bootstrap of the method itself).
+    ``perturbed`` holds the observed counts y, ``counts`` the estimate X_hat;
+    ``stderr_kind`` says how ``stderr`` was obtained: ``"analytic"`` (closed form) or
+    ``"bootstrap (B=200)"`` (parametric bootstrap of the method itself).
     """
 
     perturbed: np.ndarray
@@ -129,18 +95,11 @@ def project_simplex(x: np.ndarray, total: float) -> np.ndarray:
     [4.5, 0.0, 1.5]
     """
     x = np.asarray(x, dtype=np.float64)
-    if total <= 0:
-        return np.zeros_like(x)
-    u = np.sort(x)[::-1]
-    css = np.cumsum(u) - total
-    idx = np.arange(1, len(x) + 1)
-    rho = np.nonzero(u - css / idx > 0)[0][-1]
-    theta = css[rho] / (rho + 1)
-    return np.maximum(x - theta, 0.0)
+    return _project_columns(x[:, None], np.array([float(total)]))[:, 0]
 
 
 def _project_columns(x: np.ndarray, total: np.ndarray) -> np.ndarray:
-    """:func:`project_simplex` of every column of ``x`` (N, K) on its own total, vectorised."""
+    """The projection of every column of ``x`` (N, K) on its own total."""
     n = x.shape[0]
     u = -np.sort(-x, axis=0)
     css = np.cumsum(u, axis=0) - total
@@ -158,12 +117,11 @@ def iterative_bayesian_update(
     *,
     tol: float = 1e-7,
     max_iter: int = 5_000,
-    init: np.ndarray | None = None,
 ) -> np.ndarray:
     """EM estimate of the original counts: ``x <- x * M^T (y / (M x))``.
 
-    Stops when the largest change of the estimated proportions falls below ``tol``.
-    Converges to the maximum-likelihood estimate on the simplex.
+    Starts from uniform and stops when the largest change of the estimated proportions
+    falls below ``tol``; converges to the maximum-likelihood estimate on the simplex.
 
     Parameters
     ----------
@@ -171,15 +129,6 @@ def iterative_bayesian_update(
         Perturbed counts; a 2-D array holds K independent histograms in its columns
         (e.g. one per class), updated together in one vectorised loop. Each column
         stops on its own, so the result equals K separate calls.
-    matrix : PerturbationMatrix
-    tol : float, default=1e-7
-    max_iter : int, default=5000
-    init : array like ``y``, optional
-        Starting counts (normalised per column); uniform by default.
-
-    Returns
-    -------
-    ndarray, the shape of ``y``
 
     References
     ----------
@@ -190,11 +139,7 @@ def iterative_bayesian_update(
         raise DataError(f"perturbed counts must be 1-D or 2-D (got shape {y.shape})")
     cols = y.reshape(len(y), -1)
     n = cols.sum(axis=0)
-    if init is None:
-        p = np.full(cols.shape, 1.0 / len(cols))
-    else:
-        p = np.asarray(init, dtype=np.float64).reshape(cols.shape).copy()
-        p /= np.where(p.sum(axis=0) > 0, p.sum(axis=0), 1.0)
+    p = np.full(cols.shape, 1.0 / len(cols))
     q = cols / np.where(n > 0, n, 1.0)
     active = np.flatnonzero(n > 0)
     for _ in range(max_iter):
@@ -231,10 +176,6 @@ def _norm_sub(raw: np.ndarray, total: np.ndarray | float) -> np.ndarray:
     return _project_columns(raw, total)
 
 
-def _ibu(y: np.ndarray, matrix: PerturbationMatrix) -> np.ndarray:
-    return iterative_bayesian_update(y, matrix)
-
-
 @dataclass(frozen=True)
 class Estimator:
     """One way of estimating original counts: an entry of :data:`ESTIMATORS`.
@@ -247,13 +188,9 @@ class Estimator:
     ----------
     name : str
         The name users pass (``method=``, ``--method``, ``--fix``).
-    summary : str
-        One line: what it does.
     sums_to_n : bool
         The estimate of every histogram sums to its total ``n`` (for a fix: the total it
         is given).
-    nonnegative : bool
-        No estimated count is negative.
     linear : bool
         The estimate is linear in ``y``; its covariance is then the analytic
         ``M^-1 Cov(y) M^-T`` and no bootstrap is needed.
@@ -262,8 +199,6 @@ class Estimator:
         column), ``total`` the histogram total(s), a scalar or shape (K,).
     fit : callable, optional
         ``fit(y, matrix) -> counts`` for a method that needs more than the raw estimate.
-    aliases : tuple of str, default=()
-        Other names accepted for it.
 
     Examples
     --------
@@ -338,7 +273,7 @@ ESTIMATORS: dict[str, Estimator] = {
             sums_to_n=True,
             nonnegative=True,
             linear=False,
-            fit=_ibu,
+            fit=iterative_bayesian_update,
         ),
     )
 }
@@ -358,18 +293,12 @@ def get_estimator(
 
     Parameters
     ----------
-    name : str
     what : str, default="method"
-        The parameter's name in the error message.
+        The parameter's name in the :class:`SpecError` message.
     where : callable, optional
         Only entries for which ``where(entry)`` is true are accepted.
     purpose : str, default=""
         Said after the choices in the error message (e.g. ``"to learn parameters"``).
-
-    Raises
-    ------
-    SpecError
-        One line naming the parameter, the accepted names and the value.
 
     Examples
     --------
@@ -396,10 +325,8 @@ def check_method(method: str) -> str:
 def point_estimate(
     y: np.ndarray, matrix: PerturbationMatrix, method: str = "set-scale"
 ) -> np.ndarray:
-    """Estimated counts only, without standard errors.
+    """``estimate_counts(y, matrix, method).counts`` without the standard errors.
 
-    The same numbers as ``estimate_counts(y, matrix, method).counts``; it skips the
-    standard errors (a dense N x N product per call for explicit matrices).
     A 2-D ``y`` of shape (N, K) holds K histograms (e.g. one per class), estimated column
     by column in one vectorised call.
 
@@ -462,29 +389,12 @@ def estimate_counts(
             f"perturbed counts must be a vector of N = {matrix.n_values} counts (got shape {y.shape})"
         )
     counts = est.estimate(y, matrix)
-    if est.linear or replicates == 0:
-        var = matrix.estimate_variance(np.clip(counts, 0, None))
-        stderr = np.sqrt(np.clip(var, 0, None))
-        return Estimate(perturbed=y, counts=counts, stderr=stderr, method=est.name)
-    stderr = bootstrap_stderr(y, matrix, est.name, counts, replicates=replicates)
-    return Estimate(
-        perturbed=y,
-        counts=counts,
-        stderr=stderr,
-        method=est.name,
-        stderr_kind=f"bootstrap (B={replicates})",
-    )
-
-
-def _whole_records(x: np.ndarray, n: int) -> np.ndarray:
-    """``x`` (>= 0) scaled to total ``n`` and rounded to integers summing to ``n``."""
-    s = x.sum()
-    share = x * (n / s) if s > 0 else np.full(len(x), n / len(x))
-    base = np.floor(share).astype(np.int64)
-    short = n - int(base.sum())
-    if short > 0:
-        base[np.argsort(-(share - base), kind="stable")[:short]] += 1
-    return base
+    kind = "analytic" if est.linear or replicates == 0 else f"bootstrap (B={replicates})"
+    if kind == "analytic":
+        stderr = np.sqrt(np.clip(matrix.estimate_variance(np.clip(counts, 0, None)), 0, None))
+    else:
+        stderr = bootstrap_stderr(y, matrix, est.name, counts, replicates=replicates)
+    return Estimate(perturbed=y, counts=counts, stderr=stderr, method=est.name, stderr_kind=kind)
 
 
 def _reperturb(
@@ -492,11 +402,12 @@ def _reperturb(
 ) -> np.ndarray:
     """Perturbed counts of ``table`` (whole records), ``replicates`` times: (N, B).
 
-    Every record is perturbed independently through its column of ``M``, so the
-    replicates have covariance ``sum_k x_k (diag(m_k) - m_k m_k^T)`` (Ma & Sivakumar,
-    Theorem 1). For ``M = a I + b J`` a record keeps its value with probability ``a`` and
-    otherwise takes a uniform value: one binomial per value and one uniform
-    multinomial per replicate, O(N).
+    For ``M = a I + b J`` a record keeps its value with probability ``a`` and otherwise
+    takes a uniform value: one binomial per value and one multinomial per replicate.
+
+    References
+    ----------
+    Ma & Sivakumar, Theorem 1.
     """
     n_values = len(table)
     form = matrix.affine_form
@@ -515,10 +426,7 @@ def _reperturb(
 
 
 def _seed(y: np.ndarray, method: str) -> np.random.Generator:
-    """A generator seeded from the counts and the method (same input, same output)."""
-    digest = hashlib.sha256(np.ascontiguousarray(y, dtype=np.float64).tobytes())
-    digest.update(method.encode())
-    return np.random.default_rng(int.from_bytes(digest.digest()[:16], "little"))
+    return digest_generator(np.ascontiguousarray(y, dtype=np.float64).tobytes(), method.encode())
 
 
 def bootstrap_stderr(
@@ -539,21 +447,12 @@ def bootstrap_stderr(
 
     Parameters
     ----------
-    y : array (N,)
-        Perturbed counts.
-    matrix : PerturbationMatrix
-    method : str
-        One of :data:`METHODS`.
     counts : array (N,), optional
         The method's estimate from ``y``; computed when omitted.
     replicates : int, default=200
         B, the number of bootstrap replicates (at least 2).
     rng : numpy Generator, optional
         Seeded from ``y`` and ``method`` when omitted, so the result is deterministic.
-
-    Returns
-    -------
-    ndarray (N,)
 
     References
     ----------
@@ -568,7 +467,7 @@ def bootstrap_stderr(
     n = int(round(float(y.sum())))
     if n <= 0:
         return np.zeros(len(y))
-    table = _whole_records(np.clip(np.asarray(counts, dtype=np.float64), 0, None), n)
+    table = largest_remainder(np.clip(np.asarray(counts, dtype=np.float64), 0, None), n)
     if rng is None:
         rng = _seed(y, method)
     ystar = _reperturb(table, matrix, int(replicates), rng)
@@ -576,29 +475,11 @@ def bootstrap_stderr(
     return est.std(axis=1, ddof=1)
 
 
-def estimate_counts_by_class(
-    codes: np.ndarray,
-    classes: np.ndarray,
-    matrix: PerturbationMatrix,
-    n_classes: int,
-    method: str = "set-scale",
-) -> list[Estimate]:
-    """Per-class estimates when the class is unperturbed: one :class:`Estimate` per class code."""
-    check_method(method)
-    n = matrix.n_values
-    table = np.bincount(np.asarray(classes) * n + np.asarray(codes), minlength=n * n_classes)
-    table = table.reshape(n_classes, n).astype(np.float64)
-    return [estimate_counts(table[c], matrix, method) for c in range(n_classes)]
-
-
 def estimate_joint_counts(
     counts: np.ndarray, matrix: KroneckerMatrix, method: str = "inverse"
 ) -> np.ndarray:
-    """Estimate a joint count tensor through a factored Kronecker matrix.
-
-    Each factor's inverse (and, for ``ibu``, each factor's product and transpose) is
-    applied along its own axis; the full product matrix is never formed. Every
-    estimator of :data:`ESTIMATORS` applies, to the flattened tensor.
+    """Estimate a joint count tensor through a factored Kronecker matrix, factor by
+    factor along its own axis (the full product matrix is never formed).
 
     Examples
     --------
@@ -627,12 +508,8 @@ def estimate_joint_counts(
 def _reperturb_joint(
     table: np.ndarray, matrix: KroneckerMatrix, replicates: int, rng: np.random.Generator
 ) -> np.ndarray:
-    """Perturbed count tensors of ``table`` (whole records), ``replicates`` times.
-
-    A record's attributes are perturbed independently, so the tensor is perturbed axis
-    by axis: along each factor, the records of every original cell move to the
-    factor's column for their value. Returns shape (cells, B).
-    """
+    """Perturbed count tensors of ``table`` (whole records), ``replicates`` times, axis
+    by axis (a record's attributes are perturbed independently): shape (cells, B)."""
     out = np.broadcast_to(table.astype(np.int64), (replicates, *table.shape)).copy()
     for axis, f in enumerate(matrix.factors):
         moved = np.moveaxis(out, axis + 1, -1)  # (B, ..., N) with the original code last
@@ -661,12 +538,8 @@ def joint_stderr(
     *,
     replicates: int = BOOTSTRAP_REPLICATES,
 ) -> np.ndarray:
-    """Parametric-bootstrap standard errors of a joint estimate (every method).
-
-    As :func:`bootstrap_stderr`: the method's estimate, rounded to whole records, is
-    re-perturbed ``replicates`` times through the factors (each attribute of a record
-    independently, as the release was made), re-estimated, and the standard deviation
-    of the replicate estimates returned, in the shape of ``y``. Seeded from the counts.
+    """Parametric-bootstrap standard errors of a joint estimate, as
+    :func:`bootstrap_stderr` does for one attribute, in the shape of ``y``.
 
     References
     ----------
@@ -680,13 +553,9 @@ def joint_stderr(
     n = int(round(float(y.sum())))
     if n <= 0:
         return np.zeros(y.shape)
-    table = _whole_records(np.clip(np.asarray(counts, dtype=np.float64).ravel(), 0, None), n)
+    table = largest_remainder(np.clip(np.asarray(counts, dtype=np.float64).ravel(), 0, None), n)
     ystar = _reperturb_joint(table.reshape(y.shape), matrix, int(replicates), _seed(y, est.name))
-    flat = matrix.flat()
-    if est.fix is not None:
-        reps = est.fix(flat.inverse_apply(ystar), ystar.sum(axis=0))
-    else:
-        reps = est.estimate(ystar, flat)
+    reps = est.estimate(ystar, matrix.flat())
     return reps.std(axis=1, ddof=1).reshape(y.shape)
 
 

@@ -18,19 +18,9 @@ def fields_dict(
 ) -> dict:
     """The attributes ``names`` of ``obj`` as a dict, in the order of ``names``.
 
-    Parameters
-    ----------
-    obj : object
-        Any object; attributes and properties are read with ``getattr``.
-    names : str or iterable of str
-        Attribute names, in the order of the result; a string holds them separated by
-        white space (as :func:`collections.namedtuple` takes its field names).
-    rename : mapping of str to str, optional
-        Key under which an attribute is reported when it differs from its name.
-
-    Returns
-    -------
-    dict
+    ``names`` may be one string of names separated by white space (as
+    :func:`collections.namedtuple` takes them); ``rename`` maps a name to the key it is
+    reported under.
 
     Examples
     --------

@@ -21,7 +21,7 @@ import re
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -56,7 +56,6 @@ class MiningResult:
     accuracy: float
     original_accuracy: float | None = None
     model_text: str = ""
-    extra: dict = field(default_factory=dict)
     majority_class: object = None
     majority_rate: float | None = None
     n_test: int = 0
@@ -83,7 +82,6 @@ class MiningResult:
                 "majority_rate beats_majority n_test model_text",
                 {"model_text": "model"},
             ),
-            **self.extra,
         }
 
 
@@ -213,10 +211,6 @@ def fit_candidate(candidate: Candidate, release: Release, *, frame=None, random_
 _IMPORT_PATH = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*$")
 
 
-def _known_names() -> str:
-    return ", ".join(_REGISTERED)
-
-
 def _import_class(path: str, name: str):
     module, _, cls = path.partition(":")
     try:
@@ -235,19 +229,13 @@ def resolve_learner(name: str, *, allow_import: bool = False) -> tuple[str, type
         ``release-tree``, ``release-forest``, ``cart``, ``random-forest``, ...), or the
         ``module:Class`` path of one of them.
     allow_import : bool, default=False
-        Also accept any other ``module:Class``. Importing a module runs its code, so
-        this is for classes you trust; the class must be a scikit-learn classifier
-        (a class with ``fit`` and ``predict``).
-
-    Returns
-    -------
-    key : str
-        The registered short name, or ``name`` itself for an imported class.
-    cls : type
+        Also accept any other ``module:Class`` (its own name is the key). Importing a
+        module runs its code, so this is for classes you trust; the class must be a
+        scikit-learn classifier (a class with ``fit`` and ``predict``).
     """
     if not isinstance(name, str):
         raise ParameterError(
-            f"learner must be a string naming one of {_known_names()} (got {name!r})"
+            f"learner must be a string naming one of {', '.join(_REGISTERED)} (got {name!r})"
         )
     by_path = {path: key for key, path in _REGISTERED.items()}
     key = name if name in _REGISTERED else by_path.get(name)
@@ -260,7 +248,7 @@ def resolve_learner(name: str, *, allow_import: bool = False) -> tuple[str, type
         near = difflib.get_close_matches(name.lower().replace(".", ""), _REGISTERED, n=1)
         hint = f"did you mean {near[0]!r}? " if near else ""
         raise ParameterError(
-            f"unknown learner {shown!r}; {hint}one of {_known_names()}, or a "
+            f"unknown learner {shown!r}; {hint}one of {', '.join(_REGISTERED)}, or a "
             "scikit-learn classifier as module:Class with --allow-import"
         )
     if not _IMPORT_PATH.match(name):
@@ -287,11 +275,8 @@ def _is_classifier_class(cls: type) -> bool:
 
 
 def make_learner(name: str, spec=None, *, allow_import: bool = False):
-    """A fresh learner from its name (see :func:`resolve_learner`).
-
-    The release learners (``release-tree``, ``release-forest``) are given the release's
-    ``spec``.
-    """
+    """A fresh learner from its name (see :func:`resolve_learner`); a release learner is
+    given the release's ``spec``."""
     key, cls = resolve_learner(name, allow_import=allow_import)
     if key in RELEASE_LEARNERS:
         return cls(spec=spec)
@@ -333,8 +318,7 @@ def _model_text(model) -> str:
 
 
 def check_release_columns(spec: ReleaseSpec, frame: pd.DataFrame, name: str) -> None:
-    """Raise :class:`DataError` naming ``name`` (how the user gave the table) unless
-    ``frame`` holds every column of the release ``spec``."""
+    """Raise :class:`DataError` naming ``name`` unless ``frame`` has the release's columns."""
     missing = [c for c in spec.names if c not in frame.columns]
     if missing:
         raise DataError(f"{name} lacks the release's columns {missing}")
@@ -415,16 +399,13 @@ def mine_release(
     acc = float(np.mean(predicted == y_test.to_numpy()))
     orig_acc = None
     if original is not None:
-        if key in RELEASE_LEARNERS:
-            base = make_learner("c45")
-            base.fit(original.drop(columns=[target]), original[target])
-            orig_pred = base.predict(test.drop(columns=[target]))
-        else:
-            base = make_learner(learner, spec, allow_import=allow_import)
-            base.fit(_features(original, spec, target, key), original[target])
-            orig_pred = base.predict(_features(test, spec, target, key))
+        base_key = "c45" if key in RELEASE_LEARNERS else key  # C4.5 beside a release learner
+        base = make_learner(base_key, spec, allow_import=allow_import)
+        base.fit(_features(original, spec, target, base_key), original[target])
+        orig_pred = base.predict(_features(test, spec, target, base_key))
         orig_acc = float(np.mean(orig_pred == y_test.to_numpy()))
-    majority, rate = _majority(rel, y_test)
+    majority, _ = _majority_of_release(rel)
+    rate = float(np.mean(y_test.to_numpy() == majority)) if len(y_test) else 0.0
     return MiningResult(
         learner,
         recon_kind,
@@ -498,11 +479,8 @@ def _with_class(frame: pd.DataFrame, target: str, name: str) -> pd.DataFrame:
 
 
 def _majority_of_release(rel: Release) -> tuple[object, float]:
-    """The release's commonest class and its share of the records.
-
-    The class counts come from the release: exact when the class is released as is,
-    estimated through its matrix (set-scale) when it was perturbed.
-    """
+    """The release's commonest class and its share of the records (estimated, set-scale,
+    when the class was perturbed)."""
     from .estimate import estimate_counts
 
     spec = rel.spec
@@ -520,10 +498,3 @@ def _majority_of_release(rel: Release) -> tuple[object, float]:
         return dom.values[best], float(est[best] / max(est.sum(), 1e-12))
     majority = max(counts, key=lambda v: (counts[v], str(v)))
     return majority, counts[majority] / max(sum(counts.values()), 1)
-
-
-def _majority(rel: Release, y_test: pd.Series) -> tuple[object, float]:
-    """The release's commonest class and the share of test records that have it."""
-    majority, _ = _majority_of_release(rel)
-    test = y_test.to_numpy()
-    return majority, float(np.mean(test == majority)) if len(test) else 0.0

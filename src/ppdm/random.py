@@ -1,19 +1,11 @@
 """Random number generators: seeded streams for experiments, keyed CSPRNG streams for releases.
 
-A release is a security boundary: by default its randomness comes from randomgen's
-AES-counter generator. The root of a run is resolved in one place,
-:func:`resolve_seed`: 256 bits from the operating system (``secrets``) for a real
-release, or the given seed for experiments and tests (same seed, same bytes; anyone
-who learns the seed can undo the perturbation, hence the
-:class:`~ppdm.exceptions.SeededReleaseWarning` of :func:`warn_seeded_release`).
-
-Every release stream is named, not numbered: its AES-128 key is a BLAKE2b digest of
-the root and the stream's name (purpose, attribute, party, copy), see
-:func:`stream_key`, so two attributes or two parties never share a stream by
-accident, and adding, removing or reordering a column does not change another
-column's stream. The AES counter addresses the stream by position (:class:`WordStream`
-starts at any row), which makes a perturbed value a function of the key, the row
-number and the original value only: batching and partitioning do not matter.
+A release is a security boundary: its randomness comes from randomgen's AES-counter
+generator under a root of 256 bits from the operating system (:func:`resolve_seed`), or
+under a seed for experiments, with a :class:`~ppdm.exceptions.SeededReleaseWarning`.
+Every release stream is named, not numbered (:func:`stream_key`), so adding, removing
+or reordering a column does not change another column's stream, and addressed by row
+(:class:`WordStream`), so batching and partitioning do not matter.
 """
 
 from __future__ import annotations
@@ -35,7 +27,6 @@ __all__ = [
     "perturbation_generator",
     "release_generator",
     "resolve_seed",
-    "spawn",
     "stream_generator",
     "stream_key",
     "warn_seeded_release",
@@ -50,15 +41,8 @@ ROOT_BITS = 256
 def check_random_state(random_state: RandomState = None) -> np.random.Generator:
     """Resolve ``random_state`` into a :class:`numpy.random.Generator` (experiments).
 
-    Parameters
-    ----------
-    random_state : None, int, SeedSequence or Generator, default=None
-        ``None`` gives a fresh generator seeded from OS entropy, an int or a
-        ``SeedSequence`` a reproducible PCG64 stream, a ``Generator`` is used as is.
-
-    Returns
-    -------
-    numpy.random.Generator
+    ``None`` gives a fresh generator seeded from OS entropy, an int or a
+    ``SeedSequence`` a reproducible PCG64 stream, a ``Generator`` is used as is.
 
     Examples
     --------
@@ -83,20 +67,8 @@ def check_random_state(random_state: RandomState = None) -> np.random.Generator:
 
 
 def resolve_seed(random_state: RandomState = None) -> np.random.SeedSequence:
-    """The root of a run: 256 bits of OS entropy, or the given seed.
-
-    The one place where a run's root entropy is drawn. The root itself is never
-    written to any output.
-
-    Parameters
-    ----------
-    random_state : None, int, SeedSequence or Generator, default=None
-        ``None``: ``secrets.randbits(256)`` (a real release). An int or a
-        SeedSequence: a reproducible root. A Generator is asked for 256 bits.
-
-    Returns
-    -------
-    numpy.random.SeedSequence
+    """The root of a run: 256 bits of OS entropy (``secrets``, a real release), or the
+    given seed (a Generator is asked for 256 bits). The root is never written out.
 
     Examples
     --------
@@ -116,14 +88,15 @@ def resolve_seed(random_state: RandomState = None) -> np.random.SeedSequence:
     return np.random.SeedSequence(int(random_state))
 
 
-def warn_seeded_release(stacklevel: int = 2) -> None:
-    """Warn that a release is drawn from a seed (the one place this warning is made).
+def digest_generator(*parts: bytes) -> np.random.Generator:
+    """A PCG64 generator seeded from the SHA-256 digest of ``parts``: the same input, the
+    same stream (the bootstrap of a result computed from it)."""
+    digest = hashlib.sha256(b"".join(parts)).digest()
+    return np.random.default_rng(int.from_bytes(digest[:16], "little"))
 
-    Parameters
-    ----------
-    stacklevel : int, default=2
-        As in :func:`warnings.warn`, counted from the caller of this function.
-    """
+
+def warn_seeded_release(stacklevel: int = 2) -> None:
+    """Warn that a release is drawn from a seed (``stacklevel`` counted from the caller)."""
     warnings.warn(
         "this release is drawn from a seeded generator: anyone who knows the seed can "
         "reproduce the perturbation; use seeds for experiments only",
@@ -148,21 +121,8 @@ def stream_key(root: np.random.SeedSequence, *name: str | int) -> int:
     """The 128-bit AES key of the stream called ``name`` under ``root``.
 
     ``BLAKE2b-128(root entropy, root spawn key, name...)``, each part type-tagged and
-    length-prefixed. Different names give unrelated keys; the same root and name
-    always give the same key.
-
-    Parameters
-    ----------
-    root : numpy.random.SeedSequence
-        From :func:`resolve_seed`; its whole entropy (up to 256 bits, or a longer
-        seed) enters the hash, not only SeedSequence's 128-bit pool.
-    *name : str or int
-        The stream's name, e.g. ``("substitute", "age", 0)``.
-
-    Returns
-    -------
-    int
-        In ``[0, 2**128)``.
+    length-prefixed: the whole entropy of ``root`` enters the hash, not only
+    SeedSequence's 128-bit pool. ``name`` is e.g. ``("substitute", "age", 0)``.
 
     Examples
     --------
@@ -245,11 +205,8 @@ def release_generator(
 
 
 def perturbation_generator(random_state: RandomState, *name: str | int) -> np.random.Generator:
-    """Generator of a library perturbation call: CSPRNG by default, the seed's otherwise.
-
-    ``None`` (a release) gives the AES-counter stream ``name`` under 256 bits of OS
-    entropy; an int or SeedSequence a reproducible PCG64 stream (experiments), a
-    Generator is used as is.
+    """Generator of a library perturbation call: the AES-counter stream ``name`` under
+    OS entropy for ``None`` (a release), else :func:`check_random_state`'s.
 
     Examples
     --------
@@ -263,48 +220,14 @@ def perturbation_generator(random_state: RandomState, *name: str | int) -> np.ra
     return check_random_state(random_state)
 
 
-def spawn(random_state: RandomState, n: int) -> list[np.random.Generator]:
-    """Independent child generators from one parent, via ``SeedSequence.spawn``.
-
-    Parameters
-    ----------
-    random_state : None, int, SeedSequence or Generator
-        Parent stream.
-    n : int
-        Number of children.
-
-    Returns
-    -------
-    list of numpy.random.Generator
-    """
-    if isinstance(random_state, np.random.Generator):
-        return random_state.spawn(n)
-    if isinstance(random_state, np.random.SeedSequence):
-        ss = random_state
-    else:
-        ss = np.random.SeedSequence(None if random_state is None else int(random_state))
-    return [np.random.default_rng(s) for s in ss.spawn(n)]
-
-
 class WordStream:
     """Raw 32- and 64-bit words of a generator's bit stream, addressed by row.
 
-    Row ``r`` of the consumer gets 32-bit word ``r`` (the halves of each 64-bit word,
-    in memory order) when it reads :meth:`uint32`, and 64-bit word ``r`` when it reads
-    :meth:`uint64` or draws one double per value from :attr:`generator`. A stream made
-    with ``row=r0`` starts at row ``r0`` (the bit generator is advanced on first use,
-    by the unit of that use); words are then consumed strictly in order, a half left
-    over at the end of a call being kept for the next call. So the words a consumer
-    sees depend neither on how it splits its requests (a file's batches) nor on where
-    the run starts (a partition's first row).
-
-    Parameters
-    ----------
-    rng : numpy.random.Generator
-        Its bit generator supplies the words; it must support ``advance`` when
-        ``row > 0`` (AES-counter and PCG64 do).
-    row : int, default=0
-        Row address of the first value drawn.
+    Row ``r`` gets 32-bit word ``r`` from :meth:`uint32` (the halves of each 64-bit word,
+    in memory order), 64-bit word ``r`` from :meth:`uint64` or :attr:`generator`. A
+    stream made with ``row=r0`` starts at row ``r0`` (``rng``'s bit generator must
+    support ``advance``); a half word left over is kept for the next call. So the words
+    depend neither on how requests are split (batches) nor on where the run starts.
 
     Examples
     --------

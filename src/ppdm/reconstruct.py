@@ -2,21 +2,11 @@
 
 Algorithm 2 sorts the perturbed records on an attribute and hands the first
 ``Dist[1]`` of them value 1, the next ``Dist[2]`` value 2, and so on. Perturbed values
-are codes ``0..N-1``, so the sort is a counting sort whose only freedom is the order
-inside a tie group. Ties are broken uniformly at random (never by input order); then
-each tie group ``v`` owns a fixed multiset of reconstructed codes, the overlap of its
-rank range with the cumulative ``Dist``, in O(N^2) memory (capped by
-:data:`ppdm.limits.MAX_TIE_GROUP_CELLS`). Two ways hand a group's records their codes,
-both the distribution of sort-and-assign:
-
-- :class:`RankTable` (files, batches and partitions): every record carries a random
-  key addressed by its row, and the count pass counts the keys per bucket; a record's
-  code then follows from its key, so the output does not depend on the batches or the
-  partitions. O(n) time; a count table of at most 2^20 cells per attribute, plus the
-  codes of the buckets that straddle two codes (about (N - 1) / 2^bits of the records).
-- :class:`AssignmentState` (:func:`matrix_reconstruct`, the experiments' in-memory
-  arrays under a NumPy ``Generator``): batch by batch, multivariate hypergeometric
-  draws from what is left of the multiset, in a random order.
+are codes, so the sort is a counting sort whose only freedom is the order inside a tie
+group, broken uniformly at random: each tie group then owns a fixed multiset of
+reconstructed codes (:func:`tie_group_multisets`). :class:`RankTable` (files, batches,
+partitions) hands them out by every record's random key, :class:`AssignmentState`
+(:func:`matrix_reconstruct`, in memory) by hypergeometric draws.
 
 References
 ----------
@@ -27,7 +17,6 @@ global and by-class reconstruction heuristics).
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Iterator
 
 import numpy as np
 
@@ -40,7 +29,6 @@ __all__ = [
     "tie_group_multisets",
     "AssignmentState",
     "RankTable",
-    "assign_codes",
     "coarsen_buckets",
     "rank_bits",
     "rank_cells",
@@ -55,15 +43,8 @@ def check_tie_group_table(n_classes: int, n_values: int, what: str = "attribute"
     ----------
     n_classes : int
         Class rows (1 for global reconstruction).
-    n_values : int
-        N, the attribute's number of codes.
     what : str
-        How the message names the attribute, e.g. ``"attribute 'age'"``.
-
-    Raises
-    ------
-    DataError
-        One line naming ``what``, N, the classes and the cap.
+        How the :class:`DataError` names the attribute, e.g. ``"attribute 'age'"``.
     """
     cells = int(n_classes) * int(n_values) ** 2
     if cells > limits.MAX_TIE_GROUP_CELLS:
@@ -115,17 +96,8 @@ def largest_remainder(counts: np.ndarray, total: int) -> np.ndarray:
 def tie_group_multisets(perturbed_counts: np.ndarray, dist: np.ndarray) -> np.ndarray:
     """Multiset of reconstructed codes owned by every tie group.
 
-    Parameters
-    ----------
-    perturbed_counts : int array (N,)
-        Number of records per perturbed code (tie group), in sort order.
-    dist : int array (N,)
-        Integer reconstructed counts, same total.
-
-    Returns
-    -------
-    int array (N, N)
-        ``R[v, i]``: how many records of group ``v`` get reconstructed code ``i``.
+    ``R[v, i]`` is how many records of tie group ``v`` (perturbed code ``v``, sized by
+    ``perturbed_counts``) get reconstructed code ``i`` (``dist``, the same total).
 
     Examples
     --------
@@ -136,26 +108,16 @@ def tie_group_multisets(perturbed_counts: np.ndarray, dist: np.ndarray) -> np.nd
     d = np.asarray(dist, dtype=np.int64)
     if y.sum() != d.sum():
         raise DataError(f"group sizes sum to {y.sum()} but the distribution sums to {d.sum()}")
-    out = np.zeros((len(y), len(d)), dtype=np.int64)
-    groups, codes, sizes = _overlaps(y, d)
-    out[groups, codes] = sizes
-    return out
-
-
-def _overlaps(y: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Non-empty overlaps of the rank ranges of two partitions of ``0..n-1``: O(N).
-
-    The ranges ``[cum y)`` and ``[cum d)`` cut the ranks into at most ``2N - 1``
-    segments; each lies in one tie group and one reconstructed code, and each
-    (group, code) pair overlaps in at most one segment.
-    """
+    # the rank ranges [cum y) and [cum d) overlap in at most 2N - 1 segments
     gy = np.concatenate([[0], np.cumsum(y)])
     gd = np.concatenate([[0], np.cumsum(d)])
     cuts = np.union1d(gy, gd)
-    starts, lengths = cuts[:-1], np.diff(cuts)
+    starts = cuts[:-1]
+    out = np.zeros((len(y), len(d)), dtype=np.int64)
     groups = np.searchsorted(gy, starts, side="right") - 1
     codes = np.searchsorted(gd, starts, side="right") - 1
-    return groups, codes, lengths
+    out[groups, codes] = np.diff(cuts)
+    return out
 
 
 class AssignmentState:
@@ -184,10 +146,8 @@ class AssignmentState:
                 raise DataError(
                     f"tie group {g} has more records ({sizes[g]}) than the counts allow ({total})"
                 )
-            if sizes[g] == total:
-                drawn = left.copy()
-            else:
-                drawn = rng.multivariate_hypergeometric(left, int(sizes[g]))
+            size = int(sizes[g])
+            drawn = left.copy() if size == total else rng.multivariate_hypergeometric(left, size)
             left -= drawn
             parts.append(np.repeat(all_codes, drawn))  # the group's codes in code order
         # records in random order inside each group, groups in order
@@ -199,11 +159,8 @@ class AssignmentState:
 
 
 def _stable_group_order(groups: np.ndarray, n_groups: int, perm: np.ndarray) -> np.ndarray:
-    """``argsort(groups[perm], kind="stable")``, as a counting sort when it can be one.
-
-    Group labels are small integers: held in 8 or 16 bits, NumPy's stable sort is a
-    radix (counting) sort, O(n) instead of O(n log n), with the same result.
-    """
+    """``argsort(groups[perm], kind="stable")``, a radix sort (O(n)) on labels held in
+    8 or 16 bits."""
     if n_groups <= 1 << 8:
         small = groups.astype(np.uint8)
     elif n_groups <= 1 << 16:
@@ -250,12 +207,6 @@ def coarsen_buckets(table: np.ndarray, bits_from: int, bits_to: int) -> np.ndarr
     buckets ``b * 2**k .. (b + 1) * 2**k - 1`` at ``bits_from = bits_to + k``: the counts
     are those a pass at ``bits_to`` would have made.
 
-    Parameters
-    ----------
-    table : array (..., G * 2**bits_from)
-    bits_from, bits_to : int
-        ``bits_to <= bits_from``.
-
     Examples
     --------
     >>> coarsen_buckets(np.array([[1, 2, 3, 4, 5, 6, 7, 8]]), 2, 1).tolist()
@@ -288,26 +239,14 @@ def rank_cells(groups: np.ndarray, keys: np.ndarray, bits: int, n_groups: int) -
 class RankTable:
     """Algorithm 2 addressed by row: ties broken by every record's own random key.
 
-    Sorting the records on (perturbed code, random key) and handing out the sorted
-    reconstructed codes is Algorithm 2 with uniformly random tie breaking. A record's
-    rank inside its tie group is fixed, up to the other records of its bucket, by the
-    counts of keys per bucket (the count pass, ``hist``): a bucket whose rank range lies
-    inside one code's range hands that code to all its records; a bucket that straddles
-    codes hands its records the codes of its range in a uniformly random arrangement,
-    in the order the records come. Keys are independent and uniform, so the records of
-    a group are exchangeable and every arrangement of the group's multiset is equally
-    likely, as with a uniform random tie break. A record's code depends on its key, its
-    group and its place among the few records of a straddling bucket: not on batches or
-    partitions.
-
-    Parameters
-    ----------
-    multisets : int array (G, N)
-        Every tie group's multiset of reconstructed codes (rows sum to the group sizes).
-    hist : int array (G, 2**bits)
-        Records per (tie group, key bucket), from the count pass.
-    rng : numpy.random.Generator
-        Arranges the codes of the straddling buckets.
+    Sorting the records on (perturbed code, random key) is Algorithm 2 with uniformly
+    random tie breaking. The count pass's keys per bucket (``hist``, records per tie
+    group and key bucket) fix a record's rank up to the other records of its bucket: a
+    bucket inside one code's rank range hands that code to all its records, one that
+    straddles codes hands out its range's codes in a random arrangement (from ``rng``)
+    in the order the records come. Keys are independent and uniform, so every
+    arrangement of a group's multiset is equally likely, and a record's code does not
+    depend on batches or partitions.
 
     References
     ----------
@@ -364,11 +303,6 @@ class RankTable:
             copy then holds only its own part of the straddling buckets' codes, and
             checks its records per tie group. By default all the records after
             ``before``, checked per cell.
-
-        Returns
-        -------
-        RankTable
-            Shares the table of codes; its own counters.
         """
         before = np.asarray(before, dtype=np.int64).reshape(-1)
         if before.shape != self.table.shape:
@@ -445,17 +379,6 @@ class RankTable:
         return out
 
 
-def assign_codes(
-    batches: Iterable[np.ndarray],
-    multisets: np.ndarray,
-    rng: np.random.Generator,
-) -> Iterator[np.ndarray]:
-    """Second pass of the streaming reconstruction: reconstructed codes batch by batch."""
-    state = AssignmentState(multisets)
-    for groups in batches:
-        yield state.draw(groups, rng)
-
-
 def matrix_reconstruct(
     codes: np.ndarray,
     dist: np.ndarray,
@@ -466,23 +389,10 @@ def matrix_reconstruct(
 ) -> np.ndarray:
     """Algorithm 2 on one attribute held in memory.
 
-    Parameters
-    ----------
-    codes : int array (n,)
-        Perturbed codes.
-    dist : int array (N,) or (C, N)
-        Integer reconstructed counts; one row per class for by-class reconstruction.
-        Each row must sum to the number of records (of that class).
-    rng : numpy.random.Generator
-    classes : int array (n,), optional
-        Class codes, for by-class reconstruction.
-    batch_size : int, optional
-        Process in batches of this size (the streaming path); ``None`` is one batch.
-
-    Returns
-    -------
-    int array (n,)
-        Reconstructed codes, whose counts equal ``dist`` exactly.
+    ``dist`` holds the integer reconstructed counts, one row per class (of ``classes``)
+    for by-class reconstruction, each row summing to the records of its class; the
+    reconstructed codes have exactly these counts. ``batch_size`` draws batch by batch
+    (the streaming path).
 
     Examples
     --------
@@ -493,25 +403,18 @@ def matrix_reconstruct(
     """
     codes = np.asarray(codes, dtype=np.int64)
     dist = np.atleast_2d(np.asarray(dist, dtype=np.int64))
-    n_codes = dist.shape[1]
-    check_tie_group_table(dist.shape[0], n_codes, "dist")
-    groups, multisets = _groups_and_multisets(codes, dist, classes, n_codes)
-    size = len(codes) if batch_size is None else int(batch_size)
-    size = max(size, 1)
-    parts = (groups[i : i + size] for i in range(0, len(groups), size))
-    out = list(assign_codes(parts, multisets, rng))
-    return np.concatenate(out) if out else np.empty(0, dtype=np.int32)
-
-
-def _groups_and_multisets(codes, dist, classes, n_codes):
+    n_classes, n_codes = dist.shape
+    check_tie_group_table(n_classes, n_codes, "dist")
     if classes is None:
-        if dist.shape[0] != 1:
+        if n_classes != 1:
             raise ParameterError("a per-class distribution needs the class codes")
-        y = np.bincount(codes, minlength=n_codes)
-        return codes, tie_group_multisets(y, dist[0])
-    classes = np.asarray(classes, dtype=np.int64)
-    n_classes = dist.shape[0]
-    groups = classes * n_codes + codes
-    y = np.bincount(groups, minlength=n_classes * n_codes).reshape(n_classes, n_codes)
-    multisets = np.concatenate([tie_group_multisets(y[c], dist[c]) for c in range(n_classes)])
-    return groups, multisets
+        groups = codes
+        multisets = tie_group_multisets(np.bincount(codes, minlength=n_codes), dist[0])
+    else:
+        groups = np.asarray(classes, dtype=np.int64) * n_codes + codes
+        y = np.bincount(groups, minlength=n_classes * n_codes).reshape(n_classes, n_codes)
+        multisets = np.concatenate([tie_group_multisets(y[c], dist[c]) for c in range(n_classes)])
+    size = max(len(codes) if batch_size is None else int(batch_size), 1)
+    state = AssignmentState(multisets)
+    out = [state.draw(groups[i : i + size], rng) for i in range(0, len(groups), size)]
+    return np.concatenate(out) if out else np.empty(0, dtype=np.int32)

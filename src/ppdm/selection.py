@@ -1,30 +1,19 @@
 """Mining a release with no original data: choose a learner and estimate its accuracy.
 
-A miner holds only the release. The learners of :data:`ppdm.mining.CANDIDATES` are
-scored by :func:`ppdm.tree.release_scoring.release_correct` (an unbiased estimate,
-per perturbed held-out record, of "its original is classified correctly") over K folds
-of a *selection part* of the release; the one-standard-error rule picks the simplest
-candidate -- the fewest leaves, as in CART's rule -- within one standard error of the
-best (:func:`one_se_choice`). The chosen
-candidate is then fitted on the whole selection part and scored on a *held-out part*
-never used in the choice, so
-the estimate printed and its standard error belong to the model written out: the held-out
-records are independent of that model, and ``sd(s) / sqrt(n)`` is the standard error of
-their mean.
+The learners of :data:`ppdm.mining.CANDIDATES` are scored by
+:func:`ppdm.tree.release_scoring.release_correct` (an unbiased estimate, per perturbed
+held-out record, of "its original is classified correctly") over K folds of a
+*selection part* of the release; the one-standard-error rule picks the simplest
+candidate within one standard error of the best (:func:`one_se_choice`). The chosen
+candidate is fitted on the whole selection part and scored on a *held-out part* never
+used in the choice, so the estimate printed and its standard error belong to the model
+written out.
 
-Every candidate's decision regions must be boxes of original codes to be scored:
-
-- the release tree and forest use *majority* leaves here. A naive Bayes leaf (their
-  default with more than two classes) predicts from every attribute jointly: its
-  unbiased score sums over the ``prod_j N_j`` cells of the code grid, and its variance
-  grows as the product of the per-attribute factors' second moments over *all* d
-  attributes (on pendigits, 16 attributes, the grid alone has more than 10^20 cells);
-- C4.5 on the by-class reconstruction is read as a tree over the release's codes
-  (:func:`ppdm.tree.release_c45.c45_on_codes`): the model scored, written and
-  applied to original records is that coded tree (cut at depth 4 for the candidate
-  so labelled: a leaf's box then constrains at most 4 attributes);
-- a forest whose trees cut the code grid into more than ``MAX_CELLS`` cells (pendigits:
-  tens of thousands) is listed as not scorable with the reason, never chosen.
+A candidate's decision regions must be boxes of original codes to be scored: the
+release tree and forest use *majority* leaves here (a naive Bayes leaf's unbiased score
+sums over every cell of the code grid, more than 10^20 on pendigits), C4.5 is read as a
+tree over the release's codes (:func:`ppdm.tree.release_c45.c45_on_codes`), and a
+forest cutting the grid into more than ``MAX_CELLS`` cells is listed as not scorable.
 
 References
 ----------
@@ -42,7 +31,8 @@ import numpy as np
 import pandas as pd
 
 from .exceptions import DataError, DomainError, ParameterError, SpecError
-from .mining import CANDIDATES, Candidate, _majority_of_release, fit_candidate
+from .fields import fields_dict
+from .mining import CANDIDATES, Candidate, _majority_of_release, _plain, fit_candidate
 from .pipeline import Release, load_release
 
 __all__ = [
@@ -92,25 +82,18 @@ class MineResult:
     n_test: int = 0
 
     def to_dict(self) -> dict:
-        maj = self.majority_class
+        figures = "majority_rate measured n_test n_selection n_holdout folds"
         return {
             "learner": self.candidate.label,
-            "estimate": self.estimate,
-            "stderr": self.stderr,
-            "majority_class": maj.item() if isinstance(maj, np.generic) else maj,
-            "majority_rate": self.majority_rate,
-            "measured_accuracy": self.measured,
-            "n_test": self.n_test,
-            "n_selection": self.n_selection,
-            "n_holdout": self.n_holdout,
-            "folds": self.folds,
+            **fields_dict(self, "estimate stderr"),
+            "majority_class": _plain(self.majority_class),
+            **fields_dict(self, figures, {"measured": "measured_accuracy"}),
             "model": self.model.export_text(),
             "candidates": [
-                {"learner": c.label, "estimate": c.estimate, "stderr": c.stderr,
-                 "leaves": c.leaves, "scorable": c.scorable, "reason": c.reason}
+                fields_dict(c, "label estimate stderr leaves scorable reason", {"label": "learner"})
                 for c in self.candidates
             ],
-        }  # fmt: skip
+        }
 
 
 def complexity(candidate: Candidate) -> tuple:
@@ -137,19 +120,12 @@ def score_note(estimate: float) -> str:
 def one_se_choice(candidates: list[Candidate], scores: list[CandidateScore]) -> int:
     """Index of the simplest scorable candidate whose mean is within one s.e. of the best.
 
-    The simplest has the fewest leaves (``scores[i].leaves``; missing counts as more than
-    any), as in CART's rule, which takes the smallest tree; :func:`complexity` breaks
-    ties. The number of decision regions, not the learner's kind, is what the rule
-    guards against: C4.5 cut to a few leaves is as simple as a release tree of as many
-    (synth5, gamma 9: C4.5 with 3 leaves measured 0.74 where the 4-leaf release tree,
-    ordered first by kind, measured 0.66).
-
-    The best is the candidate with the highest lower bound, mean - s.e. (with equal
-    standard errors, the highest mean: the textbook rule). The means are compared clipped
-    to [0, 1]: an accuracy outside is noise, and the clipped mean is never further from
-    the truth. A candidate whose unbiased score is very noisy (C4.5 with leaves of 2
-    records on spambase: 32 ± 32) thus neither wins by its noise nor, as the best, widens
-    the bar until every candidate passes it.
+    The simplest has the fewest leaves (as CART's rule takes the smallest tree;
+    :func:`complexity` breaks ties): C4.5 cut to a few leaves is as simple as a release
+    tree of as many (synth5, gamma 9: C4.5 with 3 leaves measured 0.74, the 4-leaf
+    release tree 0.66). The best has the highest mean - s.e., the means clipped to
+    [0, 1], so a very noisy score (C4.5 with leaves of 2 records on spambase: 32 ± 32)
+    neither wins by its noise nor widens the bar until every candidate passes it.
 
     References
     ----------

@@ -5,7 +5,6 @@ from hypothesis import strategies as st
 
 from ppdm.estimate import (
     estimate_counts,
-    estimate_counts_by_class,
     estimation_error,
     iterative_bayesian_update,
     project_simplex,
@@ -85,20 +84,6 @@ def test_identity_estimate_is_exact_and_zero_stderr():
         e = estimate_counts(y, identity(3), method)
         np.testing.assert_allclose(e.counts, y, atol=1e-6)
         np.testing.assert_allclose(e.stderr, 0.0, atol=1e-9)
-
-
-def test_by_class_estimates_sum_to_class_sizes():
-    rng = np.random.default_rng(0)
-    codes = rng.integers(0, 5, 1000)
-    classes = rng.integers(0, 2, 1000)
-    m = GammaDiagonal(5, 6.0)
-    ests = estimate_counts_by_class(codes, classes, m, 2, "set-scale")
-    assert [round(e.counts.sum()) for e in ests] == np.bincount(classes).tolist()
-    for c, e in enumerate(ests):
-        # each class's own histogram, estimated on its own
-        own = np.bincount(codes[classes == c], minlength=5).astype(float)
-        np.testing.assert_allclose(e.counts, estimate_counts(own, m, "set-scale").counts)
-        np.testing.assert_array_equal(e.perturbed, own)
 
 
 @given(

@@ -79,12 +79,8 @@ def _f1(t):
 
 def _pay_bands(age, pay):
     """Functions 2 and 6: pay in 50K-100K (age < 40), 75K-125K (40-59), 25K-75K (60+)."""
-    return _by_age(
-        age,
-        _between(pay, 50_000, 100_000),
-        _between(pay, 75_000, 125_000),
-        _between(pay, 25_000, 75_000),
-    )
+    low, mid, high = (_between(pay, k, k + 50_000) for k in (25_000, 50_000, 75_000))
+    return _by_age(age, mid, high, low)
 
 
 def _f2(t):
@@ -97,33 +93,19 @@ def _f3(t):
 
 
 def _f4(t):
-    s, e = t["salary"], t["elevel"]
-    young = np.where(e <= 1, _between(s, 25_000, 75_000), _between(s, 50_000, 100_000))
-    middle = np.where(
-        (e >= 1) & (e <= 3), _between(s, 50_000, 100_000), _between(s, 75_000, 125_000)
-    )
-    old = np.where((e >= 2) & (e <= 4), _between(s, 50_000, 100_000), _between(s, 25_000, 75_000))
-    return _by_age(t["age"], young, middle, old)
+    """Salary in a band chosen by age and by whether function 3 holds."""
+    s, age = t["salary"], t["age"]
+    low, mid, high = (_between(s, k, k + 50_000) for k in (25_000, 50_000, 75_000))
+    return np.where(_f3(t), _by_age(age, low, mid, mid), _by_age(age, mid, high, low))
 
 
 def _f5(t):
-    s, loan = t["salary"], t["loan"]
-    young = np.where(
-        _between(s, 50_000, 100_000),
-        _between(loan, 100_000, 300_000),
-        _between(loan, 200_000, 400_000),
-    )
-    middle = np.where(
-        _between(s, 75_000, 125_000),
-        _between(loan, 200_000, 400_000),
-        _between(loan, 300_000, 500_000),
-    )
-    old = np.where(
-        _between(s, 25_000, 75_000),
-        _between(loan, 300_000, 500_000),
-        _between(loan, 100_000, 300_000),
-    )
-    return _by_age(t["age"], young, middle, old)
+    """Loan in a band chosen by age and by whether the salary is in function 2's band."""
+    loan, age = t["loan"], t["age"]
+    band = {k: _between(loan, k * 100_000, k * 100_000 + 200_000) for k in (1, 2, 3)}
+    inside = _by_age(age, band[1], band[2], band[3])
+    outside = _by_age(age, band[2], band[3], band[1])
+    return np.where(_pay_bands(age, t["salary"]), inside, outside)
 
 
 def _f6(t):
@@ -152,18 +134,9 @@ def _f10(t):
     return _income(t) - 5_000.0 * t["elevel"] + equity / 5.0 - 10_000.0 > 0
 
 
-_FUNCTIONS: dict[int, Callable] = {
-    1: _f1,
-    2: _f2,
-    3: _f3,
-    4: _f4,
-    5: _f5,
-    6: _f6,
-    7: _f7,
-    8: _f8,
-    9: _f9,
-    10: _f10,
-}
+_FUNCTIONS: dict[int, Callable] = dict(
+    enumerate((_f1, _f2, _f3, _f4, _f5, _f6, _f7, _f8, _f9, _f10), start=1)
+)
 
 
 def _check_function(function: int) -> int:
@@ -222,10 +195,6 @@ def _draw(n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
     }
 
 
-def _take(cols: dict[str, np.ndarray], idx: np.ndarray) -> dict[str, np.ndarray]:
-    return {k: v[idx] for k, v in cols.items()}
-
-
 def _balanced(n: int, function: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
     """Draw until each class has enough records, then interleave B, A, B, A, ... (MOA's order)."""
     need = {1: (n + 1) // 2, 0: n // 2}
@@ -236,7 +205,7 @@ def _balanced(n: int, function: int, rng: np.random.Generator) -> dict[str, np.n
         y = agrawal_class(batch, function)
         for c in (0, 1):
             idx = np.flatnonzero(y == c)[: need[c] - have[c]]
-            got[c].append(_take(batch, idx))
+            got[c].append({k: v[idx] for k, v in batch.items()})
             have[c] += idx.size
     parts = {c: {k: np.concatenate([g[k] for g in got[c]]) for k in AGRAWAL_COLUMNS} for c in got}
     out = {}

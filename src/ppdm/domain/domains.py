@@ -9,7 +9,7 @@ Dowd, Xu & Zhang, Sec. 3.2 (continuous attributes binned into N intervals).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from decimal import Decimal
 from typing import Any, Literal
 
@@ -18,6 +18,7 @@ import pandas as pd
 
 from ..exceptions import DomainError
 from ..random import RandomState, check_random_state
+from ..validation import show
 
 #: Label of the "missing" category when the owner makes missing values a category.
 MISSING = "__missing__"
@@ -48,12 +49,13 @@ def _at_precision(x: float, places: int) -> float:
     return float(format(round(float(x), places), f".{SIGNIFICANT_DIGITS}g"))
 
 
-def _plain(value: Any, limit: int = 60) -> str:
-    """``repr`` of a value as a plain Python value (never ``np.int64(3)``), truncated."""
-    if isinstance(value, np.generic):
-        value = value.item()
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+def missing_error(column: str, row: int) -> DomainError:
+    """The refusal of a missing value at 1-based data ``row`` of a column without a
+    missing category."""
+    return DomainError(
+        f"column {column!r} has a missing value at data row {row}; fill it, or use --missing "
+        "category (missing='category') to make 'missing' its own category"
+    )
 
 
 def _py(value: Any) -> Any:
@@ -110,37 +112,27 @@ class CategoricalDomain:
         self, values: pd.Series | np.ndarray, *, column: str = "?", row_offset: int = 0, **_: Any
     ) -> np.ndarray:
         """Codes of ``values``; unknown or missing values raise :class:`DomainError`."""
-        series = (
-            pd.Series(np.asarray(values, dtype=object))
-            if not isinstance(values, pd.Series)
-            else values
-        )
+        series = values if isinstance(values, pd.Series) else pd.Series(np.asarray(values, object))
         missing = missing_mask(series)
         index = pd.Index(self.values)
         codes = index.get_indexer(series.where(~missing, None))
         if self.missing_category:
             codes = np.where(missing, len(self.values), codes)
         elif missing.any():
-            raise DomainError(
-                f"column {column!r} has a missing value at data row "
-                f"{first_bad_row(missing, row_offset) + 1}; fill it, or use --missing category "
-                "(missing='category') to make 'missing' its own category"
-            )
+            raise missing_error(column, first_bad_row(missing, row_offset) + 1)
         bad = codes < 0
         if bad.any():
             row = first_bad_row(bad, row_offset)
             raise DomainError(
                 f"column {column!r} data row {row + 1} has value "
-                f"{_plain(series.iloc[row - row_offset])}, which is not in its domain {_plain([_py(v) for v in self.values], 200)}"
+                f"{show(series.iloc[row - row_offset], 60)}, which is not in its domain {show([_py(v) for v in self.values], 200)}"
             )
         return codes.astype(np.int32)
 
     def decode(self, codes: np.ndarray, random_state: RandomState = None) -> np.ndarray:
         """Values of ``codes`` (the missing category decodes to ``None``)."""
-        table = np.empty(self.n_values, dtype=object)
+        table = np.empty(self.n_values, dtype=object)  # the missing category's code: None
         table[: len(self.values)] = self.values
-        if self.missing_category:
-            table[-1] = None
         out = table[np.asarray(codes)]
         if self.missing_category:
             return out
@@ -151,10 +143,7 @@ class CategoricalDomain:
             for v in self.values
         ):
             return out.astype(np.int64)
-        if (
-            all(isinstance(v, (float, int, np.number)) for v in self.values)
-            and not self.missing_category
-        ):
+        if all(isinstance(v, (float, int, np.number)) for v in self.values):
             return out.astype(np.float64)
         return out
 
@@ -164,10 +153,9 @@ class CategoricalDomain:
         return out + ["<missing>"] if self.missing_category else out
 
     def to_spec(self) -> dict:
-        vals = [v.item() if isinstance(v, np.generic) else v for v in self.values]
         return {
             "kind": "categorical",
-            "values": vals,
+            "values": [_py(v) for v in self.values],
             "missing_category": self.missing_category,
             "from_data": self.from_data,
         }
@@ -212,7 +200,7 @@ class BinnedDomain:
 
     def __post_init__(self) -> None:
         if not (isinstance(self.n_bins, (int, np.integer)) and self.n_bins >= 2):
-            raise DomainError(f"n_bins (N) must be an integer >= 2 (got {_plain(self.n_bins)})")
+            raise DomainError(f"n_bins (N) must be an integer >= 2 (got {show(self.n_bins, 60)})")
         if not (math.isfinite(self.low) and math.isfinite(self.high) and self.low < self.high):
             raise DomainError(
                 f"bounds must be finite with low < high (got low={self.low}, high={self.high})"
@@ -257,7 +245,7 @@ class BinnedDomain:
             row = first_bad_row(bad.to_numpy(), row_offset)
             raise DomainError(
                 f"column {column!r} data row {row + 1} has non-numeric value "
-                f"{_plain(series.iloc[row - row_offset])}; a binned domain needs numbers"
+                f"{show(series.iloc[row - row_offset], 60)}; a binned domain needs numbers"
             ) from None
         # two reductions decide the common case (no missing value, all in bounds)
         # without a mask per condition; the masks are built only when needed
@@ -265,11 +253,7 @@ class BinnedDomain:
         hi = np.maximum.reduce(x) if len(x) else 0.0
         missing = np.isnan(x) if np.isnan(lo) else None
         if missing is not None and not self.missing_category:
-            raise DomainError(
-                f"column {column!r} has a missing value at data row "
-                f"{first_bad_row(missing, row_offset) + 1}; fill it, or use --missing category "
-                "(missing='category') to make 'missing' its own category"
-            )
+            raise missing_error(column, first_bad_row(missing, row_offset) + 1)
         if missing is not None:
             lo, hi = np.fmin.reduce(x), np.fmax.reduce(x)  # NaN if every value is missing
         if len(x) and (lo < self.low or hi > self.high):  # False when all are missing
@@ -346,15 +330,12 @@ class BinnedDomain:
         return out + ["<missing>"] if self.missing_category else out
 
     def to_spec(self) -> dict:
+        spec = {"kind": self.kind, **asdict(self)}  # kind first, then the fields in order
         return {
-            "kind": "binned",
+            **spec,
             "low": float(self.low),
             "high": float(self.high),
             "n_bins": int(self.n_bins),
-            "representative": self.representative,
-            "out_of_bounds": self.out_of_bounds,
-            "missing_category": self.missing_category,
-            "bounds_from_data": self.bounds_from_data,
         }
 
 

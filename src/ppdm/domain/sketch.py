@@ -25,6 +25,7 @@ from .domains import (
     Domain,
     Representative,
     first_bad_row,
+    missing_error,
     missing_mask,
 )
 
@@ -86,12 +87,12 @@ def _check_releasable(series: pd.Series, column: str) -> None:
         )
 
 
-def _sorted_unique(values: np.ndarray) -> list:
-    uniq = pd.unique(values)
+def canonical_values(values: list) -> list:
+    """Categorical values in the order a release lists them: sorted (by text if mixed)."""
     try:
-        return sorted(uniq)
+        return sorted(values)
     except TypeError:
-        return sorted(uniq, key=str)
+        return sorted(values, key=str)
 
 
 @dataclass(frozen=True)
@@ -188,9 +189,7 @@ class DomainSketch:
         if not pa.types.is_string(arr.type) and not pa.types.is_large_string(arr.type):
             arr = pc.cast(arr, pa.string())
         if self.kind != "str":
-            for kind in ("int", "float"):
-                if kind == "int" and self.kind == "float":
-                    continue
+            for kind in ("float",) if self.kind == "float" else ("int", "float"):
                 num = numbers_of_text(arr, kind)
                 if num is None:
                     continue
@@ -234,12 +233,10 @@ class DomainSketch:
         self.rows += len(series)
         present = series[~miss]
         is_num = pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
-        if self.numeric is None and len(present):
-            self.numeric = is_num
-        elif len(present) and self.numeric and not is_num:
-            self.numeric = False
         if not len(present):
             return self
+        if self.numeric is None or (self.numeric and not is_num):
+            self.numeric = is_num
         if is_num and self.numeric:
             if pd.api.types.is_integer_dtype(present):
                 x = present.to_numpy()  # integers stay exact (no float64 rounding above 2**53)
@@ -344,11 +341,7 @@ class DomainSketch:
                 f"column {column!r} has only missing values: {_CONSTANT_HINT}"
             )
         if self.first_missing is not None and missing != "category":
-            raise DomainError(
-                f"column {column!r} has a missing value at data row {self.first_missing + 1}; "
-                "fill it, or use --missing category (missing='category') to make 'missing' "
-                "its own category"
-            )
+            raise missing_error(column, self.first_missing + 1)
         cat = missing == "category"
         if not self.numeric and self.flip is not None:
             row, value = self.flip
@@ -383,7 +376,7 @@ class DomainSketch:
                     f"column {column!r} has a single value {str(min(self.values))[:40]!r}: "
                     f"{_CONSTANT_HINT}"
                 )
-            vals = _sorted_unique(np.array(list(self.values), dtype=object))
+            vals = canonical_values(list(self.values))
             if warn:
                 warnings.warn(
                     f"column {column!r}: categorical values taken from the data; the release "
@@ -392,51 +385,43 @@ class DomainSketch:
                     stacklevel=3,
                 )
             return CategoricalDomain(tuple(vals), missing_category=cat, from_data=True)
-        if bounds is not None:
-            try:
-                return BinnedDomain(
-                    float(bounds[0]),
-                    float(bounds[1]),
-                    n,
-                    representative=representative,
-                    out_of_bounds=out_of_bounds,
-                    missing_category=cat,
+        if bounds is None:
+            if self.integer and not self.overflow and len(self.values) <= n:
+                uniq = sorted(self.values)
+                if len(uniq) < 2:
+                    raise ConstantColumnError(
+                        f"column {column!r} has a single value {uniq[0]!r}: {_CONSTANT_HINT}"
+                    )
+                if warn:
+                    warnings.warn(
+                        f"column {column!r}: its {len(uniq)} distinct values were taken from the "
+                        "data and are listed in the release spec (they reveal its min and max)",
+                        BoundsLeakWarning,
+                        stacklevel=3,
+                    )
+                return CategoricalDomain(
+                    tuple(int(v) for v in uniq), missing_category=cat, from_data=True
                 )
-            except DomainError as exc:
-                raise DomainError(f"column {column!r}: {exc}") from None
-        if self.integer and not self.overflow and len(self.values) <= n:
-            uniq = sorted(self.values)
-            if len(uniq) < 2:
+            if self.low == self.high:
                 raise ConstantColumnError(
-                    f"column {column!r} has a single value {uniq[0]!r}: {_CONSTANT_HINT}"
+                    f"column {column!r} is constant ({self.low}): {_CONSTANT_HINT}"
                 )
-            if warn:
-                warnings.warn(
-                    f"column {column!r}: its {len(uniq)} distinct values were taken from the "
-                    "data and are listed in the release spec (they reveal its min and max)",
-                    BoundsLeakWarning,
-                    stacklevel=3,
-                )
-            return CategoricalDomain(
-                tuple(int(v) for v in uniq), missing_category=cat, from_data=True
-            )
-        if self.low == self.high:
-            raise ConstantColumnError(
-                f"column {column!r} is constant ({self.low}): {_CONSTANT_HINT}"
-            )
+        low, high = (
+            (self.low, self.high) if bounds is None else (float(bounds[0]), float(bounds[1]))
+        )
         try:
             domain = BinnedDomain(
-                self.low,
-                self.high,
+                low,
+                high,
                 n,
                 representative=representative,
                 out_of_bounds=out_of_bounds,
                 missing_category=cat,
-                bounds_from_data=True,
+                bounds_from_data=bounds is None,
             )
         except DomainError as exc:
             raise DomainError(f"column {column!r}: {exc}") from None
-        if warn:
+        if warn and bounds is None:
             warnings.warn(
                 f"column {column!r}: bounds [{self.low}, {self.high}] taken from the data; the "
                 "release spec reveals its min and max (give --bounds to avoid this)",

@@ -33,12 +33,6 @@ def along(fn, x: np.ndarray, axis: int) -> np.ndarray:
     return np.moveaxis(out, 0, axis)
 
 
-def _column_entropy(m: np.ndarray) -> np.ndarray:
-    with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.where(m > 0, -m * np.log2(np.where(m > 0, m, 1.0)), 0.0)
-    return terms.sum(axis=0)
-
-
 class PerturbationMatrix:
     """Base class of column-stochastic, invertible perturbation matrices.
 
@@ -55,7 +49,6 @@ class PerturbationMatrix:
     def dense(self) -> np.ndarray:  # pragma: no cover - abstract
         raise AttributeError(f"{type(self).__name__} does not define dense()")
 
-    # -- linear algebra ------------------------------------------------------------
     @cached_property
     def _inverse(self) -> np.ndarray:
         return np.linalg.inv(self.dense())
@@ -116,10 +109,9 @@ class PerturbationMatrix:
 
     def power(self, t: int) -> PerturbationMatrix:
         """``M^t``: the channel of t successive perturbations (Theorem 2)."""
-        t = check_power(t)
+        t = check_int(t, "t", error=MatrixError)
         return ExplicitMatrix(np.linalg.matrix_power(self.dense(), t), validate=False)
 
-    # -- sampling ------------------------------------------------------------------
     def draw(self, codes: np.ndarray, rng, chunk: int = 1 << 16) -> np.ndarray:
         """Perturb ``codes`` with uniforms from ``rng``, one per value, in record order.
 
@@ -142,7 +134,25 @@ class PerturbationMatrix:
 
     @cached_property
     def _alias(self) -> tuple[np.ndarray, np.ndarray]:
-        return _alias_tables(self.dense())
+        """Vose alias tables, one per column: ``prob[slot, k]`` and ``alias[slot, k]``."""
+        m = self.dense()
+        n = m.shape[0]
+        prob = np.zeros_like(m)
+        alias = np.zeros(m.shape, dtype=np.int64)
+        for k in range(n):  # O(N^2) set-up, once per matrix
+            scaled = m[:, k] * n
+            small = [i for i in range(n) if scaled[i] < 1.0]
+            large = [i for i in range(n) if scaled[i] >= 1.0]
+            while small and large:
+                s, g = small.pop(), large.pop()
+                prob[s, k] = scaled[s]
+                alias[s, k] = g
+                scaled[g] = scaled[g] + scaled[s] - 1.0
+                (small if scaled[g] < 1.0 else large).append(g)
+            for i in large + small:
+                prob[i, k] = 1.0
+                alias[i, k] = i
+        return prob, alias
 
     def _alias_sample(self, codes: np.ndarray, u: np.ndarray) -> np.ndarray:
         """Perturbed codes for original ``codes`` given uniforms ``u`` in [0, 1).
@@ -158,7 +168,6 @@ class PerturbationMatrix:
         keep = frac < prob[slot, codes]
         return np.where(keep, slot, alias[slot, codes]).astype(np.int32)
 
-    # -- privacy and accuracy figures -----------------------------------------------
     def amplification(self) -> float:
         """gamma = max over rows h of max_k m[h,k] / min_k m[h,k] (inf if a row has a zero)."""
         m = self.dense()
@@ -174,7 +183,9 @@ class PerturbationMatrix:
 
     def entropy(self, prior: np.ndarray | None = None) -> float:
         """H(M) = sum_j P_j H(column j), in bits; uniform prior by default (Sec. 5.2)."""
-        h = _column_entropy(self.dense())
+        m = self.dense()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            h = np.where(m > 0, -m * np.log2(np.where(m > 0, m, 1.0)), 0.0).sum(axis=0)
         p = _check_prior(prior, len(h))
         return float(p @ h)
 
@@ -266,10 +277,6 @@ class PerturbationMatrix:
         return f"{type(self).__name__}(N={self.n_values})"
 
 
-def check_power(t: int) -> int:
-    return check_int(t, "t", error=MatrixError)
-
-
 def _check_prior(prior: np.ndarray | None, n: int) -> np.ndarray:
     if prior is None:
         return np.full(n, 1.0 / n)
@@ -277,27 +284,6 @@ def _check_prior(prior: np.ndarray | None, n: int) -> np.ndarray:
     if p.shape != (n,) or np.any(p < 0) or not np.isclose(p.sum(), 1.0):
         raise MatrixError(f"prior must be {n} non-negative numbers summing to 1 (got {p.tolist()})")
     return p
-
-
-def _alias_tables(m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Vose alias tables, one per column: ``prob[slot, k]`` and ``alias[slot, k]``."""
-    n = m.shape[0]
-    prob = np.zeros_like(m)
-    alias = np.zeros(m.shape, dtype=np.int64)
-    for k in range(n):  # O(N^2) set-up, once per matrix
-        scaled = m[:, k] * n
-        small = [i for i in range(n) if scaled[i] < 1.0]
-        large = [i for i in range(n) if scaled[i] >= 1.0]
-        while small and large:
-            s, g = small.pop(), large.pop()
-            prob[s, k] = scaled[s]
-            alias[s, k] = g
-            scaled[g] = scaled[g] + scaled[s] - 1.0
-            (small if scaled[g] < 1.0 else large).append(g)
-        for i in large + small:
-            prob[i, k] = 1.0
-            alias[i, k] = i
-    return prob, alias
 
 
 class ExplicitMatrix(PerturbationMatrix):
@@ -337,9 +323,7 @@ class ExplicitMatrix(PerturbationMatrix):
         return self._m
 
     def to_spec(self) -> dict:
-        spec = {"kind": self.kind, "matrix": self._m.tolist()}
-        spec.update(self.meta)
-        return spec
+        return {"kind": self.kind, "matrix": self._m.tolist(), **self.meta}
 
 
 def _validate_matrix(m: np.ndarray) -> None:

@@ -18,8 +18,8 @@ import numpy as np
 from ..exceptions import MatrixError
 from ..limits import check_n_values
 from ..random import WordStream
-from ..validation import check_gamma, check_probability
-from .base import ExplicitMatrix, PerturbationMatrix, along, check_n, check_power
+from ..validation import check_gamma, check_int, check_probability
+from .base import ExplicitMatrix, PerturbationMatrix, along, check_n
 
 
 class GammaDiagonal(PerturbationMatrix):
@@ -119,7 +119,7 @@ class GammaDiagonal(PerturbationMatrix):
 
     def power(self, t: int) -> PerturbationMatrix:
         """``M^t = lam^t I + (1 - lam^t) J/N`` (Theorem 2): again gamma-diagonal."""
-        t = check_power(t)
+        t = check_int(t, "t", error=MatrixError)
         # through logarithms: 1 - lam = N / (gamma + N - 1) is below float resolution for a
         # huge gamma, where lam ** t rounds to 1 (and 1 - lam ** t to 0)
         log_lam = math.log1p(-self._n / (self.gamma + self._n - 1))
@@ -287,15 +287,10 @@ def block_diagonal(blocks: list, order: list[int] | None = None) -> ExplicitMatr
     for i, b in enumerate(mats):
         if b.ndim != 2 or b.shape[0] != b.shape[1]:
             raise MatrixError(f"block {i} must be square (got shape {b.shape})")
-    n = sum(b.shape[0] for b in mats)
-    m = np.zeros((n, n))
-    start = 0
-    sizes = []
-    for b in mats:
-        k = b.shape[0]
-        m[start : start + k, start : start + k] = b
-        start += k
-        sizes.append(k)
+    from scipy.linalg import block_diag  # imported when needed: the command line starts without it
+
+    m = block_diag(*mats) if mats else np.zeros((0, 0))
+    n, sizes = len(m), [b.shape[0] for b in mats]
     if order is not None:
         perm = np.asarray(order)
         if sorted(perm.tolist()) != list(range(n)):

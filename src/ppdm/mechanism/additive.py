@@ -171,12 +171,9 @@ class Additive(Mechanism):
         return additive_privacy(a.get_noise(), a.get_domain().low, a.get_domain().high)
 
     def estimate_values(self, values: np.ndarray, a) -> Estimate:
-        """Agrawal & Srikant's reconstruction of one attribute over its domain's bins.
-
-        ``perturbed`` holds the released values counted in the bins (clipped at the
-        ends); ``stderr`` is the bootstrap standard error of the estimate as computed
-        (B = 200 resamples of the released values, each reconstructed under the same
-        stopping rule: :func:`ppdm.additive.reconstruction_stderr`).
+        """Agrawal & Srikant's reconstruction of one attribute over its domain's bins, the
+        released values counted in the bins as ``perturbed``, with the bootstrap standard
+        error of :func:`ppdm.additive.reconstruction_stderr`.
 
         References
         ----------

@@ -14,16 +14,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..exceptions import DataError
+from ..random import RandomState, WordStream, resolve_seed, stream_generator, warn_seeded_release
 
 if TYPE_CHECKING:
     import pandas as pd
-from ..random import (
-    RandomState,
-    WordStream,
-    resolve_seed,
-    stream_generator,
-    warn_seeded_release,
-)
 
 # the keys of the streams (one per attribute and copy, under the release root)
 SUBSTITUTE, REPRESENTATIVE, ADDITIVE = "substitute", "representative", "additive-noise"

@@ -164,18 +164,16 @@ class Substitution(Mechanism):
         return "revealed" if copies_reveal(matrix, copies) else None
 
     def report_lines(self, report: dict) -> list[str]:
-        lines: list[str] = []
         head = ["attribute", "N", "gamma", "epsilon"] + [f"rho2@{r}" for r in RHO1_LEVELS]
         head += ["H(M) bits", "K", "Kang bound", "bounds from data"]
-        rows = [head]
-        for a in report["attributes"]:
-            if not a["perturbed"]:
-                rows.append([a["name"], "-", "unperturbed"] + [""] * (len(head) - 3))
-            else:
-                rows.append([a["name"], *_cells(a, _text, realised=False)])
+        rows = [head] + [
+            [a["name"], *_cells(a, _text, realised=False)]
+            if a["perturbed"]
+            else [a["name"], "-", "unperturbed"] + [""] * (len(head) - 3)
+            for a in report["attributes"]
+        ]
         widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
-        for r in rows:
-            lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+        lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
         lines.append("")
         worst = report["worst_gamma"]
         if worst is not None:
@@ -208,21 +206,14 @@ class Substitution(Mechanism):
         revealed = report.get("revealed_by_copies", [])
         named = report["unperturbed"] + unchanged + revealed
         bare = [n for n in report.get("unprotected", []) if n not in named]
-        if unchanged:
-            lines.append(
-                "UNPROTECTED (a matrix that almost never changes a value releases it as it is): "
-                + ", ".join(unchanged)
-            )
-        if revealed:
-            lines.append(
-                f"UNPROTECTED (the {report['copies']} copies of a record, taken together, reveal "
-                "its value): " + ", ".join(revealed)
-            )
-        if bare:
-            lines.append(
-                "UNPROTECTED (a matrix with infinite amplification can reveal values exactly): "
-                + ", ".join(bare)
-            )
+        together = f"the {report['copies']} copies of a record, taken together, reveal its value"
+        for names, why in (
+            (unchanged, "a matrix that almost never changes a value releases it as it is"),
+            (revealed, together),
+            (bare, "a matrix with infinite amplification can reveal values exactly"),
+        ):
+            if names:
+                lines.append(f"UNPROTECTED ({why}): " + ", ".join(names))
         return lines
 
     def epsilon_lines(self, rec: dict) -> list[str]:
@@ -245,12 +236,12 @@ class Substitution(Mechanism):
         head = ["attribute", "N", "gamma", "gamma realised", "epsilon = ln gamma"]
         head += [f"rho2 at rho1 = {r}" for r in RHO1_LEVELS]
         head += ["entropy H(M) (bits)", "K", "Kang's bound", "bounds from data"]
-        rows = []
-        for a in rep["attributes"]:
-            if not a["perturbed"]:
-                rows.append(h.unperturbed(a["name"], len(head)))
-            else:
-                rows.append(h.row(a["name"], _cells(a, h.num, realised=True)))
+        rows = [
+            h.row(a["name"], _cells(a, h.num, realised=True))
+            if a["perturbed"]
+            else h.unperturbed(a["name"], len(head))
+            for a in rep["attributes"]
+        ]
         return h.table(head, rows)
 
     def html_guarantee(self, rep: dict) -> str:

@@ -7,30 +7,19 @@ from __future__ import annotations
 import numpy as np
 
 from ..domain import CategoricalDomain, Domain
+from ..domain.sketch import canonical_values
 from ..exceptions import DataError, SpecError
 from ..limits import MAX_RECORDS
-from ..matrix import (
-    PerturbationMatrix,
-    matrix_from_spec,
-)
-from ..options import (
-    PlanOptions,
-)
-from ..privacy import (
-    changes_nothing,
-    copies_reveal,
-    power_or_inf,
-)
+from ..matrix import PerturbationMatrix, matrix_from_spec
+from ..options import PlanOptions
+from ..privacy import changes_nothing, copies_reveal, power_or_inf
 from ..release import AttributeSpec
 
 
 def own_matrix(name: str, domain: Domain, given: AttributeSpec) -> PerturbationMatrix:
     """The matrix the owner's spec gives ``name``."""
     try:
-        mspec = dict(given.matrix)
-        if mspec.get("kind") == "gamma-diagonal":
-            mspec.setdefault("n_values", domain.n_values)
-        return matrix_from_spec(mspec, domain.n_values)
+        return matrix_from_spec(given.matrix, domain.n_values)
     except ValueError as exc:
         raise SpecError(f"attribute {name!r}: {exc}") from None
 
@@ -69,14 +58,6 @@ def checked_matrix(name: str, matrix: PerturbationMatrix, opts: PlanOptions) -> 
             "--allow-unprotected (allow_unprotected=True) to release it knowingly"
         )
     return matrix
-
-
-def canonical_values(values: list) -> list:
-    """Categorical values in the order a release lists them: sorted (by text if mixed)."""
-    try:
-        return sorted(values)
-    except TypeError:
-        return sorted(values, key=str)
 
 
 def canonical_order(

@@ -14,16 +14,10 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import DataError, ParameterError, SpecError
-from ..matrix import (
-    PerturbationMatrix,
-    needs_data,
-)
+from ..matrix import PerturbationMatrix, needs_data
 from ..mechanism import mechanism_of
 from ..mechanism.streams import release_root
-from ..random import (
-    RandomState,
-    perturbation_generator,
-)
+from ..random import RandomState, perturbation_generator
 from ..release import ReleaseSpec
 from ..validation import check_at_least
 

@@ -19,19 +19,10 @@ from ..domain import Domain, DomainRule, DomainSketch
 from ..domain.sketch import ConstantColumnError
 from ..exceptions import DataError, DomainError, OptionError, SpecError
 from ..io import TEXT_ATTR
-from ..matrix import (
-    GammaDiagonal,
-)
+from ..matrix import GammaDiagonal
 from ..mechanism import mechanism_of
-from ..options import (
-    PlanOptions,
-    plan_options,
-)
-from ..privacy import (
-    BUDGET_TOLERANCE,
-    record_privacy,
-    split_budget,
-)
+from ..options import PlanOptions, plan_options
+from ..privacy import BUDGET_TOLERANCE, record_privacy, split_budget
 from ..release import AttributeSpec, ReleaseSpec
 from ..validation import MAX_GAMMA
 from .common import canonical_order, check_names, checked_matrix, own_matrix
@@ -278,6 +269,8 @@ def planned_gammas(own: dict[str, float], free: list[str], opts: PlanOptions) ->
     if budget is None:
         return dict.fromkeys(free, opts.gamma_or_default)
     split = opts.split
+    counted = f"{len(own) + len(free)} perturbed attributes x {copies} cop"
+    counted += "y" if copies == 1 else "ies"
     if split and opts.gamma is not None:
         raise OptionError(
             "epsilon_split",
@@ -298,8 +291,7 @@ def planned_gammas(own: dict[str, float], free: list[str], opts: PlanOptions) ->
             raise OptionError(
                 "gamma",
                 f"gamma {opts.gamma:g} gives a per-record epsilon of {_spent(total)} "
-                f"({len(own) + len(free)} perturbed attributes x {copies} "
-                f"cop{'y' if copies == 1 else 'ies'}), over the per-record budget {budget:g}",
+                f"({counted}), over the per-record budget {budget:g}",
             )
         return dict.fromkeys(free, opts.gamma)
     fixed = record_privacy(own, copies)["epsilon"]
@@ -317,9 +309,7 @@ def planned_gammas(own: dict[str, float], free: list[str], opts: PlanOptions) ->
             raise OptionError(
                 "epsilon_record",
                 f"epsilon_record {budget:g} gives attribute {name!r} gamma {gamma:.6g} "
-                f"({len(own) + len(free)} perturbed attributes x {copies} "
-                f"cop{'y' if copies == 1 else 'ies'}), not a valid amplification; give "
-                f"{fix} perturbed attributes",
+                f"({counted}), not a valid amplification; give {fix} perturbed attributes",
             )
     return gammas
 

@@ -15,20 +15,10 @@ import pandas as pd
 
 from ..domain import CategoricalDomain, Domain
 from ..exceptions import DataError, SpecError
-from ..matrix import (
-    FROM_DATA,
-    matrix_from_spec,
-    needs_data,
-)
+from ..matrix import FROM_DATA, matrix_from_spec, needs_data
 from ..mechanism.substitution import stratum_keys
-from ..options import (
-    PlanOptions,
-    plan_options,
-)
-from ..random import (
-    RandomState,
-    release_generator,
-)
+from ..options import PlanOptions, plan_options
+from ..random import RandomState, release_generator
 from ..release import AttributeSpec, ReleaseSpec
 from .common import canonical_values, checked_matrix
 
