@@ -98,7 +98,7 @@ def estimate(
                 )
         pair_results = []
         if named:
-            with progress_bar("pairs", len(named)):
+            with progress_bar("pairs"):  # one pass for all pairs: the bar pulses
                 pair_results = estimate_pairs(rel, named, method, flag="--pairs")
 
         def show(results) -> None:
