@@ -328,7 +328,7 @@ def reconstruct_release(
     engine = resolve_engine(engine, parts, scheduler)
     if engine == "local":
         with operation():  # the release is this call's input: out may not touch it
-            rel = release if isinstance(release, StoredRelease) else load_release(release)
+            rel = load_release(release)
             if out is not None:
                 check_output(out, flag="out", overwrite=overwrite, keep_files=True)
             return pipeline.reconstruct_release(rel, out, **keywords)

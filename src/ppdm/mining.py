@@ -365,7 +365,7 @@ def mine_release(
     MiningResult
     """
     key, _ = resolve_learner(learner, allow_import=allow_import)
-    rel = release if isinstance(release, Release) else load_release(release)
+    rel = load_release(release)
     spec = rel.spec
     target = spec.class_attribute
     if target is None:

@@ -194,7 +194,7 @@ def estimate_pairs(
     ----------
     Ma & Sivakumar, Sec. 4; Agrawal & Srikant (2000).
     """
-    rel = release if isinstance(release, Release) else load_release(release)
+    rel = load_release(release)
     check_pairs(rel, pairs, flag)
     copies = rel.spec.copies
     out = []

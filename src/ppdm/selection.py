@@ -241,7 +241,7 @@ def mine(
         ``.model`` predicts original records; ``.estimate`` ± ``.stderr`` is its accuracy
         on the original data estimated from the held-out part.
     """
-    rel = release if isinstance(release, Release) else load_release(release)
+    rel = load_release(release)
     target = rel.spec.class_attribute
     if target is None:
         raise SpecError("the release names no class attribute: nothing to learn")

@@ -559,7 +559,7 @@ def _check_part_types(directory: Path, handles: Sequence) -> None:
 
 
 def _release_handles(release: Release | str | os.PathLike) -> tuple[Release, list]:
-    rel = release if isinstance(release, Release) else load_release(release)
+    rel = load_release(release)
     handles = partitions_of(rel.data_path)
     return rel, handles
 

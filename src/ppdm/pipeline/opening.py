@@ -57,7 +57,7 @@ def verify_release(
     SpecError, DomainError
         The release is not self-consistent.
     """
-    rel = directory if isinstance(directory, Release) else load_release(directory)
+    rel = load_release(directory)
     with release_values(rel.source):
         checked = checked_batches(rel.batches(batch_size), value_domains(rel.spec))
         return sum(len(b) for b in reporting(checked, progress))
@@ -196,13 +196,16 @@ def check_release_spec(spec: ReleaseSpec, where: str = "spec") -> None:
                 )
 
 
-def load_release(path: str | os.PathLike) -> Release:
-    """Open a release directory (its ``spec.json`` and data file), checking the spec.
+def load_release(path: str | os.PathLike | Release) -> Release:
+    """Open a release directory (its ``spec.json`` and data file), checking the spec; a
+    :class:`Release` already open is returned as it is.
 
     The data file must be a bare name of a regular file (or a directory of Parquet
     parts) inside the release directory; the spec must agree with itself
     (:func:`check_release_spec`). The record count is checked when the data is read.
     """
+    if isinstance(path, Release):
+        return path
     path = Path(path)
     if path.exists() and not path.is_dir():
         raise DataError(
@@ -295,7 +298,7 @@ def check_release_rows(spec: ReleaseSpec, rows: int, data: str | os.PathLike) ->
 def opened(release: Release | str | os.PathLike, batch_size: int | None) -> tuple[Release, int]:
     """``release`` loaded (unless it is a :class:`Release`) and its rows per batch
     (``batch_size``, or :func:`batch_rows` of its columns)."""
-    rel = release if isinstance(release, Release) else load_release(release)
+    rel = load_release(release)
     return rel, batch_size or batch_rows(len(rel.spec.attributes))
 
 

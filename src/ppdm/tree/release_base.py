@@ -144,10 +144,10 @@ class ReleaseLearner(ClassifierMixin, BaseEstimator):
 
     def fit_release(self, release):
         """Learn from a release directory (or :class:`ppdm.pipeline.Release`)."""
-        from ..pipeline import Release, load_release
+        from ..pipeline import load_release
 
         self._validate_params()
-        rel = release if isinstance(release, Release) else load_release(release)
+        rel = load_release(release)
         data = self._release_data(rel.frame(), None, rel.spec)
         return self._grow(data, self._min_leaf_count(len(data.y)))
 

@@ -69,9 +69,9 @@ def check_auditable(spec) -> None:
 
 
 def _load(release, original):
-    from ...pipeline import Release, load_release
+    from ...pipeline import load_release
 
-    rel = release if isinstance(release, Release) else load_release(release)
+    rel = load_release(release)
     spec = rel.spec
     check_auditable(spec)
     if isinstance(original, pd.DataFrame):
