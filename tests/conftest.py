@@ -27,6 +27,25 @@ settings.load_profile("ppdm")
 QUICK_LEARNER = "cart-entropy"
 
 
+@pytest.fixture(scope="session")
+def fig2_data():
+    """20,000 records of Ma & Sivakumar's Fig. 2 network (seeded)."""
+    from ppdm.bayesnet import forward_sample
+    from ppdm_papers.bn_networks import fig2_network
+
+    return forward_sample(fig2_network(), 20_000, random_state=0)
+
+
+@pytest.fixture(scope="session")
+def fig2_parties(fig2_data):
+    """The sites of Fig. 2, each holding its columns of ``fig2_data`` and Table 1's scheme."""
+    from ppdm_papers.bn_networks import FIG2_SITES, table1_scheme
+    from ppdm_papers.bn_parties import Party
+
+    scheme = table1_scheme()
+    return [Party(s, fig2_data[list(vs)], scheme.subset(vs)) for s, vs in FIG2_SITES.items()]
+
+
 @pytest.fixture
 def run_cli(monkeypatch, capsys):
     """Run ``ppdm ARGS`` through the real entry point; return (exit code, stdout, stderr)."""

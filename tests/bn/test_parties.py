@@ -12,19 +12,9 @@ from ppdm_papers.bn_networks import FIG2_SITES, fig2_network, fig3_network, tabl
 from ppdm_papers.bn_parties import Party
 
 
-@pytest.fixture(scope="module")
-def fig2_data():
-    return forward_sample(fig2_network(), 20_000, random_state=0)
-
-
-def _parties(data):
-    scheme = table1_scheme()
-    return [Party(s, data[list(vs)], scheme.subset(vs)) for s, vs in FIG2_SITES.items()]
-
-
 @pytest.mark.parametrize("fmt", ["parquet", "csv"])
-def test_release_round_trip(tmp_path, fig2_data, fmt):
-    party = _parties(fig2_data)[0]
+def test_release_round_trip(tmp_path, fig2_data, fig2_parties, fmt):
+    party = fig2_parties[0]
     rel = party.release(random_state=1)
     write_release(rel, tmp_path / "r", fmt=fmt)
     back = read_release(tmp_path / "r")
@@ -44,10 +34,10 @@ def test_read_release_errors(tmp_path):
 
 
 @pytest.mark.parametrize("kind", ["symlink", "fifo"])
-def test_release_description_must_be_a_regular_file_of_the_release(tmp_path, fig2_data, kind):
+def test_release_description_must_be_a_regular_file_of_the_release(tmp_path, kind, fig2_parties):
     import os
 
-    rel = _parties(fig2_data)[0].release(random_state=1)
+    rel = fig2_parties[0].release(random_state=1)
     write_release(rel, tmp_path / "r")
     spec = tmp_path / "r" / "release.json"
     (tmp_path / "elsewhere.json").write_text(spec.read_text())
@@ -60,8 +50,8 @@ def test_release_description_must_be_a_regular_file_of_the_release(tmp_path, fig
         read_release(tmp_path / "r")
 
 
-def test_combine_releases_checks_alignment(fig2_data):
-    a, b, _ = _parties(fig2_data)
+def test_combine_releases_checks_alignment(fig2_data, fig2_parties):
+    a, b, _ = fig2_parties
     ra = a.release(random_state=0)
     rb = Party(
         "x", fig2_data[list(FIG2_SITES["site2"])].iloc[:10], table1_scheme(FIG2_SITES["site2"])

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from ppdm.bayesnet import BayesNet, Node, forward_sample
+from ppdm.bayesnet import BayesNet, Node
 from ppdm.bayesnet.pram import PramScheme
 from ppdm.exceptions import SpecError
 from ppdm_papers.bayesnet import clean_ml
@@ -12,7 +12,6 @@ from ppdm_papers.bn_networks import (
     FIG3_SITES,
     fig2_network,
     fig3_network,
-    table1_scheme,
 )
 from ppdm_papers.bn_parties import Party, cross_parents, learn_model1, learn_model2
 
@@ -46,25 +45,15 @@ def test_sites_partition_the_networks():
         assert sorted(held) == sorted(net.names)
 
 
-@pytest.fixture(scope="module")
-def fig2_data():
-    return forward_sample(fig2_network(), 20_000, random_state=0)
-
-
-def _parties(data):
-    scheme = table1_scheme()
-    return [Party(s, data[list(vs)], scheme.subset(vs)) for s, vs in FIG2_SITES.items()]
-
-
 def test_cross_parents_of_fig2():
     owner = {v: s for s, vs in FIG2_SITES.items() for v in vs}
     needs = cross_parents(fig2_network(), owner)
     assert needs == {("site1", "site2"): ["S", "T", "L"], ("site2", "site3"): ["X", "D"]}
 
 
-def test_model2_and_model1_learn_close_parameters(fig2_data):
+def test_model2_and_model1_learn_close_parameters(fig2_data, fig2_parties):
     net = fig2_network()
-    parties = _parties(fig2_data)
+    parties = fig2_parties
     fit2 = learn_model2(net.structure(), [p.release(random_state=i) for i, p in enumerate(parties)])
     fit1 = learn_model1(net.structure(), parties, random_state=9)
     clean = clean_ml(net.structure(), fig2_data)
