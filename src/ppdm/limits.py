@@ -89,15 +89,6 @@ def check_n_values(
     ----------
     what : str
         How the message names it, e.g. ``"--bins"`` or ``"column 'age': n_bins"``.
-
-    Examples
-    --------
-    >>> check_n_values(20, "--bins")
-    20
-    >>> check_n_values(10**7, "--bins")
-    Traceback (most recent call last):
-    ...
-    ppdm.exceptions.ParameterError: --bins is 10000000, above the cap of 65536 values per attribute (ppdm.limits.MAX_VALUES)
     """
     value = _as_count(n, what, error)
     cap, name = (MAX_DENSE_VALUES, "MAX_DENSE_VALUES") if dense else (MAX_VALUES, "MAX_VALUES")
@@ -121,30 +112,12 @@ def _check_positive(
 
 
 def check_copies(n, what: str = "copies", *, error: type[Exception] = ParameterError) -> int:
-    """Check a number of perturbed copies: a whole number in ``1..MAX_COPIES``.
-
-    Examples
-    --------
-    >>> check_copies(10**30, "--copies")
-    Traceback (most recent call last):
-    ...
-    ppdm.exceptions.ParameterError: --copies is 1000000000000000000000000000000, above the cap of 1000 copies (ppdm.limits.MAX_COPIES)
-    """
+    """Check a number of perturbed copies: a whole number in ``1..MAX_COPIES``."""
     return _check_positive(n, what, error, MAX_COPIES, "copies", "MAX_COPIES")
 
 
 def check_n_records(n, what: str = "n", *, error: type[Exception] = ParameterError) -> int:
-    """Check a requested number of records: a whole number in ``1..MAX_RECORDS``.
-
-    Examples
-    --------
-    >>> check_n_records(1000, "--n")
-    1000
-    >>> check_n_records(1e13, "--n")
-    Traceback (most recent call last):
-    ...
-    ppdm.exceptions.ParameterError: --n is 10000000000000, above the cap of 1000000000 records (ppdm.limits.MAX_RECORDS)
-    """
+    """Check a requested number of records: a whole number in ``1..MAX_RECORDS``."""
     return _check_positive(n, what, error, MAX_RECORDS, "records", "MAX_RECORDS")
 
 
@@ -197,15 +170,7 @@ def _depth_of(data: Any, limit: int) -> int:
 
 def check_numbers(data: Any, where: str, error: type[Exception] = ParameterError) -> None:
     """Refuse non-finite floats and integers beyond 64 bits anywhere in parsed ``data``; the
-    message names the field's path, e.g. ``attributes.0.matrix.gamma``.
-
-    Examples
-    --------
-    >>> check_numbers({"a": [1, {"g": float("inf")}]}, "spec 'x.json'")
-    Traceback (most recent call last):
-    ...
-    ppdm.exceptions.ParameterError: spec 'x.json' field a.1.g: inf is not a finite number
-    """
+    message names the field's path, e.g. ``attributes.0.matrix.gamma``."""
     stack: list[tuple[Any, tuple]] = [(data, ())]
     while stack:
         item, path = stack.pop()

@@ -403,13 +403,7 @@ class PlanOptions:
 
 def plan_options(options: PlanOptions | None = None, /, **keywords) -> PlanOptions:
     """The options of a call, ``f(data, options=PlanOptions(...))`` or ``f(data, gamma=9)``:
-    ``options``, with any ``keywords`` replacing its fields.
-
-    Examples
-    --------
-    >>> plan_options(PlanOptions(gamma=19), n_bins=10).n_bins
-    10
-    """
+    ``options``, with any ``keywords`` replacing its fields."""
     if options is None:
         return PlanOptions(**keywords)
     if not isinstance(options, PlanOptions):

@@ -33,14 +33,7 @@ __all__ = [
 
 
 def show(value, width: int = 40) -> str:
-    """A plain, truncated rendering of ``value`` for messages (``3``, not ``np.int64(3)``).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> show(np.float64(0.5)), show("x" * 50, width=10)
-    ('0.5', "'xxxxxx...")
-    """
+    """A plain, truncated rendering of ``value`` for messages (``3``, not ``np.int64(3)``)."""
     if hasattr(value, "item") and callable(value.item):
         try:
             value = value.item()
@@ -51,14 +44,8 @@ def show(value, width: int = 40) -> str:
 
 
 def visible(text) -> str:
-    r"""``text`` with its control characters (a tab, a line break) written as escapes, for a
-    figure's one-line title or tick label.
-
-    Examples
-    --------
-    >>> visible("good\nclass"), visible("bad\tclass"), visible("été")
-    ('good\\nclass', 'bad\\tclass', 'été')
-    """
+    """``text`` with its control characters (a tab, a line break) written as escapes, for a
+    figure's one-line title or tick label."""
     import unicodedata
 
     text = str(text)
@@ -143,15 +130,7 @@ def check_amplification(
 def check_probability(
     p, name: str, *, closed: bool = False, error: type[Exception] = ParameterError
 ) -> float:
-    """Validate a probability: in ``(0, 1)``, or in ``[0, 1]`` when ``closed``.
-
-    Examples
-    --------
-    >>> check_probability(1, "rho2")
-    Traceback (most recent call last):
-    ...
-    ppdm.exceptions.ParameterError: rho2 must be in (0, 1) (got 1)
-    """
+    """Validate a probability: in ``(0, 1)``, or in ``[0, 1]`` when ``closed``."""
     interval = "[0, 1]" if closed else "(0, 1)"
     r = _number(p, name, f"in {interval}", error)
     inside = 0.0 <= r <= 1.0 if closed else 0.0 < r < 1.0
@@ -171,30 +150,14 @@ def check_positive(x, name: str, *, error: type[Exception] = ParameterError) -> 
 
 
 def check_int(n, name: str, *, low: int = 1, error: type[Exception] = ParameterError) -> int:
-    """Validate an integer (not a bool, not a float) ``>= low``.
-
-    Examples
-    --------
-    >>> check_int(1, "N", low=2)
-    Traceback (most recent call last):
-    ...
-    ppdm.exceptions.ParameterError: N must be an integer >= 2 (got 1)
-    """
+    """Validate an integer (not a bool, not a float) ``>= low``."""
     if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < low:
         raise error(f"{name} must be an integer >= {low} (got {show(n)})")
     return int(n)
 
 
 def check_at_least(n, name: str, low: int, *, error: type[Exception] = ParameterError):
-    """Validate a number ``>= low`` (its type checked elsewhere, e.g. by a parser).
-
-    Examples
-    --------
-    >>> check_at_least(0, "--jobs", 1)
-    Traceback (most recent call last):
-    ...
-    ppdm.exceptions.ParameterError: --jobs must be >= 1 (got 0)
-    """
+    """Validate a number ``>= low`` (its type checked elsewhere, e.g. by a parser)."""
     v = _number(n, name, f">= {low}", error)
     if not v >= low:
         raise error(f"{name} must be >= {low} (got {show(n)})")
@@ -213,15 +176,7 @@ def check_choice(
 
 
 def check_interval(low, high, name: str, *, error: type[Exception] = ParameterError):
-    """Validate bounds ``low < high``: finite numbers, ``high - low`` finite too.
-
-    Examples
-    --------
-    >>> check_interval(5, 1, "--bounds 'x=5:1'")
-    Traceback (most recent call last):
-    ...
-    ppdm.exceptions.ParameterError: --bounds 'x=5:1' must have low < high (got 5:1)
-    """
+    """Validate bounds ``low < high``: finite numbers, ``high - low`` finite too."""
     got = f"(got {show(low)}:{show(high)})"
     if not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in (low, high)):
         raise error(f"{name} must be two numbers (low, high) {got}")

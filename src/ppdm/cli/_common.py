@@ -398,14 +398,8 @@ def run_app(app: typer.Typer) -> None:
 
 
 def reflow_help(text: str) -> str:
-    r"""``text`` (a docstring) with the lines of each paragraph joined, but for lists and
-    indented paragraphs: typer keeps line breaks, which break again on a narrow terminal.
-
-    Examples
-    --------
-    >>> reflow_help("First line.\n\nOne sentence\nin two lines.\n\n- a\n- b")
-    'First line.\n\nOne sentence in two lines.\n\n- a\n- b'
-    """
+    """``text`` (a docstring) with the lines of each paragraph joined, but for lists and
+    indented paragraphs: typer keeps line breaks, which break again on a narrow terminal."""
     paragraphs = inspect.cleandoc(text).split("\n\n")
     return "\n\n".join(
         para
