@@ -184,16 +184,12 @@ def flag_option(flag: str, help: str, short: str | None = None):  # noqa: A002
     return typer.Option(False, *names, help=help)
 
 
-#: ``--overwrite`` of the commands that write a file (a table, model, plot or page).
 OVERWRITE_FILE_OPTION = flag_option("--overwrite", "Replace an existing output file.")
-#: ``--overwrite`` of the commands that write a release directory.
 OVERWRITE_DIR_OPTION = flag_option(
     "--overwrite", "Replace an existing non-empty release directory (whole)."
 )
 RELEASE_ARGUMENT = path_argument("DIR", "Release directory.")
-#: ``--class`` / ``-c`` of the commands that learn or add noise: a required column.
 CLASS_OPTION = value_option(..., "--class", "COL", "Name of the class column.", short="-c")
-#: ``--engine`` of making, estimating and reconstructing a release (:data:`ppdm.api.ENGINES`).
 ReleaseEngine = _choice(
     "ReleaseEngine",
     ("local", "partitioned", "dask"),
@@ -210,10 +206,8 @@ ENGINE_OPTION = typer.Option(
 SCHEDULER_OPTION = value_option(
     None, "--scheduler", "ADDRESS", "Dask scheduler address; none starts a LocalCluster."
 )
-#: ``--seed`` of a command that writes a release: for experiments only.
 RELEASE_SEED_OPTION = seed_option("Seed for experiments only (never for a real release).")
 JSON_OPTION = flag_option("--json", "Machine-readable output.")
-#: ``--progress/--no-progress`` of the reproduction grids.
 PROGRESS_OPTION = typer.Option(True, "--progress/--no-progress", help="Show a progress bar.")
 CONFIDENCE_OPTION = value_option(
     0.25, "--confidence", "CF", "C4.5 pruning confidence factor (J48 -C).", short="-C"
@@ -221,7 +215,6 @@ CONFIDENCE_OPTION = value_option(
 MIN_LEAF_OPTION = value_option(
     2, "--min-leaf", "N", "C4.5 minimum instances per leaf (J48 -M).", short="-M"
 )
-#: ``--batch-size`` of the commands that stream a table.
 BATCH_SIZE_OPTION = value_option(
     None,
     "--batch-size",
