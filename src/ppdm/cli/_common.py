@@ -267,11 +267,9 @@ def error_line(exc: BaseException) -> tuple[str, int]:
         return _one_line(reason), EXIT_FAILURE
     if isinstance(exc, OverflowError):
         return _one_line(f"number too large: {exc}"), EXIT_FAILURE
-    try:
-        from pydantic import ValidationError
-    except ImportError:  # pragma: no cover - pydantic is a dependency
-        ValidationError = ()  # type: ignore[assignment]  # noqa: N806
-    if ValidationError and isinstance(exc, ValidationError):
+    from pydantic import ValidationError
+
+    if isinstance(exc, ValidationError):
         from ..release import validation_message
 
         return _one_line(validation_message(exc)), EXIT_FAILURE
@@ -430,14 +428,8 @@ def output_path(value: str | os.PathLike) -> Path:
 
 @contextmanager
 def progress_bar(label: str, total: int | None = None):
-    """A transient progress bar on stderr, drawn only when stderr is a terminal.
-
-    Yields
-    ------
-    advance : callable
-        ``advance(k)`` moves the bar by ``k``; ``advance.reset(label, total)`` starts a
-        new pass with its own label and length (``None``: the bar pulses).
-    """
+    """A transient progress bar on stderr (on a terminal only), yielding ``advance(k)``;
+    ``advance.reset(label, total)`` starts a new pass (``total=None``: the bar pulses)."""
     if not _stderr_is_terminal():  # rich would draw nothing: do not load it
 
         def skip(k: int = 1) -> None:
