@@ -37,10 +37,8 @@ MAX_VALUES: int = 65_536
 """Largest N of a matrix ``a I + b J`` (closed forms, O(N)): N = 65,536 estimates in < 1 s."""
 
 MAX_DENSE_VALUES: int = 2_048
-"""Largest N wherever N x N work is dense (explicit matrices, additive bins, network states).
-
-Measured: N = 2,048 took 100 s to build and 12 s per estimate; the work grows 8x per doubling.
-"""
+"""Largest N wherever N x N work is dense (explicit matrices, additive bins, network states);
+N = 2,048 took 100 s to build and 12 s per estimate, the work growing 8x per doubling."""
 
 MAX_RECORDS: int = 1_000_000_000
 """Largest number of records a sampler may be asked for in one call (10^9: about 9 GB)."""
@@ -149,43 +147,27 @@ def _yaml_loader():
     return _Loader
 
 
-def _depth_of(data: Any, limit: int) -> int:
-    """Nesting depth of lists and mappings, without recursion (stops past ``limit``)."""
-    deepest = 0
-    stack = [(data, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict):
-            children = item.values()
-        elif isinstance(item, list):
-            children = item
-        else:
-            continue
-        deepest = max(deepest, depth)
-        if deepest > limit:
-            return deepest
-        stack.extend((c, depth + 1) for c in children)
-    return deepest
-
-
 def check_numbers(data: Any, where: str, error: type[Exception] = ParameterError) -> None:
-    """Refuse non-finite floats and integers beyond 64 bits anywhere in parsed ``data``; the
-    message names the field's path, e.g. ``attributes.0.matrix.gamma``."""
+    """Refuse nesting deeper than :data:`MAX_NESTING` in parsed ``data``, then non-finite
+    floats and integers beyond 64 bits; a number's message names the path of its field, e.g.
+    ``attributes.0.matrix.gamma``."""
+    bad = None  # the first bad number: reported once the nesting is known to be fine
     stack: list[tuple[Any, tuple]] = [(data, ())]
     while stack:
         item, path = stack.pop()
-        if isinstance(item, dict):
-            stack.extend((v, (*path, k)) for k, v in item.items())
-        elif isinstance(item, list):
-            stack.extend((v, (*path, i)) for i, v in enumerate(item))
-        elif isinstance(item, bool):
+        if isinstance(item, (dict, list)):
+            if len(path) >= MAX_NESTING:
+                raise error(f"{where} is nested too deeply (more than {MAX_NESTING} levels)")
+            children = item.items() if isinstance(item, dict) else enumerate(item)
+            stack.extend((v, (*path, k)) for k, v in children)
+        elif bad is not None or isinstance(item, bool):
             continue
         elif isinstance(item, float) and not math.isfinite(item):
-            field = ".".join(map(str, path)) or "(top level)"
-            raise error(f"{where} field {field}: {item!r} is not a finite number")
+            bad = path, f"{item!r} is not a finite number"
         elif isinstance(item, int) and not -(2**63) <= item < 2**63:
-            field = ".".join(map(str, path)) or "(top level)"
-            raise error(f"{where} field {field}: {_show(item)} is too large (beyond 64 bits)")
+            bad = path, f"{_show(item)} is too large (beyond 64 bits)"
+    if bad is not None:
+        raise error(f"{where} field {'.'.join(map(str, bad[0])) or '(top level)'}: {bad[1]}")
 
 
 class _RepeatedKey(Exception):
@@ -262,8 +244,6 @@ def load_structured(
         raise
     except ValueError as exc:  # e.g. an integer of more than 4300 digits
         raise error(f"{label} holds a number that cannot be read: {_clip(str(exc), 80)}") from None
-    if _depth_of(data, MAX_NESTING) > MAX_NESTING:
-        raise error(f"{label} is nested too deeply (more than {MAX_NESTING} levels)")
     check_numbers(data, label, error)
     return data
 
