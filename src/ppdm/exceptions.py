@@ -39,11 +39,8 @@ class SpecError(PpdmError, ValueError):
 
 
 class OptionError(SpecError):
-    """A release option has a bad value; ``field`` names the option.
-
-    The message starts with the option's name, so a front end can name it its
-    own way (the command line says ``--bins`` where the library says ``n_bins``).
-    """
+    """A release option has a bad value; ``field`` names the option, and the message starts
+    with it, so a front end can name it its own way (``--bins`` for ``n_bins``)."""
 
     def __init__(self, field: str, message: str):
         super().__init__(message)

@@ -1,6 +1,5 @@
 """The owner's options of a release plan (:class:`PlanOptions`), validated once and passed
-down whole; checks that need the data (unknown columns, an empty table) stay with the
-planning.
+down whole.
 
 References
 ----------
@@ -69,7 +68,7 @@ def _checked(field: str, check: Callable[..., Any], *args, **kwargs) -> Any:
 
 def _by_column(field: str, value, what: str, check: Callable, convert=lambda v: v) -> tuple:
     """``value``, a mapping or pairs, as ``((column, check(column, convert(v))), ...)``, every
-    column named once, by text; ``what`` says what a column maps to."""
+    column named once; ``what`` says what a column maps to."""
     if value is None:
         return ()
     pairs = value.items() if isinstance(value, Mapping) else value
@@ -278,8 +277,7 @@ class PlanOptions:
             )
 
     def _check_budget(self, method: str) -> None:
-        """``epsilon_record`` a finite number > 0, ``epsilon_split`` positive weights that
-        go with a budget, for substitution releases only."""
+        """Check ``epsilon_record`` and ``epsilon_split``, which go with a budget."""
         set_ = object.__setattr__
         if self.epsilon_record is not None:
             e = _checked("epsilon_record", check_positive, self.epsilon_record, "epsilon_record")
@@ -317,9 +315,8 @@ class PlanOptions:
         return dict(self.epsilon_split)
 
     def _agree_with_spec(self) -> None:
-        """What the spec states is not overridden without a word: the class, the copies,
-        whether the class is perturbed, the attributes it keeps and the domains it gives
-        must agree with the options."""
+        """Refuse options that override what the spec states (class, copies, what is
+        perturbed, budget, domains)."""
         given = self.spec.class_attribute
         if self.class_attribute is not None and given is not None and given != self.class_attribute:
             raise OptionError(
@@ -405,18 +402,8 @@ class PlanOptions:
 
 
 def plan_options(options: PlanOptions | None = None, /, **keywords) -> PlanOptions:
-    """The options of a call: ``options``, with any ``keywords`` replacing its fields.
-
-    This is how every function that plans a release accepts both
-    ``f(data, options=PlanOptions(...))`` and ``f(data, gamma=9, ...)``.
-
-    Examples
-    --------
-    >>> plan_options(gamma=19).gamma
-    19.0
-    >>> plan_options(PlanOptions(gamma=19), n_bins=10).n_bins
-    10
-    """
+    """The options of a call, ``f(data, options=PlanOptions(...))`` or ``f(data, gamma=9)``:
+    ``options``, with any ``keywords`` replacing its fields."""
     if options is None:
         return PlanOptions(**keywords)
     if not isinstance(options, PlanOptions):

@@ -1,11 +1,7 @@
 """Shared validators of parameters: amplification, probabilities, counts, choices.
 
-Every public function checks one kind of value and returns it in its plain Python
-form, or raises ``error`` (a ``ValueError`` subclass) with one line that names the
-parameter, the rule and the value received, e.g. ``gamma must be > 1 (got 0.5)``.
-The caller chooses the name (a keyword, a field, a flag) and the exception class,
-so the library, the release options and the command line share one implementation
-of each rule.
+Each returns the value in its plain Python form, or raises ``error`` with one line naming
+the parameter (as the caller calls it: a keyword, a field, a flag), the rule and the value.
 
 References
 ----------
@@ -37,14 +33,7 @@ __all__ = [
 
 
 def show(value, width: int = 40) -> str:
-    """A plain, truncated rendering of ``value`` for messages (``3``, not ``np.int64(3)``).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> show(np.float64(0.5)), show("x" * 50, width=10)
-    ('0.5', "'xxxxxx...")
-    """
+    """A plain, truncated rendering of ``value`` for messages (``3``, not ``np.int64(3)``)."""
     if hasattr(value, "item") and callable(value.item):
         try:
             value = value.item()
@@ -55,15 +44,8 @@ def show(value, width: int = 40) -> str:
 
 
 def visible(text) -> str:
-    r"""``text`` as a figure shows it: control characters (a tab, a line break) written
-    as their escapes, which a font has no glyph for and a one-line title or tick label
-    has no room for; every other character kept.
-
-    Examples
-    --------
-    >>> visible("good\nclass"), visible("bad\tclass"), visible("été")
-    ('good\\nclass', 'bad\\tclass', 'été')
-    """
+    """``text`` with its control characters (a tab, a line break) written as escapes, for a
+    figure's one-line title or tick label."""
     import unicodedata
 
     text = str(text)
@@ -132,16 +114,8 @@ def check_gamma(gamma, name: str = "gamma", *, error: type[Exception] = MatrixEr
 def check_amplification(
     gamma, name: str = "gamma", *, error: type[Exception] = ParameterError
 ) -> float:
-    """Validate an amplification bound: a number >= 1, ``inf`` allowed (no guarantee).
-
-    Unlike :func:`check_gamma` (the parameter of a matrix to build), a bound
-    describes a matrix already built: one with a zero entry (the identity, a
-    permutation) has amplification ``inf``.
-
-    Examples
-    --------
-    >>> check_amplification(float("inf"))
-    inf
+    """Validate the amplification of a matrix already built: a number >= 1, ``inf`` (a zero
+    entry) allowed.
 
     References
     ----------
@@ -156,17 +130,7 @@ def check_amplification(
 def check_probability(
     p, name: str, *, closed: bool = False, error: type[Exception] = ParameterError
 ) -> float:
-    """Validate a probability: in ``(0, 1)``, or in ``[0, 1]`` when ``closed``.
-
-    Examples
-    --------
-    >>> check_probability(0.1, "rho1")
-    0.1
-    >>> check_probability(1, "rho2")
-    Traceback (most recent call last):
-    ...
-    ppdm.exceptions.ParameterError: rho2 must be in (0, 1) (got 1)
-    """
+    """Validate a probability: in ``(0, 1)``, or in ``[0, 1]`` when ``closed``."""
     interval = "[0, 1]" if closed else "(0, 1)"
     r = _number(p, name, f"in {interval}", error)
     inside = 0.0 <= r <= 1.0 if closed else 0.0 < r < 1.0
@@ -176,13 +140,7 @@ def check_probability(
 
 
 def check_positive(x, name: str, *, error: type[Exception] = ParameterError) -> float:
-    """Validate a finite number > 0 (a scale, a width, a tolerance).
-
-    Examples
-    --------
-    >>> check_positive(0.25, "noise_scale")
-    0.25
-    """
+    """Validate a finite number > 0 (a scale, a width, a tolerance)."""
     v = _number(x, name, "> 0", error)
     if not math.isfinite(v):
         raise error(f"{name} must be a finite number > 0 (got {show(x)})")
@@ -192,32 +150,14 @@ def check_positive(x, name: str, *, error: type[Exception] = ParameterError) -> 
 
 
 def check_int(n, name: str, *, low: int = 1, error: type[Exception] = ParameterError) -> int:
-    """Validate an integer (not a bool, not a float) ``>= low``.
-
-    Examples
-    --------
-    >>> check_int(3, "m")
-    3
-    >>> check_int(1, "N", low=2)
-    Traceback (most recent call last):
-    ...
-    ppdm.exceptions.ParameterError: N must be an integer >= 2 (got 1)
-    """
+    """Validate an integer (not a bool, not a float) ``>= low``."""
     if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < low:
         raise error(f"{name} must be an integer >= {low} (got {show(n)})")
     return int(n)
 
 
 def check_at_least(n, name: str, low: int, *, error: type[Exception] = ParameterError):
-    """Validate a number ``>= low`` (its type checked elsewhere, e.g. by a parser).
-
-    Examples
-    --------
-    >>> check_at_least(0, "--jobs", 1)
-    Traceback (most recent call last):
-    ...
-    ppdm.exceptions.ParameterError: --jobs must be >= 1 (got 0)
-    """
+    """Validate a number ``>= low`` (its type checked elsewhere, e.g. by a parser)."""
     v = _number(n, name, f">= {low}", error)
     if not v >= low:
         raise error(f"{name} must be >= {low} (got {show(n)})")
@@ -227,13 +167,7 @@ def check_at_least(n, name: str, low: int, *, error: type[Exception] = Parameter
 def check_choice(
     value, name: str, choices: Iterable[str], *, error: type[Exception] = ParameterError
 ) -> str:
-    """Validate one of a fixed set of words.
-
-    Examples
-    --------
-    >>> check_choice("clip", "out_of_bounds", ("error", "clip"))
-    'clip'
-    """
+    """Validate one of a fixed set of words."""
     choices = tuple(choices)
     if not isinstance(value, str) or value not in choices:
         listed = ", ".join(repr(c) for c in choices)
@@ -242,17 +176,7 @@ def check_choice(
 
 
 def check_interval(low, high, name: str, *, error: type[Exception] = ParameterError):
-    """Validate bounds ``low < high``: finite numbers, ``high - low`` finite too.
-
-    Examples
-    --------
-    >>> check_interval(20, 80, "bounds for 'age'")
-    (20.0, 80.0)
-    >>> check_interval(5, 1, "--bounds 'x=5:1'")
-    Traceback (most recent call last):
-    ...
-    ppdm.exceptions.ParameterError: --bounds 'x=5:1' must have low < high (got 5:1)
-    """
+    """Validate bounds ``low < high``: finite numbers, ``high - low`` finite too."""
     got = f"(got {show(low)}:{show(high)})"
     if not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in (low, high)):
         raise error(f"{name} must be two numbers (low, high) {got}")

@@ -1,10 +1,5 @@
-"""The ``ppdm`` command line.
-
-Each command family lives in its own module with a ``register(app)`` function;
-this module only assembles them, so importing it stays cheap. Families installed
-beside ppdm add theirs through the entry points of :data:`PLUGIN_GROUP`: the papers'
-reproduction harness (:mod:`ppdm_papers`) adds ``reproduce``, ``experiments`` and
-``bn reproduce``.
+"""The ``ppdm`` command line, assembled from one ``register(app)`` per command family and
+those of the :data:`PLUGIN_GROUP` entry points (the papers' harness, :mod:`ppdm_papers`).
 """
 
 from __future__ import annotations
@@ -77,8 +72,8 @@ def command_group(app: typer.Typer, name: str) -> typer.Typer:
 
 
 def register_plugins(app: typer.Typer) -> None:
-    """Add the commands of every :data:`PLUGIN_GROUP` entry point to ``app``; a
-    command of :data:`HARNESS_COMMANDS` none adds exits 2 with :data:`HARNESS_MISSING`."""
+    """Add the commands of every :data:`PLUGIN_GROUP` entry point to ``app``, and a stub
+    exiting 2 with :data:`HARNESS_MISSING` for each of :data:`HARNESS_COMMANDS` none adds."""
     from importlib.metadata import entry_points
 
     for entry in entry_points(group=PLUGIN_GROUP):
@@ -127,8 +122,7 @@ def main() -> None:
 
 
 def script() -> None:
-    """Entry point of the ``ppdm`` script and of ``python -m ppdm``: :func:`main`, then
-    the process ends without unloading its modules (:mod:`ppdm.quick_exit`)."""
+    """Entry point of ``ppdm`` and ``python -m ppdm``: :func:`main`, then a quick exit."""
     from ..publish import termination_status
     from ..quick_exit import quick_exit
 

@@ -1,9 +1,5 @@
-"""Shared helpers of the command line: the error boundary, exit codes and output checks.
-
-Every command runs inside one error boundary (:class:`BoundaryGroup`, used by the
-top-level ``ppdm`` group, and :func:`run_app`): whatever goes wrong becomes ONE line
-``error: ...`` on stderr and a documented exit code (:data:`EXIT_CODES_HELP`), never a
-traceback. Set the environment variable ``PPDM_DEBUG=1`` to see the traceback too.
+"""Shared helpers of the command line: the error boundary (whatever goes wrong is one
+``error:`` line and an exit code, docs/cli.md "Errors"), exit codes and output checks.
 """
 
 from __future__ import annotations
@@ -61,17 +57,7 @@ _DEBUG_ENV = "PPDM_DEBUG"
 
 
 def fail(message: str, *, usage: bool = False) -> NoReturn:
-    """Print ``error: message`` on stderr and exit.
-
-    Parameters
-    ----------
-    message : str
-        One line naming the flag, file, column or row and the offending value.
-    usage : bool, default=False
-        True when the command line is wrong (a bad flag value): exit code 2,
-        as click does for its own usage errors. False when the data, spec or
-        a file is wrong: exit code 1.
-    """
+    """Print ``error: message`` on stderr and exit 1, or 2 for a bad flag value (``usage``)."""
     typer.echo(f"error: {_one_line(message)}", err=True)
     raise typer.Exit(EXIT_USAGE if usage else EXIT_FAILURE)
 
@@ -91,12 +77,8 @@ _PARAMETERS = {
 
 @contextmanager
 def flag_errors(flags: Mapping[str, str]) -> Iterator[None]:
-    """Report a library option's error raised inside as a usage error naming its flag.
-
-    The library validates (:class:`ppdm.exceptions.OptionError` names the option,
-    ``n_bins``); the command line says it its own way (``--bins``): ``flags`` maps
-    option names to flags, and the message's leading option name is replaced.
-    """
+    """Report a library option's error raised inside as a usage error naming its flag
+    (``flags`` maps option names to flags: ``n_bins`` -> ``--bins``)."""
     try:
         yield
     except OutputError as exc:  # the library names its parameter (``out_dir``)
@@ -116,14 +98,7 @@ def flag_errors(flags: Mapping[str, str]) -> Iterator[None]:
 
 def check_flag(check: Callable[..., T], *args, **kwargs) -> T:
     """``check(*args, **kwargs)``, a validator of :mod:`ppdm.validation` given the flag's
-    value and name; its error is a usage error (exit 2).
-
-    Examples
-    --------
-    >>> from ppdm.validation import check_at_least
-    >>> check_flag(check_at_least, 5, "--jobs", 1)
-    5
-    """
+    value and name; its error is a usage error (exit 2)."""
     try:
         return check(*args, **kwargs)
     except ValueError as exc:
@@ -131,12 +106,8 @@ def check_flag(check: Callable[..., T], *args, **kwargs) -> T:
 
 
 def column_names(text: str, flag: str) -> list[str]:
-    """The column names of a comma-separated flag value (``--attributes a,b``).
-
-    A name holding a comma, a double quote or spaces at its ends is written in double
-    quotes, a quote in it doubled, as in CSV: ``--attributes '"a,b", c'`` names ``a,b``
-    and ``c``. Unquoted names lose the spaces around them; an empty name is refused.
-    """
+    """The column names of a comma-separated flag value, quoted as in CSV: ``'"a,b", c'``
+    names ``a,b`` and ``c``; unquoted names lose the spaces around them."""
     names: list[str] = []
     i = 0
     while True:
@@ -158,8 +129,7 @@ def column_names(text: str, flag: str) -> list[str]:
         i += 1  # past the comma
 
 
-#: One name of :func:`column_names`: quoted (its text, and the closing quote if any)
-#: or plain.
+#: One name of :func:`column_names`: quoted (its text, and the closing quote if any) or plain.
 _NAME = re.compile(r' *(?:"((?:[^"]|"")*)("?) *|([^,]*))')
 
 
@@ -201,8 +171,7 @@ _PATH_LOCALS = ("filepath_or_buffer", "path", "source", "filename", "fname")
 
 
 def _target_of(filename: str) -> tuple[str, bool]:
-    """The user's path behind a hidden work file of :mod:`ppdm.publish`, and whether it
-    was one."""
+    """The user's path behind a hidden work file, and whether it was one."""
     target = target_of(filename)
     return (filename, False) if target is None else (str(target), True)
 
@@ -277,19 +246,7 @@ _EXPECTED = (
 
 
 def error_line(exc: BaseException) -> tuple[str, int]:
-    """Translate an exception into the one line printed after ``error:`` and an exit code.
-
-    This is the only translator of the command line: every command's errors go
-    through it (see :class:`BoundaryGroup`).
-
-    Returns
-    -------
-    message : str
-        One line, numpy scalars as plain numbers, cut at :data:`MAX_MESSAGE` characters.
-    code : int
-        :data:`EXIT_INTERRUPTED` for ``KeyboardInterrupt``, :data:`EXIT_USAGE` for an
-        output that would lose or leak data, else :data:`EXIT_FAILURE`.
-    """
+    """The one line printed after ``error:`` for ``exc``, and the exit code."""
     if isinstance(exc, KeyboardInterrupt):
         return "interrupted", EXIT_INTERRUPTED
     if isinstance(exc, OSError):
@@ -310,11 +267,9 @@ def error_line(exc: BaseException) -> tuple[str, int]:
         return _one_line(reason), EXIT_FAILURE
     if isinstance(exc, OverflowError):
         return _one_line(f"number too large: {exc}"), EXIT_FAILURE
-    try:
-        from pydantic import ValidationError
-    except ImportError:  # pragma: no cover - pydantic is a dependency
-        ValidationError = ()  # type: ignore[assignment]  # noqa: N806
-    if ValidationError and isinstance(exc, ValidationError):
+    from pydantic import ValidationError
+
+    if isinstance(exc, ValidationError):
         from ..release import validation_message
 
         return _one_line(validation_message(exc)), EXIT_FAILURE
@@ -383,17 +338,11 @@ _CLICK_EXCEPTION = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "
 
 
 class BoundaryGroup(TyperGroup):
-    """The top-level ``ppdm`` group: every command runs inside one error boundary.
-
-    Click's own exceptions (usage errors, ``typer.Exit`` from :func:`fail`) pass
-    through unchanged; any other exception becomes one ``error:`` line
-    (:func:`error_line`) and exit code 1, or 130 when interrupted.
-    """
+    """The top-level ``ppdm`` group: every command runs inside one error boundary."""
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
-        """Run the command as one operation (the inputs it reads are protected from its
-        outputs, :func:`ppdm.publish.operation`); a usage error is one ``error:`` line and
-        exit 2, no usage panel."""
+        """Run the command as one :func:`ppdm.publish.operation`; a usage error is one
+        ``error:`` line and exit 2, no usage panel."""
         with operation():
             if not standalone_mode:
                 return super().main(args, prog_name, complete_var, standalone_mode, **extra)
@@ -433,12 +382,8 @@ def _show_warning(message, category, filename, lineno, file=None, line=None):
 
 
 def run_app(app: typer.Typer) -> None:
-    """Run ``app`` with ppdm's warnings format and the one error boundary.
-
-    Commands run inside :class:`BoundaryGroup`; what escapes it (an interrupt
-    while starting, an error in a parameter callback) is translated here the same
-    way, so no input ever produces a traceback (unless ``PPDM_DEBUG=1``).
-    """
+    """Run ``app`` with ppdm's warnings format; what escapes :class:`BoundaryGroup` (an
+    interrupt while starting, an error in a parameter callback) is reported the same way."""
     warnings.showwarning = _show_warning
     install_signal_handlers()
     try:
@@ -451,16 +396,8 @@ def run_app(app: typer.Typer) -> None:
 
 
 def reflow_help(text: str) -> str:
-    r"""``text`` (a docstring) with the lines of each paragraph joined: typer keeps a
-    docstring's line breaks, so on a terminal narrower than the source a sentence broke
-    twice (a ragged line of one word). Paragraphs that are lists or indented stay as
-    they are.
-
-    Examples
-    --------
-    >>> reflow_help("First line.\n\nOne sentence\nin two lines.\n\n- a\n- b")
-    'First line.\n\nOne sentence in two lines.\n\n- a\n- b'
-    """
+    """``text`` (a docstring) with the lines of each paragraph joined, but for lists and
+    indented paragraphs: typer keeps line breaks, which break again on a narrow terminal."""
     paragraphs = inspect.cleandoc(text).split("\n\n")
     return "\n\n".join(
         para
@@ -491,14 +428,8 @@ def output_path(value: str | os.PathLike) -> Path:
 
 @contextmanager
 def progress_bar(label: str, total: int | None = None):
-    """A transient progress bar on stderr, drawn only when stderr is a terminal.
-
-    Yields
-    ------
-    advance : callable
-        ``advance(k)`` moves the bar by ``k``; ``advance.reset(label, total)`` starts a
-        new pass with its own label and length (``None``: the bar pulses).
-    """
+    """A transient progress bar on stderr (on a terminal only), yielding ``advance(k)``;
+    ``advance.reset(label, total)`` starts a new pass (``total=None``: the bar pulses)."""
     if not _stderr_is_terminal():  # rich would draw nothing: do not load it
 
         def skip(k: int = 1) -> None:
@@ -549,8 +480,7 @@ def out_format(out: Path, flag: str = "--out") -> str:
 
 def file_out(out: Path, overwrite: bool, inputs: tuple = (), flag: str = "--out") -> Path:
     """Refuse the output file ``out`` before any work if it is an input, or if it exists
-    and ``overwrite`` is off: a model, plot or page written over an existing file (the
-    owner's table, a figure of last year) would lose it without a word."""
+    and ``overwrite`` is off."""
     return check_output(out, inputs=inputs, flag=flag, overwrite=overwrite, keep_files=True)
 
 
@@ -601,10 +531,7 @@ def read_labelled(path: Path, class_column: str):
 
 
 def write_out_table(frame, out: Path, **options) -> None:
-    """Write ``frame`` to ``out`` whole or not at all, in the format its suffix names.
-
-    ``options`` go to :func:`ppdm.io.write_table` (e.g. an ARFF ``relation``).
-    """
+    """Write ``frame`` to ``out`` whole or not at all, in the format its suffix names."""
     from ..io import write_table
 
     fmt = out_format(out)

@@ -122,8 +122,7 @@ def estimate(
 
 
 def _check_method_applies(ctx: typer.Context, spec, method: str, release: Path) -> None:
-    """``--method`` given for an additive release is a usage error: its estimator is
-    Agrawal & Srikant's reconstruction whatever the flag says."""
+    """Refuse a ``--method`` given for a release whose mechanism ignores it (additive)."""
     from ..mechanism import mechanism_of
 
     given = ctx.get_parameter_source("method")
@@ -140,7 +139,7 @@ PLOT_HELPER_PANELS = 40
 
 def _panels(spec, by_class: bool) -> int:
     """The panels ``estimate --plot`` will draw, as far as the spec tells (an unperturbed
-    class attribute's values are not in it: two are assumed)."""
+    class's values are not in it: two are assumed)."""
     attrs = len(spec.perturbed_attributes())
     if not by_class or not spec.class_attribute:
         return attrs
@@ -260,13 +259,9 @@ def _estimate_tables(results) -> None:
             show(f"{r.name}: {r.strata} = {v} ({ev.method})", r, ev)
 
 
-#: An estimate table longer than this many rows is shown by its first and last
-#: ``TABLE_ENDS`` rows (as pandas does): at N = 65,536 a row per value is a quarter of a
-#: million lines per class, which no one reads on a terminal and rich takes minutes to lay
-#: out. ``--json`` lists every value, ``--plot`` draws them all.
+#: A longer estimate table shows its first and last ``TABLE_ENDS`` rows (as pandas does): at
+#: N = 65,536 a row per value is a quarter of a million lines, which rich takes minutes to lay out.
 MAX_TABLE_ROWS = 60
-
-
 TABLE_ENDS = 25
 
 
@@ -284,13 +279,10 @@ def _shown_rows(rows: list[tuple[str, ...]], kind: str) -> tuple[list[tuple[str,
 
 
 def _rows_table(console, title: str, columns: Sequence[str], rows: list[tuple[str, ...]]):
-    """A rich table of ``rows`` under ``columns`` (the first left-aligned, the others
-    right-aligned).
+    """A rich table of ``rows`` under ``columns`` (the first left-aligned).
 
-    Where no cell holds a line break, tab or other control character and the table fits
-    the console's width, each column is given as one cell of lines: rich then lays out
-    four cells instead of four per row, and prints the same characters (no cell wraps,
-    and without lines between rows a table's rows are its cells' lines).
+    Where every cell is printable and the table fits the console, each column is one cell
+    of lines: rich lays out a cell per column instead of per row, and prints the same.
     """
     from rich.measure import Measurement
     from rich.table import Table
@@ -333,9 +325,8 @@ def _counts_json(e, perturbed: bool = True) -> dict:
 
 
 def _plot_estimates(results, directory: Path, helper=None, meanwhile=None, pairs=()) -> None:
-    """One PNG per attribute: perturbed and estimated counts with error bars (by class),
-    and one heat map per pair, published whole; ``meanwhile`` runs once the helper has
-    the figures."""
+    """One PNG per attribute and one heat map per pair, published whole; ``meanwhile`` runs
+    once the helper has the figures."""
     from ..figures.estimates import write_estimate_plots
 
     with publish_dir(directory) as tmp, progress_bar("drawing", len(results)) as advance:

@@ -1,8 +1,5 @@
-"""Options and arguments several commands share, and the choices they take: declared once.
-
-A flag that means the same in two commands is one declaration here (its name,
-default, metavar and help), so the help pages say it the same way; a command's own
-flags use the same factories (:func:`value_option`, :func:`choice_option`, ...).
+"""Options and arguments several commands share, and the choices they take: declared once,
+so the help pages say a flag the same way; a command's own flags use the same factories.
 """
 
 from __future__ import annotations
@@ -17,18 +14,13 @@ from ..estimate import ESTIMATORS, METHODS
 from ..mechanism import MECHANISMS
 from ._common import output_path
 
-#: the parameter types of the click that typer parses with (recent typer versions ship
-#: their own copy of click)
+#: the parameter types of the click that typer parses with (recent typers ship their own)
 _click_types = importlib.import_module(typer.BadParameter.__module__.rsplit(".", 1)[0] + ".types")
 
 
 class _Choice(enum.StrEnum):
-    """A choice of the command line: its value is what the user types.
-
-    typer shows the values in --help, completes them in the shell and refuses any other
-    value with a usage error (exit 2) naming the flag. Commands pass ``.value`` on. A
-    choice's docstring is the help of the flag that takes it (unless the flag says more).
-    """
+    """A choice of the command line: its value is what the user types; its docstring is the
+    help of the flag that takes it (unless the flag says more)."""
 
 
 def _choice(name: str, values, doc: str) -> type[_Choice]:
@@ -102,13 +94,8 @@ class _TextArgument(_click_types.ParamType):
 
 
 class _PathArgument(_TextArgument):
-    """A path argument whose help shows its metavar only (no ``<path>`` type column).
-
-    It only converts to :class:`~pathlib.Path`; each command checks existence and kind
-    itself, with a message that says what the file was for. An empty text is refused:
-    ``Path("")`` would be the current directory (``ppdm perturb "$FILE"`` with ``FILE``
-    unset must not read every table in it).
-    """
+    """A path argument whose help shows its metavar only; an empty text (an unset shell
+    variable) is refused, as ``Path("")`` would be the current directory."""
 
     name = "path"
 
@@ -137,10 +124,8 @@ def out_option(
     short: bool = False,
     flag: str = "--out",
 ):
-    """``--out`` (``-o`` too with ``short``), or another ``flag``: a path to write, never empty.
-
-    Required unless a ``default`` (a path, or ``None`` for an optional output) is given.
-    """
+    """``--out`` (``-o`` too with ``short``), or another ``flag``: a path to write, never empty;
+    required unless a ``default`` (a path, or ``None``) is given."""
     names = (flag, "-o") if short else (flag,)
     return typer.Option(default, *names, parser=output_path, metavar=metavar, help=help)
 
@@ -151,10 +136,7 @@ def choice_option(
     help: str | None = None,  # noqa: A002 - typer's keyword
     short: str | None = None,
 ):
-    """``flag`` taking one of the values of ``default``'s choice; help lists them.
-
-    ``help`` is the choice's docstring unless given.
-    """
+    """``flag`` taking one of the values of ``default``'s choice (help: its docstring)."""
     names = (flag,) if short is None else (flag, short)
     return typer.Option(default, *names, help=type(default).__doc__ if help is None else help)
 
@@ -168,10 +150,8 @@ def value_option(
     short: str | None = None,
     **extra,
 ):
-    """``flag METAVAR`` (or ``short``): an option taking a value (a number, a name, a list).
-
-    ``extra`` goes to :func:`typer.Option` (e.g. ``show_default``).
-    """
+    """``flag METAVAR`` (or ``short``): an option taking a value; ``extra`` goes to
+    :func:`typer.Option`."""
     names = (flag,) if short is None else (flag, short)
     return typer.Option(default, *names, metavar=metavar, help=help, **extra)
 
@@ -204,16 +184,12 @@ def flag_option(flag: str, help: str, short: str | None = None):  # noqa: A002
     return typer.Option(False, *names, help=help)
 
 
-#: ``--overwrite`` of the commands that write a file (a table, model, plot or page).
 OVERWRITE_FILE_OPTION = flag_option("--overwrite", "Replace an existing output file.")
-#: ``--overwrite`` of the commands that write a release directory.
 OVERWRITE_DIR_OPTION = flag_option(
     "--overwrite", "Replace an existing non-empty release directory (whole)."
 )
 RELEASE_ARGUMENT = path_argument("DIR", "Release directory.")
-#: ``--class`` / ``-c`` of the commands that learn or add noise: a required column.
 CLASS_OPTION = value_option(..., "--class", "COL", "Name of the class column.", short="-c")
-#: ``--engine`` of making, estimating and reconstructing a release (:data:`ppdm.api.ENGINES`).
 ReleaseEngine = _choice(
     "ReleaseEngine",
     ("local", "partitioned", "dask"),
@@ -230,10 +206,8 @@ ENGINE_OPTION = typer.Option(
 SCHEDULER_OPTION = value_option(
     None, "--scheduler", "ADDRESS", "Dask scheduler address; none starts a LocalCluster."
 )
-#: ``--seed`` of a command that writes a release: for experiments only.
 RELEASE_SEED_OPTION = seed_option("Seed for experiments only (never for a real release).")
 JSON_OPTION = flag_option("--json", "Machine-readable output.")
-#: ``--progress/--no-progress`` of the reproduction grids.
 PROGRESS_OPTION = typer.Option(True, "--progress/--no-progress", help="Show a progress bar.")
 CONFIDENCE_OPTION = value_option(
     0.25, "--confidence", "CF", "C4.5 pruning confidence factor (J48 -C).", short="-C"
@@ -241,7 +215,6 @@ CONFIDENCE_OPTION = value_option(
 MIN_LEAF_OPTION = value_option(
     2, "--min-leaf", "N", "C4.5 minimum instances per leaf (J48 -M).", short="-M"
 )
-#: ``--batch-size`` of the commands that stream a table.
 BATCH_SIZE_OPTION = value_option(
     None,
     "--batch-size",

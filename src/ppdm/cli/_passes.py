@@ -4,17 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ._common import (
-    fail,
-)
+from ._common import fail
 
 
 class _Passes:
-    """Progress over several passes of the rows: one bar, re-labelled at every pass.
-
-    ``total`` is the rows of the input when known (a Parquet footer, a release's
-    spec); otherwise the first pass counts them and later passes use that count.
-    """
+    """Progress over several passes of the rows: one bar, re-labelled at every pass;
+    ``total`` rows when known, else the first pass counts them for the later ones."""
 
     def __init__(self, advance, total: int | None, factors: dict[str, int] | None = None):
         self._advance, self._base, self._factors = advance, total, factors or {}

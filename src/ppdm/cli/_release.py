@@ -161,12 +161,9 @@ def report(
 
 
 def _reportable(spec, target: Path):
-    """A hand-written spec as ``perturb --spec`` would complete it, for its privacy report.
-
-    An attribute without a matrix gets the default gamma-diagonal matrix, or its share of
-    the spec's per-record budget; one without a domain takes it from the data, so its
-    figures are known only once released: it is left out of the report, with a note.
-    """
+    """A hand-written spec as ``perturb --spec`` would complete it (default matrices, the
+    budget's shares), for its privacy report; attributes whose figures need the data are
+    left out, with a note."""
     from ..mechanism import mechanism_of
     from ..options import PlanOptions
     from ..perturbation import planned_gammas

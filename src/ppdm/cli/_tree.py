@@ -192,9 +192,8 @@ def _continuous_class(y) -> bool:
 
 
 def _model_columns(clf, frame, data: Path, target: str):
-    """The columns of ``frame`` (the table ``data``) that the model reads, by name and in
-    its order; others (the class ``target``, an id) are left aside. A missing one is an
-    error. A model without column names reads every column but the class."""
+    """The columns of ``frame`` that the model reads, by name and in its order (all but the
+    class ``target`` for a model without names); a missing one is an error."""
     names = getattr(clf, "feature_names_in_", None)
     if names is None:
         return frame.drop(columns=[target]) if target in frame.columns else frame
@@ -220,9 +219,8 @@ def _unlabelled(truth) -> int:
 
 
 def _agreement(predicted, truth) -> float:
-    """Share of the rows with a class whose prediction equals it (0.0 for no such row);
-    rows without a class are not scored; labels of different types (1 and "1") are
-    compared as text."""
+    """Share of the rows with a class whose prediction equals it (0.0 for none); labels of
+    different types (1 and "1") are compared as text."""
     from pandas import isna
 
     predicted, truth = np.asarray(predicted, dtype=object), np.asarray(truth, dtype=object)
