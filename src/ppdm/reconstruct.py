@@ -39,12 +39,8 @@ __all__ = [
 def check_tie_group_table(n_classes: int, n_values: int, what: str = "attribute") -> None:
     """Refuse a reconstruction whose tie-group table exceeds ``MAX_TIE_GROUP_CELLS``.
 
-    Parameters
-    ----------
-    n_classes : int
-        Class rows (1 for global reconstruction).
-    what : str
-        How the :class:`DataError` names the attribute, e.g. ``"attribute 'age'"``.
+    ``n_classes`` is 1 for global reconstruction; ``what`` names the attribute in the
+    :class:`DataError` (e.g. ``"attribute 'age'"``).
     """
     cells = int(n_classes) * int(n_values) ** 2
     if cells > limits.MAX_TIE_GROUP_CELLS:
@@ -59,13 +55,10 @@ def check_tie_group_table(n_classes: int, n_values: int, what: str = "attribute"
 def largest_remainder(counts: np.ndarray, total: int) -> np.ndarray:
     """Integers summing to ``total`` that round non-negative ``counts`` by largest remainder.
 
-    ``counts`` are first clipped at 0 and scaled to ``total``; ties in the remainders go
-    to the lower index (deterministic).
+    ``counts`` are clipped at 0 and scaled to ``total``; ties go to the lower index.
 
     Examples
     --------
-    >>> largest_remainder(np.array([1.5, 1.5, 0.0]), 4).tolist()
-    [2, 2, 0]
     >>> largest_remainder(np.array([0.4, 0.35, 0.25]), 10).tolist()
     [4, 4, 2]
     """
@@ -121,13 +114,8 @@ def tie_group_multisets(perturbed_counts: np.ndarray, dist: np.ndarray) -> np.nd
 
 
 class AssignmentState:
-    """What is left to hand out, per tie group: the remaining multisets ``R[g, i]``.
-
-    Parameters
-    ----------
-    multisets : int array (G, N)
-        One row per tie group (for by-class reconstruction, one per (class, code)).
-    """
+    """What is left to hand out: the remaining multisets ``R[g, i]``, one row per tie
+    group (for by-class reconstruction, one per (class, code))."""
 
     def __init__(self, multisets: np.ndarray) -> None:
         self.remaining = np.array(multisets, dtype=np.int64)
@@ -203,14 +191,8 @@ def rank_bits(n_values: int, n_classes: int = 1) -> int:
 def coarsen_buckets(table: np.ndarray, bits_from: int, bits_to: int) -> np.ndarray:
     """A count table over ``2**bits_from`` key buckets per group, over ``2**bits_to``.
 
-    A bucket is the top bits of a key, so bucket ``b`` at ``bits_to`` bits is the sum of
-    buckets ``b * 2**k .. (b + 1) * 2**k - 1`` at ``bits_from = bits_to + k``: the counts
-    are those a pass at ``bits_to`` would have made.
-
-    Examples
-    --------
-    >>> coarsen_buckets(np.array([[1, 2, 3, 4, 5, 6, 7, 8]]), 2, 1).tolist()
-    [[3, 7, 11, 15]]
+    A bucket is the top bits of a key, so bucket ``b`` at ``bits_to`` sums buckets
+    ``b * 2**k .. (b + 1) * 2**k - 1`` at ``bits_from = bits_to + k``.
     """
     if bits_to > bits_from:
         raise ParameterError(f"cannot refine buckets from {bits_from} to {bits_to} bits")
@@ -221,13 +203,7 @@ def coarsen_buckets(table: np.ndarray, bits_from: int, bits_to: int) -> np.ndarr
 
 
 def rank_cells(groups: np.ndarray, keys: np.ndarray, bits: int, n_groups: int) -> np.ndarray:
-    """Cell of every record: its tie group (``< n_groups``) and the top ``bits`` of its key.
-
-    Examples
-    --------
-    >>> rank_cells(np.array([0, 1]), np.array([0, 2**31], dtype=np.uint32), 1, 2).tolist()
-    [0, 3]
-    """
+    """Cell of every record: its tie group (``< n_groups``) and the top ``bits`` of its key."""
     wide = (int(n_groups) << bits) > 1 << 32
     cells = np.asarray(groups).astype(np.int64 if wide else np.uint32)
     if bits:
@@ -239,14 +215,11 @@ def rank_cells(groups: np.ndarray, keys: np.ndarray, bits: int, n_groups: int) -
 class RankTable:
     """Algorithm 2 addressed by row: ties broken by every record's own random key.
 
-    Sorting the records on (perturbed code, random key) is Algorithm 2 with uniformly
-    random tie breaking. The count pass's keys per bucket (``hist``, records per tie
-    group and key bucket) fix a record's rank up to the other records of its bucket: a
-    bucket inside one code's rank range hands that code to all its records, one that
-    straddles codes hands out its range's codes in a random arrangement (from ``rng``)
-    in the order the records come. Keys are independent and uniform, so every
-    arrangement of a group's multiset is equally likely, and a record's code does not
-    depend on batches or partitions.
+    Sorting on (perturbed code, random key) is Algorithm 2 with uniform tie breaking.
+    The count pass's ``hist`` (records per tie group and key bucket) fixes a record's
+    rank up to its bucket: a bucket inside one code's rank range hands out that code, one
+    that straddles codes hands out its codes in a random arrangement (from ``rng``) in
+    record order. A record's code does not depend on batches or partitions.
 
     References
     ----------
@@ -294,15 +267,10 @@ class RankTable:
     def after(self, before: np.ndarray, expected: np.ndarray | None = None) -> RankTable:
         """A fresh copy that starts after records counted elsewhere (earlier partitions).
 
-        Parameters
-        ----------
-        before : int array (G, 2**bits)
-            Records per (tie group, key bucket) that come before the next record drawn.
-        expected : int array (G, 2**bits), optional
-            Records per cell the copy will be given (a partition's own count pass): the
-            copy then holds only its own part of the straddling buckets' codes, and
-            checks its records per tie group. By default all the records after
-            ``before``, checked per cell.
+        ``before`` (G, 2**bits) counts the records per cell that come before; with
+        ``expected``, the records per cell this copy will be given (a partition's own
+        count pass), it holds only its part of the straddling codes and checks its
+        records per tie group, else all the records after ``before``, checked per cell.
         """
         before = np.asarray(before, dtype=np.int64).reshape(-1)
         if before.shape != self.table.shape:
@@ -389,10 +357,8 @@ def matrix_reconstruct(
 ) -> np.ndarray:
     """Algorithm 2 on one attribute held in memory.
 
-    ``dist`` holds the integer reconstructed counts, one row per class (of ``classes``)
-    for by-class reconstruction, each row summing to the records of its class; the
-    reconstructed codes have exactly these counts. ``batch_size`` draws batch by batch
-    (the streaming path).
+    ``dist`` holds the integer reconstructed counts, one row per class of ``classes`` for
+    by-class reconstruction; the reconstructed codes have exactly these counts.
 
     Examples
     --------
