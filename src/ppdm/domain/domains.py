@@ -68,24 +68,10 @@ def missing_mask(values: pd.Series | np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class CategoricalDomain:
-    """A finite list of values; N = ``len(values)``.
+    """A finite list of ``values`` in code order; N = ``len(values)``.
 
-    Parameters
-    ----------
-    values : sequence
-        The domain values, in code order.
-    missing_category : bool, default=False
-        Add a last category standing for a missing value.
-    from_data : bool, default=False
-        The value list was read off the data (a release then reveals which values occur).
-
-    Examples
-    --------
-    >>> d = CategoricalDomain(("a", "b", "c"))
-    >>> d.encode(pd.Series(["c", "a"])).tolist()
-    [2, 0]
-    >>> d.decode(np.array([1])).tolist()
-    ['b']
+    ``missing_category`` adds a last category for a missing value; ``from_data`` says
+    the list was read off the data (a release then reveals which values occur).
     """
 
     values: tuple
@@ -169,8 +155,6 @@ class BinnedDomain:
     ----------
     low, high : float
         Domain bounds, ``low < high``. The last bin is closed so ``high`` is encodable.
-    n_bins : int
-        N, the number of bins (>= 2).
     representative : {"center", "left", "right", "random"}, default="center"
         Value a code decodes to.
     out_of_bounds : {"error", "clip"}, default="error"
