@@ -148,30 +148,15 @@ def _check_function(function: int) -> int:
 
 
 def agrawal_class(table: pd.DataFrame | dict, function: int = 1) -> np.ndarray:
-    """Class of each record under one of the ten Agrawal classification functions.
+    """Class of each record (0 group A, 1 group B) under Agrawal function 1..10.
 
-    Parameters
-    ----------
-    table : DataFrame or dict of arrays
-        Columns as in :data:`AGRAWAL_COLUMNS` (only those the function uses are read).
-        ``zipcode`` follows this module's encoding (1..9).
-    function : int, default=1
-        Classification function, 1..10.
-
-    Returns
-    -------
-    numpy.ndarray of int
-        0 for group A, 1 for group B.
+    ``table`` holds the columns of :data:`AGRAWAL_COLUMNS` the function reads, in this
+    module's encoding (``zipcode`` 1..9).
 
     References
     ----------
     Agrawal, Imielinski & Swami (1993), "Database mining: a performance perspective",
     IEEE TKDE 5(6), p. 924 (functions 1-10); MOA ``AgrawalGenerator``.
-
-    Examples
-    --------
-    >>> agrawal_class({"age": np.array([30, 45, 70])}, function=1).tolist()
-    [0, 1, 0]
     """
     f = _FUNCTIONS[_check_function(function)]
     cols = {k: np.asarray(table[k]) for k in table if k in AGRAWAL_COLUMNS}
