@@ -190,18 +190,6 @@ class WordStream:
     stream made with ``row=r0`` starts at row ``r0`` (``rng``'s bit generator must
     support ``advance``); a half word left over is kept for the next call. So the words
     depend neither on how requests are split (batches) nor on where the run starts.
-
-    Examples
-    --------
-    >>> a = WordStream(np.random.default_rng(1))
-    >>> b = WordStream(np.random.default_rng(1))
-    >>> whole = a.uint32(5)
-    >>> parts = np.concatenate([b.uint32(3), b.uint32(2)])
-    >>> bool((whole == parts).all())
-    True
-    >>> late = WordStream(np.random.default_rng(1), row=3)
-    >>> bool((late.uint32(2) == whole[3:]).all())
-    True
     """
 
     def __init__(self, rng: np.random.Generator, row: int = 0) -> None:
