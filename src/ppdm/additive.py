@@ -128,11 +128,6 @@ def privacy_interval_width(kind: NoiseKind, scale: float, confidence: float = 0.
     References
     ----------
     Agrawal & Srikant (2000), Sec. 2.1 and Table 1 (privacy metric).
-
-    Examples
-    --------
-    >>> round(privacy_interval_width("gaussian", 1.0, 0.95), 2)
-    3.92
     """
     return AdditiveNoise(kind, scale).interval_width(confidence)
 
@@ -146,11 +141,6 @@ def transition_masses(x_edges, w_edges, kind: NoiseKind, scale: float) -> np.nda
     References
     ----------
     Agrawal & Srikant (2000), Sec. 3.2.
-
-    Examples
-    --------
-    >>> transition_masses([0, 1], [-1, 0, 1, 2], "uniform", 1.0).round(3).ravel().tolist()
-    [0.25, 0.5, 0.25]
     """
     noise = AdditiveNoise(kind, scale)
     xe = _check_edges(x_edges, "x_edges")

@@ -76,13 +76,7 @@ def count_codes(codes: np.ndarray, n_values: int, weights: np.ndarray | None = N
 
 
 def project_simplex(x: np.ndarray, total: float) -> np.ndarray:
-    """Euclidean projection of ``x`` on ``{z >= 0, sum z = total}`` (Norm-Sub).
-
-    Examples
-    --------
-    >>> project_simplex(np.array([5.0, -1.0, 2.0]), 6.0).tolist()
-    [4.5, 0.0, 1.5]
-    """
+    """Euclidean projection of ``x`` on ``{z >= 0, sum z = total}`` (Norm-Sub)."""
     x = np.asarray(x, dtype=np.float64)
     return _project_columns(x[:, None], np.array([float(total)]))[:, 0]
 

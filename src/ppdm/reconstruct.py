@@ -56,11 +56,6 @@ def largest_remainder(counts: np.ndarray, total: int) -> np.ndarray:
     """Integers summing to ``total`` that round non-negative ``counts`` by largest remainder.
 
     ``counts`` are clipped at 0 and scaled to ``total``; ties go to the lower index.
-
-    Examples
-    --------
-    >>> largest_remainder(np.array([0.4, 0.35, 0.25]), 10).tolist()
-    [4, 4, 2]
     """
     c = np.clip(np.asarray(counts, dtype=np.float64), 0, None)
     total = int(total)
@@ -359,13 +354,6 @@ def matrix_reconstruct(
 
     ``dist`` holds the integer reconstructed counts, one row per class of ``classes`` for
     by-class reconstruction; the reconstructed codes have exactly these counts.
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> r = matrix_reconstruct(np.array([0, 1, 1, 0, 1]), np.array([3, 2]), rng)
-    >>> np.bincount(r).tolist()
-    [3, 2]
     """
     codes = np.asarray(codes, dtype=np.int64)
     dist = np.atleast_2d(np.asarray(dist, dtype=np.int64))
