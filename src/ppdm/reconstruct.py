@@ -166,11 +166,9 @@ MAX_RANK_CELLS = 1 << 20
 def rank_bits(n_values: int, n_classes: int = 1) -> int:
     """Bits of the rank key that bucket a tie group's records: about 64 buckets per code.
 
-    A group gets ``2**bits`` buckets, at most ``2**MAX_RANK_BITS``, and all the groups of
-    an attribute (``n_classes * n_values`` of them) at most ``MAX_RANK_CELLS`` buckets
-    together: with many classes or values the buckets are coarser, and more of them
-    straddle two codes (their records then take a random arrangement of the codes,
-    held in memory: about ``(N - 1) / 2**bits`` of the records).
+    A group gets at most ``2**MAX_RANK_BITS`` buckets, an attribute's groups at most
+    ``MAX_RANK_CELLS`` together; coarser buckets straddle more codes, and their records
+    (about ``(N - 1) / 2**bits`` of them) take a random arrangement held in memory.
 
     Examples
     --------

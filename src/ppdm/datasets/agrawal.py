@@ -1,8 +1,7 @@
 """The Agrawal, Imielinski & Swami (1993) synthetic loan data and its ten class functions.
 
-Attributes and classification functions follow MOA's ``AgrawalGenerator`` (which in turn
-follows functions ``pred20``..``pred29`` of the authors' public C generator). The code
-here is written from those definitions, vectorised over whole columns.
+Attributes and classification functions follow MOA's ``AgrawalGenerator`` (itself after
+``pred20``..``pred29`` of the authors' C generator), vectorised over whole columns.
 
 Encoding
 --------
@@ -20,8 +19,6 @@ hyears      int     uniform on 1..30
 loan        float   uniform on [0, 500 000)
 group       int     class: 0 is MOA's ``groupA``, 1 is ``groupB``
 =========== ======= ==============================================================
-
-The class is an int (0/1) so the table stays numeric, like the other bundled data sets.
 """
 
 from __future__ import annotations

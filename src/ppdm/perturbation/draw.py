@@ -72,9 +72,8 @@ def perturb_batches(
     Values are encoded in their domain, substituted through the matrix and decoded (an
     additive release adds its noise instead); inputs are never modified. With
     ``spec.copies = m > 1`` every batch is released m times, each copy independent
-    (amplification gamma^m). Every attribute and copy draws from its own AES-counter
-    stream addressed by row (README.md, Randomness), so the output depends on the root,
-    data and spec only, not on batch sizes, partitions or engine.
+    (amplification gamma^m). The streams are addressed by row (README.md, Randomness):
+    the output does not depend on the batches.
 
     Parameters
     ----------
