@@ -214,14 +214,6 @@ def reconstruct_distribution(
     ----------
     Agrawal & Srikant (2000), Sec. 3 (stopping criterion in Sec. 3.1, partitioning in
     Sec. 3.2); transition masses integrated over each interval, not at its midpoint.
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> w = additive_perturb(rng.uniform(0, 1, 2000), "gaussian", 0.2, random_state=1)
-    >>> est = reconstruct_distribution(w, "gaussian", 0.2, bins=10, bounds=(0, 1))
-    >>> est.converged, est.centers[:2].round(2).tolist()
-    (True, [0.05, 0.15])
     """
     x_edges, T, counts = _prepared(noisy, kind, scale, bins, bounds, max_iter, tol, significance)
     threshold = _threshold(tol, significance, bins)

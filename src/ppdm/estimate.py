@@ -160,11 +160,6 @@ class Estimator:
     or (N, K), so it also serves any unbiased raw estimate, e.g. a joint tensor), or
     ``fit(y, matrix)`` fits the counts. ``sums_to_n``: every histogram's estimate sums to
     its total; ``linear``: the covariance is the analytic ``M^-1 Cov(y) M^-T``.
-
-    Examples
-    --------
-    >>> get_estimator("set-scale").fix(np.array([6.0, -2.0, 2.0]), 6.0).tolist()
-    [4.5, 0.0, 1.5]
     """
 
     name: str
