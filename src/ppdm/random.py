@@ -1,11 +1,8 @@
 """Random number generators: seeded streams for experiments, keyed CSPRNG streams for releases.
 
-A release is a security boundary: its randomness comes from randomgen's AES-counter
-generator under a root of 256 bits from the operating system (:func:`resolve_seed`), or
-under a seed for experiments, with a :class:`~ppdm.exceptions.SeededReleaseWarning`.
-Every release stream is named, not numbered (:func:`stream_key`), so adding, removing
-or reordering a column does not change another column's stream, and addressed by row
-(:class:`WordStream`), so batching and partitioning do not matter.
+A release draws from randomgen's AES-counter generator under a root of 256 bits from the
+operating system (:func:`resolve_seed`); every stream is named (:func:`stream_key`), not
+numbered, and addressed by row (:class:`WordStream`).
 """
 
 from __future__ import annotations

@@ -1,12 +1,11 @@
 """Matrix-based reconstruction (Algorithm 2), by counting instead of sorting.
 
-Algorithm 2 sorts the perturbed records on an attribute and hands the first
-``Dist[1]`` of them value 1, the next ``Dist[2]`` value 2, and so on. Perturbed values
-are codes, so the sort is a counting sort whose only freedom is the order inside a tie
-group, broken uniformly at random: each tie group then owns a fixed multiset of
-reconstructed codes (:func:`tie_group_multisets`). :class:`RankTable` (files, batches,
-partitions) hands them out by every record's random key, :class:`AssignmentState`
-(:func:`matrix_reconstruct`, in memory) by hypergeometric draws.
+Algorithm 2 sorts the perturbed records on an attribute and hands the first ``Dist[1]``
+value 1, the next ``Dist[2]`` value 2, and so on. Perturbed values are codes, so the sort
+is a counting sort whose only freedom, the order inside a tie group, is uniformly random:
+each tie group owns a fixed multiset of reconstructed codes (:func:`tie_group_multisets`),
+handed out by every record's random key (:class:`RankTable`: files, batches, partitions)
+or by hypergeometric draws (:class:`AssignmentState`: in memory).
 
 References
 ----------
