@@ -173,13 +173,11 @@ def run_cells(
 ) -> pd.DataFrame:
     """Evaluate ``fn`` on every cell not yet in ``checkpoint``; return all rows, sorted by key.
 
+    ``fn(cell)`` returns a list of row dicts holding the cell's key columns (picklable for
+    the process pool); ``mapper(fn, cells)`` yields results (default :func:`local_mapper`).
+
     Parameters
     ----------
-    fn : callable
-        ``fn(cell) -> list of row dicts``, picklable for the process pool. Every row
-        holds the checkpoint's key columns (the cell's key, in the same order).
-    mapper : callable, optional
-        ``mapper(fn, cells) -> iterable of results``; default :func:`local_mapper`.
     deadline : float, optional
         A ``time.monotonic()`` instant after which no new cell is waited for: the run
         stops early, keeping every finished cell in the checkpoint (resume later).

@@ -36,11 +36,8 @@ __all__ = [
 
 
 def check_tie_group_table(n_classes: int, n_values: int, what: str = "attribute") -> None:
-    """Refuse a reconstruction whose tie-group table exceeds ``MAX_TIE_GROUP_CELLS``.
-
-    ``n_classes`` is 1 for global reconstruction; ``what`` names the attribute in the
-    :class:`DataError` (e.g. ``"attribute 'age'"``).
-    """
+    """Refuse a reconstruction whose tie-group table exceeds ``MAX_TIE_GROUP_CELLS``;
+    ``what`` names the attribute in the :class:`DataError` (e.g. ``"attribute 'age'"``)."""
     cells = int(n_classes) * int(n_values) ** 2
     if cells > limits.MAX_TIE_GROUP_CELLS:
         hint = "reconstruct globally or with fewer values" if n_classes > 1 else "use fewer values"
@@ -85,11 +82,6 @@ def tie_group_multisets(perturbed_counts: np.ndarray, dist: np.ndarray) -> np.nd
 
     ``R[v, i]`` is how many records of tie group ``v`` (perturbed code ``v``, sized by
     ``perturbed_counts``) get reconstructed code ``i`` (``dist``, the same total).
-
-    Examples
-    --------
-    >>> tie_group_multisets(np.array([2, 3]), np.array([4, 1])).tolist()
-    [[2, 0], [2, 1]]
     """
     y = np.asarray(perturbed_counts, dtype=np.int64)
     d = np.asarray(dist, dtype=np.int64)

@@ -113,11 +113,8 @@ class PerturbationMatrix:
         return ExplicitMatrix(np.linalg.matrix_power(self.dense(), t), validate=False)
 
     def draw(self, codes: np.ndarray, rng, chunk: int = 1 << 16) -> np.ndarray:
-        """Perturb ``codes`` with uniforms from ``rng``, one per value, in record order.
-
-        Works through cache-sized chunks (the temporaries stay in cache); the stream is
-        consumed in order, so the result does not depend on ``chunk``.
-        """
+        """Perturb ``codes`` with uniforms from ``rng``, one per value, in record order, in
+        cache-sized chunks (the result does not depend on ``chunk``)."""
         if isinstance(rng, WordStream):
             rng = rng.generator
         codes = np.asarray(codes)
