@@ -145,10 +145,8 @@ def _check_function(function: int) -> int:
 
 
 def agrawal_class(table: pd.DataFrame | dict, function: int = 1) -> np.ndarray:
-    """Class of each record (0 group A, 1 group B) under Agrawal function 1..10.
-
-    ``table`` holds the columns of :data:`AGRAWAL_COLUMNS` the function reads, in this
-    module's encoding (``zipcode`` 1..9).
+    """Class of each record (0 group A, 1 group B) under Agrawal function 1..10, from the
+    columns of :data:`AGRAWAL_COLUMNS` it reads in this module's encoding (zipcode 1..9).
 
     References
     ----------
