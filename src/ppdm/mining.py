@@ -2,8 +2,9 @@
 
 Learners come from name tables (:data:`LEARNERS`, :data:`RELEASE_LEARNERS`): ``c45`` on
 the reconstructed table, ``release-tree`` and ``release-forest`` learnt from the release
-itself, and scikit-learn classifiers by short name (``cart``, ``random-forest``, ...).
-Any other ``module:Class`` is loaded only with ``allow_import=True``: importing runs code.
+itself, and scikit-learn classifiers by short name (``cart``, ``random-forest``, ...;
+categorical columns as their domain codes). Any other ``module:Class`` is loaded only with
+``allow_import=True``: importing runs code.
 
 References
 ----------
