@@ -125,9 +125,8 @@ def _tree(depth: int, leaf: float) -> Candidate:
     )
 
 
-#: The learners (and settings) chosen among when mining a release without a test table,
-#: and scored by the advisor (see :func:`fit_candidate`). Fewer or shallower leaves test
-#: fewer attributes, so their score from the release is far less noisy (pendigits,
+#: The learners (and settings) mining chooses among without a test table, and the advisor
+#: scores (docs/cli.md); fewer or shallower leaves score far less noisily (pendigits,
 #: gamma 9: s.e. 0.19 against 14 for C4.5's own leaves of 2 records).
 CANDIDATES: tuple[Candidate, ...] = (
     Candidate("release-forest", "release-forest"),
