@@ -1,10 +1,9 @@
 """Additive noise (Agrawal & Srikant 2000): perturbation, distribution reconstruction, privacy.
 
-The owner releases ``w_i = x_i + y_i`` with ``y_i`` drawn independently from a public noise
-density ``f_Y``: uniform on ``[-alpha, alpha]`` or Gaussian with mean 0 and deviation
-``sigma``. The miner cannot see ``x_i`` but can estimate the distribution of ``X`` from the
-``w_i`` with the iterative Bayesian procedure of Sec. 3 of the paper. This is the baseline
-that the data-recovery attacks of :mod:`ppdm.attacks` break.
+The owner releases ``w_i = x_i + y_i`` with ``y_i`` drawn from a public density ``f_Y``
+(uniform on ``[-alpha, alpha]`` or N(0, sigma^2)); the miner estimates the distribution of
+``X`` by the iterative Bayesian procedure of Sec. 3. The attacks of :mod:`ppdm.attacks`
+break this baseline.
 """
 
 from __future__ import annotations
@@ -41,11 +40,6 @@ class AdditiveNoise:
     References
     ----------
     Agrawal & Srikant (2000), Sec. 2 (value distortion with uniform and Gaussian noise).
-
-    Examples
-    --------
-    >>> AdditiveNoise("uniform", 3.0).variance
-    3.0
     """
 
     kind: NoiseKind
@@ -114,17 +108,11 @@ def additive_perturb(
 ):
     """Release ``w = x + y`` with independent noise ``y`` on every value.
 
-    A DataFrame keeps its index and columns. ``random_state`` seeds are for
-    experiments; a real release uses ``None``.
+    A DataFrame keeps its index and columns.
 
     References
     ----------
     Agrawal & Srikant (2000), Sec. 2 (value distortion).
-
-    Examples
-    --------
-    >>> additive_perturb([1.0, 2.0], "uniform", 0.5, random_state=0).shape
-    (2,)
     """
     noise = AdditiveNoise(kind, scale)
     x = np.asarray(values, dtype=float)
@@ -140,36 +128,19 @@ def privacy_interval_width(kind: NoiseKind, scale: float, confidence: float = 0.
     References
     ----------
     Agrawal & Srikant (2000), Sec. 2.1 and Table 1 (privacy metric).
-
-    Examples
-    --------
-    >>> round(privacy_interval_width("gaussian", 1.0, 0.95), 2)
-    3.92
-    >>> privacy_interval_width("uniform", 1.0, 0.5)
-    1.0
     """
     return AdditiveNoise(kind, scale).interval_width(confidence)
 
 
 def transition_masses(x_edges, w_edges, kind: NoiseKind, scale: float) -> np.ndarray:
-    """Exact ``P(w in I_q | x in I_p)`` for ``x`` uniform on ``I_p`` and ``w = x + y``.
+    """Exact ``P(w in I_q | x in I_p)`` for ``x`` uniform on ``I_p`` and ``w = x + y``: (Q, P).
 
-    ``T[q, p] = (1/|I_p|) * integral over x in I_p of (F_Y(b_q - x) - F_Y(a_q - x)) dx``,
-    evaluated in closed form with :meth:`AdditiveNoise.cdf_integral`. The paper uses the
-    midpoint of ``I_p`` instead of this integral (its Sec. 3.2 "partitioning").
-
-    ``x_edges`` (P + 1) and ``w_edges`` (Q + 1) are the increasing edges of the original
-    and noisy intervals; the result has shape (Q, P).
+    ``T[q, p] = (1/|I_p|) * integral over I_p of (F_Y(b_q - x) - F_Y(a_q - x)) dx``, in
+    closed form; the paper takes the midpoint of ``I_p`` instead (Sec. 3.2).
 
     References
     ----------
     Agrawal & Srikant (2000), Sec. 3.2.
-
-    Examples
-    --------
-    >>> T = transition_masses([0, 1], [-1, 0, 1, 2], "uniform", 1.0)
-    >>> T.round(3).ravel().tolist()
-    [0.25, 0.5, 0.25]
     """
     noise = AdditiveNoise(kind, scale)
     xe = _check_edges(x_edges, "x_edges")
@@ -192,23 +163,8 @@ def _check_edges(edges, name: str) -> np.ndarray:
 
 @dataclass(frozen=True)
 class DistributionEstimate:
-    """The reconstructed distribution of the original values over intervals.
-
-    Attributes
-    ----------
-    probabilities : numpy.ndarray, shape (P,)
-        Estimated ``P(X in I_p)`` over the intervals of ``edges``, summing to 1.
-    statistic : float
-        Last chi-square distance between successive estimates, compared with
-        ``threshold``.
-
-    Examples
-    --------
-    >>> w = additive_perturb(np.r_[np.zeros(500), np.ones(500)], "uniform", 0.5, random_state=0)
-    >>> est = reconstruct_distribution(w, "uniform", 0.5, bins=4, bounds=(-0.5, 1.5))
-    >>> est.centers.tolist()
-    [-0.25, 0.25, 0.75, 1.25]
-    """
+    """The reconstructed distribution: ``probabilities`` ``P(X in I_p)`` over ``edges``;
+    ``statistic`` is the last chi-square distance between successive estimates."""
 
     edges: np.ndarray
     probabilities: np.ndarray
@@ -239,44 +195,25 @@ def reconstruct_distribution(
 ) -> DistributionEstimate:
     """Agrawal & Srikant's iterative Bayesian reconstruction of the distribution of ``X``.
 
-    With ``N_s`` noisy values in interval ``I_s`` and transition masses
-    ``T[s, p] = P(w in I_s | x in I_p)`` (:func:`transition_masses`), each iteration is
-
+    With ``N_s`` noisy values in interval ``I_s`` and ``T`` of :func:`transition_masses`:
     ``P'(I_p) = (1/n) sum_s N_s T[s, p] P(I_p) / sum_t T[s, t] P(I_t)``, from uniform.
-
-    It stops (Sec. 3.1) when the chi-square statistic of successive estimates,
-    ``n * sum_p (P'(I_p) - P(I_p))^2 / P(I_p)``, falls below ``tol`` times the critical
-    value at level ``significance`` with ``bins - 1`` degrees of freedom; else after
-    ``max_iter`` iterations, with a :class:`RuntimeWarning` and ``converged`` False.
-    Under heavy Gaussian noise it stops early (two modes of deviation 5 at 25 and 75,
-    ``sigma = 25``, 20 000 records: total variation 0.40 from the truth at
-    ``tol=0.01``, 0.09 at ``tol=1e-5``): lower ``tol`` when the estimate is too smooth.
+    It stops (Sec. 3.1) when ``n * sum_p (P'(I_p) - P(I_p))^2 / P(I_p)`` falls below
+    ``tol`` times the chi-square critical value at ``significance`` with ``bins - 1``
+    degrees of freedom, else after ``max_iter`` with a :class:`RuntimeWarning`. Heavy
+    Gaussian noise stops it early (sigma 25 on two modes at 25 and 75, 20 000 records:
+    total variation 0.40 at ``tol=0.01``, 0.09 at ``1e-5``): lower ``tol`` then.
 
     Parameters
     ----------
-    noisy : array-like, shape (n,)
-        The released values ``w_i``.
     bins : int, default=50
         Number of equal-width intervals of ``X``.
     bounds : (float, float), optional
-        Domain of ``X``. Default: the range of the noisy values, which contains the
-        original range with high probability but is wider; pass the attribute's public
-        domain when known.
+        Domain of ``X``; default the range of the noisy values (wider than the original's).
 
     References
     ----------
-    Agrawal & Srikant (2000), Sec. 3 (reconstruction, stopping criterion in Sec. 3.1,
-    partitioning in Sec. 3.2).
-    Deviation: transition masses are integrated exactly over each interval rather than
-    taken at its midpoint.
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> w = additive_perturb(rng.uniform(0, 1, 2000), "gaussian", 0.2, random_state=1)
-    >>> est = reconstruct_distribution(w, "gaussian", 0.2, bins=10, bounds=(0, 1))
-    >>> est.converged, round(float(est.probabilities.sum()), 6)
-    (True, 1.0)
+    Agrawal & Srikant (2000), Sec. 3 (stopping criterion in Sec. 3.1, partitioning in
+    Sec. 3.2); transition masses integrated over each interval, not at its midpoint.
     """
     x_edges, T, counts = _prepared(noisy, kind, scale, bins, bounds, max_iter, tol, significance)
     threshold = _threshold(tol, significance, bins)
@@ -375,11 +312,9 @@ def reconstruction_stderr(
 ) -> np.ndarray:
     """Bootstrap standard errors of :func:`reconstruct_distribution`'s estimated counts.
 
-    Each of ``replicates`` resamples is a multinomial draw of the counts per noisy
-    interval, reconstructed under the same stopping rule: the spread of the estimate as
-    it is computed, early stopping included (the inverse Fisher information belongs to
-    the maximum likelihood estimate, which the rule never reaches under heavy noise).
-    ``rng`` defaults to one seeded from the counts, so the result is deterministic.
+    Multinomial resamples of the counts per noisy interval, each reconstructed under the
+    same stopping rule (the spread of the estimate as computed, early stop included);
+    ``rng`` defaults to one seeded from the counts.
 
     References
     ----------

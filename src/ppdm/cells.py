@@ -1,18 +1,9 @@
 """Running a grid of cells: per-cell seeds, pluggable mappers, a resumable checkpoint.
 
-A *cell* is one unit of work named by a key, a tuple of ints and strings such as
-``("synth1", 9, 20, 3)``. Its random stream comes from ``(seed, key)`` alone through
-``SeedSequence``, never from the order in which cells run, so results do not depend on
-the number of workers or on resuming. A cell function returns a list of row dicts;
-finished cells are appended to a CSV checkpoint, and a restart skips every key found
-there.
-
-Every grid (the advisor's, and every family of ``ppdm reproduce NAME`` in
-:mod:`ppdm_papers`) lists its cell keys and a picklable cell function; :func:`run_cells`
-sends the cells to the run's mapper (in process, the one local process pool of
-:func:`local_mapper`, or Dask, :func:`ppdm.engine.map_cells`), with one progress bar
-and, for grids that run for minutes, a :class:`Checkpoint` so an interrupted run
-resumes. No family starts processes of its own.
+A cell is one unit of work named by a key (``("synth1", 9, 20, 3)``); its random stream
+comes from ``(seed, key)`` alone, so results depend neither on the number of workers nor
+on resuming. :func:`run_cells` sends a grid's cells to the run's mapper (in process, the
+local process pool, or Dask) with one progress bar and an optional :class:`Checkpoint`.
 
 References
 ----------
@@ -66,15 +57,7 @@ Key = tuple
 
 
 def cell_seed_sequence(seed: int, key: Key) -> np.random.SeedSequence:
-    """The seed sequence of one cell, a function of ``(seed, key)`` only.
-
-    Examples
-    --------
-    >>> a = cell_seed_sequence(0, ("synth1", 9, 20, 0)).generate_state(1)
-    >>> b = cell_seed_sequence(0, ("synth1", 9, 20, 0)).generate_state(1)
-    >>> bool((a == b).all())
-    True
-    """
+    """The seed sequence of one cell, a function of ``(seed, key)`` only."""
     seed = check_int(seed, "seed", low=0, error=ParameterError)
     text = "\x1f".join(f"{type(k).__name__}:{k}" for k in tuple(key)).encode()
     words = np.frombuffer(hashlib.sha256(text).digest()[:16], dtype="<u4").tolist()
@@ -129,10 +112,8 @@ _SHARED: dict[int, ProcessPoolExecutor] | None = None
 def shared_pools() -> Iterator[None]:
     """Inside, the grids of a run share one worker pool per size instead of one each.
 
-    ``ppdm reproduce all`` runs 15 grids: with a pool per grid, every grid's workers
-    start and import what its cells need again. Workers are forked when first needed,
-    so they see the process as it was then: for one run of grids, not for a process
-    that changes its modules between grids.
+    Workers are forked when first needed, so they see the process as it was then: for
+    one run of grids, not for a process that changes its modules between grids.
     """
     global _SHARED
     if _SHARED is not None:  # already inside
@@ -192,21 +173,17 @@ def run_cells(
 ) -> pd.DataFrame:
     """Evaluate ``fn`` on every cell not yet in ``checkpoint``; return all rows, sorted by key.
 
+    ``fn(cell)`` returns a list of row dicts holding the cell's key columns (picklable for
+    the process pool); ``mapper(fn, cells)`` yields results (default :func:`local_mapper`).
+
     Parameters
     ----------
-    fn : callable
-        ``fn(cell) -> list of row dicts``, picklable for the process pool. Every row
-        holds the checkpoint's key columns (the cell's key, in the same order).
-    mapper : callable, optional
-        ``mapper(fn, cells) -> iterable of results``; default :func:`local_mapper`.
     deadline : float, optional
         A ``time.monotonic()`` instant after which no new cell is waited for: the run
         stops early, keeping every finished cell in the checkpoint (resume later).
     order : {"keys", "cells"}, default="keys"
-        Row order of the result: sorted by the key columns (the checkpoint's, else the
-        first ``len(key)`` columns), or cell by cell in the order of ``cells`` (without
-        a checkpoint only), each cell's rows as ``fn`` returned them: never the order of
-        completion.
+        Rows sorted by the key columns, or cell by cell in the order of ``cells``
+        (without a checkpoint only); never the order of completion.
     """
     check_choice(order, "order", ("keys", "cells"), error=ParameterError)
     if order == "cells" and checkpoint is not None:

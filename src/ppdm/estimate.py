@@ -1,11 +1,8 @@
 """Estimating original counts from perturbed counts, by the methods of the name table
 :data:`ESTIMATORS` (inverse, zero, set-scale, norm-sub, ibu).
 
-Standard errors belong to the estimate they accompany (``Estimate.stderr_kind`` says
-which kind): analytic for the linear ``inverse``
-(:meth:`ppdm.matrix.PerturbationMatrix.estimate_variance`), a parametric bootstrap of
-the release for the others (:func:`bootstrap_stderr`), seeded from the counts so the
-output is deterministic.
+Standard errors are analytic for the linear ``inverse``, a parametric bootstrap seeded
+from the counts for the others (``Estimate.stderr_kind`` says which).
 
 References
 ----------
@@ -50,11 +47,9 @@ BOOTSTRAP_REPLICATES = 200
 
 @dataclass(frozen=True)
 class Estimate:
-    """Estimated original counts of one attribute.
+    """Estimated original counts of one attribute: ``perturbed`` y, ``counts`` X_hat.
 
-    ``perturbed`` holds the observed counts y, ``counts`` the estimate X_hat;
-    ``stderr_kind`` says how ``stderr`` was obtained: ``"analytic"`` (closed form) or
-    ``"bootstrap (B=200)"`` (parametric bootstrap of the method itself).
+    ``stderr_kind`` is ``"analytic"`` or ``"bootstrap (B=200)"``.
     """
 
     perturbed: np.ndarray
@@ -76,24 +71,12 @@ class Estimate:
 
 
 def count_codes(codes: np.ndarray, n_values: int, weights: np.ndarray | None = None) -> np.ndarray:
-    """Counts of every code ``0..N-1`` (``bincount`` with a fixed length).
-
-    Examples
-    --------
-    >>> count_codes(np.array([0, 2, 2]), 4).tolist()
-    [1.0, 0.0, 2.0, 0.0]
-    """
+    """Counts of every code ``0..N-1`` (``bincount`` with a fixed length)."""
     return np.bincount(np.asarray(codes), weights=weights, minlength=n_values).astype(np.float64)
 
 
 def project_simplex(x: np.ndarray, total: float) -> np.ndarray:
-    """Euclidean projection of ``x`` on ``{z >= 0, sum z = total}`` (Norm-Sub).
-
-    Examples
-    --------
-    >>> project_simplex(np.array([5.0, -1.0, 2.0]), 6.0).tolist()
-    [4.5, 0.0, 1.5]
-    """
+    """Euclidean projection of ``x`` on ``{z >= 0, sum z = total}`` (Norm-Sub)."""
     x = np.asarray(x, dtype=np.float64)
     return _project_columns(x[:, None], np.array([float(total)]))[:, 0]
 
@@ -118,17 +101,10 @@ def iterative_bayesian_update(
     tol: float = 1e-7,
     max_iter: int = 5_000,
 ) -> np.ndarray:
-    """EM estimate of the original counts: ``x <- x * M^T (y / (M x))``.
+    """EM estimate of the original counts: ``x <- x * M^T (y / (M x))``, from uniform.
 
-    Starts from uniform and stops when the largest change of the estimated proportions
-    falls below ``tol``; converges to the maximum-likelihood estimate on the simplex.
-
-    Parameters
-    ----------
-    y : array (N,) or (N, K)
-        Perturbed counts; a 2-D array holds K independent histograms in its columns
-        (e.g. one per class), updated together in one vectorised loop. Each column
-        stops on its own, so the result equals K separate calls.
+    Stops when the largest change of the proportions falls below ``tol``. A 2-D ``y``
+    (N, K) holds K histograms, each stopping on its own (as K separate calls).
 
     References
     ----------
@@ -180,32 +156,10 @@ def _norm_sub(raw: np.ndarray, total: np.ndarray | float) -> np.ndarray:
 class Estimator:
     """One way of estimating original counts: an entry of :data:`ESTIMATORS`.
 
-    An estimator either fixes the raw estimate ``X_hat = M^-1 y`` (``fix``; it then also
-    serves any unbiased raw estimate, e.g. a Bayesian network's counts or a joint
-    tensor) or fits the counts from the perturbed counts and the matrix (``fit``).
-
-    Attributes
-    ----------
-    name : str
-        The name users pass (``method=``, ``--method``, ``--fix``).
-    sums_to_n : bool
-        The estimate of every histogram sums to its total ``n`` (for a fix: the total it
-        is given).
-    linear : bool
-        The estimate is linear in ``y``; its covariance is then the analytic
-        ``M^-1 Cov(y) M^-T`` and no bootstrap is needed.
-    fix : callable, optional
-        ``fix(raw, total) -> counts``: ``raw`` of shape (N,) or (N, K) (one histogram per
-        column), ``total`` the histogram total(s), a scalar or shape (K,).
-    fit : callable, optional
-        ``fit(y, matrix) -> counts`` for a method that needs more than the raw estimate.
-
-    Examples
-    --------
-    >>> get_estimator("set-scale").fix(np.array([6.0, -2.0, 2.0]), 6.0).tolist()
-    [4.5, 0.0, 1.5]
-    >>> sorted(name for name, e in ESTIMATORS.items() if e.linear)
-    ['inverse']
+    Either ``fix(raw, total)`` fixes the raw estimate ``X_hat = M^-1 y`` (of shape (N,)
+    or (N, K), so it also serves any unbiased raw estimate, e.g. a joint tensor), or
+    ``fit(y, matrix)`` fits the counts. ``sums_to_n``: every histogram's estimate sums to
+    its total; ``linear``: the covariance is the analytic ``M^-1 Cov(y) M^-T``.
     """
 
     name: str
@@ -291,21 +245,8 @@ def get_estimator(
 ) -> Estimator:
     """The :data:`ESTIMATORS` entry called ``name`` (or one of its aliases).
 
-    Parameters
-    ----------
-    what : str, default="method"
-        The parameter's name in the :class:`SpecError` message.
-    where : callable, optional
-        Only entries for which ``where(entry)`` is true are accepted.
-    purpose : str, default=""
-        Said after the choices in the error message (e.g. ``"to learn parameters"``).
-
-    Examples
-    --------
-    >>> get_estimator("norm-sub").sums_to_n
-    True
-    >>> get_estimator("none").name
-    'inverse'
+    ``what`` names the parameter in the :class:`SpecError`, ``where`` filters the
+    entries accepted, ``purpose`` follows the choices in the message.
     """
     ok = [e for e in ESTIMATORS.values() if where is None or where(e)]
     for e in ok:
@@ -327,14 +268,7 @@ def point_estimate(
 ) -> np.ndarray:
     """``estimate_counts(y, matrix, method).counts`` without the standard errors.
 
-    A 2-D ``y`` of shape (N, K) holds K histograms (e.g. one per class), estimated column
-    by column in one vectorised call.
-
-    Examples
-    --------
-    >>> from ppdm.matrix import GammaDiagonal
-    >>> point_estimate(np.array([60.0, 20.0, 20.0]), GammaDiagonal(3, 5.0), "inverse").tolist()
-    [80.0, 10.0, 10.0]
+    A 2-D ``y`` (N, K) holds K histograms, estimated column by column in one call.
 
     References
     ----------
@@ -402,8 +336,8 @@ def _reperturb(
 ) -> np.ndarray:
     """Perturbed counts of ``table`` (whole records), ``replicates`` times: (N, B).
 
-    For ``M = a I + b J`` a record keeps its value with probability ``a`` and otherwise
-    takes a uniform value: one binomial per value and one multinomial per replicate.
+    For ``M = a I + b J``: one binomial (kept, probability ``a``) per value and one
+    uniform multinomial per replicate.
 
     References
     ----------
@@ -440,19 +374,9 @@ def bootstrap_stderr(
 ) -> np.ndarray:
     """Parametric-bootstrap standard errors of a (non-linear) estimate.
 
-    The fitted table (``counts``, the method's own estimate, clipped at 0, normalised
-    to n = sum y and rounded to whole records) is re-perturbed ``replicates`` times
-    through ``M``, ``method`` is re-run on every replicate (vectorised over them) and
-    the standard deviation of the replicate estimates is returned.
-
-    Parameters
-    ----------
-    counts : array (N,), optional
-        The method's estimate from ``y``; computed when omitted.
-    replicates : int, default=200
-        B, the number of bootstrap replicates (at least 2).
-    rng : numpy Generator, optional
-        Seeded from ``y`` and ``method`` when omitted, so the result is deterministic.
+    The fitted table (``counts``, computed when omitted; clipped at 0 and rounded to n
+    whole records) is re-perturbed ``replicates`` times through ``M`` and ``method``
+    re-run on each; ``rng`` is seeded from ``y`` and ``method`` when omitted.
 
     References
     ----------
@@ -480,14 +404,6 @@ def estimate_joint_counts(
 ) -> np.ndarray:
     """Estimate a joint count tensor through a factored Kronecker matrix, factor by
     factor along its own axis (the full product matrix is never formed).
-
-    Examples
-    --------
-    >>> from ppdm.matrix import GammaDiagonal
-    >>> k = KroneckerMatrix([GammaDiagonal(2, 3.0), GammaDiagonal(2, 3.0)])
-    >>> truth = np.array([[50.0, 10.0], [10.0, 30.0]])
-    >>> estimate_joint_counts(k.apply(truth), k, "ibu").round(3).tolist()
-    [[50.0, 10.0], [10.0, 30.0]]
 
     References
     ----------

@@ -1,12 +1,10 @@
 """Mining a release: reconstruct it (or not), learn a classifier, test it on original data.
 
-Learners come from a name table (:data:`LEARNERS`, :data:`RELEASE_LEARNERS`): ``c45``
-(ppdm's C4.5 on the reconstructed table), ``release-tree`` and ``release-forest``
-(:class:`ppdm.tree.ReleaseTreeClassifier` and :class:`ppdm.tree.ReleaseForestClassifier`,
-learnt from the release itself with no reconstruction), and well-known scikit-learn classifiers by short name (``cart``,
-``random-forest``, ...; fitted on the reconstructed table, categorical columns as
-their domain codes). Any other scikit-learn classifier named ``module:Class`` is
-loaded only with ``allow_import=True`` (``--allow-import``): importing runs code.
+Learners come from name tables (:data:`LEARNERS`, :data:`RELEASE_LEARNERS`): ``c45`` on
+the reconstructed table, ``release-tree`` and ``release-forest`` learnt from the release
+itself, and scikit-learn classifiers by short name (``cart``, ``random-forest``, ...;
+categorical columns as their domain codes). Any other ``module:Class`` is loaded only with
+``allow_import=True``: importing runs code.
 
 References
 ----------
@@ -108,17 +106,9 @@ _REGISTERED = {**LEARNERS, **RELEASE_LEARNERS}
 class Candidate:
     """One learner with its settings that mining can choose from a release alone.
 
-    Attributes
-    ----------
-    label : str
-        How it is shown (``release-tree depth 8, leaf 0.02``).
-    learner : str
-        A key of :data:`RELEASE_LEARNERS` or :data:`LEARNERS`.
-    params : tuple of (name, value)
-        Parameters set on the fresh learner; C4.5 has no ``max_depth``: it cuts the
-        fitted tree, read over the release's codes, at that depth.
-    reconstruction : {None, "by-class", "global"}
-        None: fitted on the release itself; else Algorithm 2 reconstructs first.
+    ``params`` are set on the fresh learner (C4.5's ``max_depth`` cuts the fitted tree,
+    read over the release's codes); ``reconstruction`` None fits on the release itself,
+    else Algorithm 2 (``"by-class"`` or ``"global"``) reconstructs first.
     """
 
     label: str
@@ -135,15 +125,9 @@ def _tree(depth: int, leaf: float) -> Candidate:
     )
 
 
-#: The learners (and settings) chosen among when mining a release without a test table,
-#: and scored by the advisor: the release forest, the release tree at several depths and
-#: leaf sizes, and C4.5 on the by-class reconstruction (Dowd, Xu & Zhang, Sec. 6), also
-#: with leaves of at least 2 % and 5 % of the records (a fraction of ``min_leaf`` is
-#: turned into a count of the records learnt from) and read as a tree over the release's
-#: codes cut at depth 4 (``max_depth``; see :func:`fit_candidate`). Fewer or shallower
-#: leaves test fewer attributes, so their score from the release is far less noisy
-#: (pendigits, gamma 9: s.e. 0.19 against 14 for C4.5's own leaves of 2 records; gamma
-#: 12: 0.06 at depth 4 against 1.3 uncut).
+#: The learners (and settings) mining chooses among without a test table, and the advisor
+#: scores (docs/cli.md); fewer or shallower leaves score far less noisily (pendigits,
+#: gamma 9: s.e. 0.19 against 14 for C4.5's own leaves of 2 records).
 CANDIDATES: tuple[Candidate, ...] = (
     Candidate("release-forest", "release-forest"),
     *(_tree(d, leaf) for d in (4, 8, 12) for leaf in (0.005, 0.02)),
@@ -222,16 +206,9 @@ def _import_class(path: str, name: str):
 def resolve_learner(name: str, *, allow_import: bool = False) -> tuple[str, type]:
     """The registered name and class of a learner, without instantiating it.
 
-    Parameters
-    ----------
-    name : str
-        A name of :data:`LEARNERS` or :data:`RELEASE_LEARNERS` (``c45``,
-        ``release-tree``, ``release-forest``, ``cart``, ``random-forest``, ...), or the
-        ``module:Class`` path of one of them.
-    allow_import : bool, default=False
-        Also accept any other ``module:Class`` (its own name is the key). Importing a
-        module runs its code, so this is for classes you trust; the class must be a
-        scikit-learn classifier (a class with ``fit`` and ``predict``).
+    ``name`` is a key of :data:`LEARNERS` or :data:`RELEASE_LEARNERS` or its
+    ``module:Class`` path; ``allow_import`` also accepts any other scikit-learn
+    classifier as ``module:Class`` (importing runs its code: only classes you trust).
     """
     if not isinstance(name, str):
         raise ParameterError(

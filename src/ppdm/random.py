@@ -1,11 +1,8 @@
 """Random number generators: seeded streams for experiments, keyed CSPRNG streams for releases.
 
-A release is a security boundary: its randomness comes from randomgen's AES-counter
-generator under a root of 256 bits from the operating system (:func:`resolve_seed`), or
-under a seed for experiments, with a :class:`~ppdm.exceptions.SeededReleaseWarning`.
-Every release stream is named, not numbered (:func:`stream_key`), so adding, removing
-or reordering a column does not change another column's stream, and addressed by row
-(:class:`WordStream`), so batching and partitioning do not matter.
+A release draws from randomgen's AES-counter generator under a root of 256 bits from the
+operating system (:func:`resolve_seed`); every stream is named (:func:`stream_key`), not
+numbered, and addressed by row (:class:`WordStream`).
 """
 
 from __future__ import annotations
@@ -43,12 +40,6 @@ def check_random_state(random_state: RandomState = None) -> np.random.Generator:
 
     ``None`` gives a fresh generator seeded from OS entropy, an int or a
     ``SeedSequence`` a reproducible PCG64 stream, a ``Generator`` is used as is.
-
-    Examples
-    --------
-    >>> g = check_random_state(0)
-    >>> int(g.integers(10)) == int(check_random_state(0).integers(10))
-    True
     """
     if random_state is None:
         return np.random.default_rng()
@@ -68,15 +59,7 @@ def check_random_state(random_state: RandomState = None) -> np.random.Generator:
 
 def resolve_seed(random_state: RandomState = None) -> np.random.SeedSequence:
     """The root of a run: 256 bits of OS entropy (``secrets``, a real release), or the
-    given seed (a Generator is asked for 256 bits). The root is never written out.
-
-    Examples
-    --------
-    >>> resolve_seed(7).entropy
-    7
-    >>> resolve_seed(None).entropy.bit_length() <= 256
-    True
-    """
+    given seed (a Generator is asked for 256 bits). The root is never written out."""
     if random_state is None:
         return np.random.SeedSequence(secrets.randbits(ROOT_BITS))
     if isinstance(random_state, np.random.SeedSequence):
@@ -123,14 +106,6 @@ def stream_key(root: np.random.SeedSequence, *name: str | int) -> int:
     ``BLAKE2b-128(root entropy, root spawn key, name...)``, each part type-tagged and
     length-prefixed: the whole entropy of ``root`` enters the hash, not only
     SeedSequence's 128-bit pool. ``name`` is e.g. ``("substitute", "age", 0)``.
-
-    Examples
-    --------
-    >>> root = resolve_seed(1)
-    >>> stream_key(root, "substitute", "age", 0) == stream_key(root, "substitute", "age", 0)
-    True
-    >>> stream_key(root, "substitute", "age", 0) == stream_key(root, "substitute", "sex", 0)
-    False
     """
     h = hashlib.blake2b(digest_size=16, person=b"ppdm-stream-v1")
     entropy = root.entropy
@@ -150,15 +125,7 @@ def stream_key(root: np.random.SeedSequence, *name: str | int) -> int:
 
 
 def stream_generator(root: np.random.SeedSequence, *name: str | int) -> np.random.Generator:
-    """The AES-counter generator of the stream ``name`` under ``root``, at position 0.
-
-    Examples
-    --------
-    >>> a = stream_generator(resolve_seed(3), "representative", "x", 0)
-    >>> b = stream_generator(resolve_seed(3), "representative", "x", 0)
-    >>> float(a.random()) == float(b.random())
-    True
-    """
+    """The AES-counter generator of the stream ``name`` under ``root``, at position 0."""
     from randomgen import AESCounter
 
     return np.random.Generator(AESCounter(key=stream_key(root, *name)))
@@ -206,15 +173,7 @@ def release_generator(
 
 def perturbation_generator(random_state: RandomState, *name: str | int) -> np.random.Generator:
     """Generator of a library perturbation call: the AES-counter stream ``name`` under
-    OS entropy for ``None`` (a release), else :func:`check_random_state`'s.
-
-    Examples
-    --------
-    >>> type(perturbation_generator(None, "x").bit_generator).__name__
-    'AESCounter'
-    >>> type(perturbation_generator(0, "x").bit_generator).__name__
-    'PCG64'
-    """
+    OS entropy for ``None`` (a release), else :func:`check_random_state`'s."""
     if random_state is None:
         return stream_generator(resolve_seed(None), *name)
     return check_random_state(random_state)
@@ -228,18 +187,6 @@ class WordStream:
     stream made with ``row=r0`` starts at row ``r0`` (``rng``'s bit generator must
     support ``advance``); a half word left over is kept for the next call. So the words
     depend neither on how requests are split (batches) nor on where the run starts.
-
-    Examples
-    --------
-    >>> a = WordStream(np.random.default_rng(1))
-    >>> b = WordStream(np.random.default_rng(1))
-    >>> whole = a.uint32(5)
-    >>> parts = np.concatenate([b.uint32(3), b.uint32(2)])
-    >>> bool((whole == parts).all())
-    True
-    >>> late = WordStream(np.random.default_rng(1), row=3)
-    >>> bool((late.uint32(2) == whole[3:]).all())
-    True
     """
 
     def __init__(self, rng: np.random.Generator, row: int = 0) -> None:

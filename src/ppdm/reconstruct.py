@@ -1,12 +1,11 @@
 """Matrix-based reconstruction (Algorithm 2), by counting instead of sorting.
 
-Algorithm 2 sorts the perturbed records on an attribute and hands the first
-``Dist[1]`` of them value 1, the next ``Dist[2]`` value 2, and so on. Perturbed values
-are codes, so the sort is a counting sort whose only freedom is the order inside a tie
-group, broken uniformly at random: each tie group then owns a fixed multiset of
-reconstructed codes (:func:`tie_group_multisets`). :class:`RankTable` (files, batches,
-partitions) hands them out by every record's random key, :class:`AssignmentState`
-(:func:`matrix_reconstruct`, in memory) by hypergeometric draws.
+Algorithm 2 sorts the perturbed records on an attribute and hands the first ``Dist[1]``
+value 1, the next ``Dist[2]`` value 2, and so on. Perturbed values are codes, so the sort
+is a counting sort whose only freedom, the order inside a tie group, is uniformly random:
+each tie group owns a fixed multiset of reconstructed codes (:func:`tie_group_multisets`),
+handed out by every record's random key (:class:`RankTable`: files, batches, partitions)
+or by hypergeometric draws (:class:`AssignmentState`: in memory).
 
 References
 ----------
@@ -37,15 +36,8 @@ __all__ = [
 
 
 def check_tie_group_table(n_classes: int, n_values: int, what: str = "attribute") -> None:
-    """Refuse a reconstruction whose tie-group table exceeds ``MAX_TIE_GROUP_CELLS``.
-
-    Parameters
-    ----------
-    n_classes : int
-        Class rows (1 for global reconstruction).
-    what : str
-        How the :class:`DataError` names the attribute, e.g. ``"attribute 'age'"``.
-    """
+    """Refuse a reconstruction whose tie-group table exceeds ``MAX_TIE_GROUP_CELLS``;
+    ``what`` names the attribute in the :class:`DataError` (e.g. ``"attribute 'age'"``)."""
     cells = int(n_classes) * int(n_values) ** 2
     if cells > limits.MAX_TIE_GROUP_CELLS:
         hint = "reconstruct globally or with fewer values" if n_classes > 1 else "use fewer values"
@@ -59,15 +51,7 @@ def check_tie_group_table(n_classes: int, n_values: int, what: str = "attribute"
 def largest_remainder(counts: np.ndarray, total: int) -> np.ndarray:
     """Integers summing to ``total`` that round non-negative ``counts`` by largest remainder.
 
-    ``counts`` are first clipped at 0 and scaled to ``total``; ties in the remainders go
-    to the lower index (deterministic).
-
-    Examples
-    --------
-    >>> largest_remainder(np.array([1.5, 1.5, 0.0]), 4).tolist()
-    [2, 2, 0]
-    >>> largest_remainder(np.array([0.4, 0.35, 0.25]), 10).tolist()
-    [4, 4, 2]
+    ``counts`` are clipped at 0 and scaled to ``total``; ties go to the lower index.
     """
     c = np.clip(np.asarray(counts, dtype=np.float64), 0, None)
     total = int(total)
@@ -98,11 +82,6 @@ def tie_group_multisets(perturbed_counts: np.ndarray, dist: np.ndarray) -> np.nd
 
     ``R[v, i]`` is how many records of tie group ``v`` (perturbed code ``v``, sized by
     ``perturbed_counts``) get reconstructed code ``i`` (``dist``, the same total).
-
-    Examples
-    --------
-    >>> tie_group_multisets(np.array([2, 3]), np.array([4, 1])).tolist()
-    [[2, 0], [2, 1]]
     """
     y = np.asarray(perturbed_counts, dtype=np.int64)
     d = np.asarray(dist, dtype=np.int64)
@@ -121,13 +100,8 @@ def tie_group_multisets(perturbed_counts: np.ndarray, dist: np.ndarray) -> np.nd
 
 
 class AssignmentState:
-    """What is left to hand out, per tie group: the remaining multisets ``R[g, i]``.
-
-    Parameters
-    ----------
-    multisets : int array (G, N)
-        One row per tie group (for by-class reconstruction, one per (class, code)).
-    """
+    """What is left to hand out: the remaining multisets ``R[g, i]``, one row per tie
+    group (for by-class reconstruction, one per (class, code))."""
 
     def __init__(self, multisets: np.ndarray) -> None:
         self.remaining = np.array(multisets, dtype=np.int64)
@@ -183,11 +157,9 @@ MAX_RANK_CELLS = 1 << 20
 def rank_bits(n_values: int, n_classes: int = 1) -> int:
     """Bits of the rank key that bucket a tie group's records: about 64 buckets per code.
 
-    A group gets ``2**bits`` buckets, at most ``2**MAX_RANK_BITS``, and all the groups of
-    an attribute (``n_classes * n_values`` of them) at most ``MAX_RANK_CELLS`` buckets
-    together: with many classes or values the buckets are coarser, and more of them
-    straddle two codes (their records then take a random arrangement of the codes,
-    held in memory: about ``(N - 1) / 2**bits`` of the records).
+    A group gets at most ``2**MAX_RANK_BITS`` buckets, an attribute's groups at most
+    ``MAX_RANK_CELLS`` together; coarser buckets straddle more codes, and their records
+    (about ``(N - 1) / 2**bits`` of them) take a random arrangement held in memory.
 
     Examples
     --------
@@ -203,14 +175,8 @@ def rank_bits(n_values: int, n_classes: int = 1) -> int:
 def coarsen_buckets(table: np.ndarray, bits_from: int, bits_to: int) -> np.ndarray:
     """A count table over ``2**bits_from`` key buckets per group, over ``2**bits_to``.
 
-    A bucket is the top bits of a key, so bucket ``b`` at ``bits_to`` bits is the sum of
-    buckets ``b * 2**k .. (b + 1) * 2**k - 1`` at ``bits_from = bits_to + k``: the counts
-    are those a pass at ``bits_to`` would have made.
-
-    Examples
-    --------
-    >>> coarsen_buckets(np.array([[1, 2, 3, 4, 5, 6, 7, 8]]), 2, 1).tolist()
-    [[3, 7, 11, 15]]
+    A bucket is the top bits of a key, so bucket ``b`` at ``bits_to`` sums buckets
+    ``b * 2**k .. (b + 1) * 2**k - 1`` at ``bits_from = bits_to + k``.
     """
     if bits_to > bits_from:
         raise ParameterError(f"cannot refine buckets from {bits_from} to {bits_to} bits")
@@ -221,13 +187,7 @@ def coarsen_buckets(table: np.ndarray, bits_from: int, bits_to: int) -> np.ndarr
 
 
 def rank_cells(groups: np.ndarray, keys: np.ndarray, bits: int, n_groups: int) -> np.ndarray:
-    """Cell of every record: its tie group (``< n_groups``) and the top ``bits`` of its key.
-
-    Examples
-    --------
-    >>> rank_cells(np.array([0, 1]), np.array([0, 2**31], dtype=np.uint32), 1, 2).tolist()
-    [0, 3]
-    """
+    """Cell of every record: its tie group (``< n_groups``) and the top ``bits`` of its key."""
     wide = (int(n_groups) << bits) > 1 << 32
     cells = np.asarray(groups).astype(np.int64 if wide else np.uint32)
     if bits:
@@ -239,14 +199,11 @@ def rank_cells(groups: np.ndarray, keys: np.ndarray, bits: int, n_groups: int) -
 class RankTable:
     """Algorithm 2 addressed by row: ties broken by every record's own random key.
 
-    Sorting the records on (perturbed code, random key) is Algorithm 2 with uniformly
-    random tie breaking. The count pass's keys per bucket (``hist``, records per tie
-    group and key bucket) fix a record's rank up to the other records of its bucket: a
-    bucket inside one code's rank range hands that code to all its records, one that
-    straddles codes hands out its range's codes in a random arrangement (from ``rng``)
-    in the order the records come. Keys are independent and uniform, so every
-    arrangement of a group's multiset is equally likely, and a record's code does not
-    depend on batches or partitions.
+    Sorting on (perturbed code, random key) is Algorithm 2 with uniform tie breaking.
+    The count pass's ``hist`` (records per tie group and key bucket) fixes a record's
+    rank up to its bucket: a bucket inside one code's rank range hands out that code, one
+    that straddles codes hands out its codes in a random arrangement (from ``rng``) in
+    record order. A record's code does not depend on batches or partitions.
 
     References
     ----------
@@ -294,15 +251,10 @@ class RankTable:
     def after(self, before: np.ndarray, expected: np.ndarray | None = None) -> RankTable:
         """A fresh copy that starts after records counted elsewhere (earlier partitions).
 
-        Parameters
-        ----------
-        before : int array (G, 2**bits)
-            Records per (tie group, key bucket) that come before the next record drawn.
-        expected : int array (G, 2**bits), optional
-            Records per cell the copy will be given (a partition's own count pass): the
-            copy then holds only its own part of the straddling buckets' codes, and
-            checks its records per tie group. By default all the records after
-            ``before``, checked per cell.
+        ``before`` (G, 2**bits) counts the records per cell that come before; with
+        ``expected``, the records per cell this copy will be given (a partition's own
+        count pass), it holds only its part of the straddling codes and checks its
+        records per tie group, else all the records after ``before``, checked per cell.
         """
         before = np.asarray(before, dtype=np.int64).reshape(-1)
         if before.shape != self.table.shape:
@@ -389,17 +341,8 @@ def matrix_reconstruct(
 ) -> np.ndarray:
     """Algorithm 2 on one attribute held in memory.
 
-    ``dist`` holds the integer reconstructed counts, one row per class (of ``classes``)
-    for by-class reconstruction, each row summing to the records of its class; the
-    reconstructed codes have exactly these counts. ``batch_size`` draws batch by batch
-    (the streaming path).
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> r = matrix_reconstruct(np.array([0, 1, 1, 0, 1]), np.array([3, 2]), rng)
-    >>> np.bincount(r).tolist()
-    [3, 2]
+    ``dist`` holds the integer reconstructed counts, one row per class of ``classes`` for
+    by-class reconstruction; the reconstructed codes have exactly these counts.
     """
     codes = np.asarray(codes, dtype=np.int64)
     dist = np.atleast_2d(np.asarray(dist, dtype=np.int64))

@@ -1,19 +1,8 @@
 """Mining a release with no original data: choose a learner and estimate its accuracy.
 
-The learners of :data:`ppdm.mining.CANDIDATES` are scored by
-:func:`ppdm.tree.release_scoring.release_correct` (an unbiased estimate, per perturbed
-held-out record, of "its original is classified correctly") over K folds of a
-*selection part* of the release; the one-standard-error rule picks the simplest
-candidate within one standard error of the best (:func:`one_se_choice`). The chosen
-candidate is fitted on the whole selection part and scored on a *held-out part* never
-used in the choice, so the estimate printed and its standard error belong to the model
-written out.
-
-A candidate's decision regions must be boxes of original codes to be scored: the
-release tree and forest use *majority* leaves here (a naive Bayes leaf's unbiased score
-sums over every cell of the code grid, more than 10^20 on pendigits), C4.5 is read as a
-tree over the release's codes (:func:`ppdm.tree.release_c45.c45_on_codes`), and a
-forest cutting the grid into more than ``MAX_CELLS`` cells is listed as not scorable.
+The candidates of :data:`ppdm.mining.CANDIDATES` are scored over K folds of a selection
+part of the release, the one-standard-error rule picks one, and it is scored on a
+held-out part never used in the choice (docs/cli.md, ``ppdm mine``, tells the rules).
 
 References
 ----------
@@ -120,12 +109,9 @@ def score_note(estimate: float) -> str:
 def one_se_choice(candidates: list[Candidate], scores: list[CandidateScore]) -> int:
     """Index of the simplest scorable candidate whose mean is within one s.e. of the best.
 
-    The simplest has the fewest leaves (as CART's rule takes the smallest tree;
-    :func:`complexity` breaks ties): C4.5 cut to a few leaves is as simple as a release
-    tree of as many (synth5, gamma 9: C4.5 with 3 leaves measured 0.74, the 4-leaf
-    release tree 0.66). The best has the highest mean - s.e., the means clipped to
-    [0, 1], so a very noisy score (C4.5 with leaves of 2 records on spambase: 32 ± 32)
-    neither wins by its noise nor widens the bar until every candidate passes it.
+    The simplest has the fewest leaves (:func:`complexity` breaks ties); the best has the
+    highest mean - s.e., the means clipped to [0, 1], so a very noisy score neither wins
+    by its noise nor widens the bar until every candidate passes.
 
     References
     ----------
@@ -144,7 +130,7 @@ def one_se_choice(candidates: list[Candidate], scores: list[CandidateScore]) -> 
 
 def scorable_candidate(candidate: Candidate) -> Candidate:
     """``candidate`` as mining from the release alone fits it: release learners with
-    majority leaves (see the module's notes); C4.5 on the by-class reconstruction as is."""
+    majority leaves; C4.5 on the by-class reconstruction as is."""
     if candidate.learner in ("release-tree", "release-forest"):
         params = {**dict(candidate.params), "leaf_model": "majority"}
         return replace(candidate, params=tuple(params.items()))

@@ -1,8 +1,7 @@
 """The Agrawal, Imielinski & Swami (1993) synthetic loan data and its ten class functions.
 
-Attributes and classification functions follow MOA's ``AgrawalGenerator`` (which in turn
-follows functions ``pred20``..``pred29`` of the authors' public C generator). The code
-here is written from those definitions, vectorised over whole columns.
+Attributes and classification functions follow MOA's ``AgrawalGenerator`` (itself after
+``pred20``..``pred29`` of the authors' C generator), vectorised over whole columns.
 
 Encoding
 --------
@@ -20,8 +19,6 @@ hyears      int     uniform on 1..30
 loan        float   uniform on [0, 500 000)
 group       int     class: 0 is MOA's ``groupA``, 1 is ``groupB``
 =========== ======= ==============================================================
-
-The class is an int (0/1) so the table stays numeric, like the other bundled data sets.
 """
 
 from __future__ import annotations
@@ -148,30 +145,13 @@ def _check_function(function: int) -> int:
 
 
 def agrawal_class(table: pd.DataFrame | dict, function: int = 1) -> np.ndarray:
-    """Class of each record under one of the ten Agrawal classification functions.
-
-    Parameters
-    ----------
-    table : DataFrame or dict of arrays
-        Columns as in :data:`AGRAWAL_COLUMNS` (only those the function uses are read).
-        ``zipcode`` follows this module's encoding (1..9).
-    function : int, default=1
-        Classification function, 1..10.
-
-    Returns
-    -------
-    numpy.ndarray of int
-        0 for group A, 1 for group B.
+    """Class of each record (0 group A, 1 group B) under Agrawal function 1..10, from the
+    columns of :data:`AGRAWAL_COLUMNS` it reads in this module's encoding (zipcode 1..9).
 
     References
     ----------
     Agrawal, Imielinski & Swami (1993), "Database mining: a performance perspective",
     IEEE TKDE 5(6), p. 924 (functions 1-10); MOA ``AgrawalGenerator``.
-
-    Examples
-    --------
-    >>> agrawal_class({"age": np.array([30, 45, 70])}, function=1).tolist()
-    [0, 1, 0]
     """
     f = _FUNCTIONS[_check_function(function)]
     cols = {k: np.asarray(table[k]) for k in table if k in AGRAWAL_COLUMNS}

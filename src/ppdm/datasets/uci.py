@@ -22,16 +22,7 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Dataset:
-    """A table with a named class column.
-
-    Attributes
-    ----------
-    name : str
-    frame : pandas.DataFrame
-        All attributes and the class column.
-    target : str
-        Name of the class column.
-    """
+    """A table (``frame``, all attributes and the class) with a named class column."""
 
     name: str
     frame: pd.DataFrame
@@ -61,21 +52,12 @@ def _read_dat(name: str, file: str, columns: list[str], dtype) -> Dataset:
 
 
 def load_pendigits() -> Dataset:
-    """UCI Pen-Based Recognition of Handwritten Digits: 10,992 x 16 integers in 0..100.
-
-    Returns
-    -------
-    Dataset
-        Class column ``digit`` (0..9).
+    """UCI Pen-Based Recognition of Handwritten Digits: 10,992 x 16 integers in 0..100;
+    class ``digit`` (0..9).
 
     References
     ----------
     Dowd, Xu & Zhang, Sec. 6.1 and Table 1 (7494 train / 3498 test).
-
-    Examples
-    --------
-    >>> load_pendigits().frame.shape
-    (10992, 17)
     """
     cols = [f"a{i + 1}" for i in range(16)] + ["digit"]
     return _read_dat("pendigits", "penbased.dat.gz", cols, np.int64)
@@ -87,11 +69,6 @@ def load_spambase() -> Dataset:
     References
     ----------
     Dowd, Xu & Zhang, Sec. 6.1 and Table 1 (3101 train / 1500 test in the paper).
-
-    Examples
-    --------
-    >>> load_spambase().frame.shape
-    (4597, 58)
     """
     cols = [f"a{i + 1}" for i in range(57)] + ["spam"]
     return _read_dat("spambase", "spambase.dat.gz", cols, np.float64)
@@ -128,19 +105,12 @@ def load_wisconsin() -> Dataset:
 
 
 def load_boston() -> Dataset:
-    """Boston housing (Harrison & Rubinfeld 1978), 506 x 13, with a derived binary class.
-
-    The class ``high_value`` is 1 when ``medv`` is in the top 20 % (above the 80th
-    percentile) and 0 otherwise; ``medv`` itself is dropped.
+    """Boston housing (Harrison & Rubinfeld 1978), 506 x 13, with a derived binary class:
+    ``high_value`` is 1 when ``medv`` (dropped) is above its 80th percentile.
 
     References
     ----------
     Islam & Brankovic, Sec. 4 (Boston housing, top 20 % vs bottom 80 %).
-
-    Examples
-    --------
-    >>> load_boston().frame.shape
-    (506, 14)
     """
     with _open("boston.csv.gz") as fh:
         frame = pd.read_csv(fh, compression="gzip")

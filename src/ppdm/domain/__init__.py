@@ -1,9 +1,5 @@
-"""Attribute domains: categorical value lists and equi-width bins.
-
-A domain maps original values to codes ``0..N-1`` (``getIndex`` in the paper) and codes
-back to values (``getValue``). Continuous attributes are discretised into ``N`` equi-width
-bins ``[l_i, u_i)``; the last bin also holds the upper bound ``u``. Each bin is
-represented by its center (default), its left or right end, or a random point in it.
+"""Attribute domains: categorical value lists and equi-width bins, mapping values to codes
+``0..N-1`` (``getIndex`` in the paper) and back (``getValue``).
 
 References
 ----------

@@ -68,24 +68,10 @@ def missing_mask(values: pd.Series | np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class CategoricalDomain:
-    """A finite list of values; N = ``len(values)``.
+    """A finite list of ``values`` in code order; N = ``len(values)``.
 
-    Parameters
-    ----------
-    values : sequence
-        The domain values, in code order.
-    missing_category : bool, default=False
-        Add a last category standing for a missing value.
-    from_data : bool, default=False
-        The value list was read off the data (a release then reveals which values occur).
-
-    Examples
-    --------
-    >>> d = CategoricalDomain(("a", "b", "c"))
-    >>> d.encode(pd.Series(["c", "a"])).tolist()
-    [2, 0]
-    >>> d.decode(np.array([1])).tolist()
-    ['b']
+    ``missing_category`` adds a last category for a missing value; ``from_data`` says
+    the list was read off the data (a release then reveals which values occur).
     """
 
     values: tuple
@@ -169,8 +155,6 @@ class BinnedDomain:
     ----------
     low, high : float
         Domain bounds, ``low < high``. The last bin is closed so ``high`` is encodable.
-    n_bins : int
-        N, the number of bins (>= 2).
     representative : {"center", "left", "right", "random"}, default="center"
         Value a code decodes to.
     out_of_bounds : {"error", "clip"}, default="error"
@@ -179,14 +163,6 @@ class BinnedDomain:
         Add a last code for missing values (decodes to NaN).
     bounds_from_data : bool, default=False
         The bounds are the data's min and max, which a release then reveals.
-
-    Examples
-    --------
-    >>> d = BinnedDomain(0.0, 10.0, 5)
-    >>> d.encode(np.array([0.0, 3.9, 10.0])).tolist()
-    [0, 1, 4]
-    >>> d.decode(np.array([0, 4])).tolist()
-    [1.0, 9.0]
     """
 
     low: float
@@ -284,13 +260,6 @@ class BinnedDomain:
         bounds and the bin width need (one more for a centre), and to at most 12
         significant digits: ``[30.6, 30.75)`` decodes to ``30.675``, not
         ``30.674999999999997``. The ``"random"`` representative has none.
-
-        Examples
-        --------
-        >>> BinnedDomain(0.0, 1.0, 4).representatives().tolist()
-        [0.125, 0.375, 0.625, 0.875]
-        >>> BinnedDomain(20.01, 80.97, 7).representatives()[:2].tolist()
-        [24.3642857143, 33.0728571429]
         """
         shift = {"left": 0.0, "center": 0.5, "right": 1.0}[self.representative]
         values = self.low + (np.arange(self.n_bins) + shift) * self.width

@@ -97,21 +97,8 @@ def canonical_values(values: list) -> list:
 
 @dataclass(frozen=True)
 class DomainRule:
-    """How a column's domain is chosen from its data (:func:`infer_domain`).
-
-    Attributes
-    ----------
-    n_bins : int, optional
-        N for a binned domain; also the largest number of distinct integers kept as
-        categorical.
-    max_bins : int, default=20
-        N when ``n_bins`` is not given.
-    bounds : (float, float), optional
-        Owner-chosen ``(low, high)`` of a numeric column (no bounds read off the data).
-    representative, out_of_bounds
-        See :class:`BinnedDomain`.
-    missing : {"error", "category"}, default="error"
-        Whether a missing value is an error or its own category.
+    """How a column's domain is chosen from its data: the parameters of
+    :func:`infer_domain` of the same names.
 
     References
     ----------
@@ -149,10 +136,8 @@ IDENTIFIER_VALUES = 100
 
 def looks_like_identifier(distinct: int, rows: int) -> bool:
     """Whether a categorical column of ``distinct`` values in ``rows`` rows looks like an
-    identifier (a name, a record number, a timestamp): at least
-    :data:`IDENTIFIER_VALUES` values, more than half its rows. Its domain is not taken
-    from the data, which would list its values in the public spec.
-    """
+    identifier (at least :data:`IDENTIFIER_VALUES` values, more than half its rows), whose
+    domain taken from the data would list its values in the public spec."""
     return distinct >= IDENTIFIER_VALUES and distinct > rows / 2
 
 
@@ -274,20 +259,8 @@ class DomainSketch:
         return self
 
     def merge(self, other: DomainSketch) -> DomainSketch:
-        """Fold in the sketch of the rows that follow (partition by partition, in order).
-
-        Merging the sketches of consecutive partitions gives the sketch of their
-        concatenation (row numbers of missing values are shifted by ``self.rows``), so
-        summaries can be computed in parallel and combined by a tree reduction.
-
-        Examples
-        --------
-        >>> a = DomainSketch("x").update(pd.Series([1, 2]))
-        >>> b = DomainSketch("x").update(pd.Series([None, 5.0]))
-        >>> m = a.merge(b)
-        >>> (m.rows, m.low, m.high, m.first_missing)
-        (4, 1.0, 5.0, 2)
-        """
+        """Fold in the sketch of the rows that follow (partition by partition, in order):
+        the sketch of their concatenation, so partitions can be summarised in parallel."""
         out = DomainSketch(self.column, cap=self.cap)
         out.rows = self.rows + other.rows
         if self.first_missing is not None:

@@ -113,11 +113,8 @@ class PerturbationMatrix:
         return ExplicitMatrix(np.linalg.matrix_power(self.dense(), t), validate=False)
 
     def draw(self, codes: np.ndarray, rng, chunk: int = 1 << 16) -> np.ndarray:
-        """Perturb ``codes`` with uniforms from ``rng``, one per value, in record order.
-
-        Works through cache-sized chunks (the temporaries stay in cache); the stream is
-        consumed in order, so the result does not depend on ``chunk``.
-        """
+        """Perturb ``codes`` with uniforms from ``rng``, one per value, in record order, in
+        cache-sized chunks (the result does not depend on ``chunk``)."""
         if isinstance(rng, WordStream):
             rng = rng.generator
         codes = np.asarray(codes)
@@ -207,11 +204,8 @@ class PerturbationMatrix:
     def estimate_variance(self, x: np.ndarray) -> np.ndarray:
         """Diagonal of ``Cov(X_hat) = M^-1 Cov(y) M^-T`` with ``x`` plugged in.
 
-        For ``M = a I + b J`` (column-stochastic, so ``a + N b = 1``) the inverse is
-        ``(I - b J) / a``; ``Cov(y) 1 = 0`` because the perturbed total is fixed, so the
-        ``J`` terms vanish and ``Var(X_hat_i) = Cov(y)_ii / a^2`` with
-        ``Cov(y)_ii = s_i - (a + b)^2 x_i - b^2 (n - x_i)``, ``s = M x``: O(N), no
-        N x N array. Other matrices use the dense product.
+        For ``M = a I + b J`` the ``J`` terms vanish (the perturbed total is fixed), so
+        ``Var(X_hat_i) = (s_i - (a + b)^2 x_i - b^2 (n - x_i)) / a^2``, ``s = M x``: O(N).
 
         References
         ----------
@@ -289,18 +283,8 @@ def _check_prior(prior: np.ndarray | None, n: int) -> np.ndarray:
 class ExplicitMatrix(PerturbationMatrix):
     """A validated explicit matrix: non-negative, columns summing to 1, invertible.
 
-    Parameters
-    ----------
-    matrix : array-like of shape (N, N)
-        ``matrix[h, k] = P(k -> h)``.
-    kind : str, default="explicit"
-        Label recorded in specs (e.g. "symmetric-binary", "block-diagonal").
-    validate : bool, default=True
-
-    Examples
-    --------
-    >>> round(ExplicitMatrix([[0.8, 0.3], [0.2, 0.7]]).amplification(), 6)
-    3.5
+    ``matrix[h, k] = P(k -> h)``; ``kind`` is the label recorded in specs (e.g.
+    "symmetric-binary", "block-diagonal").
     """
 
     def __init__(

@@ -159,21 +159,11 @@ class GammaDiagonal(PerturbationMatrix):
     def draw(self, codes: np.ndarray, rng, chunk: int = 1 << 17) -> np.ndarray:
         """Keep-or-uniform sampling of ``codes`` with one raw word per value.
 
-        A word ``r`` uniform on ``[0, 2^b)`` gives ``h = r // q`` with
-        ``q = ceil(2^b / (gamma + N - 1))``: each code ``h < N`` has probability exactly
-        ``q / 2^b`` and the value is kept when ``h >= N``. That is the gamma-diagonal
-        channel with amplification :attr:`realised_gamma` (``<= gamma``), sampled by one
-        integer division and one masked copy per value, in cache-sized chunks.
-
-        Parameters
-        ----------
-        codes : int array
-            Original codes.
-        rng : numpy.random.Generator or ppdm.random.WordStream
-            A stream keeps a leftover half word between calls, so batch-by-batch
-            perturbation equals one call on the whole column.
-        chunk : int
-            Values per chunk (the result does not depend on it).
+        A word ``r`` uniform on ``[0, 2^b)`` gives ``h = r // q``, ``q = ceil(2^b /
+        (gamma + N - 1))``: each code ``h < N`` has probability exactly ``q / 2^b`` and the
+        value is kept when ``h >= N`` (amplification :attr:`realised_gamma`). A
+        :class:`ppdm.random.WordStream` ``rng`` keeps a leftover half word between calls,
+        so batch-by-batch perturbation equals one call; ``chunk`` does not change the result.
         """
         stream = rng if isinstance(rng, WordStream) else WordStream(rng)
         bits, q = self._integer_sampler
@@ -228,11 +218,7 @@ def identity(n_values: int) -> ExplicitMatrix:
 def symmetric_channel(n_values: int, p: float) -> ExplicitMatrix:
     """Keep the value with probability ``1 - p``, else move to one of the other N-1 uniformly.
 
-    Parameters
-    ----------
-    n_values : int
-    p : float
-        Total probability of changing the value, ``0 <= p < (N-1)/N``.
+    ``p`` is the total probability of a change, ``0 <= p < (N-1)/N``.
 
     References
     ----------
@@ -251,13 +237,7 @@ def symmetric_channel(n_values: int, p: float) -> ExplicitMatrix:
 
 
 def symmetric_binary(p: float) -> ExplicitMatrix:
-    """Binary symmetric channel: flip with probability ``p`` (``p != 0.5``).
-
-    Examples
-    --------
-    >>> symmetric_binary(0.2).dense().tolist()
-    [[0.8, 0.2], [0.2, 0.8]]
-    """
+    """Binary symmetric channel: flip with probability ``p`` (``p != 0.5``)."""
     if not 0.0 <= p <= 1.0 or p == 0.5:
         raise MatrixError(f"p must be in [0, 1] and not 0.5 (got {p}); p = 0.5 is singular")
     m = np.array([[1 - p, p], [p, 1 - p]])
@@ -272,12 +252,8 @@ def symmetric_ternary(p: float) -> ExplicitMatrix:
 def block_diagonal(blocks: list, order: list[int] | None = None) -> ExplicitMatrix:
     """Grouped categories: values only move within their group.
 
-    Parameters
-    ----------
-    blocks : list of array-like
-        One column-stochastic matrix per group, in code order.
-    order : list of int, optional
-        Permutation mapping block positions to codes, when groups are not contiguous.
+    ``blocks`` holds one column-stochastic matrix per group, in code order; ``order``
+    maps block positions to codes when groups are not contiguous.
 
     References
     ----------
@@ -304,15 +280,7 @@ def block_diagonal(blocks: list, order: list[int] | None = None) -> ExplicitMatr
 def binary_randomization(p1: float, p2: float) -> ExplicitMatrix:
     """The general binary channel of Fig. 1(a): ``0 -> 1`` w.p. ``p1``, ``1 -> 0`` w.p. ``p2``.
 
-    Parameters
-    ----------
-    p1, p2 : float
-        In [0, 1], with ``p1 + p2 != 1`` (else the matrix is singular).
-
-    Examples
-    --------
-    >>> binary_randomization(0.1, 0.25).dense().tolist()
-    [[0.9, 0.25], [0.1, 0.75]]
+    ``p1 + p2 != 1`` (else the matrix is singular).
 
     References
     ----------
@@ -327,15 +295,8 @@ def binary_randomization(p1: float, p2: float) -> ExplicitMatrix:
 
 
 def grouped_symmetric(n_values: int, groups: Sequence[Sequence[int]], p: float) -> ExplicitMatrix:
-    """Grouped categories: a symmetric channel of level ``p`` inside each group of codes.
-
-    Groups of one code are left unchanged. The matrix is block-diagonal up to a
-    permutation of the codes.
-
-    Examples
-    --------
-    >>> grouped_symmetric(3, [[0, 2], [1]], 0.2).dense().round(2).tolist()
-    [[0.8, 0.0, 0.2], [0.0, 1.0, 0.0], [0.2, 0.0, 0.8]]
+    """Grouped categories: a symmetric channel of level ``p`` inside each group of codes
+    (a group of one code is left unchanged).
 
     References
     ----------

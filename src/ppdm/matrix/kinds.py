@@ -139,9 +139,8 @@ def _build_stratified(
     return StratifiedMatrix(spec["strata"], built)
 
 
-#: Kinds whose matrix is built from the data (the original marginal of the attribute):
-#: a spec entry of such a kind without an explicit ``matrix`` is realised by
-#: :func:`ppdm.perturbation.realise_matrices`, and the release states the marginal as a leak.
+#: Kinds whose matrix is built from the data's marginal when the entry has no ``matrix``
+#: (:func:`ppdm.perturbation.realise_matrices`); the release states the marginal as a leak.
 FROM_DATA = frozenset({"invariant-pram", "sdcmicro-pram"})
 
 

@@ -15,23 +15,8 @@ from .base import PerturbationMatrix
 
 
 class KroneckerMatrix:
-    """``M_1 kron M_2 kron ...`` kept factored: each factor acts on its own axis.
-
-    For a count tensor of shape ``(N_1, N_2, ...)`` the estimate applies each factor's
-    inverse along its own axis, never forming the product matrix.
-
-    Parameters
-    ----------
-    factors : list of PerturbationMatrix
-
-    Examples
-    --------
-    >>> from ppdm.matrix import GammaDiagonal
-    >>> k = KroneckerMatrix([GammaDiagonal(3, 5.0), GammaDiagonal(2, 3.0)])
-    >>> k.shape
-    (3, 2)
-    >>> np.allclose(k.dense(), np.kron(k.factors[0].dense(), k.factors[1].dense()))
-    True
+    """``M_1 kron M_2 kron ...`` kept factored: each factor acts on its own axis of a
+    count tensor (N_1, N_2, ...), never forming the product matrix.
 
     References
     ----------
@@ -83,20 +68,8 @@ class KroneckerMatrix:
 
 
 class FlatKronecker:
-    """A :class:`KroneckerMatrix` seen as one matrix over the flattened cells.
-
-    It offers what the estimators use (``n_values``, ``apply``, ``apply_transpose``,
-    ``inverse_apply`` on arrays of shape (cells,) or (cells, K)), each computed factor
-    by factor: the product matrix is never formed.
-
-    Examples
-    --------
-    >>> from ppdm.matrix import GammaDiagonal
-    >>> k = KroneckerMatrix([GammaDiagonal(3, 5.0), GammaDiagonal(2, 3.0)])
-    >>> x = np.arange(6.0)
-    >>> np.allclose(k.flat().apply(x), k.dense() @ x)
-    True
-    """
+    """A :class:`KroneckerMatrix` seen as one matrix over the flattened cells, for the
+    estimators (arrays of shape (cells,) or (cells, K)), computed factor by factor."""
 
     affine_form = None
 

@@ -23,13 +23,7 @@ from .base import ExplicitMatrix, PerturbationMatrix
 def retention_matrix(retention: Sequence[float] | np.ndarray) -> np.ndarray:
     """The column-stochastic matrix keeping value ``j`` w.p. ``retention[j]`` and moving
     it to each other value w.p. ``(1 - retention[j]) / (N - 1)`` (sdcMicro's ``P``,
-    transposed to this module's convention).
-
-    Examples
-    --------
-    >>> retention_matrix([0.75, 0.5]).tolist()
-    [[0.75, 0.5], [0.25, 0.5]]
-    """
+    transposed)."""
     r = np.asarray(retention, dtype=np.float64)
     n = r.size
     m = np.broadcast_to((1.0 - r) / (n - 1), (n, n)).copy()
@@ -38,32 +32,10 @@ def retention_matrix(retention: Sequence[float] | np.ndarray) -> np.ndarray:
 
 
 def invariant_matrix(base: np.ndarray, marginal: np.ndarray, alpha: float) -> np.ndarray:
-    """Invariant PRAM: ``alpha B^T-backward-forward + (1 - alpha) I``, leaving ``marginal`` fixed.
+    """Invariant PRAM: ``alpha R + (1 - alpha) I`` with ``R = diag(p) B^T diag(1/(B p)) B``,
+    so ``R p = p`` for the original marginal ``p`` (docs/pram.md derives it).
 
-    With ``B[h, o] = P(o -> h)`` (column-stochastic), ``p`` the original marginal and
-    ``lam = B p`` the expected released one, the backward matrix
-    ``Q[o, h] = B[h, o] p_o / lam_h`` is the posterior of the original given the
-    released value, and the two steps forward then backward give
-    ``R = diag(p) B^T diag(1/lam) B`` (``R[o', o] = P(o -> o')``), for which
-    ``R p = p``. The released matrix is ``alpha R + (1 - alpha) I``, so the expected
-    released marginal equals the original one. In sdcMicro's row-stochastic notation
-    (``P = B^T``) this is ``Rs = alpha P Q + (1 - alpha) I``.
-
-    Parameters
-    ----------
-    base : array of shape (N, N)
-        Column-stochastic base matrix.
-    marginal : array of shape (N,)
-        Original counts or proportions, all positive.
-    alpha : float
-        In [0, 1].
-
-    Examples
-    --------
-    >>> p = np.array([0.5, 0.3, 0.2])
-    >>> m = invariant_matrix(retention_matrix([0.8, 0.8, 0.8]), p, 0.5)
-    >>> bool(np.allclose(m @ p, p)), bool(np.allclose(m.sum(axis=0), 1.0))
-    (True, True)
+    ``base`` is column-stochastic; ``marginal`` holds positive counts or proportions.
 
     References
     ----------
@@ -134,27 +106,9 @@ def pram_parameters(spec: Mapping, n: int) -> tuple[np.ndarray | None, float]:
 class StratifiedMatrix:
     """One matrix per value of a stratum column, released as is beside the attribute.
 
-    A record is perturbed by the matrix of its stratum; the stratum column is released
-    unperturbed, so the miner knows which matrix acted on each record and estimates
-    stratum by stratum. Every stratum's matrix is kept dense (an explicit matrix of its
-    own kind), so all strata sample alike, one uniform per record in record order.
-
-    The attribute's guarantee is that of its least private stratum: ``gamma`` is the
-    largest amplification over the strata (:meth:`worst`).
-
-    Parameters
-    ----------
-    strata : str
-        The stratum column.
-    matrices : dict of str -> PerturbationMatrix
-        One matrix per stratum value (the value as text), all of the same N.
-
-    Examples
-    --------
-    >>> from ppdm.matrix import GammaDiagonal
-    >>> m = StratifiedMatrix("region", {"n": GammaDiagonal(3, 4.0), "s": GammaDiagonal(3, 9.0)})
-    >>> round(m.amplification(), 6), m.worst_stratum
-    (9.0, 's')
+    A record is perturbed by its stratum's matrix (kept dense, one uniform per record);
+    ``gamma`` is the largest amplification over the strata (:meth:`worst`).
+    ``matrices`` maps each stratum value (as text) to a matrix, all of the same N.
 
     References
     ----------

@@ -31,16 +31,9 @@ NOISE_KINDS = ("uniform", "gaussian")
 
 
 def additive_noise_for_level(kind: str, level: float, value_range: float) -> AdditiveNoise:
-    """Noise whose 95 % interval width is ``level`` times ``value_range``.
-
-    Uniform on ``[-a, a]``: width ``0.95 * 2a``; Gaussian: width ``2 * 1.96 sigma``
-    (Agrawal & Srikant 2000, Sec. 2.1).
-
-    Examples
-    --------
-    >>> round(additive_noise_for_level("gaussian", 1.0, 3.92).scale, 3)
-    1.0
-    """
+    """Noise whose 95 % interval width is ``level`` times ``value_range``: uniform on
+    ``[-a, a]`` has width ``0.95 * 2a``, Gaussian ``2 * 1.96 sigma`` (Agrawal & Srikant
+    2000, Sec. 2.1)."""
     from ..additive import AdditiveNoise, privacy_interval_width
 
     check_choice(kind, "noise", NOISE_KINDS, error=SpecError)

@@ -37,13 +37,9 @@ def unit_uniforms(stream: WordStream, k: int) -> np.ndarray:
 
 
 def attribute_streams(spec, root: np.random.SeedSequence, row_offset: int):
-    """Per copy, per perturbed attribute: name, domain, matrix and its two word streams.
-
-    The substitution stream of attribute ``a`` in copy ``c`` is keyed by
-    ``(SUBSTITUTE, a, c)``, the random-representative stream by
-    ``(REPRESENTATIVE, a, c)``: keyed by name, never by position. Both start at row
-    ``row_offset`` and are then read in record order across batches.
-    """
+    """Per copy, per perturbed attribute: name, domain, matrix and its two word streams,
+    keyed by ``(SUBSTITUTE, a, c)`` and ``(REPRESENTATIVE, a, c)`` (by name, never by
+    position) and starting at row ``row_offset``."""
     return [
         [
             (

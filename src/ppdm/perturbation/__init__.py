@@ -2,12 +2,7 @@
 
 :func:`plan_release` chooses every attribute's domain and matrix (from the owner's
 options and spec, or from the data), :func:`perturb_frame` and :func:`perturb_batches`
-draw the perturbed table. Each perturbed attribute has its own AES-counter stream,
-keyed by the run's root and the attribute's name (and copy), and addressed by row:
-the perturbed value of row r is a function of the key, r and the original value only.
-So for the same seed the output does not depend on the batch size, on the
-partitioning, or on the engine, and the in-memory, streaming and partitioned paths
-give the same bytes.
+draw the perturbed table, with the same bytes on every path for the same seed.
 
 References
 ----------

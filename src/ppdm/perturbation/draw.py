@@ -69,45 +69,22 @@ def perturb_batches(
 ) -> Iterator[pd.DataFrame]:
     """Perturb a table batch by batch (Algorithm 1 on every perturbed attribute).
 
-    Each attribute's values are encoded in its domain, substituted through its matrix
-    and decoded to representative values (an additive release instead adds each
-    attribute's noise to its values). Bad values raise an error naming the column
-    and the row (counted over all batches; ``row_offset`` does not enter). Inputs are
-    never modified. With ``spec.copies = m > 1`` every batch is released m times, each copy
-    perturbed independently (Kang's multiple random substitutions; the amplification
-    is gamma^m).
-
-    Randomness: every attribute (and copy) has its own AES-counter streams, keyed by
-    a BLAKE2b digest of the run's root and the stream's name (purpose, attribute,
-    copy), and addressed by row: record ``r`` of attribute ``a`` uses word ``r`` of
-    ``a``'s streams. The output is therefore a function of the root, the data and
-    the spec only: not of the batch sizes, the partitioning or the engine, nor of the
-    other columns; copy ``c`` of an m-copy release equals copy ``c`` of any other
-    release with the same seed and spec (every yielded frame holds its batch's copies
-    in turn, so with m > 1 the row order follows the batches).
+    Values are encoded in their domain, substituted through the matrix and decoded (an
+    additive release adds its noise instead); inputs are never modified. With
+    ``spec.copies = m > 1`` every batch is released m times, each copy independent
+    (amplification gamma^m). The streams are addressed by row (README.md, Randomness):
+    the output does not depend on the batches.
 
     Parameters
     ----------
-    batches : iterable of DataFrame
-    spec : ReleaseSpec
-        From :func:`plan_release`.
     random_state : None, int, SeedSequence or Generator
-        ``None`` (for releases): a root of 256 bits of OS entropy
-        (:func:`ppdm.random.resolve_seed`). An int or SeedSequence: a reproducible
-        root (experiments and tests only; warned).
-    warn : bool, default=True
-        Warn when a seeded release is made.
+        ``None`` for releases (a root of 256 bits of OS entropy); a seed for
+        experiments (warned unless ``warn`` is false).
     row_offset : int, default=0
-        Row address of the first record of the first batch in the random streams (a
-        partition's first row in the whole table).
+        Row address of the first record in the streams (a partition's first row).
     transitions : dict, optional
-        Filled with every perturbed attribute's transition counts (the owner's view,
-        never part of a release): ``transitions[name][o, h]`` records of original code
-        ``o`` released as ``h``, over all copies.
-
-    Yields
-    ------
-    DataFrame
+        Filled with ``transitions[name][o, h]``, the records of original code ``o``
+        released as ``h`` over all copies (the owner's view, never released).
 
     References
     ----------

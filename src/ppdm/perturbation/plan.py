@@ -157,19 +157,8 @@ def plan_from_sketches(
 ) -> ReleaseSpec:
     """:func:`plan_release` from one-pass column summaries (merged across partitions).
 
-    Parameters
-    ----------
-    sketches : dict of column -> DomainSketch
-        One sketch per column, in column order (see :meth:`DomainSketch.merge` for
-        summaries computed partition by partition), with a cap of at least
-        ``options.bins_cap`` values.
-    options : PlanOptions, optional
-    **keywords
-        As in :func:`plan_release`.
-
-    Returns
-    -------
-    ReleaseSpec
+    ``sketches`` holds one :class:`DomainSketch` per column, in column order, with a cap
+    of at least ``options.bins_cap`` values; ``**keywords`` as in :func:`plan_release`.
 
     References
     ----------

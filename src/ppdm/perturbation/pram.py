@@ -67,27 +67,11 @@ def realise_matrices(
 ) -> ReleaseSpec:
     """Build the matrices a plan takes from the data (kinds of :data:`ppdm.matrix.FROM_DATA`).
 
-    One pass over ``batches`` counts every such attribute's codes (its original
-    marginal); invariant PRAM is built from them, and ``sdcmicro-pram`` first draws
-    each value's retention from the release's generator (a CSPRNG under OS entropy
-    for a release; the seed's stream in experiments). The realised matrix, and the
-    drawn retentions, are written in the spec: they are what the miner needs. Each
-    matrix then passes the checks of any owner's matrix (finite amplification, ...).
-
-    Parameters
-    ----------
-    spec : ReleaseSpec
-        A plan (:func:`plan_release`).
-    batches : iterable of DataFrame
-        The original table, read once (only if some matrix is built from the data).
-    options : PlanOptions, optional
-        The plan's options (``copies``, ``allow_unprotected``).
-    random_state : None, int or SeedSequence
-        ``None`` for a release.
-
-    Returns
-    -------
-    ReleaseSpec
+    One pass over ``batches`` counts every such attribute's codes (per stratum for a
+    stratified one); ``sdcmicro-pram`` first draws each value's retention from the
+    release's generator. The realised matrices (and retentions) are written in the spec
+    and pass the checks of any owner's matrix. ``options`` gives ``copies`` and
+    ``allow_unprotected``; ``random_state`` is ``None`` for a release.
 
     References
     ----------
