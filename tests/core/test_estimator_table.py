@@ -157,3 +157,8 @@ def test_help_lists_every_table_entry(run_cli, monkeypatch, command, flag, names
 def test_the_table_pickles():
     # an entry travels to worker processes with the work that names it
     assert pickle.loads(pickle.dumps(ESTIMATORS)) == ESTIMATORS
+
+
+def test_set_scale_zeroes_negative_counts_and_rescales_to_the_total():
+    fixed = get_estimator("set-scale").fix(np.array([6.0, -2.0, 2.0]), 6.0)
+    np.testing.assert_allclose(fixed, [4.5, 0.0, 1.5])
