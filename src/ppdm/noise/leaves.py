@@ -1,10 +1,6 @@
 """The leaves of the original tree: which records reach them, their class counts, and the
 attributes each leaf does not look at (Leaf and Total Innocent Attributes).
 
-Islam & Brankovic add noise where a decision tree does not look: to the class of
-records in heterogeneous leaves and to the attributes that a leaf's path does not
-test.  This module finds those places on a fitted :class:`~ppdm.tree.C45Classifier`.
-
 References
 ----------
 Islam, M. Z. & Brankovic, L. Noise addition for protecting privacy in data mining,
