@@ -30,11 +30,7 @@ _POSTERIOR_KEYS = {
 
 
 def _from_fields(cls, d: Mapping, keys: Mapping[str, str], **given):
-    """The dataclass ``cls`` read back from its ``to_dict`` form ``d``.
-
-    Each field not in ``given`` is read under its name in ``keys`` (else its own) and
-    converted to its annotated type; a field with a default may be absent.
-    """
+    """The dataclass ``cls`` read back from its ``to_dict`` form ``d``, keys renamed by ``keys``."""
     for f in fields(cls):
         key = keys.get(f.name, f.name)
         if f.name in given or (key not in d and f.default is not MISSING):
@@ -65,22 +61,15 @@ def bound_level(alpha: float) -> str:
 
 @dataclass(frozen=True)
 class RecoveryTest:
-    """One attack on one attribute: the share of records it recovers against the bound.
+    """One attack on one attribute: the share ``hits / n`` of records it recovers, against a bound.
 
-    The quantity is ``hits / n``, the share of the ``n`` records whose original the
-    attack's guess recovers (the same value; for numbers, within the tolerance), counted
-    with the original at hand. ``lower`` and ``upper`` are one-sided Clopper-Pearson
-    limits at level ``1 - alpha``. The test fails when ``lower`` exceeds ``bound``
+    The test fails when the one-sided Clopper-Pearson ``lower`` limit exceeds ``bound``
     (``rho2(gamma, q*)`` under the policy's gamma) or ``bound_spec`` (under the spec's).
 
     Attributes
     ----------
-    attack : str
-    hits, n : int
-    lower, upper : float
     alpha : float
         One-sided level of each limit (already Bonferroni-divided).
-    bound, bound_spec : float
     gamma, gamma_spec : float
         Amplification behind each bound (a product over the attributes an attack reads).
     reads : int, default=1
@@ -169,23 +158,10 @@ class RecoveryTest:
 class PosteriorTest:
     """The worst posterior of a property with prior at most ``rho1``, against ``rho2``.
 
-    Two figures: the *model* posterior, computed from ``M`` and the prior estimated
-    from the release (exact, no interval), and the *counted* posterior: among the
-    ``records`` records released as ``released_value``, the share ``hits / records``
-    whose original lies in the property (``property_values``), with one-sided
-    Clopper-Pearson limits at level ``1 - alpha``. The test fails when the model
-    posterior exceeds the policy's bound, or the counted lower limit exceeds the
-    policy's bound or the spec's own.
-
-    Attributes
-    ----------
-    rho1, bound, bound_spec : float
-    model_posterior : float
-    counted_posterior, lower, upper : float
-    records, hits : int
-    alpha : float
-    released_value : str
-    property_values : tuple of str
+    The *model* posterior comes from ``M`` and the estimated prior (exact); the *counted* one
+    is ``hits / records`` among the records released as ``released_value``, with one-sided
+    Clopper-Pearson limits at level ``1 - alpha``. The test fails when the model posterior
+    exceeds the policy's bound, or the counted lower limit the policy's or the spec's.
 
     References
     ----------
@@ -272,8 +248,6 @@ class AttributeAudit:
 
     Attributes
     ----------
-    name, domain : str
-    N : int
     gamma : float
         The spec's amplification for this attribute.
     tolerance : float or None
@@ -284,8 +258,6 @@ class AttributeAudit:
         ``q*``: the best share any fixed guess recovers, counted from the original.
     bound : float
         ``rho2(gamma_policy, q*)``: the most an attack reading this attribute may recover.
-    attacks : dict of str to RecoveryTest
-    breach : tuple of PosteriorTest
     """
 
     name: str
@@ -369,7 +341,7 @@ class AuditReport:
     alpha : float
         Family-wise false-alarm probability.
     alpha_recovery : float
-        One-sided level of each recovery limit (``alpha`` divided as in the module notes).
+        One-sided level of each recovery limit (``alpha`` divided as on docs/attacks.md).
     alpha_posterior : float
         Share of ``alpha`` given to each attribute's counted posterior search, divided
         again over its released values, candidates and levels (each test's own level is
@@ -501,8 +473,7 @@ def as_report(report: AuditReport | Mapping) -> AuditReport:
 
 
 def not_significant(report: Mapping) -> int:
-    """How many counted figures of ``report`` (:meth:`AuditReport.to_dict`) lie above
-    their bound with an interval that still holds it (``not significant``)."""
+    """How many counted figures of ``report`` lie above their bound within chance."""
     return sum(
         t["verdict"] == "not significant"
         for a in report["attributes"]
@@ -511,20 +482,10 @@ def not_significant(report: Mapping) -> int:
 
 
 def plain_verdict(report: Mapping) -> str:
-    """The audit's verdict in plain words, for the HTML report and the app.
+    """The verdict of an audit (:meth:`AuditReport.to_dict`) in plain words, for pages.
 
-    A pass says whether counted figures lie above their bound within chance, so a
-    page never reads as cleaner than the audit below it.
-
-    Parameters
-    ----------
-    report : Mapping
-        :meth:`AuditReport.to_dict`.
-
-    Returns
-    -------
-    str
-        Starting with ``PASSED:`` or ``FAILED:``.
+    A pass says whether counted figures lie above their bound within chance, so a page never
+    reads as cleaner than the audit below it.
 
     References
     ----------
