@@ -77,19 +77,7 @@ def noise_covariance(noise, m: int) -> np.ndarray:
     Parameters
     ----------
     noise : float, array of shape (m,) or (m, m)
-        A common variance (independent noise of equal variance on every attribute),
-        one variance per attribute, or a full covariance matrix.
-    m : int
-        Number of attributes.
-
-    Returns
-    -------
-    numpy.ndarray, shape (m, m)
-
-    Examples
-    --------
-    >>> noise_covariance(2.0, 2).tolist()
-    [[2.0, 0.0], [0.0, 2.0]]
+        A common variance, one variance per attribute, or a full covariance matrix.
     """
     s = np.asarray(noise, dtype=float)
     if s.ndim == 0:
