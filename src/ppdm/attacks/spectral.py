@@ -16,31 +16,13 @@ def marchenko_pastur_bounds(
 ) -> tuple[float, float]:
     """Edges of the noise eigenvalue spectrum: ``sigma^2 (1 -+ sqrt(m/n))^2``.
 
-    For an ``n x m`` matrix of independent noise of variance ``sigma^2``, the eigenvalues of
-    its sample covariance fall, as ``n, m`` grow with ``m/n`` fixed, inside
-    ``[lambda_min, lambda_max]``.
-
-    Parameters
-    ----------
-    noise_variance : float
-        ``sigma^2``, > 0.
-    n_records, n_attributes : int
-        ``n`` and ``m``, with ``n >= m``.
-
-    Returns
-    -------
-    (float, float)
-        ``(lambda_min, lambda_max)``.
+    The sample covariance of ``n x m`` independent noise of variance ``sigma^2`` has its
+    eigenvalues inside these edges as ``n, m`` grow with ``m/n`` fixed (``n >= m``).
 
     References
     ----------
     Kargupta et al. (2003), "On the privacy preserving properties of random data
     perturbation techniques", ICDM (the random-matrix noise bounds, ``Q = n/m``).
-
-    Examples
-    --------
-    >>> marchenko_pastur_bounds(1.0, 400, 100)
-    (0.25, 2.25)
     """
     check_positive(noise_variance, "noise_variance", error=ParameterError)
     if n_records < 1 or n_attributes < 1:
