@@ -36,22 +36,11 @@ def marchenko_pastur_bounds(
 def spectral_filtering(released, noise_variance: float) -> AttackResult:
     """Recover every original record from additive noise by spectral filtering.
 
-    Steps: (1) the sample covariance ``Sigma_W`` of the released records ``W = U + V``;
-    (2) the Marchenko-Pastur edges ``lambda_min, lambda_max`` of the noise spectrum
-    (:func:`marchenko_pastur_bounds`); (3) eigenvalues of ``Sigma_W`` above ``lambda_max``
-    belong to the signal, their eigenvectors ``A_s`` span the signal subspace, and
-    ``lambda - sigma^2`` estimates the signal variance along each; (4)
-    ``U_hat = mu + (W - mu) A_s A_s^T``.
-
-    Assumptions: the noise is independent of the data, independent across records and
-    attributes, with one known variance ``sigma^2`` on every attribute; the original
-    data are correlated enough that their covariance has a few eigenvalues standing
-    clear of the noise edge; ``n >= m``.
-
-    The edge is asymptotic: at finite size the largest noise eigenvalue fluctuates
-    around it (Tracy-Widom), so now and then one noise direction is kept as well (5 % of
-    draws for 2 000 x 20 records with two signal directions), which raises the error
-    from about ``sigma^2 k/m`` to ``sigma^2 (k+1)/m`` per value.
+    The eigenvectors ``A_s`` of the released records' covariance whose eigenvalues exceed
+    the Marchenko-Pastur edge ``lambda_max`` (:func:`marchenko_pastur_bounds`) span the
+    signal, and ``U_hat = mu + (W - mu) A_s A_s^T``. The noise must be independent, of one
+    known variance on every attribute, with ``n >= m`` (assumptions and the finite-size
+    behaviour of the edge: docs/attacks.md).
 
     Parameters
     ----------
