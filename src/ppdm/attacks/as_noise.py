@@ -59,20 +59,13 @@ def attack_substitution_release(
 ) -> AttackResult:
     """Run one ``NUMERIC_ATTACKS`` attack on the numeric perturbed attributes of a release.
 
-    Parameters
-    ----------
-    attributes : list of str, optional
-        Numeric perturbed attributes to attack together. Default: all of them.
-
-    Returns
-    -------
-    AttackResult
-        ``estimate`` is a DataFrame of the attacked columns.
+    ``attributes`` limits the attack to some of them; the estimate is a DataFrame of the
+    attacked columns.
 
     References
     ----------
-    Kargupta et al. (2003), spectral filtering; Huang, Du & Chen (2005), PCA-DR and
-    BE-DR; Dowd, Xu & Zhang, Sec. 3.3 (why they should fail here).
+    Kargupta et al. (2003); Huang, Du & Chen (2005); Dowd, Xu & Zhang, Sec. 3.3 (why they
+    should fail here).
     """
     check_choice(attack, "attack", NUMERIC_ATTACKS, error=ParameterError)
     mechanism_of(spec).require("attacks", error=DataError)

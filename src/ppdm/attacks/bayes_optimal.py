@@ -80,13 +80,8 @@ def bayes_optimal_attack(
 def recovery_bound(gamma: float, prior_success: float) -> float:
     """Highest success rate any attack can reach: ``rho2(gamma, q*)``.
 
-    Parameters
-    ----------
-    gamma : float
-        Amplification of the channel the attack reads (a product over the attributes it
-        reads), >= 1; ``inf`` gives 1.
-    prior_success : float
-        ``q*``, the success of the best guess made from the prior alone.
+    ``gamma`` is the amplification of what the attack reads (a product over attributes;
+    ``inf`` gives 1) and ``q*`` (``prior_success``) the best prior-only success.
 
     References
     ----------
