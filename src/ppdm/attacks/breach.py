@@ -28,26 +28,14 @@ __all__ = ["BreachLevel", "worst_posterior", "empirical_breach"]
 
 @dataclass(frozen=True)
 class BreachLevel:
-    """The worst posterior found for properties of prior at most ``rho1``.
+    """The worst posterior found for properties of prior at most ``rho1``, against ``bound``.
 
-    Attributes
-    ----------
-    worst_posterior : float
-        Largest posterior found (0 if no property fits the budget).
-    bound : float
-        ``rho2(gamma, rho1)`` for the gamma the caller asked about.
-    observed_value : int
-        Released code ``h`` at which it occurs (-1 if none).
-    property_values : tuple of int
-        Original codes making up the property.
-    lower_confidence, upper_confidence : float
-        One-sided confidence limits of a counted posterior; ``worst_posterior`` for a
-        model one.
-    records, hits : int
-        Counted: the records released as ``observed_value`` and, of those, the ones whose
-        original lies in the property (the posterior is ``hits / records``); 0 for a model.
-    alpha : float
-        One-sided level of each confidence limit (after Bonferroni); 0 for a model.
+    ``worst_posterior`` (0 if no property fits the budget) occurs at released code
+    ``observed_value`` (-1 if none) for the property ``property_values``; ``bound`` is
+    ``rho2(gamma, rho1)`` for the gamma asked about. A counted level also has ``records``
+    released as ``observed_value``, the ``hits`` among them in the property and one-sided
+    confidence limits at level ``1 - alpha`` (Bonferroni-divided); a model level has
+    limits equal to its posterior and no records.
     """
 
     rho1: float
@@ -134,11 +122,8 @@ def worst_posterior(
 ) -> list[BreachLevel]:
     """Model worst-case posterior of single values and unions, per ``rho1`` level.
 
-    Parameters
-    ----------
-    gamma : float, optional
-        Amplification whose bound to compare with. Default: the matrix's own, which
-        the model posterior can never exceed.
+    Against the bound of ``gamma`` (default the matrix's own, which the model posterior can
+    never exceed).
 
     References
     ----------
