@@ -37,18 +37,10 @@ DEFAULT_TRIALS = 2_000_000
 class EpsilonAudit:
     """The empirical epsilon of one matrix's sampler.
 
-    Attributes
-    ----------
-    stated : float
-        ln gamma of the stated matrix (inf for a matrix with a zero entry).
-    confidence : float
-        Of the lower bound (both Clopper-Pearson bounds together, by Bonferroni).
-    trials : int
-        Records perturbed from each original.
-    originals, released : (int, int), int
-        Codes ``o``, ``o'`` and the code ``h`` counted.
-    counts : (int, int)
-        Records released as ``h`` from ``o`` and from ``o'``.
+    ``stated`` is ln gamma of the stated matrix (inf with a zero entry); ``counts`` are the
+    records of each of ``originals`` (``o``, ``o'``, ``trials`` each) released as
+    ``released`` (``h``); ``confidence`` is that of ``lower_bound``, both Clopper-Pearson
+    bounds together.
     """
 
     attribute: str
@@ -101,16 +93,10 @@ def audit_matrix_epsilon(
     random_state: RandomState = None,
     draw=None,
 ) -> EpsilonAudit:
-    """Run ``matrix``'s sampler (``matrix.draw``, what a release calls) and bound epsilon.
+    """Run ``matrix``'s sampler (or ``draw(codes, rng)``) as a release does and bound epsilon.
 
-    Parameters
-    ----------
-    draw : callable, optional
-        ``draw(codes, rng)``, the sampler to run instead of ``matrix.draw``.
-    confidence : float, default=0.95
-        Of the lower bound; each Clopper-Pearson bound is taken at ``(1 + confidence) / 2``.
-    random_state : None, int or Generator
-        ``None``: the release's own CSPRNG stream; an int for a reproducible audit.
+    Each Clopper-Pearson bound is taken at ``(1 + confidence) / 2``; ``random_state=None``
+    draws from the release's own CSPRNG stream.
 
     References
     ----------
