@@ -63,18 +63,10 @@ def bound_level(alpha: float) -> str:
 class RecoveryTest:
     """One attack on one attribute: the share ``hits / n`` of records it recovers, against a bound.
 
-    The test fails when the one-sided Clopper-Pearson ``lower`` limit exceeds ``bound``
-    (``rho2(gamma, q*)`` under the policy's gamma) or ``bound_spec`` (under the spec's).
-
-    Attributes
-    ----------
-    alpha : float
-        One-sided level of each limit (already Bonferroni-divided).
-    gamma, gamma_spec : float
-        Amplification behind each bound (a product over the attributes an attack reads).
-    reads : int, default=1
-        Attributes of a record the attack reads: 1, an attribute-level bound under the
-        policy's ``gamma``; ``k > 1``, a record-level bound under ``gamma^k``.
+    The test fails when the one-sided Clopper-Pearson ``lower`` limit (at level
+    ``1 - alpha``, Bonferroni-divided) exceeds ``bound`` (``rho2(gamma, q*)``, the policy's)
+    or ``bound_spec`` (the spec's). An attack reading ``reads`` attributes of a record is held
+    to a record-level bound: ``gamma`` is then the policy's gamma to that power.
 
     References
     ----------
@@ -246,18 +238,10 @@ class PosteriorTest:
 class AttributeAudit:
     """Every figure of one perturbed attribute.
 
-    Attributes
-    ----------
-    gamma : float
-        The spec's amplification for this attribute.
-    tolerance : float or None
-        Numbers: a guess this close to the original counts as recovered.
-    prior_only : float
-        Share recovered by the most frequent value of the estimated distribution.
-    prior_best : float
-        ``q*``: the best share any fixed guess recovers, counted from the original.
-    bound : float
-        ``rho2(gamma_policy, q*)``: the most an attack reading this attribute may recover.
+    ``gamma`` is the spec's; ``prior_only`` the share the most frequent estimated value
+    recovers, ``prior_best`` (``q*``) the best share any fixed guess recovers, counted from
+    the original, and ``bound = rho2(gamma_policy, q*)``; a numeric guess within
+    ``tolerance`` of the original counts as recovered.
     """
 
     name: str
