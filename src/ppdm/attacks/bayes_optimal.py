@@ -27,16 +27,9 @@ __all__ = ["PosteriorAttack", "bayes_optimal_attack", "recovery_bound"]
 
 @dataclass(frozen=True)
 class PosteriorAttack:
-    """Per-record MAP guesses and what the adversary believes about them.
+    """Per-record MAP guesses, their posterior ``confidence`` and ``posterior[h, k] = P(k | h)``.
 
-    Attributes
-    ----------
-    confidence : numpy.ndarray, shape (n,)
-        Posterior probability of each guess.
-    posterior : numpy.ndarray, shape (N, N)
-        ``posterior[h, k] = P(original k | released h)``.
-    expected_success : float
-        ``sum_h P(h) max_k P(k | h)``: the success rate the model predicts.
+    ``expected_success = sum_h P(h) max_k P(k | h)`` is the success rate the model predicts.
     """
 
     guess: np.ndarray
@@ -51,11 +44,7 @@ def bayes_optimal_attack(
 ) -> PosteriorAttack:
     """Guess every record's original code as its posterior mode (MAP).
 
-    Parameters
-    ----------
-    prior : array-like of shape (N,), optional
-        Default: estimated from the release with ``method``
-        (see :func:`ppdm.estimate.estimate_counts`).
+    ``prior`` defaults to the distribution estimated from the release with ``method``.
 
     References
     ----------

@@ -83,14 +83,7 @@ def entropy_of_powers(matrix: PerturbationMatrix, t_max: int) -> np.ndarray:
 class RepeatedRound:
     """The release perturbed ``extra`` more times (0: the release itself), and its estimates.
 
-    Attributes
-    ----------
-    channel : PerturbationMatrix
-        ``M^(extra+1)``, the channel from the original to these codes.
-    counts : numpy.ndarray, shape (N,)
-        Original counts estimated from them through ``channel``.
-    guess : numpy.ndarray
-        MAP guess of every original code through ``channel``.
+    ``counts`` and ``guess`` (MAP) are estimated through ``channel = M^(extra+1)``.
     """
 
     extra: int
