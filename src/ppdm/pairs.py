@@ -45,17 +45,9 @@ MAX_PAIR_CELLS = 16_384
 class PairEstimate:
     """The estimated two-way table of two perturbed attributes (rows: ``names[0]``).
 
-    Attributes
-    ----------
-    counts : ndarray (N_a, N_b)
-        Estimated original pair counts (per record: pooled copies divided out).
-    stderr : ndarray (N_a, N_b)
-        Bootstrap standard error of every estimated count.
-    independent : ndarray (N_a, N_b)
-        The baseline: the product of the two one-way estimates, divided by n.
-    independence_p : float
-        p-value of the chi-square test of independence on the *released* table (a small p
-        shows dependence the joint estimate can find).
+    ``counts`` (per record: pooled copies divided out) and their bootstrap ``stderr``,
+    beside ``independent``, the product of the one-way estimates divided by n;
+    ``independence_p`` is the chi-square test's p-value on the *released* table.
     """
 
     names: tuple[str, str]
