@@ -101,14 +101,12 @@ FALSE_REFUSAL = 1e-9
 
 
 def _agreement_floor(p: np.ndarray, count: np.ndarray, delta: float) -> float:
-    """The count of successes below which independent Bernoullis (``count[j]`` of them
-    with probability ``p[j]``) fall with probability at most ``delta``; ``-inf`` when
-    no count is that unlikely.
+    """The count below which ``count[j]`` independent Bernoullis of probability ``p[j]`` fall
+    with probability at most ``delta`` (``-inf`` when no count is that unlikely).
 
-    Chernoff's bound ``P(S <= s) <= exp(min over t >= 0 of t s + K(t))``, ``K(t) =
-    sum log(1 - p + p e^-t)``, is exact in the exponent; at ``t`` its minimiser is ``s(t)
-    = sum p e^-t / (1 - p + p e^-t)``, so the floor is ``s(t)`` at the ``t`` where ``t
-    s(t) + K(t) = log(delta)`` (decreasing in ``t``).
+    Chernoff: ``P(S <= s) <= exp(min_t t s + K(t))``, ``K(t) = sum log(1 - p + p e^-t)``; the
+    floor is ``s(t) = sum p e^-t / (1 - p + p e^-t)`` at the ``t`` where
+    ``t s(t) + K(t) = log(delta)``.
     """
 
     def tilt(t: float) -> tuple[float, float]:
@@ -196,10 +194,9 @@ def check_original(release, original, tolerance: float | None = None) -> None:
     """Raise :class:`~ppdm.exceptions.DataError` unless ``original`` is the table ``release``
     was made from, record by record in the same order.
 
-    Columns released as is must agree everywhere; per perturbed attribute and over all of
-    them, the count of kept values (record ``i`` keeps its original with probability
-    ``M[x_i, x_i]``) must not fall below the Chernoff floor of probability
-    :data:`FALSE_REFUSAL` divided over the tests (the reasoning is on docs/attacks.md).
+    Columns released as is must agree; per perturbed attribute and over all of them, the
+    count of kept values (record ``i`` keeps its original with probability ``M[x_i, x_i]``)
+    must reach its Chernoff floor of probability :data:`FALSE_REFUSAL` divided over the tests.
 
     References
     ----------
