@@ -466,10 +466,8 @@ def not_significant(report: Mapping) -> int:
 
 
 def plain_verdict(report: Mapping) -> str:
-    """The verdict of an audit (:meth:`AuditReport.to_dict`) in plain words, for pages.
-
-    A pass says whether counted figures lie above their bound within chance, so a page never
-    reads as cleaner than the audit below it.
+    """The verdict of an audit (:meth:`AuditReport.to_dict`) in plain words, for pages; a pass
+    names the figures above their bound within chance, so a page never reads as cleaner.
 
     References
     ----------
