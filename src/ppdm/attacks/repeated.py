@@ -101,10 +101,8 @@ def repeated_perturbation_attack(
     *,
     method: str = "set-scale",
 ) -> list[RepeatedRound]:
-    """Perturb the release ``t`` more times; estimate and guess from every round ``0..t``.
-
-    Round ``s`` is estimated through ``M^(s+1)`` and guessed by MAP under it with the prior
-    estimated from the release.
+    """Perturb the release ``t`` more times; round ``s`` of ``0..t`` is estimated through
+    ``M^(s+1)`` and guessed by MAP under it with the prior estimated from the release.
 
     References
     ----------

@@ -14,10 +14,7 @@ __all__ = ["marchenko_pastur_bounds", "spectral_filtering"]
 def marchenko_pastur_bounds(
     noise_variance: float, n_records: int, n_attributes: int
 ) -> tuple[float, float]:
-    """Edges of the noise eigenvalue spectrum: ``sigma^2 (1 -+ sqrt(m/n))^2``.
-
-    The sample covariance of ``n x m`` independent noise of variance ``sigma^2`` has its
-    eigenvalues inside these edges as ``n, m`` grow with ``m/n`` fixed (``n >= m``).
+    """Edges ``sigma^2 (1 -+ sqrt(m/n))^2`` of the sample-covariance spectrum of ``n x m`` noise.
 
     References
     ----------
