@@ -1,10 +1,9 @@
 """Class noise in the heterogeneous leaves of a decision tree (Random, Probabilistic,
 All Leaves Probabilistic), with the expected number of changed classes E(N).
 
-Records in homogeneous leaves keep their class; those of the heterogeneous leaves of the
-tree built on the original data get a new one by one of three rules, all changing
-``E(N) = sum_k 2 m_k n_k / (m_k + n_k)`` classes in expectation (the rules and the
-corrected All Leaves probability are on docs/noise.md).
+Random and Probabilistic change classes in the heterogeneous leaves of the original tree,
+All Leaves anywhere; all three change ``E(N) = sum_k 2 m_k n_k / (m_k + n_k)`` classes in
+expectation (see docs/noise.md).
 
 References
 ----------
@@ -157,9 +156,6 @@ def add_class_noise(
 ) -> ClassNoiseResult:
     """Perturb the class of the records in the heterogeneous leaves of the original tree.
 
-    Records of homogeneous leaves keep their class, except under All Leaves, which may
-    change any record's class with one probability ``p = E(N) / N_Total``.
-
     Parameters
     ----------
     X : DataFrame or array-like of shape (n_samples, n_features)
@@ -169,7 +165,7 @@ def add_class_noise(
     technique : {"random", "probabilistic", "all-leaves"}, default="random"
         Random shuffles the labels inside each heterogeneous leaf; Probabilistic draws
         each of its records' class from the leaf's class distribution; All Leaves
-        changes every record's class with probability ``p``.
+        changes every record's class with probability ``p = E(N) / N_Total``.
     tree : C45Classifier, optional
         The tree built on ``X, y``; by default ppdm's C4.5 with J48's defaults
         (``-C 0.25 -M 2``) is fitted here.  The paper used C5.
