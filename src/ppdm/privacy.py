@@ -128,10 +128,9 @@ def changes_nothing(matrix: PerturbationMatrix) -> bool:
 
 
 def copies_reveal(matrix: PerturbationMatrix, copies: int) -> bool:
-    """Whether ``copies`` perturbed copies of a record together reveal its value: the most
-    likely value given them is wrong with probability below 1 / :data:`MAX_RECORDS`.
-
-    Each copy alone may be well protected: at gamma 9 and N = 20, 154 copies give it away.
+    """Whether ``copies`` perturbed copies of a record together reveal its value (the most
+    likely value given them is wrong with probability below 1 / :data:`MAX_RECORDS`; at
+    gamma 9 and N = 20, 154 copies do).
 
     References
     ----------

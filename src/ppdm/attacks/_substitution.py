@@ -87,10 +87,8 @@ def numeric_values(domain: Domain) -> np.ndarray | None:
 
 
 def within_bin_variance(domain: Domain) -> float:
-    """Variance of a value about its representative that the codes cannot show.
-
-    ``w^2/12`` in a bin of width ``w``, twice that for a ``random`` representative; 0 for
-    categorical values.
+    """Variance about its representative that the codes cannot show: ``w^2/12`` in a bin of
+    width ``w`` (twice that for a ``random`` representative), 0 for categorical values.
     """
     if not isinstance(domain, BinnedDomain):
         return 0.0

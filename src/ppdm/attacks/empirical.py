@@ -129,10 +129,8 @@ def audit_spec_epsilon(
     confidence: float = 0.95,
     random_state: RandomState = None,
 ) -> list[EpsilonAudit]:
-    """:func:`audit_matrix_epsilon` of every perturbed attribute of a release spec.
-
-    The confidence is per attribute (any of k bounds wrong: at most ``k (1 - confidence)``);
-    a stratified matrix is audited stratum by stratum (``name [column=value]``).
+    """:func:`audit_matrix_epsilon` of every perturbed attribute of a spec, stratum by stratum
+    for a stratified matrix; the confidence is per attribute (and stratum).
     """
     mechanism_of(spec).require("empirical_epsilon", error=ParameterError)
     out = []

@@ -63,10 +63,8 @@ def _key_values(frame: pd.DataFrame, key: str, spec) -> np.ndarray:
 def key_combinations(
     frames: Sequence[pd.DataFrame], keys: Sequence[str], spec=None
 ) -> list[np.ndarray]:
-    """One integer per record naming its key combination, comparable across ``frames``.
-
-    Equal integers mean equal key combinations (missing values equal each other); with
-    ``spec``, perturbed keys are compared by their domain codes.
+    """One integer per record naming its key combination, comparable across ``frames``
+    (missing values equal each other; with ``spec``, perturbed keys compare by code).
     """
     sizes = [len(f) for f in frames]
     parts = []
