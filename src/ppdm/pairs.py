@@ -1,15 +1,8 @@
 """Two-way tables of perturbed attributes, estimated from a release.
 
-Two attributes perturbed independently, with matrices ``M_a`` and ``M_b``, are one
-attribute perturbed with ``M_a kron M_b``: the released pair counts ``Y`` satisfy
-``E[Y] = M_a X M_b^T`` for the original two-way table ``X``. Any estimator of
-:data:`ppdm.estimate.ESTIMATORS` applies to the flattened table, factor by factor
-(:func:`ppdm.estimate.estimate_joint_counts`), and its standard errors come from the
-parametric bootstrap of the same estimate (:func:`ppdm.estimate.joint_stderr`).
-
-The baseline a two-way table must beat is the product of the two attributes'
-one-way estimates, ``x_a x_b^T / n``: exact when the attributes are independent, and
-wrong by the whole dependence when they are not.
+Two attributes perturbed independently are one attribute perturbed with
+``M_a kron M_b``: ``E[Y] = M_a X M_b^T`` for the original two-way table ``X``, estimated
+factor by factor beside the product of the one-way estimates (see docs/pairs.md).
 
 References
 ----------
@@ -50,29 +43,11 @@ MAX_PAIR_CELLS = 16_384
 
 @dataclass(frozen=True)
 class PairEstimate:
-    """The estimated two-way table of two perturbed attributes.
+    """The estimated two-way table of two perturbed attributes (rows: ``names[0]``).
 
-    Attributes
-    ----------
-    names : (str, str)
-        The attributes: rows, then columns.
-    labels : (list of str, list of str)
-        Their values or bins.
-    perturbed : ndarray (N_a, N_b)
-        Released pair counts.
-    counts : ndarray (N_a, N_b)
-        Estimated original pair counts (per record: pooled copies divided out).
-    stderr : ndarray (N_a, N_b)
-        Bootstrap standard error of every estimated count.
-    independent : ndarray (N_a, N_b)
-        The baseline: the product of the two one-way estimates, divided by n.
-    method : str
-    stderr_kind : str
-    independence_p : float
-        p-value of the chi-square test of independence on the *released* table. The
-        attributes are perturbed independently, so independent originals give an
-        independent release: a small p shows dependence the joint estimate can find; a
-        large one says the product of margins (``independent``) is likely the closer.
+    ``counts`` (per record: pooled copies divided out) and their bootstrap ``stderr``,
+    beside ``independent``, the product of the one-way estimates divided by n;
+    ``independence_p`` is the chi-square test's p-value on the *released* table.
     """
 
     names: tuple[str, str]

@@ -69,14 +69,9 @@ def rho2_from_gamma(gamma: float, rho1: float) -> float:
 
 
 def gamma_from_rho(rho1: float, rho2: float) -> float:
-    """Largest gamma that still guarantees no rho1-to-rho2 breach.
+    """Largest gamma that still guarantees no rho1-to-rho2 breach (``rho1 < rho2``).
 
-    ``gamma = rho2 (1 - rho1) / (rho1 (1 - rho2))``; requires ``rho1 < rho2``.
-
-    Examples
-    --------
-    >>> gamma_from_rho(0.1, 0.5)
-    9.0
+    ``gamma = rho2 (1 - rho1) / (rho1 (1 - rho2))``.
     """
     r1 = check_probability(rho1, "rho1", error=ParameterError)
     r2 = check_probability(rho2, "rho2", error=ParameterError)
@@ -103,11 +98,6 @@ def kang_bound(gamma: float, n_values: int, n: int) -> float:
     ``sqrt(N (N-1) (N + 2 (gamma-1))) / ((gamma - 1) sqrt(n))`` for a gamma-diagonal
     matrix of N values and n records.
 
-    Examples
-    --------
-    >>> round(kang_bound(9, 10, 10_000), 4)
-    0.0605
-
     References
     ----------
     Kang, Theorem 1.
@@ -127,12 +117,8 @@ def repeated_amplification(gamma: float, m: int) -> float:
 
 
 def changes_nothing(matrix: PerturbationMatrix) -> bool:
-    """Whether ``matrix`` is so close to the identity that it protects nothing: it
-    releases a value as another with probability below one in :data:`MAX_RECORDS`, so
-    even the largest table ppdm reads would be expected to come out unchanged.
-
-    Its amplification is finite, but a guarantee of that size (gamma above about 2e10 for
-    N = 20) describes a release of the original values.
+    """Whether ``matrix`` protects nothing: it changes a value with probability below
+    1 / :data:`MAX_RECORDS`, so even the largest table would come out unchanged.
 
     References
     ----------
@@ -142,13 +128,9 @@ def changes_nothing(matrix: PerturbationMatrix) -> bool:
 
 
 def copies_reveal(matrix: PerturbationMatrix, copies: int) -> bool:
-    """Whether ``copies`` independent perturbed copies of a record, taken together,
-    reveal its value: the value most likely given them is another one with probability
-    below one in :data:`MAX_RECORDS` (:meth:`PerturbationMatrix.misread_bound`), so even
-    in the largest table ppdm reads every value would be expected to be read back.
-
-    Each copy alone may be well protected: at gamma 9 and N = 20 a copy keeps its value
-    with probability 0.32, yet 154 copies give it away.
+    """Whether ``copies`` perturbed copies of a record together reveal its value (the most
+    likely value given them is wrong with probability below 1 / :data:`MAX_RECORDS`; at
+    gamma 9 and N = 20, 154 copies do).
 
     References
     ----------

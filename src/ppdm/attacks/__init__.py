@@ -1,8 +1,5 @@
 """Privacy attacks: data recovery from additive noise, and attacks on substitution releases.
 
-Each data-recovery attack takes a released table plus what the adversary is assumed to
-know and returns an estimate of every original record. The attacks on substitution
-releases use the public spec (domains and matrices) and the release alone.
 ``ATTACKS`` names every attack the audit and the ``attacks`` experiment run
 (:mod:`ppdm.attacks.registry`).
 """

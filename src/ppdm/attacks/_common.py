@@ -72,25 +72,7 @@ def as_matrix(released) -> tuple[np.ndarray, object]:
 
 
 def noise_covariance(noise, m: int) -> np.ndarray:
-    """The adversary's noise covariance as an ``m x m`` matrix.
-
-    Parameters
-    ----------
-    noise : float, array of shape (m,) or (m, m)
-        A common variance (independent noise of equal variance on every attribute),
-        one variance per attribute, or a full covariance matrix.
-    m : int
-        Number of attributes.
-
-    Returns
-    -------
-    numpy.ndarray, shape (m, m)
-
-    Examples
-    --------
-    >>> noise_covariance(2.0, 2).tolist()
-    [[2.0, 0.0], [0.0, 2.0]]
-    """
+    """The adversary's ``m x m`` noise covariance: one variance, one per attribute or a matrix."""
     s = np.asarray(noise, dtype=float)
     if s.ndim == 0:
         cov = float(s) * np.eye(m)

@@ -50,13 +50,7 @@ def check_prior(prior, n_values: int) -> np.ndarray:
 def binomial_lower(successes, trials, alpha: float) -> np.ndarray:
     """Clopper-Pearson one-sided lower confidence limit of a proportion at level ``1 - alpha``.
 
-    Exact (never below its nominal coverage), so it stays valid at shares of 0 and 1
-    where the normal approximation has zero width.
-
-    Examples
-    --------
-    >>> round(float(binomial_lower(10, 10, 0.05)), 4)
-    0.7411
+    Exact, so it stays valid at shares of 0 and 1 where the normal approximation has zero width.
     """
     k = np.asarray(successes, dtype=np.float64)
     n = np.asarray(trials, dtype=np.float64)
@@ -66,15 +60,7 @@ def binomial_lower(successes, trials, alpha: float) -> np.ndarray:
 
 
 def binomial_upper(successes, trials, alpha: float) -> np.ndarray:
-    """Clopper-Pearson one-sided upper confidence limit of a proportion at level ``1 - alpha``.
-
-    Exact like :func:`binomial_lower`; the limit is 1 when every trial succeeds.
-
-    Examples
-    --------
-    >>> binomial_upper([0, 10], [10, 10], 0.05).round(4).tolist()
-    [0.2589, 1.0]
-    """
+    """Clopper-Pearson one-sided upper confidence limit of a proportion at level ``1 - alpha``."""
     k = np.asarray(successes, dtype=np.float64)
     n = np.asarray(trials, dtype=np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -85,25 +71,14 @@ def binomial_upper(successes, trials, alpha: float) -> np.ndarray:
 def estimated_prior(
     perturbed_codes, matrix: PerturbationMatrix, method: str = "set-scale"
 ) -> np.ndarray:
-    """The adversary's prior: the original distribution estimated from the release (Eq. 1).
-
-    Examples
-    --------
-    >>> from ppdm.matrix import GammaDiagonal
-    >>> estimated_prior(np.array([0, 0, 0, 1]), GammaDiagonal(2, 9.0)).round(3).tolist()
-    [0.812, 0.188]
-    """
+    """The adversary's prior: the original distribution estimated from the release (Eq. 1)."""
     codes = check_codes(perturbed_codes, matrix.n_values)
     est = estimate_counts(count_codes(codes, matrix.n_values), matrix, method, replicates=0)
     return est.distribution
 
 
 def numeric_values(domain: Domain) -> np.ndarray | None:
-    """The number each code stands for, or None when the domain is not numeric.
-
-    Binned domains give bin centres (the missing category, if any, is not numeric);
-    categorical domains of numbers give their values.
-    """
+    """The number each code stands for (bin centres, numeric categories), else None."""
     if isinstance(domain, BinnedDomain):
         if domain.missing_category:
             return None
@@ -112,10 +87,8 @@ def numeric_values(domain: Domain) -> np.ndarray | None:
 
 
 def within_bin_variance(domain: Domain) -> float:
-    """Variance of a value about its representative that the codes cannot show.
-
-    An original value is spread over its bin (about ``w^2/12`` about the centre); a
-    ``random`` representative adds as much again. Categorical values are exact: 0.
+    """Variance about its representative that the codes cannot show: ``w^2/12`` in a bin of
+    width ``w`` (twice that for a ``random`` representative), 0 for categorical values.
     """
     if not isinstance(domain, BinnedDomain):
         return 0.0

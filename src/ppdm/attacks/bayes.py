@@ -12,20 +12,11 @@ __all__ = ["bayes_reconstruct"]
 def bayes_reconstruct(released, noise_variance) -> AttackResult:
     """Recover every original record as its posterior mean under a Gaussian model.
 
-    With original records ``x ~ N(mu, Sigma_X)`` and noise ``r ~ N(0, Sigma_R)``, the
-    Bayes estimate of ``x`` given ``y = x + r`` is
-
-    ``x_hat = (Sigma_X^-1 + Sigma_R^-1)^-1 (Sigma_X^-1 mu + Sigma_R^-1 y)``,
-
-    with ``mu`` and ``Sigma_X = Cov(Y) - Sigma_R`` estimated from the release. We evaluate
-    the identical form ``x_hat = mu + Sigma_X (Sigma_X + Sigma_R)^-1 (y - mu)`` (matrix
-    inversion lemma), which stays defined when ``Sigma_X`` is singular, as it is for
-    low-rank data. The estimate of ``Sigma_X`` is made positive semi-definite by setting
-    its negative eigenvalues to zero.
-
-    Assumptions: original records multivariate normal (the estimate remains the best
-    linear one otherwise); Gaussian noise independent of the data and across records,
-    with known covariance ``Sigma_R``.
+    With ``x ~ N(mu, Sigma_X)``, ``r ~ N(0, Sigma_R)`` and ``mu``, ``Sigma_X = Cov(Y) -
+    Sigma_R`` estimated from the release (negative eigenvalues set to zero),
+    ``x_hat = mu + Sigma_X (Sigma_X + Sigma_R)^-1 (y - mu)``, the matrix-inversion-lemma
+    form of ``(Sigma_X^-1 + Sigma_R^-1)^-1 (Sigma_X^-1 mu + Sigma_R^-1 y)`` that stays
+    defined for a singular ``Sigma_X``.
 
     Parameters
     ----------

@@ -1,20 +1,13 @@
 """The realised worst-case posterior against the rho1-to-rho2 bound.
 
-A property ``S`` of the original value with prior ``P(S) <= rho1`` must keep posterior
-``P(S | h) <= rho2(gamma, rho1)`` after any released value ``h`` (Dowd, Xu & Zhang,
-Sec. 5.1). For each ``rho1`` we search the properties that are single values and
-unions of values. For one ``h``, the posterior of a union is
-``sum_{k in S} P(k | h)`` and its prior ``sum_{k in S} P_k``, so the union of largest
-posterior under the prior budget ``rho1`` is a 0/1 knapsack; we take the better of the
-best single value and the greedy union that adds values in decreasing order of their
-likelihood ``M[h, k]`` (posterior per unit of prior) while the budget allows. Both are
-actual properties, so the figure found is a realised breach, never more than the true
-worst case.
+A property ``S`` with prior ``P(S) <= rho1`` must keep ``P(S | h) <= rho2(gamma, rho1)``
+after any released value ``h``. Searched over single values and greedy unions (the
+search is described on docs/attacks.md), as the adversary's *model* posterior or
+*counted* from the original and released codes.
 
-Two versions: the *model* posterior, computed from ``M`` and a prior as the adversary
-does, and the *empirical* posterior, counted from the original and released codes
-(the owner's check), which carries sampling noise of the perturbation and is tested
-through its confidence limits (:func:`empirical_breach`).
+References
+----------
+Dowd, Xu & Zhang, Sec. 5.1; Evfimievski, Gehrke & Srikant (2003), Def. 1.
 """
 
 from __future__ import annotations
@@ -35,42 +28,14 @@ __all__ = ["BreachLevel", "worst_posterior", "empirical_breach"]
 
 @dataclass(frozen=True)
 class BreachLevel:
-    """The worst posterior found for properties of prior at most ``rho1``.
+    """The worst posterior found for properties of prior at most ``rho1``, against ``bound``.
 
-    Attributes
-    ----------
-    rho1 : float
-    worst_posterior : float
-        Largest posterior found (0 if no property fits the budget).
-    bound : float
-        ``rho2(gamma, rho1)`` for the gamma the caller asked about.
-    observed_value : int
-        Released code ``h`` at which it occurs (-1 if none).
-    property_values : tuple of int
-        Original codes making up the property.
-    prior : float
-        Prior of that property.
-    lower_confidence : float
-        For empirical breaches, the one-sided lower confidence limit of the posterior;
-        equal to ``worst_posterior`` for model breaches.
-    upper_confidence : float
-        For empirical breaches, the one-sided upper confidence limit; equal to
-        ``worst_posterior`` for model breaches.
-    records : int
-        For empirical breaches, the number of records released as ``observed_value``
-        (the posterior is ``hits / records``); 0 for model breaches and when no record
-        falls in a property within the budget.
-    hits : int
-        Of those, the records whose original lies in the property.
-    alpha : float
-        One-sided level of each confidence limit (after Bonferroni); 0 for model breaches.
-
-    Examples
-    --------
-    >>> from ppdm.matrix import GammaDiagonal
-    >>> lv = worst_posterior(GammaDiagonal(10, 9.0), np.full(10, 0.1), 9.0, [0.1])[0]
-    >>> round(lv.worst_posterior, 6), round(lv.bound, 6)
-    (0.5, 0.5)
+    ``worst_posterior`` (0 if no property fits the budget) occurs at released code
+    ``observed_value`` (-1 if none) for the property ``property_values``; ``bound`` is
+    ``rho2(gamma, rho1)`` for the gamma asked about. A counted level also has ``records``
+    released as ``observed_value``, the ``hits`` among them in the property and one-sided
+    confidence limits at level ``1 - alpha`` (Bonferroni-divided); a model level has
+    limits equal to its posterior and no records.
     """
 
     rho1: float
@@ -134,11 +99,9 @@ def _levels(rho1_levels) -> tuple[float, ...]:
 def _level_at(
     rho1: float, g: float, value: np.ndarray, members: np.ndarray, h: int, prior: np.ndarray
 ) -> BreachLevel:
-    """The level's row at released value ``h``: its posterior, property and prior.
+    """The level's row at released value ``h`` (a model row: limits equal the posterior).
 
-    ``value[h]`` and ``members[h]`` are the largest posterior at ``h`` and its property
-    (from :func:`_candidates`); a posterior of 0 or less is no breach (observed value
-    -1, no property). The confidence limits equal the posterior (a model row).
+    A posterior of 0 or less is no breach (observed value -1, no property).
     """
     worst = max(float(value[h]), 0.0)
     ks = tuple(int(k) for k in np.flatnonzero(members[h])) if worst > 0 else ()
@@ -159,30 +122,12 @@ def worst_posterior(
 ) -> list[BreachLevel]:
     """Model worst-case posterior of single values and unions, per ``rho1`` level.
 
-    Parameters
-    ----------
-    matrix : PerturbationMatrix
-    prior : array-like of shape (N,)
-        The adversary's prior (for instance estimated from the release).
-    gamma : float, optional
-        Amplification whose bound to compare with. Default: the matrix's own, which
-        the model posterior can never exceed.
-    rho1_levels : sequence of float, default=(0.01, 0.05, 0.1, 0.2)
-
-    Returns
-    -------
-    list of BreachLevel
-        Only released values of positive probability are considered.
+    Against the bound of ``gamma`` (default the matrix's own, which the model posterior can
+    never exceed).
 
     References
     ----------
     Dowd, Xu & Zhang, Sec. 5.1; Evfimievski, Gehrke & Srikant (2003), Def. 1 and Sec. 3.
-
-    Examples
-    --------
-    >>> from ppdm.matrix import GammaDiagonal
-    >>> [round(b.bound, 3) for b in worst_posterior(GammaDiagonal(5, 9.0), np.full(5, 0.2))]
-    [0.083, 0.321, 0.5, 0.692]
     """
     n = matrix.n_values
     p = check_prior(prior, n)
@@ -210,39 +155,14 @@ def empirical_breach(
 ) -> list[BreachLevel]:
     """Realised worst-case posterior counted from the original and released codes.
 
-    The prior of a property is its share of the original records; its posterior after
-    ``h`` is its share among the ``n_h`` records released as ``h``, a binomial
-    proportion. Its Clopper-Pearson lower limit at level ``1 - alpha / K``, with
-    ``K`` = rows x 2 candidates x levels, exceeds the bound with probability at most
-    ``alpha`` when no property truly breaches it. The row reported is the one with the
-    largest lower limit.
-
-    Parameters
-    ----------
-    original_codes, perturbed_codes : array-like of int, shape (n,)
-        The same records before and after perturbation.
-    n_values : int
-        N.
-    gamma : float
-        Amplification whose bound ``rho2(gamma, rho1)`` to test against.
-    rho1_levels : sequence of float, default=(0.01, 0.05, 0.1, 0.2)
-    alpha : float, default=0.001
-        Family-wise false-alarm probability.
-
-    Returns
-    -------
-    list of BreachLevel
+    A property's posterior after ``h`` is a binomial proportion among the ``n_h`` records
+    released as ``h``; the row with the largest Clopper-Pearson lower limit at level
+    ``1 - alpha / K`` (``K`` = rows x 2 candidates x levels) is reported, so ``alpha`` is the
+    family-wise false-alarm probability.
 
     References
     ----------
     Evfimievski, Gehrke & Srikant (2003), Def. 1 (rho1-to-rho2 breach).
-
-    Examples
-    --------
-    >>> x = np.repeat([0, 1], 50)
-    >>> lv = empirical_breach(x, x, 2, 9.0, [0.2])[0]
-    >>> lv.worst_posterior, lv.property_values
-    (0.0, ())
     """
     n = int(n_values)
     x = check_codes(original_codes, n, "original_codes")

@@ -1,20 +1,9 @@
 """An empirical lower bound on epsilon: the release's sampler run as a black box.
 
-A perturbation matrix promises that for every released value ``h`` and originals
-``o, o'``, ``P(h | o) <= gamma P(h | o')`` (epsilon = ln gamma). An auditor who doubts
-the code that samples from it (an integer sampler, an alias table, a matrix kind built
-from parameters) runs that code: ``T`` records holding ``o`` and ``T`` holding ``o'``
-are perturbed exactly as a release perturbs them, and the two shares that come out as
-``h`` are counted. Clopper-Pearson bounds turn the counts into a lower bound
-
-``epsilon_lb = ln(lower(p_o) / upper(p_o'))``
-
-that holds with the stated confidence whatever the sampler does. A sampler leaking more
-than it states shows ``epsilon_lb`` above the stated epsilon; one that is needlessly
-noisier (privacy the owner paid for in accuracy and did not need) shows ``epsilon_lb``
-well below it, however many trials are run. The pair ``(o, o')`` and the event
-``{h}`` are those where the stated matrix puts its largest ratio: the case that should
-show the whole of epsilon.
+``T`` records holding ``o`` and ``T`` holding ``o'`` (where the stated matrix puts its
+largest ratio) are perturbed exactly as a release perturbs them, and the shares released
+as ``h`` give ``epsilon_lb = ln(lower(p_o) / upper(p_o'))`` by Clopper-Pearson bounds,
+valid whatever the sampler does (what it shows: docs/attacks.md).
 
 References
 ----------
@@ -48,23 +37,10 @@ DEFAULT_TRIALS = 2_000_000
 class EpsilonAudit:
     """The empirical epsilon of one matrix's sampler.
 
-    Attributes
-    ----------
-    attribute : str
-    stated : float
-        ln gamma of the stated matrix (inf for a matrix with a zero entry).
-    lower_bound : float
-        ``ln(lower(p_o) / upper(p_o'))``: epsilon is at least this, with ``confidence``.
-    confidence : float
-        Of the lower bound (both Clopper-Pearson bounds together, by Bonferroni).
-    trials : int
-        Records perturbed from each original.
-    originals : (int, int)
-        Codes ``o`` and ``o'``.
-    released : int
-        Code ``h`` counted.
-    counts : (int, int)
-        Records released as ``h`` from ``o`` and from ``o'``.
+    ``stated`` is ln gamma of the stated matrix (inf with a zero entry); ``counts`` are the
+    records of each of ``originals`` (``o``, ``o'``, ``trials`` each) released as
+    ``released`` (``h``); ``confidence`` is that of ``lower_bound``, both Clopper-Pearson
+    bounds together.
     """
 
     attribute: str
@@ -117,25 +93,10 @@ def audit_matrix_epsilon(
     random_state: RandomState = None,
     draw=None,
 ) -> EpsilonAudit:
-    """Run ``matrix``'s sampler (``matrix.draw``, what a release calls) and bound epsilon.
+    """Run ``matrix``'s sampler (or ``draw(codes, rng)``) as a release does and bound epsilon.
 
-    Parameters
-    ----------
-    draw : callable, optional
-        ``draw(codes, rng)``, the sampler to run instead of ``matrix.draw``.
-    trials : int, default=2,000,000
-        Records perturbed from each of the two originals.
-    confidence : float, default=0.95
-        Of the lower bound; each Clopper-Pearson bound is taken at ``(1 + confidence) / 2``.
-    random_state : None, int or Generator
-        ``None``: the release's own CSPRNG stream; an int for a reproducible audit.
-
-    Examples
-    --------
-    >>> from ppdm.matrix import GammaDiagonal
-    >>> a = audit_matrix_epsilon(GammaDiagonal(4, 9.0), trials=400_000, random_state=0)
-    >>> a.within_stated and a.share_of_stated > 0.95
-    True
+    Each Clopper-Pearson bound is taken at ``(1 + confidence) / 2``; ``random_state=None``
+    draws from the release's own CSPRNG stream.
 
     References
     ----------
@@ -168,12 +129,8 @@ def audit_spec_epsilon(
     confidence: float = 0.95,
     random_state: RandomState = None,
 ) -> list[EpsilonAudit]:
-    """:func:`audit_matrix_epsilon` of every perturbed attribute of a release spec.
-
-    The confidence is per attribute; the chance that any of the k bounds is wrong is at
-    most ``k (1 - confidence)``. An attribute with one matrix per stratum is audited
-    stratum by stratum (``attribute`` reads ``name [column=value]``), each stratum's
-    records drawn as a release draws them (:meth:`ppdm.matrix.StratifiedMatrix.draw_rows`).
+    """:func:`audit_matrix_epsilon` of every perturbed attribute of a spec, stratum by stratum
+    for a stratified matrix; the confidence is per attribute (and stratum).
     """
     mechanism_of(spec).require("empirical_epsilon", error=ParameterError)
     out = []

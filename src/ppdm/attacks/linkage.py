@@ -1,23 +1,9 @@
 """Disclosure risk of key attributes: k-anonymity of a release and a linkage attack.
 
-Statistical disclosure control describes re-identification risk through *keys* (or
-quasi-identifiers): attributes an intruder may also find elsewhere, such as age, sex
-or region. Two figures are computed on the released table:
-
-- **k-anonymity**: records sharing one combination of key values form an equivalence
-  class; the release is k-anonymous for ``k`` the size of its smallest class, and a
-  record alone in its class (a *sample unique*) is the most exposed.
-- **linkage re-identification**: an intruder holds the original key values of every
-  record and looks each one up in the release by exact matching. A record is
-  re-identified when its original key combination matches exactly one released record
-  and that record is its own (same row). A unique match that is another record's is a
-  false match: the intruder is confident and wrong.
-
-When the release spec is given, the keys of perturbed attributes are compared through
-their public domain codes (a binned value is compared by its bin), as an intruder who
-reads the spec would; unperturbed keys are compared by value. Random substitution
-moves each perturbed key to another value with probability ``1 - p``, so exact matching
-mostly fails on perturbed keys, while unperturbed keys are released as they are.
+Keys (quasi-identifiers) are attributes an intruder may find elsewhere. A record is
+re-identified when its original key combination matches exactly one released record and
+that record is its own; perturbed keys are compared by their public domain codes, as an
+intruder reading the spec would (the figures are described on docs/app.md).
 
 References
 ----------
@@ -77,10 +63,8 @@ def _key_values(frame: pd.DataFrame, key: str, spec) -> np.ndarray:
 def key_combinations(
     frames: Sequence[pd.DataFrame], keys: Sequence[str], spec=None
 ) -> list[np.ndarray]:
-    """One integer per record naming its key combination, comparable across ``frames``.
-
-    Equal integers mean equal key combinations (missing values equal each other); with
-    ``spec``, perturbed keys are compared by their domain codes.
+    """One integer per record naming its key combination, comparable across ``frames``
+    (missing values equal each other; with ``spec``, perturbed keys compare by code).
     """
     sizes = [len(f) for f in frames]
     parts = []

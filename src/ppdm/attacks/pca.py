@@ -14,19 +14,11 @@ __all__ = ["pca_reconstruct"]
 def pca_reconstruct(released, noise_variance, n_components: int | None = None) -> AttackResult:
     """Recover every original record by projecting on the top principal components.
 
-    The original covariance is estimated as ``Sigma_X = Cov(Y) - Sigma_R``; its top ``p``
-    eigenvectors ``Q_p`` span the estimated signal subspace and
-    ``X_hat = mu + (Y - mu) Q_p Q_p^T``.
-
-    When ``n_components`` is None, ``p`` is the number of eigenvectors ``q`` with
-    ``q^T Sigma_X q > q^T Sigma_R q``: keeping a direction costs its noise variance,
-    dropping it costs its signal variance, so this choice minimises the expected squared
-    error direction by direction.
-
-    Assumptions: noise independent of the data and across records, with known
-    covariance ``Sigma_R`` (independent and of equal variance in the paper); the
-    original attributes are correlated, so a few principal components carry most of
-    their variance.
+    With ``Sigma_X = Cov(Y) - Sigma_R`` and ``Q_p`` its top ``p`` eigenvectors,
+    ``X_hat = mu + (Y - mu) Q_p Q_p^T``. By default ``p`` counts the eigenvectors ``q`` with
+    ``q^T Sigma_X q > q^T Sigma_R q``: keeping a direction costs its noise variance, dropping
+    it its signal variance, so this minimises the expected squared error direction by
+    direction.
 
     Parameters
     ----------

@@ -1,17 +1,9 @@
 """The attacks by name: what the audit and the ``attacks`` experiment iterate over.
 
-Two kinds of attack, told apart by what they read:
-
-- :class:`CodeAttack` reads the released codes of one perturbed attribute and its
-  public matrix, and guesses every record's original code (Dowd, Xu & Zhang, Sec. 5);
-- :class:`NoiseAttack` reads a table of numbers as if it were the originals plus noise
-  of known per-column variance and estimates every original number (Kargupta et al.
-  2003; Huang, Du & Chen 2005). On a substitution release it reads every numeric
-  perturbed attribute at once (:func:`ppdm.attacks.as_noise.attack_substitution_release`).
-
-Adding an attack is one entry in :data:`ATTACKS`: the audit runs every entry on every
-attribute it applies to and tests its success against the bound, the experiment runs
-every :class:`NoiseAttack` on additive noise and on substitution.
+A :class:`CodeAttack` guesses one perturbed attribute's original codes from its released
+codes and public matrix; a :class:`NoiseAttack` estimates original numbers from numbers
+with additive noise of known per-column variance. Adding an attack is one entry in
+:data:`ATTACKS` (see docs/attacks.md).
 """
 
 from __future__ import annotations
@@ -34,16 +26,7 @@ __all__ = ["ATTACKS", "Attack", "CodeAttack", "NoiseAttack", "code_attacks", "no
 
 @dataclass(frozen=True)
 class Attack:
-    """An entry of :data:`ATTACKS`: its name and where it comes from (the subclass says
-    what the attack reads).
-
-    Attributes
-    ----------
-    summary : str
-        One line: what the adversary does.
-    source : str
-        Where the attack comes from.
-    """
+    """An entry of :data:`ATTACKS`: its name, a one-line ``summary`` and its ``source``."""
 
     name: str
     summary: str

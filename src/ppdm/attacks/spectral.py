@@ -14,33 +14,12 @@ __all__ = ["marchenko_pastur_bounds", "spectral_filtering"]
 def marchenko_pastur_bounds(
     noise_variance: float, n_records: int, n_attributes: int
 ) -> tuple[float, float]:
-    """Edges of the noise eigenvalue spectrum: ``sigma^2 (1 -+ sqrt(m/n))^2``.
-
-    For an ``n x m`` matrix of independent noise of variance ``sigma^2``, the eigenvalues of
-    its sample covariance fall, as ``n, m`` grow with ``m/n`` fixed, inside
-    ``[lambda_min, lambda_max]``.
-
-    Parameters
-    ----------
-    noise_variance : float
-        ``sigma^2``, > 0.
-    n_records, n_attributes : int
-        ``n`` and ``m``, with ``n >= m``.
-
-    Returns
-    -------
-    (float, float)
-        ``(lambda_min, lambda_max)``.
+    """Edges ``sigma^2 (1 -+ sqrt(m/n))^2`` of the sample-covariance spectrum of ``n x m`` noise.
 
     References
     ----------
     Kargupta et al. (2003), "On the privacy preserving properties of random data
     perturbation techniques", ICDM (the random-matrix noise bounds, ``Q = n/m``).
-
-    Examples
-    --------
-    >>> marchenko_pastur_bounds(1.0, 400, 100)
-    (0.25, 2.25)
     """
     check_positive(noise_variance, "noise_variance", error=ParameterError)
     if n_records < 1 or n_attributes < 1:
@@ -54,22 +33,11 @@ def marchenko_pastur_bounds(
 def spectral_filtering(released, noise_variance: float) -> AttackResult:
     """Recover every original record from additive noise by spectral filtering.
 
-    Steps: (1) the sample covariance ``Sigma_W`` of the released records ``W = U + V``;
-    (2) the Marchenko-Pastur edges ``lambda_min, lambda_max`` of the noise spectrum
-    (:func:`marchenko_pastur_bounds`); (3) eigenvalues of ``Sigma_W`` above ``lambda_max``
-    belong to the signal, their eigenvectors ``A_s`` span the signal subspace, and
-    ``lambda - sigma^2`` estimates the signal variance along each; (4)
-    ``U_hat = mu + (W - mu) A_s A_s^T``.
-
-    Assumptions: the noise is independent of the data, independent across records and
-    attributes, with one known variance ``sigma^2`` on every attribute; the original
-    data are correlated enough that their covariance has a few eigenvalues standing
-    clear of the noise edge; ``n >= m``.
-
-    The edge is asymptotic: at finite size the largest noise eigenvalue fluctuates
-    around it (Tracy-Widom), so now and then one noise direction is kept as well (5 % of
-    draws for 2 000 x 20 records with two signal directions), which raises the error
-    from about ``sigma^2 k/m`` to ``sigma^2 (k+1)/m`` per value.
+    The eigenvectors ``A_s`` of the released records' covariance whose eigenvalues exceed
+    the Marchenko-Pastur edge ``lambda_max`` (:func:`marchenko_pastur_bounds`) span the
+    signal, and ``U_hat = mu + (W - mu) A_s A_s^T``. The noise must be independent, of one
+    known variance on every attribute, with ``n >= m`` (assumptions and the finite-size
+    behaviour of the edge: docs/attacks.md).
 
     Parameters
     ----------

@@ -1,11 +1,7 @@
-"""Noise where a decision tree does not look (Islam & Brankovic).
+"""Noise where a decision tree does not look (Islam & Brankovic): class noise in
+heterogeneous leaves, attribute noise on innocent attributes, and their security figures.
 
-:mod:`~ppdm.noise.leaves`, :mod:`~ppdm.noise.class_noise`,
-:mod:`~ppdm.noise.attribute_noise`, :mod:`~ppdm.noise.security`: class noise in
-heterogeneous leaves, attribute noise on Leaf and Total Innocent Attributes, and their
-security figures (the paper's experiments and tree similarity are in
-:mod:`ppdm_papers.noise`). The additive-noise baseline of Agrawal & Srikant (2000) is
-:mod:`ppdm.additive`, a mechanism beside the substitution matrices.
+The additive noise of Agrawal & Srikant (2000) is :mod:`ppdm.additive`.
 """
 
 from importlib import import_module

@@ -1,27 +1,9 @@
 """Attribute noise on the attributes a leaf does not test (LIA and TIA), leaf by leaf.
 
-For every leaf of the tree built on the original data (or only its heterogeneous
-leaves), the records of the leaf get zero-mean discrete noise ``A* = A + epsilon``
-on their Leaf Innocent Attributes (tested elsewhere in the tree, not on the leaf's
-path), their Total Innocent Attributes (tested nowhere), or both.  Since no tested
-attribute of a record's path changes, every record stays in its leaf.
-
-**The noise.**  Any :class:`DiscreteNoise`: a finite set of offsets with their
-probabilities and mean zero, either absolute or *relative* (a fraction of the
-record's value, as in the paper's Fig. 3, whose horizontal axis is "noise as a
-percentage of the attribute value").  Fig. 3 is only a picture and Sec. 3.2 says the
-noise is normal, discrete and of mean zero, so the paper's setting is the discretised
-normal of :func:`paper_noise`, of standard deviation 27.6 % of the value.
-
-**Staying in the domain.**  Integer attributes are rounded to the nearest integer
-after the noise is added and keep their integer dtype.  The domain of an attribute
-is ``[min, max]`` of its original values (or the owner's bounds).  A value pushed
-outside is *reflected* back at the bound (``lo - d`` becomes ``lo + d``), the
-default, or the noise is *resampled* until the value falls inside (the noise
-distribution truncated to the domain).  Both keep the released values in the
-domain; reflection keeps the noise law's spread, resampling keeps its shape.  The
-re-identification figures of :mod:`ppdm.noise.security` use the exact law of the
-released value, rounding and boundary rule included.
+The records of each leaf (or of the heterogeneous leaves only) get zero-mean discrete
+noise ``A* = A + epsilon`` on their Leaf Innocent Attributes, their Total Innocent
+Attributes, or both; no tested attribute changes, so every record stays in its leaf.
+The noise laws and how values stay in the domain are on docs/noise.md.
 
 References
 ----------
@@ -297,15 +279,7 @@ class AttributeNoiseResult:
     def transition(self, name: str, from_values, to_values) -> np.ndarray:
         """``P(A* = to | A = from)`` on attribute ``name`` for a record whose leaf got noise on it.
 
-        Parameters
-        ----------
-        name : str
-        from_values, to_values : array-like of float
-            ``to_values`` must be sorted and distinct.
-
-        Returns
-        -------
-        ndarray of shape (len(from_values), len(to_values))
+        ``to_values`` must be sorted and distinct.
         """
         lo, hi = self.bounds[name]
         x = np.asarray(from_values, dtype=float)[:, None]
@@ -386,7 +360,8 @@ def add_attribute_noise(
     bounds : dict, optional
         Attribute -> (low, high) domain (default: min and max of the original values).
     boundary : {"reflect", "resample"}, default="reflect"
-        How values are kept in the domain (see the module docstring).
+        A value pushed out of the domain is reflected at the bound (``lo - d`` becomes
+        ``lo + d``), or its noise is drawn again until it falls inside.
     tree : C45Classifier, optional
         The tree built on ``X, y`` (default: ppdm's C4.5 with J48's defaults).
     random_state : None, int, SeedSequence or Generator, default=None

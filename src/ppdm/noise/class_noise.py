@@ -1,27 +1,9 @@
 """Class noise in the heterogeneous leaves of a decision tree (Random, Probabilistic,
 All Leaves Probabilistic), with the expected number of changed classes E(N).
 
-A tree is built on the original data.  Records in homogeneous leaves keep their
-class: it agrees with a strong pattern.  In each heterogeneous leaf ``k`` with
-``m_k`` records of the leaf's class and ``n_k`` of another class:
-
-* **Random** turns the ``n_k`` minority records into the majority class and then
-  gives the minority class to ``n_k`` records chosen at random.  That is a random
-  shuffle of the leaf's class labels: every class keeps its count, in the leaf and
-  in the data set.  With more than two classes, ppdm shuffles the leaf's labels,
-  which is the same rule.
-* **Probabilistic** turns every record of the leaf into the majority class and then
-  into the minority class with probability ``p_k = n_k / (m_k + n_k)``, independently.
-  With more than two classes each record draws its class from the leaf's class
-  distribution.  Class counts change from release to release.
-* **All Leaves Probabilistic** changes the class of every record of the data set
-  with one probability ``p = E(N) / N_Total``, so that the expected number of
-  changes is the same as above.  A changed record takes another class uniformly
-  at random (the other class, with two classes).
-
-All three change ``E(N) = sum_k 2 m_k n_k / (m_k + n_k)`` classes in expectation
-(:func:`~ppdm.noise.class_stats.expected_changes`; the paper's All Leaves ``p`` is
-corrected in :func:`~ppdm.noise.class_stats.all_leaves_probability`).
+Random and Probabilistic change classes in the heterogeneous leaves of the original tree,
+All Leaves anywhere; all three change ``E(N) = sum_k 2 m_k n_k / (m_k + n_k)`` classes in
+expectation (see docs/noise.md).
 
 References
 ----------
@@ -174,9 +156,6 @@ def add_class_noise(
 ) -> ClassNoiseResult:
     """Perturb the class of the records in the heterogeneous leaves of the original tree.
 
-    Records of homogeneous leaves keep their class, except under All Leaves, which may
-    change any record's class with one probability ``p = E(N) / N_Total``.
-
     Parameters
     ----------
     X : DataFrame or array-like of shape (n_samples, n_features)
@@ -184,7 +163,9 @@ def add_class_noise(
     y : array-like of shape (n_samples,)
         The original class.
     technique : {"random", "probabilistic", "all-leaves"}, default="random"
-        See the module docstring.
+        Random shuffles the labels inside each heterogeneous leaf; Probabilistic draws
+        each of its records' class from the leaf's class distribution; All Leaves
+        changes every record's class with probability ``p = E(N) / N_Total``.
     tree : C45Classifier, optional
         The tree built on ``X, y``; by default ppdm's C4.5 with J48's defaults
         (``-C 0.25 -M 2``) is fitted here.  The paper used C5.

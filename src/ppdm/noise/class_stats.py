@@ -1,9 +1,5 @@
 """Closed forms of class noise (Islam & Brankovic): techniques, E(N), Var(N), p.
 
-The figures depend only on the class counts of the original tree's leaves, so both the
-mechanism (:mod:`ppdm.noise.class_noise`) and its security figures
-(:mod:`ppdm.noise.security`) use them from here.
-
 References
 ----------
 Islam & Brankovic, Sec. 3.1.
@@ -28,13 +24,7 @@ CLASS_TECHNIQUES = ("random", "probabilistic", "all-leaves")
 
 
 def check_technique(technique: str) -> str:
-    """Validate a class-noise technique name; ``all_leaves`` is accepted for ``all-leaves``.
-
-    Examples
-    --------
-    >>> check_technique("all_leaves")
-    'all-leaves'
-    """
+    """Validate a class-noise technique name; ``all_leaves`` is accepted for ``all-leaves``."""
     name = str(technique).strip().lower().replace("_", "-")
     if name not in CLASS_TECHNIQUES:
         raise ParameterError(

@@ -1,10 +1,6 @@
 """The leaves of the original tree: which records reach them, their class counts, and the
 attributes each leaf does not look at (Leaf and Total Innocent Attributes).
 
-Islam & Brankovic add noise where a decision tree does not look: to the class of
-records in heterogeneous leaves and to the attributes that a leaf's path does not
-test.  This module finds those places on a fitted :class:`~ppdm.tree.C45Classifier`.
-
 References
 ----------
 Islam, M. Z. & Brankovic, L. Noise addition for protecting privacy in data mining,
@@ -31,9 +27,8 @@ def _check_tree(tree) -> None:
 def leaf_index(tree, X) -> np.ndarray:
     """Leaf (node id) that each row of ``X`` reaches in a fitted C4.5 tree.
 
-    A row with a missing value at a test follows the branch that received the
-    most training weight (C4.5 would split it among all branches; here each row
-    must land in exactly one leaf).  A row sent to an empty leaf stays there.
+    A row with a missing value at a test follows the branch of most training weight, so
+    that it lands in one leaf (C4.5 would split it); a row sent to an empty leaf stays there.
 
     Parameters
     ----------
@@ -213,10 +208,8 @@ def _first_max(v: np.ndarray) -> int:
 def innocent_attributes(tree) -> pd.DataFrame:
     """Leaf Innocent Attributes (LIA) and Total Innocent Attributes (TIA) of every leaf.
 
-    An attribute is *innocent* for a leaf when no node on the leaf's path tests it.
-    A *Total* Innocent Attribute is tested nowhere in the tree (it is innocent for
-    every leaf); a *Leaf* Innocent Attribute is innocent for the leaf but tested
-    elsewhere in the tree.
+    An attribute is innocent for a leaf when its path does not test it: a TIA is tested
+    nowhere in the tree, a LIA elsewhere.
 
     Parameters
     ----------

@@ -29,10 +29,8 @@ __all__ = [
 def record_p_same(info: LeafInfo, technique: str) -> np.ndarray:
     """Per record: the probability that its released class equals its original class.
 
-    * Random and Probabilistic: a record of class ``c`` in a heterogeneous leaf keeps
-      its class with probability ``n_c / N_k`` (``m_k / (m_k + n_k)`` for the majority,
-      ``n_k / (m_k + n_k)`` for the minority); a record of a homogeneous leaf with 1.
-    * All Leaves: every record with ``1 - p``, ``p = E(N) / N_Total``.
+    Random and Probabilistic: ``n_c / N_k`` for a record of class ``c`` in leaf ``k``;
+    All Leaves: ``1 - p`` for every record.
 
     Parameters
     ----------
@@ -179,13 +177,9 @@ def reidentification(
 ) -> ReidentificationReport:
     """Re-identification probabilities ``p(X -> Y) = prod_i p_i(A_i* - A_i)`` after attribute noise.
 
-    The intruder knows the original values of target ``X`` on every attribute that
-    received noise somewhere (its LIAs and TIAs), the tree, and the noise distribution.
-    For every released record ``Y`` the probability that it is ``X`` is the product,
-    over those attributes, of ``P(A_i* = Y_i | A_i = X_i)``: the noise distribution
-    (after rounding and the domain rule) where ``Y``'s leaf received noise on ``A_i``,
-    and ``1[Y_i = X_i]`` where it did not.  Attribute noise never changes the leaf of a
-    record, so the intruder knows which attributes of ``Y`` were perturbed.
+    The intruder knows ``X``'s original values on every attribute that received noise
+    somewhere, the tree and the noise law; ``p_i`` is the exact law of the released value
+    where ``Y``'s leaf perturbed ``A_i``, else ``1[Y_i = X_i]`` (see docs/noise.md).
 
     Parameters
     ----------

@@ -52,8 +52,7 @@ def _default_tolerance(domain, values: np.ndarray) -> float:
 
 
 def check_auditable(spec) -> None:
-    """Raise :class:`SpecError` unless the audit applies to a release of ``spec``: one
-    perturbed copy per record, by substitution, of at least one attribute.
+    """Raise :class:`SpecError` unless the audit applies: one copy per record, by substitution.
 
     References
     ----------
@@ -102,14 +101,12 @@ FALSE_REFUSAL = 1e-9
 
 
 def _agreement_floor(p: np.ndarray, count: np.ndarray, delta: float) -> float:
-    """The count of successes below which independent Bernoullis (``count[j]`` of them
-    with probability ``p[j]``) fall with probability at most ``delta``; ``-inf`` when
-    no count is that unlikely.
+    """The count below which ``count[j]`` independent Bernoullis of probability ``p[j]`` fall
+    with probability at most ``delta`` (``-inf`` when no count is that unlikely).
 
-    Chernoff's bound ``P(S <= s) <= exp(min over t >= 0 of t s + K(t))``, ``K(t) =
-    sum log(1 - p + p e^-t)``, is exact in the exponent; at ``t`` its minimiser is ``s(t)
-    = sum p e^-t / (1 - p + p e^-t)``, so the floor is ``s(t)`` at the ``t`` where ``t
-    s(t) + K(t) = log(delta)`` (decreasing in ``t``).
+    Chernoff: ``P(S <= s) <= exp(min_t t s + K(t))``, ``K(t) = sum log(1 - p + p e^-t)``; the
+    floor is ``s(t) = sum p e^-t / (1 - p + p e^-t)`` at the ``t`` where
+    ``t s(t) + K(t) = log(delta)``.
     """
 
     def tilt(t: float) -> tuple[float, float]:
@@ -194,30 +191,12 @@ def _check_lines_up(spec, orig, released, attrs: list[_Attr], label: str) -> Non
 
 
 def check_original(release, original, tolerance: float | None = None) -> None:
-    """Raise :class:`~ppdm.exceptions.DataError` unless ``original`` is the table
-    ``release`` was made from, record by record in the same order.
+    """Raise :class:`~ppdm.exceptions.DataError` unless ``original`` is the table ``release``
+    was made from, record by record in the same order.
 
-    Columns released as they are must hold the same value in every record. For a
-    perturbed attribute the release's own matrix says how often a released value keeps
-    its original: record ``i`` keeps it with probability ``p_i = M[x_i, x_i]``, the
-    diagonal at the original's code (``gamma / (gamma + N - 1)`` for a gamma-diagonal
-    matrix), independently over records and attributes. So the number ``S`` of kept
-    values is a sum of independent Bernoullis of known ``p_i`` (mean ``sum p_i``), and
-    Chernoff's bound on its lower tail, exact in the exponent and with no normal
-    approximation, gives the floor below which ``S`` falls with probability at most
-    ``delta``. The table is refused when ``S`` lies below it, tested per attribute
-    (a swap of two columns of one domain) and over all perturbed attributes together
-    (shuffled rows, other records), ``delta`` = :data:`FALSE_REFUSAL` (1e-9) divided
-    over these tests (Bonferroni): the true original is refused with probability at
-    most 1e-9. A release of several copies per record would be tested per copy, and an
-    additive one has no kept values; neither is audited (:func:`check_auditable`).
-
-    Parameters
-    ----------
-    release : Release or path
-    original : pandas.DataFrame or path
-    tolerance : float, optional
-        As in :func:`audit_release` (checked on the way).
+    Columns released as is must agree; per perturbed attribute and over all of them, the
+    count of kept values (record ``i`` keeps its original with probability ``M[x_i, x_i]``)
+    must reach its Chernoff floor of probability :data:`FALSE_REFUSAL` divided over the tests.
 
     References
     ----------
@@ -228,9 +207,9 @@ def check_original(release, original, tolerance: float | None = None) -> None:
 
 
 def _prepare(release, original, tolerance: float | None):
-    """Load the release and the original, read the original through the release's
-    domains and check that it lines up; the release, spec, both frames and the
-    attributes."""
+    """The release, spec, both frames and the attributes, the original read through the
+    release's domains and checked to line up.
+    """
     rel, spec, orig, released = _load(release, original)
     label = (
         "the original table"

@@ -9,11 +9,8 @@ from .results import AuditReport, as_report, bound_level, not_significant
 
 
 def format_audit(report: AuditReport | Mapping) -> str:
-    """Plain-text rendering of :func:`audit_release` (or of its ``to_dict()``).
-
-    Every figure is shown with its interval, its bound and a verdict: ``within``,
-    ``not significant`` (above the bound, the interval still holds it) or ``exceeds``
-    (the interval lies above the bound: the test fails).
+    """Plain-text rendering of :func:`audit_release` (or of its ``to_dict()``): every figure with
+    its interval, its bound and a verdict (``within``, ``not significant`` or ``exceeds``).
     """
     rep = as_report(report)
     lines = [

@@ -30,11 +30,7 @@ _POSTERIOR_KEYS = {
 
 
 def _from_fields(cls, d: Mapping, keys: Mapping[str, str], **given):
-    """The dataclass ``cls`` read back from its ``to_dict`` form ``d``.
-
-    Each field not in ``given`` is read under its name in ``keys`` (else its own) and
-    converted to its annotated type; a field with a default may be absent.
-    """
+    """The dataclass ``cls`` read back from its ``to_dict`` form ``d``, keys renamed by ``keys``."""
     for f in fields(cls):
         key = keys.get(f.name, f.name)
         if f.name in given or (key not in d and f.default is not MISSING):
@@ -65,27 +61,12 @@ def bound_level(alpha: float) -> str:
 
 @dataclass(frozen=True)
 class RecoveryTest:
-    """One attack on one attribute: the share of records it recovers against the bound.
+    """One attack on one attribute: the share ``hits / n`` of records it recovers, against a bound.
 
-    The quantity is ``hits / n``, the share of the ``n`` records whose original the
-    attack's guess recovers (the same value; for numbers, within the tolerance), counted
-    with the original at hand. ``lower`` and ``upper`` are one-sided Clopper-Pearson
-    limits at level ``1 - alpha``. The test fails when ``lower`` exceeds ``bound``
-    (``rho2(gamma, q*)`` under the policy's gamma) or ``bound_spec`` (under the spec's).
-
-    Attributes
-    ----------
-    attack : str
-    hits, n : int
-    lower, upper : float
-    alpha : float
-        One-sided level of each limit (already Bonferroni-divided).
-    bound, bound_spec : float
-    gamma, gamma_spec : float
-        Amplification behind each bound (a product over the attributes an attack reads).
-    reads : int, default=1
-        Attributes of a record the attack reads: 1, an attribute-level bound under the
-        policy's ``gamma``; ``k > 1``, a record-level bound under ``gamma^k``.
+    The test fails when the one-sided Clopper-Pearson ``lower`` limit (at level
+    ``1 - alpha``, Bonferroni-divided) exceeds ``bound`` (``rho2(gamma, q*)``, the policy's)
+    or ``bound_spec`` (the spec's). An attack reading ``reads`` attributes of a record is held
+    to a record-level bound: ``gamma`` is then the policy's gamma to that power.
 
     References
     ----------
@@ -169,23 +150,10 @@ class RecoveryTest:
 class PosteriorTest:
     """The worst posterior of a property with prior at most ``rho1``, against ``rho2``.
 
-    Two figures: the *model* posterior, computed from ``M`` and the prior estimated
-    from the release (exact, no interval), and the *counted* posterior: among the
-    ``records`` records released as ``released_value``, the share ``hits / records``
-    whose original lies in the property (``property_values``), with one-sided
-    Clopper-Pearson limits at level ``1 - alpha``. The test fails when the model
-    posterior exceeds the policy's bound, or the counted lower limit exceeds the
-    policy's bound or the spec's own.
-
-    Attributes
-    ----------
-    rho1, bound, bound_spec : float
-    model_posterior : float
-    counted_posterior, lower, upper : float
-    records, hits : int
-    alpha : float
-    released_value : str
-    property_values : tuple of str
+    The *model* posterior comes from ``M`` and the estimated prior (exact); the *counted* one
+    is ``hits / records`` among the records released as ``released_value``, with one-sided
+    Clopper-Pearson limits at level ``1 - alpha``. The test fails when the model posterior
+    exceeds the policy's bound, or the counted lower limit the policy's or the spec's.
 
     References
     ----------
@@ -270,22 +238,10 @@ class PosteriorTest:
 class AttributeAudit:
     """Every figure of one perturbed attribute.
 
-    Attributes
-    ----------
-    name, domain : str
-    N : int
-    gamma : float
-        The spec's amplification for this attribute.
-    tolerance : float or None
-        Numbers: a guess this close to the original counts as recovered.
-    prior_only : float
-        Share recovered by the most frequent value of the estimated distribution.
-    prior_best : float
-        ``q*``: the best share any fixed guess recovers, counted from the original.
-    bound : float
-        ``rho2(gamma_policy, q*)``: the most an attack reading this attribute may recover.
-    attacks : dict of str to RecoveryTest
-    breach : tuple of PosteriorTest
+    ``gamma`` is the spec's; ``prior_only`` the share the most frequent estimated value
+    recovers, ``prior_best`` (``q*``) the best share any fixed guess recovers, counted from
+    the original, and ``bound = rho2(gamma_policy, q*)``; a numeric guess within
+    ``tolerance`` of the original counts as recovered.
     """
 
     name: str
@@ -369,7 +325,7 @@ class AuditReport:
     alpha : float
         Family-wise false-alarm probability.
     alpha_recovery : float
-        One-sided level of each recovery limit (``alpha`` divided as in the module notes).
+        One-sided level of each recovery limit (``alpha`` divided as on docs/attacks.md).
     alpha_posterior : float
         Share of ``alpha`` given to each attribute's counted posterior search, divided
         again over its released values, candidates and levels (each test's own level is
@@ -501,8 +457,7 @@ def as_report(report: AuditReport | Mapping) -> AuditReport:
 
 
 def not_significant(report: Mapping) -> int:
-    """How many counted figures of ``report`` (:meth:`AuditReport.to_dict`) lie above
-    their bound with an interval that still holds it (``not significant``)."""
+    """How many counted figures of ``report`` lie above their bound within chance."""
     return sum(
         t["verdict"] == "not significant"
         for a in report["attributes"]
@@ -511,20 +466,8 @@ def not_significant(report: Mapping) -> int:
 
 
 def plain_verdict(report: Mapping) -> str:
-    """The audit's verdict in plain words, for the HTML report and the app.
-
-    A pass says whether counted figures lie above their bound within chance, so a
-    page never reads as cleaner than the audit below it.
-
-    Parameters
-    ----------
-    report : Mapping
-        :meth:`AuditReport.to_dict`.
-
-    Returns
-    -------
-    str
-        Starting with ``PASSED:`` or ``FAILED:``.
+    """The verdict of an audit (:meth:`AuditReport.to_dict`) in plain words, for pages; a pass
+    names the figures above their bound within chance, so a page never reads as cleaner.
 
     References
     ----------
