@@ -1,9 +1,7 @@
 """Conversion to and from pgmpy's ``DiscreteBayesianNetwork`` and ``TabularCPD``.
 
-pgmpy is an optional extra (``pip install ppdm[bn]``); it is imported only when one of
-these functions is called. Both libraries lay a CPD out the same way: rows are the
-node's states, columns the parent configurations with the last evidence variable
-fastest, so the arrays pass through unchanged.
+pgmpy (the ``bn`` extra) is imported only when a function is called; both libraries lay
+a CPD out alike (last evidence variable fastest), so the arrays pass through unchanged.
 
 References
 ----------
@@ -113,12 +111,7 @@ def from_pgmpy(model, name: str = "bn") -> BayesNet:
 
 
 def read_pgmpy_file(path: str | os.PathLike, fmt: str) -> BayesNet:
-    """Read a BIF (``fmt=".bif"``) or XMLBIF (``".xmlbif"``/``".xml"``) file through pgmpy.
-
-    References
-    ----------
-    Ma & Sivakumar, Sec. 4-5.
-    """
+    """Read a BIF (``fmt=".bif"``) or XMLBIF (``".xmlbif"``/``".xml"``) file through pgmpy."""
     _pgmpy()
     from pgmpy.readwrite import BIFReader, XMLBIFReader
 
