@@ -44,23 +44,21 @@ from .scoring import (
 
 @dataclass(frozen=True)
 class Advice:
-    """The advisor's answer.
+    """The advisor's answer (:meth:`summary` is its ``advice.json``).
 
     Attributes
     ----------
     gamma, N, learner : the recommended design (None when nothing is recommended);
         ``N`` is one number, or a dict attribute -> N when per-attribute N won
-    accuracy, se, sd, release_se, reps : the confirmed figure, the standard error of
-        that mean, the sd of one release's accuracy, ``sqrt(sd^2 + se^2)`` (the error
-        of the figure as a prediction of one fresh release) and the fresh releases
+    accuracy, se, sd, release_se, reps : the mean accuracy of ``reps`` fresh releases, its
+        standard error, one release's sd, and ``sqrt(sd^2 + se^2)``, the error for one release
     rule : "7.1" or "7.2"; met : whether the confirmed accuracy meets the target
     table : one row per (gamma, N, learner) of the screening grid
     paper : the paper pipeline's own advice under the same rule and policy, confirmed
     majority, original_accuracy : baselines on the same test parts
     privacy : :func:`ppdm.privacy.attribute_privacy` of the design, for all records
-    notes : what was left out and why, what per-attribute N did
+    notes, reason : what was left out and why; why nothing is recommended
     spec : the release spec to publish with (``ppdm perturb --spec``)
-    reason : why nothing is recommended
     """
 
     gamma: float | None
@@ -268,7 +266,7 @@ def advise(
 
 def _record_notes(spec: ReleaseSpec) -> list[str]:
     """The recommended release's guarantee per record, and its attributes past the point
-    where unary encoding would estimate frequencies with less variance (N > 3 gamma + 2).
+    where unary encoding estimates frequencies with less variance (N > 3 gamma + 2).
 
     References
     ----------
