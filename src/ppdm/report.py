@@ -111,8 +111,9 @@ WEAK_RHO2_AT_5_PERCENT = 0.99
 
 
 def _grouped(report: dict, reason) -> list[str]:
-    """One line per ``reason(attribute)`` of the perturbed attributes of a
-    :func:`privacy_report` (None: no line), naming the attributes that share it."""
+    """One line per ``reason(attribute)`` (None: no line) of the perturbed attributes,
+    naming the attributes that share it.
+    """
     names: dict[str, list[str]] = {}
     for a in report["attributes"]:
         why = reason(a) if a.get("perturbed") else None
@@ -122,9 +123,9 @@ def _grouped(report: dict, reason) -> list[str]:
 
 
 def weakly_protected(report: dict) -> list[str]:
-    """The perturbed attributes of a :func:`privacy_report` that are protected, but so
-    weakly that a property of prior 5 % can reach a posterior of 99 % or more: one line
-    per set of figures, naming the attributes that share them (none unprotected)."""
+    """Lines naming the protected attributes of a :func:`privacy_report` through which a
+    property of prior 5 % can reach a posterior of 99 % or more.
+    """
 
     def reason(a: dict) -> str | None:
         rho2 = a.get("rho2", {}).get("0.05", 0.0)
@@ -136,10 +137,9 @@ def weakly_protected(report: dict) -> list[str]:
 
 
 def past_the_crossover(report: dict) -> list[str]:
-    """The gamma-diagonal attributes of a :func:`privacy_report` with more values than
-    ``3 gamma + 2``, past which k-ary randomized response (a gamma-diagonal matrix)
-    estimates frequencies with more variance than optimized unary encoding at the same
-    epsilon = ln gamma: one line per set of figures.
+    """Lines naming the gamma-diagonal attributes with N > 3 gamma + 2, past which k-ary
+    randomized response estimates frequencies with more variance than optimized unary
+    encoding at the same epsilon.
 
     References
     ----------
@@ -179,9 +179,7 @@ def format_privacy_report(report: dict) -> str:
 
 
 def per_record_lines(report: dict) -> list[str]:
-    """The per-record guarantee of a :func:`privacy_report` as text lines: total epsilon,
-    the amplification of a property of k attributes, the columns released unprotected,
-    and the per-record budget."""
+    """The per-record guarantee of a :func:`privacy_report` as text lines."""
     rec = report.get("per_record")
     if rec is None:
         return []
