@@ -1,10 +1,7 @@
 """The main job end to end on built-in synthetic data: perturb, estimate, reconstruct, learn.
 
-A data owner's table (Agrawal et al.'s loan data, function 1) is released with random
-substitution; a miner estimates the distributions from the release alone, rebuilds a
-table with Algorithm 2 and learns a C4.5 tree from it. The demo prints, side by side,
-the estimation error of every method, the privacy figures, and the tree accuracy on
-original versus reconstructed data.
+Prints the estimation error of every method, the privacy figures, and the tree accuracy
+on original versus reconstructed data of an Agrawal function-1 release.
 
 References
 ----------
@@ -70,8 +67,6 @@ def run_demo(
     ----------
     n_train, n_test : int
         Training records (released) and held-out test records (never perturbed).
-    n_bins : int, default=20
-        N for the continuous attributes.
     function : int, default=1
         Agrawal classification function.
     seed : int, default=0
