@@ -74,11 +74,10 @@ def audit(directory: Path, release: str, original, keys: list[str] | None) -> di
 
 
 def mine(directory: Path, release: str, test, learner: str | None) -> dict:
-    """:func:`ppdm.selection.mine`: a learner chosen and scored from the release alone;
-    with a test table of original records, its measured accuracy and that table's
-    majority-class rate beside it. A release that perturbed its class has no score from
-    the release alone: C4.5 on its global reconstruction, measured on the test table
-    (:func:`ppdm.mining.mine_release`, as ``ppdm mine --test`` does)."""
+    """:func:`ppdm.selection.mine`, with a test table's measured accuracy and majority-class
+    rate beside it; a release that perturbed its class is mined by
+    :func:`ppdm.mining.mine_release` and measured on the test table, as ``ppdm mine --test``.
+    """
     from ppdm.exceptions import ParameterError
     from ppdm.mining import _model_text, check_release_columns, mine_release
     from ppdm.pipeline import load_release

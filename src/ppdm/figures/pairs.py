@@ -1,7 +1,5 @@
-"""The figure of a two-way table: released counts beside the estimated original ones.
-
-Both panels share one colour scale (counts per cell), so a cell's colour can be read
-across them; the estimate's standard errors are in ``estimate --json``.
+"""The figure of a two-way table: released counts beside the estimated original ones, on
+one colour scale (the standard errors are in ``estimate --json``).
 
 References
 ----------
