@@ -64,10 +64,8 @@ def marginal_matrix(
 ) -> ExplicitMatrix:
     """Marginal transition matrix of some members of a simultaneously randomized group.
 
-    For case (d), where ``X_i`` is randomized together with a non-parent, the miner
-    needs ``P(X~_keep | X_keep)``. It exists (is free of the data) when the randomized
-    kept members do not depend on the dropped members' original values; then it is the
-    sum of ``M`` over the dropped members' randomized values.
+    ``P(X~_keep | X_keep)`` for case (d): the sum of ``M`` over the dropped members'
+    randomized values, defined when it does not depend on their original values.
 
     Parameters
     ----------
@@ -91,7 +89,7 @@ def marginal_matrix(
 
     Examples
     --------
-    >>> from ppdm.matrix import symmetric_binary, KroneckerMatrix, ExplicitMatrix
+    >>> from ppdm.matrix import symmetric_binary, ExplicitMatrix
     >>> m = ExplicitMatrix(np.kron(symmetric_binary(0.2).dense(), symmetric_binary(0.1).dense()))
     >>> marginal_matrix(m, [2, 2], [0]).dense().tolist()
     [[0.8, 0.2], [0.2, 0.8]]

@@ -281,10 +281,8 @@ def write_estimate_plots(
         An existing directory.
     dpi : float
     helper : concurrent.futures.Executor, optional
-        A process that draws figures beside this one (:func:`plot_helper`): it takes
-        the figures from the last one down while this process draws from the first one
-        up, so each is drawn once, by whichever gets to it first; a figure the helper
-        fails to draw is drawn here. The bytes are the same either way.
+        A process (:func:`plot_helper`) drawing from the last figure down while this one
+        draws from the first up; what it fails to draw is drawn here. Same bytes.
     meanwhile : callable, optional
         Called once the helper has the figures and before this process draws any (the
         command line prints its tables there).
