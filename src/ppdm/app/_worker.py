@@ -1,8 +1,4 @@
-"""The child process of a job (see :mod:`ppdm.app._jobs`): run one library call.
-
-Each function calls ppdm's public API and returns picklable results; errors become one
-line in ``error.txt``.
-"""
+"""The child process of a job (see :mod:`ppdm.app._jobs`): one library call, its errors one line."""
 
 from __future__ import annotations
 
@@ -31,8 +27,7 @@ def advise(
     min_accuracy: float | None,
     max_gamma: float | None = None,
 ) -> dict:
-    """:func:`ppdm.advise.advise` with a progress file and its plot; its summary's keys
-    and, in ``"lines"``, the report the command line prints (:func:`format_advice`)."""
+    """:func:`ppdm.advise.advise` with a progress file, its plot and printed report."""
     from ppdm.advise import advise as run_advisor
     from ppdm.advise import format_advice
     from ppdm.figures.advice import plot_advice
