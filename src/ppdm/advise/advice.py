@@ -89,31 +89,17 @@ class Advice:
 
     def summary(self) -> dict:
         """The JSON summary (``advice.json``); the command line and the app read these keys."""
-        done = self.table[self.table["status"] == "evaluated"]
+        evaluated, cells = self.table["status"] == "evaluated", self.table[["gamma", "N"]]
+        same = ("rule", "gamma", "N", "learner", "accuracy", "se", "sd", "release_se", "reps")
+        same += ("met", "min_accuracy", "max_gamma", "paper")
         return {
             "recommended": self.recommended,
-            "rule": self.rule,
-            "gamma": self.gamma,
-            "N": self.N,
-            "learner": self.learner,
-            "accuracy": self.accuracy,
-            "se": self.se,
-            "sd": self.sd,
-            "release_se": self.release_se,
-            "reps": self.reps,
-            "met": self.met,
-            "min_accuracy": self.min_accuracy,
-            "max_gamma": self.max_gamma,
-            "paper": self.paper,
+            **{key: getattr(self, key) for key in same},
             "majority_rate": self.majority,
             "original_accuracy": self.original_accuracy,
             "privacy": self.privacy,
-            "cells_evaluated": int(done[["gamma", "N"]].drop_duplicates().shape[0]),
-            "cells_left_out": int(
-                self.table.loc[self.table["status"] != "evaluated", ["gamma", "N"]]
-                .drop_duplicates()
-                .shape[0]
-            ),
+            "cells_evaluated": len(cells[evaluated].drop_duplicates()),
+            "cells_left_out": len(cells[~evaluated].drop_duplicates()),
             "notes": list(self.notes),
             "reason": self.reason,
         }
