@@ -102,14 +102,6 @@ def infinite_ckl_cause(
     Names the first parent configuration seen in ``data`` and state that the other network
     gives probability 0 and the reference does not.
 
-    Examples
-    --------
-    >>> from ppdm.bayesnet.network import Node
-    >>> a = BayesNet([Node("A", ("no", "yes"))], {"A": [0.5, 0.5]})
-    >>> b = BayesNet([Node("A", ("no", "yes"))], {"A": [1.0, 0.0]})
-    >>> infinite_ckl_cause(a, b, "A", pd.DataFrame({"A": [0, 1]}))
-    "P(A='yes') is 0 in the second network but 0.5 in the reference"
-
     References
     ----------
     Ma & Sivakumar, Sec. 6.2.

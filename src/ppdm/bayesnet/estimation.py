@@ -179,16 +179,8 @@ def _block_covariance(
 def fix_negative_counts(counts: np.ndarray, fix: str = "norm-sub") -> np.ndarray:
     """Make estimated counts ``(K, J)`` non-negative, one parent configuration at a time.
 
-    Parameters
-    ----------
-    fix : str, default="norm-sub"
-        One of :data:`FIXES`; ``norm-sub`` projects each column with a negative on the
-        simplex of total ``max(N^_ij, 0)``.
-
-    Examples
-    --------
-    >>> fix_negative_counts(np.array([[5.0], [-1.0], [2.0]])).ravel().tolist()
-    [4.5, 0.0, 1.5]
+    ``fix`` is one of :data:`FIXES`; ``norm-sub`` projects each column with a negative on
+    the simplex of total ``max(N^_ij, 0)``.
 
     References
     ----------
@@ -291,12 +283,8 @@ def estimate_family(
 ) -> FamilyEstimate:
     """Estimate N_ijk of ``node`` from (partly) randomized state codes.
 
-    Parameters
-    ----------
-    parents : sequence of str
-        In CPD column order (last parent fastest).
-    scheme : PramScheme
-        How every needed column was randomized (unrandomized columns included).
+    ``parents`` are in CPD column order (last parent fastest); ``scheme`` says how every
+    needed column was randomized (unrandomized columns included).
 
     References
     ----------

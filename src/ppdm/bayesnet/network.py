@@ -75,13 +75,8 @@ def _states(value, name: str) -> tuple[str, ...]:
 class BayesNet:
     """A discrete Bayesian network: a DAG of :class:`Node` and, optionally, its CPDs.
 
-    Parameters
-    ----------
-    nodes : sequence of Node
-        In any order; parents must name other nodes and the graph must be acyclic.
-    cpds : mapping of str to array-like, optional
-        ``(K_i, J_i)`` arrays or their flat row-major lists, every column summing to 1;
-        nodes without a CPD are allowed (structure only).
+    ``cpds`` maps nodes to ``(K_i, J_i)`` arrays or their flat row-major lists, every
+    column summing to 1; nodes without a CPD are allowed (structure only).
 
     References
     ----------
@@ -363,12 +358,6 @@ def encode_states(frame: pd.DataFrame, states: Mapping[str, Sequence[str]]) -> p
     columns are codes unless every state name is an integer literal other than its own code
     (such names read back from CSV as integers). A value that is neither raises
     :class:`DataError` naming the column, the 1-based row and the value.
-
-    Examples
-    --------
-    >>> frame = pd.DataFrame({"A": ["yes", "no", "1"]})
-    >>> encode_states(frame, {"A": ("no", "yes")})["A"].tolist()
-    [1, 0, 1]
     """
     out = frame.copy()
     for name, labels in states.items():

@@ -170,14 +170,10 @@ class Randomization:
 
 
 class PramScheme:
-    """The variables of a data set, their cardinalities and how each is randomized.
+    """The variables of a data set, their cardinalities K_i and how each is randomized.
 
-    Parameters
-    ----------
-    cardinalities : mapping of str to int
-        Every variable of the data set (randomized or not) and its K_i.
-    randomizations : sequence of Randomization, or of ``(variables, matrix)`` pairs
-        Disjoint groups; variables in none of them are released unchanged.
+    ``randomizations`` are disjoint groups (:class:`Randomization` or ``(variables,
+    matrix)`` pairs); variables in none of them are released unchanged.
 
     References
     ----------
