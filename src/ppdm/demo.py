@@ -61,18 +61,10 @@ def run_demo(
     seed: int = 0,
     workdir: str | Path | None = None,
 ) -> DemoResult:
-    """Run the whole pipeline once on Agrawal data and return the figures.
-
-    Parameters
-    ----------
-    n_train, n_test : int
-        Training records (released) and held-out test records (never perturbed).
-    function : int, default=1
-        Agrawal classification function.
-    seed : int, default=0
-        Seed of the data, the release and the reconstruction (a demo is an experiment).
-    workdir : path, optional
-        Where to write the release (a temporary directory by default).
+    """Run the whole pipeline once on Agrawal data (classification ``function``) and return
+    the figures: ``n_train`` records released, ``n_test`` held out unperturbed, ``seed`` for
+    the data, the release and the reconstruction (a demo is an experiment), the release
+    written in ``workdir`` (a temporary directory by default).
     """
     start = time.perf_counter()
     data = agrawal(n_train + n_test, function=function, random_state=seed)

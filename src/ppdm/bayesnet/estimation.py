@@ -96,14 +96,7 @@ def _family_axes(family: Sequence[str], scheme: PramScheme) -> list[_Axis]:
 
 
 def family_counts(data: pd.DataFrame, columns: Sequence[str], cards: Sequence[int]) -> np.ndarray:
-    """Count tensor of the joint codes of ``columns`` (one ``bincount`` over all records).
-
-    Examples
-    --------
-    >>> frame = pd.DataFrame({"a": [0, 1, 1], "b": [2, 0, 0]})
-    >>> family_counts(frame, ["a", "b"], [2, 3]).tolist()
-    [[0.0, 0.0, 1.0], [2.0, 0.0, 0.0]]
-    """
+    """Count tensor of the joint codes of ``columns`` (one ``bincount`` over all records)."""
     idx = np.ravel_multi_index([data[c].to_numpy(dtype=np.int64) for c in columns], cards)
     size = int(np.prod(cards, dtype=np.int64))
     return np.bincount(idx, minlength=size).astype(np.float64).reshape(tuple(cards))

@@ -99,15 +99,9 @@ def _bar_outlines(left: np.ndarray, heights: np.ndarray, width: float) -> np.nda
 def estimate_figure(r, *, dpi: float = 110, reuse=None):
     """One figure for one attribute's estimate: a panel for all records, then one per class.
 
-    The layout is computed from the sizes of the longest labels (no ``tight_layout``), so a
-    figure's text does not grow with its classes times its values.
-
-    Parameters
-    ----------
-    r : ppdm.pipeline.AttributeEstimate
-    reuse : matplotlib.figure.Figure, optional
-        A figure this function returned before: with as many panels and the same dpi it is
-        cleared and drawn into (making axes costs more than drawing them); same image.
+    Laid out from the sizes of the longest labels (no ``tight_layout``). ``reuse``, a figure
+    this function returned before with as many panels and the same dpi, is cleared and drawn
+    into (making axes costs more than drawing them); the image is the same.
 
     References
     ----------
