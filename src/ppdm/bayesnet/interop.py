@@ -117,10 +117,7 @@ def read_pgmpy_file(path: str | os.PathLike, fmt: str) -> BayesNet:
 
     path = Path(path)
     try:
-        if fmt == ".bif":
-            model = BIFReader(str(path)).get_model()
-        else:
-            model = XMLBIFReader(str(path)).get_model()
+        model = (BIFReader if fmt == ".bif" else XMLBIFReader)(str(path)).get_model()
     except Exception as exc:  # noqa: BLE001 - pgmpy raises many kinds on a malformed file
         detail = " ".join(str(exc).split())[:200] or type(exc).__name__
         raise SpecError(f"cannot read {fmt.lstrip('.').upper()} file: {detail}") from exc
@@ -149,12 +146,8 @@ def write_pgmpy_file(net: BayesNet, path: str | os.PathLike, fmt: str) -> None:
                     )
     model = to_pgmpy(net)
     writer = BIFWriter(model) if fmt == ".bif" else XMLBIFWriter(model)
-    if hasattr(writer, "write"):
-        writer.write(str(path))
-    elif fmt == ".bif":  # pgmpy before 1.1
-        writer.write_bif(str(path))
-    else:
-        writer.write_xmlbif(str(path))
+    before_1_1 = "write_bif" if fmt == ".bif" else "write_xmlbif"  # pgmpy before 1.1
+    (getattr(writer, "write", None) or getattr(writer, before_1_1))(str(path))
     _check_read_back(net, path, fmt)
 
 
