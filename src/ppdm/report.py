@@ -54,13 +54,11 @@ def privacy_report(spec: ReleaseSpec) -> dict:
             getattr(dom, "bounds_from_data", False) or getattr(dom, "from_data", False)
         )
         fig.update(
-            {
-                "name": a.name,
-                "perturbed": True,
-                "matrix": a.matrix.get("kind") if a.matrix else None,
-                "domain": dom.kind,
-                "bounds_from_data": from_data,
-            }
+            name=a.name,
+            perturbed=True,
+            matrix=a.matrix.get("kind") if a.matrix else None,
+            domain=dom.kind,
+            bounds_from_data=from_data,
         )
         if from_data:
             what = "min and max" if dom.kind == "binned" else "list of values"
