@@ -385,10 +385,9 @@ def _helper_started() -> None:
 
     from ..quick_exit import flush_and_end
 
-    # at the end, once the pool has let it go, the helper ends without unloading its
-    # modules (the command waits for it): registered after its interpreter's own exit
-    # functions, this runs before them; they have nothing to finish for a process that
-    # only wrote PNG files (multiprocessing ran its own when the worker returned)
+    # at the end the helper ends without unloading its modules (the command waits for it):
+    # registered last, this runs before the interpreter's own exit functions, which have
+    # nothing to finish for a process that only wrote PNG files
     atexit.register(flush_and_end, 0)
 
 
