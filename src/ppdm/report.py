@@ -26,14 +26,8 @@ def privacy_report(spec: ReleaseSpec) -> dict:
 
     The figures are recomputed from the matrices, so the report cannot disagree with
     the spec. Attributes whose bounds or values were read off the data are listed
-    under ``"leaks"``.
-
-    ``"per_record"`` holds the guarantee of a whole record
-    (:func:`ppdm.privacy.record_privacy`): ``attributes`` (m perturbed), ``copies``,
-    ``epsilon`` (sum of copies x ln gamma; None if unbounded or additive),
-    ``amplification`` (``"1"``, ``"2"``, ``"3"``, ``"all"`` -> product of the k largest
-    gammas, None if unbounded; None for additive noise), ``budget`` (the spec's
-    ``epsilon_record``), ``within_budget`` and ``unprotected``.
+    under ``"leaks"``; ``"per_record"`` holds the guarantee of a whole record
+    (:func:`ppdm.privacy.record_privacy`), as docs/report.md describes it.
     """
     mech = mechanism_of(spec)
     attrs = []

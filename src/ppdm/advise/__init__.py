@@ -1,9 +1,5 @@
-"""The owner's advisor: which (gamma, N, learner) to release with, scored as miners mine.
-
-Each learner a miner can choose learns from in-memory releases of fresh training splits
-and is scored on the original test part, the paper's pipeline beside them; a rule picks a
-cell within the owner's policy and fresh releases confirm it. docs/advisor.md tells the
-rules, the per-attribute N and the error bars.
+"""The owner's advisor: which (gamma, N, learner) to release with, scored as miners mine;
+docs/advisor.md tells the scoring, the rules, the per-attribute N and the error bars.
 
 References
 ----------
