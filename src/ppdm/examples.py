@@ -68,12 +68,6 @@ def agrawal_release(
     For examples only: the release is seeded (anyone who knows the seed can undo it), so
     the seeded-release warning is not raised here. Both attributes are binned over
     :data:`AGRAWAL_BOUNDS`; returns the original, the spec and the release (``group`` as is).
-
-    Examples
-    --------
-    >>> df, spec, rel = agrawal_release(1000)
-    >>> list(rel.columns), len(rel)
-    (['age', 'salary', 'group'], 1000)
     """
     df = agrawal(n, function=function, random_state=random_state)[["age", "salary", "group"]]
     with warnings.catch_warnings():

@@ -46,19 +46,13 @@ from .scoring import (
 class Advice:
     """The advisor's answer (:meth:`summary` is its ``advice.json``).
 
-    Attributes
-    ----------
-    gamma, N, learner : the recommended design (None when nothing is recommended);
-        ``N`` is one number, or a dict attribute -> N when per-attribute N won
-    accuracy, se, sd, release_se, reps : the mean accuracy of ``reps`` fresh releases, its
-        standard error, one release's sd, and ``sqrt(sd^2 + se^2)``, the error for one release
-    rule : "7.1" or "7.2"; met : whether the confirmed accuracy meets the target
-    table : one row per (gamma, N, learner) of the screening grid
-    paper : the paper pipeline's own advice under the same rule and policy, confirmed
-    majority, original_accuracy : baselines on the same test parts
-    privacy : :func:`ppdm.privacy.attribute_privacy` of the design, for all records
-    notes, reason : what was left out and why; why nothing is recommended
-    spec : the release spec to publish with (``ppdm perturb --spec``)
+    ``gamma``, ``N`` (one number, or attribute -> N when per-attribute N won) and
+    ``learner`` are None when nothing is recommended (``reason`` says why). ``accuracy`` is
+    the mean over ``reps`` fresh releases, ``se`` its standard error, ``sd`` one release's,
+    ``release_se = sqrt(sd^2 + se^2)`` the error for one release; ``met``: the target is
+    met; ``paper``: the paper pipeline's own advice, confirmed; ``spec``: the release spec;
+    ``table``: the screening grid, one row per (gamma, N, learner); ``privacy``:
+    :func:`ppdm.privacy.attribute_privacy` of the design for all records.
     """
 
     gamma: float | None
