@@ -73,9 +73,7 @@ def write_pair_plots(estimates, directory: str | os.PathLike, *, dpi: float = 11
     from .estimates import plot_file_stems
 
     stems = plot_file_stems([f"{e.names[0]}__x__{e.names[1]}" for e in estimates])
-    paths = []
-    for est, stem in zip(estimates, stems):
-        path = Path(directory) / f"{stem}.png"
+    paths = [Path(directory) / f"{stem}.png" for stem in stems]
+    for est, path in zip(estimates, paths):
         pair_figure(est, dpi=dpi).savefig(path, dpi=dpi, metadata={"Software": None})
-        paths.append(path)
     return paths
