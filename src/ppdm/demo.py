@@ -1,10 +1,7 @@
 """The main job end to end on built-in synthetic data: perturb, estimate, reconstruct, learn.
 
-A data owner's table (Agrawal et al.'s loan data, function 1) is released with random
-substitution; a miner estimates the distributions from the release alone, rebuilds a
-table with Algorithm 2 and learns a C4.5 tree from it. The demo prints, side by side,
-the estimation error of every method, the privacy figures, and the tree accuracy on
-original versus reconstructed data.
+Prints the estimation error of every method, the privacy figures, and the tree accuracy
+on original versus reconstructed data of an Agrawal function-1 release.
 
 References
 ----------
@@ -64,20 +61,10 @@ def run_demo(
     seed: int = 0,
     workdir: str | Path | None = None,
 ) -> DemoResult:
-    """Run the whole pipeline once on Agrawal data and return the figures.
-
-    Parameters
-    ----------
-    n_train, n_test : int
-        Training records (released) and held-out test records (never perturbed).
-    n_bins : int, default=20
-        N for the continuous attributes.
-    function : int, default=1
-        Agrawal classification function.
-    seed : int, default=0
-        Seed of the data, the release and the reconstruction (a demo is an experiment).
-    workdir : path, optional
-        Where to write the release (a temporary directory by default).
+    """Run the whole pipeline once on Agrawal data (classification ``function``) and return
+    the figures: ``n_train`` records released, ``n_test`` held out unperturbed, ``seed`` for
+    the data, the release and the reconstruction (a demo is an experiment), the release
+    written in ``workdir`` (a temporary directory by default).
     """
     start = time.perf_counter()
     data = agrawal(n_train + n_test, function=function, random_state=seed)

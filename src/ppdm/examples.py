@@ -65,31 +65,9 @@ def agrawal_release(
 ) -> tuple[pd.DataFrame, ReleaseSpec, pd.DataFrame]:
     """Agrawal's age and salary with the class ``group``, and a seeded release of them.
 
-    For examples only: the release is drawn from a seeded generator (anyone who knows
-    the seed can undo it), so the seeded-release warning is not raised here.
-
-    Parameters
-    ----------
-    function : int, default=1
-        Agrawal's class function (1 depends on age alone).
-    gamma, n_bins : float, int
-        Of both attributes, binned over the generator's bounds (:data:`AGRAWAL_BOUNDS`).
-    random_state : int, default=0
-        Seed of the data and of the perturbation.
-
-    Returns
-    -------
-    original : DataFrame
-        Columns ``age``, ``salary``, ``group``.
-    spec : ReleaseSpec
-    release : DataFrame
-        The perturbed table (``group`` released as is).
-
-    Examples
-    --------
-    >>> df, spec, rel = agrawal_release(1000)
-    >>> list(rel.columns), len(rel)
-    (['age', 'salary', 'group'], 1000)
+    For examples only: the release is seeded (anyone who knows the seed can undo it), so
+    the seeded-release warning is not raised here. Both attributes are binned over
+    :data:`AGRAWAL_BOUNDS`; returns the original, the spec and the release (``group`` as is).
     """
     df = agrawal(n, function=function, random_state=random_state)[["age", "salary", "group"]]
     with warnings.catch_warnings():

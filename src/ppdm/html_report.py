@@ -1,11 +1,7 @@
 """A release's privacy report as one self-contained HTML page, for the owner to hand on.
 
-The page holds everything a reviewer needs to judge a release without running ppdm:
-the privacy figures of every attribute (the same numbers as ``ppdm report``), the
-guarantee in plain words, what the release leaves unprotected or leaks, the estimated
-original distributions with their standard errors, and the audit's verdict if one was
-run. It needs no network: the style sheet is inline, the figures are PNG data URIs,
-and there are no scripts or external fonts.
+The page (no network, scripts or external fonts; figures as PNG data URIs) is described
+on docs/report.md.
 
 References
 ----------
@@ -98,8 +94,7 @@ _KIT = SimpleNamespace(e=_e, num=_num, row=_row, table=_table, unperturbed=_unpe
 
 
 def _per_record(rep: dict) -> str:
-    """The guarantee of a whole record: total epsilon, the amplification of a property of
-    k attributes, the unprotected columns and the budget (as ``ppdm report`` says it)."""
+    """The guarantee of a whole record, as ``ppdm report`` says it."""
     rec = rep.get("per_record")
     if rec is None:
         return ""
@@ -202,9 +197,9 @@ def _audit_verdict(audit) -> str:
 
 
 def _audit_body(text: str) -> str:
-    """The audit's text as the page shows it: its tables (a line starting ``attribute``
-    and the lines under it up to a blank one, columns two spaces apart) as HTML tables,
-    the rest as wrapped preformatted text, so nothing runs past the page's edge."""
+    """The audit's text with its tables (a line starting ``attribute`` to the next blank one)
+    as HTML tables and the rest as wrapped preformatted text.
+    """
     out: list[str] = []
     prose: list[str] = []
     lines = text.splitlines()
@@ -231,7 +226,8 @@ def _audit_body(text: str) -> str:
 
 def _aligned_table(lines: list[str]) -> str | None:
     """An HTML table of text columns two or more spaces apart; None when a row does not
-    split into as many cells as the header (a name holding two spaces, say)."""
+    split into as many cells as the header.
+    """
     rows = [re.split(r" {2,}", line.strip()) for line in lines]
     if len(rows) < 2 or any(len(r) != len(rows[0]) for r in rows):
         return None

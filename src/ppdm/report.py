@@ -26,14 +26,8 @@ def privacy_report(spec: ReleaseSpec) -> dict:
 
     The figures are recomputed from the matrices, so the report cannot disagree with
     the spec. Attributes whose bounds or values were read off the data are listed
-    under ``"leaks"``.
-
-    ``"per_record"`` holds the guarantee of a whole record
-    (:func:`ppdm.privacy.record_privacy`): ``attributes`` (m perturbed), ``copies``,
-    ``epsilon`` (sum of copies x ln gamma; None if unbounded or additive),
-    ``amplification`` (``"1"``, ``"2"``, ``"3"``, ``"all"`` -> product of the k largest
-    gammas, None if unbounded; None for additive noise), ``budget`` (the spec's
-    ``epsilon_record``), ``within_budget`` and ``unprotected``.
+    under ``"leaks"``; ``"per_record"`` holds the guarantee of a whole record
+    (:func:`ppdm.privacy.record_privacy`), as docs/report.md describes it.
     """
     mech = mechanism_of(spec)
     attrs = []
@@ -54,13 +48,11 @@ def privacy_report(spec: ReleaseSpec) -> dict:
             getattr(dom, "bounds_from_data", False) or getattr(dom, "from_data", False)
         )
         fig.update(
-            {
-                "name": a.name,
-                "perturbed": True,
-                "matrix": a.matrix.get("kind") if a.matrix else None,
-                "domain": dom.kind,
-                "bounds_from_data": from_data,
-            }
+            name=a.name,
+            perturbed=True,
+            matrix=a.matrix.get("kind") if a.matrix else None,
+            domain=dom.kind,
+            bounds_from_data=from_data,
         )
         if from_data:
             what = "min and max" if dom.kind == "binned" else "list of values"
@@ -111,8 +103,9 @@ WEAK_RHO2_AT_5_PERCENT = 0.99
 
 
 def _grouped(report: dict, reason) -> list[str]:
-    """One line per ``reason(attribute)`` of the perturbed attributes of a
-    :func:`privacy_report` (None: no line), naming the attributes that share it."""
+    """One line per ``reason(attribute)`` (None: no line) of the perturbed attributes,
+    naming the attributes that share it.
+    """
     names: dict[str, list[str]] = {}
     for a in report["attributes"]:
         why = reason(a) if a.get("perturbed") else None
@@ -122,9 +115,9 @@ def _grouped(report: dict, reason) -> list[str]:
 
 
 def weakly_protected(report: dict) -> list[str]:
-    """The perturbed attributes of a :func:`privacy_report` that are protected, but so
-    weakly that a property of prior 5 % can reach a posterior of 99 % or more: one line
-    per set of figures, naming the attributes that share them (none unprotected)."""
+    """Lines naming the protected attributes of a :func:`privacy_report` through which a
+    property of prior 5 % can reach a posterior of 99 % or more.
+    """
 
     def reason(a: dict) -> str | None:
         rho2 = a.get("rho2", {}).get("0.05", 0.0)
@@ -136,10 +129,9 @@ def weakly_protected(report: dict) -> list[str]:
 
 
 def past_the_crossover(report: dict) -> list[str]:
-    """The gamma-diagonal attributes of a :func:`privacy_report` with more values than
-    ``3 gamma + 2``, past which k-ary randomized response (a gamma-diagonal matrix)
-    estimates frequencies with more variance than optimized unary encoding at the same
-    epsilon = ln gamma: one line per set of figures.
+    """Lines naming the gamma-diagonal attributes with N > 3 gamma + 2, past which k-ary
+    randomized response estimates frequencies with more variance than optimized unary
+    encoding at the same epsilon.
 
     References
     ----------
@@ -179,9 +171,7 @@ def format_privacy_report(report: dict) -> str:
 
 
 def per_record_lines(report: dict) -> list[str]:
-    """The per-record guarantee of a :func:`privacy_report` as text lines: total epsilon,
-    the amplification of a property of k attributes, the columns released unprotected,
-    and the per-record budget."""
+    """The per-record guarantee of a :func:`privacy_report` as text lines."""
     rec = report.get("per_record")
     if rec is None:
         return []

@@ -1,13 +1,5 @@
-"""The owner's advisor: which (gamma, N, learner) to release with, scored as miners mine.
-
-For each repetition the owner's table is split afresh, the training part released in
-memory exactly as ``ppdm perturb`` would release it, each learner a miner can choose
-(:data:`ppdm.mining.CANDIDATES`) learns from that release, and its accuracy is counted on
-the ORIGINAL test part; the paper's pipeline (global Algorithm 2, then C4.5) is scored
-beside them. A rule (7.1, or 7.2 with a target accuracy) picks a cell within the owner's
-policy, and the pick is confirmed on fresh releases: ``accuracy ± 2 * release_se`` is the
-honest claim for the ONE release the owner makes. docs/advisor.md tells the rules, the
-per-attribute N and the error bars in full.
+"""The owner's advisor: which (gamma, N, learner) to release with, scored as miners mine;
+docs/advisor.md tells the scoring, the rules, the per-attribute N and the error bars.
 
 References
 ----------

@@ -44,23 +44,15 @@ from .scoring import (
 
 @dataclass(frozen=True)
 class Advice:
-    """The advisor's answer.
+    """The advisor's answer (:meth:`summary` is its ``advice.json``).
 
-    Attributes
-    ----------
-    gamma, N, learner : the recommended design (None when nothing is recommended);
-        ``N`` is one number, or a dict attribute -> N when per-attribute N won
-    accuracy, se, sd, release_se, reps : the confirmed figure, the standard error of
-        that mean, the sd of one release's accuracy, ``sqrt(sd^2 + se^2)`` (the error
-        of the figure as a prediction of one fresh release) and the fresh releases
-    rule : "7.1" or "7.2"; met : whether the confirmed accuracy meets the target
-    table : one row per (gamma, N, learner) of the screening grid
-    paper : the paper pipeline's own advice under the same rule and policy, confirmed
-    majority, original_accuracy : baselines on the same test parts
-    privacy : :func:`ppdm.privacy.attribute_privacy` of the design, for all records
-    notes : what was left out and why, what per-attribute N did
-    spec : the release spec to publish with (``ppdm perturb --spec``)
-    reason : why nothing is recommended
+    ``gamma``, ``N`` (one number, or attribute -> N when per-attribute N won) and
+    ``learner`` are None when nothing is recommended (``reason`` says why). ``accuracy`` is
+    the mean over ``reps`` fresh releases, ``se`` its standard error, ``sd`` one release's,
+    ``release_se = sqrt(sd^2 + se^2)`` the error for one release; ``met``: the target is
+    met; ``paper``: the paper pipeline's own advice, confirmed; ``spec``: the release spec;
+    ``table``: the screening grid, one row per (gamma, N, learner); ``privacy``:
+    :func:`ppdm.privacy.attribute_privacy` of the design for all records.
     """
 
     gamma: float | None
@@ -91,31 +83,17 @@ class Advice:
 
     def summary(self) -> dict:
         """The JSON summary (``advice.json``); the command line and the app read these keys."""
-        done = self.table[self.table["status"] == "evaluated"]
+        evaluated, cells = self.table["status"] == "evaluated", self.table[["gamma", "N"]]
+        same = ("rule", "gamma", "N", "learner", "accuracy", "se", "sd", "release_se", "reps")
+        same += ("met", "min_accuracy", "max_gamma", "paper")
         return {
             "recommended": self.recommended,
-            "rule": self.rule,
-            "gamma": self.gamma,
-            "N": self.N,
-            "learner": self.learner,
-            "accuracy": self.accuracy,
-            "se": self.se,
-            "sd": self.sd,
-            "release_se": self.release_se,
-            "reps": self.reps,
-            "met": self.met,
-            "min_accuracy": self.min_accuracy,
-            "max_gamma": self.max_gamma,
-            "paper": self.paper,
+            **{key: getattr(self, key) for key in same},
             "majority_rate": self.majority,
             "original_accuracy": self.original_accuracy,
             "privacy": self.privacy,
-            "cells_evaluated": int(done[["gamma", "N"]].drop_duplicates().shape[0]),
-            "cells_left_out": int(
-                self.table.loc[self.table["status"] != "evaluated", ["gamma", "N"]]
-                .drop_duplicates()
-                .shape[0]
-            ),
+            "cells_evaluated": len(cells[evaluated].drop_duplicates()),
+            "cells_left_out": len(cells[~evaluated].drop_duplicates()),
             "notes": list(self.notes),
             "reason": self.reason,
         }
@@ -268,7 +246,7 @@ def advise(
 
 def _record_notes(spec: ReleaseSpec) -> list[str]:
     """The recommended release's guarantee per record, and its attributes past the point
-    where unary encoding would estimate frequencies with less variance (N > 3 gamma + 2).
+    where unary encoding estimates frequencies with less variance (N > 3 gamma + 2).
 
     References
     ----------

@@ -20,30 +20,23 @@ from ..validation import show
 #: The range Sec. 7 suggests for gamma.
 ADVISOR_GAMMAS: tuple[int, ...] = tuple(range(5, 13))
 
-
 #: N of the default grid: coarse to fine (the paper's 12 values cost 3x the time and
 #: add cells between these that rarely win).
 ADVISOR_NS: tuple[int, ...] = (5, 10, 20, 40)
 
-
 #: The default policy: the audit's rho1 = 0.1 -> rho2 = 0.5, gamma 9.
 POLICY_GAMMA: float = gamma_from_rho(0.1, 0.5)
 
-
-#: The learners scored by default (labels of :data:`ppdm.mining.CANDIDATES`): the forest,
-#: the release tree at depth 8 and C4.5 on the by-class reconstruction; ``learners="all"``
-#: scores every candidate (on a 20,000-record table the release tree's other depths and
-#: leaf sizes gave the same accuracy as depth 8 in every cell).
+#: The learners scored by default (labels of :data:`ppdm.mining.CANDIDATES`); on a
+#: 20,000-record table the release tree's other depths and leaf sizes matched depth 8.
 DEFAULT_LEARNERS: tuple[str, ...] = (
     "release-forest",
     "release-tree depth 8, leaf 0.02",
     "c45 on the by-class reconstruction",
 )
 
-
 #: The paper's pipeline: Algorithm 2 on the whole table, then C4.5 (Sec. 6).
 PAPER_PIPELINE = Candidate("c45 on the global reconstruction (the paper's)", "c45", (), "global")
-
 
 #: A cell is recommended only if its accuracy beats the majority-class rate by this many
 #: binomial standard errors of an accuracy measured on the test part.

@@ -139,12 +139,9 @@ def _design(row: pd.Series) -> tuple[float, int, str]:
 
 
 def confirm_advice(row, top, *, frame, target, cands, run, fresh, ns, n_train):
-    """Confirm the rule's cell on fresh releases of fresh splits.
-
-    Under rule 7.1 the screening's most accurate cell ``top`` is confirmed beside it on
-    the same splits; the rule's cell is kept when the paired difference is within one of
-    its standard errors, else ``top`` is recommended. Then a per-attribute N (``ns``
-    empty: not tried) is tried against the common N (:func:`_pick_variant`).
+    """Confirm the rule's cell on fresh releases of fresh splits (docs/advisor.md): beside
+    the most accurate cell ``top`` under rule 7.1, then a per-attribute N (``ns`` empty: not
+    tried) against the common N.
     """
     by_label = {c.label: c for c in cands}
     design, notes = _design(row), []
@@ -194,18 +191,10 @@ def evaluate_designs(
     test_fraction: float = 1 / 3,
     jobs: int = 1,
 ) -> pd.DataFrame:
-    """Accuracy of designs mined as advised, on fresh releases of fresh splits.
+    """Accuracy of designs mined as advised, on the same ``reps`` fresh splits (paired).
 
-    ``designs`` maps a name to ``(gamma, N, learner label)`` (N one number or a dict
-    attribute -> N; the label one of :data:`ppdm.mining.CANDIDATES` or
-    :data:`PAPER_PIPELINE`'s). Every design is released and mined on the same ``reps``
-    splits (paired), each tested on its original held-out records; with a seed other
-    than the advisor's these are draws the advice was not chosen on.
-
-    Returns
-    -------
-    DataFrame
-        One row per design and repetition: ``design``, ``rep``, ``accuracy``.
+    ``designs`` maps a name to ``(gamma, N, learner label)``; returns one row per design and
+    repetition: ``design``, ``rep``, ``accuracy``.
     """
     check_int(reps, "reps", low=2, error=ParameterError)
     frame = owner_table(frame, class_column, None, seed)

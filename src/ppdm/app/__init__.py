@@ -1,12 +1,8 @@
 """The owner's desk: a local web app over ppdm's library (``ppdm app``).
 
-Two pages. The *owner* opens a table, chooses per attribute whether and how to perturb
-it, watches the privacy figures move with the controls, runs the Sec. 7 advisor and the
-audit, and downloads the release as one zip. The *miner* opens a release, looks at the
-estimated distributions with error bars, downloads the reconstructed table and learns a
-model chosen and scored from the release alone (a test table is optional). Built on
-Shiny for Python (the optional extra ``ppdm[app]``); it listens on 127.0.0.1 only and
-loads no asset from the network.
+An owner's page (perturb, advise, audit, download the release) and a miner's page
+(estimate, reconstruct, learn); docs/app.md describes both. Shiny for Python (the
+``app`` extra), on 127.0.0.1 only, loading no asset from the network.
 
 References
 ----------

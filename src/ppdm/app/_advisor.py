@@ -76,8 +76,7 @@ def n_text(n) -> str:
 
 
 def _status(text: str, res: dict | None) -> list:
-    """The advisor's status line, baselines, recommendation and, as the command line
-    prints it, its report: the learner beside each accuracy, the paper pipeline's."""
+    """The advisor's status line, baselines and recommendation."""
     parts = [ui.p(text, id="o_advise_text")] if text else []
     if res is None:
         return parts

@@ -104,8 +104,7 @@ class Plan:
 
 
 def _numeric(df: pd.DataFrame, column: str, domain) -> bool:
-    """A numeric column the rule does not make categorical (d <= N values): it has an N
-    and bounds to choose, as on the command line."""
+    """A numeric column that is not categorical: it has an N and bounds to choose."""
     kind = getattr(domain, "kind", "")
     return pd.api.types.is_numeric_dtype(df[column]) and kind != "categorical"
 
@@ -187,8 +186,7 @@ def attributes_server(input, output, session, state: State) -> Plan:
 
     @reactive.calc
     def gamma() -> float | None:
-        """The gamma of the attributes without their own: the sidebar's, or None when
-        they share the per-record budget."""
+        """The gamma of the attributes without their own; None when they share a budget."""
         mode = input.o_gmode()
         if mode == "budget":
             return None
@@ -222,8 +220,7 @@ def attributes_server(input, output, session, state: State) -> Plan:
 
     @reactive.calc
     def items() -> list[dict]:
-        """Per attribute: perturbed or not, its own gamma (None: the sidebar's), its
-        domain (or the error naming the value)."""
+        """Per attribute: perturbed or not, its own gamma or None, its domain or error."""
         df = state.frame.get()
         out = []
         for i, c in columns():
@@ -240,9 +237,9 @@ def attributes_server(input, output, session, state: State) -> Plan:
 
     @reactive.calc
     def gammas() -> dict[str, float]:
-        """The gamma of every perturbed attribute, as the release plans it
-        (:func:`ppdm.perturbation.planned_gammas`): its own, the sidebar's, or its share of
-        the per-record budget; an error when the plan is over the budget."""
+        """Every perturbed attribute's gamma as :func:`ppdm.perturbation.planned_gammas` plans
+        it; an error when the plan is over the budget.
+        """
         perturbed = [x for x in items() if x["perturbed"] and "gamma" in x]
         own = {x["name"]: x["gamma"] for x in perturbed if x["gamma"] is not None}
         free = [x["name"] for x in perturbed if x["gamma"] is None]
@@ -279,8 +276,7 @@ def attributes_server(input, output, session, state: State) -> Plan:
 
 
 def _follow_recommendation(state: State, columns, inferred) -> None:
-    """Put the advisor's recommendation into the controls: its gamma for all (the gammas
-    typed per attribute cleared) and its N, one for all or each attribute's own."""
+    """Put the advisor's gamma (for all) and N (one or per attribute) into the controls."""
 
     @reactive.effect
     @reactive.event(state.recommendation)
@@ -311,8 +307,7 @@ def _optional_number(text, name: str, check) -> float | None:
 
 
 def _per_record(gammas, budget, items: list[dict], cls: str):
-    """The per-record figures (:func:`ppdm.privacy.record_privacy`) as the privacy report
-    words them (:func:`ppdm.report.per_record_lines`), or why the plan is refused."""
+    """The per-record figures as ``ppdm report`` words them, or why the plan is refused."""
     from ..report import per_record_lines
 
     try:
@@ -330,8 +325,7 @@ def _per_record(gammas, budget, items: list[dict], cls: str):
 
 
 def _privacy_row(item: dict, g: float | None, n: int, shared: str) -> dict:
-    """The privacy table's row of one attribute (:func:`ppdm.privacy.attribute_privacy`)
-    at gamma ``g``; ``shared`` marks a gamma that is not the attribute's own."""
+    """The privacy table's row of one attribute at gamma ``g`` (``shared``: not its own)."""
     row = {"attribute": item["name"]}
     if not item["perturbed"]:
         row["kind"] = "released as is (no protection)"

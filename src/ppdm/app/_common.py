@@ -84,9 +84,9 @@ _QUOTED = re.compile(r"""('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")""")
 
 
 def page_text(text: str) -> str:
-    """``text`` as the page says it: the command line's advice as what to do in the page
-    (:data:`PAGE_ADVICE`), its flags as the page's controls, or "the command line's
-    --flag" where the page has none; no library keyword; whole numbers without ``.0``."""
+    """``text`` in the page's words: :data:`PAGE_ADVICE`, flags as the page's controls (or
+    "the command line's --flag"), no library keyword, whole numbers without ``.0``.
+    """
 
     def name(match: re.Match) -> str:
         flag = match.group(0)
@@ -103,8 +103,7 @@ def page_text(text: str) -> str:
 
 
 def message(exc: BaseException, context: str | None = None) -> str:
-    """One line for the page: the exception's first line, no traceback, truncated, its
-    flags named as the page names them (:func:`page_text`)."""
+    """One line for the page: the exception's first line, truncated, in :func:`page_text`."""
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     if isinstance(exc, KeyError) and exc.args:
         text = str(exc.args[0])

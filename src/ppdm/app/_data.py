@@ -43,9 +43,7 @@ def data_cards():
 
 
 def inferred_domains(df: pd.DataFrame | None) -> dict:
-    """Per column, the domain the command line would infer at its default N
-    (:func:`ppdm.domain.infer_domain`: an integer column of d <= N values is
-    categorical with N = d, Sec. 7), or the error saying why it cannot."""
+    """Per column, the domain the command line infers at its default N, or the error."""
     out = {}
     for c in [] if df is None else df.columns:
         try:

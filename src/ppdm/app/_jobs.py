@@ -1,9 +1,7 @@
 """Long work of the app (advisor, audit, mining) in a child process: progress, cancel.
 
-A job is a directory in the session's private workspace: ``args.pkl`` (what to run),
-``progress`` (``done total``, rewritten as cells finish), and at the end ``result.pkl``
-or ``error.txt`` (one line). The child is a fresh Python running :mod:`ppdm.app._worker`,
-so the page stays responsive and *Cancel* ends the computation at once.
+A job's directory holds ``args.pkl``, ``progress`` (``done total``) and at the end
+``result.pkl`` or ``error.txt``; the child runs :mod:`ppdm.app._worker`.
 """
 
 from __future__ import annotations
@@ -65,9 +63,7 @@ class Job:
 
 
 def start_job(kind: str, workspace: Path, function: str, **kwargs) -> Job:
-    """Run ``ppdm.app._worker.<function>(**kwargs)`` (picklable arguments) in a child
-    process, in a fresh folder of the session's ``workspace``; ``kind`` labels it in the
-    page ("advisor", "audit", "mining")."""
+    """Run ``ppdm.app._worker.<function>(**kwargs)`` in a child process, in a fresh folder."""
     workspace.mkdir(parents=True, exist_ok=True)
     directory = Path(tempfile.mkdtemp(prefix=f"job-{kind}-", dir=workspace))
     with (directory / "args.pkl").open("wb") as fh:

@@ -93,9 +93,9 @@ def miner_cards():
 
 
 def _estimate_figures(d: Path, method: str, by_class: bool, out: Path) -> tuple[list, int]:
-    """The figures ``ppdm estimate --plot`` draws (:func:`ppdm.figures.estimates.
-    write_estimate_plots`: released and estimated counts ± 2 s.e., then each class's), of
-    the first :data:`MAX_PANELS` attributes; and the number of attributes estimated."""
+    """The ``ppdm estimate --plot`` figures of the first :data:`MAX_PANELS` attributes, and
+    the number of attributes estimated.
+    """
     from ..figures.estimates import write_estimate_plots
     from ..pipeline import estimate_release
 
@@ -224,8 +224,7 @@ def miner_server(input, output, session, state: State):
 
 
 def _mining(input, state: State, release) -> None:
-    """The mining card: a learner chosen and scored in the background
-    (:func:`ppdm.selection.mine`), its estimate beside the baselines."""
+    """The mining card: :func:`ppdm.selection.mine` in the background, beside the baselines."""
     slot = state.slots["mining"]
     test = reactive.value(None)
     note = PageNote(state.miner_msg, "m_mine")
@@ -294,8 +293,7 @@ def _candidates(res: dict) -> pd.DataFrame:
 
 
 def _mined(res: dict):
-    """The chosen learner, its estimated accuracy ± its s.e. beside the majority-class
-    rate, the measured accuracy when a test table was given, the candidates, the model."""
+    """The chosen learner and its accuracy beside the baselines, the candidates, the model."""
     parts = []
     if res["estimate"] is not None:
         parts += [

@@ -46,8 +46,7 @@ def release_card():
 
 
 def user_spec(columns, items: list[dict], cls: str | None) -> ReleaseSpec:
-    """The release spec of the owner's choices: a domain per perturbed attribute, and
-    the gamma-diagonal matrix of those with a gamma of their own."""
+    """The release spec of the owner's choices (a matrix only for a gamma of its own)."""
     by_name = {x["name"]: x for x in items}
     attrs = []
     for c in columns:
@@ -74,8 +73,7 @@ def _seed(experiment: bool, raw) -> int | None:
 
 
 def _make(df, out: Path, plan: dict, spec: ReleaseSpec, seed, keys) -> tuple:
-    """Write the release (``plan``: the plan's keywords: class, gamma, budget); its
-    warnings and weak spots in the page's words, its key risk."""
+    """Write the release; its warnings and weak spots in the page's words, its key risk."""
     from ..attacks.linkage import linkage_report
     from ..pipeline import load_release, make_release
     from ..report import privacy_report, weakly_protected

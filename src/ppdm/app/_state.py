@@ -1,6 +1,4 @@
-"""A browser session's state, shared by the page modules (reactive values only, so a
-module redraws when another changes what it shows), and its background jobs (one
-:class:`JobSlot` per kind)."""
+"""A browser session's state shared by the page modules, and its background jobs."""
 
 from __future__ import annotations
 
@@ -49,9 +47,7 @@ class JobSlot:
             self.status.set(f"{self.kind} cancelled")
 
     def follow(self, cancel, note, reset_on) -> None:
-        """Poll the job while one is pending (its error line to the :class:`PageNote`
-        ``note``), cancel it when the ``cancel`` button is pressed and drop its result
-        when ``reset_on`` changes."""
+        """Poll the job while pending, cancel it on ``cancel``, drop its result on ``reset_on``."""
 
         @reactive.effect
         @reactive.event(cancel)
@@ -97,9 +93,9 @@ class JobSlot:
 
 
 def poll_slots(slots) -> tuple[list[tuple[str, str]], bool]:
-    """Poll every slot: the ``(kind, error line)`` of jobs that just failed, and whether
-    to poll again: a job is still pending, not running (one that ends between its poll
-    and the check would otherwise never be collected)."""
+    """Poll every slot: the ``(kind, error line)`` of jobs that just failed, and whether a
+    job is still pending (not running: one ending between the two checks is collected).
+    """
     slots, errors = list(slots), []
     for slot in slots:
         err = slot.poll()

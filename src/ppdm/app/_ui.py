@@ -35,8 +35,7 @@ def alert(kind: str, text: str):
 
 
 def alert_output(output_id: str, value) -> None:
-    """Render the reactive ``value`` (``(kind, text)`` or None) as an :func:`alert` into
-    the output ``output_id`` of the current session."""
+    """Render the reactive ``(kind, text)`` or None as an :func:`alert` into ``output_id``."""
 
     def shown():
         m = value.get()
@@ -47,8 +46,9 @@ def alert_output(output_id: str, value) -> None:
 
 
 class PageNote:
-    """The note beside a button (the output ``<button_id>_note`` of :func:`note`), echoed
-    in the page's message line ``page_msg``; cleared whenever ``clear_on`` changes."""
+    """The note beside a button (:func:`note`), echoed in the page's message line ``page_msg``;
+    cleared whenever ``clear_on`` changes.
+    """
 
     def __init__(self, page_msg, button_id: str, clear_on=None) -> None:
         self._page_msg = page_msg
@@ -80,8 +80,7 @@ def note(button_id: str):
 
 
 def action_card(title: str, buttons: list[tuple[str, str]], *outputs, controls=None):
-    """A card: its header, optional controls, a row of action buttons (``(id, label)``;
-    the first is the primary action), then its outputs."""
+    """A card: header, optional controls, action buttons (the first primary), outputs."""
     (first_id, first_label), *rest = buttons
     row = ui.div(
         ui.input_action_button(first_id, first_label, class_="btn-primary"),

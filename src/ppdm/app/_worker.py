@@ -1,8 +1,4 @@
-"""The child process of a job (see :mod:`ppdm.app._jobs`): run one library call.
-
-Each function calls ppdm's public API and returns picklable results; errors become one
-line in ``error.txt``.
-"""
+"""The child process of a job (see :mod:`ppdm.app._jobs`): one library call, its errors one line."""
 
 from __future__ import annotations
 
@@ -31,8 +27,7 @@ def advise(
     min_accuracy: float | None,
     max_gamma: float | None = None,
 ) -> dict:
-    """:func:`ppdm.advise.advise` with a progress file and its plot; its summary's keys
-    and, in ``"lines"``, the report the command line prints (:func:`format_advice`)."""
+    """:func:`ppdm.advise.advise` with a progress file, its plot and printed report."""
     from ppdm.advise import advise as run_advisor
     from ppdm.advise import format_advice
     from ppdm.figures.advice import plot_advice
@@ -74,11 +69,10 @@ def audit(directory: Path, release: str, original, keys: list[str] | None) -> di
 
 
 def mine(directory: Path, release: str, test, learner: str | None) -> dict:
-    """:func:`ppdm.selection.mine`: a learner chosen and scored from the release alone;
-    with a test table of original records, its measured accuracy and that table's
-    majority-class rate beside it. A release that perturbed its class has no score from
-    the release alone: C4.5 on its global reconstruction, measured on the test table
-    (:func:`ppdm.mining.mine_release`, as ``ppdm mine --test`` does)."""
+    """:func:`ppdm.selection.mine`, with a test table's measured accuracy and majority-class
+    rate beside it; a release that perturbed its class is mined by
+    :func:`ppdm.mining.mine_release` and measured on the test table, as ``ppdm mine --test``.
+    """
     from ppdm.exceptions import ParameterError
     from ppdm.mining import _model_text, check_release_columns, mine_release
     from ppdm.pipeline import load_release

@@ -27,13 +27,7 @@ __all__ = [
 
 
 def kl_divergence(p: np.ndarray, q: np.ndarray, axis: int = 0) -> np.ndarray:
-    """KL(p || q) along ``axis``, in nats: 0 log 0 = 0, and inf where q = 0 < p.
-
-    Examples
-    --------
-    >>> float(kl_divergence(np.array([0.5, 0.5]), np.array([0.5, 0.5])))
-    0.0
-    """
+    """KL(p || q) along ``axis``, in nats: 0 log 0 = 0, and inf where q = 0 < p."""
     p = np.asarray(p, dtype=np.float64)
     q = np.asarray(q, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -42,19 +36,8 @@ def kl_divergence(p: np.ndarray, q: np.ndarray, axis: int = 0) -> np.ndarray:
 
 
 def conditional_kl(cpd_ref: np.ndarray, cpd_other: np.ndarray, weights: np.ndarray) -> float:
-    """CKL of one node: the ``weights``-average over parent configurations of column KLs.
-
-    Parameters
-    ----------
-    cpd_ref, cpd_other : ndarray (K, J)
-        ``P0`` (e.g. learnt from clean data) and ``P1`` (e.g. from randomized data).
-    weights : ndarray (J,)
-        ``P(pa = j)``; normalised here.
-
-    Examples
-    --------
-    >>> round(conditional_kl(np.array([[0.5], [0.5]]), np.array([[0.9], [0.1]]), [1.0]), 4)
-    0.5108
+    """CKL of one node: the average over parent configurations of the column KLs
+    ``KL(P0(.|j) || P1(.|j))``, weighted by ``weights`` (``P(pa = j)``, normalised here).
 
     References
     ----------
@@ -89,19 +72,8 @@ def parent_weights(net: BayesNet, node: str, data: pd.DataFrame) -> np.ndarray:
 
 
 def ckl_per_node(net_ref: BayesNet, net_other: BayesNet, data: pd.DataFrame) -> pd.DataFrame:
-    """CKL distance of every node shared by two networks of the same structure.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``node``, ``ckl``.
-
-    Examples
-    --------
-    >>> from ppdm.bayesnet.network import Node
-    >>> a = BayesNet([Node("A", ("0", "1"))], {"A": [0.5, 0.5]})
-    >>> ckl_per_node(a, a, pd.DataFrame({"A": [0, 1]}))["ckl"].tolist()
-    [0.0]
+    """CKL distance (columns ``node``, ``ckl``) of every node shared by two networks of the
+    same structure.
 
     References
     ----------
@@ -127,17 +99,8 @@ def infinite_ckl_cause(
 ) -> str | None:
     """Why the CKL of ``node`` is infinite, in words; ``None`` when it is finite.
 
-    The CKL is infinite when, in a parent configuration seen in ``data``, the other
-    network gives probability 0 to a state the reference network gives mass. The first
-    such configuration and state are named.
-
-    Examples
-    --------
-    >>> from ppdm.bayesnet.network import Node
-    >>> a = BayesNet([Node("A", ("no", "yes"))], {"A": [0.5, 0.5]})
-    >>> b = BayesNet([Node("A", ("no", "yes"))], {"A": [1.0, 0.0]})
-    >>> infinite_ckl_cause(a, b, "A", pd.DataFrame({"A": [0, 1]}))
-    "P(A='yes') is 0 in the second network but 0.5 in the reference"
+    Names the first parent configuration seen in ``data`` and state that the other network
+    gives probability 0 and the reference does not.
 
     References
     ----------

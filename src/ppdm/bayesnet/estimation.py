@@ -1,28 +1,9 @@
 """Sufficient statistics N_ijk and parameters theta_ijk from post-randomized data.
 
-For node ``X_i`` the family ``(X_i, Pa_i(1), ..., Pa_i(Q))`` is observed through
-``E[N~_i | D] = (P^i kron P^Pa(1) kron ...)^t N_i`` (Theorem 1). The estimate
-``N^_i = (P^t)^-1 N~_i`` (Theorem 2) is computed on the ``(K_i, K_Pa(1), ...)`` count
-tensor by applying each factor's inverse along its own axis; the Kronecker product is
-never formed. Simultaneously randomized variables (cases (b)-(d)) are one axis of the
-tensor with their combined matrix; a member that is not in the family is dropped
-through its marginal matrix when that exists (case (d)), else it is summed out after
-inversion over the combined variable, which is exact either way.
-
-Negative estimates. ``N^`` is unbiased but can be negative for rare configurations;
-:func:`fix_negative_counts` repairs each parent configuration on its own. The default,
-``norm-sub``, projects it on the simplex of total ``max(N^_ij, 0)``: ``N^_ij`` and the CKL
-weights are kept, and for binary variables this equals clipping theta to [0, 1]. The fixes
-are the estimators of :data:`ppdm.estimate.ESTIMATORS` that work from the raw estimate.
-A configuration with ``N^_ij <= 0`` gets the uniform distribution (ML) or the prior mean
-(MAP).
-
-Standard errors (Theorems 1-2). ``Cov(N^) = A Cov(N~) A^T`` with ``A = P^-t`` and
-``Cov(N~) = diag(E N~) - M diag(N) M^T``, so ``Cov(N^) = A diag(E N~) A^T - diag(N)``.
-Plugging in the observed ``N~`` for ``E N~`` and ``N^`` for ``N`` (both unbiased), the
-``K_i x K_i`` block of every parent configuration is again computed factor by factor
-(squared inverses on the parent axes). Parameter standard errors follow by the delta
-method for ``theta_ijk = N^_ijk / N^_ij``.
+Each family's count tensor is inverted factor by factor (Theorem 2,
+``N^ = (P^t)^-1 N~``), negative estimates are fixed per parent configuration, and
+standard errors follow from ``Cov(N^) = A diag(E N~) A^T - diag(N)``, ``A = P^-t``. The
+method notes are on docs/bayesnet.md.
 
 References
 ----------
@@ -57,7 +38,7 @@ __all__ = [
 ]
 
 
-#: Ways of handling negative estimated counts (see the module docstring): the estimators
+#: Ways of handling negative estimated counts (see docs/bayesnet.md): the estimators
 #: that fix a raw estimate, and ``none`` (the raw estimate, ``inverse``).
 FIXES: tuple[str, ...] = tuple(
     n for e in ESTIMATORS.values() if e.from_raw for n in (e.name, *e.aliases)
@@ -115,14 +96,7 @@ def _family_axes(family: Sequence[str], scheme: PramScheme) -> list[_Axis]:
 
 
 def family_counts(data: pd.DataFrame, columns: Sequence[str], cards: Sequence[int]) -> np.ndarray:
-    """Count tensor of the joint codes of ``columns`` (one ``bincount`` over all records).
-
-    Examples
-    --------
-    >>> frame = pd.DataFrame({"a": [0, 1, 1], "b": [2, 0, 0]})
-    >>> family_counts(frame, ["a", "b"], [2, 3]).tolist()
-    [[0.0, 0.0, 1.0], [2.0, 0.0, 0.0]]
-    """
+    """Count tensor of the joint codes of ``columns`` (one ``bincount`` over all records)."""
     idx = np.ravel_multi_index([data[c].to_numpy(dtype=np.int64) for c in columns], cards)
     size = int(np.prod(cards, dtype=np.int64))
     return np.bincount(idx, minlength=size).astype(np.float64).reshape(tuple(cards))
@@ -198,20 +172,8 @@ def _block_covariance(
 def fix_negative_counts(counts: np.ndarray, fix: str = "norm-sub") -> np.ndarray:
     """Make estimated counts ``(K, J)`` non-negative, one parent configuration at a time.
 
-    Parameters
-    ----------
-    counts : ndarray of shape (K, J)
-        Raw estimates N^_ijk (rows k, columns j).
-    fix : str, default="norm-sub"
-        One of :data:`FIXES`. ``norm-sub``: project each column on the simplex of total
-        ``max(N^_ij, 0)``; ``set-scale``: clip at 0 and scale to that total; ``zero``:
-        clip at 0; ``none`` (or ``inverse``): leave as is. Columns without a negative are
-        left as they are.
-
-    Examples
-    --------
-    >>> fix_negative_counts(np.array([[5.0], [-1.0], [2.0]])).ravel().tolist()
-    [4.5, 0.0, 1.5]
+    ``fix`` is one of :data:`FIXES`; ``norm-sub`` projects each column with a negative on
+    the simplex of total ``max(N^_ij, 0)``.
 
     References
     ----------
@@ -241,16 +203,8 @@ def _alpha(prior, shape: tuple[int, int]) -> np.ndarray | None:
 def cpd_from_counts(counts: np.ndarray, prior=None) -> np.ndarray:
     """ML or MAP (Dirichlet) CPD from non-negative counts ``(K, J)``.
 
-    ``theta_ijk = N_ijk / N_ij`` (ML), or ``(alpha_ijk + N_ijk) / (alpha_ij + N_ij)`` with a
-    Dirichlet prior ``alpha`` (a scalar or a ``(K, J)`` array). A configuration without
-    data gets the uniform distribution (ML) or the prior mean (MAP).
-
-    Examples
-    --------
-    >>> cpd_from_counts(np.array([[3.0, 0.0], [1.0, 0.0]])).tolist()
-    [[0.75, 0.5], [0.25, 0.5]]
-    >>> cpd_from_counts(np.array([[3.0], [1.0]]), prior=1.0).ravel().tolist()
-    [0.6666666666666666, 0.3333333333333333]
+    ``theta_ijk = (alpha_ijk + N_ijk) / (alpha_ij + N_ij)`` (``alpha = 0`` for ML); a
+    configuration without data gets the uniform distribution (ML) or the prior mean (MAP).
 
     References
     ----------
@@ -271,23 +225,10 @@ def cpd_from_counts(counts: np.ndarray, prior=None) -> np.ndarray:
 def parameter_stderr(
     counts: np.ndarray, covariance: np.ndarray, prior=None, theta: np.ndarray | None = None
 ) -> np.ndarray:
-    """Delta-method standard errors of ``theta_ijk`` from ``Cov(N^_ij.)`` blocks.
+    """Delta-method standard errors ``(K, J)`` of ``theta_ijk`` from ``Cov(N^_ij.)`` blocks.
 
-    ``Var(theta_k) = g_k^T Sigma_j g_k`` with ``g_k = (e_k - theta) / (alpha_ij + N_ij)``.
-
-    Parameters
-    ----------
-    counts : ndarray (K, J)
-        The (fixed) counts the CPD was computed from.
-    covariance : ndarray (J, K, K)
-    prior : float or array, optional
-    theta : ndarray (K, J), optional
-        The CPD (recomputed from ``counts`` and ``prior`` when not given).
-
-    Returns
-    -------
-    ndarray (K, J)
-        NaN where the configuration has no data.
+    ``Var(theta_k) = g_k^T Sigma_j g_k`` with ``g_k = (e_k - theta) / (alpha_ij + N_ij)``;
+    NaN where the configuration has no data. ``covariance`` is ``(J, K, K)``.
     """
     counts = np.asarray(counts, dtype=np.float64)
     theta = cpd_from_counts(counts, prior) if theta is None else theta
@@ -308,18 +249,8 @@ def parameter_stderr(
 class FamilyEstimate:
     """Estimated sufficient statistics of one node.
 
-    Attributes
-    ----------
-    node : str
-    family : tuple of str
-        ``(X_i, Pa_i(1), ...)``.
-    raw : ndarray (K, J)
-        The unbiased estimate N^_i of Theorem 2 (may be negative).
-    counts : ndarray (K, J)
-        After the negative-count fix.
-    covariance : ndarray (J, K, K)
-        Plug-in ``Cov(N^_ij.)`` per parent configuration (Theorems 1-2).
-    fix : str
+    ``raw`` is the unbiased N^_i ``(K, J)`` of Theorem 2 (may be negative), ``counts`` the
+    same after the fix, ``covariance`` the plug-in ``Cov(N^_ij.)`` ``(J, K, K)``.
     """
 
     node: str
@@ -343,32 +274,10 @@ def estimate_family(
     scheme: PramScheme,
     fix: str = "norm-sub",
 ) -> FamilyEstimate:
-    """Estimate N_ijk of ``node`` from (partly) randomized data.
+    """Estimate N_ijk of ``node`` from (partly) randomized state codes.
 
-    Parameters
-    ----------
-    data : pandas.DataFrame
-        State codes, as released (randomized columns as randomized).
-    node : str
-    parents : sequence of str
-        In CPD column order (last parent fastest).
-    scheme : PramScheme
-        How every needed column was randomized (unrandomized columns included).
-    fix : str, default="norm-sub"
-        One of :data:`FIXES`.
-
-    Returns
-    -------
-    FamilyEstimate
-
-    Examples
-    --------
-    >>> from ppdm.matrix import symmetric_binary
-    >>> scheme = PramScheme({"A": 2, "B": 2}, [(["A"], symmetric_binary(0.2))])
-    >>> frame = pd.DataFrame({"A": [0, 0, 1, 1, 0], "B": [0, 1, 1, 1, 0]})
-    >>> est = estimate_family(frame, "B", ["A"], scheme, fix="none")
-    >>> float(est.raw.sum().round(6))
-    5.0
+    ``parents`` are in CPD column order (last parent fastest); ``scheme`` says how every
+    needed column was randomized (unrandomized columns included).
 
     References
     ----------
@@ -386,15 +295,8 @@ def estimate_family(
 
 @dataclass(frozen=True)
 class ParameterEstimate:
-    """A network with estimated CPDs, and what they were estimated from.
-
-    Attributes
-    ----------
-    network : BayesNet
-        The structure with the estimated CPDs (only ``nodes`` when a subset was asked).
-    stderr : dict of str to ndarray (K, J)
-        Delta-method standard errors of every theta_ijk.
-    families : dict of str to FamilyEstimate
+    """A network with estimated CPDs (only ``nodes`` when a subset was asked), the
+    delta-method standard errors of every theta_ijk and each node's :class:`FamilyEstimate`.
     """
 
     network: BayesNet

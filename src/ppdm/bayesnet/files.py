@@ -1,8 +1,5 @@
 """Network files: ``ppdm-bn/1`` JSON or YAML, and BIF/XMLBIF through pgmpy.
 
-The file formats sit above both the network (:mod:`ppdm.bayesnet.network`) and the
-pgmpy conversion (:mod:`ppdm.bayesnet.interop`), so neither imports the other back.
-
 References
 ----------
 Ma & Sivakumar, Sec. 2 (the networks); pgmpy's BIF and XMLBIF readers and writers.

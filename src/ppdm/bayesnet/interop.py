@@ -1,9 +1,7 @@
 """Conversion to and from pgmpy's ``DiscreteBayesianNetwork`` and ``TabularCPD``.
 
-pgmpy is an optional extra (``pip install ppdm[bn]``); it is imported only when one of
-these functions is called. Both libraries lay a CPD out the same way: rows are the
-node's states, columns the parent configurations with the last evidence variable
-fastest, so the arrays pass through unchanged.
+pgmpy (the ``bn`` extra) is imported only when a function is called; both libraries lay
+a CPD out alike (last evidence variable fastest), so the arrays pass through unchanged.
 
 References
 ----------
@@ -113,21 +111,13 @@ def from_pgmpy(model, name: str = "bn") -> BayesNet:
 
 
 def read_pgmpy_file(path: str | os.PathLike, fmt: str) -> BayesNet:
-    """Read a BIF (``fmt=".bif"``) or XMLBIF (``".xmlbif"``/``".xml"``) file through pgmpy.
-
-    References
-    ----------
-    Ma & Sivakumar, Sec. 4-5.
-    """
+    """Read a BIF (``fmt=".bif"``) or XMLBIF (``".xmlbif"``/``".xml"``) file through pgmpy."""
     _pgmpy()
     from pgmpy.readwrite import BIFReader, XMLBIFReader
 
     path = Path(path)
     try:
-        if fmt == ".bif":
-            model = BIFReader(str(path)).get_model()
-        else:
-            model = XMLBIFReader(str(path)).get_model()
+        model = (BIFReader if fmt == ".bif" else XMLBIFReader)(str(path)).get_model()
     except Exception as exc:  # noqa: BLE001 - pgmpy raises many kinds on a malformed file
         detail = " ".join(str(exc).split())[:200] or type(exc).__name__
         raise SpecError(f"cannot read {fmt.lstrip('.').upper()} file: {detail}") from exc
@@ -156,12 +146,8 @@ def write_pgmpy_file(net: BayesNet, path: str | os.PathLike, fmt: str) -> None:
                     )
     model = to_pgmpy(net)
     writer = BIFWriter(model) if fmt == ".bif" else XMLBIFWriter(model)
-    if hasattr(writer, "write"):
-        writer.write(str(path))
-    elif fmt == ".bif":  # pgmpy before 1.1
-        writer.write_bif(str(path))
-    else:
-        writer.write_xmlbif(str(path))
+    before_1_1 = "write_bif" if fmt == ".bif" else "write_xmlbif"  # pgmpy before 1.1
+    (getattr(writer, "write", None) or getattr(writer, before_1_1))(str(path))
     _check_read_back(net, path, fmt)
 
 

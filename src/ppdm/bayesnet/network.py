@@ -1,13 +1,8 @@
-"""Discrete Bayesian networks: structure, CPDs and their JSON/YAML file format.
+"""Discrete Bayesian networks: structure, CPDs and their ``ppdm-bn/1`` file format.
 
-CPD layout (the same as pgmpy's ``TabularCPD``): the CPD of node ``X_i`` with parents
-``Pa_i(1), ..., Pa_i(Q)`` is a ``(K_i, J_i)`` array, ``cpd[k, j] = P(X_i = k | Pa_i = j)``;
-column ``j`` enumerates the parent configurations with the *last* parent varying
-fastest (``j = ravel_multi_index(parent codes)``, C order). Every column sums to 1.
-
-The file format (``format: ppdm-bn/1``, JSON or YAML) is :meth:`BayesNet.to_dict`'s
-dictionary: per node its ``name``, ``states`` (labels, or a cardinality), ``parents`` and
-optionally ``cpd`` (K x J rows or their flat row-major list; docs/bayesnet.md shows one).
+``cpd[k, j] = P(X_i = k | Pa_i = j)``, a ``(K_i, J_i)`` array whose columns enumerate the
+parent configurations with the last parent fastest (pgmpy's ``TabularCPD`` layout);
+docs/bayesnet.md shows the file format.
 
 References
 ----------
@@ -43,13 +38,7 @@ _SUM_TOL = 1e-6
 
 @dataclass(frozen=True)
 class Node:
-    """One discrete variable of a network: its name, state labels and parents.
-
-    Examples
-    --------
-    >>> Node("T", ("no", "yes"), ("A",)).cardinality
-    2
-    """
+    """One discrete variable of a network: its name, state labels and parents."""
 
     name: str
     states: tuple[str, ...]
@@ -86,23 +75,8 @@ def _states(value, name: str) -> tuple[str, ...]:
 class BayesNet:
     """A discrete Bayesian network: a DAG of :class:`Node` and, optionally, its CPDs.
 
-    Parameters
-    ----------
-    nodes : sequence of Node
-        In any order; parents must name other nodes and the graph must be acyclic.
-    cpds : mapping of str to array-like, optional
-        ``(K_i, J_i)`` arrays (or flat row-major lists of ``K_i * J_i`` numbers); every
-        column must sum to 1. Nodes without a CPD are allowed (structure only).
-    name : str, default="bn"
-
-    Examples
-    --------
-    >>> net = BayesNet([Node("A", ("0", "1")), Node("T", ("0", "1"), ("A",))],
-    ...                {"A": [0.7, 0.3], "T": [0.1, 0.9, 0.9, 0.1]})
-    >>> net.cpd("T").tolist()
-    [[0.1, 0.9], [0.9, 0.1]]
-    >>> net.topological_order
-    ('A', 'T')
+    ``cpds`` maps nodes to ``(K_i, J_i)`` arrays or their flat row-major lists, every
+    column summing to 1; nodes without a CPD are allowed (structure only).
 
     References
     ----------
@@ -316,10 +290,8 @@ class BayesNet:
 
 
 def read_mapping(path: str | os.PathLike) -> dict:
-    """Parse a JSON or YAML file (by extension) into a Python object.
-
-    Within the caps of :func:`ppdm.limits.load_structured`: size, no YAML aliases,
-    bounded nesting, finite numbers; every failure is one :class:`SpecError` line.
+    """Parse a JSON or YAML file (by extension) within the caps of
+    :func:`ppdm.limits.load_structured`; every failure is one :class:`SpecError` line.
     """
     path = Path(path)
     if path.suffix.lower() not in (".yaml", ".yml", ".json"):
@@ -341,7 +313,6 @@ def _as_int(text: str) -> int | None:
 
 
 def _encode_column(col: pd.Series, name: str, labels: tuple[str, ...]) -> pd.Series:
-
     k = len(labels)
     numeric_names = all(_as_int(s) is not None for s in labels)
     as_codes = pd.api.types.is_integer_dtype(col.dtype) and not pd.api.types.is_bool_dtype(
@@ -383,22 +354,10 @@ def _encode_column(col: pd.Series, name: str, labels: tuple[str, ...]) -> pd.Ser
 def encode_states(frame: pd.DataFrame, states: Mapping[str, Sequence[str]]) -> pd.DataFrame:
     """A copy of ``frame`` whose columns named in ``states`` hold integer state codes.
 
-    Each value may be a state name (as listed in ``states``) or an integer code
-    ``0..K-1``; a name wins when a value is both. Integer columns are read as codes,
-    except when every state name is an integer literal other than its own code (a
-    column of such names reads back from CSV as integers). Columns not in ``states``
-    are passed through; ``frame`` is not modified.
-
-    Raises
-    ------
-    DataError
-        One line naming the column, the 1-based row and the value that is neither.
-
-    Examples
-    --------
-    >>> frame = pd.DataFrame({"A": ["yes", "no", "1"]})
-    >>> encode_states(frame, {"A": ("no", "yes")})["A"].tolist()
-    [1, 0, 1]
+    A value may be a state name or a code ``0..K-1`` (a name wins when it is both); integer
+    columns are codes unless every state name is an integer literal other than its own code
+    (such names read back from CSV as integers). A value that is neither raises
+    :class:`DataError` naming the column, the 1-based row and the value.
     """
     out = frame.copy()
     for name, labels in states.items():
@@ -408,15 +367,7 @@ def encode_states(frame: pd.DataFrame, states: Mapping[str, Sequence[str]]) -> p
 
 
 def decode_states(frame: pd.DataFrame, states: Mapping[str, Sequence[str]]) -> pd.DataFrame:
-    """A copy of ``frame`` whose integer code columns named in ``states`` hold state names.
-
-    The columns are categorical (one small code per record, the names stored once).
-
-    Examples
-    --------
-    >>> decode_states(pd.DataFrame({"A": [1, 0]}), {"A": ("no", "yes")})["A"].tolist()
-    ['yes', 'no']
-    """
+    """A copy of ``frame`` whose code columns named in ``states`` are categorical state names."""
     out = frame.copy()
     for name, labels in states.items():
         if name in frame.columns:

@@ -1,21 +1,8 @@
-"""What a party releases in Ma & Sivakumar's models: the release files.
+"""What a party releases in Ma & Sivakumar's models: the release directory.
 
-A *release* is what crosses a trust boundary: a data file of state codes (randomized
-columns randomized) plus ``release.json``, the public description of every column's
-cardinality and of the matrices used. It never holds the seed or clean data of a
-randomized column. Records are aligned by position (the parties share record order,
-as a vertical partition assumes).
-
-- **Model II**: every party sends all its variables to a miner, sensitive ones
-  randomized; the miner estimates every CPD (``ppdm bn learn --model 2``).
-- **Model I**: each party sends its *cross parents* (its variables that are parents of
-  another party's variables), randomized, to the parties that need them; each party
-  learns its local variables from its own clean data and its cross variables from its
-  clean data plus the randomized parents it received (``ppdm bn learn --model 1``). The
-  parties then share their CPDs.
-
-A randomized group (simultaneous randomization) is released whole, since its members'
-randomized values are only interpretable together.
+A release is a data file of state codes plus ``release.json``, every column's
+cardinality and the matrices used; never a seed or clean data of a randomized column.
+Records are aligned by position. docs/bayesnet.md describes the two models.
 
 References
 ----------
@@ -53,17 +40,8 @@ _SPEC_NAME = "release.json"
 
 @dataclass(frozen=True)
 class Release:
-    """Released columns of one party and how they were randomized.
-
-    Attributes
-    ----------
-    party : str
-    data : pandas.DataFrame
-        State codes, one column per variable of ``scheme``.
-    scheme : PramScheme
-        Every released column's cardinality and the matrices of the randomized ones.
-    recipient : str or None
-        The party (Model I) or miner (Model II) the release is for.
+    """Released columns (state codes) of one party, how they were randomized, and the
+    party (Model I) or miner (Model II) they are for.
     """
 
     party: str

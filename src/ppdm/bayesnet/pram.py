@@ -1,16 +1,9 @@
 """Post randomization (PRAM) schemes for the variables of a Bayesian network.
 
-A :class:`PramScheme` lists the variables a party holds (with their cardinalities) and
-which of them are randomized, and how: one variable with its own matrix, or several
-randomized *simultaneously* as one combined variable whose code is ``ravel_multi_index``
-of the members' codes (last member fastest); variables in no group are released as they
-are (non-uniform randomization).
-
-Matrices follow :mod:`ppdm.matrix`: ``M[h, k] = P(k -> h)``, i.e. the transpose of the
-paper's ``P^i`` (``p_lm = P(X~ = m | X = l)``).
-
-The scheme file (JSON or YAML) is :meth:`PramScheme.from_spec`'s dictionary; docs/bayesnet.md
-shows one.
+A group randomized simultaneously is one combined variable whose code is
+``ravel_multi_index`` of its members' codes (last member fastest); variables in no group
+are released as they are. Matrices follow :mod:`ppdm.matrix`: ``M[h, k] = P(k -> h)``,
+the transpose of the paper's ``P^i``. docs/bayesnet.md shows a scheme file.
 
 References
 ----------
@@ -53,18 +46,8 @@ _SEPARABLE_TOL = 1e-9
 
 
 def scheme_matrix(spec: Mapping, n_values: int) -> PerturbationMatrix:
-    """A matrix from a scheme entry, with the shorthand kinds of the scheme file.
-
-    Kinds: those of :data:`ppdm.matrix.MATRIX_KINDS`, the one table shared with release
-    specs: ``symmetric-binary`` (``p``), ``symmetric-ternary`` / ``symmetric`` (``p``, the
-    total probability of changing), ``binary`` (``p1``, ``p2``), ``gamma-diagonal``
-    (``gamma``), ``block-diagonal`` (``groups`` and ``p``), ``identity``, or any entry with
-    an explicit ``matrix``.
-
-    Examples
-    --------
-    >>> scheme_matrix({"kind": "symmetric-binary", "p": 0.25}, 2).amplification()
-    3.0
+    """A matrix from a scheme entry: a kind of :data:`ppdm.matrix.MATRIX_KINDS` or an
+    explicit ``matrix``.
     """
     if not isinstance(spec, Mapping):
         raise SpecError(f"a matrix entry must be a mapping (got {spec!r})")
@@ -81,10 +64,8 @@ def marginal_matrix(
 ) -> ExplicitMatrix:
     """Marginal transition matrix of some members of a simultaneously randomized group.
 
-    For case (d), where ``X_i`` is randomized together with a non-parent, the miner
-    needs ``P(X~_keep | X_keep)``. It exists (is free of the data) when the randomized
-    kept members do not depend on the dropped members' original values; then it is the
-    sum of ``M`` over the dropped members' randomized values.
+    ``P(X~_keep | X_keep)`` for case (d): the sum of ``M`` over the dropped members'
+    randomized values, defined when it does not depend on their original values.
 
     Parameters
     ----------
@@ -108,7 +89,7 @@ def marginal_matrix(
 
     Examples
     --------
-    >>> from ppdm.matrix import symmetric_binary, KroneckerMatrix, ExplicitMatrix
+    >>> from ppdm.matrix import symmetric_binary, ExplicitMatrix
     >>> m = ExplicitMatrix(np.kron(symmetric_binary(0.2).dense(), symmetric_binary(0.1).dense()))
     >>> marginal_matrix(m, [2, 2], [0]).dense().tolist()
     [[0.8, 0.2], [0.2, 0.8]]
@@ -139,20 +120,8 @@ def marginal_matrix(
 
 
 class Randomization:
-    """One randomized unit: a variable, or a group randomized simultaneously.
-
-    Parameters
-    ----------
-    variables : sequence of str
-    cardinalities : sequence of int
-    matrix : PerturbationMatrix
-        Over the combined codes (size ``prod(cardinalities)``).
-
-    Examples
-    --------
-    >>> r = Randomization(["A"], [2], symmetric_binary(0.25))
-    >>> r.n_values, r.anonymity
-    (2, 2)
+    """One randomized unit: a variable, or a group randomized simultaneously, with its
+    matrix over the combined codes (size ``prod(cardinalities)``).
     """
 
     def __init__(
@@ -201,20 +170,10 @@ class Randomization:
 
 
 class PramScheme:
-    """The variables of a data set, their cardinalities and how each is randomized.
+    """The variables of a data set, their cardinalities K_i and how each is randomized.
 
-    Parameters
-    ----------
-    cardinalities : mapping of str to int
-        Every variable of the data set (randomized or not) and its K_i.
-    randomizations : sequence of Randomization, or of ``(variables, matrix)`` pairs
-        Disjoint groups; variables in none of them are released unchanged.
-
-    Examples
-    --------
-    >>> s = PramScheme({"A": 2, "S": 2}, [(["A"], symmetric_binary(0.25))])
-    >>> s.randomized_variables, s.is_randomized("S")
-    (('A',), False)
+    ``randomizations`` are disjoint groups (:class:`Randomization` or ``(variables,
+    matrix)`` pairs); variables in none of them are released unchanged.
 
     References
     ----------
@@ -272,28 +231,11 @@ class PramScheme:
     def randomize(
         self, frame: pd.DataFrame, random_state: RandomState = None, *, party: str = ""
     ) -> pd.DataFrame:
-        """Post-randomize ``frame`` (state codes): one CSPRNG stream per group.
+        """Post-randomize ``frame`` (state codes), one CSPRNG stream per group.
 
-        Every record and every (combined) variable is randomized independently, with
-        O(1) work per value (alias sampling, one 64-bit word per record). The stream
-        of a group is an AES-counter stream keyed by a BLAKE2b digest of the root
-        (``random_state=None``: 256 bits of OS entropy, as a release must; a seed is
-        for experiments), the party's name and the group's variables: two parties,
-        or two groups, never share a stream, even under the same seed, and a group's
-        stream does not depend on the other groups of the scheme.
-
-        Parameters
-        ----------
-        frame : pandas.DataFrame
-            State codes of the scheme's variables.
-        random_state : None, int, SeedSequence or Generator, default=None
-        party : str, default=""
-            Name of the releasing party (part of every stream's key).
-
-        Returns
-        -------
-        pandas.DataFrame
-            The scheme's variables, in scheme order; randomized ones replaced.
+        A group's AES-counter stream is keyed by the root (``random_state=None``: OS entropy),
+        ``party`` and the group's variables, so no two parties or groups share a stream, even
+        under the same seed.
 
         References
         ----------
@@ -357,10 +299,8 @@ class PramScheme:
     def privacy(self) -> pd.DataFrame:
         """Privacy per variable: gamma, rho1-to-rho2 at :data:`RHO1_LEVELS`, and K.
 
-        A member of a simultaneous group reports the group's figures (the combined
-        variable is what is released); ``marginal_gamma`` is its own marginal
-        channel's gamma when that is defined. Unrandomized variables have
-        ``gamma = inf`` and ``K = 1``.
+        A group's members report the group's figures, ``marginal_gamma`` their own marginal
+        channel's (NaN when undefined); unrandomized variables have ``gamma = inf``, ``K = 1``.
 
         References
         ----------

@@ -14,12 +14,8 @@ from . import SE_BARS, se_label
 
 
 def plot_advice(advice: Advice, path) -> None:
-    """Accuracy against gamma: the best learner, one line per N, and the paper pipeline.
-
-    The paper's pipeline (global Algorithm 2 and C4.5) is one dashed line, its best N at
-    each gamma; horizontal lines mark the target, the majority-class rate and C4.5 on the
-    original; a dotted vertical line the policy's gamma; the recommendation is circled
-    with a whisker of two standard errors of one release.
+    """Accuracy against gamma: the best learner, one line per N, the paper pipeline dashed,
+    the baselines and the policy's gamma; the recommendation circled (docs/plots.md).
     """
     import matplotlib
 

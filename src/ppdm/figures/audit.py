@@ -1,8 +1,5 @@
 """The audit as a figure: each attribute's recovery rate and worst posterior against
-their bounds, with exact (Clopper-Pearson) intervals.
-
-The intervals are not standard errors: each is the pair of one-sided confidence limits
-the audit tests (:mod:`ppdm.attacks.audit`), and the figure says so.
+their bounds, with exact (Clopper-Pearson) intervals, not standard errors.
 
 References
 ----------
@@ -58,16 +55,7 @@ def _point_with_interval(ax, x, value: float, lower: float, upper: float, color)
 def plot_audit(report: AuditReport | Mapping, path: str | os.PathLike) -> None:
     """Two panels: each figure with its interval against its bound; failures in red.
 
-    A figure is blue when it is within its bound, orange when it lies above the bound
-    but its interval still holds it (not significant), red when the whole interval lies
-    above the bound (the test fails); a model posterior above its bound is a red x.
-
-    Left, per attribute, the attack closest to (or furthest above) its bound: the share
-    recovered with its interval, the bound (black tick) and the prior-only guess (grey
-    bar). Right, per rho1, the attribute whose counted worst posterior comes closest to
-    the bound: the counted posterior with its interval, the model posterior (x) and the
-    policy bound (dashed). The title states the verdict. Written to a temporary file
-    beside ``path`` and renamed into place.
+    docs/attacks.md explains the panels. Written beside ``path`` and renamed into place.
     """
     import matplotlib
 

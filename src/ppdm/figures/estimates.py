@@ -31,9 +31,8 @@ __all__ = [
 def estimate_bars(ax, x, e, title: str, *, legend: bool = True) -> None:
     """Released and estimated counts of one estimate as paired bars, with ± 2 s.e.
 
-    The lower whisker stops at 0: a count cannot be negative. Bars, whiskers and caps
-    are one collection each and leave the axes' limits alone. The legend, if any, sits
-    in the upper right corner, above the data (the y axis leaves room for it).
+    The lower whisker stops at 0 (a count cannot be negative); the axes' limits are set
+    here, with room above the data for the legend.
 
     References
     ----------
@@ -100,24 +99,9 @@ def _bar_outlines(left: np.ndarray, heights: np.ndarray, width: float) -> np.nda
 def estimate_figure(r, *, dpi: float = 110, reuse=None):
     """One figure for one attribute's estimate: a panel for all records, then one per class.
 
-    The layout is computed from the sizes of the longest labels (no ``tight_layout``):
-    every panel marks the values, the bottom one names them and the top one holds the
-    legend, so a figure's text does not grow with its classes times its values.
-
-    Parameters
-    ----------
-    r : ppdm.pipeline.AttributeEstimate
-    dpi : float
-        The resolution the figure is measured for.
-    reuse : matplotlib.figure.Figure, optional
-        A figure this function returned before: if it has as many panels and the same
-        dpi, its content is removed and this estimate drawn into it (making the axes
-        costs more than drawing them), else a new figure is made. The image is the same
-        either way, if matplotlib's settings are those ``reuse`` was made under.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
+    Laid out from the sizes of the longest labels (no ``tight_layout``). ``reuse``, a figure
+    this function returned before with as many panels and the same dpi, is cleared and drawn
+    into (making axes costs more than drawing them); the image is the same.
 
     References
     ----------
@@ -210,9 +194,8 @@ def _clear_panels(fig) -> None:
 def _plain_ticks(ax, which: str, values, labels, span: float, rotation: float = 0) -> None:
     """Ticks of ``ax``'s ``which`` axis as plain artists, where matplotlib puts them.
 
-    ``values`` and ``labels`` give the x ticks (``labels`` None: marks only); the y ticks
-    are matplotlib's own for the axis's limits. ``span`` is the axes' length along the
-    other axis, in inches.
+    ``values``/``labels`` give the x ticks (``labels`` None: marks only); the y ticks are
+    matplotlib's own. ``span`` is the axes' length along the other axis, in inches.
     """
     from matplotlib import rcParams
     from matplotlib.collections import LineCollection
@@ -292,10 +275,8 @@ def write_estimate_plots(
         An existing directory.
     dpi : float
     helper : concurrent.futures.Executor, optional
-        A process that draws figures beside this one (:func:`plot_helper`): it takes
-        the figures from the last one down while this process draws from the first one
-        up, so each is drawn once, by whichever gets to it first; a figure the helper
-        fails to draw is drawn here. The bytes are the same either way.
+        A process (:func:`plot_helper`) drawing from the last figure down while this one
+        draws from the first up; what it fails to draw is drawn here. Same bytes.
     meanwhile : callable, optional
         Called once the helper has the figures and before this process draws any (the
         command line prints its tables there).
@@ -343,11 +324,8 @@ _STEM_BYTES = 120
 def plot_file_stems(names: Sequence[str]) -> list[str]:
     """A distinct file name stem for the figure of each attribute in ``names``.
 
-    The name with every character but letters, digits, ``-`` and ``_`` replaced by
-    ``_`` (``_`` for an empty name); a name longer than 120 bytes keeps its first 40
-    characters and ends in a hash of the whole name. Stems that would meet, letter case
-    aside (as on a file system that ignores it), get ``-2``, ``-3``, ... in order, so no
-    figure overwrites another.
+    Characters but letters, digits, ``-`` and ``_`` become ``_``; a name over 120 bytes keeps
+    40 characters and a hash; stems equal but for letter case get ``-2``, ``-3``, ...
     """
     import hashlib
 
@@ -385,16 +363,10 @@ def _draw_estimate_plot(r, path: Path, dpi: float) -> None:
 
 
 def plot_helper():
-    """A second process for :func:`write_estimate_plots`, started now.
+    """A second process for :func:`write_estimate_plots`, started now and loading matplotlib.
 
-    It is a fresh interpreter (never a fork of this process, whose reader threads a fork
-    could leave holding a lock) that loads matplotlib at once, so its start-up overlaps
-    whatever this process does before the figures are drawn. Shut it down with
+    Spawned, never forked (a fork could inherit a reader thread's lock); shut it down with
     ``helper.shutdown(cancel_futures=True)``.
-
-    Returns
-    -------
-    concurrent.futures.ProcessPoolExecutor
     """
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -413,10 +385,9 @@ def _helper_started() -> None:
 
     from ..quick_exit import flush_and_end
 
-    # at the end, once the pool has let it go, the helper ends without unloading its
-    # modules (the command waits for it): registered after its interpreter's own exit
-    # functions, this runs before them; they have nothing to finish for a process that
-    # only wrote PNG files (multiprocessing ran its own when the worker returned)
+    # at the end the helper ends without unloading its modules (the command waits for it):
+    # registered last, this runs before the interpreter's own exit functions, which have
+    # nothing to finish for a process that only wrote PNG files
     atexit.register(flush_and_end, 0)
 
 

@@ -1,7 +1,5 @@
-"""The figure of a two-way table: released counts beside the estimated original ones.
-
-Both panels share one colour scale (counts per cell), so a cell's colour can be read
-across them; the estimate's standard errors are in ``estimate --json``.
+"""The figure of a two-way table: released counts beside the estimated original ones, on
+one colour scale (the standard errors are in ``estimate --json``).
 
 References
 ----------
@@ -75,9 +73,7 @@ def write_pair_plots(estimates, directory: str | os.PathLike, *, dpi: float = 11
     from .estimates import plot_file_stems
 
     stems = plot_file_stems([f"{e.names[0]}__x__{e.names[1]}" for e in estimates])
-    paths = []
-    for est, stem in zip(estimates, stems):
-        path = Path(directory) / f"{stem}.png"
+    paths = [Path(directory) / f"{stem}.png" for stem in stems]
+    for est, path in zip(estimates, paths):
         pair_figure(est, dpi=dpi).savefig(path, dpi=dpi, metadata={"Software": None})
-        paths.append(path)
     return paths
