@@ -1,15 +1,8 @@
 """Split criteria of C4.5: entropy, information gain, split information, gain ratio.
 
-Every function works on class-count arrays: the last axis holds classes, the
-one before it (when present) holds the branches ("bags") of a split.  Counts
-may be weighted or fractional, so the same code scores estimated (reconstructed)
-counts as well as raw ones.  Leading axes broadcast, which lets the splitter
-score every candidate threshold of every attribute in one call.
-
-The formulas follow C4.5 Release 8 as Weka's J48 computes them, including its
-treatment of instances whose attribute value is unknown: the gain is scaled by
-the known fraction, and the unknowns form an extra branch in the split
-information.
+Every function takes class-count arrays, weighted or fractional: the last axis holds
+classes, the one before it the branches ("bags") of a split; leading axes broadcast.
+Unknown values are treated as J48 does (docs/tree.md).
 
 References
 ----------
@@ -80,32 +73,20 @@ def entropy(counts) -> np.ndarray | float:
 
 
 def info_gain(bag_counts, total_weight=None, parent_entropy=None) -> np.ndarray | float:
-    """Information gain of a split, in bits per known instance, scaled by the known fraction.
+    """Information gain ``F * (info(T) - info_X(T))`` in bits per known instance.
+
+    ``F`` is the known fraction; the gain is 0 when the numerator is below 1e-6.
 
     Parameters
     ----------
-    bag_counts : array_like of shape (..., n_bags, n_classes)
-        Class counts of the instances with a known value, per branch.
     total_weight : float or array_like, optional
-        Weight of all instances at the node, unknowns included; defaults to the
-        known weight (no unknowns).
+        Weight at the node, unknowns included; defaults to the known weight.
     parent_entropy : float or array_like, optional
         ``total_entropy`` of the known instances, if already computed.
-
-    Returns
-    -------
-    float or ndarray
-        ``F * (info(T) - info_X(T))`` where ``F`` is the known fraction
-        (Quinlan's gain with unknown values); 0 when the numerator is below 1e-6.
 
     References
     ----------
     Quinlan (1993), C4.5, sec. 2.2 and 3.1; Weka J48 ``InfoGainSplitCrit``.
-
-    Examples
-    --------
-    >>> float(info_gain([[4, 0], [0, 4]]))
-    1.0
     """
     bag_counts = np.asarray(bag_counts, dtype=float)
     known = bag_counts.sum(axis=(-2, -1))
@@ -122,27 +103,14 @@ def info_gain(bag_counts, total_weight=None, parent_entropy=None) -> np.ndarray 
 
 
 def split_info(bag_counts, total_weight=None) -> np.ndarray | float:
-    """Split information of a split times the total weight, unknowns as an extra branch.
+    """Split information times the total weight, unknowns as an extra branch.
 
-    Parameters
-    ----------
-    bag_counts : array_like of shape (..., n_bags, n_classes)
-    total_weight : float or array_like, optional
-        Weight of all instances at the node; defaults to the known weight.
-
-    Returns
-    -------
-    float or ndarray
-        ``-sum(n_i log2 n_i) - n_? log2 n_? + N log2 N`` (Weka's ``splitEnt``).
+    ``-sum(n_i log2 n_i) - n_? log2 n_? + N log2 N`` (Weka's ``splitEnt``);
+    ``total_weight`` defaults to the known weight.
 
     References
     ----------
     Quinlan (1993), C4.5, sec. 2.2 (``split info``) and 3.1.
-
-    Examples
-    --------
-    >>> float(split_info([[2, 0], [0, 2]])) / 4
-    1.0
     """
     bag_counts = np.asarray(bag_counts, dtype=float)
     bags = bag_counts.sum(axis=-1)
