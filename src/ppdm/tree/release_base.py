@@ -1,14 +1,7 @@
 """The common base of ppdm's learners that learn from a release: spec, inputs, predictions.
 
-A release learner is fitted on a *perturbed* table and predicts on *original* ones. Its
-``spec`` (a :class:`~ppdm.release.ReleaseSpec` or a release path) names the perturbed
-attributes, their domains and their perturbation matrices. Without a spec the input is
-taken as an unperturbed table: every channel is the identity, and the learner is an
-ordinary tree learner on the table's columns (numeric columns cut at up to ``max_bins``
-codes).
-
-Inputs: a DataFrame with the spec's column names, or an array whose columns follow the
-spec's order (either its learnt attributes alone or all its attributes).
+A release learner is fitted on a *perturbed* table and predicts on *original* ones; its
+inputs, with or without a spec, are described on docs/release_learners.md.
 
 References
 ----------
