@@ -1,13 +1,7 @@
 """A decision tree learnt from the release itself: unbiased split statistics, no reconstruction.
 
-Every node is a box ``I_1 x ... x I_d`` of original codes whose class counts are
-estimated without bias from the perturbed codes (:mod:`ppdm.boxcounts`); splits must be
-significant on the Kish effective sample size, negative estimates are clipped, leaves
-are shrunk towards their parent and pruning is C4.5's on the effective size.
-docs/release_tree.md derives each step. The estimator is here; the split search is
-:mod:`~ppdm.tree.release_split`, growing and pruning :mod:`~ppdm.tree.release_builder`,
-the naive Bayes leaves :mod:`~ppdm.tree.release_nb`, inputs and predictions
-:mod:`~ppdm.tree.release_base`.
+Every node is a box of original codes whose class counts are estimated without bias from
+the perturbed codes (:mod:`ppdm.boxcounts`); docs/release_tree.md derives each step.
 
 References
 ----------
