@@ -1,14 +1,8 @@
 """Model files for the learners fitted on a release, that load without running code.
 
-A fitted :class:`~ppdm.tree.ReleaseTreeClassifier` or
-:class:`~ppdm.tree.ReleaseForestClassifier` with majority leaves (what ``ppdm mine``
-fits, C4.5 on the by-class reconstruction included, see
-:mod:`ppdm.tree.release_c45`) is its release spec (domains and matrices), its class
-labels and the arrays of its trees (:class:`~ppdm.tree.release_storage.CodeTree`).
-:func:`release_model_to_dict` writes exactly these as JSON data; reading checks the
-spec as :func:`ppdm.release.read_spec` does and every array (shapes, codes, preorder
-children) before building the classifier, so a tampered file is refused with one
-error. :func:`ppdm.tree.persist.load_model` reads both these and C4.5 model files.
+A release tree or forest with majority leaves is written as its spec, class labels and
+tree arrays; reading checks every one of them, so a tampered file is refused with one
+error. :func:`ppdm.tree.persist.load_model` reads these and C4.5 model files.
 
 References
 ----------
