@@ -52,6 +52,27 @@ def int_array(values, name: str, n: int | None = None) -> np.ndarray:
     return np.asarray(values, dtype=np.int64).reshape(len(values))
 
 
+def number_array(
+    values, name: str, n: int, width: int | None = None, what: str = "numbers"
+) -> np.ndarray:
+    """``n`` numbers (or ``n`` rows of ``width``), finite and >= 0, as a float array."""
+    rows = values if width is not None else [values]
+    ok = isinstance(values, list) and len(values) == n
+    ok = ok and all(
+        isinstance(r, list)
+        and (width is None or len(r) == width)
+        and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in r)
+        for r in rows
+    )
+    if not ok:
+        shape = f"{n} rows of {width} numbers" if width is not None else f"{n} numbers"
+        raise Invalid(f"{name} must be {shape}")
+    out = np.array(values, dtype=float)
+    if not np.isfinite(out).all() or (out < 0).any():
+        raise Invalid(f"{name} must hold finite {what} >= 0")
+    return out
+
+
 def bool_array(values, name: str, n: int) -> np.ndarray:
     if not isinstance(values, list) or not all(isinstance(v, bool) for v in values):
         raise Invalid(f"{name} must be a list of true/false")
