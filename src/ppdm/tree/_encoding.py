@@ -186,9 +186,7 @@ def _resolve_categorical(frame: pd.DataFrame, spec, is_frame: bool) -> np.ndarra
 def fit_encoding(X, categorical_features=None) -> tuple[FeatureEncoding, np.ndarray]:
     """Learn column kinds and categories from ``X``; return the encoding and ``X`` encoded.
 
-    ``categorical_features`` as :class:`~ppdm.tree.C45Classifier` takes it (None / "auto":
-    DataFrame columns of object, string, category or bool dtype; every column of a
-    non-numeric array).
+    ``categorical_features`` as :class:`~ppdm.tree.C45Classifier` takes it.
     """
     frame, is_frame = _as_frame(X)
     if frame.shape[0] == 0:
