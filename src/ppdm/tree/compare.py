@@ -1,11 +1,7 @@
 """Comparing two C4.5 trees by their logic rules (Islam & Brankovic).
 
-Two trees, e.g. one learnt from the original data and one from a perturbed or
-reconstructed release, are compared the way Islam & Brankovic compare them:
-their rules side by side, whether they test the same attribute at the root,
-which attributes both use, which rules match (same attribute path, numeric
-thresholds within a tolerance, same categories, same class), and how often the
-two trees predict the same class on a data set.
+E.g. a tree learnt from the original data against one from a perturbed or reconstructed
+release: roots, shared attributes, matching rules and prediction agreement (docs/tree.md).
 
 References
 ----------
