@@ -114,19 +114,8 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
     and J48's threshold rule); a minimum number of instances per leaf;
     pessimistic pruning with a confidence factor, collapsing and subtree
     raising; missing values as fractional instances; sample and class weights.
-
-    Parameters map to J48's options:
-
-    ======================  ===========  ==========================================
-    parameter               J48 option   meaning
-    ======================  ===========  ==========================================
-    ``confidence=0.25``     ``-C 0.25``  pruning confidence factor CF
-    ``min_leaf=2``          ``-M 2``     minimum instances per leaf
-    ``unpruned=False``      ``-U``       grow only (collapse still applies)
-    ``subtree_raising``     ``-S``       ``False`` = ``-S`` (no subtree raising)
-    ``collapse_tree``       ``-O``       ``False`` = ``-O`` (Weka >= 3.7 only)
-    ``use_mdl_correction``  ``-J``       ``False`` = ``-J`` (Weka >= 3.7 only)
-    ======================  ===========  ==========================================
+    The first six parameters are J48's options ``-C``, ``-M``, ``-U``, ``-S``, ``-O``
+    and ``-J`` (docs/tree.md maps them).
 
     Parameters
     ----------
@@ -170,10 +159,7 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
 
     Notes
     -----
-    Differences from J48 are listed in ``docs/tree.md``.  In short: a single
-    class, or features that are all constant, raise :class:`~ppdm.exceptions.DataError`
-    (J48 fits a one-leaf tree); rows with zero weight are ignored; a category
-    not seen at fit is treated as a missing value, with a warning.
+    Differences from J48 are listed in ``docs/tree.md``.
 
     References
     ----------
