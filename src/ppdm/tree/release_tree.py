@@ -72,14 +72,10 @@ class ReleaseTreeClassifier(TreeParams, ReleaseLearner):
         requirement is scaled by ``C * mean(N) / 10``.
     leaf_model : {"auto", "majority", "naive-bayes"}, default="auto"
         ``"majority"``: every leaf predicts its estimated class distribution.
-        ``"naive-bayes"`` makes every leaf a naive Bayes classifier (as in Kohavi's
-        NBTree). The root's class-conditional distributions are the iterative Bayesian
-        update's, with adjacent codes of ordered attributes merged as a cross-validation
-        on the release chooses (:mod:`ppdm.tree.release_nb`); a deeper leaf's are
-        estimated without bias inside its box and shrunk towards the root's. With
-        ``max_depth=0`` this is a plain naive Bayes classifier learnt from the release.
-        ``"auto"`` uses naive Bayes leaves with more than two classes and majority
-        leaves otherwise (see REPRODUCTION.md, "Beyond the papers").
+        ``"naive-bayes"``: every leaf is a naive Bayes classifier learnt from the release
+        (Kohavi's NBTree; docs/release_tree.md, Leaves); with ``max_depth=0`` a plain
+        naive Bayes classifier. ``"auto"``: naive Bayes leaves with more than two
+        classes, majority leaves otherwise.
     max_bins : int, default=255
         Without a spec: most codes of a numeric column (cut at quantile midpoints).
 
