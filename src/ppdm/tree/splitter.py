@@ -125,8 +125,8 @@ class TrainingSet:
 
 
 def _rank_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``np.unique(values, return_inverse=True)``, faster by hashing the rows and sorting
-    only the distinct values (-0.0 beside 0.0 is left to ``np.unique``)."""
+    """``np.unique(values, return_inverse=True)``, sorting only the distinct values (by
+    hashing; -0.0 beside 0.0 is left to ``np.unique``)."""
     codes, uniques = pd.factorize(values, sort=False)
     if np.signbit(values[values == 0]).any():
         return np.unique(values, return_inverse=True)
@@ -172,8 +172,7 @@ def _best_per_group(values, group, n_groups):
 
 
 def _class_sum(counts_t: np.ndarray) -> np.ndarray:
-    """``counts_t.T.sum(axis=1)`` of class-major ``counts_t`` (n_classes, n), the same
-    numbers (up to seven classes added one after the other, more pairwise) without a
+    """``counts_t.T.sum(axis=1)`` of class-major ``counts_t``, the same numbers without a
     reduction along a short axis."""
     K = counts_t.shape[0]
     if K > 7:
@@ -340,8 +339,7 @@ def _categorical(ts, idx, y, w, total_weight):
 
 
 def find_split(ts: TrainingSet, idx: np.ndarray, w: np.ndarray) -> Split | None:
-    """J48's split at a node holding rows ``idx`` with weights ``w`` (fractional after a
-    split on a missing value), or None for a leaf.
+    """J48's split at a node holding rows ``idx`` with weights ``w``, or None for a leaf.
 
     References
     ----------
