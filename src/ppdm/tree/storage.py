@@ -91,12 +91,10 @@ class Tree(NodeArrays):
         return np.zeros_like(v) if eq(total, 0.0) else v / total
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
-        """Class probabilities of the encoded rows ``X`` (NaN = missing).
+        """Class probabilities of the encoded rows ``X`` (NaN = missing), as J48's ``getProbs``.
 
-        A row with a missing value at a test follows every non-empty branch,
-        weighted by the branch's share of the node's training weight, and the
-        leaf distributions it reaches are mixed with those weights.  A row sent
-        to an empty leaf gets its parent's class distribution.
+        A missing value mixes the branches by their share of the training weight; an
+        empty leaf gives its parent's distribution.
         """
         if not np.isnan(X).any():
             return self._predict_known(X)
@@ -178,16 +176,9 @@ class Tree(NodeArrays):
         return probs[final]
 
     def route(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """One path per row: the leaf it reaches, and the (row, node) pairs on its way.
+        """The leaf every row reaches, and the (row, node) pairs of its path, root included.
 
-        A missing value at a test follows the branch with the most training weight
-        (prediction instead mixes every branch, see :meth:`predict_proba`).
-
-        Returns
-        -------
-        leaf : int array (n,)
-        rows, nodes : int arrays
-            Every row paired with every node on its path (the root included).
+        A missing value at a test follows the branch with the most training weight.
         """
         n = X.shape[0]
         heaviest = np.zeros(self.n_nodes, dtype=np.int64)
