@@ -45,23 +45,11 @@ def rules_match(a: Rule, b: Rule, scales: dict[str, float], tolerance: float) ->
 
 @dataclass
 class TreeComparison:
-    """How similar two trees are.
+    """How similar two trees are (:func:`compare_trees`).
 
-    Attributes
-    ----------
-    root_a, root_b : str or None
-        Attribute tested at each root (None for a one-leaf tree).
-    same_root : bool
-    attributes_a, attributes_b : list of str
-        Attributes each tree tests.
-    shared_attributes : list of str
-    rules_a, rules_b : list of Rule
-    matches : list of (int, int)
-        Pairs of matching rule indices (into ``rules_a``, ``rules_b``).
-    tolerance : float
-    agreement : float or None
-        Fraction of rows of the given data on which both predict the same class.
-    n_rows : int or None
+    ``root_a``/``root_b`` is None for a one-leaf tree; ``matches`` pairs indices into
+    ``rules_a`` and ``rules_b``; ``agreement`` is the share of the ``n_rows`` given rows on
+    which both predict the same class.
     """
 
     root_a: str | None
