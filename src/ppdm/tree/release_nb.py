@@ -51,13 +51,7 @@ def group_ids(n_values: int, groups: int) -> np.ndarray:
 
 
 def coarsen(counts: np.ndarray, ids: np.ndarray, allowed: np.ndarray | None = None) -> np.ndarray:
-    """Spread each group's total evenly over its (allowed) codes, row by row.
-
-    Examples
-    --------
-    >>> coarsen(np.array([[4.0, 0.0, 2.0, 2.0]]), np.array([0, 0, 1, 1])).tolist()
-    [[2.0, 2.0, 2.0, 2.0]]
-    """
+    """Spread each group's total evenly over its (allowed) codes, row by row."""
     counts = np.atleast_2d(counts)
     k = int(ids.max()) + 1
     live = np.ones(counts.shape[1]) if allowed is None else allowed.astype(float)
