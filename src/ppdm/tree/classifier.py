@@ -184,7 +184,6 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
     categorical_features: Any = None
     class_weight: Any = None
 
-    # -- validation --------------------------------------------------------------
     def _validate_params(self) -> None:
         check_params(self, _PARAMETER_CONSTRAINTS)
 
@@ -244,7 +243,6 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
                 raise DataError("class_weight values must be finite and >= 0")
         return w * factors[codes]
 
-    # -- fit / predict -------------------------------------------------------------
     def fit(self, X, y, sample_weight=None) -> C45Classifier:
         """Grow and prune the tree.
 
@@ -392,7 +390,6 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         data = np.ones(rows.size, dtype=np.int64)
         return sparse.csr_matrix((data, (rows, nodes)), shape=(Xe.shape[0], self.tree_.n_nodes))
 
-    # -- inspection ----------------------------------------------------------------
     @property
     def feature_importances_(self) -> np.ndarray:
         """Information gain of each column's tests, weighted by the weight reaching them,

@@ -241,9 +241,6 @@ def format_rules(rules: list[Rule]) -> str:
     return "\n".join(out)
 
 
-# --- the release tree (CodeTree over original codes) -------------------------------------
-
-
 def _label(value) -> str:
     return str(value.item() if isinstance(value, np.generic) else value)
 

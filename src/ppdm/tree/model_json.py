@@ -32,7 +32,6 @@ def labels_to_json(values, what: str) -> dict:
     return {"dtype": arr.dtype.str, "values": [plain(v, what) for v in arr.tolist()]}
 
 
-# -- reading, with every field checked -------------------------------------------------
 def get(doc: dict, key: str, kind, where: str = ""):
     if not isinstance(doc, dict) or key not in doc:
         raise Invalid(f"missing field {where}{key!r}")

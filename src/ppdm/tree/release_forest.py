@@ -144,7 +144,6 @@ min_effective_leaf, leaf_model, max_bins
         self.matrices_ = data.matrices
         return self
 
-    # -- prediction over the trees -------------------------------------------------------
     def _proba_codes(self, codes: np.ndarray) -> np.ndarray:
         self._check_fitted()
         total = np.zeros((len(codes), len(self.classes_)))
