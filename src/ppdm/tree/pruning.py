@@ -227,11 +227,8 @@ def prune(
 ) -> None:
     """Pessimistic pruning with optional subtree raising, bottom-up (J48 ``prune``).
 
-    A subtree becomes a leaf when the leaf's estimated errors are within 0.1 of
-    both the subtree's and its largest branch's; otherwise, when the largest
-    branch's are within 0.1 of the subtree's, that branch replaces the subtree,
-    all the node's rows are sent down it, and it is pruned again. Each pruned
-    subtree caches its estimated errors in ``errors``.
+    J48's rules are listed on docs/tree.md (Pruning); each pruned subtree caches its
+    estimated errors in ``errors``.
 
     Nodes are pruned a height at a time (disjoint subtrees, so the result is J48's);
     ``exact_counts`` (:func:`ppdm.tree.level.level_wise_ok`) lets the largest branches'
