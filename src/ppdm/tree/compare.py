@@ -27,9 +27,8 @@ __all__ = ["TreeComparison", "compare_trees", "rules_match"]
 
 
 def rules_match(a: Rule, b: Rule, scales: dict[str, float], tolerance: float) -> bool:
-    """Whether two rules test the same attributes in the same order, with the same
-    operators, categories and class, and thresholds within ``tolerance`` times the
-    attribute's value range in ``scales``."""
+    """Whether two rules have the same path, operators, categories and class, and
+    thresholds within ``tolerance`` times the attribute's value range in ``scales``."""
     if a.label != b.label or a.path != b.path:
         return False
     for ca, cb in zip(a.conditions, b.conditions):

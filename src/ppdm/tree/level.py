@@ -37,9 +37,8 @@ LOG_TABLE_MAX = 2**21
 
 
 def level_wise_ok(ts: TrainingSet, w: np.ndarray) -> bool:
-    """Whether :func:`grow_level_wise` grows the same tree as the node-by-node path:
-    numeric attributes, no missing value, positive integral weights (summing below 2^52,
-    exact in floats)."""
+    """Whether :func:`grow_level_wise` grows the node-by-node tree: numeric attributes, no
+    missing value, positive integral weights summing below 2^52 (exact in floats)."""
     return (
         ts.cat_cols.size == 0
         and not np.isnan(ts.X).any()
@@ -396,9 +395,8 @@ def _split_level(
     split: np.ndarray,
     goes_left: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list]:
-    """Send the rows of the ``split`` nodes of a level to their children: the next level's
-    ``lists, bounds, dist`` (nodes ``2 s`` and ``2 s + 1`` are the children of the
-    ``s``-th split node) and each child's rows, weights and class counts."""
+    """The next level's ``lists, bounds, dist`` (children ``2 s``, ``2 s + 1`` of the ``s``-th
+    ``split`` node) and each child's rows, weights and class counts."""
     K = ts.n_classes
     d = lists.shape[0] - 1
     split_nodes = np.flatnonzero(split).tolist()

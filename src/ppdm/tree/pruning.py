@@ -243,10 +243,8 @@ def prune(
 
 
 def _decide(node: Node, largest: int, err_largest: float, confidence: float) -> bool:
-    """Leaf, raise or keep ``node`` whose children are pruned (the end of J48's ``prune``).
-
-    True when the largest branch replaced the subtree (the caller then prunes it again).
-    """
+    """Leaf, raise or keep ``node`` whose children are pruned (the end of J48's ``prune``);
+    True when the largest branch replaced the subtree, which the caller prunes again."""
     err_leaf = _estimated(node.dist, confidence)
     err_tree = _subtree_estimated(node, confidence)
     if sm_or_eq(err_leaf, err_tree + 0.1) and sm_or_eq(err_leaf, err_largest + 0.1):
@@ -268,10 +266,8 @@ def _prune_by_height(
     confidence: float,
     subtree_raising: bool,
 ) -> None:
-    """J48's recursive ``prune`` of disjoint subtrees, all nodes of a height at once.
-
-    ``forest``: the flat tree for the vectorised largest-branch errors (exact counts only).
-    """
+    """J48's recursive ``prune`` of disjoint subtrees, all nodes of a height at once
+    (``forest``: the flat tree for the vectorised largest-branch errors, exact counts only)."""
     nodes: list[Node] = []
     stack = list(roots)
     while stack:

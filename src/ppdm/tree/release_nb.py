@@ -129,10 +129,8 @@ def _histogram(codes: np.ndarray, y: np.ndarray, n_classes: int, n_values: int) 
 
 
 def _heldout_loglik(est: np.ndarray, held: np.ndarray, ids: np.ndarray, matrix) -> float:
-    """Unbiased held-out original log-likelihood ``sum_o (M^-1 y)_o log p_o``.
-
-    ``p`` is the other fold's ``est`` merged by ``ids``; ``held`` the perturbed counts ``y``.
-    """
+    """Unbiased held-out original log-likelihood ``sum_o (M^-1 y)_o log p_o``: ``y`` the
+    perturbed counts ``held``, ``p`` the other fold's ``est`` merged by ``ids``."""
     x_hat = matrix.inverse_apply(held.T).T
     return float(np.sum(x_hat * np.log(_probabilities(est, ids))))
 

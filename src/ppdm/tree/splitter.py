@@ -33,10 +33,8 @@ HISTOGRAM_MAX_VALUES = 65536
 
 @dataclass
 class Split:
-    """The test chosen at a node: category codes if ``categorical``, else ``x <= threshold``.
-
-    ``threshold`` is NaN for a categorical split; ``gain`` is after the MDL correction.
-    """
+    """The test chosen at a node: category codes if ``categorical``, else ``x <= threshold``
+    (NaN for a categorical split); ``gain`` is after the MDL correction."""
 
     feature: int
     categorical: bool
@@ -142,10 +140,8 @@ def _min_split(known_weight, n_classes, min_leaf):
 
 
 def _best_per_group(values, group, n_groups):
-    """Per group, the flat index J48's ``if gr(v, best)`` scan (from 0) ends on, or -1.
-
-    ``group`` must be sorted (candidates grouped by attribute, in scan order).
-    """
+    """Per group, the flat index J48's ``if gr(v, best)`` scan (from 0) ends on, or -1;
+    ``group`` must be sorted (candidates grouped by attribute, in scan order)."""
     out = np.full(n_groups, -1, dtype=np.int64)
     if values.size == 0:
         return out

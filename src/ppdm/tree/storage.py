@@ -176,10 +176,8 @@ class Tree(NodeArrays):
         return probs[final]
 
     def route(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The leaf every row reaches, and the (row, node) pairs of its path, root included.
-
-        A missing value at a test follows the branch with the most training weight.
-        """
+        """The leaf every row reaches, and the (row, node) pairs of its path, root included;
+        a missing value at a test follows the branch with the most training weight."""
         n = X.shape[0]
         heaviest = np.zeros(self.n_nodes, dtype=np.int64)
         for i in np.flatnonzero(self.feature >= 0):
