@@ -44,26 +44,11 @@ def split_entropy(bag_counts):
 
 
 def entropy(counts) -> np.ndarray | float:
-    """Class entropy in bits per instance.
-
-    Parameters
-    ----------
-    counts : array_like of shape (..., n_classes)
-        Weighted class counts.
-
-    Returns
-    -------
-    float or ndarray
-        ``-sum(p log2 p)`` with ``p = counts / counts.sum()``; 0 for an empty set.
+    """Class entropy ``-sum(p log2 p)`` of class counts, in bits per instance (0 if empty).
 
     References
     ----------
     Quinlan (1993), C4.5, sec. 2.2, ``info(T)``.
-
-    Examples
-    --------
-    >>> round(float(entropy([5, 5])), 12)
-    1.0
     """
     counts = np.asarray(counts, dtype=float)
     total = counts.sum(axis=-1)
@@ -127,30 +112,14 @@ def split_info(bag_counts, total_weight=None) -> np.ndarray | float:
 
 
 def gain_ratio(bag_counts, total_weight=None, gain=None) -> np.ndarray | float:
-    """Gain ratio: information gain over split information (per instance).
+    """Information gain over split information, per instance; 0 where the latter is 0.
 
-    Parameters
-    ----------
-    bag_counts : array_like of shape (..., n_bags, n_classes)
-    total_weight : float or array_like, optional
-        Weight of all instances at the node; defaults to the known weight.
-    gain : float or array_like, optional
-        The gain to divide, e.g. after J48's MDL correction; defaults to
-        :func:`info_gain`.
-
-    Returns
-    -------
-    float or ndarray
-        0 where the split information is 0.
+    ``total_weight`` defaults to the known weight, ``gain`` (e.g. after J48's MDL
+    correction) to :func:`info_gain`.
 
     References
     ----------
     Quinlan (1993), C4.5, sec. 2.2; Weka J48 ``GainRatioSplitCrit``.
-
-    Examples
-    --------
-    >>> float(gain_ratio([[4, 0], [0, 4]]))
-    1.0
     """
     bag_counts = np.asarray(bag_counts, dtype=float)
     if total_weight is None:
