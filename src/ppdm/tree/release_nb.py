@@ -39,13 +39,7 @@ NB_TOL = 1e-5
 
 
 def group_ids(n_values: int, groups: int) -> np.ndarray:
-    """Group of every code when ``n_values`` ordered codes form ``groups`` equal-width groups.
-
-    Examples
-    --------
-    >>> group_ids(5, 2).tolist()
-    [0, 0, 0, 1, 1]
-    """
+    """Equal-width group ``floor(k * groups / n_values)`` of every ordered code ``k``."""
     groups = min(int(groups), int(n_values))
     return (np.arange(n_values) * groups) // n_values
 
