@@ -34,7 +34,7 @@ GROUP_CANDIDATES = (2, 3, 5, 10, 20, 40)
 #: Pseudo-records (per code of the attribute) of the root distribution in a deeper leaf.
 NB_PRIOR_WEIGHT = 20.0
 #: Stopping tolerance of the iterative Bayesian update (largest change of a proportion in
-#: one step): a forest's pendigits predictions agree on 99.5 % with 1e-7, 3-6x quicker.
+#: one step): 99.5 % of a forest's pendigits predictions match those at 1e-7, 3-6x quicker.
 NB_TOL = 1e-5
 
 
