@@ -216,7 +216,7 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
             raise DataError(f"y has {found}; a classifier needs at least two classes to learn from")
         return classes, codes, known
 
-    def _weights(self, sample_weight, classes, codes, n_rows: int) -> np.ndarray:
+    def _weights(self, sample_weight, n_rows: int) -> np.ndarray:
         if sample_weight is None:
             w = np.ones(n_rows)
         else:
@@ -262,7 +262,7 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         self._validate_params()
         encoding, Xe = fit_encoding(X, self.categorical_features)
         classes, codes, known = self._labels(y, Xe.shape[0])
-        w = self._weights(sample_weight, classes, codes, Xe.shape[0])[known]
+        w = self._weights(sample_weight, Xe.shape[0])[known]
         w = self._class_weights(classes, codes, w)
         Xe = Xe[known]
         keep = w > 0
