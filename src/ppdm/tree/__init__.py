@@ -1,16 +1,9 @@
-"""C4.5 decision trees (Release 8, as Weka's J48 implements it).
+"""C4.5 decision trees (Release 8, as Weka's J48 implements it), and trees learnt from a
+release itself.
 
-Modules: ``criterion`` (gain, gain ratio on count arrays), ``splitter``
-(threshold and multiway split search), ``storage`` (array-based tree),
-``builder`` (growing), ``pruning`` (pessimistic pruning, collapse, subtree
-raising), ``classifier`` (the scikit-learn estimator), ``export`` (J48 text,
-rules), ``compare`` (similarity of two trees) and ``plot`` (matplotlib drawing).
-Trees learnt from a release: ``release_base`` (the learners' common base),
-``release_coding`` (codes and release data), ``release_split``, ``release_builder``,
-``release_nb`` (naive Bayes leaves), ``release_storage`` (``CodeTree``),
-``release_tree`` and ``release_forest`` (the
-estimators) and ``release_scoring`` (accuracy on the original data, estimated from a
-perturbed fold).
+C4.5: ``criterion``, ``splitter``, ``builder``, ``level``, ``pruning``, ``storage``,
+``classifier``, ``export``, ``compare``, ``plot``; from a release: the ``release_*``
+modules (docs/release_learners.md maps them).
 
 References
 ----------

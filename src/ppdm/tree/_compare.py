@@ -1,9 +1,5 @@
-"""Weka's tolerant comparisons (``weka.core.Utils``), vectorised.
-
-J48 compares weights, gains and error estimates with a tolerance of 1e-6
-(``Utils.SMALL``); ties and near-ties are broken by these rules, so ppdm uses
-the same ones wherever J48 does.
-"""
+"""Weka's comparisons within 1e-6 (``weka.core.Utils.SMALL``), vectorised; ppdm breaks
+ties with them wherever J48 does."""
 
 from __future__ import annotations
 
@@ -43,10 +39,8 @@ def sm_or_eq(a, b):
 def first_best(values, start: float = 0.0) -> int:
     """Index J48's sequential scan ``if gr(v, best): best = v`` ends on, or -1.
 
-    The scan keeps the first of several values that agree within ``SMALL``.
-    Only strict running maxima can ever be picked, and only those within 1e-5
-    of the overall maximum can be the last pick, so the Python loop runs over a
-    handful of entries whatever the length of ``values``.
+    Only strict running maxima within 1e-5 of the maximum can be the last pick, so the
+    loop runs over a handful of entries.
     """
     v = np.asarray(values, dtype=float)
     if v.size == 0:

@@ -60,9 +60,8 @@ def _as_frame(X) -> tuple[pd.DataFrame, bool]:
 
 @dataclass
 class FeatureEncoding:
-    """How the columns seen by ``fit`` are encoded: their ``names`` (``x0, x1, ...`` for
-    arrays), which are ``categorical`` and their ``categories`` (None for numeric ones),
-    and whether ``fit`` saw a DataFrame."""
+    """The columns seen by ``fit``: ``names`` (``x0, x1, ...`` for arrays), ``categorical``,
+    ``categories`` (None for numeric ones) and whether ``fit`` saw a DataFrame."""
 
     names: list[str]
     categorical: np.ndarray
@@ -184,12 +183,8 @@ def _resolve_categorical(frame: pd.DataFrame, spec, is_frame: bool) -> np.ndarra
 
 
 def fit_encoding(X, categorical_features=None) -> tuple[FeatureEncoding, np.ndarray]:
-    """Learn column kinds and categories from ``X``; return the encoding and ``X`` encoded.
-
-    ``categorical_features`` as :class:`~ppdm.tree.C45Classifier` takes it (None / "auto":
-    DataFrame columns of object, string, category or bool dtype; every column of a
-    non-numeric array).
-    """
+    """Learn column kinds and categories from ``X`` (``categorical_features`` as
+    :class:`~ppdm.tree.C45Classifier` takes it); return the encoding and ``X`` encoded."""
     frame, is_frame = _as_frame(X)
     if frame.shape[0] == 0:
         raise DataError(

@@ -1,12 +1,5 @@
-"""What a tree stored as node arrays tells from its tests alone: size, leaves, depth and
-the importance of each column.
-
-Both array storages (:class:`ppdm.tree.storage.Tree` of C4.5 and
-:class:`ppdm.tree.release_storage.CodeTree` of the trees over original codes) number
-their nodes in preorder, mark a leaf by ``feature == -1`` and name a node's children
-with ``child_ids``, and give each node's impurity (``_impurity``); :class:`NodeArrays`
-derives the rest once for both.
-"""
+"""Size, leaves, depth and column importances of a tree stored as node arrays, shared by
+:class:`ppdm.tree.storage.Tree` and :class:`ppdm.tree.release_storage.CodeTree`."""
 
 from __future__ import annotations
 
@@ -16,12 +9,8 @@ __all__ = ["NodeArrays"]
 
 
 class NodeArrays:
-    """Mixin: ``n_nodes``, ``n_leaves``, ``max_depth`` and ``feature_importances`` of a tree
-    stored as node arrays.
-
-    The class using it holds ``feature`` (int array of shape (n_nodes,), -1 at a leaf,
-    nodes in preorder) and defines ``child_ids(node) -> int array`` and ``_impurity()``.
-    """
+    """Mixin for a class holding ``feature`` (-1 at a leaf, nodes in preorder) and defining
+    ``child_ids(node)`` and ``_impurity()``."""
 
     feature: np.ndarray
 

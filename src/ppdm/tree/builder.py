@@ -1,5 +1,4 @@
-"""Growing a C4.5 tree: nodes carry their rows and weights while the tree is built
-and pruned, then the result is frozen into array storage.
+"""Growing a C4.5 tree node by node.
 
 References
 ----------
@@ -20,20 +19,9 @@ __all__ = ["Node", "grow"]
 class Node:
     """A mutable tree node used while growing and pruning.
 
-    Attributes
-    ----------
-    split : Split or None
-        None for a leaf.
-    children : list of Node
-    dist : ndarray of shape (n_classes,)
-        Weighted class counts of the training rows at the node.
-    empty : bool
-        True for a leaf that received no training weight (J48's ``m_isEmpty``).
-    idx, w : ndarray or None
-        The node's training rows and weights, kept for subtree raising.
-    errors : float
-        Training errors of the subtree, or its estimated errors once pruned
-        (cached by :mod:`ppdm.tree.pruning`).
+    ``dist``: weighted class counts; ``empty``: a leaf no training weight reached (J48's
+    ``m_isEmpty``); ``idx, w``: its rows, kept for subtree raising; ``errors``: the
+    subtree's training errors, or its estimated errors once pruned.
     """
 
     __slots__ = ("split", "children", "dist", "empty", "idx", "w", "errors")

@@ -114,19 +114,8 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
     and J48's threshold rule); a minimum number of instances per leaf;
     pessimistic pruning with a confidence factor, collapsing and subtree
     raising; missing values as fractional instances; sample and class weights.
-
-    Parameters map to J48's options:
-
-    ======================  ===========  ==========================================
-    parameter               J48 option   meaning
-    ======================  ===========  ==========================================
-    ``confidence=0.25``     ``-C 0.25``  pruning confidence factor CF
-    ``min_leaf=2``          ``-M 2``     minimum instances per leaf
-    ``unpruned=False``      ``-U``       grow only (collapse still applies)
-    ``subtree_raising``     ``-S``       ``False`` = ``-S`` (no subtree raising)
-    ``collapse_tree``       ``-O``       ``False`` = ``-O`` (Weka >= 3.7 only)
-    ``use_mdl_correction``  ``-J``       ``False`` = ``-J`` (Weka >= 3.7 only)
-    ======================  ===========  ==========================================
+    The first six parameters are J48's options ``-C``, ``-M``, ``-U``, ``-S``, ``-O``
+    and ``-J`` (docs/tree.md maps them).
 
     Parameters
     ----------
@@ -170,10 +159,7 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
 
     Notes
     -----
-    Differences from J48 are listed in ``docs/tree.md``.  In short: a single
-    class, or features that are all constant, raise :class:`~ppdm.exceptions.DataError`
-    (J48 fits a one-leaf tree); rows with zero weight are ignored; a category
-    not seen at fit is treated as a missing value, with a warning.
+    Differences from J48 are listed in ``docs/tree.md``.
 
     References
     ----------
@@ -198,7 +184,6 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
     categorical_features: Any = None
     class_weight: Any = None
 
-    # -- validation --------------------------------------------------------------
     def _validate_params(self) -> None:
         check_params(self, _PARAMETER_CONSTRAINTS)
 
@@ -231,7 +216,7 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
             raise DataError(f"y has {found}; a classifier needs at least two classes to learn from")
         return classes, codes, known
 
-    def _weights(self, sample_weight, classes, codes, n_rows: int) -> np.ndarray:
+    def _weights(self, sample_weight, n_rows: int) -> np.ndarray:
         if sample_weight is None:
             w = np.ones(n_rows)
         else:
@@ -258,7 +243,6 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
                 raise DataError("class_weight values must be finite and >= 0")
         return w * factors[codes]
 
-    # -- fit / predict -------------------------------------------------------------
     def fit(self, X, y, sample_weight=None) -> C45Classifier:
         """Grow and prune the tree.
 
@@ -278,7 +262,7 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         self._validate_params()
         encoding, Xe = fit_encoding(X, self.categorical_features)
         classes, codes, known = self._labels(y, Xe.shape[0])
-        w = self._weights(sample_weight, classes, codes, Xe.shape[0])[known]
+        w = self._weights(sample_weight, Xe.shape[0])[known]
         w = self._class_weights(classes, codes, w)
         Xe = Xe[known]
         keep = w > 0
@@ -406,7 +390,6 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         data = np.ones(rows.size, dtype=np.int64)
         return sparse.csr_matrix((data, (rows, nodes)), shape=(Xe.shape[0], self.tree_.n_nodes))
 
-    # -- inspection ----------------------------------------------------------------
     @property
     def feature_importances_(self) -> np.ndarray:
         """Information gain of each column's tests, weighted by the weight reaching them,

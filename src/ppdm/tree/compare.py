@@ -1,11 +1,7 @@
 """Comparing two C4.5 trees by their logic rules (Islam & Brankovic).
 
-Two trees, e.g. one learnt from the original data and one from a perturbed or
-reconstructed release, are compared the way Islam & Brankovic compare them:
-their rules side by side, whether they test the same attribute at the root,
-which attributes both use, which rules match (same attribute path, numeric
-thresholds within a tolerance, same categories, same class), and how often the
-two trees predict the same class on a data set.
+E.g. a tree learnt from the original data against one from a perturbed or reconstructed
+release: roots, shared attributes, matching rules and prediction agreement (docs/tree.md).
 
 References
 ----------
@@ -31,9 +27,8 @@ __all__ = ["TreeComparison", "compare_trees", "rules_match"]
 
 
 def rules_match(a: Rule, b: Rule, scales: dict[str, float], tolerance: float) -> bool:
-    """Whether two rules test the same attributes in the same order, with the same
-    operators, categories and class, and thresholds within ``tolerance`` times the
-    attribute's value range in ``scales``."""
+    """Whether two rules have the same path, operators, categories and class, and
+    thresholds within ``tolerance`` times the attribute's value range in ``scales``."""
     if a.label != b.label or a.path != b.path:
         return False
     for ca, cb in zip(a.conditions, b.conditions):
@@ -49,23 +44,11 @@ def rules_match(a: Rule, b: Rule, scales: dict[str, float], tolerance: float) ->
 
 @dataclass
 class TreeComparison:
-    """How similar two trees are.
+    """How similar two trees are (:func:`compare_trees`).
 
-    Attributes
-    ----------
-    root_a, root_b : str or None
-        Attribute tested at each root (None for a one-leaf tree).
-    same_root : bool
-    attributes_a, attributes_b : list of str
-        Attributes each tree tests.
-    shared_attributes : list of str
-    rules_a, rules_b : list of Rule
-    matches : list of (int, int)
-        Pairs of matching rule indices (into ``rules_a``, ``rules_b``).
-    tolerance : float
-    agreement : float or None
-        Fraction of rows of the given data on which both predict the same class.
-    n_rows : int or None
+    ``root_a``/``root_b`` is None for a one-leaf tree; ``matches`` pairs indices into
+    ``rules_a`` and ``rules_b``; ``agreement`` is the share of the ``n_rows`` given rows on
+    which both predict the same class.
     """
 
     root_a: str | None

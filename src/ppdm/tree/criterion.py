@@ -1,15 +1,8 @@
 """Split criteria of C4.5: entropy, information gain, split information, gain ratio.
 
-Every function works on class-count arrays: the last axis holds classes, the
-one before it (when present) holds the branches ("bags") of a split.  Counts
-may be weighted or fractional, so the same code scores estimated (reconstructed)
-counts as well as raw ones.  Leading axes broadcast, which lets the splitter
-score every candidate threshold of every attribute in one call.
-
-The formulas follow C4.5 Release 8 as Weka's J48 computes them, including its
-treatment of instances whose attribute value is unknown: the gain is scaled by
-the known fraction, and the unknowns form an extra branch in the split
-information.
+Every function takes class-count arrays, weighted or fractional: the last axis holds
+classes, the one before it the branches ("bags") of a split; leading axes broadcast.
+Unknown values are treated as J48 does (docs/tree.md).
 
 References
 ----------
@@ -51,26 +44,11 @@ def split_entropy(bag_counts):
 
 
 def entropy(counts) -> np.ndarray | float:
-    """Class entropy in bits per instance.
-
-    Parameters
-    ----------
-    counts : array_like of shape (..., n_classes)
-        Weighted class counts.
-
-    Returns
-    -------
-    float or ndarray
-        ``-sum(p log2 p)`` with ``p = counts / counts.sum()``; 0 for an empty set.
+    """Class entropy ``-sum(p log2 p)`` of class counts, in bits per instance (0 if empty).
 
     References
     ----------
     Quinlan (1993), C4.5, sec. 2.2, ``info(T)``.
-
-    Examples
-    --------
-    >>> round(float(entropy([5, 5])), 12)
-    1.0
     """
     counts = np.asarray(counts, dtype=float)
     total = counts.sum(axis=-1)
@@ -80,32 +58,20 @@ def entropy(counts) -> np.ndarray | float:
 
 
 def info_gain(bag_counts, total_weight=None, parent_entropy=None) -> np.ndarray | float:
-    """Information gain of a split, in bits per known instance, scaled by the known fraction.
+    """Information gain ``F * (info(T) - info_X(T))`` in bits per known instance.
+
+    ``F`` is the known fraction; the gain is 0 when the numerator is below 1e-6.
 
     Parameters
     ----------
-    bag_counts : array_like of shape (..., n_bags, n_classes)
-        Class counts of the instances with a known value, per branch.
     total_weight : float or array_like, optional
-        Weight of all instances at the node, unknowns included; defaults to the
-        known weight (no unknowns).
+        Weight at the node, unknowns included; defaults to the known weight.
     parent_entropy : float or array_like, optional
         ``total_entropy`` of the known instances, if already computed.
-
-    Returns
-    -------
-    float or ndarray
-        ``F * (info(T) - info_X(T))`` where ``F`` is the known fraction
-        (Quinlan's gain with unknown values); 0 when the numerator is below 1e-6.
 
     References
     ----------
     Quinlan (1993), C4.5, sec. 2.2 and 3.1; Weka J48 ``InfoGainSplitCrit``.
-
-    Examples
-    --------
-    >>> float(info_gain([[4, 0], [0, 4]]))
-    1.0
     """
     bag_counts = np.asarray(bag_counts, dtype=float)
     known = bag_counts.sum(axis=(-2, -1))
@@ -122,27 +88,14 @@ def info_gain(bag_counts, total_weight=None, parent_entropy=None) -> np.ndarray 
 
 
 def split_info(bag_counts, total_weight=None) -> np.ndarray | float:
-    """Split information of a split times the total weight, unknowns as an extra branch.
+    """Split information times the total weight, unknowns as an extra branch.
 
-    Parameters
-    ----------
-    bag_counts : array_like of shape (..., n_bags, n_classes)
-    total_weight : float or array_like, optional
-        Weight of all instances at the node; defaults to the known weight.
-
-    Returns
-    -------
-    float or ndarray
-        ``-sum(n_i log2 n_i) - n_? log2 n_? + N log2 N`` (Weka's ``splitEnt``).
+    ``-sum(n_i log2 n_i) - n_? log2 n_? + N log2 N`` (Weka's ``splitEnt``);
+    ``total_weight`` defaults to the known weight.
 
     References
     ----------
     Quinlan (1993), C4.5, sec. 2.2 (``split info``) and 3.1.
-
-    Examples
-    --------
-    >>> float(split_info([[2, 0], [0, 2]])) / 4
-    1.0
     """
     bag_counts = np.asarray(bag_counts, dtype=float)
     bags = bag_counts.sum(axis=-1)
@@ -159,30 +112,14 @@ def split_info(bag_counts, total_weight=None) -> np.ndarray | float:
 
 
 def gain_ratio(bag_counts, total_weight=None, gain=None) -> np.ndarray | float:
-    """Gain ratio: information gain over split information (per instance).
+    """Information gain over split information, per instance; 0 where the latter is 0.
 
-    Parameters
-    ----------
-    bag_counts : array_like of shape (..., n_bags, n_classes)
-    total_weight : float or array_like, optional
-        Weight of all instances at the node; defaults to the known weight.
-    gain : float or array_like, optional
-        The gain to divide, e.g. after J48's MDL correction; defaults to
-        :func:`info_gain`.
-
-    Returns
-    -------
-    float or ndarray
-        0 where the split information is 0.
+    ``total_weight`` defaults to the known weight, ``gain`` (e.g. after J48's MDL
+    correction) to :func:`info_gain`.
 
     References
     ----------
     Quinlan (1993), C4.5, sec. 2.2; Weka J48 ``GainRatioSplitCrit``.
-
-    Examples
-    --------
-    >>> float(gain_ratio([[4, 0], [0, 4]]))
-    1.0
     """
     bag_counts = np.asarray(bag_counts, dtype=float)
     if total_weight is None:

@@ -241,20 +241,13 @@ def format_rules(rules: list[Rule]) -> str:
     return "\n".join(out)
 
 
-# --- the release tree (CodeTree over original codes) -------------------------------------
-
-
 def _label(value) -> str:
     return str(value.item() if isinstance(value, np.generic) else value)
 
 
 def _class_counts(clf, node: int, parent: int | None) -> str:
-    """``{c: estimated count, ...}`` of a leaf: its clipped estimated class counts.
-
-    The tree stores the leaf's distribution shrunk towards its parent's,
-    ``(counts + s * parent) / (total + s)`` with ``s = prior_strength``; the counts are
-    recovered from it exactly.
-    """
+    """``{c: estimated count, ...}`` of a leaf, recovered from its stored distribution
+    ``(counts + s * parent) / (total + s)``, ``s = prior_strength``."""
     t = clf.tree_
     dist = np.asarray(t.value[node], dtype=float)
     if parent is None:
@@ -271,12 +264,8 @@ def _class_shares(classes, dist: np.ndarray) -> str:
 
 
 def _code_groups(probs: np.ndarray, allowed: np.ndarray) -> list[np.ndarray]:
-    """Runs of adjacent allowed codes whose probabilities agree in every class.
-
-    The naive Bayes leaves merge adjacent codes of an ordered attribute into groups and
-    spread each group's probability evenly over its codes
-    (:func:`~ppdm.tree.release_nb.coarsen`), so a group is a run of equal columns.
-    """
+    """Runs of adjacent allowed codes whose probabilities agree in every class: the groups
+    :func:`~ppdm.tree.release_nb.coarsen` made."""
     codes = np.flatnonzero(allowed)
     groups: list[list[int]] = []
     for k in codes:
@@ -340,10 +329,8 @@ def _nb_lines(clf, node: int, box: list, path: str, detail: str) -> list[str]:
 def export_release_text(clf, *, conditionals: str = "summary") -> str:
     """:meth:`ppdm.tree.ReleaseTreeClassifier.export_text` of the fitted release tree ``clf``.
 
-    ``conditionals`` says how naive Bayes leaves show their class-conditional model in the
-    section after the tree: ``"summary"``, per attribute one line with its code groups
-    and the class each favours (with its probability given the group and the leaf's
-    prior); ``"table"``, the whole table ``P(group | class)``; ``"none"``, no section.
+    ``conditionals``: ``"summary"`` (per attribute, its code groups and the class each
+    favours), ``"table"`` (``P(group | class)``) or ``"none"``.
 
     References
     ----------

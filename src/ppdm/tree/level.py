@@ -1,16 +1,8 @@
 """Growing a C4.5 tree level by level: one split search for all nodes of a depth.
 
-The node-by-node search of :mod:`ppdm.tree.splitter` pays NumPy's per-call
-overhead at every node and attribute. Here each attribute's rows are sorted once,
-at the root, and kept sorted within each node by a stable partition at every
-split (SPRINT's attribute lists); the class counts left of every boundary of every
-(attribute, node) pair come from integer cumulative sums along these lists (on
-large tables, few-valued attributes are binned instead), and all candidates are
-scored and chosen in one call of J48's rules.
-
-Class counts are sums of *integral* weights, exact in any order, so the tree is
-the node-by-node one number for number; this path is taken only when every weight
-is a positive integer, every attribute numeric and no value missing.
+Each attribute's rows are sorted once and kept sorted within each node by a stable
+partition (SPRINT's attribute lists); with integral weights the class counts are exact
+in any order, so the tree is the node-by-node one (docs/tree.md, "Speed").
 
 References
 ----------
@@ -45,9 +37,8 @@ LOG_TABLE_MAX = 2**21
 
 
 def level_wise_ok(ts: TrainingSet, w: np.ndarray) -> bool:
-    """Whether :func:`grow_level_wise` grows the same tree as the node-by-node path:
-    numeric attributes, no missing value, positive integral weights (summing below 2^52,
-    exact in floats)."""
+    """Whether :func:`grow_level_wise` grows the node-by-node tree: numeric attributes, no
+    missing value, positive integral weights summing below 2^52 (exact in floats)."""
     return (
         ts.cat_cols.size == 0
         and not np.isnan(ts.X).any()
@@ -69,10 +60,8 @@ def _max_class_rows(dist: np.ndarray) -> np.ndarray:
 
 
 class _Rows:
-    """Per-fit arrays of the level-wise grower: class codes ``y``, integer weights ``w``
-    (None when all are 1), the integer ``dtype`` of class counts, ``xlog2x`` of every
-    possible count (``log_table``, None for large totals), and which attributes are
-    ``listed`` and at which row of the lists (``list_row``)."""
+    """Per-fit arrays of the level-wise grower (``w`` None when all weights are 1,
+    ``log_table`` None for large totals)."""
 
     def __init__(self, ts: TrainingSet, w: np.ndarray) -> None:
         self.n = ts.X.shape[0]
@@ -95,10 +84,8 @@ def _search(
     """Gains, gain ratios and midpoints (L, n_features) of the best split of every node
     and attribute of a level (NaN: none).
 
-    ``lists`` (n_listed + 1, m) holds, per listed attribute, the level's rows grouped by
-    node (node ``i`` in columns ``bounds[i]:bounds[i + 1]``) and sorted by value within
-    each node; its last row holds them grouped by node only. ``dist``: class counts per
-    node.
+    ``lists`` (n_listed + 1, m): per listed attribute the rows of node ``i`` in columns
+    ``bounds[i]:bounds[i + 1]``, sorted by value; the last row in index order.
     """
     d = ts.num_cols.size
     m = lists.shape[1]
@@ -237,9 +224,8 @@ def _upto(cum: np.ndarray, bounds: np.ndarray, at: np.ndarray, group: np.ndarray
 def _left_totals(
     rows: _Rows, lists: np.ndarray, bounds: np.ndarray, at: np.ndarray, group: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
-    """Class codes and weights along ``lists`` (weights None when all are 1), and the
-    integer weight left of each boundary (``at``: its last row's flat position in
-    ``lists``; ``group``: its attribute * L + node)."""
+    """Class codes and weights along ``lists``, and the weight left of each boundary
+    (``at``: its last row's flat position; ``group``: attribute * L + node)."""
     m = lists.shape[1]
     y = rows.y.take(lists)
     if rows.w is None:
@@ -273,12 +259,8 @@ def _left_counts(
 
 
 def _choose(gains: np.ndarray, ratios: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """J48's choice per node: the largest gain ratio among gains >= average - 1e-3.
-
-    The average gain is summed attribute by attribute, as J48 does (a cumulative
-    sum is sequential), and ties within 1e-6 go to the first attribute.
-    Returns the chosen column per node (-1 for none) and its gain ratio.
-    """
+    """J48's choice per node (column, -1 for none, and its gain ratio): the largest gain
+    ratio among gains >= average - 1e-3, the average summed in J48's order."""
     L, d = gains.shape
     valid = ~np.isnan(gains)
     total = np.cumsum(np.where(valid, gains, 0.0), axis=1)[:, -1]
@@ -413,9 +395,8 @@ def _split_level(
     split: np.ndarray,
     goes_left: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list]:
-    """Send the rows of the ``split`` nodes of a level to their children: the next level's
-    ``lists, bounds, dist`` (nodes ``2 s`` and ``2 s + 1`` are the children of the
-    ``s``-th split node) and each child's rows, weights and class counts."""
+    """The next level's ``lists, bounds, dist`` (children ``2 s``, ``2 s + 1`` of the ``s``-th
+    ``split`` node) and each child's rows, weights and class counts."""
     K = ts.n_classes
     d = lists.shape[0] - 1
     split_nodes = np.flatnonzero(split).tolist()

@@ -32,7 +32,6 @@ def labels_to_json(values, what: str) -> dict:
     return {"dtype": arr.dtype.str, "values": [plain(v, what) for v in arr.tolist()]}
 
 
-# -- reading, with every field checked -------------------------------------------------
 def get(doc: dict, key: str, kind, where: str = ""):
     if not isinstance(doc, dict) or key not in doc:
         raise Invalid(f"missing field {where}{key!r}")
@@ -50,6 +49,27 @@ def int_array(values, name: str, n: int | None = None) -> np.ndarray:
     if n is not None and len(values) != n:
         raise Invalid(f"tree.{name} has {len(values)} entries; expected {n}")
     return np.asarray(values, dtype=np.int64).reshape(len(values))
+
+
+def number_array(
+    values, name: str, n: int, width: int | None = None, what: str = "numbers"
+) -> np.ndarray:
+    """``n`` numbers (or ``n`` rows of ``width``), finite and >= 0, as a float array."""
+    rows = values if width is not None else [values]
+    ok = isinstance(values, list) and len(values) == n
+    ok = ok and all(
+        isinstance(r, list)
+        and (width is None or len(r) == width)
+        and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in r)
+        for r in rows
+    )
+    if not ok:
+        shape = f"{n} rows of {width} numbers" if width is not None else f"{n} numbers"
+        raise Invalid(f"{name} must be {shape}")
+    out = np.array(values, dtype=float)
+    if not np.isfinite(out).all() or (out < 0).any():
+        raise Invalid(f"{name} must hold finite {what} >= 0")
+    return out
 
 
 def bool_array(values, name: str, n: int) -> np.ndarray:

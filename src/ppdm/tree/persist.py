@@ -1,15 +1,9 @@
 """Model files for :class:`~ppdm.tree.C45Classifier` that load without running code.
 
-A fitted C4.5 tree is a handful of flat arrays (:class:`~ppdm.tree.storage.Tree`),
-its class labels, the column encoding (names, kinds, categories) and its
-hyper-parameters. :func:`save_model` writes exactly these as one JSON document;
-:func:`load_model` reads them back with :func:`json.loads` only — no ``pickle``, no
-imports named by the file — and checks every array (shapes, index ranges, preorder
-children) before building the classifier, so a tampered file is refused with one
-clear error instead of running code or crashing later.
-
-Old pickled models (written by ``ppdm tree train`` before this format) load only
-with ``trust_pickle=True``: unpickling runs whatever code the file names.
+:func:`save_model` writes the tree's flat arrays, class labels, column encoding and
+parameters as one JSON document; :func:`load_model` reads it with :func:`json.loads`
+only and checks every array, so a tampered file is refused with one error (docs/cli.md).
+Old pickled models load only with ``trust_pickle=True``.
 
 References
 ----------
@@ -36,6 +30,7 @@ from .model_json import (
     int_array,
     labels_from_json,
     labels_to_json,
+    number_array,
     plain,
 )
 
@@ -126,17 +121,7 @@ def _tree_from_json(doc, n_features: int, n_categories: np.ndarray, n_classes: i
     start = int_array(get(doc, "children_start", list, "tree."), "children_start", n)
     count = int_array(get(doc, "n_children", list, "tree."), "n_children", n)
     children = int_array(get(doc, "children", list, "tree."), "children")
-    value_raw = get(doc, "value", list, "tree.")
-    if len(value_raw) != n or not all(
-        isinstance(row, list)
-        and len(row) == n_classes
-        and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in row)
-        for row in value_raw
-    ):
-        raise Invalid(f"tree.value must be {n} rows of {n_classes} numbers")
-    value = np.array(value_raw, dtype=float).reshape(n, n_classes)
-    if not np.isfinite(value).all() or (value < 0).any():
-        raise Invalid("tree.value must hold finite counts >= 0")
+    value = number_array(get(doc, "value", list, "tree."), "tree.value", n, n_classes, "counts")
     empty = bool_array(get(doc, "empty", list, "tree."), "tree.empty", n)
 
     leaf = feature < 0

@@ -1,8 +1,7 @@
 """Drawing a fitted ppdm tree with matplotlib.
 
-Works for :class:`~ppdm.tree.C45Classifier` (multiway and threshold tests, J48's leaf
-labels) and for the release tree (:class:`~ppdm.tree.ReleaseTreeClassifier`: value-set
-tests on original codes, leaves with their estimated count).
+Works for :class:`~ppdm.tree.C45Classifier` and for the trees over original codes
+(:class:`~ppdm.tree.ReleaseTreeClassifier`).
 
 References
 ----------
@@ -74,15 +73,8 @@ def _code_tree_nodes(clf) -> dict[int, _Drawn]:
 
 
 def tree_layout(clf, max_depth: int | None = None) -> dict[int, tuple[float, float]]:
-    """Position ``(x, depth)`` of every drawn node: leaves at consecutive x in order,
-    a parent centred over its children.
-
-    Parameters
-    ----------
-    clf : fitted ppdm tree classifier
-    max_depth : int, optional
-        Deepest level drawn (deeper subtrees are cut).
-    """
+    """Position ``(x, depth)`` of every node drawn down to ``max_depth``: leaves at
+    consecutive x in order, a parent centred over its children."""
     nodes = _nodes(clf)
     pos: dict[int, tuple[float, float]] = {}
     next_x = [0.0]

@@ -24,19 +24,13 @@ __all__ = ["added_errors", "collapse", "prune"]
 def added_errors(n: float, errors: float, confidence: float) -> float:
     """Extra errors added to ``errors`` observed among ``n`` for a pessimistic estimate.
 
-    The upper limit of the binomial confidence interval (normal approximation
-    with continuity correction) at level ``confidence`` (C4.5's CF, J48's ``-C``), as
-    C4.5 computes it, with its special cases for ``errors < 1`` and ``errors`` near ``n``
-    (the weighted instances at the leaf).
+    The upper limit of the binomial confidence interval at level ``confidence`` (C4.5's
+    CF), normal approximation with continuity correction, with C4.5's special cases for
+    ``errors < 1`` and ``errors`` near ``n``.
 
     References
     ----------
     Quinlan (1993), C4.5, sec. 4.2; Weka J48 ``Stats.addErrs``.
-
-    Examples
-    --------
-    >>> round(added_errors(6, 0, 0.25), 3)
-    1.238
     """
     if confidence > 0.5:
         return 0.0
@@ -98,10 +92,8 @@ def _branch_estimated(ts, node: Node, idx, w, confidence) -> float:
 class _Forest:
     """The tree being pruned as flat arrays, for routing many rows at once.
 
-    Every node gets an index once, siblings consecutive; ``feat`` holds the
-    split attribute (-1 for a leaf), ``thr`` the threshold and ``kid`` the
-    index of the first child. Pruning updates them as it turns subtrees into
-    leaves or raises branches.
+    Siblings get consecutive indices; ``feat`` is the split attribute (-1 for a leaf),
+    ``kid`` the index of the first child.
     """
 
     def __init__(self, root: Node) -> None:
@@ -141,13 +133,9 @@ def _largest_estimated_exact(
 ) -> list[float]:
     """:func:`_branch_estimated` of each node's largest branch on all its rows, vectorised.
 
-    Only for numeric binary splits, no missing values and integral weights
-    (``exact_counts``). A leaf's counts are then its own rows' counts (``dist``)
-    plus those of the other branch's rows routed down to it, exactly. So only
-    the other branches' rows are routed, those of all ``nodes`` at once (their
-    subtrees are disjoint), a level at a time through the flat ``forest``, and
-    only the nodes they reach are visited; every other subtree keeps the
-    estimated errors its pruning cached (the same sums in the same order).
+    With exact counts a leaf's counts are its ``dist`` plus those of the other branch's
+    rows routed to it, so only those rows are routed; subtrees they do not reach keep
+    their cached estimated errors (the same sums in the same order).
     """
     # the other branch's rows are that child's rows (binary splits, no missing values)
     others = [nd.children[1 - lg] for nd, lg in zip(nodes, largest)]
@@ -239,16 +227,12 @@ def prune(
 ) -> None:
     """Pessimistic pruning with optional subtree raising, bottom-up (J48 ``prune``).
 
-    A subtree becomes a leaf when the leaf's estimated errors are within 0.1 of
-    both the subtree's and its largest branch's; otherwise, when the largest
-    branch's are within 0.1 of the subtree's, that branch replaces the subtree,
-    all the node's rows are sent down it, and it is pruned again. Each pruned
-    subtree caches its estimated errors in ``errors``.
+    J48's rules are listed on docs/tree.md (Pruning); each pruned subtree caches its
+    estimated errors in ``errors``.
 
-    Nodes are pruned a height at a time (disjoint subtrees do not interact, so the
-    result is J48's). With ``exact_counts`` (numeric data, no missing value, integral
-    weights: :func:`ppdm.tree.level.level_wise_ok`) class counts add exactly, and the
-    largest branches' errors of a whole height are found by one vectorised routing.
+    Nodes are pruned a height at a time (disjoint subtrees, so the result is J48's);
+    ``exact_counts`` (:func:`ppdm.tree.level.level_wise_ok`) lets the largest branches'
+    errors of a whole height be found by one vectorised routing.
 
     References
     ----------
@@ -258,17 +242,9 @@ def prune(
     _prune_by_height(ts, forest, [node], confidence, subtree_raising)
 
 
-def _decide(
-    node: Node,
-    largest: int,
-    err_largest: float,
-    confidence: float,
-) -> bool:
-    """Leaf, raise or keep ``node`` whose children are pruned (the end of J48's ``prune``).
-
-    Returns True when the largest branch replaced the subtree; the caller then
-    sends the node's rows down it (:func:`_redistribute`) and prunes it again.
-    """
+def _decide(node: Node, largest: int, err_largest: float, confidence: float) -> bool:
+    """Leaf, raise or keep ``node`` whose children are pruned (the end of J48's ``prune``);
+    True when the largest branch replaced the subtree, which the caller prunes again."""
     err_leaf = _estimated(node.dist, confidence)
     err_tree = _subtree_estimated(node, confidence)
     if sm_or_eq(err_leaf, err_tree + 0.1) and sm_or_eq(err_leaf, err_largest + 0.1):
@@ -290,12 +266,8 @@ def _prune_by_height(
     confidence: float,
     subtree_raising: bool,
 ) -> None:
-    """J48's recursive ``prune`` of disjoint subtrees, all nodes of a height at once.
-
-    Nodes of one height are disjoint subtrees, so pruning them (and pruning again the
-    subtrees raised among them) in any order gives J48's result. ``forest``: the flat
-    tree kept for the vectorised largest-branch errors (exact counts only).
-    """
+    """J48's recursive ``prune`` of disjoint subtrees, all nodes of a height at once
+    (``forest``: the flat tree for the vectorised largest-branch errors, exact counts only)."""
     nodes: list[Node] = []
     stack = list(roots)
     while stack:

@@ -1,14 +1,7 @@
 """The common base of ppdm's learners that learn from a release: spec, inputs, predictions.
 
-A release learner is fitted on a *perturbed* table and predicts on *original* ones. Its
-``spec`` (a :class:`~ppdm.release.ReleaseSpec` or a release path) names the perturbed
-attributes, their domains and their perturbation matrices. Without a spec the input is
-taken as an unperturbed table: every channel is the identity, and the learner is an
-ordinary tree learner on the table's columns (numeric columns cut at up to ``max_bins``
-codes).
-
-Inputs: a DataFrame with the spec's column names, or an array whose columns follow the
-spec's order (either its learnt attributes alone or all its attributes).
+A release learner is fitted on a *perturbed* table and predicts on *original* ones; its
+inputs, with or without a spec, are described on docs/release_learners.md.
 
 References
 ----------
@@ -99,7 +92,6 @@ class ReleaseLearner(ClassifierMixin, BaseEstimator):
     #: Most bins a numeric column of an unperturbed table (no spec) is coded into.
     max_bins: int = 255
 
-    # -- parameters --------------------------------------------------------------------
     def _validate_params(self) -> None:
         check_params(self, self._parameter_constraints)
 
@@ -108,14 +100,6 @@ class ReleaseLearner(ClassifierMixin, BaseEstimator):
             return max(2.0, self.min_leaf * n)
         return float(self.min_leaf)
 
-    def _resolve_spec(self):
-        from ..release import ReleaseSpec, read_spec
-
-        if self.spec is None or isinstance(self.spec, ReleaseSpec):
-            return self.spec
-        return read_spec(self.spec)
-
-    # -- fitting -----------------------------------------------------------------------
     def fit(self, X, y=None):
         """Learn from the perturbed table ``X`` (the release data) and the spec.
 
@@ -134,11 +118,14 @@ class ReleaseLearner(ClassifierMixin, BaseEstimator):
         self
         """
         from ..pipeline import Release
+        from ..release import ReleaseSpec, read_spec
 
         if isinstance(X, Release):
             return self.fit_release(X)
         self._validate_params()
-        spec = self._resolve_spec()
+        spec = self.spec
+        if spec is not None and not isinstance(spec, ReleaseSpec):
+            spec = read_spec(spec)
         data = self._unperturbed_data(X, y) if spec is None else self._release_data(X, y, spec)
         return self._grow(data, self._min_leaf_count(len(data.y)))
 
@@ -152,18 +139,8 @@ class ReleaseLearner(ClassifierMixin, BaseEstimator):
         return self._grow(data, self._min_leaf_count(len(data.y)))
 
     def fit_codes(self, codes, y, domains, matrices, names=None):
-        """Learn from perturbed codes directly (experiments work at the code level).
-
-        Parameters
-        ----------
-        codes : int array (n, d)
-            Perturbed codes of the d attributes.
-        y : array (n,)
-            Unperturbed class labels.
-        domains, matrices : sequences of length d
-            Each attribute's domain and perturbation matrix.
-        names : list of str, optional
-        """
+        """Learn from the perturbed ``codes`` (n, d) and unperturbed ``y`` directly, with each
+        attribute's domain and perturbation matrix (experiments work at the code level)."""
         self._validate_params()
         y_codes = self._labels(y, len(codes))
         names = list(names) if names is not None else [f"a{j}" for j in range(len(domains))]
@@ -275,7 +252,6 @@ class ReleaseLearner(ClassifierMixin, BaseEstimator):
     def _grow(self, data: ReleaseData, min_leaf: float):  # pragma: no cover - abstract
         raise NotImplementedError
 
-    # -- prediction --------------------------------------------------------------------
     def _check_fitted(self) -> None:
         if not (hasattr(self, "tree_") or hasattr(self, "trees_")):
             raise _NotFitted(

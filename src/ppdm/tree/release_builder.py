@@ -108,13 +108,9 @@ class ReleaseTreeBuilder:
         order = self._preorder()
         tree = self._freeze(order)
         if self.naive_bayes:
-            leaves = [(new, self.nodes[old]) for new, old in enumerate(order)]
-            tree.nb_logp, tree.nb_slot = naive_bayes_leaves(
-                self.d,
-                self.C,
-                [(new, nd.masks, nd.factors) for new, nd in leaves if nd.feature < 0],
-                tree.n_nodes,
-            )
+            nodes = [(new, self.nodes[old]) for new, old in enumerate(order)]
+            leaves = [(new, nd.masks, nd.factors) for new, nd in nodes if nd.feature < 0]
+            tree.nb_logp, tree.nb_slot = naive_bayes_leaves(self.d, self.C, leaves, tree.n_nodes)
         return tree
 
     def _node(self, masks, factors, w, parent_dist, depth) -> int:

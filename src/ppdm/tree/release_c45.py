@@ -1,32 +1,10 @@
 """C4.5 fitted on a reconstruction, read as a tree over the release's original codes.
 
-Algorithm 2 reconstructs every record as values of the release's domains: a code ``k``
-of an attribute becomes the value its domain decodes ``k`` to (a bin's representative,
-a category). C4.5 learnt on that table therefore only ever sees one value per code, and
-its prediction on reconstructed records is a function of the codes. This module writes
-that function as a :class:`~ppdm.tree.release_storage.CodeTree`: every C4.5 test sends
-code ``k`` where it sends the value ``k`` decodes to, so a numeric threshold that falls
-inside a bin's interval sends the *whole* bin to the side of its representative (the
-prediction on the reconstructed values), never splits it. A multiway categorical test
-becomes a chain of binary tests, one per branch. Predicting an original record encodes
-it with the release's domains first, as the release learners do.
-
-The result is a fitted :class:`~ppdm.tree.ReleaseTreeClassifier` whose leaves are boxes
-of codes, so :func:`~ppdm.tree.release_scoring.release_correct` scores it without bias
-from perturbed records, and it predicts, is written and is read like a release tree.
-
-Where the coded tree is not C4.5 itself (documented choices):
-
-- a code whose value C4.5 cannot route (a category it never saw, a missing value, a
-  ``"random"`` representative's bin) goes down the branch that held the most training
-  weight (C4.5 would mix all branches); a ``"random"`` representative is read as the
-  bin's centre;
-- an empty leaf predicts its parent's class distribution, as C4.5 does;
-- with ``max_depth``, every node of the coded tree at that depth becomes a leaf that
-  predicts the class distribution of its training records (C4.5's counts below it).
-  A leaf's box then constrains at most ``max_depth`` attributes, and the variance of
-  its unbiased score from perturbed records grows with every constrained attribute
-  (:mod:`ppdm.tree.release_scoring`).
+Algorithm 2 reconstructs a code as one value of its domain, so C4.5's prediction on
+reconstructed records is a function of the codes: :func:`c45_on_codes` writes it as a
+:class:`~ppdm.tree.release_storage.CodeTree` whose leaves are boxes, which
+:func:`~ppdm.tree.release_scoring.release_correct` scores without bias.
+docs/release_learners.md lists where the coded tree differs from C4.5.
 
 References
 ----------

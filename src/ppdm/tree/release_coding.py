@@ -1,11 +1,8 @@
 """Original codes of the attributes a release learner uses, and the release data it learns from.
 
-A release learner works on codes ``0..N_j-1`` of every attribute. With a release spec the
-codes are the spec's domains (:class:`DomainCoder`) and the channel is the spec's
-perturbation matrix. Without one the table is taken as unperturbed (the identity channel):
-a numeric column is cut at the midpoints between its distinct values, at most
-``max_bins`` codes by quantiles (:class:`ThresholdCoder`), any other column takes one code
-per distinct value (:class:`LabelCoder`).
+Codes ``0..N_j-1`` come from the spec's domains (:class:`DomainCoder`) or, for an
+unperturbed table, from cuts of a numeric column (:class:`ThresholdCoder`) or its
+distinct values (:class:`LabelCoder`), as docs/release_learners.md describes.
 
 References
 ----------

@@ -1,13 +1,8 @@
 """A bagged forest of release trees: class distributions averaged over perturbed bootstraps.
 
-Records are perturbed independently, so a bootstrap sample of the release is a release of
-a bootstrap sample of the original table, perturbed by the same matrices: every tree is a
-:class:`~ppdm.tree.ReleaseTreeClassifier` tree on unbiased box counts of its resample.
-
-The forest's prediction is constant on the cells of the common refinement of its trees'
-tests (per attribute, the codes that every test of that attribute sends the same way),
-so its decision regions are boxes again, and :func:`~ppdm.tree.release_accuracy` scores
-it cell by cell when there are at most ``MAX_CELLS`` such cells (majority leaves).
+A bootstrap sample of the release is a release of a bootstrap sample of the original, so
+every tree is a release tree on its resample's box counts; docs/release_tree.md says why,
+and how :func:`~ppdm.tree.release_accuracy` scores a forest cell by cell.
 
 References
 ----------
@@ -149,7 +144,6 @@ min_effective_leaf, leaf_model, max_bins
         self.matrices_ = data.matrices
         return self
 
-    # -- prediction over the trees -------------------------------------------------------
     def _proba_codes(self, codes: np.ndarray) -> np.ndarray:
         self._check_fitted()
         total = np.zeros((len(codes), len(self.classes_)))
@@ -172,10 +166,6 @@ min_effective_leaf, leaf_model, max_bins
 
     def export_text(self, *, top: int = 10) -> str:
         """A summary of the forest: its trees, their sizes and the most used attributes.
-
-        A forest of tens of trees is not read tree by tree; the summary says how many
-        trees vote, how large they are and which attributes carry the most of their
-        impurity decrease (:attr:`feature_importances_`).
 
         Parameters
         ----------

@@ -1,14 +1,8 @@
 """Model files for the learners fitted on a release, that load without running code.
 
-A fitted :class:`~ppdm.tree.ReleaseTreeClassifier` or
-:class:`~ppdm.tree.ReleaseForestClassifier` with majority leaves (what ``ppdm mine``
-fits, C4.5 on the by-class reconstruction included, see
-:mod:`ppdm.tree.release_c45`) is its release spec (domains and matrices), its class
-labels and the arrays of its trees (:class:`~ppdm.tree.release_storage.CodeTree`).
-:func:`release_model_to_dict` writes exactly these as JSON data; reading checks the
-spec as :func:`ppdm.release.read_spec` does and every array (shapes, codes, preorder
-children) before building the classifier, so a tampered file is refused with one
-error. :func:`ppdm.tree.persist.load_model` reads both these and C4.5 model files.
+A release tree or forest with majority leaves is written as its spec, class labels and
+tree arrays; reading checks every one of them, so a tampered file is refused with one
+error. :func:`ppdm.tree.persist.load_model` reads these and C4.5 model files.
 
 References
 ----------
@@ -23,7 +17,7 @@ import json
 import numpy as np
 
 from ..exceptions import DataError
-from .model_json import Invalid, get, int_array, labels_from_json, labels_to_json
+from .model_json import Invalid, get, int_array, labels_from_json, labels_to_json, number_array
 
 __all__ = ["RELEASE_MODEL_FORMAT", "release_model_from_dict", "release_model_to_dict"]
 
@@ -62,24 +56,6 @@ def release_model_to_dict(model, target: str | None = None) -> dict:
             for t in trees
         ],
     }
-
-
-def _numbers(values, name: str, n: int, width: int | None = None) -> np.ndarray:
-    rows = values if width is not None else [values]
-    ok = isinstance(values, list) and len(values) == n
-    ok = ok and all(
-        isinstance(r, list)
-        and (width is None or len(r) == width)
-        and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in r)
-        for r in rows
-    )
-    if not ok:
-        shape = f"{n} rows of {width} numbers" if width is not None else f"{n} numbers"
-        raise Invalid(f"{name} must be {shape}")
-    out = np.array(values, dtype=float)
-    if not np.isfinite(out).all() or (out < 0).any():
-        raise Invalid(f"{name} must hold finite numbers >= 0")
-    return out
 
 
 def _tree(doc, k: int, n_values: list[int], n_classes: int):
@@ -121,9 +97,9 @@ def _tree(doc, k: int, n_values: list[int], n_classes: int):
             seen[kid] += 1
     if seen[0] != 0 or (seen[1:] != 1).any():
         raise Invalid(f"{where[:-1]}: the nodes do not form one tree (a node has no parent or two)")
-    value = _numbers(get(doc, "value", list, where), f"{where}value", n, n_classes)
-    count = _numbers(get(doc, "count", list, where), f"{where}count", n)
-    n_eff = _numbers(get(doc, "n_eff", list, where), f"{where}n_eff", n)
+    value = number_array(get(doc, "value", list, where), f"{where}value", n, n_classes)
+    count = number_array(get(doc, "count", list, where), f"{where}count", n)
+    n_eff = number_array(get(doc, "n_eff", list, where), f"{where}n_eff", n)
     return CodeTree(feature, left, right, mask, value, count, n_eff)
 
 

@@ -1,12 +1,9 @@
 """Accuracy on the *original* data, estimated from a perturbed held-out fold.
 
-When a model's decision regions are boxes of original codes (a tree's leaves, the cells
-of a small code grid), the held-out records it classifies correctly *in the original
-domain* are a sum of unbiased box counts (:mod:`ppdm.boxcounts`):
-``correct = sum_r sum_leaves [y_r = class(leaf)] prod_j v_{I_j}(p_rj)``. Each record's
-summand ``s_r`` is unbiased for "record r is classified correctly", so ``mean(s)``
-estimates the accuracy and ``sd(s) / sqrt(n)`` its standard error; every constrained
-attribute multiplies the variance (docs/release_learners.md derives it).
+For a model whose decision regions are boxes of original codes,
+``s_r = sum_leaves [y_r = class(leaf)] prod_j v_{I_j}(p_rj)`` is unbiased for "record r
+is classified correctly"; ``mean(s)`` estimates the accuracy and ``sd(s) / sqrt(n)`` its
+standard error (docs/release_learners.md derives it).
 
 References
 ----------

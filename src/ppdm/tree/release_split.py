@@ -1,9 +1,7 @@
 """Split search of the release tree: every threshold of an attribute from one histogram.
 
-Per-class histograms of an attribute's perturbed codes, weighted by the other constrained
-attributes' factors and mapped through ``M_j^-1``, give estimated class counts per
-original code; cumulative sums give both sides of every threshold at once, with their
-unbiased variances (docs/release_tree.md, Split search).
+Cumulative sums of the estimated class counts per original code give both sides of every
+threshold at once, with their unbiased variances (docs/release_tree.md, Split search).
 
 References
 ----------

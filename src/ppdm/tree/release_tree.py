@@ -1,13 +1,7 @@
 """A decision tree learnt from the release itself: unbiased split statistics, no reconstruction.
 
-Every node is a box ``I_1 x ... x I_d`` of original codes whose class counts are
-estimated without bias from the perturbed codes (:mod:`ppdm.boxcounts`); splits must be
-significant on the Kish effective sample size, negative estimates are clipped, leaves
-are shrunk towards their parent and pruning is C4.5's on the effective size.
-docs/release_tree.md derives each step. The estimator is here; the split search is
-:mod:`~ppdm.tree.release_split`, growing and pruning :mod:`~ppdm.tree.release_builder`,
-the naive Bayes leaves :mod:`~ppdm.tree.release_nb`, inputs and predictions
-:mod:`~ppdm.tree.release_base`.
+Every node is a box of original codes whose class counts are estimated without bias from
+the perturbed codes (:mod:`ppdm.boxcounts`); docs/release_tree.md derives each step.
 
 References
 ----------
@@ -78,14 +72,10 @@ class ReleaseTreeClassifier(TreeParams, ReleaseLearner):
         requirement is scaled by ``C * mean(N) / 10``.
     leaf_model : {"auto", "majority", "naive-bayes"}, default="auto"
         ``"majority"``: every leaf predicts its estimated class distribution.
-        ``"naive-bayes"`` makes every leaf a naive Bayes classifier (as in Kohavi's
-        NBTree). The root's class-conditional distributions are the iterative Bayesian
-        update's, with adjacent codes of ordered attributes merged as a cross-validation
-        on the release chooses (:mod:`ppdm.tree.release_nb`); a deeper leaf's are
-        estimated without bias inside its box and shrunk towards the root's. With
-        ``max_depth=0`` this is a plain naive Bayes classifier learnt from the release.
-        ``"auto"`` uses naive Bayes leaves with more than two classes and majority
-        leaves otherwise (see REPRODUCTION.md, "Beyond the papers").
+        ``"naive-bayes"``: every leaf is a naive Bayes classifier learnt from the release
+        (Kohavi's NBTree; docs/release_tree.md, Leaves); with ``max_depth=0`` a plain
+        naive Bayes classifier. ``"auto"``: naive Bayes leaves with more than two
+        classes, majority leaves otherwise.
     max_bins : int, default=255
         Without a spec: most codes of a numeric column (cut at quantile midpoints).
 

@@ -1,25 +1,9 @@
 """C4.5's split search: binary thresholds on numeric attributes, multiway splits on
-categorical ones, and J48's choice among them.
+categorical ones, and J48's choice among them (its rules are listed on docs/tree.md).
 
-Numeric attributes are searched in one of two ways, with identical results:
-
-* **sort**: the node's rows are sorted per attribute (all attributes at once)
-  and class counts are accumulated along the sorted order;
-* **histogram**: when an attribute has few distinct values (reconstructed data
-  has at most N per attribute), class counts are binned by value rank with one
-  ``bincount`` and accumulated over the bins, with no sort at all.
-
-Both produce, for every boundary between consecutive distinct values, the class
-counts on its left; one vectorised scorer then applies J48's rules:
-
-* a boundary exists only where consecutive values differ by more than 1e-5;
-* each side must hold at least ``clip(0.1 * known / n_classes, min_leaf, 25)``;
-* the best boundary is the first with the largest information gain (1e-6 ties);
-* the MDL correction subtracts ``log2(n_boundaries) / N`` from its gain;
-* the threshold is the largest training value not above the midpoint.
-
-Among attributes, J48 keeps those whose gain is at least the average gain
-(less 1e-3) and takes the largest gain ratio.
+The class counts left of every boundary come from sorting the node's rows per
+attribute or, for attributes with few distinct values, from one ``bincount`` over
+value ranks (the same numbers); one vectorised scorer applies J48's rules to them.
 
 References
 ----------
@@ -49,21 +33,8 @@ HISTOGRAM_MAX_VALUES = 65536
 
 @dataclass
 class Split:
-    """The test chosen at a node.
-
-    Attributes
-    ----------
-    feature : int
-        Column index.
-    categorical : bool
-        Multiway split on category codes if True, else ``x <= threshold``.
-    threshold : float
-        Numeric split point (NaN for categorical splits).
-    n_branches : int
-    gain : float
-        Information gain (after the MDL correction for numeric splits).
-    gain_ratio : float
-    """
+    """The test chosen at a node: category codes if ``categorical``, else ``x <= threshold``
+    (NaN for a categorical split); ``gain`` is after the MDL correction."""
 
     feature: int
     categorical: bool
@@ -152,8 +123,8 @@ class TrainingSet:
 
 
 def _rank_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``np.unique(values, return_inverse=True)``, faster by hashing the rows and sorting
-    only the distinct values (-0.0 beside 0.0 is left to ``np.unique``)."""
+    """``np.unique(values, return_inverse=True)``, sorting only the distinct values (by
+    hashing; -0.0 beside 0.0 is left to ``np.unique``)."""
     codes, uniques = pd.factorize(values, sort=False)
     if np.signbit(values[values == 0]).any():
         return np.unique(values, return_inverse=True)
@@ -169,10 +140,8 @@ def _min_split(known_weight, n_classes, min_leaf):
 
 
 def _best_per_group(values, group, n_groups):
-    """Per group, the flat index J48's ``if gr(v, best)`` scan (from 0) ends on, or -1.
-
-    ``group`` must be sorted (candidates grouped by attribute, in scan order).
-    """
+    """Per group, the flat index J48's ``if gr(v, best)`` scan (from 0) ends on, or -1;
+    ``group`` must be sorted (candidates grouped by attribute, in scan order)."""
     out = np.full(n_groups, -1, dtype=np.int64)
     if values.size == 0:
         return out
@@ -199,8 +168,7 @@ def _best_per_group(values, group, n_groups):
 
 
 def _class_sum(counts_t: np.ndarray) -> np.ndarray:
-    """``counts_t.T.sum(axis=1)`` of class-major ``counts_t`` (n_classes, n), the same
-    numbers (up to seven classes added one after the other, more pairwise) without a
+    """``counts_t.T.sum(axis=1)`` of class-major ``counts_t``, the same numbers without a
     reduction along a short axis."""
     K = counts_t.shape[0]
     if K > 7:
@@ -225,27 +193,21 @@ def score_candidates(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Best threshold per group (a numeric column at a node) from its boundary candidates.
 
+    Returns gains (after the MDL correction), gain ratios and midpoints per group, NaN
+    where the group has no valid split.
+
     Parameters
     ----------
     group : ndarray of int
         Each candidate's group among ``g``, sorted (scan order within a group).
     left : ndarray of shape (n_candidates, n_classes)
-        Known class counts left of each boundary (fastest as the transpose of
-        a C-ordered (n_classes, n_candidates) array); ``lval``, ``rval`` the values
-        on its two sides.
+        Known class counts left of each boundary (fastest as the transpose of a
+        C-ordered array); ``lval``, ``rval`` the values on its two sides.
     known, n_known, total_weight : ndarray
         Per group: known class counts, rows with a known value, and the weight of
         all the node's rows, unknowns included.
     log_table : ndarray, optional
-        ``xlog2x(arange(N + 1))`` for integer ``left`` and ``known`` (N their
-        largest total), looked up instead of computed (the same values).
-
-    Returns
-    -------
-    gains, ratios, mids : ndarray of shape (g,)
-        Gains (after the MDL correction), gain ratios and split midpoints, NaN where
-        the group has no valid split (midpoints are snapped to a training value only
-        for the chosen attribute).
+        ``xlog2x(arange(N + 1))`` for integer counts, looked up instead of computed.
     """
     K = ts.n_classes
     gains = np.full(g, np.nan)
@@ -373,8 +335,7 @@ def _categorical(ts, idx, y, w, total_weight):
 
 
 def find_split(ts: TrainingSet, idx: np.ndarray, w: np.ndarray) -> Split | None:
-    """J48's split at a node holding rows ``idx`` with weights ``w`` (fractional after a
-    split on a missing value), or None for a leaf.
+    """J48's split at a node holding rows ``idx`` with weights ``w``, or None for a leaf.
 
     References
     ----------
@@ -444,12 +405,8 @@ def branch_of(x: np.ndarray, categorical: bool, threshold: float) -> np.ndarray:
 def partition(
     X: np.ndarray, split: Split, idx: np.ndarray, w: np.ndarray
 ) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Split rows ``idx`` (weights ``w``) among the branches of ``split``; a row with a
-    missing value goes to every branch.
-
-    Its weight there is multiplied by the branch's share of the known weight
-    (C4.5's fractional instances); shares of at most 1e-6 are dropped, as in J48.
-    Returns one ``(idx, w)`` per branch.
+    """One ``(idx, w)`` per branch of ``split``; a row with a missing value goes to every
+    branch, its weight times the branch's share of the known weight (shares <= 1e-6 dropped).
 
     References
     ----------

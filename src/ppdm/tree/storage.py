@@ -1,9 +1,7 @@
 """Array-based storage of a fitted C4.5 tree, and J48's way of classifying with it.
 
-Nodes are numbered in preorder (a parent before its children), so one forward
-pass over the node arrays routes every row.
-Rows without missing values each reach one node, so they are routed all at once,
-a level at a time.
+Nodes are numbered in preorder, so one forward pass over the node arrays routes every
+row; rows without missing values are routed all at once, a level at a time.
 
 References
 ----------
@@ -30,21 +28,10 @@ __all__ = ["Tree"]
 class Tree(NodeArrays):
     """A fitted tree as flat arrays.
 
-    Attributes
-    ----------
-    feature : ndarray of int, shape (n_nodes,)
-        Tested column, -1 at leaves.
-    categorical : ndarray of bool, shape (n_nodes,)
-        True where the test is a multiway split on category codes.
-    threshold : ndarray of float, shape (n_nodes,)
-        ``x <= threshold`` goes to the first child (numeric tests only).
-    children_start, n_children : ndarray of int, shape (n_nodes,)
-        Children of node ``i`` are ``children[children_start[i]:][:n_children[i]]``.
-    children : ndarray of int
-    value : ndarray of float, shape (n_nodes, n_classes)
-        Weighted training class counts at each node.
-    empty : ndarray of bool, shape (n_nodes,)
-        Leaves that received no training weight (they defer to their parent).
+    ``feature`` is -1 at leaves; ``x <= threshold`` goes to the first child; node ``i``'s
+    children are ``children[children_start[i]:][:n_children[i]]``; ``value`` holds the
+    weighted training class counts, and ``empty`` marks the leaves no training weight
+    reached (they defer to their parent).
     """
 
     feature: np.ndarray
@@ -104,12 +91,10 @@ class Tree(NodeArrays):
         return np.zeros_like(v) if eq(total, 0.0) else v / total
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
-        """Class probabilities of the encoded rows ``X`` (NaN = missing).
+        """Class probabilities of the encoded rows ``X`` (NaN = missing), as J48's ``getProbs``.
 
-        A row with a missing value at a test follows every non-empty branch,
-        weighted by the branch's share of the node's training weight, and the
-        leaf distributions it reaches are mixed with those weights.  A row sent
-        to an empty leaf gets its parent's class distribution.
+        A missing value mixes the branches by their share of the training weight; an
+        empty leaf gives its parent's distribution.
         """
         if not np.isnan(X).any():
             return self._predict_known(X)
@@ -164,12 +149,7 @@ class Tree(NodeArrays):
         return proba
 
     def _predict_known(self, X: np.ndarray) -> np.ndarray:
-        """:meth:`predict_proba` for rows without missing values, all rows a level at a time.
-
-        Each row then reaches one leaf (or an empty leaf, which defers to its
-        parent), and its probabilities are that node's, the same numbers as the
-        general routing gives.
-        """
+        """:meth:`predict_proba` for rows without missing values, all rows a level at a time."""
         n = X.shape[0]
         total = self.value.sum(axis=1)
         probs = np.zeros_like(self.value)
@@ -196,17 +176,8 @@ class Tree(NodeArrays):
         return probs[final]
 
     def route(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """One path per row: the leaf it reaches, and the (row, node) pairs on its way.
-
-        A missing value at a test follows the branch with the most training weight
-        (prediction instead mixes every branch, see :meth:`predict_proba`).
-
-        Returns
-        -------
-        leaf : int array (n,)
-        rows, nodes : int arrays
-            Every row paired with every node on its path (the root included).
-        """
+        """The leaf every row reaches, and the (row, node) pairs of its path, root included;
+        a missing value at a test follows the branch with the most training weight."""
         n = X.shape[0]
         heaviest = np.zeros(self.n_nodes, dtype=np.int64)
         for i in np.flatnonzero(self.feature >= 0):
