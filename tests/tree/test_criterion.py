@@ -62,9 +62,7 @@ def test_added_errors_matches_c45_tables():
 def test_docstring_examples_run():
     import doctest
 
-    import ppdm.tree.criterion
     import ppdm.tree.export
-    import ppdm.tree.pruning
 
-    for mod in (ppdm.tree.criterion, ppdm.tree.pruning, ppdm.tree.export):
-        assert doctest.testmod(mod).failed == 0
+    result = doctest.testmod(ppdm.tree.export)
+    assert result.attempted > 0 and result.failed == 0
