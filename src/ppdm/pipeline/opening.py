@@ -13,11 +13,7 @@ import pandas as pd
 
 from ..domain import Domain
 from ..exceptions import DataError, DomainError, SpecError
-from ..io import (
-    check_parts_alike,
-    iter_batches,
-    read_table,
-)
+from ..io import check_parts_alike, iter_batches, read_table
 from ..mechanism import mechanism_of
 from ..publish import register_input, release_member
 from ..release import ReleaseSpec, read_spec
@@ -28,8 +24,7 @@ from .batches import DEFAULT_BATCH, Progress, batch_rows, reporting, spec_kinds,
 def checked_batches(
     batches: Iterable[pd.DataFrame], doms: Mapping[str, Domain], name: str = ""
 ) -> Iterator[pd.DataFrame]:
-    """``batches``, each after :func:`check_domain_values` (rows numbered across them);
-    a misfit's message starts with ``name`` (the data being written) when given."""
+    """``batches``, each after :func:`check_domain_values`, a misfit's message led by ``name``."""
     rows = 0
     for batch in batches:
         try:
@@ -106,10 +101,8 @@ class Release:
         return "<in memory>" if self.data_path is None else str(self.data_path)
 
     def batches(self, batch_size: int = DEFAULT_BATCH) -> Iterator[pd.DataFrame]:
-        """The release data in batches, checked against the spec.
-
-        Raises :class:`SpecError` if the columns differ from the spec's attributes or,
-        once the data is read to the end, if it does not hold ``n_records * copies`` rows.
+        """The release data in batches; :class:`SpecError` if the columns differ from the spec's
+        or, at the end, the rows are not ``n_records * copies``.
         """
         rows = 0
         if self.table is not None:
@@ -124,11 +117,8 @@ class Release:
         check_release_rows(self.spec, rows, self.source)
 
     def frame(self, *, check_values: bool = False) -> pd.DataFrame:
-        """The whole release data, checked against the spec's columns and row count.
-
-        With ``check_values``, every perturbed value of a substitution release must also
-        be one its attribute's domain can take (:func:`release_values` names the data
-        and the first value that is not).
+        """The whole release data, checked as :meth:`batches` checks it (and every perturbed value
+        against its domain, with ``check_values``).
         """
         if self.table is not None:
             frame = self.table.copy()
@@ -248,9 +238,8 @@ def sorted_classes(classes: Iterable) -> list:
 
 
 def class_codes(batch: pd.DataFrame, spec: ReleaseSpec, classes: list | None, offset: int):
-    """Codes of the class values of ``batch`` in ``classes`` (zeros when ``classes`` is None).
-
-    ``offset`` is the batch's first row in the whole table, for the error message.
+    """Codes of the class values of ``batch`` in ``classes`` (zeros when ``classes`` is None);
+    ``offset``, the batch's first row, numbers the rows in messages.
     """
     if classes is None:
         return np.zeros(len(batch), dtype=np.int64)
@@ -296,20 +285,15 @@ def check_release_rows(spec: ReleaseSpec, rows: int, data: str | os.PathLike) ->
 
 
 def opened(release: Release | str | os.PathLike, batch_size: int | None) -> tuple[Release, int]:
-    """``release`` loaded (unless it is a :class:`Release`) and its rows per batch
-    (``batch_size``, or :func:`batch_rows` of its columns)."""
+    """``release`` loaded and its rows per batch (``batch_size``, or :func:`batch_rows`)."""
     rel = load_release(release)
     return rel, batch_size or batch_rows(len(rel.spec.attributes))
 
 
 @contextmanager
 def release_values(data: str | os.PathLike) -> Iterator[None]:
-    """Reading a release: a value its spec's domain cannot take is the release's fault.
-
-    A :class:`DomainError` raised inside (a value outside the bounds, a category the
-    domain lacks, a missing value) is raised again naming the release data, without the
-    advice meant for the data owner (widen the bounds, ``--out-of-bounds clip``): the
-    data no longer matches the spec it was published with.
+    """Reading a release: a :class:`DomainError` raised inside is the release's fault, raised
+    again naming its data, without the advice meant for the data owner.
 
     References
     ----------
