@@ -1,12 +1,8 @@
-"""File-level workflows: make a release, estimate from it, reconstruct it.
+"""File-level workflows: make a release, estimate from it, reconstruct it, streamed in
+batches (memory bounded by the batch size) and published whole.
 
-Everything streams in batches, so memory is bounded by the batch size whatever the
-file size. Outputs are written to temporary files and renamed into place on success:
-a failure leaves nothing behind.
-
-The package's modules, each importing only those above it: :mod:`.batches`,
-:mod:`.opening` (a release opened and checked), :mod:`.writing` (making one),
-:mod:`.estimating` and :mod:`.reconstructing`.
+Its modules, each importing only those above it: :mod:`.batches`, :mod:`.opening`,
+:mod:`.writing`, :mod:`.estimating` and :mod:`.reconstructing`.
 
 References
 ----------
