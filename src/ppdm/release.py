@@ -1,12 +1,9 @@
 """The release spec: what a data miner needs to use a perturbed table, and nothing more.
 
-A release is a data file plus ``spec.json``. The spec names every attribute, its domain
-and its perturbation matrix (or that it is unperturbed), the class attribute and whether
-it was perturbed, and the privacy figures. It never holds the seed, the original data,
-or bounds the owner did not choose to publish (bounds read off the data are flagged).
-
-Owners may also write a spec by hand, in JSON or YAML, to set per-attribute domains and
-matrices for ``ppdm perturb --spec``; there the data-dependent fields may be left out.
+A release is a data file plus ``spec.json``: every attribute's domain and matrix (or
+that it is unperturbed), the class attribute and the privacy figures; never the seed,
+the original data, or bounds the owner did not choose to publish. Owners may also write
+a spec by hand (JSON or YAML) for ``ppdm perturb --spec``, leaving out what the data gives.
 
 References
 ----------
@@ -247,8 +244,9 @@ _MatrixUnion = Annotated[
 
 
 def _kept(entry: str):
-    """The wrap validator of a ``"domain"`` or ``"matrix"`` entry: its kind checked,
-    then its typed check, and the mapping kept as written."""
+    """The wrap validator of a ``"domain"`` or ``"matrix"`` entry: kind, then typed check; the
+    mapping is kept as written.
+    """
 
     def check(value: Any, handler: Any) -> Any:
         if not isinstance(value, Mapping):
@@ -508,10 +506,8 @@ def read_spec(path: str | os.PathLike) -> ReleaseSpec:
 
 
 def _check_sizes(spec: ReleaseSpec, path: Path) -> None:
-    """Copies within :data:`ppdm.limits.MAX_COPIES`, domains within :data:`~ppdm.limits.MAX_VALUES`.
-
-    Additive releases are estimated with dense N x N transition matrices, so their
-    domains get the dense cap, :data:`ppdm.limits.MAX_DENSE_VALUES`.
+    """Copies within :data:`ppdm.limits.MAX_COPIES`, domains within the caps of
+    :mod:`ppdm.limits` (the dense cap for additive releases).
     """
     check_copies(spec.copies, f"spec {str(path)!r} copies", error=SpecError)
     for i, a in enumerate(spec.attributes, start=1):
@@ -591,10 +587,8 @@ def _allowed_keys(error: dict, exc: ValidationError) -> list[str]:
 
 
 def spec_json_schema() -> dict[str, Any]:
-    """The JSON Schema of a release spec (``spec.json``, or a hand-written spec).
-
-    ``ppdm spec schema`` prints it. Domains and matrices are discriminated by their
-    ``kind``; a matrix of any other kind must carry an explicit ``matrix``.
+    """The JSON Schema of a release spec (``spec.json``, or a hand-written spec), as
+    ``ppdm spec schema`` prints it.
 
     Examples
     --------
