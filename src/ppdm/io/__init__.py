@@ -1,11 +1,9 @@
-"""Table input and output: CSV, Parquet and ARFF, whole or batch by batch.
+"""Table input and output: CSV, Parquet and ARFF, whole or batch by batch; outputs are
+published whole (:func:`atomic_path`, :func:`write_table_atomic`).
 
-Writers never touch the destination until the data is complete: callers pass a
-temporary path (see :func:`ppdm.cli._common.atomic_path`) or use :func:`write_table_atomic`.
-
-The package's modules: :mod:`.files` (formats, parts), :mod:`.kinds` (column kinds),
-:mod:`.csv`, :mod:`.parquet` and :mod:`.arff` (reading each format), :mod:`.tables`
-(reading any table) and :mod:`.writers`.
+Its modules: :mod:`.files` (formats, parts), :mod:`.kinds` (column kinds), :mod:`.csv`,
+:mod:`.parquet` and :mod:`.arff` (each format), :mod:`.tables` (any table) and
+:mod:`.writers`.
 """
 
 from .arff import arff_quote, label_text, read_arff, write_arff
