@@ -1,9 +1,6 @@
 """Result objects as plain dicts: the attributes a ``to_dict`` reports, in order.
 
-The result classes of the attacks, the audit, mining and the tree comparisons report
-most of their attributes under their own names; :func:`fields_dict` reads them in the
-order given, so each ``to_dict`` names only what it reports and what it renames or
-converts. It imports nothing from ppdm, so every layer may use it.
+It imports nothing from ppdm, so every layer may use it.
 """
 
 from __future__ import annotations
