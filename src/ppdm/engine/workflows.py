@@ -187,7 +187,7 @@ def _sketch_rows_task(cap: int, item: tuple[int, Any]):
 def _count_task(
     spec: ReleaseSpec, by_class: bool, item: tuple, root: np.random.SeedSequence | None = None
 ) -> PartitionCounts:
-    """Count one partition: ``item`` is ``(i, handle)``, with ``root`` ``(i, handle, first_row)``."""
+    """Count one partition: ``item`` is ``(i, handle)``, with ``root`` ``(i, handle, row)``."""
     i, handle, first = item if len(item) == 3 else (*item, 0)
     if _parquet(handle):  # summed over the batches as over partitions
         out = None
