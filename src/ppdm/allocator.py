@@ -21,9 +21,7 @@ TRIM_THRESHOLD = 256 << 20
 
 
 def keep_freed_memory() -> bool:
-    """Tune glibc's ``malloc`` for batch work; True if it was tuned (False off Linux, or
-    without ``mallopt``).
-    """
+    """Tune glibc's ``malloc`` for batch work; True if it was tuned."""
     if not sys.platform.startswith("linux"):
         return False
     try:

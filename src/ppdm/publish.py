@@ -92,9 +92,7 @@ def register_input(path: str | os.PathLike) -> None:
 
 @contextmanager
 def inputs_of_one_operation() -> Iterator[None]:
-    """Inside, only the inputs registered inside count, and claims taken inside are released
-    after (a server's requests each publish into their own workspace).
-    """
+    """Inside, only the inputs registered inside count; claims taken inside are released after."""
     global _DEPTH
     saved, depth = set(_INPUTS), _DEPTH
     _INPUTS.clear()
@@ -397,9 +395,7 @@ def _alive(pid: int) -> bool:
 
 
 def clean_leftovers(parent: str | os.PathLike, name: str) -> int:
-    """Remove the leftovers (``.NAME.ppdm-KIND-PID-RANDOM``) of dead processes beside
-    ``parent/name``; return how many.
-    """
+    """Remove the work files of dead processes beside ``parent/name``; return how many."""
     parent = Path(parent)
     prefix = f".{name}{_MARK}"
     removed = 0

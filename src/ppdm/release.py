@@ -244,9 +244,7 @@ _MatrixUnion = Annotated[
 
 
 def _kept(entry: str):
-    """The wrap validator of a ``"domain"`` or ``"matrix"`` entry: kind, then typed check; the
-    mapping is kept as written.
-    """
+    """The wrap validator of a domain or matrix entry: checked, then kept as written."""
 
     def check(value: Any, handler: Any) -> Any:
         if not isinstance(value, Mapping):
@@ -506,9 +504,7 @@ def read_spec(path: str | os.PathLike) -> ReleaseSpec:
 
 
 def _check_sizes(spec: ReleaseSpec, path: Path) -> None:
-    """Copies within :data:`ppdm.limits.MAX_COPIES`, domains within the caps of
-    :mod:`ppdm.limits` (the dense cap for additive releases).
-    """
+    """Copies and domain sizes within the caps of :mod:`ppdm.limits`."""
     check_copies(spec.copies, f"spec {str(path)!r} copies", error=SpecError)
     for i, a in enumerate(spec.attributes, start=1):
         if a.domain is None:

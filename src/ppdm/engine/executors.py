@@ -196,9 +196,7 @@ def client(scheduler=None, *, n_workers: int | None = None, processes: bool = Tr
 def open_executor(
     engine: Engine = "local", scheduler=None, *, n_workers: int | None = None
 ) -> Iterator[LocalExecutor | DaskExecutor]:
-    """An executor for ``engine``; a client this opens is closed on exit. ``scheduler`` (Dask
-    only): see :func:`client`; ``None`` uses the client open in this process, if any.
-    """
+    """An executor for ``engine``; a client this opens is closed on exit."""
     check_engine(engine)
     if engine == "local":
         if scheduler is not None:

@@ -170,9 +170,7 @@ def row_offsets(rows: list[int]) -> list[int]:
 
 @dataclass(frozen=True)
 class PartitionCounts:
-    """Perturbed counts of some partitions: ``tables`` (C, N) per attribute, ``classes`` in
-    order of first appearance (None when counted overall).
-    """
+    """Perturbed counts (C, N) per attribute of some partitions, and their class values."""
 
     rows: int
     classes: tuple | None

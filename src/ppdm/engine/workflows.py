@@ -141,9 +141,7 @@ def _load(handle: Any, kinds: dict[str, str] | None = None) -> pd.DataFrame:
 
 
 def _as_kinds(frame: pd.DataFrame, kinds: dict[str, str]) -> pd.DataFrame:
-    """``frame`` with the numbers of a column the plan reads as text written as text, as one
-    file of all the partitions would read them.
-    """
+    """``frame`` with a number in a column the plan reads as text written as text."""
     numeric = [
         name
         for name, kind in kinds.items()
@@ -235,9 +233,7 @@ def _write_part(batches: Iterable[pd.DataFrame], directory: str, name: str) -> i
 
 
 def _perturb_write_task(spec, root, directory, n_parts, read_back, item) -> int:
-    """Perturb partition ``item`` into its part, its values checked against their domains
-    (read back whole when ``read_back``); its row count.
-    """
+    """Perturb partition ``item`` into its part, every value checked; its row count."""
     i, handle, offset = item
     name = _part_name(i, n_parts)
     doms = {} if read_back else value_domains(spec)
@@ -281,9 +277,7 @@ def _reconstruct_write_task(spec, classes, root, directory, n_parts, item) -> in
 def plan_partitions(
     executor: Executor, handles: Sequence, options: PlanOptions
 ) -> tuple[ReleaseSpec, list[int]]:
-    """The release plan from sketches reduced over the partitions, and their row counts, in
-    one pass (none when every Parquet footer gives the plan).
-    """
+    """The release plan and every partition's row count, in one pass (or from the footers)."""
     if handles and all(_parquet(h) for h in handles):
         found = plan_from_footers(handles, options)
         if found is not None:
@@ -376,9 +370,7 @@ def reconstruction_plan(
     *,
     data: str | os.PathLike | None = None,
 ) -> tuple[list[dict[str, RankTable]], list | None, list[int]]:
-    """Pass 1 of the reconstruction: every partition's start in every rank table, the class
-    values and every partition's first row.
-    """
+    """Pass 1 of the reconstruction: every partition's rank tables, the classes, its first row."""
     check_method(method)
     if by_class:
         check_by_class(spec)
@@ -408,9 +400,7 @@ def reconstruction_plan(
 
 @contextmanager
 def _staging(target: Path) -> Iterator[Path]:
-    """:func:`ppdm.publish.publish_dir`, retrying the removal after a failure (tasks still
-    running may add files meanwhile).
-    """
+    """:func:`ppdm.publish.publish_dir`, removal retried (running tasks may add files)."""
     try:
         with publish_dir(target) as tmp:
             yield tmp

@@ -77,9 +77,7 @@ def _separator_hint(path: Path) -> str:
 
 
 def _csv_error(path: Path, exc: Exception) -> Exception:
-    """One line naming the file (and the line or column) for an Arrow CSV error; an OS error
-    is returned as it is, but for a compressed file's.
-    """
+    """One line naming the file (and the line or column) for an Arrow CSV error."""
     lines = str(exc).strip().splitlines()
     text = lines[0] if lines else type(exc).__name__
     name = str(path)
@@ -317,9 +315,7 @@ def _csv_plan(path: Path, columns, kinds):
 def _csv_frame(
     table, wanted: list[str], given: dict, kinds, path: Path, first_row: int = 0
 ) -> pd.DataFrame:
-    """A text-read Arrow table as a DataFrame, columns without a kind inferred and those of kind
-    ``"int"`` converted (``first_row``: data rows before this table).
-    """
+    """A text-read Arrow table as a DataFrame, its columns of kind ``"int"`` or none converted."""
     if kinds != "text":
         arrays = []
         for name, col in zip(table.column_names, table.columns):
@@ -466,9 +462,7 @@ def read_csv_parts(path: Path, files: list[Path], columns, kinds) -> pd.DataFram
 
 
 def count_csv_records(path: str | os.PathLike) -> int:
-    """Records of a CSV file with a header, as :func:`iter_batches` reads them: line ends
-    counted, or the parser's records when a line end may not end one.
-    """
+    """Records of a CSV file with a header, as :func:`iter_batches` reads them."""
     path = Path(path)
     lines, plain, last = 0, True, b"\n"
     with open_bytes(path) as fh:

@@ -115,9 +115,7 @@ def check_parts_alike(path: str | os.PathLike, names: list[str]) -> None:
 
 
 def footer_kinds(path: str | os.PathLike) -> dict[str, str]:
-    """The kind of every typed column of a Parquet file, from its footer (a stored pandas
-    index left out).
-    """
+    """The kind of every typed column of a Parquet file, from its footer."""
     import pyarrow.types as pt
 
     schema = parquet_file(Path(path), None).schema_arrow

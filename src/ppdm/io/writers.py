@@ -19,9 +19,7 @@ _CSV_QUOTED = r'[,"\r\n]'
 
 
 def _float_text(values: np.ndarray):
-    """float64 values as Arrow text spelled as ``numpy.ndarray.astype(str)`` spells them; NaN
-    is null.
-    """
+    """float64 values as text spelled as ``numpy.ndarray.astype(str)`` spells them; NaN is null."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -59,9 +57,7 @@ def _few_values(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
 
 
 def _csv_text(series: pd.Series):
-    """One column as Arrow text spelled as :meth:`pandas.DataFrame.to_csv` spells it, or None
-    if it needs pandas' writer.
-    """
+    """One column as text spelled as ``DataFrame.to_csv`` spells it, or None for pandas' writer."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -127,9 +123,7 @@ def write_table(
     nominal: list[str] | None = None,
     categories: dict | None = None,
 ) -> None:
-    """Write ``frame`` to ``path`` as CSV, Parquet or ARFF (``fmt``, or the extension);
-    ``relation``, ``nominal`` and ``categories`` are for ARFF (:func:`write_arff`).
-    """
+    """Write ``frame`` as CSV, Parquet or ARFF (``fmt``, or the extension)."""
     if csv_compression(path):
         table_format(path, writing=True)  # refused: ppdm writes plain files
     fmt = fmt or table_format(path)

@@ -28,9 +28,7 @@ Progress = Callable[[int], None] | None
 
 
 def input_width(data) -> int:
-    """The columns of an input table, from its header or footer (a directory: its first
-    file's); six when it cannot be read so (the readers then give their own error).
-    """
+    """The columns of an input table from its header or footer; six when it cannot be read so."""
     if isinstance(data, pd.DataFrame):
         return data.shape[1]
     path = check_regular_file(data)
@@ -67,9 +65,7 @@ def table_batches(
 
 
 def spec_kinds(spec: ReleaseSpec) -> dict[str, str]:
-    """How to read the perturbed columns of a release's CSV data, from their domains
-    (``'00501'`` stays a string in a domain of strings); unperturbed columns are not listed.
-    """
+    """How to read the perturbed columns of a release's CSV data, from their domains."""
     kinds = {}
     for a in spec.perturbed_attributes():
         d = a.get_domain()

@@ -216,9 +216,7 @@ def _stratum_counts(spec: ReleaseSpec, attrs: list, batches) -> dict[str, dict[s
 def _stratified_estimate(
     a, counts: dict[str, np.ndarray], method: str, copies: int
 ) -> AttributeEstimate:
-    """Each stratum estimated through its own matrix; their sum, standard errors added in
-    quadrature (the strata are perturbed independently).
-    """
+    """The sum of the strata's estimates, standard errors added in quadrature."""
     m = a.get_matrix()
     stray = [k for k in counts if k not in m.matrices]
     if stray:
@@ -299,9 +297,7 @@ def estimates_from_counts(
 
 
 def _estimate_values(rel: Release, by_class: bool, batch_size: int) -> list[AttributeEstimate]:
-    """Every perturbed attribute estimated from its released values by its mechanism, overall
-    and per class.
-    """
+    """Every perturbed attribute estimated from its released values by its mechanism."""
     spec = rel.spec
     mech = mechanism_of(spec)
     attrs = spec.perturbed_attributes()

@@ -59,8 +59,7 @@ def verify_release(
 
 
 def value_domains(spec: ReleaseSpec) -> dict[str, Domain]:
-    """The domain of every attribute whose released values can be checked: the
-    perturbed attributes of a substitution release (additive noise takes any number)."""
+    """The domains of the perturbed attributes of a substitution release (additive: none)."""
     if not mechanism_of(spec).has("codes"):
         return {}
     return {a.name: a.get_domain() for a in spec.perturbed_attributes()}
@@ -69,8 +68,7 @@ def value_domains(spec: ReleaseSpec) -> dict[str, Domain]:
 def check_domain_values(
     doms: Mapping[str, Domain], frame: pd.DataFrame, row_offset: int = 0
 ) -> None:
-    """Encode every column of ``doms`` in its domain: a :class:`DomainError` names the
-    column and the data row (``row_offset`` + 1-based position) of the first misfit."""
+    """Encode every column of ``doms`` in its domain, rows numbered from ``row_offset`` + 1."""
     for name, dom in doms.items():
         dom.encode(frame[name], column=name, row_offset=row_offset)
 
@@ -238,9 +236,7 @@ def sorted_classes(classes: Iterable) -> list:
 
 
 def class_codes(batch: pd.DataFrame, spec: ReleaseSpec, classes: list | None, offset: int):
-    """Codes of the class values of ``batch`` in ``classes`` (zeros when ``classes`` is None);
-    ``offset``, the batch's first row, numbers the rows in messages.
-    """
+    """Codes of the class values of ``batch`` in ``classes`` (zeros when ``classes`` is None)."""
     if classes is None:
         return np.zeros(len(batch), dtype=np.int64)
     name = spec.class_attribute

@@ -137,9 +137,7 @@ def rank_keys(root: np.random.SeedSequence, attrs, row: int = 0) -> dict[str, Wo
 def rank_tables(
     spec: ReleaseSpec, hists: dict[str, np.ndarray], method: str, root: np.random.SeedSequence
 ) -> dict[str, RankTable]:
-    """Every perturbed attribute's :class:`~ppdm.reconstruct.RankTable` from ``hists``, the
-    records per (class, perturbed code, key bucket) of the count pass.
-    """
+    """Every perturbed attribute's :class:`~ppdm.reconstruct.RankTable` from the count pass."""
     counts = {k: h.sum(axis=2) for k, h in hists.items()}
     multisets = reconstruction_multisets(spec, counts, method)
     return {
@@ -226,9 +224,7 @@ def _nominal(spec: ReleaseSpec) -> list[str]:
 
 
 def _categories(spec: ReleaseSpec) -> dict[str, tuple]:
-    """The whole domain of every categorical attribute, so every ARFF copy of a release (or of
-    another with the same spec) has the same header in Weka.
-    """
+    """Every categorical domain whole, so every ARFF copy of a release has the same header."""
     doms = {a.name: a.get_domain() for a in spec.perturbed_attributes()}
     return {name: d.values for name, d in doms.items() if d.kind == "categorical"}
 

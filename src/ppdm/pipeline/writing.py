@@ -180,9 +180,7 @@ def _check_owner_report(
 
 
 def write_transitions(spec: ReleaseSpec, counts: Mapping[str, np.ndarray], path: Path) -> None:
-    """The owner's transition table (never part of a release): per attribute, every original
-    and released value with a non-zero count ``counts[name][o, h]``, in code order.
-    """
+    """The owner's transition table: rows (attribute, original, released, count), count > 0."""
     rows = []
     for a in spec.perturbed_attributes():
         if a.name not in counts:
@@ -214,9 +212,7 @@ def _write_data(
 def save_release(
     release: Release, directory: str | os.PathLike, *, fmt: str = "csv", overwrite: bool = False
 ) -> Release:
-    """Write a release to ``directory``, whole, checked as :func:`make_release` checks its own;
-    return it as opened from there.
-    """
+    """Write a release to ``directory``, whole and checked; return it as opened from there."""
     inputs = () if release.data_path is None else (release.data_path.parent,)
     out = check_output(
         directory, inputs=inputs, flag="directory", directory=True, overwrite=overwrite
@@ -409,9 +405,7 @@ def check_written_release(
 
 
 def written_shape(path: str | os.PathLike) -> tuple[list[str], int]:
-    """The columns and rows of a data file ppdm has written: a CSV's header and line ends, a
-    Parquet file's footer.
-    """
+    """The columns and rows of a data file ppdm has written, from its header or footer."""
     if table_format(path) == "csv":
         from ..io.csv import count_csv_records, csv_names
 
