@@ -529,10 +529,8 @@ def write_spec(spec: ReleaseSpec, path: str | os.PathLike) -> None:
 
 
 def validation_message(exc: ValidationError) -> str:
-    """The first error of ``exc`` as one line in the spec's words.
-
-    The location is the path of keys (``attributes.0.domain.low``, without pydantic's
-    union tags), an unknown key is named as such, and no "Value error," prefix leaks.
+    """The first error of ``exc`` as one line in the spec's words (the path of keys, without
+    pydantic's union tags).
 
     Examples
     --------

@@ -76,13 +76,7 @@ class _Executor:
 
 
 class LocalExecutor(_Executor):
-    """Run partition tasks in this process, in partition order (a left fold for ``reduce``).
-
-    Examples
-    --------
-    >>> LocalExecutor().reduce(lambda x: x * x, [1, 2, 3], lambda a, b: a + b)
-    14
-    """
+    """Run partition tasks in this process, in partition order (a left fold for ``reduce``)."""
 
     name = "local"
 

@@ -1,11 +1,8 @@
 """In-memory API: Dask DataFrames, and lists of pandas partitions for the local engine.
 
-``*_dask`` functions take a :class:`dask.dataframe.DataFrame` where the core API takes
-a pandas one; perturbation and reconstruction return lazy Dask DataFrames with the
-same partitioning. The ``*_partitions`` functions do the same work on a list of
-pandas DataFrames, one after another. For the same seed both give the results of
-:func:`ppdm.perturbation.perturb_frame` and :func:`ppdm.pipeline.reconstruct_frame`
-on the concatenated rows (see :mod:`ppdm.engine.kernels`).
+``*_dask`` functions return lazy Dask DataFrames with the input's partitioning; the
+``*_partitions`` functions do the same work on a list of pandas DataFrames. For the same
+seed both equal the single-frame results on the concatenated rows.
 
 References
 ----------

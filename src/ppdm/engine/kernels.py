@@ -79,14 +79,7 @@ def _in_partition(partition: int) -> Iterator[None]:
 def sketch_rows_partition(
     frame: pd.DataFrame, partition: int, cap: int
 ) -> tuple[dict[str, DomainSketch], list[int]]:
-    """One :class:`~ppdm.domain.DomainSketch` per column of one partition, and its rows.
-
-    Examples
-    --------
-    >>> s, rows = sketch_rows_partition(pd.DataFrame({"x": [1.0, 3.0]}), 0, cap=20)
-    >>> (s["x"].low, s["x"].high, rows)
-    (1.0, 3.0, [2])
-    """
+    """One :class:`~ppdm.domain.DomainSketch` per column of one partition, and its rows."""
     columns = [str(c) for c in frame.columns]
     with _in_partition(partition):
         if len(set(columns)) != len(columns):
@@ -158,13 +151,7 @@ def perturb_partition_batches(
 
 
 def row_offsets(rows: list[int]) -> list[int]:
-    """The first row of every partition in the whole table, from the partitions' sizes.
-
-    Examples
-    --------
-    >>> row_offsets([3, 0, 2])
-    [0, 3, 3]
-    """
+    """The first row of every partition in the whole table, from the partitions' sizes."""
     return [int(x) for x in np.concatenate([[0], np.cumsum(rows, dtype=np.int64)[:-1]])]
 
 

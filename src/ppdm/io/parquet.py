@@ -128,16 +128,8 @@ def footer_kinds(path: str | os.PathLike) -> dict[str, str]:
 
 
 def table_columns(path: str | os.PathLike) -> list[str]:
-    """The column names of a CSV or Parquet file as the readers name them, from its
-    header or footer alone (a stored pandas index is not a column).
-
-    Examples
-    --------
-    >>> import tempfile, pandas as pd
-    >>> with tempfile.TemporaryDirectory() as d:
-    ...     pd.DataFrame({"a": [1], "b": [2]}).to_parquet(f"{d}/t.parquet")
-    ...     table_columns(f"{d}/t.parquet")
-    ['a', 'b']
+    """The column names of a CSV or Parquet file as the readers name them, from its header or
+    footer alone (a stored pandas index is not a column).
     """
     path = check_regular_file(path)  # never opens a FIFO or a device
     if table_format(path) != "parquet":

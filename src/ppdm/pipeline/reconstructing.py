@@ -85,14 +85,8 @@ def assign_batches(
 ) -> Iterator[pd.DataFrame]:
     """Pass 2 of the reconstruction: every record's code from the rank tables, decoded.
 
-    Parameters
-    ----------
-    batches : iterable of DataFrame
-        The records, in order, from row ``first_row`` of the table on.
-    tables : dict of attribute -> RankTable
-        From :func:`rank_tables`, started after the records before ``first_row``.
-    classes : list, optional
-        Class order of the tables (by-class reconstruction).
+    ``batches`` are the records from row ``first_row`` of the table on, and ``tables``
+    (:func:`rank_tables`) start after the records before it.
 
     References
     ----------
