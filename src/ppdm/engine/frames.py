@@ -135,13 +135,8 @@ def perturb_dask(ddf, spec: ReleaseSpec, random_state: RandomState = None, *, wa
 def count_dask(
     ddf, spec: ReleaseSpec, *, by_class: bool = False
 ) -> tuple[dict[str, np.ndarray], list | None]:
-    """Perturbed counts of a Dask DataFrame by a tree reduction of per-partition counts.
-
-    Returns
-    -------
-    counts : dict of attribute -> int64 array (C, N)
-    classes : list or None
-        Class values of the rows (``by_class``).
+    """Perturbed counts (C, N) per attribute of a Dask DataFrame, tree-reduced, and the class
+    values (``by_class``).
     """
     _check_ddf(ddf)
     return count_partitions(DaskExecutor(), partitions_of(ddf), spec, by_class)

@@ -469,9 +469,8 @@ def make_release_partitioned(
     with _files_named(handles), open_executor(engine, scheduler) as ex, _staging(out_dir) as tmp:
         spec, counted = plan_partitions(ex, handles, opts)
         (tmp / DATA_DIR).mkdir()
-        # the values survive Parquet (else a DomainError now): each task checks its
-        # values before writing them and its part from its footer; if the values are
-        # not known from the spec alone, each task reads its part back
+        # the values survive Parquet (else a DomainError now); each task checks its values
+        # and part, reading the part back if the values are not known from the spec alone
         read_back = bool(value_domains(spec)) and not values_round_trip(
             spec, tmp / ".values.parquet", "parquet"
         )

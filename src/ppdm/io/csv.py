@@ -147,8 +147,7 @@ def _check_csv_bytes(path: Path) -> None:
         if what is not None:
             raise DataError(f"input file {str(path)!r} is not CSV text but {what}")
         # a quote left open further back makes a field longer than Arrow's block, which
-        # Arrow refuses itself: only the end of the file is searched (a huge or sparse
-        # file is not read through, and the search never holds off a signal for long)
+        # Arrow refuses itself: only the end of the file is searched
         last = data.rfind(b'"', max(0, len(data) - _QUOTE_WINDOW))
         if last < 0:
             return

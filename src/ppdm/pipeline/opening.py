@@ -75,18 +75,8 @@ def check_domain_values(
 
 @dataclass(frozen=True)
 class Release:
-    """A release: its spec and its data, in a file (:func:`load_release`) or in memory
-    (:func:`ppdm.perturb` gives one with more to it: :class:`ppdm.api.Release`).
-
-    Attributes
-    ----------
-    spec : ReleaseSpec
-        The public spec, with every perturbed attribute's privacy figures.
-    data_path : Path or None
-        The data file (or directory of Parquet parts); ``None`` for a release in memory.
-    table : DataFrame or None
-        The perturbed table of a release in memory; ``None`` for one on disk.
-
+    """A release: its spec (with every perturbed attribute's privacy figures) and its data,
+    in a file or directory of parts (``data_path``) or in memory (``table``).
     """
 
     spec: ReleaseSpec
