@@ -304,11 +304,7 @@ def check_output(
 
     Notes
     -----
-    The output is claimed for this process until :func:`publish_file` or
-    :func:`publish_dir` publishes it (or the process, or the command, ends): another
-    ppdm process asking for it meanwhile is refused, and publishing replaces an output
-    that appeared meanwhile only with ``overwrite`` (or, for a file without
-    ``keep_files``, as it replaces any existing file).
+    The output stays claimed for this process until it is published (docs/security.md).
 
     Examples
     --------

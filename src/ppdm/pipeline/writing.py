@@ -359,17 +359,10 @@ def check_written_release(
 ) -> int:
     """Check a release :func:`make_release` has just written; return its row count.
 
-    :func:`make_release` encodes every perturbed value in its domain as it writes it;
-    this checks the file without reading its values back, when a substitution
-    release's values are a finite set (the domain's representatives): the file's
-    columns and rows are read from its header (CSV: its line ends are counted; Parquet:
-    its footer), and every value a perturbed attribute can take is written in the
-    release's format to a scratch file and read back as the data is read, where it
-    must encode in its domain. Otherwise (additive noise, the ``"random"``
-    representative) the release is read back whole by :func:`verify_release`.
-    Together they give :func:`verify_release`'s guarantee: the data has the spec's
-    columns and ``n_records * copies`` rows, and every perturbed value, as read from
-    the file, encodes in its domain.
+    The same guarantee as :func:`verify_release`, without reading the values back when
+    they are a finite set: the file's columns and rows from its header or footer, and
+    every value the domains can take through the release's format (docs/security.md,
+    "Self-consistency").
 
     Parameters
     ----------
