@@ -629,11 +629,9 @@ def install_signal_handlers() -> None:
 def release_member(directory: str | os.PathLike, name: object, *, spec_name: str) -> Path:
     """The path of a file a release names inside itself, after checking it is safe to read.
 
-    A release may name only a bare file name inside its own directory: no separators,
-    no ``..``, no hidden names, no symbolic links, and a regular file (or a directory of
-    regular files, for partitioned data). Anything else is refused before it is opened,
-    so a tampered spec cannot make ppdm read (or echo) a file outside the release, a
-    device or a FIFO.
+    Only the bare name of a regular file (or a directory of regular files) inside the
+    release's own directory is taken, so a tampered spec cannot make ppdm read a file
+    outside the release, a device or a FIFO (docs/security.md).
 
     Parameters
     ----------

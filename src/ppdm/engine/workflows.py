@@ -573,9 +573,8 @@ def reconstruct_release_partitioned(
 ) -> Path:
     """Algorithm 2 on a release, in two passes over the partitions, to partitioned Parquet.
 
-    Pass 1 counts every partition's tie groups; the client estimates, rounds and
-    splits the multisets; pass 2 reconstructs every partition on its own and writes
-    ``out/part-*.parquet``. No global sort, no gather of the data.
+    Pass 1 counts every partition's tie groups, the client splits the multisets, pass 2
+    writes every partition's ``out/part-*.parquet``: no global sort (docs/dask.md).
 
     Parameters
     ----------
