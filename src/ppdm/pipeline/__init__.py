@@ -10,7 +10,6 @@ Dowd, Xu & Zhang, Algorithms 1 and 2 and Sec. 4.2-4.3.
 """
 
 from .batches import (
-    BATCH_VALUES,
     DEFAULT_BATCH,
     Progress,
     batch_rows,
@@ -31,7 +30,6 @@ from .opening import (
     check_release_spec,
     checked_batches,
     class_codes,
-    class_values,
     load_release,
     release_values,
     sorted_classes,
@@ -60,7 +58,6 @@ from .writing import (
 
 __all__ = [
     "AttributeEstimate",
-    "BATCH_VALUES",
     "DEFAULT_BATCH",
     "Progress",
     "Release",
@@ -72,7 +69,6 @@ __all__ = [
     "check_written_release",
     "checked_batches",
     "class_codes",
-    "class_values",
     "count_pass",
     "estimate_release",
     "estimates_from_counts",
