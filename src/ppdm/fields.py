@@ -15,9 +15,8 @@ def fields_dict(
 ) -> dict:
     """The attributes ``names`` of ``obj`` as a dict, in the order of ``names``.
 
-    ``names`` may be one string of names separated by white space (as
-    :func:`collections.namedtuple` takes them); ``rename`` maps a name to the key it is
-    reported under.
+    ``names`` may be one string separated by white space (as :func:`collections.namedtuple`
+    takes them); ``rename`` maps a name to the key it is reported under.
 
     Examples
     --------
