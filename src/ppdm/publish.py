@@ -477,15 +477,6 @@ def publish_file(target: str | os.PathLike, suffix: str = "") -> Iterator[Path]:
 
     A failure (an exception, ``SIGTERM``/``SIGHUP``) removes the hidden file and leaves
     ``target`` as it was. The file gets mode ``0o666`` less the umask.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> target = Path(tempfile.mkdtemp()) / "out.txt"
-    >>> with publish_file(target) as tmp:
-    ...     _ = tmp.write_text("done")
-    >>> target.read_text()
-    'done'
     """
     target, real, claim = _prepare(target, directory=False)
     tmp = _hidden(target, "new")
