@@ -405,10 +405,7 @@ def clean_leftovers(parent: str | os.PathLike, name: str) -> int:
         parts = entry.name[len(prefix) :].split("-")
         if len(parts) != 3 or not parts[1].isdigit() or _alive(int(parts[1])):
             continue
-        if entry.is_dir() and not entry.is_symlink():
-            shutil.rmtree(entry, ignore_errors=True)
-        else:
-            entry.unlink(missing_ok=True)
+        _remove(entry)
         removed += 1
     return removed
 
