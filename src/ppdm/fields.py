@@ -17,12 +17,6 @@ def fields_dict(
 
     ``names`` may be one string separated by white space (as :func:`collections.namedtuple`
     takes them); ``rename`` maps a name to the key it is reported under.
-
-    Examples
-    --------
-    >>> from types import SimpleNamespace
-    >>> fields_dict(SimpleNamespace(a=1, lower=0.2), "a lower", {"lower": "low"})
-    {'a': 1, 'low': 0.2}
     """
     if isinstance(names, str):
         names = names.split()

@@ -530,15 +530,7 @@ def write_spec(spec: ReleaseSpec, path: str | os.PathLike) -> None:
 
 def validation_message(exc: ValidationError) -> str:
     """The first error of ``exc`` as one line in the spec's words (the path of keys, without
-    pydantic's union tags).
-
-    Examples
-    --------
-    >>> try:
-    ...     ReleaseSpec.model_validate({"attributes": [{"name": "x", "colour": 3}]})
-    ... except ValidationError as exc:
-    ...     print(validation_message(exc))
-    invalid at attributes.0.colour: unknown key 'colour' (allowed: name, perturbed, domain, matrix, noise, privacy)
+    pydantic's union tags; an unknown key named with the keys allowed).
     """
     first = exc.errors(include_url=False)[0]
     loc = [str(p) for p in first.get("loc", ())]
