@@ -26,12 +26,7 @@ from . import pipeline
 from .exceptions import DataError, OptionError, ParameterError
 from .options import PlanOptions, plan_options
 from .perturbation import perturb_frame, plan_release
-from .pipeline import (
-    AttributeEstimate,
-    load_release,
-    save_release,
-    with_privacy,
-)
+from .pipeline import AttributeEstimate, load_release, save_release, with_privacy
 from .pipeline import Release as StoredRelease
 from .publish import check_output, operation
 from .random import RandomState
@@ -51,10 +46,8 @@ __all__ = [
 ]
 
 #: Where a release is made, estimated or reconstructed: ``"local"`` streams one file in
-#: this process (parts: partition by partition); ``"partitioned"`` runs partition by
-#: partition in this process, also for one file;
-#: ``"dask"`` one task per partition on a Dask cluster. For the same seed all three give
-#: the same bytes.
+#: this process, ``"partitioned"`` runs partition by partition in this process, ``"dask"``
+#: one task per partition on a Dask cluster. For the same seed all three give the same bytes.
 ENGINES = ("local", "partitioned", "dask")
 
 
@@ -173,10 +166,9 @@ def load(directory: str | os.PathLike) -> Release:
 
 
 def resolve_engine(engine: str | None, parts: bool, scheduler=None) -> str:
-    """The engine asked for, checked (``scheduler`` only with ``"dask"``, ``"dask"`` only
-    when installed): ``None`` is ``"local"`` (``"dask"`` with a scheduler), and
-    ``"local"`` on parts runs them one after another in this process
-    (``"partitioned"``)."""
+    """The engine asked for, checked: ``None`` is ``"local"`` (``"dask"`` with a scheduler),
+    and ``"local"`` on parts is ``"partitioned"``.
+    """
     if engine is None:
         engine = "dask" if scheduler is not None else "local"
     if engine == "local" and parts:  # in this process, partition by partition

@@ -1,9 +1,6 @@
 """Result objects as plain dicts: the attributes a ``to_dict`` reports, in order.
 
-The result classes of the attacks, the audit, mining and the tree comparisons report
-most of their attributes under their own names; :func:`fields_dict` reads them in the
-order given, so each ``to_dict`` names only what it reports and what it renames or
-converts. It imports nothing from ppdm, so every layer may use it.
+It imports nothing from ppdm, so every layer may use it.
 """
 
 from __future__ import annotations
@@ -18,15 +15,8 @@ def fields_dict(
 ) -> dict:
     """The attributes ``names`` of ``obj`` as a dict, in the order of ``names``.
 
-    ``names`` may be one string of names separated by white space (as
-    :func:`collections.namedtuple` takes them); ``rename`` maps a name to the key it is
-    reported under.
-
-    Examples
-    --------
-    >>> from types import SimpleNamespace
-    >>> fields_dict(SimpleNamespace(a=1, lower=0.2), "a lower", {"lower": "low"})
-    {'a': 1, 'low': 0.2}
+    ``names`` may be one string separated by white space (as :func:`collections.namedtuple`
+    takes them); ``rename`` maps a name to the key it is reported under.
     """
     if isinstance(names, str):
         names = names.split()

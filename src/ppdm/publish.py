@@ -1,26 +1,10 @@
-"""Publishing outputs: whole or not at all, and never over an input.
+"""Publishing outputs: whole or not at all, never over an input, never by two runs at once.
 
-Every file or directory ppdm writes is built completely beside its destination under a
-hidden name and published with one ``rename``: a reader sees the old output or the new
-one, never a mixture. A directory that already exists is moved aside first and removed
-after the new one is in place. Leftovers of runs killed before they could clean up
-(``SIGKILL``, a power cut) carry the writer's process id in their name and are removed
-by the next run that publishes beside them.
-
-Outputs never touch inputs: :func:`register_input` records every file or directory the
-process reads (the readers in :mod:`ppdm.io`, :mod:`ppdm.release` and the release
-loader call it), and :func:`check_output` refuses an output that is, contains or lies
-inside one of them, the empty path, or the file-system root.
-
-Two runs never write one output at once: :func:`check_output` claims the output for
-this process (an exclusive ``flock`` on ``.NAME.ppdm-claim`` beside it, released when the
-process ends, however it ends) and holds the claim until :func:`publish_file` or
-:func:`publish_dir` has renamed the output into place. A second run that asks for the
-output meanwhile is refused, naming the process that holds it. Publishing respects the
-command's own ``overwrite``: an output that appeared while a run worked (written by a
-program that takes no claim) is replaced only with ``overwrite``.
-
-Files are created with the mode any other new file gets (``0o666`` less the umask).
+Every output is built beside its destination under a hidden name (carrying the writer's
+process id, so the next run removes a killed run's leftovers) and published with one
+``rename``. :func:`check_output` refuses an output that is, contains or lies inside an
+input (:func:`register_input`) and claims it for this process until it is published.
+The rules and their reasons: docs/security.md, "What ppdm refuses to do".
 """
 
 from __future__ import annotations
@@ -81,15 +65,9 @@ _DEPTH = 0
 
 @contextmanager
 def operation() -> Iterator[None]:
-    """One command, or one library call that reads and writes: inside, every input
-    :func:`register_input` records is protected from every output; after the outermost
-    one ends, they are forgotten.
-
-    A command line runs each command inside one; :func:`ppdm.pipeline.make_release`,
-    :func:`ppdm.pipeline.reconstruct_release` and the other calls that write open their
-    own (or join the one open). So in one Python process a release loaded earlier does
-    not make a later, unrelated call's output refused: the guard protects the inputs of
-    the call at hand.
+    """One command, or one library call that writes: inside, every input
+    :func:`register_input` records is protected from every output; after the outermost one
+    ends, they are forgotten (a release loaded earlier does not refuse a later call's output).
     """
     global _DEPTH
     if _DEPTH == 0:
@@ -114,14 +92,7 @@ def register_input(path: str | os.PathLike) -> None:
 
 @contextmanager
 def inputs_of_one_operation() -> Iterator[None]:
-    """Inside, only the inputs registered inside count; after, the earlier ones return.
-
-    For a long-running server (the web app): each request publishes into its own
-    workspace, and what one browser tab opened (a folder typed by its user, say) must
-    not make another tab's outputs refused as lying inside an input.
-
-    Claims taken inside (:func:`check_output`) and not yet published are released after.
-    """
+    """Inside, only the inputs registered inside count; claims taken inside are released after."""
     global _DEPTH
     saved, depth = set(_INPUTS), _DEPTH
     _INPUTS.clear()
@@ -202,9 +173,9 @@ def _written_meanwhile(claim: _Claim) -> OutputTakenError:
 
 @contextmanager
 def _signals_wait(then_raise: bool) -> Iterator[None]:
-    """Hold ``SIGTERM``/``SIGHUP``'s exception back while a claim is taken or given up,
-    so its file and this process's record of it never part; then raise it (or leave it
-    to the process's end, :func:`termination_status`)."""
+    """Hold ``SIGTERM``/``SIGHUP``'s exception back while a claim is taken or given up, so its
+    file and this process's record of it never part.
+    """
     _waiting[0] += 1
     try:
         yield
@@ -215,10 +186,8 @@ def _signals_wait(then_raise: bool) -> Iterator[None]:
 
 
 def _lock(claim: _Claim) -> None:
-    """Take ``claim``'s lock without waiting, or raise :func:`_busy`.
-
-    A lock file whose directory cannot be written is not claimed (writing the output
-    fails there anyway, with its own message).
+    """Take ``claim``'s lock without waiting, or raise :func:`_busy`; an unwritable directory
+    is not claimed (writing the output fails there anyway).
     """
     if fcntl is None:
         return
@@ -253,10 +222,7 @@ def _lock(claim: _Claim) -> None:
 
 
 def _claim(real: Path, text: str, flag: str) -> bool:
-    """Claim the output ``real`` for this process; True if the claim is new.
-
-    Raises :class:`OutputTakenError` if another process holds it.
-    """
+    """Claim the output ``real`` for this process; True if the claim is new."""
     with _CLAIMS_LOCK:
         held = _CLAIMS.get(real)
         if held is not None and held.pid == os.getpid():
@@ -284,7 +250,7 @@ def _release(real: Path) -> None:
 
 @atexit.register
 def release_claims() -> None:
-    """Give up every claim of this process (a command has ended; see :func:`check_output`)."""
+    """Give up every claim of this process."""
     with _CLAIMS_LOCK:
         for real in list(_CLAIMS):
             _release(real)
@@ -338,11 +304,7 @@ def check_output(
 
     Notes
     -----
-    The output is claimed for this process until :func:`publish_file` or
-    :func:`publish_dir` publishes it (or the process, or the command, ends): another
-    ppdm process asking for it meanwhile is refused, and publishing replaces an output
-    that appeared meanwhile only with ``overwrite`` (or, for a file without
-    ``keep_files``, as it replaces any existing file).
+    The output stays claimed for this process until it is published (docs/security.md).
 
     Examples
     --------
@@ -429,11 +391,7 @@ def _alive(pid: int) -> bool:
 
 
 def clean_leftovers(parent: str | os.PathLike, name: str) -> int:
-    """Remove what killed runs left beside ``parent/name``; return how many.
-
-    Leftovers are named ``.NAME.ppdm-KIND-PID-RANDOM``; only those whose process is
-    gone are removed, so a concurrent run's work in progress is left alone.
-    """
+    """Remove the work files of dead processes beside ``parent/name``; return how many."""
     parent = Path(parent)
     prefix = f".{name}{_MARK}"
     removed = 0
@@ -447,10 +405,7 @@ def clean_leftovers(parent: str | os.PathLike, name: str) -> int:
         parts = entry.name[len(prefix) :].split("-")
         if len(parts) != 3 or not parts[1].isdigit() or _alive(int(parts[1])):
             continue
-        if entry.is_dir() and not entry.is_symlink():
-            shutil.rmtree(entry, ignore_errors=True)
-        else:
-            entry.unlink(missing_ok=True)
+        _remove(entry)
         removed += 1
     return removed
 
@@ -463,8 +418,7 @@ _HIDDEN = re.compile(rf"^\.(?P<name>.+){re.escape(_MARK)}[a-z]+-\d+-[0-9a-f]{{8}
 
 
 def target_of(path: str | os.PathLike) -> Path | None:
-    """The output a hidden work file of this module (:func:`publish_file`,
-    :func:`publish_dir`) stands for, or None when ``path`` is not one.
+    """The output a hidden work file of this module stands for, or None.
 
     Examples
     --------
@@ -518,18 +472,8 @@ def _prepare(target: str | os.PathLike, directory: bool) -> tuple[Path, Path, _C
 def publish_file(target: str | os.PathLike, suffix: str = "") -> Iterator[Path]:
     """Yield a hidden path beside ``target``; rename it onto ``target`` on success.
 
-    A failure (any exception, ``SIGTERM``/``SIGHUP`` with :func:`install_signal_handlers`)
-    removes the hidden file and leaves ``target`` as it was. The published file gets
-    the usual mode (``0o666`` less the umask).
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> target = Path(tempfile.mkdtemp()) / "out.txt"
-    >>> with publish_file(target) as tmp:
-    ...     _ = tmp.write_text("done")
-    >>> target.read_text()
-    'done'
+    A failure (an exception, ``SIGTERM``/``SIGHUP``) removes the hidden file and leaves
+    ``target`` as it was. The file gets mode ``0o666`` less the umask.
     """
     target, real, claim = _prepare(target, directory=False)
     tmp = _hidden(target, "new")
@@ -571,10 +515,8 @@ def _put_new(tmp: Path, target: Path, claim: _Claim) -> None:
 def publish_dir(target: str | os.PathLike) -> Iterator[Path]:
     """Yield a hidden directory beside ``target``; publish it whole on success.
 
-    On success an existing ``target`` is renamed aside, the new directory renamed
-    onto ``target`` and the old one removed: ``target`` never holds files of two runs.
-    On failure the hidden directory is removed and ``target`` is left as it was.
-    Callers decide beforehand (:func:`check_output`) whether replacing is allowed.
+    An existing ``target`` is renamed aside and removed once the new one is in place;
+    on failure the hidden directory is removed and ``target`` left as it was.
     """
     target, real, claim = _prepare(target, directory=True)
     tmp = _hidden(target, "new")
@@ -649,9 +591,8 @@ def _raise_exit(signum, frame) -> None:
 def raise_if_terminated() -> None:
     """Raise ``SystemExit(128 + signal)`` again if ``SIGTERM`` or ``SIGHUP`` has arrived.
 
-    :func:`publish_file` and :func:`publish_dir` call it just before their rename, so
-    an output is never published after the process was asked to end, even where the
-    handler's exception was lost in the code it interrupted.
+    Called just before every rename, so nothing is published after the process was asked to
+    end, even where the handler's exception was lost in the code it interrupted.
     """
     status = termination_status()
     if status is not None:
@@ -664,11 +605,8 @@ def termination_status() -> int | None:
 
 
 def install_signal_handlers() -> None:
-    """Turn ``SIGTERM`` and ``SIGHUP`` into ``SystemExit(128 + signal)``.
-
-    The exception unwinds through :func:`publish_file` and :func:`publish_dir`, which
-    then remove their hidden work; nothing half-written is left behind. Call it once
-    from a program's entry point (the ``ppdm`` command does).
+    """Turn ``SIGTERM`` and ``SIGHUP`` into ``SystemExit(128 + signal)``, once, from a
+    program's entry point: the publishers then remove their hidden work.
     """
     for name in ("SIGTERM", "SIGHUP"):
         sig = getattr(signal, name, None)
@@ -679,11 +617,9 @@ def install_signal_handlers() -> None:
 def release_member(directory: str | os.PathLike, name: object, *, spec_name: str) -> Path:
     """The path of a file a release names inside itself, after checking it is safe to read.
 
-    A release may name only a bare file name inside its own directory: no separators,
-    no ``..``, no hidden names, no symbolic links, and a regular file (or a directory of
-    regular files, for partitioned data). Anything else is refused before it is opened,
-    so a tampered spec cannot make ppdm read (or echo) a file outside the release, a
-    device or a FIFO.
+    Only the bare name of a regular file (or a directory of regular files) inside the
+    release's own directory is taken, so a tampered spec cannot make ppdm read a file
+    outside the release, a device or a FIFO (docs/security.md).
 
     Parameters
     ----------

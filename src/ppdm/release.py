@@ -1,12 +1,9 @@
 """The release spec: what a data miner needs to use a perturbed table, and nothing more.
 
-A release is a data file plus ``spec.json``. The spec names every attribute, its domain
-and its perturbation matrix (or that it is unperturbed), the class attribute and whether
-it was perturbed, and the privacy figures. It never holds the seed, the original data,
-or bounds the owner did not choose to publish (bounds read off the data are flagged).
-
-Owners may also write a spec by hand, in JSON or YAML, to set per-attribute domains and
-matrices for ``ppdm perturb --spec``; there the data-dependent fields may be left out.
+A release is a data file plus ``spec.json``: every attribute's domain and matrix (or
+that it is unperturbed), the class attribute and the privacy figures; never the seed,
+the original data, or bounds the owner did not choose to publish. Owners may also write
+a spec by hand (JSON or YAML) for ``ppdm perturb --spec``, leaving out what the data gives.
 
 References
 ----------
@@ -247,8 +244,7 @@ _MatrixUnion = Annotated[
 
 
 def _kept(entry: str):
-    """The wrap validator of a ``"domain"`` or ``"matrix"`` entry: its kind checked,
-    then its typed check, and the mapping kept as written."""
+    """The wrap validator of a domain or matrix entry: checked, then kept as written."""
 
     def check(value: Any, handler: Any) -> Any:
         if not isinstance(value, Mapping):
@@ -508,11 +504,7 @@ def read_spec(path: str | os.PathLike) -> ReleaseSpec:
 
 
 def _check_sizes(spec: ReleaseSpec, path: Path) -> None:
-    """Copies within :data:`ppdm.limits.MAX_COPIES`, domains within :data:`~ppdm.limits.MAX_VALUES`.
-
-    Additive releases are estimated with dense N x N transition matrices, so their
-    domains get the dense cap, :data:`ppdm.limits.MAX_DENSE_VALUES`.
-    """
+    """Copies and domain sizes within the caps of :mod:`ppdm.limits`."""
     check_copies(spec.copies, f"spec {str(path)!r} copies", error=SpecError)
     for i, a in enumerate(spec.attributes, start=1):
         if a.domain is None:
@@ -537,18 +529,8 @@ def write_spec(spec: ReleaseSpec, path: str | os.PathLike) -> None:
 
 
 def validation_message(exc: ValidationError) -> str:
-    """The first error of ``exc`` as one line in the spec's words.
-
-    The location is the path of keys (``attributes.0.domain.low``, without pydantic's
-    union tags), an unknown key is named as such, and no "Value error," prefix leaks.
-
-    Examples
-    --------
-    >>> try:
-    ...     ReleaseSpec.model_validate({"attributes": [{"name": "x", "colour": 3}]})
-    ... except ValidationError as exc:
-    ...     print(validation_message(exc))
-    invalid at attributes.0.colour: unknown key 'colour' (allowed: name, perturbed, domain, matrix, noise, privacy)
+    """The first error of ``exc`` as one line in the spec's words (the path of keys, without
+    pydantic's union tags; an unknown key named with the keys allowed).
     """
     first = exc.errors(include_url=False)[0]
     loc = [str(p) for p in first.get("loc", ())]
@@ -591,16 +573,8 @@ def _allowed_keys(error: dict, exc: ValidationError) -> list[str]:
 
 
 def spec_json_schema() -> dict[str, Any]:
-    """The JSON Schema of a release spec (``spec.json``, or a hand-written spec).
-
-    ``ppdm spec schema`` prints it. Domains and matrices are discriminated by their
-    ``kind``; a matrix of any other kind must carry an explicit ``matrix``.
-
-    Examples
-    --------
-    >>> schema = spec_json_schema()
-    >>> sorted(schema["$defs"]["BinnedDomainSpec"]["properties"])[:3]
-    ['bounds_from_data', 'high', 'kind']
+    """The JSON Schema of a release spec (``spec.json``, or a hand-written spec), as
+    ``ppdm spec schema`` prints it.
     """
     schema = ReleaseSpec.model_json_schema(mode="validation")
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"

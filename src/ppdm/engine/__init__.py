@@ -1,11 +1,8 @@
 """Partitioned engines: the release pipeline, partition by partition, locally or on Dask.
 
-``engine="local"`` runs the partitions one after another in this process; ``"dask"``
-runs one task per partition on a Dask cluster (``pip install 'ppdm[dask]'``). Both
-run the same per-partition kernels on streams addressed by row, so for the same seed
-they give bit-identical releases, estimates and reconstructions, whatever the
-partitioning, and equal to the single-stream ones. Dask is imported only when it is
-used.
+Both engines run the same kernels on streams addressed by row: for the same seed they
+give bit-identical results whatever the partitioning (docs/dask.md). Dask is imported
+only when it is used.
 
 References
 ----------

@@ -1,12 +1,8 @@
 """Where partition tasks run: in this process, one after another, or on a Dask cluster.
 
-Both executors offer the same two operations, ``map`` (one task per partition,
-results in partition order) and ``reduce`` (a tree reduction of per-partition
-results with an exact, associative ``combine``). The partitioned workflows are
-written once against them, so the local engine is the reference the Dask engine is
-tested against, bit for bit.
-
-Dask is imported only when a Dask executor or client is asked for.
+Both executors offer ``map`` (results in partition order) and ``reduce`` (a tree
+reduction with an exact, associative ``combine``), so the local engine is the reference
+the Dask engine is tested against, bit for bit. Dask is imported only when asked for.
 
 References
 ----------
@@ -59,8 +55,7 @@ def check_engine(engine: str) -> str:
 
 
 class _Executor:
-    """The contract both executors keep: ``map(fn, items, *, stage)`` (results in item
-    order; ``stage`` names the work in errors) and an ordered ``reduce``."""
+    """The contract both executors keep: ``map(fn, items, *, stage)`` and an ordered ``reduce``."""
 
     name = ""
 
@@ -81,13 +76,7 @@ class _Executor:
 
 
 class LocalExecutor(_Executor):
-    """Run partition tasks in this process, in partition order (a left fold for ``reduce``).
-
-    Examples
-    --------
-    >>> LocalExecutor().reduce(lambda x: x * x, [1, 2, 3], lambda a, b: a + b)
-    14
-    """
+    """Run partition tasks in this process, in partition order (a left fold for ``reduce``)."""
 
     name = "local"
 
@@ -101,19 +90,9 @@ class LocalExecutor(_Executor):
 
 
 class DaskExecutor(_Executor):
-    """Run partition tasks on a Dask cluster, one task per partition.
-
-    Parameters
-    ----------
-    client : distributed.Client, optional
-        Default: the current client if there is one, else Dask's default scheduler.
-
-    Notes
-    -----
-    Items may be Dask delayed objects (the partitions of a Dask DataFrame): they are
-    computed on the workers, never gathered on the client. A lost worker is handled
-    by Dask (its tasks are re-run elsewhere); if Dask gives up, the failure is raised
-    as :class:`EngineError` naming the stage, after the remaining tasks are cancelled.
+    """Run partition tasks on a Dask cluster (``client``, default the current one), one task
+    per partition; Dask delayed items are computed on the workers, and a failure Dask gives
+    up on is raised as :class:`EngineError` naming the stage.
     """
 
     name = "dask"
@@ -144,7 +123,7 @@ class DaskExecutor(_Executor):
     def _reduce(
         self, fn: Callable, items: Sequence, combine: Callable, stage: str, split_every: int
     ) -> Any:
-        """Tree reduction: ``fn`` per item, then ``combine`` over ordered groups of ``split_every``."""
+        """Tree reduction: ``combine`` over ordered groups of ``split_every``."""
         dask, _ = _require_dask()
         level = [dask.delayed(fn, pure=False)(x) for x in items]
         node = dask.delayed(combine_all, pure=True)
@@ -192,13 +171,9 @@ def client(scheduler=None, *, n_workers: int | None = None, processes: bool = Tr
     n = int(n_workers) if n_workers is not None else (os.cpu_count() or 1)
     check_at_least(n, "n_workers", 1, error=ParameterError)
     dask, _ = _require_dask()
-    # Dask's nannies start workers with MALLOC_TRIM_THRESHOLD_=65536, which makes glibc
-    # hand every freed block of the NumPy temporaries back to the kernel and fault it in
-    # again: the same partition task then costs about 1.5x the CPU it costs in a local
-    # process (BENCHMARKS.md, "Dask scale-out"). The LocalCluster started here keeps
-    # glibc's own, adaptive threshold. Its workers log only critical events: a task's
-    # error comes back to the caller as ppdm's own exception (one line on the command
-    # line), not also as the worker's "Compute Failed" log with the task's traceback.
+    # glibc's own trim threshold: Dask's nannies' 65536 makes a task cost 1.5x the CPU
+    # (BENCHMARKS.md, "Dask scale-out"); only critical logs: a task's error comes back
+    # as ppdm's own one-line exception, not also as a worker's traceback
     environ = "distributed.nanny.pre-spawn-environ"
     with dask.config.set(
         {
@@ -215,17 +190,7 @@ def client(scheduler=None, *, n_workers: int | None = None, processes: bool = Tr
 def open_executor(
     engine: Engine = "local", scheduler=None, *, n_workers: int | None = None
 ) -> Iterator[LocalExecutor | DaskExecutor]:
-    """An executor for ``engine``; a client this opens is closed on exit.
-
-    Parameters
-    ----------
-    engine : {"local", "dask"}, default="local"
-    scheduler : str or distributed.Client, optional
-        For ``engine="dask"``: see :func:`client`. ``None`` uses the client already
-        open in this process, if any, else starts a LocalCluster.
-    n_workers : int, optional
-        Workers of a LocalCluster started here.
-    """
+    """An executor for ``engine``; a client this opens is closed on exit."""
     check_engine(engine)
     if engine == "local":
         if scheduler is not None:

@@ -1,11 +1,8 @@
 """In-memory API: Dask DataFrames, and lists of pandas partitions for the local engine.
 
-``*_dask`` functions take a :class:`dask.dataframe.DataFrame` where the core API takes
-a pandas one; perturbation and reconstruction return lazy Dask DataFrames with the
-same partitioning. The ``*_partitions`` functions do the same work on a list of
-pandas DataFrames, one after another. For the same seed both give the results of
-:func:`ppdm.perturbation.perturb_frame` and :func:`ppdm.pipeline.reconstruct_frame`
-on the concatenated rows (see :mod:`ppdm.engine.kernels`).
+``*_dask`` functions return lazy Dask DataFrames with the input's partitioning; the
+``*_partitions`` functions do the same work on a list of pandas DataFrames. For the same
+seed both equal the single-frame results on the concatenated rows.
 
 References
 ----------
@@ -138,13 +135,8 @@ def perturb_dask(ddf, spec: ReleaseSpec, random_state: RandomState = None, *, wa
 def count_dask(
     ddf, spec: ReleaseSpec, *, by_class: bool = False
 ) -> tuple[dict[str, np.ndarray], list | None]:
-    """Perturbed counts of a Dask DataFrame by a tree reduction of per-partition counts.
-
-    Returns
-    -------
-    counts : dict of attribute -> int64 array (C, N)
-    classes : list or None
-        Class values of the rows (``by_class``).
+    """Perturbed counts (C, N) per attribute of a Dask DataFrame, tree-reduced, and the class
+    values (``by_class``).
     """
     _check_ddf(ddf)
     return count_partitions(DaskExecutor(), partitions_of(ddf), spec, by_class)

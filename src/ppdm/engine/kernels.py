@@ -1,14 +1,8 @@
 """What one partition does, and how the client combines the partitions' results.
 
-Every partitioned engine (sequential or on a cluster) runs these same functions on
-the same partitions under one root drawn on the client (:func:`resolve_root`, never
-written anywhere). Every stream under it is an AES-counter stream keyed by the root
-and the stream's name and addressed by row: the perturbation's and the
-reconstruction's rank keys and representatives. So neither a release nor its
-reconstruction depends on the partitioning, on which worker runs a task or in what
-order, and both equal the single-stream ones. A partition's work depends only on its
-own data and small client-side summaries (domain sketches, row counts, perturbed
-counts, rank tables).
+Every engine runs these functions under one root drawn on the client, its streams
+addressed by row, so results depend neither on the partitioning nor on the workers
+(docs/dask.md, "How it works").
 
 References
 ----------
@@ -53,10 +47,7 @@ __all__ = [
 
 
 def resolve_root(random_state: RandomState = None, *, warn: bool = False) -> np.random.SeedSequence:
-    """The root of a partitioned run, drawn once on the client.
-
-    :func:`ppdm.random.resolve_seed` (256 bits of OS entropy for ``None``, else a
-    reproducible root), and with ``warn=True`` a
+    """The root of a partitioned run, drawn once on the client; with ``warn=True`` a
     :class:`~ppdm.exceptions.SeededReleaseWarning` when a release is drawn from a seed.
 
     Examples
@@ -88,14 +79,7 @@ def _in_partition(partition: int) -> Iterator[None]:
 def sketch_rows_partition(
     frame: pd.DataFrame, partition: int, cap: int
 ) -> tuple[dict[str, DomainSketch], list[int]]:
-    """One :class:`~ppdm.domain.DomainSketch` per column of one partition, and its rows.
-
-    Examples
-    --------
-    >>> s, rows = sketch_rows_partition(pd.DataFrame({"x": [1.0, 3.0]}), 0, cap=20)
-    >>> (s["x"].low, s["x"].high, rows)
-    (1.0, 3.0, [2])
-    """
+    """One :class:`~ppdm.domain.DomainSketch` per column of one partition, and its rows."""
     columns = [str(c) for c in frame.columns]
     with _in_partition(partition):
         if len(set(columns)) != len(columns):
@@ -107,8 +91,7 @@ def merge_sketch_rows(
     first: tuple[dict[str, DomainSketch], list[int]],
     then: tuple[dict[str, DomainSketch], list[int]],
 ) -> tuple[dict[str, DomainSketch], list[int]]:
-    """Sketches of consecutive runs of partitions merged column by column, and their
-    row counts in order."""
+    """Sketches of consecutive runs of partitions merged column by column, and their rows."""
     if list(first[0]) != list(then[0]):
         raise DataError(
             f"partitions have different columns: a later one "
@@ -149,8 +132,7 @@ def perturb_partition(
     partition: int,
     row_offset: int,
 ) -> pd.DataFrame:
-    """Algorithm 1 on one partition, whose first record is row ``row_offset`` of the
-    table: the streams of :func:`ppdm.perturbation.perturb_batches` under ``root``."""
+    """Algorithm 1 on one partition, whose first record is row ``row_offset`` of the table."""
     with _in_partition(partition):
         spec.check_columns([str(c) for c in frame.columns])
         return next(iter(perturb_batches([frame], spec, root, warn=False, row_offset=row_offset)))
@@ -163,35 +145,19 @@ def perturb_partition_batches(
     partition: int,
     row_offset: int,
 ) -> Iterator[pd.DataFrame]:
-    """:func:`perturb_partition` on a partition read batch by batch: the same values,
-    but with ``spec.copies > 1`` every batch is followed by its own copies."""
+    """:func:`perturb_partition` batch by batch (with copies, each batch followed by its own)."""
     with _in_partition(partition):
         yield from perturb_batches(batches, spec, root, warn=False, row_offset=row_offset)
 
 
 def row_offsets(rows: list[int]) -> list[int]:
-    """The first row of every partition in the whole table, from the partitions' sizes.
-
-    Examples
-    --------
-    >>> row_offsets([3, 0, 2])
-    [0, 3, 3]
-    """
+    """The first row of every partition in the whole table, from the partitions' sizes."""
     return [int(x) for x in np.concatenate([[0], np.cumsum(rows, dtype=np.int64)[:-1]])]
 
 
 @dataclass(frozen=True)
 class PartitionCounts:
-    """Perturbed counts of some partitions.
-
-    Attributes
-    ----------
-    rows : int
-    classes : tuple or None
-        Class values of the table rows, in order of first appearance; ``None`` when
-        counts are overall.
-    tables : dict of attribute -> int64 array (C, N)
-    """
+    """Perturbed counts (C, N) per attribute of some partitions, and their class values."""
 
     rows: int
     classes: tuple | None
@@ -210,12 +176,13 @@ def count_partition(
 ) -> PartitionCounts:
     """Pass 1 on one partition: perturbed code counts, per class value if ``by_class``.
 
-    Class values are those found in the partition (so no earlier pass over the data
-    is needed); :func:`add_counts` unites them. ``row_offset`` is the row of the
-    partition's first record that error messages count from (a batch of a partition).
-    With ``root`` (reconstruction), the tables count records per (class, code, bucket of
-    rank key), keys read from row ``first_row`` of the table (see
-    :func:`ppdm.pipeline.rank_keys`): arrays (C, N * 2**bits).
+    Parameters
+    ----------
+    row_offset : int
+        Row of the partition's first record, for error messages.
+    root : SeedSequence, optional
+        With it (reconstruction), count per (class, code, bucket of rank key), keys from
+        row ``first_row``: arrays (C, N * 2**bits).
     """
     attrs = spec.perturbed_attributes()
     keys = rank_keys(root, attrs, first_row) if root is not None else None
@@ -297,13 +264,8 @@ def reconstruction_shares(
     method: str,
     root: np.random.SeedSequence,
 ) -> list[dict[str, RankTable]]:
-    """Client side of the reconstruction: every partition's start in every rank table.
-
-    The partitions' bucket counts (``part_counts``, the count pass with rank keys, in
-    partition order) add up to the table's, from which one
-    :class:`~ppdm.reconstruct.RankTable` per attribute is built as
-    :func:`ppdm.pipeline.reconstruct_batches` builds it; partition ``p`` gets a copy that
-    starts after the records of partitions ``0..p-1``.
+    """Client side of the reconstruction: the rank tables of the summed bucket counts, and for
+    every partition a copy started after the records of the partitions before it.
     """
     attrs = spec.perturbed_attributes()
     n_classes = 1 if classes is None else len(classes)
@@ -347,9 +309,7 @@ def reconstruct_partition_batches(
     partition: int,
     first_row: int = 0,
 ) -> Iterator[pd.DataFrame]:
-    """Pass 2 on one partition: hand every record its code from the rank tables, then
-    decode. Rank keys and representatives are read from ``first_row``, the partition's
-    first row in the table."""
+    """Pass 2 on one partition, rank keys and representatives read from ``first_row``."""
 
     def checked():
         for batch in batches:

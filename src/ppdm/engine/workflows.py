@@ -1,12 +1,9 @@
 """Partitioned releases on disk: make, estimate and reconstruct, on either engine.
 
-A partitioned table is a directory (or glob) of CSV or Parquet files, one partition
-per file, read by the task that processes it: on a cluster the files must be on
-storage every worker can read (NFS, S3, ...), and no data passes through the client.
-Outputs are partitioned Parquet (``part-00000.parquet``, ...) written into a
-temporary directory beside the destination and published only when every task has
-succeeded. For the same seed, releases, estimates and reconstructions equal the
-single-file ones of :mod:`ppdm.pipeline` (see :mod:`ppdm.engine.kernels`).
+Each task reads its own partition file (on a cluster, from storage every worker can
+read); outputs are partitioned Parquet published whole when every task has succeeded.
+For the same seed, results equal the single-file ones of :mod:`ppdm.pipeline`
+(docs/dask.md, "How it works").
 
 References
 ----------
@@ -135,8 +132,7 @@ def partitions_of(data: Any) -> list:
 
 
 def _load(handle: Any, kinds: dict[str, str] | None = None) -> pd.DataFrame:
-    """The partition behind ``handle`` (on the worker that runs the task); ``kinds``
-    (:func:`ppdm.pipeline.spec_kinds`) says how to read a CSV partition's columns."""
+    """The partition behind ``handle``; ``kinds`` says how to read a CSV partition's columns."""
     if isinstance(handle, pd.DataFrame):
         return handle
     if isinstance(handle, (str, os.PathLike)):
@@ -145,9 +141,7 @@ def _load(handle: Any, kinds: dict[str, str] | None = None) -> pd.DataFrame:
 
 
 def _as_kinds(frame: pd.DataFrame, kinds: dict[str, str]) -> pd.DataFrame:
-    """``frame`` with the numbers of a column the plan lists as text written as text: a
-    partition that holds only numbers where others hold text (an integer column of one
-    Parquet part, a string column of another) is read as one file of both would be."""
+    """``frame`` with a number in a column the plan reads as text written as text."""
     numeric = [
         name
         for name, kind in kinds.items()
@@ -162,8 +156,7 @@ def _as_kinds(frame: pd.DataFrame, kinds: dict[str, str]) -> pd.DataFrame:
 
 
 def _parquet(handle: Any) -> bool:
-    """Whether a partition is a Parquet file, read batch by batch: its column types are
-    stored, so every batch reads them as the whole file would."""
+    """Whether a partition is a Parquet file (read batch by batch: its column types are stored)."""
     return isinstance(handle, (str, os.PathLike)) and table_format(handle) == "parquet"
 
 
@@ -171,8 +164,7 @@ def _parquet(handle: Any) -> bool:
 
 
 def _part_batch(spec_or_path) -> int:
-    """Rows per batch of a Parquet partition read batch by batch (:func:`batch_rows` of
-    its columns: a release's attributes, or a partition file's own columns)."""
+    """Rows per batch of a Parquet partition: :func:`batch_rows` of its column count."""
     if isinstance(spec_or_path, ReleaseSpec):
         return batch_rows(len(spec_or_path.attributes))
     return batch_rows(len(table_columns(spec_or_path)))
@@ -193,8 +185,7 @@ def _sketch_rows_task(cap: int, item: tuple[int, Any]):
 def _count_task(
     spec: ReleaseSpec, by_class: bool, item: tuple, root: np.random.SeedSequence | None = None
 ) -> PartitionCounts:
-    """Count one partition; ``item`` is ``(i, handle)`` or, with rank keys from ``root``,
-    ``(i, handle, first_row)``."""
+    """Count one partition: ``item`` is ``(i, handle)``, with ``root`` ``(i, handle, row)``."""
     i, handle, first = item if len(item) == 3 else (*item, 0)
     if _parquet(handle):  # summed over the batches as over partitions
         out = None
@@ -210,7 +201,7 @@ def _count_task(
 
 
 def _rows_task(item: tuple[int, Any]) -> int:
-    """Rows of one partition (a Parquet file's footer, else the loaded partition)."""
+    """Rows of one partition."""
     _, handle = item
     return parquet_rows(handle) if _parquet(handle) else len(_load(handle))
 
@@ -220,15 +211,12 @@ def _part_name(i: int, n: int) -> str:
 
 
 def _streamable(handle: Any, spec: ReleaseSpec) -> bool:
-    """Whether a partition can be perturbed batch by batch with the same output rows: a
-    Parquet file released as a single copy (with copies, every batch would be followed
-    by its own)."""
+    """Whether a partition can be perturbed batch by batch: a Parquet file, one copy."""
     return _parquet(handle) and spec.copies == 1
 
 
 def _write_part(batches: Iterable[pd.DataFrame], directory: str, name: str) -> int:
-    """Write batches as one part (a worker's half-written file never carries a final
-    name); the row count, or -1 if there was no batch."""
+    """Write batches as one part under a hidden name, then rename it; its rows, or -1 if none."""
     tmp = Path(directory) / f".{name}.{uuid.uuid4().hex}.tmp"
     rows = -1
     try:
@@ -245,13 +233,7 @@ def _write_part(batches: Iterable[pd.DataFrame], directory: str, name: str) -> i
 
 
 def _perturb_write_task(spec, root, directory, n_parts, read_back, item) -> int:
-    """Perturb partition ``item`` into its part; its row count.
-
-    Every perturbed value is checked against its domain before it is written, as
-    :func:`ppdm.pipeline.make_release` does; the written part is then checked from its
-    footer (columns, rows), or, when ``read_back`` (its values do not survive a
-    Parquet round trip known from the spec alone), read back whole.
-    """
+    """Perturb partition ``item`` into its part, every value checked; its row count."""
     i, handle, offset = item
     name = _part_name(i, n_parts)
     doms = {} if read_back else value_domains(spec)
@@ -272,8 +254,7 @@ def _perturb_write_task(spec, root, directory, n_parts, read_back, item) -> int:
 
 
 def _verified_rows(spec: ReleaseSpec, path: Path) -> int:
-    """Read a written part back and check every perturbed value against its domain (as
-    :func:`ppdm.pipeline.verify_release` checks a whole release); its row count."""
+    """Read a written part back and check every perturbed value against its domain; its rows."""
     doms = value_domains(spec)
     batches = read_ahead(iter_batches(path, _part_batch(spec), columns=list(doms) or None))
     return sum(len(b) for b in checked_batches(batches, doms, f"release part {path.name}"))
@@ -296,12 +277,7 @@ def _reconstruct_write_task(spec, classes, root, directory, n_parts, item) -> in
 def plan_partitions(
     executor: Executor, handles: Sequence, options: PlanOptions
 ) -> tuple[ReleaseSpec, list[int]]:
-    """:func:`ppdm.perturbation.plan_release` from sketches reduced over the partitions,
-    and every partition's row count, in one pass.
-
-    Parquet partitions whose perturbed columns all have their domains from the owner
-    are planned from their footers (:func:`ppdm.pipeline.plan_from_footers`): no pass.
-    """
+    """The release plan and every partition's row count, in one pass (or from the footers)."""
     if handles and all(_parquet(h) for h in handles):
         found = plan_from_footers(handles, options)
         if found is not None:
@@ -325,8 +301,7 @@ _PARTITION_PREFIX = re.compile(r"^partition (\d+): ")
 
 @contextmanager
 def _files_named(handles: Sequence) -> Iterator[None]:
-    """Name the file behind "partition i" in ppdm's errors raised inside (same type):
-    the tasks know their partition's number, the client its file."""
+    """Name the file behind "partition i" in ppdm's errors raised inside (same type)."""
     try:
         yield
     except PpdmError as exc:
@@ -339,9 +314,7 @@ def _files_named(handles: Sequence) -> Iterator[None]:
 
 
 def _name_the_odd_file(handles: Sequence) -> None:
-    """Raise :class:`DataError` naming the first file whose columns differ from the
-    first file's (read from the Parquet footers and CSV headers); return if the handles
-    are not files or no difference shows there."""
+    """Raise :class:`DataError` naming the first file whose columns differ from the first's."""
     if not all(isinstance(h, (str, os.PathLike)) for h in handles):
         return
 
@@ -368,8 +341,7 @@ def count_partitions(
 ) -> tuple[dict[str, np.ndarray], list | None]:
     """Pass 1 as a tree reduction: perturbed counts (C, N) per attribute and class values.
 
-    With ``data`` (the release's data path), the rows counted must be those its spec
-    says (:func:`ppdm.pipeline.check_release_rows`).
+    With ``data`` (the release's data path), the rows counted must be those its spec says.
     """
     if by_class:
         check_by_class(spec)
@@ -398,10 +370,7 @@ def reconstruction_plan(
     *,
     data: str | os.PathLike | None = None,
 ) -> tuple[list[dict[str, RankTable]], list | None, list[int]]:
-    """Pass 1 of the reconstruction, partition by partition, then the client's tables:
-    every partition's start in every rank table, the class values and every
-    partition's first row. With ``data`` (the release's data path), the partitions'
-    rows must be those its spec says, before any counting."""
+    """Pass 1 of the reconstruction: every partition's rank tables, the classes, its first row."""
     check_method(method)
     if by_class:
         check_by_class(spec)
@@ -431,11 +400,7 @@ def reconstruction_plan(
 
 @contextmanager
 def _staging(target: Path) -> Iterator[Path]:
-    """A hidden directory beside ``target``, published onto it whole on success.
-
-    See :func:`ppdm.publish.publish_dir`. After a failure, tasks still running
-    elsewhere may add a file while the directory is removed, so removal is retried.
-    """
+    """:func:`ppdm.publish.publish_dir`, removal retried (running tasks may add files)."""
     try:
         with publish_dir(target) as tmp:
             yield tmp
@@ -504,9 +469,8 @@ def make_release_partitioned(
     with _files_named(handles), open_executor(engine, scheduler) as ex, _staging(out_dir) as tmp:
         spec, counted = plan_partitions(ex, handles, opts)
         (tmp / DATA_DIR).mkdir()
-        # the values survive Parquet (else a DomainError now): each task checks its
-        # values before writing them and its part from its footer; if the values are
-        # not known from the spec alone, each task reads its part back
+        # the values survive Parquet (else a DomainError now); each task checks its values
+        # and part, reading the part back if the values are not known from the spec alone
         read_back = bool(value_domains(spec)) and not values_round_trip(
             spec, tmp / ".values.parquet", "parquet"
         )
@@ -535,10 +499,7 @@ def make_release_partitioned(
 
 
 def _check_part_types(directory: Path, handles: Sequence) -> None:
-    """Refuse written parts whose columns disagree in type (a column released as it is,
-    integers in one input part and text or decimals in another): a reader of the release
-    reads them as one table (:func:`ppdm.io.check_parts_alike`). The footers tell,
-    nothing is read."""
+    """Refuse written parts whose columns disagree in type (read from their footers)."""
 
     def named(j: int) -> str:
         h = handles[j] if j < len(handles) else None
@@ -556,12 +517,6 @@ def _check_part_types(directory: Path, handles: Sequence) -> None:
                     f"{kind} in {named(k)}; give it one type in every part (or release the "
                     "parts as one file)"
                 )
-
-
-def _release_handles(release: Release | str | os.PathLike) -> tuple[Release, list]:
-    rel = load_release(release)
-    handles = partitions_of(rel.data_path)
-    return rel, handles
 
 
 def estimate_release_partitioned(
@@ -593,7 +548,8 @@ def estimate_release_partitioned(
     Dowd, Xu & Zhang, Eq. (1) and Sec. 4.3.
     """
     check_method(method)
-    rel, handles = _release_handles(release)
+    rel = load_release(release)
+    handles = partitions_of(rel.data_path)
     mechanism_of(rel.spec).require("codes")
     with (
         release_values(rel.data_path),
@@ -617,9 +573,8 @@ def reconstruct_release_partitioned(
 ) -> Path:
     """Algorithm 2 on a release, in two passes over the partitions, to partitioned Parquet.
 
-    Pass 1 counts every partition's tie groups; the client estimates, rounds and
-    splits the multisets; pass 2 reconstructs every partition on its own and writes
-    ``out/part-*.parquet``. No global sort, no gather of the data.
+    Pass 1 counts every partition's tie groups, the client splits the multisets, pass 2
+    writes every partition's ``out/part-*.parquet``: no global sort (docs/dask.md).
 
     Parameters
     ----------
@@ -644,7 +599,8 @@ def reconstruct_release_partitioned(
     ----------
     Dowd, Xu & Zhang, Algorithm 2 (two-pass streaming reconstruction).
     """
-    rel, handles = _release_handles(release)
+    rel = load_release(release)
+    handles = partitions_of(rel.data_path)
     mechanism_of(rel.spec).require("reconstruct")
     out = check_output(out, directory=True, overwrite=overwrite)
     root = resolve_root(random_state)

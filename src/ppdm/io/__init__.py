@@ -1,17 +1,15 @@
-"""Table input and output: CSV, Parquet and ARFF, whole or batch by batch.
+"""Table input and output: CSV, Parquet and ARFF, whole or batch by batch; outputs are
+published whole (:func:`atomic_path`, :func:`write_table_atomic`).
 
-Writers never touch the destination until the data is complete: callers pass a
-temporary path (see :func:`ppdm.cli._common.atomic_path`) or use :func:`write_table_atomic`.
-
-The package's modules: :mod:`.files` (formats, parts), :mod:`.kinds` (column kinds),
-:mod:`.csv`, :mod:`.parquet` and :mod:`.arff` (reading each format), :mod:`.tables`
-(reading any table) and :mod:`.writers`.
+Its modules: :mod:`.files` (formats, parts), :mod:`.kinds` (column kinds), :mod:`.csv`,
+:mod:`.parquet` and :mod:`.arff` (each format), :mod:`.tables` (any table) and
+:mod:`.writers`.
 """
 
 from .arff import arff_quote, label_text, read_arff, write_arff
 from .csv import count_csv_records, names_as_read
-from .files import check_regular_file, csv_compression, is_glob, partition_files, table_format
-from .kinds import KINDS, TEXT_ATTR, infer_kind, numbers_of_text
+from .files import check_regular_file, is_glob, partition_files, table_format
+from .kinds import TEXT_ATTR, infer_kind, numbers_of_text
 from .parquet import check_parts_alike, footer_kinds, parquet_kinds, parquet_rows, table_columns
 from .tables import iter_batches, read_table
 from .writers import (
@@ -29,7 +27,6 @@ __all__ = [
     "write_csv_atomic",
     "write_json_atomic",
     "BatchWriter",
-    "KINDS",
     "ROW_GROUP_ROWS",
     "TEXT_ATTR",
     "arff_quote",
@@ -37,7 +34,6 @@ __all__ = [
     "check_parts_alike",
     "check_regular_file",
     "count_csv_records",
-    "csv_compression",
     "footer_kinds",
     "infer_kind",
     "is_glob",

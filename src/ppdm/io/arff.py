@@ -51,8 +51,7 @@ def arff_quote(text: str) -> str:
 
 
 def label_text(value) -> str:
-    """A value as a label: ``1``, ``1.0`` and ``np.int64(1)`` are ``'1'`` (an integer code
-    read back as a float where values are missing)."""
+    """A value as a label: ``1``, ``1.0`` and ``np.int64(1)`` are ``'1'``."""
     if isinstance(value, np.generic):
         value = value.item()
     if isinstance(value, float) and value.is_integer():
@@ -113,21 +112,14 @@ def write_arff(
     categories: dict | None = None,
     weights=None,
 ) -> None:
-    """Write a DataFrame as Weka ARFF (the one ARFF writer of ppdm).
-
-    Non-numeric (string, boolean, categorical) columns are NOMINAL attributes; so are
-    the columns named in ``nominal`` or ``categories`` whatever their type, e.g. an
-    integer-coded class or attribute. Every name and value is quoted and escaped by
-    Weka's rules (:func:`arff_quote`), so commas, quotes, newlines, ``%`` and braces
-    cannot break the file. Missing values are ``?``.
+    """Write a DataFrame as Weka ARFF, every name and value quoted and escaped by Weka's rules
+    (:func:`arff_quote`); missing values are ``?``.
 
     Parameters
     ----------
-    frame : DataFrame
-    path : path-like
-    relation : str, default="ppdm"
     nominal : list of str, optional
-        Columns to write as nominal (declared values sorted).
+        Columns written as nominal whatever their type (declared values sorted); non-numeric
+        columns always are.
     categories : dict of column -> sequence, optional
         Declared values of nominal columns, in this order (implies nominal).
     weights : sequence of float, optional
@@ -185,8 +177,7 @@ def _arff_unescape_one(match: re.Match) -> str:
 
 
 def arff_unescape(text: str) -> str:
-    r"""``text`` (a name or value inside ARFF quotes) with Weka's escapes undone (the
-    inverse of :func:`arff_quote` once the quotes are gone), and ``\xNN``, ``\uNNNN``
+    r"""``text`` (inside ARFF quotes) with Weka's escapes undone, and ``\xNN``, ``\uNNNN``
     and ``\UNNNNNNNN`` read as the characters they code.
 
     Examples
@@ -198,9 +189,9 @@ def arff_unescape(text: str) -> str:
 
 
 def read_arff(path: str | os.PathLike) -> pd.DataFrame:
-    """Read a (dense) ARFF file, as UTF-8 text; nominal attributes become strings,
-    numeric ones floats, and names and values lose Weka's escapes (what
-    :func:`write_arff` writes reads back the same)."""
+    """Read a dense UTF-8 ARFF file: nominal attributes as strings, numeric ones as floats,
+    Weka's escapes undone (what :func:`write_arff` writes reads back the same).
+    """
     from io import StringIO
 
     from scipy.io import arff

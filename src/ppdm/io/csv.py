@@ -41,9 +41,9 @@ def _csv_line(path: Path, expected: int) -> tuple[int, int] | None:
 
 
 def _csv_value_at(path: Path, column: int, shown: str) -> tuple[str, int] | None:
-    """(column name, 1-based data row) of the first value of column ``column`` (0-based)
-    that Arrow showed as ``shown`` (its repr, quotes included), found by reading the file
-    again as text: Arrow's conversion error names neither."""
+    """(column name, 1-based data row) of the first value of column ``column`` (0-based) whose
+    repr is ``shown``: Arrow's conversion error names neither.
+    """
     import csv
 
     try:
@@ -61,8 +61,7 @@ def _csv_value_at(path: Path, column: int, shown: str) -> tuple[str, int] | None
 
 
 def _separator_hint(path: Path) -> str:
-    """For a CSV read as one column: what its header says about its separator (a
-    European CSV: semicolons between fields, commas in its decimals)."""
+    """For a CSV read as one column: what its header says about its separator."""
     try:
         with _text(path) as fh:
             header = fh.readline(1 << 16)
@@ -78,11 +77,7 @@ def _separator_hint(path: Path) -> str:
 
 
 def _csv_error(path: Path, exc: Exception) -> Exception:
-    """One line naming the file (and the line or column) for an Arrow CSV error.
-
-    An operating-system error is returned as it is (the command line names its file),
-    except the decompression errors of a ``.csv.gz`` or ``.csv.bz2`` file.
-    """
+    """One line naming the file (and the line or column) for an Arrow CSV error."""
     lines = str(exc).strip().splitlines()
     text = lines[0] if lines else type(exc).__name__
     name = str(path)
@@ -133,13 +128,9 @@ def _csv_error(path: Path, exc: Exception) -> Exception:
 def _check_csv_bytes(path: Path) -> None:
     """Refuse a CSV file that is UTF-16 text, or that ends inside a quoted field.
 
-    UTF-16 (Excel's 'Unicode text') starts with its byte-order mark; Arrow read it as
-    one column of garbled text. Arrow's reader takes an unclosed quote as a field
-    running to the end of the file: every row after it became part of one value,
-    without a word. The file's last quote tells: a run of quotes that starts a field
-    (after a comma, a line break or at the start) and is odd in length opens a field
-    that nothing closes (an even run is an empty field, or one of escaped quotes, closed). A run inside a field ends one, or is
-    a literal quote of an unquoted field. One search from the end, at memory speed.
+    Arrow reads UTF-16 as one garbled column, and an unclosed quote as a field running to
+    the end of the file. The last run of quotes tells: one that starts a field and is odd in
+    length opens a field nothing closes.
     """
     import mmap
 
@@ -156,8 +147,7 @@ def _check_csv_bytes(path: Path) -> None:
         if what is not None:
             raise DataError(f"input file {str(path)!r} is not CSV text but {what}")
         # a quote left open further back makes a field longer than Arrow's block, which
-        # Arrow refuses itself: only the end of the file is searched (a huge or sparse
-        # file is not read through, and the search never holds off a signal for long)
+        # Arrow refuses itself: only the end of the file is searched
         last = data.rfind(b'"', max(0, len(data) - _QUOTE_WINDOW))
         if last < 0:
             return
@@ -207,8 +197,7 @@ def _spaced(names: list[str]) -> bool:
 
 
 def _unspaced(table, given: dict):
-    """``table`` (read as text) without the space after each separator; a value that is
-    then missing (``' NA'``) is missing, a column with a given kind takes that kind."""
+    """``table`` (read as text) without the space after each separator; ``' NA'`` is missing."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -223,9 +212,7 @@ def _unspaced(table, given: dict):
 
 
 def names_as_read(path: str | os.PathLike, names: list[str]) -> list[str]:
-    """``names`` as spelt in a CSV file written with ``', '`` (:func:`_spaced`): a name
-    typed as in the file (``' class'``) finds its column, whose leading space is dropped.
-    Other inputs keep the names as given."""
+    """``names`` as spelt in a CSV file written with ``', '``: ``' class'`` finds its column."""
     p = Path(path)
     if not any(n.startswith(" ") for n in names) or not p.is_file():
         return names
@@ -243,11 +230,8 @@ def csv_names(path: Path) -> list[str]:
 
 
 def _csv_header(path: Path) -> tuple[list[str], bool]:
-    """The header (names, and whether they are written ``', '``) of a CSV file,
-    refusing repeated column names, UTF-16 text and a quote never closed
-    (:func:`_check_csv_bytes`).
-
-    An empty name (a saved index) is named ``Unnamed: i`` as pandas does.
+    """The header (names, and whether written ``', '``) of a CSV file, checked
+    (:func:`_check_csv_bytes`, no repeated name); an empty name is ``Unnamed: i``.
     """
     import pyarrow as pa
     import pyarrow.csv as pcsv
@@ -330,8 +314,7 @@ def _csv_plan(path: Path, columns, kinds):
 def _csv_frame(
     table, wanted: list[str], given: dict, kinds, path: Path, first_row: int = 0
 ) -> pd.DataFrame:
-    """A text-read Arrow table as a DataFrame; columns without a kind are inferred here,
-    columns of kind ``"int"`` converted (``first_row``: data rows before this table)."""
+    """A text-read Arrow table as a DataFrame, its columns of kind ``"int"`` or none converted."""
     if kinds != "text":
         arrays = []
         for name, col in zip(table.column_names, table.columns):
@@ -349,9 +332,9 @@ def _csv_frame(
 
 
 def _ints_of_text(col, name: str, path: Path, first_row: int):
-    """A CSV column's text as 64-bit integers: ``'5'``, or a whole number written as a
-    float (``'5.0'``, exact up to 2**53); a missing value stays missing. Any other text is
-    a :class:`DataError` naming the file, column, data row (1-based) and value."""
+    """A CSV column's text as 64-bit integers (a whole float too, exact up to 2**53), or a
+    :class:`DataError` naming the file, column, data row and value.
+    """
     import pyarrow as pa
 
     col = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
@@ -478,12 +461,7 @@ def read_csv_parts(path: Path, files: list[Path], columns, kinds) -> pd.DataFram
 
 
 def count_csv_records(path: str | os.PathLike) -> int:
-    """Records of a CSV file with a header, as :func:`iter_batches` reads them.
-
-    Counts line ends (fast); a file whose line ends are not one per record (a quoted
-    value holding a line break, a last line without its end) is counted by the CSV
-    parser instead.
-    """
+    """Records of a CSV file with a header, as :func:`iter_batches` reads them."""
     path = Path(path)
     lines, plain, last = 0, True, b"\n"
     with open_bytes(path) as fh:

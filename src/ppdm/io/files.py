@@ -27,10 +27,8 @@ def csv_compression(path: str | os.PathLike) -> str | None:
 
 
 def table_format(path: str | os.PathLike, *, writing: bool = False) -> str:
-    """Format name (``csv``, ``parquet``, ``arff``) from a file extension.
-
-    A CSV file compressed with gzip or bzip2 (``.csv.gz``, ``.csv.bz2``) is read as CSV;
-    ppdm writes plain files only (``writing=True`` refuses those names).
+    """Format name (``csv``, ``parquet``, ``arff``) from a file extension; ``.csv.gz`` and
+    ``.csv.bz2`` are read as CSV, and refused with ``writing=True``.
 
     Examples
     --------
@@ -72,25 +70,8 @@ def is_glob(path: str | os.PathLike) -> bool:
 
 
 def partition_files(path: str | os.PathLike) -> list[Path]:
-    """The data files of a partitioned table, in partition order.
-
-    Parameters
-    ----------
-    path : path-like
-        A directory of CSV or Parquet files (hidden files are skipped), a glob pattern
-        such as ``"data/part-*.parquet"``, or a single file.
-
-    Returns
-    -------
-    list of Path
-        Sorted by name; one partition per file. All files share one format.
-
-    Examples
-    --------
-    >>> partition_files("does-not-exist/*.parquet")
-    Traceback (most recent call last):
-    ...
-    FileNotFoundError: 'does-not-exist/*.parquet' matches no CSV or Parquet file
+    """The data files of a partitioned table (a directory, hidden files skipped; a glob; or a
+    single file), sorted by name, all of one format.
     """
     text = os.fspath(path)
     p = Path(text)
@@ -129,17 +110,9 @@ _SPECIAL = (
 
 
 def check_regular_file(path: str | os.PathLike) -> Path:
-    """``path`` as a Path, after checking that it is a regular file or a directory.
-
-    FIFOs, sockets and devices (also behind a symlink, e.g. to ``/dev/zero``) are
-    refused before anything is opened, so a read can neither hang nor run forever.
-
-    Examples
-    --------
-    >>> check_regular_file("/dev/null")
-    Traceback (most recent call last):
-    ...
-    ppdm.exceptions.DataError: input file '/dev/null' is not a regular file (it is a character device)
+    """``path`` as a Path, if it is a regular file or a directory: a FIFO, socket or device
+    (also behind a link) is refused before it is opened, so a read can neither hang nor
+    run forever.
     """
     p = Path(path)
     try:

@@ -122,12 +122,6 @@ def infer_kind(array) -> str:
     """Kind of a column of text: ``"int"`` if every value is an integer, else ``"float"``
     if every value is a number, else ``"str"`` (missing values fit every kind; numbers
     with a leading zero, such as ``'00501'``, are strings).
-
-    Examples
-    --------
-    >>> import pyarrow as pa
-    >>> [infer_kind(pa.array(v)) for v in (["1", None], ["1", "2.5"], ["00501", "2"])]
-    ['int', 'float', 'str']
     """
     for kind in ("int", "float"):
         if numbers_of_text(array, kind) is not None:

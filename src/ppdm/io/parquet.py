@@ -83,8 +83,7 @@ def _footer_kind(t) -> str | None:
 
 def check_parts_alike(path: str | os.PathLike, names: list[str]) -> None:
     """Refuse a directory of Parquet parts whose footers disagree: a part without one of
-    ``names`` or with a column more, or with a column of another kind than the first
-    part's (integers in one, text in another). Footers only: no data is read.
+    ``names`` or with a column more, or a column of another kind than in the first part.
 
     References
     ----------
@@ -116,9 +115,7 @@ def check_parts_alike(path: str | os.PathLike, names: list[str]) -> None:
 
 
 def footer_kinds(path: str | os.PathLike) -> dict[str, str]:
-    """The kind of every column of a Parquet file with a type (``"int"``, ``"float"``,
-    ``"bool"``, ``"str"``, else its Arrow type), from its footer: not a stored pandas
-    index, nor a column without a type (an empty part's may have none)."""
+    """The kind of every typed column of a Parquet file, from its footer."""
     import pyarrow.types as pt
 
     schema = parquet_file(Path(path), None).schema_arrow
@@ -131,16 +128,8 @@ def footer_kinds(path: str | os.PathLike) -> dict[str, str]:
 
 
 def table_columns(path: str | os.PathLike) -> list[str]:
-    """The column names of a CSV or Parquet file as the readers name them, from its
-    header or footer alone (a stored pandas index is not a column).
-
-    Examples
-    --------
-    >>> import tempfile, pandas as pd
-    >>> with tempfile.TemporaryDirectory() as d:
-    ...     pd.DataFrame({"a": [1], "b": [2]}).to_parquet(f"{d}/t.parquet")
-    ...     table_columns(f"{d}/t.parquet")
-    ['a', 'b']
+    """The column names of a CSV or Parquet file as the readers name them, from its header or
+    footer alone (a stored pandas index is not a column).
     """
     path = check_regular_file(path)  # never opens a FIFO or a device
     if table_format(path) != "parquet":
@@ -158,25 +147,16 @@ def _stored_index(schema) -> set[str]:
 
 
 def parquet_rows(path: str | os.PathLike) -> int:
-    """Rows of a Parquet file, from its footer; a damaged file is a :class:`DataError`
-    naming it, as :func:`iter_batches` would raise."""
+    """Rows of a Parquet file, from its footer (a damaged file is a :class:`DataError`)."""
     return int(parquet_file(Path(path), None).metadata.num_rows)
 
 
 def parquet_kinds(path: str | os.PathLike) -> tuple[int, dict[str, str]] | None:
     """Row count and every column's kind of a Parquet file, from its footer alone.
 
-    Known only if every column has a plain type (integer, float32/64, boolean, string,
-    not dictionary-encoded), no column is a stored pandas index, the names are unique
-    and the statistics of every row group state that no column holds a missing value;
-    else ``None`` (the data must be read to learn them). A file ppdm cannot release
-    raises the :class:`DataError` :func:`iter_batches` would.
-
-    Returns
-    -------
-    (rows, kinds) or None
-        ``kinds`` maps each column, in order, to ``"int"``, ``"float"``, ``"bool"`` or
-        ``"str"``: the kind :func:`iter_batches`' batches have.
+    None (the data must be read) unless every column has a plain type, none is a stored
+    pandas index, the names are unique and every row group's statistics state no missing
+    value. A file ppdm cannot release raises the :class:`DataError` :func:`iter_batches` would.
     """
     path = check_regular_file(path)
     if path.is_dir() or table_format(path) != "parquet":

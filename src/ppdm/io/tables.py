@@ -48,16 +48,13 @@ def read_table(
         return pd.concat([read_table(f, columns, kinds) for f in files], ignore_index=True)
     fmt = table_format(path)
     if fmt == "csv":
-        frame = read_csv(path, columns, kinds, allow_empty=allow_empty)
-    elif fmt == "parquet":
+        return read_csv(path, columns, kinds, allow_empty=allow_empty)
+    if fmt == "parquet":
         with _damaged_parquet(path):
             table = parquet_file(path, columns).read(columns=columns)
-        frame = table.to_pandas()
-    else:
-        frame = read_arff(path)
-        if columns is not None:
-            frame = frame[columns]
-    return frame
+        return table.to_pandas()
+    frame = read_arff(path)
+    return frame if columns is None else frame[columns]
 
 
 def iter_batches(

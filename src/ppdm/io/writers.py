@@ -19,8 +19,7 @@ _CSV_QUOTED = r'[,"\r\n]'
 
 
 def _float_text(values: np.ndarray):
-    """float64 values as Arrow text spelled as ``numpy.ndarray.astype(str)`` spells them
-    (``1.0``, ``1e-05``, ``10000000000.0``); NaN is null."""
+    """float64 values as text spelled as ``numpy.ndarray.astype(str)`` spells them; NaN is null."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -45,9 +44,9 @@ def _float_text(values: np.ndarray):
 
 
 def _few_values(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """``(distinct, index)`` with ``distinct[index]`` bit for bit ``values``, when a long
-    array holds at most one distinct value in 16; else None. Compared as bit patterns,
-    so ``-0.0`` and ``0.0`` stay apart."""
+    """``(distinct, index)`` with ``distinct[index]`` bit for bit ``values`` (``-0.0`` apart),
+    when a long array holds at most one distinct value in 16; else None.
+    """
     n = len(values)
     if n < 4096 or len(np.unique(values[:1024].view(np.int64))) > 64:
         return None
@@ -58,8 +57,7 @@ def _few_values(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
 
 
 def _csv_text(series: pd.Series):
-    """One column as Arrow text spelled as :meth:`pandas.DataFrame.to_csv` spells it, or
-    None if it needs pandas' writer (a type without a fast path, a field to quote)."""
+    """One column as text spelled as ``DataFrame.to_csv`` spells it, or None for pandas' writer."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -85,11 +83,8 @@ def _csv_text(series: pd.Series):
 
 def write_csv_batch(frame: pd.DataFrame, fh, header: bool) -> None:
     """Append ``frame`` as CSV to the binary file ``fh``, byte for byte as
-    ``frame.to_csv(fh, header=header, index=False)`` would (UTF-8, ``\\n`` line ends).
-
-    Numbers, booleans and strings without a character to quote are formatted and
-    written by Arrow; any other batch falls back to pandas' writer, so the bytes never
-    depend on the path taken.
+    ``frame.to_csv(fh, header=header, index=False)`` would: by Arrow where it can, else by
+    pandas, so the bytes never depend on the path taken.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -128,12 +123,7 @@ def write_table(
     nominal: list[str] | None = None,
     categories: dict | None = None,
 ) -> None:
-    """Write ``frame`` to ``path`` as CSV, Parquet or ARFF (format from ``fmt`` or the extension).
-
-    ``relation``, ``nominal`` (columns written as nominal attributes, e.g. an
-    integer-coded class) and ``categories`` (their declared values) are for ARFF; see
-    :func:`write_arff`.
-    """
+    """Write ``frame`` as CSV, Parquet or ARFF (``fmt``, or the extension)."""
     if csv_compression(path):
         table_format(path, writing=True)  # refused: ppdm writes plain files
     fmt = fmt or table_format(path)
@@ -184,9 +174,9 @@ def write_table_atomic(frame: pd.DataFrame, path: str | os.PathLike, **kwargs) -
 
 
 def _arrow_batch(frame: pd.DataFrame, schema):
-    """``frame`` as an Arrow table of ``schema`` (the first batch's, pandas metadata and
-    all): plain NumPy number columns go straight to Arrow (NaN as null, as pandas
-    converts them), anything else through :meth:`pyarrow.Table.from_pandas`."""
+    """``frame`` as an Arrow table of ``schema`` (the first batch's): plain NumPy number
+    columns straight to Arrow, anything else through :meth:`pyarrow.Table.from_pandas`.
+    """
     import pyarrow as pa
 
     columns = [str(c) for c in frame.columns]
@@ -210,16 +200,10 @@ ROW_GROUP_ROWS = 250_000
 
 
 class BatchWriter:
-    """Append DataFrame batches to one CSV or Parquet file.
+    """Append DataFrame batches to one CSV or Parquet file (``fmt``).
 
-    Parquet row groups hold :data:`ROW_GROUP_ROWS` rows (the last one the rest),
-    however the rows come in batches: the same rows give the same bytes.
-
-    Parameters
-    ----------
-    path : path-like
-        Destination (normally a temporary path renamed by the caller).
-    fmt : {"csv", "parquet"}
+    Parquet row groups hold :data:`ROW_GROUP_ROWS` rows however the rows come in batches:
+    the same rows give the same bytes.
     """
 
     def __init__(self, path: str | os.PathLike, fmt: str) -> None:
@@ -239,10 +223,9 @@ class BatchWriter:
         self.write_encoded(self.encode(frame))
 
     def encode(self, frame: pd.DataFrame):
-        """``frame`` as this file will hold it: CSV bytes, or an Arrow table of the
-        Parquet schema (the first batch's). Called on the batches in order, possibly on
-        another thread than :meth:`write_encoded`, so a pass formats the next batch
-        while one is written."""
+        """``frame`` as this file will hold it (CSV bytes, or an Arrow table), in batch order,
+        possibly on another thread than :meth:`write_encoded`.
+        """
         first, self._first = self._first, False
         if self.fmt == "csv":
             buffer = io.BytesIO()
@@ -299,8 +282,7 @@ class BatchWriter:
 
 
 def write_csv_atomic(frame: pd.DataFrame, path: str | os.PathLike) -> Path:
-    """Write ``frame`` as CSV whole or not at all (:func:`write_table_atomic`), making its
-    directory first; return the path."""
+    """Write ``frame`` as CSV whole or not at all, making its directory first; return the path."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     write_table_atomic(frame, path)

@@ -1,12 +1,8 @@
-"""File-level workflows: make a release, estimate from it, reconstruct it.
+"""File-level workflows: make a release, estimate from it, reconstruct it, streamed in
+batches (memory bounded by the batch size) and published whole.
 
-Everything streams in batches, so memory is bounded by the batch size whatever the
-file size. Outputs are written to temporary files and renamed into place on success:
-a failure leaves nothing behind.
-
-The package's modules, each importing only those above it: :mod:`.batches`,
-:mod:`.opening` (a release opened and checked), :mod:`.writing` (making one),
-:mod:`.estimating` and :mod:`.reconstructing`.
+Its modules, each importing only those above it: :mod:`.batches`, :mod:`.opening`,
+:mod:`.writing`, :mod:`.estimating` and :mod:`.reconstructing`.
 
 References
 ----------
@@ -14,7 +10,6 @@ Dowd, Xu & Zhang, Algorithms 1 and 2 and Sec. 4.2-4.3.
 """
 
 from .batches import (
-    BATCH_VALUES,
     DEFAULT_BATCH,
     Progress,
     batch_rows,
@@ -35,7 +30,6 @@ from .opening import (
     check_release_spec,
     checked_batches,
     class_codes,
-    class_values,
     load_release,
     release_values,
     sorted_classes,
@@ -64,7 +58,6 @@ from .writing import (
 
 __all__ = [
     "AttributeEstimate",
-    "BATCH_VALUES",
     "DEFAULT_BATCH",
     "Progress",
     "Release",
@@ -76,7 +69,6 @@ __all__ = [
     "check_written_release",
     "checked_batches",
     "class_codes",
-    "class_values",
     "count_pass",
     "estimate_release",
     "estimates_from_counts",

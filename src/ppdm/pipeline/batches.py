@@ -10,12 +10,7 @@ from typing import TypeVar
 import pandas as pd
 
 from ..exceptions import PpdmError
-from ..io import (
-    check_regular_file,
-    iter_batches,
-    partition_files,
-    table_columns,
-)
+from ..io import check_regular_file, iter_batches, partition_files, table_columns
 from ..mechanism import mechanism_of
 from ..release import ReleaseSpec
 
@@ -33,9 +28,7 @@ Progress = Callable[[int], None] | None
 
 
 def input_width(data) -> int:
-    """The columns of an input table, from its header or footer (a directory of parts:
-    its first file's); a file that cannot be read so is left to the readers' own error
-    (six columns are assumed). Nothing but a regular file or directory is opened."""
+    """The columns of an input table from its header or footer; six when it cannot be read so."""
     if isinstance(data, pd.DataFrame):
         return data.shape[1]
     path = check_regular_file(data)
@@ -48,9 +41,8 @@ def input_width(data) -> int:
 
 def batch_rows(n_columns: int) -> int:
     """Rows per batch of a table of ``n_columns`` columns when none is given: about
-    :data:`BATCH_VALUES` values, between 10,000 and :data:`DEFAULT_BATCH` rows, so that a
-    wide table is read in as little memory as a narrow one. Released bytes do not
-    depend on it.
+    :data:`BATCH_VALUES` values, between 10,000 and :data:`DEFAULT_BATCH` rows (released
+    bytes do not depend on it).
 
     Examples
     --------
@@ -73,12 +65,7 @@ def table_batches(
 
 
 def spec_kinds(spec: ReleaseSpec) -> dict[str, str]:
-    """How to read the perturbed columns of a release's CSV data, from their domains.
-
-    A categorical domain of strings reads its column as strings (``'00501'`` stays
-    ``'00501'``), of integers as exact integers, of booleans as booleans; binned and
-    additive columns are floats. Unperturbed columns are not listed.
-    """
+    """How to read the perturbed columns of a release's CSV data, from their domains."""
     kinds = {}
     for a in spec.perturbed_attributes():
         d = a.get_domain()
@@ -106,14 +93,9 @@ def reporting(batches: Iterator[pd.DataFrame], progress: Progress) -> Iterator[p
 
 
 def spare_core() -> bool:
-    """Whether a second thread of this process would get a core of its own.
-
-    Not in a process held to one core (``taskset``, a container's CPU set), and not in
-    a task of a Dask worker: a cluster's parallelism is its workers' threads, one per
-    core, and a thread more per task only makes the tasks of both cores take turns
-    (the reason Dask's nannies hold BLAS to one thread too). At 100 M rows, 2 workers
-    on 2 cores, reading ahead inside the tasks cost perturbation 1.5x its wall time
-    (BENCHMARKS.md, "Dask scale-out").
+    """Whether a second thread of this process would get a core of its own: not when held to
+    one core, nor in a Dask worker's task, whose threads already fill the cores (reading
+    ahead there cost perturbation 1.5x its wall time: BENCHMARKS.md, "Dask scale-out").
     """
     try:
         cores = len(os.sched_getaffinity(0))
@@ -134,11 +116,9 @@ def spare_core() -> bool:
 def read_ahead(items: Iterator[T], depth: int = 2) -> Iterator[T]:
     """Yield ``items`` in order, produced by a background thread up to ``depth`` ahead.
 
-    Reading a batch (Parquet or CSV decoding in Arrow) and writing one release the GIL,
-    so a pass over a file overlaps its reading, its computing and its writing on two
-    cores. An exception of the producer is raised here, at the item it replaced; when
-    the consumer stops early, the producer is stopped and closed. Without a
-    :func:`spare_core` the items are yielded as they come, on this thread.
+    Reading and writing release the GIL, so a pass overlaps them with its computing on two
+    cores. The producer's exception is raised at the item it replaced; without a
+    :func:`spare_core` the items are yielded on this thread.
     """
     if not spare_core():
         yield from items

@@ -19,14 +19,8 @@ from ..domain import BinnedDomain
 from ..estimate import Estimate, count_codes, estimate_counts
 from ..exceptions import DataError, SpecError
 from ..mechanism import mechanism_of
-from ..random import (
-    WordStream,
-)
-from ..reconstruct import (
-    coarsen_buckets,
-    rank_bits,
-    rank_cells,
-)
+from ..random import WordStream
+from ..reconstruct import coarsen_buckets, rank_bits, rank_cells
 from ..release import ReleaseSpec
 from ..validation import show
 from .batches import read_ahead
@@ -66,8 +60,7 @@ class AttributeEstimate:
 
 
 def check_by_class(spec: ReleaseSpec) -> None:
-    """Raise :class:`SpecError` unless ``spec`` has a class attribute it left unperturbed:
-    by-class estimation and reconstruction count each class's records apart.
+    """Raise :class:`SpecError` unless ``spec`` has a class attribute it left unperturbed.
 
     References
     ----------
@@ -89,14 +82,10 @@ def count_pass(
     by_class: bool,
     keys: Mapping[str, WordStream] | None = None,
 ) -> tuple[dict[str, np.ndarray], list | None]:
-    """Perturbed code counts of every attribute (per class value), in one pass.
+    """Perturbed code counts of every attribute (per class value, sorted at the end), in one pass.
 
-    Class values are collected while counting, in the order they appear, and sorted at
-    the end as :func:`class_values` sorts them: no pass over the data only to find them.
-    With ``keys`` (one stream of rank keys per attribute, read one word per record), the
-    tables count records per (class, code, key bucket): arrays (C, N, 2**bits) with
-    ``bits = rank_bits(N, C)`` (see :class:`ppdm.reconstruct.RankTable`; as classes
-    appear, the buckets counted so far are merged into coarser ones).
+    With ``keys`` (rank-key streams), count per (class, code, key bucket): arrays
+    (C, N, 2**bits), ``bits = rank_bits(N, C)``, coarsened as classes appear.
     """
     attrs = spec.perturbed_attributes()
     doms = {a.name: a.get_domain() for a in attrs}
@@ -227,9 +216,7 @@ def _stratum_counts(spec: ReleaseSpec, attrs: list, batches) -> dict[str, dict[s
 def _stratified_estimate(
     a, counts: dict[str, np.ndarray], method: str, copies: int
 ) -> AttributeEstimate:
-    """Each stratum estimated through its own matrix; the attribute's estimate is their
-    sum, with the standard errors added in quadrature (the strata are perturbed
-    independently)."""
+    """The sum of the strata's estimates, standard errors added in quadrature."""
     m = a.get_matrix()
     stray = [k for k in counts if k not in m.matrices]
     if stray:
@@ -269,24 +256,14 @@ def estimates_from_counts(
     method: str = "set-scale",
     per_stratum: Mapping[str, Mapping[str, np.ndarray]] | None = None,
 ) -> list[AttributeEstimate]:
-    """Estimates of every perturbed attribute from its perturbed counts (the count pass).
+    """Estimates of every perturbed attribute from its perturbed counts (C, N), one row per
+    class of ``classes`` (None: one overall row).
 
     Parameters
     ----------
-    spec : ReleaseSpec
-    counts : dict of attribute -> array (C, N)
-        Perturbed counts, one row per class (a single row when not by class).
-    classes : list, optional
-        Class values of the rows; ``None`` for overall counts only.
-    method : str, default="set-scale"
-        See :func:`ppdm.estimate.estimate_counts`.
     per_stratum : dict, optional
-        Perturbed counts per stratum (``per_stratum[attribute][stratum]``) of the
-        attributes with one matrix per stratum; those are estimated stratum by stratum.
-
-    Returns
-    -------
-    list of AttributeEstimate
+        ``per_stratum[attribute][stratum]``: the counts of the attributes with one matrix
+        per stratum, estimated stratum by stratum.
 
     References
     ----------
@@ -320,8 +297,7 @@ def estimates_from_counts(
 
 
 def _estimate_values(rel: Release, by_class: bool, batch_size: int) -> list[AttributeEstimate]:
-    """Every perturbed attribute estimated from its released values by its mechanism
-    (:meth:`ppdm.mechanism.Mechanism.estimate_values`), overall and per class."""
+    """Every perturbed attribute estimated from its released values by its mechanism."""
     spec = rel.spec
     mech = mechanism_of(spec)
     attrs = spec.perturbed_attributes()

@@ -13,11 +13,7 @@ import pandas as pd
 
 from ..domain import Domain
 from ..exceptions import DataError, DomainError, SpecError
-from ..io import (
-    check_parts_alike,
-    iter_batches,
-    read_table,
-)
+from ..io import check_parts_alike, iter_batches, read_table
 from ..mechanism import mechanism_of
 from ..publish import register_input, release_member
 from ..release import ReleaseSpec, read_spec
@@ -28,8 +24,7 @@ from .batches import DEFAULT_BATCH, Progress, batch_rows, reporting, spec_kinds,
 def checked_batches(
     batches: Iterable[pd.DataFrame], doms: Mapping[str, Domain], name: str = ""
 ) -> Iterator[pd.DataFrame]:
-    """``batches``, each after :func:`check_domain_values` (rows numbered across them);
-    a misfit's message starts with ``name`` (the data being written) when given."""
+    """``batches``, each after :func:`check_domain_values`, a misfit's message led by ``name``."""
     rows = 0
     for batch in batches:
         try:
@@ -64,8 +59,7 @@ def verify_release(
 
 
 def value_domains(spec: ReleaseSpec) -> dict[str, Domain]:
-    """The domain of every attribute whose released values can be checked: the
-    perturbed attributes of a substitution release (additive noise takes any number)."""
+    """The domains of the perturbed attributes of a substitution release (additive: none)."""
     if not mechanism_of(spec).has("codes"):
         return {}
     return {a.name: a.get_domain() for a in spec.perturbed_attributes()}
@@ -74,26 +68,15 @@ def value_domains(spec: ReleaseSpec) -> dict[str, Domain]:
 def check_domain_values(
     doms: Mapping[str, Domain], frame: pd.DataFrame, row_offset: int = 0
 ) -> None:
-    """Encode every column of ``doms`` in its domain: a :class:`DomainError` names the
-    column and the data row (``row_offset`` + 1-based position) of the first misfit."""
+    """Encode every column of ``doms`` in its domain, rows numbered from ``row_offset`` + 1."""
     for name, dom in doms.items():
         dom.encode(frame[name], column=name, row_offset=row_offset)
 
 
 @dataclass(frozen=True)
 class Release:
-    """A release: its spec and its data, in a file (:func:`load_release`) or in memory
-    (:func:`ppdm.perturb` gives one with more to it: :class:`ppdm.api.Release`).
-
-    Attributes
-    ----------
-    spec : ReleaseSpec
-        The public spec, with every perturbed attribute's privacy figures.
-    data_path : Path or None
-        The data file (or directory of Parquet parts); ``None`` for a release in memory.
-    table : DataFrame or None
-        The perturbed table of a release in memory; ``None`` for one on disk.
-
+    """A release: its spec (with every perturbed attribute's privacy figures) and its data,
+    in a file or directory of parts (``data_path``) or in memory (``table``).
     """
 
     spec: ReleaseSpec
@@ -106,10 +89,8 @@ class Release:
         return "<in memory>" if self.data_path is None else str(self.data_path)
 
     def batches(self, batch_size: int = DEFAULT_BATCH) -> Iterator[pd.DataFrame]:
-        """The release data in batches, checked against the spec.
-
-        Raises :class:`SpecError` if the columns differ from the spec's attributes or,
-        once the data is read to the end, if it does not hold ``n_records * copies`` rows.
+        """The release data in batches; :class:`SpecError` if the columns differ from the spec's
+        or, at the end, the rows are not ``n_records * copies``.
         """
         rows = 0
         if self.table is not None:
@@ -124,11 +105,8 @@ class Release:
         check_release_rows(self.spec, rows, self.source)
 
     def frame(self, *, check_values: bool = False) -> pd.DataFrame:
-        """The whole release data, checked against the spec's columns and row count.
-
-        With ``check_values``, every perturbed value of a substitution release must also
-        be one its attribute's domain can take (:func:`release_values` names the data
-        and the first value that is not).
+        """The whole release data, checked as :meth:`batches` checks it (and every perturbed value
+        against its domain, with ``check_values``).
         """
         if self.table is not None:
             frame = self.table.copy()
@@ -248,10 +226,7 @@ def sorted_classes(classes: Iterable) -> list:
 
 
 def class_codes(batch: pd.DataFrame, spec: ReleaseSpec, classes: list | None, offset: int):
-    """Codes of the class values of ``batch`` in ``classes`` (zeros when ``classes`` is None).
-
-    ``offset`` is the batch's first row in the whole table, for the error message.
-    """
+    """Codes of the class values of ``batch`` in ``classes`` (zeros when ``classes`` is None)."""
     if classes is None:
         return np.zeros(len(batch), dtype=np.int64)
     name = spec.class_attribute
@@ -274,15 +249,6 @@ def check_release_rows(spec: ReleaseSpec, rows: int, data: str | os.PathLike) ->
     ----------
     Dowd, Xu & Zhang, Sec. 3 (a release is the perturbed data and its public
     parameters); Kang, Sec. 2 (``copies`` perturbed copies per record).
-
-    Examples
-    --------
-    >>> from ppdm.release import ReleaseSpec
-    >>> spec = ReleaseSpec(attributes=[], n_records=3)
-    >>> check_release_rows(spec, 2, "rel/data")
-    Traceback (most recent call last):
-    ...
-    ppdm.exceptions.SpecError: release data 'rel/data' holds 2 rows but its spec says n_records 3; the release is not consistent
     """
     if spec.n_records is None:
         return
@@ -296,20 +262,15 @@ def check_release_rows(spec: ReleaseSpec, rows: int, data: str | os.PathLike) ->
 
 
 def opened(release: Release | str | os.PathLike, batch_size: int | None) -> tuple[Release, int]:
-    """``release`` loaded (unless it is a :class:`Release`) and its rows per batch
-    (``batch_size``, or :func:`batch_rows` of its columns)."""
+    """``release`` loaded and its rows per batch (``batch_size``, or :func:`batch_rows`)."""
     rel = load_release(release)
     return rel, batch_size or batch_rows(len(rel.spec.attributes))
 
 
 @contextmanager
 def release_values(data: str | os.PathLike) -> Iterator[None]:
-    """Reading a release: a value its spec's domain cannot take is the release's fault.
-
-    A :class:`DomainError` raised inside (a value outside the bounds, a category the
-    domain lacks, a missing value) is raised again naming the release data, without the
-    advice meant for the data owner (widen the bounds, ``--out-of-bounds clip``): the
-    data no longer matches the spec it was published with.
+    """Reading a release: a :class:`DomainError` raised inside is the release's fault, raised
+    again naming its data, without the advice meant for the data owner.
 
     References
     ----------

@@ -14,26 +14,11 @@ import numpy as np
 import pandas as pd
 
 from ..estimate import estimate_counts
-from ..io import (
-    BatchWriter,
-    atomic_path,
-    table_format,
-    write_table,
-)
+from ..io import BatchWriter, atomic_path, table_format, write_table
 from ..mechanism import mechanism_of
 from ..publish import operation
-from ..random import (
-    RandomState,
-    WordStream,
-    resolve_seed,
-    stream_generator,
-)
-from ..reconstruct import (
-    RankTable,
-    check_tie_group_table,
-    largest_remainder,
-    tie_group_multisets,
-)
+from ..random import RandomState, WordStream, resolve_seed, stream_generator
+from ..reconstruct import RankTable, check_tie_group_table, largest_remainder, tie_group_multisets
 from ..release import ReleaseSpec
 from .batches import Progress, read_ahead, table_batches
 from .estimating import count_pass
@@ -43,23 +28,9 @@ from .opening import Batches, Release, class_codes, opened, release_values
 def reconstruction_multisets(
     spec: ReleaseSpec, counts: dict[str, np.ndarray], method: str = "set-scale"
 ) -> dict[str, np.ndarray]:
-    """Every tie group's multiset of reconstructed codes, from the global count pass.
-
-    Each class row of the perturbed counts is estimated with ``method``, rounded by
-    largest remainder to integers summing to the row's records, and cut into the tie
-    groups' multisets (:func:`ppdm.reconstruct.tie_group_multisets`).
-
-    Parameters
-    ----------
-    spec : ReleaseSpec
-    counts : dict of attribute -> array (C, N)
-        Perturbed counts, one row per class.
-    method : str, default="set-scale"
-
-    Returns
-    -------
-    dict of attribute -> int array (C * N, N)
-        Row ``c * N + v`` is the multiset of tie group ``v`` of class ``c``.
+    """Every tie group's multiset of reconstructed codes from the perturbed counts (C, N):
+    each class row estimated with ``method``, rounded by largest remainder and cut into
+    the tie groups' multisets; row ``c * N + v`` is tie group ``v`` of class ``c``.
 
     References
     ----------
@@ -88,26 +59,9 @@ def reconstruct_batches(
 ) -> Iterator[pd.DataFrame]:
     """Algorithm 2 on every perturbed attribute, in two passes over ``batches()``.
 
-    Pass 1 counts the perturbed codes (per class for ``by_class``), estimates the
-    original counts with ``method`` and rounds them by largest remainder. Pass 2 hands
-    every record a code from its tie group's multiset and decodes it. Same seed and
-    same batches give the same output.
-
-    Parameters
-    ----------
-    spec : ReleaseSpec
-    batches : callable returning an iterator of DataFrame
-        Called twice (one pass each).
-    method : str, default="set-scale"
-    by_class : bool, default=False
-    random_state : None, int or Generator
-        Root of the tie-breaking keys and random representatives (AES streams
-        addressed by row: the output does not depend on the batches).
-
-    Yields
-    ------
-    DataFrame
-        Reconstructed batches.
+    Pass 1 counts the perturbed codes and rounds their estimate by largest remainder; pass 2
+    hands every record a code from its tie group's multiset. The random streams are
+    addressed by row, so the output does not depend on the batches.
 
     References
     ----------
@@ -131,25 +85,8 @@ def assign_batches(
 ) -> Iterator[pd.DataFrame]:
     """Pass 2 of the reconstruction: every record's code from the rank tables, decoded.
 
-    Parameters
-    ----------
-    spec : ReleaseSpec
-    batches : iterable of DataFrame
-        The records, in order, from row ``first_row`` of the table on.
-    tables : dict of attribute -> RankTable
-        From :func:`rank_tables` (started after the records before ``first_row``);
-        drawn from copies, so a rerun draws the same.
-    classes : list, optional
-        Class order of the tables (by-class reconstruction).
-    root : SeedSequence
-        Root of the run: rank keys and random representatives are words
-        ``first_row, first_row + 1, ...`` of the attribute's streams.
-    first_row : int, default=0
-
-    Yields
-    ------
-    DataFrame
-        Reconstructed batches (same index and columns).
+    ``batches`` are the records from row ``first_row`` of the table on, and ``tables``
+    (:func:`rank_tables`) start after the records before it.
 
     References
     ----------
@@ -194,22 +131,7 @@ def rank_keys(root: np.random.SeedSequence, attrs, row: int = 0) -> dict[str, Wo
 def rank_tables(
     spec: ReleaseSpec, hists: dict[str, np.ndarray], method: str, root: np.random.SeedSequence
 ) -> dict[str, RankTable]:
-    """Every perturbed attribute's :class:`~ppdm.reconstruct.RankTable` from the count pass.
-
-    Parameters
-    ----------
-    spec : ReleaseSpec
-    hists : dict of attribute -> array (C, N, 2**bits)
-        Records per (class, perturbed code, key bucket).
-    method : str
-        Estimation method of the reconstructed distribution.
-    root : SeedSequence
-        Root of the run (arranges the straddling buckets).
-
-    Returns
-    -------
-    dict of attribute -> RankTable
-    """
+    """Every perturbed attribute's :class:`~ppdm.reconstruct.RankTable` from the count pass."""
     counts = {k: h.sum(axis=2) for k, h in hists.items()}
     multisets = reconstruction_multisets(spec, counts, method)
     return {
@@ -296,9 +218,7 @@ def _nominal(spec: ReleaseSpec) -> list[str]:
 
 
 def _categories(spec: ReleaseSpec) -> dict[str, tuple]:
-    """The values an ARFF copy of a release declares for its categorical attributes: the
-    whole domain of the spec, so that every copy of one release (and of another with the
-    same spec) has the same header in Weka, whichever values its records happen to hold."""
+    """Every categorical domain whole, so every ARFF copy of a release has the same header."""
     doms = {a.name: a.get_domain() for a in spec.perturbed_attributes()}
     return {name: d.values for name, d in doms.items() if d.kind == "categorical"}
 

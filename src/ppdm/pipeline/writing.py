@@ -20,11 +20,7 @@ import pandas as pd
 from ..domain import Domain, DomainRule, DomainSketch
 from ..domain.sketch import ConstantColumnError
 from ..exceptions import DataError, DomainError, OutputError, ParameterError
-from ..io import (
-    BatchWriter,
-    parquet_kinds,
-    table_format,
-)
+from ..io import BatchWriter, parquet_kinds, table_format
 from ..mechanism import mechanism_of
 from ..options import PlanOptions, plan_options
 from ..perturbation import (
@@ -35,9 +31,7 @@ from ..perturbation import (
     realise_matrices,
 )
 from ..publish import check_output, operation, publish_dir
-from ..random import (
-    RandomState,
-)
+from ..random import RandomState
 from ..release import ReleaseSpec, write_spec
 from ..report import format_privacy_report, privacy_report
 from ..validation import show
@@ -186,12 +180,7 @@ def _check_owner_report(
 
 
 def write_transitions(spec: ReleaseSpec, counts: Mapping[str, np.ndarray], path: Path) -> None:
-    """The owner's transition table: one row per attribute, original and released value
-    with a non-zero count (``counts[name][o, h]``), in code order.
-
-    It shows which records changed and how: it is for the owner's eyes only and never
-    part of a release.
-    """
+    """The owner's transition table: rows (attribute, original, released, count), count > 0."""
     rows = []
     for a in spec.perturbed_attributes():
         if a.name not in counts:
@@ -207,9 +196,7 @@ def write_transitions(spec: ReleaseSpec, counts: Mapping[str, np.ndarray], path:
 def _write_data(
     path: Path, batches: Iterator[pd.DataFrame], spec: ReleaseSpec, progress: Progress
 ) -> int:
-    """Write a release's data file from its batches; return the rows written. Every value
-    is checked as :func:`verify_release` checks it, before it is written; the next
-    batches are read, perturbed and encoded (on other threads) while one is written."""
+    """Write a release's data file from its batches, every value checked first; the rows written."""
     n = 0
     with BatchWriter(path, path.suffix[1:]) as writer:
         checked = checked_batches(batches, value_domains(spec))
@@ -225,13 +212,7 @@ def _write_data(
 def save_release(
     release: Release, directory: str | os.PathLike, *, fmt: str = "csv", overwrite: bool = False
 ) -> Release:
-    """Write a release to ``directory`` (``data.<fmt>``, ``spec.json``, ``privacy.json``,
-    ``privacy.txt``), whole or not at all, checked as :func:`make_release` checks its
-    own; return it as opened from there.
-
-    ``directory`` may not be, contain or lie inside the directory the release was opened
-    from, nor be a non-empty directory unless ``overwrite``.
-    """
+    """Write a release to ``directory``, whole and checked; return it as opened from there."""
     inputs = () if release.data_path is None else (release.data_path.parent,)
     out = check_output(
         directory, inputs=inputs, flag="directory", directory=True, overwrite=overwrite
@@ -247,9 +228,7 @@ def save_release(
 
 @contextmanager
 def _naming_input(data) -> Iterator[None]:
-    """A :class:`DomainError` of a value in the input file (a column's value, row and
-    why), or a :class:`DataError` of its columns, names the file too, as the readers'
-    own errors do."""
+    """A :class:`DomainError` or :class:`DataError` of the input file names the file too."""
     try:
         yield
     except (DomainError, DataError) as exc:
@@ -290,18 +269,10 @@ def _plan_from_footer(
 def plan_from_footers(
     paths: Sequence[str | os.PathLike], opts: PlanOptions
 ) -> tuple[ReleaseSpec, list[int], dict[str, str]] | None:
-    """The plan :func:`plan_release` makes of Parquet files, without reading their data.
+    """The plan :func:`plan_release` makes of Parquet files, from their footers alone.
 
-    A Parquet footer gives the row count and every column's kind
-    (:func:`ppdm.io.parquet_kinds`); that is all the plan needs when every perturbed
-    attribute has its domain from the owner (numeric with bounds, or a spec's
-    domain). Otherwise (or when the files' columns differ) the data is read.
-
-    Parameters
-    ----------
-    paths : sequence of path-like
-        The input table, one file per partition.
-    opts : PlanOptions
+    Possible when every perturbed attribute has its domain from the owner; else (or when
+    the files' columns differ) None: the data must be read.
 
     Returns
     -------
@@ -331,12 +302,9 @@ def plan_from_footers(
 
 
 def values_round_trip(spec: ReleaseSpec, path: Path, fmt: str) -> bool:
-    """Write every value a perturbed attribute can take to ``path`` and read it back.
-
-    Returns ``False`` (nothing checked) when the values are not a finite set known from
-    the spec (additive noise, the ``"random"`` representative). Else every value must
-    encode in its domain once written and read as the release's data is
-    (:class:`DomainError` if not).
+    """Write every value a perturbed attribute can take to ``path`` and read it back; each must
+    encode in its domain (:class:`DomainError` if not). ``False`` (nothing checked) when the
+    values are not a finite set known from the spec.
     """
     if not mechanism_of(spec).has("codes"):
         return False
@@ -391,17 +359,10 @@ def check_written_release(
 ) -> int:
     """Check a release :func:`make_release` has just written; return its row count.
 
-    :func:`make_release` encodes every perturbed value in its domain as it writes it;
-    this checks the file without reading its values back, when a substitution
-    release's values are a finite set (the domain's representatives): the file's
-    columns and rows are read from its header (CSV: its line ends are counted; Parquet:
-    its footer), and every value a perturbed attribute can take is written in the
-    release's format to a scratch file and read back as the data is read, where it
-    must encode in its domain. Otherwise (additive noise, the ``"random"``
-    representative) the release is read back whole by :func:`verify_release`.
-    Together they give :func:`verify_release`'s guarantee: the data has the spec's
-    columns and ``n_records * copies`` rows, and every perturbed value, as read from
-    the file, encodes in its domain.
+    The same guarantee as :func:`verify_release`, without reading the values back when
+    they are a finite set: the file's columns and rows from its header or footer, and
+    every value the domains can take through the release's format (docs/security.md,
+    "Self-consistency").
 
     Parameters
     ----------
@@ -437,8 +398,7 @@ def check_written_release(
 
 
 def written_shape(path: str | os.PathLike) -> tuple[list[str], int]:
-    """The columns and rows of a data file ppdm has written, without reading its
-    values: a CSV's header and line ends, a Parquet file's footer."""
+    """The columns and rows of a data file ppdm has written, from its header or footer."""
     if table_format(path) == "csv":
         from ..io.csv import count_csv_records, csv_names
 
@@ -459,8 +419,7 @@ def write_spec_and_report(spec: ReleaseSpec, directory: Path) -> None:
 
 
 def with_privacy(spec: ReleaseSpec) -> ReleaseSpec:
-    """``spec`` with every perturbed attribute's privacy figures, from its matrix (or
-    noise), its ``n_records`` and ``copies``, as a release states them."""
+    """``spec`` with every perturbed attribute's privacy figures, as a release states them."""
     attrs = []
     mech = mechanism_of(spec)
     for a in spec.attributes:
