@@ -138,21 +138,17 @@ def short(value, limit: int = MAX_VALUE) -> str:
     item = getattr(value, "item", None)
     if callable(item) and getattr(value, "shape", None) == ():
         value = item()
-    text = _plain_numbers(repr(value))
+    text = _NUMPY_SCALAR.sub(r"\1", repr(value))
     if len(text) > limit:
         text = f"{text[:limit]}... ({len(text)} characters)"
     return text
 
 
+#: A numpy scalar's repr (``np.int64(67)``), its value the group (``67``).
 _NUMPY_SCALAR = re.compile(
     r"\bnp\.(?:u?int\d*|float\d*|complex\d*|bool_?|str_|bytes_|longdouble|clongdouble)"
     r"\(((?:[^()]|\([^()]*\))*)\)"
 )
-
-
-def _plain_numbers(text: str) -> str:
-    """Rewrite numpy scalar reprs (``np.int64(67)``) as plain values (``67``)."""
-    return _NUMPY_SCALAR.sub(r"\1", text)
 
 
 def _one_line(message: str, limit: int = MAX_MESSAGE) -> str:
@@ -160,7 +156,7 @@ def _one_line(message: str, limit: int = MAX_MESSAGE) -> str:
     total = len(message)
     if total > 4 * limit:  # never run regular expressions over megabytes
         message = message[: 4 * limit]
-    text = " ".join(_plain_numbers(message).split())
+    text = " ".join(_NUMPY_SCALAR.sub(r"\1", message).split())
     text = text.replace("Value error, ", "")
     if len(text) > limit or total > 4 * limit:
         text = f"{text[:limit]}... (message cut; {total} characters in all)"
@@ -247,82 +243,64 @@ _EXPECTED = (
 
 def error_line(exc: BaseException) -> tuple[str, int]:
     """The one line printed after ``error:`` for ``exc``, and the exit code."""
-    if isinstance(exc, KeyboardInterrupt):
-        return "interrupted", EXIT_INTERRUPTED
-    if isinstance(exc, OSError):
-        return _one_line(_os_error(exc)), EXIT_FAILURE
-    if isinstance(exc, MemoryError) or (
-        isinstance(exc, ValueError) and "array is too big" in str(exc)[:200]
-    ):
-        reason = str(exc)[:MAX_MESSAGE] or "out of memory"
-        return (
-            _one_line(
-                "not enough memory for this input and these options "
-                f"(lower --bins, --batch-size, --copies or the input's size): {reason}"
-            ),
-            EXIT_FAILURE,
-        )
-    if isinstance(exc, RecursionError):
-        reason = _with_file(exc, f"nested too deeply to read ({exc})")
-        return _one_line(reason), EXIT_FAILURE
-    if isinstance(exc, OverflowError):
-        return _one_line(f"number too large: {exc}"), EXIT_FAILURE
     from pydantic import ValidationError
 
-    if isinstance(exc, ValidationError):
+    if isinstance(exc, KeyboardInterrupt):
+        return "interrupted", EXIT_INTERRUPTED
+    code = EXIT_FAILURE
+    kind = type(exc)
+    if isinstance(exc, OSError):
+        text = _os_error(exc)
+    elif isinstance(exc, MemoryError) or (
+        isinstance(exc, ValueError) and "array is too big" in str(exc)[:200]
+    ):
+        text = (
+            "not enough memory for this input and these options (lower --bins, --batch-size, "
+            f"--copies or the input's size): {str(exc)[:MAX_MESSAGE] or 'out of memory'}"
+        )
+    elif isinstance(exc, RecursionError):
+        text = _with_file(exc, f"nested too deeply to read ({exc})")
+    elif isinstance(exc, OverflowError):
+        text = f"number too large: {exc}"
+    elif isinstance(exc, ValidationError):
         from ..release import validation_message
 
-        return _one_line(validation_message(exc)), EXIT_FAILURE
-    if isinstance(exc, UnicodeDecodeError):
-        reason = (
+        text = validation_message(exc)
+    elif isinstance(exc, UnicodeDecodeError):
+        text = _with_file(
+            exc,
             f"not UTF-8 text ({exc.encoding} cannot decode byte(s) "
-            f"{exc.object[exc.start : exc.end][:8]!r} at byte {exc.start}); "
-            "save the file as UTF-8"
+            f"{exc.object[exc.start : exc.end][:8]!r} at byte {exc.start}); save the file as UTF-8",
         )
-        return _one_line(_with_file(exc, reason)), EXIT_FAILURE
-    if isinstance(exc, json.JSONDecodeError):
-        return _one_line(_with_file(exc, f"not valid JSON: {exc}")), EXIT_FAILURE
-    if isinstance(exc, OutputError):
+    elif isinstance(exc, json.JSONDecodeError):
+        text = _with_file(exc, f"not valid JSON: {exc}")
+    elif isinstance(exc, OutputError):
         # an output path that would lose or leak data is a bad flag value; one another
         # run took meanwhile is a failure of this run
-        return _one_line(str(exc)), (
-            EXIT_FAILURE if isinstance(exc, OutputTakenError) else EXIT_USAGE
-        )
-    if isinstance(exc, KeyError):
+        text, code = str(exc), EXIT_FAILURE if isinstance(exc, OutputTakenError) else EXIT_USAGE
+    elif isinstance(exc, KeyError):
         msg = exc.args[0] if exc.args else "missing key"
         text = msg if isinstance(msg, str) and " " in msg else f"unknown name {short(msg)}"
-        return _one_line(text), EXIT_FAILURE
-    if isinstance(exc, _EXPECTED) or type(exc).__module__.startswith("yaml"):
-        text = str(exc) or type(exc).__name__
-        if _is_table_parse_error(exc):
+    elif isinstance(exc, _EXPECTED) or kind.__module__.startswith("yaml"):
+        text = str(exc) or kind.__name__
+        if kind.__module__.startswith(("pandas.", "pyarrow")) or kind.__name__ in (
+            "ParserError",
+            "EmptyDataError",
+            "ArrowInvalid",
+        ):
             text = _with_file(exc, f"cannot read the table: {text}")
-        return _one_line(text), EXIT_FAILURE
-    return (
-        _one_line(
-            f"internal error ({type(exc).__name__}: {exc}); please report it with the command "
-            f"line that caused it (set {_DEBUG_ENV}=1 to see the traceback)"
-        ),
-        EXIT_FAILURE,
-    )
-
-
-def _is_table_parse_error(exc: BaseException) -> bool:
-    module = type(exc).__module__ or ""
-    return module.startswith(("pandas.", "pyarrow")) or type(exc).__name__ in (
-        "ParserError",
-        "EmptyDataError",
-        "ArrowInvalid",
-    )
-
-
-def _debug() -> bool:
-    return os.environ.get(_DEBUG_ENV, "").strip() not in ("", "0", "false", "no")
+    else:
+        text = (
+            f"internal error ({kind.__name__}: {exc}); please report it with the command line "
+            f"that caused it (set {_DEBUG_ENV}=1 to see the traceback)"
+        )
+    return _one_line(text), code
 
 
 def _report(exc: BaseException) -> NoReturn:
     """Print ``exc`` as one ``error:`` line (after its traceback under PPDM_DEBUG) and exit."""
     message, code = error_line(exc)
-    if _debug():
+    if os.environ.get(_DEBUG_ENV, "").strip() not in ("", "0", "false", "no"):
         traceback.print_exception(exc, file=sys.stderr)
     try:
         print(f"error: {message}", file=sys.stderr)
