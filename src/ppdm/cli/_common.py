@@ -462,15 +462,16 @@ def file_out(out: Path, overwrite: bool, inputs: tuple = (), flag: str = "--out"
     return check_output(out, inputs=inputs, flag=flag, overwrite=overwrite, keep_files=True)
 
 
-def check_tree_flags(clf) -> None:
-    """Check a C4.5 tree's hyper-parameters before reading data: a bad value is a usage
-    error naming its flag (--confidence, --min-leaf)."""
+def check_tree_flags(clf: T) -> T:
+    """``clf``, a C4.5 tree whose hyper-parameters are checked before reading data: a bad
+    value is a usage error naming its flag (--confidence, --min-leaf)."""
     flags = {"confidence": "--confidence", "min_leaf": "--min-leaf"}
     for name, flag in flags.items():
         try:
             type(clf)(**{name: getattr(clf, name)})._validate_params()
         except ValueError as exc:
             fail(f"{flag}: {exc}", usage=True)
+    return clf
 
 
 def distinct_outputs(*outputs: tuple[str, Path | None]) -> None:

@@ -53,15 +53,6 @@ def _load(data: Path, class_column: str):
     return frame, frame.drop(columns=[class_column]), y
 
 
-def _tree(confidence: float, min_leaf: int):
-    """The C4.5 tree of the noise, its flags checked (call before any work)."""
-    from ..tree import C45Classifier
-
-    clf = C45Classifier(confidence=confidence, min_leaf=min_leaf)
-    check_tree_flags(clf)
-    return clf
-
-
 def _fmt(v, digits: int = 4) -> str:
     if v is None or (isinstance(v, float) and v != v):
         return "-"
@@ -108,10 +99,11 @@ def class_noise(
     released class equals the original one.
     """
     from ..noise import add_class_noise
+    from ..tree import C45Classifier
 
     technique = NoiseTechnique(technique).value
 
-    tree = _tree(confidence, min_leaf)
+    tree = check_tree_flags(C45Classifier(confidence=confidence, min_leaf=min_leaf))
     table_out(out, overwrite, inputs=(data,))  # a bad --out is refused before any work
     frame, X, y = _load(data, class_column)
     if y.nunique(dropna=True) < 2:
@@ -192,6 +184,7 @@ def attribute_noise(
     import numpy as np
 
     from ..noise import add_attribute_noise, paper_noise, reidentification
+    from ..tree import C45Classifier
 
     target, scope = InnocentTarget(target).value, NoiseScope(scope).value
     boundary = NoiseBoundary(boundary).value
@@ -204,7 +197,7 @@ def attribute_noise(
         noise = paper_noise(sd_fraction)
     except ValueError as exc:
         fail(f"--sd-fraction: {exc}", usage=True)
-    tree = _tree(confidence, min_leaf)
+    tree = check_tree_flags(C45Classifier(confidence=confidence, min_leaf=min_leaf))
     table_out(out, overwrite, inputs=(data,))  # a bad --out is refused before any work
     frame, X, y = _load(data, class_column)
     unknown = [a for a in attribute or [] if a not in X.columns]
