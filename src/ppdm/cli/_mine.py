@@ -101,10 +101,8 @@ def _print(result, test: Path | None, model_out: Path | None) -> None:
     )
     if not 0.0 <= result.estimate <= 1.0:
         # unbiased, so it may leave [0, 1]: then it says little beyond its interval
-        low, high = (
-            max(result.estimate - 2 * result.stderr, 0.0),
-            min(result.estimate + 2 * result.stderr, 1.0),
-        )
+        low = max(result.estimate - 2 * result.stderr, 0.0)
+        high = min(result.estimate + 2 * result.stderr, 1.0)
         typer.echo(
             f"note: the estimate lies outside [0, 1]: the held-out records are too few for "
             f"this release's noise to pin the accuracy down; within 2 s.e. it is "
@@ -124,12 +122,10 @@ def _print(result, test: Path | None, model_out: Path | None) -> None:
         )
         for c in result.candidates:
             shown = (
-                f"{c.estimate:.4f} ± {c.stderr:.4f}, {c.leaves:.1f} leaves"
+                f"{c.estimate:.4f} ± {c.stderr:.4f}, {c.leaves:.1f} leaves{score_note(c.estimate)}"
                 if c.scorable
                 else f"not scorable: {c.reason}"
             )
-            if c.scorable:
-                shown += score_note(c.estimate)
             typer.echo(f"  {c.label}: {shown}")
     if model_out is not None:
         typer.echo(f"model written to {model_out} (apply it with ppdm tree predict)")
