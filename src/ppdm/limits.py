@@ -59,11 +59,11 @@ MAX_NESTING: int = 100
 def format_bytes(n: int) -> str:
     """Human-readable size, e.g. ``'16.0 MiB'`` or ``'512 B'``."""
     size = float(n)
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if size < 1024 or unit == "GiB":
+    for unit in ("B", "KiB", "MiB"):
+        if size < 1024:
             return f"{int(size)} B" if unit == "B" else f"{size:.1f} {unit}"
         size /= 1024
-    return f"{size:.1f} GiB"  # pragma: no cover
+    return f"{size:.1f} GiB"
 
 
 def _as_count(value, what: str, error: type[Exception]) -> int:

@@ -201,11 +201,8 @@ def advise(
         if spec_out.suffix.lower() in (".yaml", ".yml"):
             import yaml
 
-            tmp.write_text(
-                yaml.safe_dump(
-                    json.loads(advice.spec.model_dump_json(exclude_none=True)), sort_keys=False
-                )
-            )
+            spec = json.loads(advice.spec.model_dump_json(exclude_none=True))
+            tmp.write_text(yaml.safe_dump(spec, sort_keys=False))
         else:
             tmp.write_text(advice.spec.model_dump_json(indent=2, exclude_none=True) + "\n")
     typer.echo(f"wrote spec {spec_out} (use: ppdm perturb {data} --spec {spec_out} --out DIR)")

@@ -328,10 +328,9 @@ class BoundaryGroup(TyperGroup):
                 rv = super().main(args, prog_name, complete_var, False, **extra)
             except _USAGE_ERROR as exc:
                 message = _one_line(exc.format_message())
-                if not message:  # a group named without a command: its help is the answer
-                    sys.exit(EXIT_USAGE)
-                where = f" (see: {exc.ctx.command_path} -h)" if exc.ctx is not None else ""
-                print(f"error: {message}{where}", file=sys.stderr)
+                if message:  # none: a group named without a command, its help the answer
+                    where = f" (see: {exc.ctx.command_path} -h)" if exc.ctx is not None else ""
+                    print(f"error: {message}{where}", file=sys.stderr)
                 sys.exit(EXIT_USAGE)
             except _CLICK_EXCEPTION as exc:
                 print(f"error: {_one_line(exc.format_message())}", file=sys.stderr)

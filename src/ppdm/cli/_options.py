@@ -12,7 +12,8 @@ import typer
 
 from ..estimate import ESTIMATORS, METHODS
 from ..mechanism import MECHANISMS
-from ._common import output_path
+from ..validation import check_at_least
+from ._common import check_flag, output_path
 
 #: the parameter types of the click that typer parses with (recent typers ship their own)
 _click_types = importlib.import_module(typer.BadParameter.__module__.rsplit(".", 1)[0] + ".types")
@@ -167,9 +168,6 @@ def seed_option(help: str, default: int | None = None):  # noqa: A002 - typer's 
 
 
 def _check_seed(value: int | None) -> int | None:
-    from ..validation import check_at_least
-    from ._common import check_flag
-
     return value if value is None else check_flag(check_at_least, value, "--seed", 0)
 
 

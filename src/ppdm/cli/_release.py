@@ -186,17 +186,15 @@ def _reportable(spec, target: Path):
         fail(f"spec {str(target)!r}: {exc}")
     attributes = []
     for a in spec.attributes:
-        if a.name in later:
-            typer.echo(
-                f"note: attribute {a.name!r} has a {a.matrix['kind']} matrix, built from the "
-                "data's marginal, so its figures are in the release's privacy.txt",
-                err=True,
+        if a.name in later or (a.perturbed and a.domain is None):
+            why = (
+                f"has a {a.matrix['kind']} matrix, built from the data's marginal"
+                if a.name in later
+                else "has no domain in the spec: it comes from the data"
             )
-            continue
-        if a.perturbed and a.domain is None:
             typer.echo(
-                f"note: attribute {a.name!r} has no domain in the spec: it comes from the "
-                "data, so its figures are in the release's privacy.txt",
+                f"note: attribute {a.name!r} {why}, so its figures are in the release's "
+                "privacy.txt",
                 err=True,
             )
             continue
