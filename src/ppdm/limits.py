@@ -170,19 +170,6 @@ def check_numbers(data: Any, where: str, error: type[Exception] = ParameterError
         raise error(f"{where} field {'.'.join(map(str, bad[0])) or '(top level)'}: {bad[1]}")
 
 
-class _RepeatedKey(Exception):
-    pass
-
-
-def _unique_keys(pairs: list) -> dict:
-    out = {}
-    for key, value in pairs:
-        if key in out:
-            raise _RepeatedKey(key)
-        out[key] = value
-    return out
-
-
 def load_structured(
     path: str | os.PathLike,
     what: str = "spec",
@@ -222,6 +209,15 @@ def load_structured(
     except UnicodeDecodeError as exc:
         raise error(f"{label} is not UTF-8 text (byte {exc.start + 1})") from None
     is_yaml = (fmt or path.suffix.lower().lstrip(".")) in ("yaml", "yml")
+
+    def unique_keys(pairs: list) -> dict:  # else the last of a repeated key wins, silently
+        out = {}
+        for key, value in pairs:
+            if key in out:
+                raise error(f"{label} gives the key {key!r} twice in one object")
+            out[key] = value
+        return out
+
     try:
         if is_yaml:
             import yaml
@@ -233,11 +229,9 @@ def load_structured(
                 raise error(f"{label} is not valid YAML: {_clip(detail)}") from None
         else:
             try:
-                data = json.loads(text, object_pairs_hook=_unique_keys)
+                data = json.loads(text, object_pairs_hook=unique_keys)
             except json.JSONDecodeError as exc:
                 raise error(f"{label} is not valid JSON: {exc}") from None
-            except _RepeatedKey as exc:  # the last would win, silently
-                raise error(f"{label} gives the key {exc.args[0]!r} twice in one object") from None
     except RecursionError:
         raise error(f"{label} is nested too deeply (more than {MAX_NESTING} levels)") from None
     except error:
