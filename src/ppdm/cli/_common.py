@@ -166,12 +166,6 @@ def _one_line(message: str, limit: int = MAX_MESSAGE) -> str:
 _PATH_LOCALS = ("filepath_or_buffer", "path", "source", "filename", "fname")
 
 
-def _target_of(filename: str) -> tuple[str, bool]:
-    """The user's path behind a hidden work file, and whether it was one."""
-    target = target_of(filename)
-    return (filename, False) if target is None else (str(target), True)
-
-
 def _file_from_traceback(exc: BaseException) -> str | None:
     """The file being read when ``exc`` was raised (innermost ppdm or pandas reader frame)."""
     found = None
@@ -213,7 +207,9 @@ def _os_error(exc: OSError) -> str:
         if len(exc.args) == 1 and exc.strerror is None:
             return str(exc.args[0])  # ppdm's own "file ... does not exist" messages
         return f"I/O error: {reason}"
-    name, temporary = _target_of(os.fsdecode(exc.filename))
+    name = os.fsdecode(exc.filename)
+    temporary = target_of(name) is not None  # a hidden work file: the user's path is named
+    name = str(target_of(name) or name)
     if isinstance(exc, (FileExistsError, NotADirectoryError)):
         blocker = _file_in_the_way(name)
         if blocker == name:
@@ -223,7 +219,8 @@ def _os_error(exc: OSError) -> str:
     verb = "cannot write " if temporary else ""
     text = f"{verb}{name!r}: {reason}"
     if exc.filename2 is not None:
-        name2, _ = _target_of(os.fsdecode(exc.filename2))
+        name2 = os.fsdecode(exc.filename2)
+        name2 = str(target_of(name2) or name2)
         text = f"cannot write {name2!r}: {reason}" if temporary else f"{text} ({name2!r})"
     return text
 
