@@ -53,12 +53,10 @@ def _load(data: Path, class_column: str):
     return frame, frame.drop(columns=[class_column]), y
 
 
-def _fmt(v, digits: int = 4) -> str:
-    if v is None or (isinstance(v, float) and v != v):
-        return "-"
+def _fmt(v) -> str:
     if isinstance(v, float):
-        return f"{v:.{digits}f}"
-    return str(v)
+        return "-" if v != v else f"{v:.4f}"
+    return "-" if v is None else str(v)
 
 
 def _table(rows: list[dict], columns: list[tuple[str, str]]) -> str:
