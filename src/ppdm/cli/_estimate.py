@@ -197,19 +197,18 @@ def _pair_tables(pairs) -> None:
     for p in pairs:
         a, b = p.names
         order = np.argsort(-p.counts, axis=None, kind="stable")
-        rows = []
-        for flat in order[: MAX_TABLE_ROWS if order.size <= MAX_TABLE_ROWS else TABLE_ENDS]:
-            i, j = np.unravel_index(flat, p.counts.shape)
-            rows.append(
-                (
-                    str(p.labels[0][i]),
-                    str(p.labels[1][j]),
-                    f"{p.perturbed[i, j]:.0f}",
-                    f"{p.counts[i, j]:.1f}",
-                    f"{p.stderr[i, j]:.1f}",
-                    f"{p.independent[i, j]:.1f}",
-                )
+        shown = order[: MAX_TABLE_ROWS if order.size <= MAX_TABLE_ROWS else TABLE_ENDS]
+        rows = [
+            (
+                str(p.labels[0][i]),
+                str(p.labels[1][j]),
+                f"{p.perturbed[i, j]:.0f}",
+                f"{p.counts[i, j]:.1f}",
+                f"{p.stderr[i, j]:.1f}",
+                f"{p.independent[i, j]:.1f}",
             )
+            for i, j in zip(*np.unravel_index(shown, p.counts.shape))
+        ]
         kind = p.stderr_kind.replace(" (", ", ").rstrip(")")
         columns = (a, b, "perturbed", "estimated", f"stderr ({kind})", "if independent")
         table = _rows_table(console, f"{a} x {b} ({p.method})", columns, rows)
