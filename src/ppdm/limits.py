@@ -81,13 +81,8 @@ def _as_count(value, what: str, error: type[Exception]) -> int:
 def check_n_values(
     n, what: str = "N", *, dense: bool = False, error: type[Exception] = ParameterError
 ) -> int:
-    """Check a number of codes against :data:`MAX_VALUES` (or, ``dense``, :data:`MAX_DENSE_VALUES`).
-
-    Parameters
-    ----------
-    what : str
-        How the message names it, e.g. ``"--bins"`` or ``"column 'age': n_bins"``.
-    """
+    """Check a number of codes against :data:`MAX_VALUES` (or, ``dense``, :data:`MAX_DENSE_VALUES`);
+    ``what`` names it in the message (``"--bins"``, ``"column 'age': n_bins"``)."""
     value = _as_count(n, what, error)
     cap, name = (MAX_DENSE_VALUES, "MAX_DENSE_VALUES") if dense else (MAX_VALUES, "MAX_VALUES")
     if value > cap:
@@ -177,17 +172,10 @@ def load_structured(
     error: type[Exception] = ParameterError,
     fmt: str | None = None,
 ) -> Any:
-    """Parse a JSON or YAML file within the caps: one line naming ``what`` and the file
+    """Parse a JSON or YAML file (``fmt``, else as its extension says: ``.yaml``/``.yml``, or
+    JSON) within the caps: one line naming ``what`` (``"spec"``, ``"network"``) and the file
     refuses a file above :data:`MAX_SPEC_BYTES`, not UTF-8, YAML aliases, deep nesting,
-    numbers of :func:`check_numbers` and malformed JSON or YAML.
-
-    Parameters
-    ----------
-    what : str, default="spec"
-        How messages name the file, e.g. ``"spec"`` or ``"network"``.
-    fmt : {"json", "yaml"}, optional
-        The format, when the extension does not say it (``.yaml``/``.yml``; else JSON).
-    """
+    numbers of :func:`check_numbers` and malformed JSON or YAML."""
     path = Path(path)
     from .publish import register_input
 

@@ -114,8 +114,7 @@ def check_gamma(gamma, name: str = "gamma", *, error: type[Exception] = MatrixEr
 def check_amplification(
     gamma, name: str = "gamma", *, error: type[Exception] = ParameterError
 ) -> float:
-    """Validate the amplification of a matrix already built: a number >= 1, ``inf`` (a zero
-    entry) allowed.
+    """Validate the amplification of a built matrix: a number >= 1, ``inf`` (a zero entry) allowed.
 
     References
     ----------
