@@ -97,8 +97,7 @@ def flag_errors(flags: Mapping[str, str]) -> Iterator[None]:
 
 
 def check_flag(check: Callable[..., T], *args, **kwargs) -> T:
-    """``check(*args, **kwargs)``, a validator of :mod:`ppdm.validation` given the flag's
-    value and name; its error is a usage error (exit 2)."""
+    """``check(*args, **kwargs)`` (a :mod:`ppdm.validation` check); its error exits 2."""
     try:
         return check(*args, **kwargs)
     except ValueError as exc:
@@ -382,8 +381,7 @@ def reflow_help(text: str) -> str:
 
 
 def reflow_commands(app: typer.Typer) -> None:
-    """Set every command's help (its docstring unless given) to :func:`reflow_help` of it,
-    in ``app`` and its sub-apps."""
+    """Reflow (:func:`reflow_help`) each command's help or docstring in ``app`` and sub-apps."""
     for info in app.registered_commands:
         text = info.help if info.help is not None else inspect.getdoc(info.callback)
         if text:
@@ -453,8 +451,7 @@ def out_format(out: Path, flag: str = "--out") -> str:
 
 
 def file_out(out: Path, overwrite: bool, inputs: tuple = (), flag: str = "--out") -> Path:
-    """Refuse the output file ``out`` before any work if it is an input, or if it exists
-    and ``overwrite`` is off."""
+    """Refuse ``out`` before any work if it is an input, or exists and ``overwrite`` is off."""
     return check_output(out, inputs=inputs, flag=flag, overwrite=overwrite, keep_files=True)
 
 
@@ -485,8 +482,7 @@ def distinct_outputs(*outputs: tuple[str, Path | None]) -> None:
 
 
 def table_out(out: Path, overwrite: bool, inputs: tuple = (), flag: str = "--out") -> str:
-    """The format of the table output ``out``, refused before any work if its suffix
-    names no table format, or as :func:`file_out` refuses a file."""
+    """:func:`out_format` of ``out``, the file refused before any work as :func:`file_out` does."""
     fmt = out_format(out, flag)
     file_out(out, overwrite, inputs=inputs, flag=flag)
     return fmt
