@@ -89,11 +89,8 @@ def flag_errors(flags: Mapping[str, str]) -> Iterator[None]:
         raise
     except OptionError as exc:
         text, flag = str(exc), flags.get(exc.field, _PARAMETERS.get(exc.field, exc.field))
-        if text.startswith(exc.field):
-            text = flag + text[len(exc.field) :]
-        else:
-            text = f"{flag}: {text}"
-        fail(text, usage=True)
+        named = text.startswith(exc.field)  # the message starts with the option's name
+        fail(flag + text[len(exc.field) :] if named else f"{flag}: {text}", usage=True)
 
 
 def check_flag(check: Callable[..., T], *args, **kwargs) -> T:

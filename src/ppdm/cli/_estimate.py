@@ -278,11 +278,8 @@ def _shown_rows(rows: list[tuple[str, ...]], kind: str) -> tuple[list[tuple[str,
 
 
 def _rows_table(console, title: str, columns: Sequence[str], rows: list[tuple[str, ...]]):
-    """A rich table of ``rows`` under ``columns`` (the first left-aligned).
-
-    Where every cell is printable and the table fits the console, each column is one cell
-    of lines: rich lays out a cell per column instead of per row, and prints the same.
-    """
+    """A rich table of ``rows`` under ``columns`` (the first left-aligned); where all cells are
+    printable and it fits, a column is one cell of lines: laid out per column, printed the same."""
     from rich.measure import Measurement
     from rich.table import Table
 
