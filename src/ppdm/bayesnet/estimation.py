@@ -106,32 +106,6 @@ def _apply(t: np.ndarray, matrix: np.ndarray, axis: int) -> np.ndarray:
     return np.moveaxis(np.tensordot(matrix, t, axes=([1], [axis])), 0, axis)
 
 
-def _observed_tensor(data: pd.DataFrame, axes: list[_Axis]) -> np.ndarray:
-    cols = [c for a in axes for c in a.observed]
-    cards = [k for a in axes for k in a.in_cards]
-    t = family_counts(data, cols, cards)
-    return t.reshape([int(np.prod(a.in_cards)) for a in axes])
-
-
-def _to_family(
-    t: np.ndarray, axes: list[_Axis], family: Sequence[str], lead: int = 0
-) -> np.ndarray:
-    """Reshape axis outputs into one axis per member and order them as ``family``."""
-    shape = list(t.shape[:lead]) + [k for a in axes for k in a.out_cards]
-    names = [m for a in axes for m in a.members]
-    t = t.reshape(shape)
-    perm = list(range(lead)) + [lead + names.index(v) for v in family]
-    return t.transpose(perm)
-
-
-def _raw_estimate(observed: np.ndarray, axes: list[_Axis]) -> np.ndarray:
-    t = observed
-    for i, a in enumerate(axes):
-        if a.inverse is not None:
-            t = _apply(t, a.inverse, i)
-    return t
-
-
 def _block_covariance(
     observed: np.ndarray, axes: list[_Axis], family: Sequence[str], raw: np.ndarray
 ) -> np.ndarray:
@@ -285,10 +259,17 @@ def estimate_family(
     """
     family = (node, *parents)
     axes = _family_axes(family, scheme)
-    observed = _observed_tensor(data, axes)
-    raw_t = _to_family(_raw_estimate(observed, axes), axes, family)
-    k = raw_t.shape[0]
-    raw = raw_t.reshape(k, -1)
+    cols, cards = [c for a in axes for c in a.observed], [k for a in axes for k in a.in_cards]
+    observed = family_counts(data, cols, cards).reshape([int(np.prod(a.in_cards)) for a in axes])
+    t = observed
+    for i, a in enumerate(axes):
+        if a.inverse is not None:
+            t = _apply(t, a.inverse, i)
+    names = [m for a in axes for m in a.members]  # one axis per member, ordered as family
+    t = t.reshape([k for a in axes for k in a.out_cards]).transpose(
+        [names.index(v) for v in family]
+    )
+    raw = t.reshape(t.shape[0], -1)
     cov = _block_covariance(observed, axes, family, raw)
     return FamilyEstimate(node, family, raw, fix_negative_counts(raw, fix), cov, fix)
 
