@@ -222,8 +222,11 @@ def _plain_ticks(ax, which: str, values, labels, span: float, rotation: float = 
     length = size / 72 / span  # points -> axes fraction
     if which == "x":
         segments, transform = [((v, 0.0), (v, -length)) for v in values], ax.get_xaxis_transform()
+        (place, va, ha), fontsize = ax.get_xaxis_text1_transform(size + pad), 7
     else:
         segments, transform = [((0.0, v), (-length, v)) for v in values], ax.get_yaxis_transform()
+        place, va, ha = ax.get_yaxis_text1_transform(size + pad)
+        fontsize = rcParams["ytick.labelsize"]
     ax.add_collection(
         LineCollection(
             segments,
@@ -236,12 +239,6 @@ def _plain_ticks(ax, which: str, values, labels, span: float, rotation: float = 
     )
     if labels is None:
         return
-    if which == "x":
-        place, va, ha = ax.get_xaxis_text1_transform(size + pad)
-        fontsize = 7
-    else:
-        place, va, ha = ax.get_yaxis_text1_transform(size + pad)
-        fontsize = rcParams["ytick.labelsize"]
     for v, text in zip(values, labels):
         point = (v, 0) if which == "x" else (0, v)
         ax.add_artist(
