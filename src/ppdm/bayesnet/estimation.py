@@ -111,7 +111,7 @@ def _block_covariance(
 ) -> np.ndarray:
     """``Cov(N^_ij., N^_ij.)`` for every parent configuration j: shape ``(J, K, K)``."""
     child = family[0]
-    t = observed
+    t, shape, names = observed, [], []  # the child's axis yields (child, child', others...)
     for i, a in enumerate(axes):
         if child in a.members:
             inv = a.inverse if a.inverse is not None else np.eye(int(np.prod(a.in_cards)))
@@ -120,26 +120,17 @@ def _block_covariance(
             shaped = np.moveaxis(inv.reshape(*a.out_cards, -1), c, 0).reshape(k, -1, inv.shape[1])
             outer = np.einsum("kri,lri->klri", shaped, shaped).reshape(-1, inv.shape[1])
             t = _apply(t, outer, i)
-        elif a.inverse is not None:
-            t = _apply(t, a.inverse**2, i)
-    # the child's axis now yields (child, child', other members...): rebuild names
-    shape, names = [], []
-    for a in axes:
-        if child in a.members:
-            c = a.members.index(child)
             rest = [m for m in a.members if m != child]
-            shape += [a.out_cards[c], a.out_cards[c]] + [
-                a.out_cards[a.members.index(m)] for m in rest
-            ]
-            names += [child, "\0child'"] + rest
-        else:
-            shape += list(a.out_cards)
-            names += list(a.members)
+            shape += [k, k] + [a.out_cards[a.members.index(m)] for m in rest]
+            names += [child, "\0child'", *rest]
+            continue
+        if a.inverse is not None:
+            t = _apply(t, a.inverse**2, i)
+        shape += list(a.out_cards)
+        names += list(a.members)
     order = [names.index(child), names.index("\0child'")] + [names.index(p) for p in family[1:]]
-    k = raw.shape[0]
     cov = t.reshape(shape).transpose(order).reshape(k, k, -1)  # (K, K, J)
-    diag = raw.reshape(k, -1)  # (K, J)
-    cov = cov - np.einsum("kl,kj->klj", np.eye(k), diag)
+    cov = cov - np.einsum("kl,kj->klj", np.eye(k), raw)  # raw: (K, J)
     return np.moveaxis(cov, 2, 0)
 
 
