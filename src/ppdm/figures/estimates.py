@@ -71,8 +71,7 @@ def estimate_bars(ax, x, e, title: str, *, legend: bool = True) -> None:
                markeredgewidth=1, markeredgecolor="black", label="_whisker caps")
     )  # fmt: skip
     tops = np.concatenate([released, counts + err, [0.0]])
-    tops = tops[np.isfinite(tops)]
-    top = float(tops.max()) if tops.size else 0.0
+    top = float(tops[np.isfinite(tops)].max())
     ax.set_xlim(x.min() - 0.5 - 0.05 * max(len(x), 1), x.max() + 0.5 + 0.05 * max(len(x), 1))
     ax.set_ylim(0, top * (_LEGEND_ROOM if legend else _HEADROOM) if top > 0 else 1.0)
     # a fixed y: matplotlib would otherwise lay the x axis out to check the title clears it
