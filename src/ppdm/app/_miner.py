@@ -265,13 +265,9 @@ def _candidates(res: dict) -> pd.DataFrame:
     """The candidates' cross-validated estimates, as the command line lists them."""
     rows = []
     for c in res["candidates"]:
-        shown = (
-            f"{percent(c['estimate'])} ± {100 * c['stderr']:.1f}"
-            if c["scorable"]
-            else f"not scorable: {c['reason']}"
-        )
+        shown = f"not scorable: {c['reason']}"
         if c["scorable"]:
-            shown += score_note(c["estimate"])
+            shown = f"{percent(c['estimate'])} ± {100 * c['stderr']:.1f}{score_note(c['estimate'])}"
         chosen = " (chosen)" if c["learner"] == res["learner"] else ""
         leaves = "" if c.get("leaves") is None else f"{c['leaves']:.1f}"
         rows.append(
