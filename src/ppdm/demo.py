@@ -99,13 +99,10 @@ def run_demo(
 
         accuracy = {}
         for kind in ("original", "reconstructed (global)", "reconstructed (by-class)"):
-            frame = (
-                train
-                if kind == "original"
-                else reconstruct_release(
-                    release, None, by_class=kind.endswith("(by-class)"), random_state=seed
-                )
-            )
+            frame = train
+            if kind != "original":
+                by_class = kind.endswith("(by-class)")
+                frame = reconstruct_release(release, None, by_class=by_class, random_state=seed)
             model = C45Classifier().fit(frame.drop(columns="group"), frame["group"])
             accuracy[kind] = float(model.score(X_test, y_test))
         tree = ReleaseTreeClassifier().fit_release(release)

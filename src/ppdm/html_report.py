@@ -102,8 +102,7 @@ def _per_record(rep: dict) -> str:
     each = f", {copies} copies each" if copies > 1 else ""
     rows = mechanism_of(rep).html_epsilon(rec, _KIT)
     if rec["unprotected"]:
-        names = ", ".join(f"<code>{_e(n)}</code>" for n in rec["unprotected"])
-        rows.append(("unprotected (released as is or revealed)", names))
+        rows.append(("unprotected (released as is or revealed)", _codes(rec["unprotected"])))
     body = "".join(f'<tr><td style="text-align:left">{k}</td><td>{v}</td></tr>' for k, v in rows)
     budget = ""
     if rec["budget"] is not None:
@@ -118,31 +117,30 @@ def _per_record(rep: dict) -> str:
     )
 
 
+def _codes(names) -> str:
+    return ", ".join(f"<code>{_e(n)}</code>" for n in names)
+
+
 def _exposure(rep: dict) -> str:
     parts = []
     unperturbed = rep.get("unperturbed", [])
     unchanged = rep.get("unchanged", [])
     revealed = rep.get("revealed_by_copies", [])
     bare = [n for n in rep.get("unprotected", []) if n not in unperturbed + unchanged + revealed]
-    if unperturbed:
-        names = ", ".join(f"<code>{_e(n)}</code>" for n in unperturbed)
-        parts.append(
-            f'<div class="box bad"><b>Released as is (no protection):</b> {names}. Anyone '
-            "holding the release reads these columns exactly as in the original table.</div>"
-        )
     copies = _e(rep.get("copies"))
-    for names, why in (
-        (bare, "a matrix with infinite amplification (identity, permutation, zero entries) "
-               "can reveal values exactly."),
-        (unchanged, "a matrix so close to the identity that it almost never changes a value "
-                    "(below one in a billion) releases these columns as they are."),
-        (revealed, f"the {copies} copies of a record, taken together, reveal its value "
-                   "(another value is the most likely one given them with probability below "
-                   "one in a billion)."),
+    for title, names, why in (
+        ("Released as is (no protection)", unperturbed, ". Anyone holding the release reads "
+         "these columns exactly as in the original table."),
+        ("Unprotected", bare, ": a matrix with infinite amplification (identity, permutation, "
+         "zero entries) can reveal values exactly."),
+        ("Unprotected", unchanged, ": a matrix so close to the identity that it almost never "
+         "changes a value (below one in a billion) releases these columns as they are."),
+        ("Unprotected", revealed, f": the {copies} copies of a record, taken together, reveal "
+         "its value (another value is the most likely one given them with probability below "
+         "one in a billion)."),
     ):  # fmt: skip
         if names:
-            listed = ", ".join(f"<code>{_e(n)}</code>" for n in names)
-            parts.append(f'<div class="box bad"><b>Unprotected:</b> {listed}: {why}</div>')
+            parts.append(f'<div class="box bad"><b>{title}:</b> {_codes(names)}{why}</div>')
     if rep.get("leaks"):
         items = "".join(f"<li>{_e(x)}</li>" for x in rep["leaks"])
         parts.append(

@@ -66,8 +66,7 @@ def privacy_report(spec: ReleaseSpec) -> dict:
                     "record count, the count of every original value)"
                 )
         attrs.append(fig)
-    perturbed = [a for a in attrs if a["perturbed"]]
-    gammas = [a.get("gamma") for a in perturbed]
+    gammas = [a.get("gamma") for a in attrs if a["perturbed"]]
     worst = None if not gammas or any(g is None for g in gammas) else max(gammas)
     unperturbed = [a["name"] for a in attrs if not a["perturbed"]]
     unprotected = unperturbed + weak["unbounded"] + weak["unchanged"] + weak["revealed"]

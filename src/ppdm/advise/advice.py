@@ -26,7 +26,6 @@ from .grid import (
     DEFAULT_LEARNERS,
     PAPER_PIPELINE,
     POLICY_GAMMA,
-    bin_counts,
     check_accuracy,
     check_grid,
 )
@@ -234,13 +233,14 @@ def advise(
             f"{confirm} fresh releases average {stats['accuracy']:.4f}: below the target"
         )
     n_out = variants[chosen][1]
+    n_max = max(n_out.values()) if isinstance(n_out, dict) else n_out
     spec = vspecs[chosen]
     notes += _record_notes(spec)
     return Advice(
         gamma=gamma, N=n_out, learner=label, accuracy=stats["accuracy"], se=stats["se"],
         sd=stats["sd"], release_se=math.hypot(stats["sd"], stats["se"]), reps=confirm,
         met=bool(met), paper=paper, notes=tuple(notes), spec=spec,
-        privacy=attribute_privacy(GammaDiagonal(max(bin_counts(n_out)), gamma), len(frame)), **common,
+        privacy=attribute_privacy(GammaDiagonal(n_max, gamma), len(frame)), **common,
     )  # fmt: skip
 
 

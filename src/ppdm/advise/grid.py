@@ -59,7 +59,3 @@ def check_accuracy(a: float | None) -> float | None:
     if not (isinstance(a, (int, float)) and 0.0 < float(a) <= 1.0):
         raise ParameterError(f"min_accuracy must be a fraction in (0, 1] (got {show(a)})")
     return float(a)
-
-
-def bin_counts(n_bins) -> list[int]:
-    return list(n_bins.values()) if isinstance(n_bins, dict) else [int(n_bins)]

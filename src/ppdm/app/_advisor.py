@@ -8,7 +8,7 @@ from shiny import module, reactive, render, ui
 from ..exceptions import ParameterError, SpecError
 from ..limits import check_n_values
 from ..validation import check_gamma
-from ._common import message, parse_list, percent
+from ._common import message, parse_list, percent, whole_number
 from ._state import USER_ERRORS, State
 from ._ui import PageNote, action_card
 
@@ -62,10 +62,9 @@ def _grid(gammas_text: str, ns_text: str, reps, target_text: str) -> dict:
         if n < 2:
             raise ParameterError(f"each of the N values must be >= 2 (got {n})")
         check_n_values(n, "each of the N values")
-    if reps is None or reps != int(reps) or reps < 1:  # no silent rounding
-        raise ParameterError(f"repetitions must be a whole number >= 1 (got {reps!r})")
+    reps = whole_number(reps, "repetitions", 1)
     target = target_accuracy(str(target_text).strip())
-    return {"gammas": gammas, "ns": ns, "reps": int(reps), "min_accuracy": target}
+    return {"gammas": gammas, "ns": ns, "reps": reps, "min_accuracy": target}
 
 
 def n_text(n) -> str:

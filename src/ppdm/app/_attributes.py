@@ -326,31 +326,25 @@ def _per_record(gammas, budget, items: list[dict], cls: str):
 
 def _privacy_row(item: dict, g: float | None, n: int, shared: str) -> dict:
     """The privacy table's row of one attribute at gamma ``g`` (``shared``: not its own)."""
-    row = {"attribute": item["name"]}
     if not item["perturbed"]:
-        row["kind"] = "released as is (no protection)"
-        return row
+        return {"attribute": item["name"], "kind": "released as is (no protection)"}
     if "error" in item:
-        row["kind"] = "error: " + item["error"]
-        return row
+        return {"attribute": item["name"], "kind": "error: " + item["error"]}
     d = item["domain"]
     if g is None:
-        row["kind"] = d.kind
-        return row
+        return {"attribute": item["name"], "kind": d.kind}
     fig = attribute_privacy(GammaDiagonal(d.n_values, g), n)
     from_data = bool(getattr(d, "bounds_from_data", False) or getattr(d, "from_data", False))
     shared = "" if item.get("gamma") is not None else shared
-    row.update(
-        {
-            "kind": d.kind,
-            "N": str(d.n_values),
-            "gamma": f"{g:.4g}{shared}",  # text: a row with an error made it 20.0
-            "gamma realised": _fmt(fig.get("gamma_realised", fig["gamma"]), ".10g"),
-            "epsilon": _fmt(fig["epsilon"], ".3f"),
-            "rho2 at rho1=0.1": f"{fig['rho2']['0.1']:.3f}",
-            "H(M) bits": f"{fig['entropy_bits']:.2f} of {fig['max_entropy_bits']:.2f}",
-            "Kang bound": _fmt(fig.get("kang_bound"), ".4f"),
-            "bounds": "FROM DATA (leak)" if from_data else "yours",
-        }
-    )
-    return row
+    return {
+        "attribute": item["name"],
+        "kind": d.kind,
+        "N": str(d.n_values),
+        "gamma": f"{g:.4g}{shared}",  # text: a row with an error made it 20.0
+        "gamma realised": _fmt(fig.get("gamma_realised", fig["gamma"]), ".10g"),
+        "epsilon": _fmt(fig["epsilon"], ".3f"),
+        "rho2 at rho1=0.1": f"{fig['rho2']['0.1']:.3f}",
+        "H(M) bits": f"{fig['entropy_bits']:.2f} of {fig['max_entropy_bits']:.2f}",
+        "Kang bound": _fmt(fig.get("kang_bound"), ".4f"),
+        "bounds": "FROM DATA (leak)" if from_data else "yours",
+    }

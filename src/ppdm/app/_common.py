@@ -25,6 +25,7 @@ __all__ = [
     "plain",
     "parse_list",
     "parse_bounds",
+    "whole_number",
 ]
 
 #: What a user's action may raise: the library's errors and the file system's. Anything
@@ -127,24 +128,17 @@ def plain(value) -> object:
     return value
 
 
-def _check_suffix(name: str) -> str:
-    """The table format ``name`` names (:func:`ppdm.io.table_format`), or a one-line error."""
-    from ..io import table_format
+def _read(path: Path, name: str) -> pd.DataFrame:
+    from ..io import read_table, table_format
 
     try:
-        return table_format(name)
+        table_format(name)
     except DataError:
         suffix = "".join(Path(name).suffixes[-2:]).lower()
         raise DataError(
             f"{name!r} is not a table ppdm reads: use .csv (.csv.gz, .csv.bz2), .parquet or "
             f".arff (got {suffix or 'no suffix'!r})"
         ) from None
-
-
-def _read(path: Path, name: str) -> pd.DataFrame:
-    from ..io import read_table
-
-    _check_suffix(name)
     try:
         frame = read_table(path)
     except READ_ERRORS as exc:
@@ -160,7 +154,6 @@ def _read(path: Path, name: str) -> pd.DataFrame:
 def read_upload(upload: dict, workspace: Workspace) -> tuple[pd.DataFrame, str]:
     """Read one uploaded table; the upload is moved into the session's workspace."""
     name = Path(upload["name"]).name
-    _check_suffix(name)
     target = workspace.fresh("upload") / name
     shutil.move(upload["datapath"], target)
     _drop_upload_dir(upload["datapath"])
@@ -217,6 +210,13 @@ def parse_list(text: str, what: str, kind: type = float) -> list:
     if not out:
         raise ParameterError(f"{what} needs at least one value")
     return out
+
+
+def whole_number(value, what: str, low: int) -> int:
+    """A numeric field's value as an int ``>= low``, never silently rounded."""
+    if value is None or value != int(value) or value < low:
+        raise ParameterError(f"{what} must be a whole number >= {low} (got {value!r})")
+    return int(value)
 
 
 def parse_bounds(text: str | None, column: str) -> tuple[float, float] | None:

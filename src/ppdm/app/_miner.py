@@ -92,17 +92,6 @@ def miner_cards():
     )
 
 
-def _estimate_figures(d: Path, method: str, by_class: bool, out: Path) -> tuple[list, int]:
-    """The ``ppdm estimate --plot`` figures of the first :data:`MAX_PANELS` attributes, and
-    the number of attributes estimated.
-    """
-    from ..figures.estimates import write_estimate_plots
-    from ..pipeline import estimate_release
-
-    ests = estimate_release(d, method, by_class=by_class)
-    return write_estimate_plots(ests[:MAX_PANELS], out), len(ests)
-
-
 def _image(path: Path, alt: str):
     """A PNG of the session inline (the page loads nothing from elsewhere)."""
     data = base64.b64encode(path.read_bytes()).decode("ascii")
@@ -174,16 +163,19 @@ def miner_server(input, output, session, state: State):
         if d is None:
             say("error", "open a release first")
             return
+        from ..figures.estimates import write_estimate_plots
+        from ..pipeline import estimate_release
+
         method = input.m_method()
         out = state.workspace.fresh("estimates")
-        try:
-            paths, n = _estimate_figures(d, method, bool(input.m_byclass()), out)
+        try:  # the figures of the first MAX_PANELS attributes
+            ests = estimate_release(d, method, by_class=bool(input.m_byclass()))
+            figure.set(write_estimate_plots(ests[:MAX_PANELS], out))
         except USER_ERRORS as exc:
             say("error", message(exc, "estimate"))
             return
-        figure.set(paths)
-        drawn = "" if n <= MAX_PANELS else f"; the figures show the first {MAX_PANELS}"
-        say("ok", f"estimated {n} attributes ({method}){drawn}")
+        drawn = "" if len(ests) <= MAX_PANELS else f"; the figures show the first {MAX_PANELS}"
+        say("ok", f"estimated {len(ests)} attributes ({method}){drawn}")
 
     @render.ui
     def m_est_plot():
@@ -273,13 +265,9 @@ def _candidates(res: dict) -> pd.DataFrame:
     """The candidates' cross-validated estimates, as the command line lists them."""
     rows = []
     for c in res["candidates"]:
-        shown = (
-            f"{percent(c['estimate'])} ± {100 * c['stderr']:.1f}"
-            if c["scorable"]
-            else f"not scorable: {c['reason']}"
-        )
+        shown = f"not scorable: {c['reason']}"
         if c["scorable"]:
-            shown += score_note(c["estimate"])
+            shown = f"{percent(c['estimate'])} ± {100 * c['stderr']:.1f}{score_note(c['estimate'])}"
         chosen = " (chosen)" if c["learner"] == res["learner"] else ""
         leaves = "" if c.get("leaves") is None else f"{c['leaves']:.1f}"
         rows.append(

@@ -11,14 +11,14 @@ from pathlib import Path
 import numpy as np
 from shiny import module, reactive, render, ui
 
-from ..exceptions import OutputError, ParameterError, SpecError
+from ..exceptions import OutputError, SpecError
 from ..figures.histograms import histograms
 from ..matrix import GammaDiagonal
 from ..publish import inputs_of_one_operation, publish_copy
 from ..release import AttributeSpec, ReleaseSpec
 from . import _figures
 from ._attributes import Plan
-from ._common import message, page_text, percent
+from ._common import message, page_text, percent, whole_number
 from ._state import USER_ERRORS, State
 from ._ui import PageNote, action_card
 
@@ -62,14 +62,6 @@ def user_spec(columns, items: list[dict], cls: str | None) -> ReleaseSpec:
     if not any(a.perturbed for a in attrs):
         raise SpecError("no attribute is marked 'perturb': nothing to protect")
     return ReleaseSpec(class_attribute=cls or None, attributes=attrs)
-
-
-def _seed(experiment: bool, raw) -> int | None:
-    if not experiment:
-        return None
-    if raw is None or raw != int(raw) or raw < 0:  # no silent rounding
-        raise ParameterError(f"seed must be a whole number >= 0 (got {raw!r})")
-    return int(raw)
 
 
 def _make(df, out: Path, plan: dict, spec: ReleaseSpec, seed, keys) -> tuple:
@@ -133,7 +125,7 @@ def release_server(input, output, session, state: State, plan: Plan):
             options = {"class_attribute": cls, "gamma": plan.gamma(),
                        "epsilon_record": plan.budget()}  # fmt: skip
             spec = user_spec(df.columns, plan.items(), cls)
-            seed = _seed(input.o_experiment(), input.o_seed())
+            seed = whole_number(input.o_seed(), "seed", 0) if input.o_experiment() else None
             out = state.workspace.fresh("release") / "release"
             rel, found, risk = _make(df, out, options, spec, seed, state.keys.get())
         except USER_ERRORS as exc:

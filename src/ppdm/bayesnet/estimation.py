@@ -106,38 +106,12 @@ def _apply(t: np.ndarray, matrix: np.ndarray, axis: int) -> np.ndarray:
     return np.moveaxis(np.tensordot(matrix, t, axes=([1], [axis])), 0, axis)
 
 
-def _observed_tensor(data: pd.DataFrame, axes: list[_Axis]) -> np.ndarray:
-    cols = [c for a in axes for c in a.observed]
-    cards = [k for a in axes for k in a.in_cards]
-    t = family_counts(data, cols, cards)
-    return t.reshape([int(np.prod(a.in_cards)) for a in axes])
-
-
-def _to_family(
-    t: np.ndarray, axes: list[_Axis], family: Sequence[str], lead: int = 0
-) -> np.ndarray:
-    """Reshape axis outputs into one axis per member and order them as ``family``."""
-    shape = list(t.shape[:lead]) + [k for a in axes for k in a.out_cards]
-    names = [m for a in axes for m in a.members]
-    t = t.reshape(shape)
-    perm = list(range(lead)) + [lead + names.index(v) for v in family]
-    return t.transpose(perm)
-
-
-def _raw_estimate(observed: np.ndarray, axes: list[_Axis]) -> np.ndarray:
-    t = observed
-    for i, a in enumerate(axes):
-        if a.inverse is not None:
-            t = _apply(t, a.inverse, i)
-    return t
-
-
 def _block_covariance(
     observed: np.ndarray, axes: list[_Axis], family: Sequence[str], raw: np.ndarray
 ) -> np.ndarray:
     """``Cov(N^_ij., N^_ij.)`` for every parent configuration j: shape ``(J, K, K)``."""
     child = family[0]
-    t = observed
+    t, shape, names = observed, [], []  # the child's axis yields (child, child', others...)
     for i, a in enumerate(axes):
         if child in a.members:
             inv = a.inverse if a.inverse is not None else np.eye(int(np.prod(a.in_cards)))
@@ -146,26 +120,17 @@ def _block_covariance(
             shaped = np.moveaxis(inv.reshape(*a.out_cards, -1), c, 0).reshape(k, -1, inv.shape[1])
             outer = np.einsum("kri,lri->klri", shaped, shaped).reshape(-1, inv.shape[1])
             t = _apply(t, outer, i)
-        elif a.inverse is not None:
-            t = _apply(t, a.inverse**2, i)
-    # the child's axis now yields (child, child', other members...): rebuild names
-    shape, names = [], []
-    for a in axes:
-        if child in a.members:
-            c = a.members.index(child)
             rest = [m for m in a.members if m != child]
-            shape += [a.out_cards[c], a.out_cards[c]] + [
-                a.out_cards[a.members.index(m)] for m in rest
-            ]
-            names += [child, "\0child'"] + rest
-        else:
-            shape += list(a.out_cards)
-            names += list(a.members)
+            shape += [k, k] + [a.out_cards[a.members.index(m)] for m in rest]
+            names += [child, "\0child'", *rest]
+            continue
+        if a.inverse is not None:
+            t = _apply(t, a.inverse**2, i)
+        shape += list(a.out_cards)
+        names += list(a.members)
     order = [names.index(child), names.index("\0child'")] + [names.index(p) for p in family[1:]]
-    k = raw.shape[0]
     cov = t.reshape(shape).transpose(order).reshape(k, k, -1)  # (K, K, J)
-    diag = raw.reshape(k, -1)  # (K, J)
-    cov = cov - np.einsum("kl,kj->klj", np.eye(k), diag)
+    cov = cov - np.einsum("kl,kj->klj", np.eye(k), raw)  # raw: (K, J)
     return np.moveaxis(cov, 2, 0)
 
 
@@ -285,10 +250,17 @@ def estimate_family(
     """
     family = (node, *parents)
     axes = _family_axes(family, scheme)
-    observed = _observed_tensor(data, axes)
-    raw_t = _to_family(_raw_estimate(observed, axes), axes, family)
-    k = raw_t.shape[0]
-    raw = raw_t.reshape(k, -1)
+    cols, cards = [c for a in axes for c in a.observed], [k for a in axes for k in a.in_cards]
+    observed = family_counts(data, cols, cards).reshape([int(np.prod(a.in_cards)) for a in axes])
+    t = observed
+    for i, a in enumerate(axes):
+        if a.inverse is not None:
+            t = _apply(t, a.inverse, i)
+    names = [m for a in axes for m in a.members]  # one axis per member, ordered as family
+    t = t.reshape([k for a in axes for k in a.out_cards]).transpose(
+        [names.index(v) for v in family]
+    )
+    raw = t.reshape(t.shape[0], -1)
     cov = _block_covariance(observed, axes, family, raw)
     return FamilyEstimate(node, family, raw, fix_negative_counts(raw, fix), cov, fix)
 

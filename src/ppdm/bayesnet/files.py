@@ -18,6 +18,7 @@ from .network import BayesNet, read_mapping
 __all__ = ["read_network", "write_network"]
 
 _PGMPY_FORMATS = (".bif", ".xmlbif", ".xml")
+_SUFFIXES = ".json, .yaml, .yml, .bif, .xmlbif or .xml"
 
 
 def read_network(path: str | os.PathLike) -> BayesNet:
@@ -42,9 +43,7 @@ def read_network(path: str | os.PathLike) -> BayesNet:
     if suffix in _PGMPY_FORMATS:
         return read_pgmpy_file(path, suffix)
     if suffix not in (".json", ".yaml", ".yml"):
-        raise SpecError(
-            f"cannot tell the format of {str(path)!r}: use .json, .yaml, .yml, .bif, .xmlbif or .xml"
-        )
+        raise SpecError(f"cannot tell the format of {str(path)!r}: use {_SUFFIXES}")
     return BayesNet.from_dict(read_mapping(path))
 
 
@@ -65,6 +64,4 @@ def write_network(net: BayesNet, path: str | os.PathLike, fmt: str | None = None
     elif suffix in _PGMPY_FORMATS:
         write_pgmpy_file(net, path, suffix)
     else:
-        raise SpecError(
-            f"cannot tell the format of {str(path)!r}: use .json, .yaml, .yml, .bif, .xmlbif or .xml"
-        )
+        raise SpecError(f"cannot tell the format of {str(path)!r}: use {_SUFFIXES}")

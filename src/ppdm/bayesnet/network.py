@@ -315,10 +315,7 @@ def _as_int(text: str) -> int | None:
 def _encode_column(col: pd.Series, name: str, labels: tuple[str, ...]) -> pd.Series:
     k = len(labels)
     numeric_names = all(_as_int(s) is not None for s in labels)
-    as_codes = pd.api.types.is_integer_dtype(col.dtype) and not pd.api.types.is_bool_dtype(
-        col.dtype
-    )
-    if as_codes and (not numeric_names or labels == tuple(str(i) for i in range(k))):
+    if col.dtype.kind in "iu" and (not numeric_names or labels == tuple(str(i) for i in range(k))):
         values = col.to_numpy()
         bad = np.flatnonzero((values < 0) | (values >= k))
         if bad.size:

@@ -107,8 +107,7 @@ def marginal_matrix(
     t = matrix.dense().reshape(cards + cards)  # (out_1..out_q, in_1..in_q)
     t = t.sum(axis=tuple(drop))  # sum over dropped randomized values
     # remaining axes: kept outputs (in order), then all q inputs
-    in_axes = list(range(len(keep), len(keep) + q))
-    t = np.moveaxis(t, [in_axes[i] for i in keep], list(range(len(keep), 2 * len(keep))))
+    t = np.moveaxis(t, [len(keep) + i for i in keep], list(range(len(keep), 2 * len(keep))))
     kept_size = int(np.prod([cards[i] for i in keep]))
     t = t.reshape(kept_size, kept_size, -1)
     if np.max(np.abs(t - t[:, :, :1])) > _SEPARABLE_TOL:

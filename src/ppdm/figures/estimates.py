@@ -71,8 +71,7 @@ def estimate_bars(ax, x, e, title: str, *, legend: bool = True) -> None:
                markeredgewidth=1, markeredgecolor="black", label="_whisker caps")
     )  # fmt: skip
     tops = np.concatenate([released, counts + err, [0.0]])
-    tops = tops[np.isfinite(tops)]
-    top = float(tops.max()) if tops.size else 0.0
+    top = float(tops[np.isfinite(tops)].max())
     ax.set_xlim(x.min() - 0.5 - 0.05 * max(len(x), 1), x.max() + 0.5 + 0.05 * max(len(x), 1))
     ax.set_ylim(0, top * (_LEGEND_ROOM if legend else _HEADROOM) if top > 0 else 1.0)
     # a fixed y: matplotlib would otherwise lay the x axis out to check the title clears it
@@ -222,8 +221,11 @@ def _plain_ticks(ax, which: str, values, labels, span: float, rotation: float = 
     length = size / 72 / span  # points -> axes fraction
     if which == "x":
         segments, transform = [((v, 0.0), (v, -length)) for v in values], ax.get_xaxis_transform()
+        (place, va, ha), fontsize = ax.get_xaxis_text1_transform(size + pad), 7
     else:
         segments, transform = [((0.0, v), (-length, v)) for v in values], ax.get_yaxis_transform()
+        place, va, ha = ax.get_yaxis_text1_transform(size + pad)
+        fontsize = rcParams["ytick.labelsize"]
     ax.add_collection(
         LineCollection(
             segments,
@@ -236,12 +238,6 @@ def _plain_ticks(ax, which: str, values, labels, span: float, rotation: float = 
     )
     if labels is None:
         return
-    if which == "x":
-        place, va, ha = ax.get_xaxis_text1_transform(size + pad)
-        fontsize = 7
-    else:
-        place, va, ha = ax.get_yaxis_text1_transform(size + pad)
-        fontsize = rcParams["ytick.labelsize"]
     for v, text in zip(values, labels):
         point = (v, 0) if which == "x" else (0, v)
         ax.add_artist(
