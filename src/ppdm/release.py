@@ -329,21 +329,18 @@ class AttributeSpec(BaseModel):
                 self.get_noise()
             except (ValueError, TypeError) as exc:
                 raise _custom(f"attribute {self.name!r}: bad noise: {exc}") from None
-        if self.domain is None and needs_data(self.matrix):
-            try:  # its parameters, before any data (the domain comes with the data)
-                check_matrix_entry(self.matrix)
-            except (MatrixError, TypeError, KeyError, ValueError) as exc:
-                raise _custom(f"attribute {self.name!r}: bad matrix: {exc}") from None
+        n_values = None
         if self.domain is not None:
             try:
-                dom = domain_from_spec(self.domain)
+                n_values = domain_from_spec(self.domain).n_values
             except (DomainError, TypeError, KeyError, ValueError) as exc:
                 raise _custom(f"attribute {self.name!r}: bad domain: {exc}") from None
-            if self.matrix is not None:
-                try:
-                    check_matrix_entry(self.matrix, dom.n_values)
-                except (MatrixError, TypeError, KeyError, ValueError) as exc:
-                    raise _custom(f"attribute {self.name!r}: bad matrix: {exc}") from None
+        # without a domain, only a matrix the data completes: its parameters, before any data
+        if self.matrix is not None and (n_values is not None or needs_data(self.matrix)):
+            try:
+                check_matrix_entry(self.matrix, n_values)
+            except (MatrixError, TypeError, KeyError, ValueError) as exc:
+                raise _custom(f"attribute {self.name!r}: bad matrix: {exc}") from None
         return self
 
     def get_domain(self) -> Domain:
