@@ -294,15 +294,14 @@ def _csv_plan(path: Path, columns, kinds):
     # number written as a float ('5.0', as pandas writes a float column)
     convert = pcsv.ConvertOptions(
         column_types={
-            n: arrow_type("str" if given.get(n) == "int" else given.get(n, "str")) for n in names
+            n: arrow_type("str" if spaced or given.get(n) == "int" else given.get(n, "str"))
+            for n in names
         },
         null_values=NA_VALUES,
         strings_can_be_null=True,
         quoted_strings_can_be_null=True,
         include_columns=wanted,
     )
-    if spaced:
-        convert.column_types = {n: arrow_type("str") for n in names}
     if spaced or any(n.startswith("Unnamed: ") for n in names):
         read = pcsv.ReadOptions(block_size=CSV_BLOCK, column_names=names, skip_rows=1)
     else:
