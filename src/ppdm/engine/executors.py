@@ -158,7 +158,7 @@ def client(scheduler=None, *, n_workers: int | None = None, processes: bool = Tr
     >>> c = client(n_workers=1)  # doctest: +SKIP
     >>> c.close()  # doctest: +SKIP
     """
-    _, distributed = _require_dask()
+    dask, distributed = _require_dask()
     if isinstance(scheduler, distributed.Client):
         return scheduler
     if scheduler is not None:
@@ -170,7 +170,6 @@ def client(scheduler=None, *, n_workers: int | None = None, processes: bool = Tr
             ) from None
     n = int(n_workers) if n_workers is not None else (os.cpu_count() or 1)
     check_at_least(n, "n_workers", 1, error=ParameterError)
-    dask, _ = _require_dask()
     # glibc's own trim threshold: Dask's nannies' 65536 makes a task cost 1.5x the CPU
     # (BENCHMARKS.md, "Dask scale-out"); only critical logs: a task's error comes back
     # as ppdm's own one-line exception, not also as a worker's traceback
