@@ -647,7 +647,6 @@ def release_member(directory: str | os.PathLike, name: object, *, spec_name: str
         raise SpecError(f"{where!r} names no data_file")
     bare = (
         isinstance(name, str)
-        and name not in (".", "..")
         and "/" not in name
         and "\\" not in name
         and "\x00" not in name
