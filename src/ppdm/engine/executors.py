@@ -49,11 +49,6 @@ def _require_dask():
     return dask, distributed
 
 
-def check_engine(engine: str) -> str:
-    """Validate an engine name."""
-    return check_choice(engine, "engine", ENGINES, error=ParameterError)
-
-
 class _Executor:
     """The contract both executors keep: ``map(fn, items, *, stage)`` and an ordered ``reduce``."""
 
@@ -190,7 +185,7 @@ def open_executor(
     engine: Engine = "local", scheduler=None, *, n_workers: int | None = None
 ) -> Iterator[LocalExecutor | DaskExecutor]:
     """An executor for ``engine``; a client this opens is closed on exit."""
-    check_engine(engine)
+    check_choice(engine, "engine", ENGINES, error=ParameterError)
     if engine == "local":
         if scheduler is not None:
             raise ParameterError(
@@ -246,7 +241,7 @@ def map_cells(
     >>> map_cells(abs, [-1, 2, -3])
     [1, 2, 3]
     """
-    check_engine(engine)
+    check_choice(engine, "engine", ENGINES, error=ParameterError)
     cells = list(cells)
     if jobs is not None:
         check_at_least(jobs, "jobs", 1, error=ParameterError)
