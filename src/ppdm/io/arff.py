@@ -59,14 +59,6 @@ def label_text(value) -> str:
     return str(value)
 
 
-def _is_nominal(series: pd.Series) -> bool:
-    return (
-        pd.api.types.is_bool_dtype(series)
-        or isinstance(series.dtype, pd.CategoricalDtype)
-        or not pd.api.types.is_numeric_dtype(series)
-    )
-
-
 def _declared(series: pd.Series, given) -> list[str]:
     numeric = pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
     vals = [label_text(v) for v in sorted(pd.unique(series.dropna()), key=None if numeric else str)]
@@ -134,7 +126,12 @@ def write_arff(
     columns = []
     for name in frame.columns:
         s = frame[name]
-        is_nom = name in nominal_set or _is_nominal(s)
+        is_nom = (
+            name in nominal_set
+            or pd.api.types.is_bool_dtype(s)
+            or isinstance(s.dtype, pd.CategoricalDtype)
+            or not pd.api.types.is_numeric_dtype(s)
+        )
         if is_nom:
             vals = _declared(s, categories.get(name))
             kind = "{" + ",".join(arff_quote(v) for v in vals) + "}"
