@@ -460,12 +460,9 @@ class ReleaseSpec(BaseModel):
         """Raise :class:`SpecError` unless the data has exactly the spec's attributes."""
         missing = [n for n in self.names if n not in columns]
         extra = [c for c in columns if c not in self.names]
-        if missing or extra:
-            parts = []
-            if missing:
-                parts.append(f"the data lacks {missing}")
-            if extra:
-                parts.append(f"the spec does not describe {extra}")
+        parts = [f"the data lacks {missing}"] if missing else []
+        parts += [f"the spec does not describe {extra}"] if extra else []
+        if parts:
             raise SpecError("spec does not match the data: " + "; ".join(parts))
 
 
