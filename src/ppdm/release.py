@@ -421,16 +421,13 @@ class ReleaseSpec(BaseModel):
             problem = mechanism_of(self.method).attribute_problem(a, self.data_file)
             if problem is not None:
                 raise _custom(problem)
-        # a hand-written spec may describe only some columns; a release lists them all
-        if (
-            self.data_file is not None
-            and self.class_attribute is not None
-            and self.class_attribute not in names
-        ):
-            raise _custom(
-                f"class_attribute {self.class_attribute!r} is not among the attributes {names}"
-            )
-        if self.data_file is not None:  # a release says what it did to its class, once
+        # a hand-written spec may describe only some columns; a release lists them all, and
+        # says what it did to its class, once
+        if self.data_file is not None:
+            if self.class_attribute is not None and self.class_attribute not in names:
+                raise _custom(
+                    f"class_attribute {self.class_attribute!r} is not among the attributes {names}"
+                )
             if self.class_perturbed and self.class_attribute is None:
                 raise _custom("class_perturbed is true but there is no class_attribute")
             if self.class_attribute is not None:
