@@ -195,7 +195,7 @@ def _arrow_batch(frame: pd.DataFrame, schema):
 ROW_GROUP_ROWS = 250_000
 
 
-class BatchWriter:
+class BatchWriter(AbstractContextManager):
     """Append DataFrame batches to one CSV or Parquet file (``fmt``).
 
     Parquet row groups hold :data:`ROW_GROUP_ROWS` rows however the rows come in batches:
@@ -269,9 +269,6 @@ class BatchWriter:
             if self._held:
                 self._flush(final=True)
             self._writer.close()
-
-    def __enter__(self) -> BatchWriter:
-        return self
 
     def __exit__(self, *exc) -> None:
         self.close()
