@@ -244,11 +244,10 @@ def make_release(
         raise OptionError(
             "fmt", f"fmt {fmt}: a partitioned release is written as Parquet parts ({engine})"
         )
-    local = {
-        k: keywords.pop(k, None) for k in ("batch_size", "progress", "on_pass", "owner_report")
-    }
+    for name in ("progress", "on_pass"):  # the local passes' callbacks: nothing to call
+        keywords.pop(name, None)
     for name in ("batch_size", "owner_report"):
-        if local.get(name) is not None:
+        if keywords.pop(name, None) is not None:
             raise OptionError(name, f"{name} is for engine 'local' (not {engine})")
     return make_release_partitioned(
         data, out_dir, engine="local" if engine == "partitioned" else "dask",

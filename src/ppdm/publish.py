@@ -574,14 +574,14 @@ class _Terminated(SystemExit):
 _terminated_by: list[int] = []
 #: Above 0 while a claim is taken or given up (:func:`_signals_wait`).
 _waiting: list[int] = [0]
+#: The signals that end a run cleanly (SIGHUP is not on every platform).
+_ENDING = [getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n)]
 
 
 def _raise_exit(signum, frame) -> None:
     # a second signal must not interrupt the clean-up the first one starts
-    for name in ("SIGTERM", "SIGHUP"):
-        sig = getattr(signal, name, None)
-        if sig is not None:
-            signal.signal(sig, signal.SIG_IGN)
+    for sig in _ENDING:
+        signal.signal(sig, signal.SIG_IGN)
     _terminated_by.append(signum)
     if _waiting[0]:  # raised when the claim is whole (or at the process's end)
         return
@@ -608,10 +608,8 @@ def install_signal_handlers() -> None:
     """Turn ``SIGTERM`` and ``SIGHUP`` into ``SystemExit(128 + signal)``, once, from a
     program's entry point: the publishers then remove their hidden work.
     """
-    for name in ("SIGTERM", "SIGHUP"):
-        sig = getattr(signal, name, None)
-        if sig is not None:
-            signal.signal(sig, _raise_exit)
+    for sig in _ENDING:
+        signal.signal(sig, _raise_exit)
 
 
 def release_member(directory: str | os.PathLike, name: object, *, spec_name: str) -> Path:
@@ -647,7 +645,6 @@ def release_member(directory: str | os.PathLike, name: object, *, spec_name: str
         raise SpecError(f"{where!r} names no data_file")
     bare = (
         isinstance(name, str)
-        and name not in (".", "..")
         and "/" not in name
         and "\\" not in name
         and "\x00" not in name

@@ -329,21 +329,18 @@ class AttributeSpec(BaseModel):
                 self.get_noise()
             except (ValueError, TypeError) as exc:
                 raise _custom(f"attribute {self.name!r}: bad noise: {exc}") from None
-        if self.domain is None and needs_data(self.matrix):
-            try:  # its parameters, before any data (the domain comes with the data)
-                check_matrix_entry(self.matrix)
-            except (MatrixError, TypeError, KeyError, ValueError) as exc:
-                raise _custom(f"attribute {self.name!r}: bad matrix: {exc}") from None
+        n_values = None
         if self.domain is not None:
             try:
-                dom = domain_from_spec(self.domain)
+                n_values = domain_from_spec(self.domain).n_values
             except (DomainError, TypeError, KeyError, ValueError) as exc:
                 raise _custom(f"attribute {self.name!r}: bad domain: {exc}") from None
-            if self.matrix is not None:
-                try:
-                    check_matrix_entry(self.matrix, dom.n_values)
-                except (MatrixError, TypeError, KeyError, ValueError) as exc:
-                    raise _custom(f"attribute {self.name!r}: bad matrix: {exc}") from None
+        # without a domain, only a matrix the data completes: its parameters, before any data
+        if self.matrix is not None and (n_values is not None or needs_data(self.matrix)):
+            try:
+                check_matrix_entry(self.matrix, n_values)
+            except (MatrixError, TypeError, KeyError, ValueError) as exc:
+                raise _custom(f"attribute {self.name!r}: bad matrix: {exc}") from None
         return self
 
     def get_domain(self) -> Domain:
@@ -424,16 +421,13 @@ class ReleaseSpec(BaseModel):
             problem = mechanism_of(self.method).attribute_problem(a, self.data_file)
             if problem is not None:
                 raise _custom(problem)
-        # a hand-written spec may describe only some columns; a release lists them all
-        if (
-            self.data_file is not None
-            and self.class_attribute is not None
-            and self.class_attribute not in names
-        ):
-            raise _custom(
-                f"class_attribute {self.class_attribute!r} is not among the attributes {names}"
-            )
-        if self.data_file is not None:  # a release says what it did to its class, once
+        # a hand-written spec may describe only some columns; a release lists them all, and
+        # says what it did to its class, once
+        if self.data_file is not None:
+            if self.class_attribute is not None and self.class_attribute not in names:
+                raise _custom(
+                    f"class_attribute {self.class_attribute!r} is not among the attributes {names}"
+                )
             if self.class_perturbed and self.class_attribute is None:
                 raise _custom("class_perturbed is true but there is no class_attribute")
             if self.class_attribute is not None:
@@ -463,12 +457,9 @@ class ReleaseSpec(BaseModel):
         """Raise :class:`SpecError` unless the data has exactly the spec's attributes."""
         missing = [n for n in self.names if n not in columns]
         extra = [c for c in columns if c not in self.names]
-        if missing or extra:
-            parts = []
-            if missing:
-                parts.append(f"the data lacks {missing}")
-            if extra:
-                parts.append(f"the spec does not describe {extra}")
+        parts = [f"the data lacks {missing}"] if missing else []
+        parts += [f"the spec does not describe {extra}"] if extra else []
+        if parts:
             raise SpecError("spec does not match the data: " + "; ".join(parts))
 
 

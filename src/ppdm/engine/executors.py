@@ -49,11 +49,6 @@ def _require_dask():
     return dask, distributed
 
 
-def check_engine(engine: str) -> str:
-    """Validate an engine name."""
-    return check_choice(engine, "engine", ENGINES, error=ParameterError)
-
-
 class _Executor:
     """The contract both executors keep: ``map(fn, items, *, stage)`` and an ordered ``reduce``."""
 
@@ -158,7 +153,7 @@ def client(scheduler=None, *, n_workers: int | None = None, processes: bool = Tr
     >>> c = client(n_workers=1)  # doctest: +SKIP
     >>> c.close()  # doctest: +SKIP
     """
-    _, distributed = _require_dask()
+    dask, distributed = _require_dask()
     if isinstance(scheduler, distributed.Client):
         return scheduler
     if scheduler is not None:
@@ -170,7 +165,6 @@ def client(scheduler=None, *, n_workers: int | None = None, processes: bool = Tr
             ) from None
     n = int(n_workers) if n_workers is not None else (os.cpu_count() or 1)
     check_at_least(n, "n_workers", 1, error=ParameterError)
-    dask, _ = _require_dask()
     # glibc's own trim threshold: Dask's nannies' 65536 makes a task cost 1.5x the CPU
     # (BENCHMARKS.md, "Dask scale-out"); only critical logs: a task's error comes back
     # as ppdm's own one-line exception, not also as a worker's traceback
@@ -191,7 +185,7 @@ def open_executor(
     engine: Engine = "local", scheduler=None, *, n_workers: int | None = None
 ) -> Iterator[LocalExecutor | DaskExecutor]:
     """An executor for ``engine``; a client this opens is closed on exit."""
-    check_engine(engine)
+    check_choice(engine, "engine", ENGINES, error=ParameterError)
     if engine == "local":
         if scheduler is not None:
             raise ParameterError(
@@ -247,7 +241,7 @@ def map_cells(
     >>> map_cells(abs, [-1, 2, -3])
     [1, 2, 3]
     """
-    check_engine(engine)
+    check_choice(engine, "engine", ENGINES, error=ParameterError)
     cells = list(cells)
     if jobs is not None:
         check_at_least(jobs, "jobs", 1, error=ParameterError)

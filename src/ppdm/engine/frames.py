@@ -54,15 +54,6 @@ def _check_parts(parts: Any) -> list[pd.DataFrame]:
     return partitions_of(list(parts))
 
 
-def _meta(ddf, spec: ReleaseSpec) -> pd.DataFrame:
-    """Empty frame with the dtypes of a perturbed (or reconstructed) partition of ``ddf``."""
-    sample = ddf._meta_nonempty.iloc[:1].copy()
-    for a in spec.perturbed_attributes():
-        value = a.get_domain().decode(np.zeros(1, dtype=np.int64))
-        sample[a.name] = pd.Series(value, index=sample.index)
-    return sample.iloc[:0]
-
-
 def _lazy(ddf, spec: ReleaseSpec, fn, per_partition: list[dict] | None = None):
     """``fn(frame, partition=i, **per_partition[i])`` on every partition, lazily."""
     dask, _ = _require_dask()
@@ -71,7 +62,11 @@ def _lazy(ddf, spec: ReleaseSpec, fn, per_partition: list[dict] | None = None):
     task = dask.delayed(fn, pure=True)
     extra = per_partition or [{}] * ddf.npartitions
     out = [task(part, partition=i, **x) for i, (part, x) in enumerate(zip(ddf.to_delayed(), extra))]
-    return dd.from_delayed(out, meta=_meta(ddf, spec), verify_meta=False)
+    meta = ddf._meta_nonempty.iloc[:1].copy()  # the dtypes of a perturbed partition
+    for a in spec.perturbed_attributes():
+        value = a.get_domain().decode(np.zeros(1, dtype=np.int64))
+        meta[a.name] = pd.Series(value, index=meta.index)
+    return dd.from_delayed(out, meta=meta.iloc[:0], verify_meta=False)
 
 
 def plan_release_dask(ddf, options: PlanOptions | None = None, **plan_keywords) -> ReleaseSpec:

@@ -225,10 +225,7 @@ def add_counts(first: PartitionCounts, then: PartitionCounts) -> PartitionCounts
     >>> s.classes, s.tables["v"].tolist()
     (('x', 'y'), [[1, 1], [0, 1]])
     """
-    if first.classes is None:
-        classes = None
-    else:
-        classes = first.classes + tuple(c for c in then.classes if c not in set(first.classes))
+    classes = None if first.classes is None else tuple(dict.fromkeys(first.classes + then.classes))
     tables = {}
     for k in first.tables:
         a, b = align_counts(first, classes, k), align_counts(then, classes, k)

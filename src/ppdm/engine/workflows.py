@@ -149,10 +149,9 @@ def _as_kinds(frame: pd.DataFrame, kinds: dict[str, str]) -> pd.DataFrame:
     ]
     if not numeric:
         return frame
-    frame = frame.copy()
-    for name in numeric:
-        frame[name] = frame[name].map(str, na_action="ignore").astype(object)
-    return frame
+    return frame.assign(
+        **{n: frame[n].map(str, na_action="ignore").astype(object) for n in numeric}
+    )
 
 
 def _parquet(handle: Any) -> bool:

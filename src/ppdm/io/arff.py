@@ -59,21 +59,9 @@ def label_text(value) -> str:
     return str(value)
 
 
-def _is_nominal(series: pd.Series) -> bool:
-    return (
-        pd.api.types.is_bool_dtype(series)
-        or isinstance(series.dtype, pd.CategoricalDtype)
-        or not pd.api.types.is_numeric_dtype(series)
-    )
-
-
 def _declared(series: pd.Series, given) -> list[str]:
-    uniq = pd.unique(series.dropna())
-    if pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series):
-        uniq = sorted(uniq)
-    else:
-        uniq = sorted(uniq, key=str)
-    vals = [label_text(v) for v in uniq]
+    numeric = pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
+    vals = [label_text(v) for v in sorted(pd.unique(series.dropna()), key=None if numeric else str)]
     if given is not None:  # the given values in their order, then any other that occurs
         vals = [label_text(v) for v in given] + vals
     return list(dict.fromkeys(vals))
@@ -138,7 +126,12 @@ def write_arff(
     columns = []
     for name in frame.columns:
         s = frame[name]
-        is_nom = name in nominal_set or _is_nominal(s)
+        is_nom = (
+            name in nominal_set
+            or pd.api.types.is_bool_dtype(s)
+            or isinstance(s.dtype, pd.CategoricalDtype)
+            or not pd.api.types.is_numeric_dtype(s)
+        )
         if is_nom:
             vals = _declared(s, categories.get(name))
             kind = "{" + ",".join(arff_quote(v) for v in vals) + "}"
@@ -151,8 +144,7 @@ def write_arff(
     with open(path, "w", encoding="utf-8", newline="\n") as fh:
         fh.write("\n".join(header) + "\n")
         for i, row in enumerate(zip(*columns)):
-            line = ",".join(row)
-            fh.write(line + (f",{{{w[i]}}}\n" if w is not None else "\n"))
+            fh.write(",".join(row) + (f",{{{w[i]}}}\n" if w is not None else "\n"))
 
 
 _ARFF_UNESCAPE_RE = re.compile(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)", re.DOTALL)

@@ -15,7 +15,7 @@ import pandas as pd
 
 from ..exceptions import DataError
 from .files import csv_compression, open_bytes, table_format
-from .kinds import CSV_BLOCK, NA_VALUES, TEXT_ATTR, arrow_type, cast_kind, infer_kind
+from .kinds import CSV_BLOCK, NA_VALUES, TEXT_ATTR, arrow_type, infer_kind
 
 
 def _text(path: Path):
@@ -190,12 +190,6 @@ def _not_csv(data) -> str | None:
 _SPACED_NOTED: set[str] = set()
 
 
-def _spaced(names: list[str]) -> bool:
-    """A header written with ``', '`` between names (as KEEL's files are): its values
-    are too, and the spaces are dropped as pandas' ``skipinitialspace`` does."""
-    return len(names) > 1 and all(n.startswith(" ") and n.strip(" ") for n in names[1:])
-
-
 def _unspaced(table, given: dict):
     """``table`` (read as text) without the space after each separator; ``' NA'`` is missing."""
     import pyarrow as pa
@@ -249,7 +243,9 @@ def _csv_header(path: Path) -> tuple[list[str], bool]:
         raise _csv_error(path, exc) from None
     names = [str(n) or f"Unnamed: {i}" for i, n in enumerate(reader.schema.names)]
     reader.close()
-    spaced = _spaced(names)
+    # written with ', ' between names (as KEEL's files are): its values are too, and the
+    # spaces are dropped as pandas' skipinitialspace does
+    spaced = len(names) > 1 and all(n.startswith(" ") and n.strip(" ") for n in names[1:])
     if spaced:
         names = [n.lstrip(" ") for n in names]
         if str(path) not in _SPACED_NOTED:
@@ -294,15 +290,14 @@ def _csv_plan(path: Path, columns, kinds):
     # number written as a float ('5.0', as pandas writes a float column)
     convert = pcsv.ConvertOptions(
         column_types={
-            n: arrow_type("str" if given.get(n) == "int" else given.get(n, "str")) for n in names
+            n: arrow_type("str" if spaced or given.get(n) == "int" else given.get(n, "str"))
+            for n in names
         },
         null_values=NA_VALUES,
         strings_can_be_null=True,
         quoted_strings_can_be_null=True,
         include_columns=wanted,
     )
-    if spaced:
-        convert.column_types = {n: arrow_type("str") for n in names}
     if spaced or any(n.startswith("Unnamed: ") for n in names):
         read = pcsv.ReadOptions(block_size=CSV_BLOCK, column_names=names, skip_rows=1)
     else:
@@ -316,13 +311,16 @@ def _csv_frame(
 ) -> pd.DataFrame:
     """A text-read Arrow table as a DataFrame, its columns of kind ``"int"`` or none converted."""
     if kinds != "text":
+        import pyarrow.compute as pc
+
         arrays = []
         for name, col in zip(table.column_names, table.columns):
             kind = given.get(name)
             if kind == "int":
                 col = _ints_of_text(col, name, path, first_row)
             elif kind is None:
-                col = cast_kind(col, infer_kind(col))
+                kind = infer_kind(col)
+                col = col if kind == "str" else pc.cast(col, arrow_type(kind))
             arrays.append(col)
         table = table.from_arrays(arrays, names=table.column_names)
     frame = table.to_pandas()

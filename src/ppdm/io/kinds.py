@@ -127,9 +127,3 @@ def infer_kind(array) -> str:
         if numbers_of_text(array, kind) is not None:
             return kind
     return "str"
-
-
-def cast_kind(array, kind: str):
-    import pyarrow.compute as pc
-
-    return array if kind == "str" else pc.cast(array, arrow_type(kind))

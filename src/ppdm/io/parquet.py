@@ -35,18 +35,6 @@ def _unsupported(t) -> str | None:
     return "a number or a string"
 
 
-def _check_parquet(path: Path, schema, columns) -> None:
-    for field in schema:
-        if columns is not None and field.name not in columns:
-            continue
-        hint = _unsupported(field.type)
-        if hint is not None:
-            raise DataError(
-                f"column {field.name!r} of {str(path)!r} has type {field.type}, which ppdm "
-                f"cannot release; convert it to {hint}"
-            )
-
-
 def parquet_file(path: Path, columns):
     import pyarrow.parquet as pq
 
@@ -62,7 +50,13 @@ def parquet_file(path: Path, columns):
         for c in columns:
             if c not in schema.names:
                 raise DataError(f"input file {str(path)!r} has no column {c!r}")
-    _check_parquet(path, schema, columns)
+    for field in schema:
+        hint = _unsupported(field.type)
+        if hint is not None and (columns is None or field.name in columns):
+            raise DataError(
+                f"column {field.name!r} of {str(path)!r} has type {field.type}, which ppdm "
+                f"cannot release; convert it to {hint}"
+            )
     return pf
 
 
@@ -169,16 +163,12 @@ def parquet_kinds(path: str | os.PathLike) -> tuple[int, dict[str, str]] | None:
     pandas_meta = schema.pandas_metadata or {}
     if any(not isinstance(c, dict) for c in pandas_meta.get("index_columns", [])):
         return None
-    kinds = {}
-    for name, field in zip(names, schema):
-        kind = _footer_kind(field.type)
-        if kind is None:
-            return None
-        kinds[name] = kind
+    kinds = {name: _footer_kind(field.type) for name, field in zip(names, schema)}
+    if None in kinds.values():
+        return None
     for g in range(meta.num_row_groups):
         group = meta.row_group(g)
-        for j in range(group.num_columns):
-            stats = group.column(j).statistics
-            if stats is None or not stats.has_null_count or stats.null_count != 0:
-                return None
+        stats = [group.column(j).statistics for j in range(group.num_columns)]
+        if any(s is None or not s.has_null_count or s.null_count != 0 for s in stats):
+            return None
     return int(meta.num_rows), kinds

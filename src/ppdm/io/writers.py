@@ -91,14 +91,10 @@ def write_csv_batch(frame: pd.DataFrame, fh, header: bool) -> None:
     import pyarrow.csv as pcsv
 
     arrays = None
-    if not isinstance(frame.columns, pd.MultiIndex):
-        arrays = []
-        for name in frame.columns:
-            text = _csv_text(frame[name]) if frame.columns.is_unique else None
-            if text is None:
-                arrays = None
-                break
-            arrays.append(text)
+    if not isinstance(frame.columns, pd.MultiIndex) and frame.columns.is_unique:
+        arrays = [_csv_text(frame[name]) for name in frame.columns]
+        if any(text is None for text in arrays):
+            arrays = None
     if arrays is not None and len(arrays) == 1 and len(frame):
         # Python's writer quotes a record that is one empty field
         lone = arrays[0]
@@ -199,7 +195,7 @@ def _arrow_batch(frame: pd.DataFrame, schema):
 ROW_GROUP_ROWS = 250_000
 
 
-class BatchWriter:
+class BatchWriter(AbstractContextManager):
     """Append DataFrame batches to one CSV or Parquet file (``fmt``).
 
     Parquet row groups hold :data:`ROW_GROUP_ROWS` rows however the rows come in batches:
@@ -273,9 +269,6 @@ class BatchWriter:
             if self._held:
                 self._flush(final=True)
             self._writer.close()
-
-    def __enter__(self) -> BatchWriter:
-        return self
 
     def __exit__(self, *exc) -> None:
         self.close()

@@ -33,8 +33,7 @@ def input_width(data) -> int:
         return data.shape[1]
     path = check_regular_file(data)
     try:
-        files = partition_files(path) if path.is_dir() else [path]
-        return len(table_columns(files[0])) if files else 6
+        return len(table_columns(partition_files(path)[0] if path.is_dir() else path))
     except (PpdmError, OSError, ValueError):
         return 6
 

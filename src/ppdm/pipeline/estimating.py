@@ -121,9 +121,7 @@ def count_pass(
                 bits[a.name] = fewer
             width = tables[a.name].shape[1]
             if len(tables[a.name]) < n_c:
-                grown = np.zeros((n_c, width))
-                grown[: len(tables[a.name])] = tables[a.name]
-                tables[a.name] = grown
+                tables[a.name] = np.pad(tables[a.name], ((0, n_c - len(tables[a.name])), (0, 0)))
             codes = d.encode(batch[a.name], column=a.name, row_offset=offset)
             cells = codes if name is None else ccodes * d.n_values + codes
             if keys:

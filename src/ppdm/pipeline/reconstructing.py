@@ -192,13 +192,15 @@ def reconstruct_release(
             klass = rel.spec.class_attribute
             if klass in frame.columns:  # last, where Weka looks for the class
                 frame = frame[[c for c in frame.columns if c != klass] + [klass]]
+            # every categorical domain whole: every ARFF copy of a release has one header
+            doms = {a.name: a.get_domain() for a in rel.spec.perturbed_attributes()}
             write_table(
                 frame,
                 tmp,
                 fmt="arff",
                 relation="ppdm-reconstructed",
-                nominal=_nominal(rel.spec),
-                categories=_categories(rel.spec),
+                nominal=[] if klass is None else [klass],
+                categories={n: d.values for n, d in doms.items() if d.kind == "categorical"},
             )
         else:
             with BatchWriter(tmp, fmt) as writer:
@@ -207,20 +209,6 @@ def reconstruct_release(
                     if progress:
                         progress(len(rec))
     return None
-
-
-def _nominal(spec: ReleaseSpec) -> list[str]:
-    """Columns an ARFF copy of a release declares nominal: the class and categorical ones."""
-    out = [a.name for a in spec.perturbed_attributes() if a.get_domain().kind == "categorical"]
-    if spec.class_attribute is not None and spec.class_attribute not in out:
-        out.append(spec.class_attribute)
-    return out
-
-
-def _categories(spec: ReleaseSpec) -> dict[str, tuple]:
-    """Every categorical domain whole, so every ARFF copy of a release has the same header."""
-    doms = {a.name: a.get_domain() for a in spec.perturbed_attributes()}
-    return {name: d.values for name, d in doms.items() if d.kind == "categorical"}
 
 
 def reconstruct_frame(
@@ -235,13 +223,11 @@ def reconstruct_frame(
     """In-memory :func:`reconstruct_batches` of a perturbed DataFrame and its spec."""
     spec.check_columns([str(c) for c in perturbed.columns])
     size = batch_size or max(len(perturbed), 1)
-    parts = list(
-        reconstruct_batches(
-            spec,
-            lambda: table_batches(perturbed, size),
-            method=method,
-            by_class=by_class,
-            random_state=random_state,
-        )
+    parts = reconstruct_batches(
+        spec,
+        lambda: table_batches(perturbed, size),
+        method=method,
+        by_class=by_class,
+        random_state=random_state,
     )
     return pd.concat(parts, ignore_index=True)
