@@ -135,13 +135,8 @@ class AssignmentState:
 def _stable_group_order(groups: np.ndarray, n_groups: int, perm: np.ndarray) -> np.ndarray:
     """``argsort(groups[perm], kind="stable")``, a radix sort (O(n)) on labels held in
     8 or 16 bits."""
-    if n_groups <= 1 << 8:
-        small = groups.astype(np.uint8)
-    elif n_groups <= 1 << 16:
-        small = groups.astype(np.uint16)
-    else:
-        small = groups
-    return np.argsort(small[perm], kind="stable")
+    width = np.uint8 if n_groups <= 1 << 8 else np.uint16 if n_groups <= 1 << 16 else groups.dtype
+    return np.argsort(groups.astype(width, copy=False)[perm], kind="stable")
 
 
 #: Largest table of buckets whose records are counted again cell by cell while drawing.
