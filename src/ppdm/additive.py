@@ -230,7 +230,8 @@ def reconstruct_distribution(
 
 
 def _prepared(noisy, kind, scale, bins, bounds, max_iter, tol, significance):
-    """The checked arguments of a reconstruction, as :func:`_binned` gives them."""
+    """The arguments of a reconstruction, checked: the X grid's edges, the transition
+    masses of the noisy intervals that hold a record, and their counts."""
     noise = AdditiveNoise(kind, scale)
     w = np.asarray(noisy, dtype=float).ravel()
     if w.size == 0 or not np.all(np.isfinite(w)):
@@ -241,12 +242,6 @@ def _prepared(noisy, kind, scale, bins, bounds, max_iter, tol, significance):
     check_probability(significance, "significance", error=ParameterError)
     lo, hi = (float(w.min()), float(w.max())) if bounds is None else map(float, bounds)
     lo, hi = check_interval(lo, hi, "bounds", error=ParameterError)
-    return _binned(w, noise, lo, hi, bins)
-
-
-def _binned(w: np.ndarray, noise: AdditiveNoise, lo: float, hi: float, bins: int):
-    """The X grid's edges, the transition masses of the noisy intervals that hold a
-    record, and their counts."""
     x_edges = np.linspace(lo, hi, bins + 1)
     h = (hi - lo) / bins
     # noisy intervals: the same width, aligned on the X grid, covering every w
