@@ -420,7 +420,7 @@ def _check_test_classes(model, y_test: pd.Series, test_name: str) -> None:
 
 
 @contextmanager
-def _predicting(test_name: str, learner: str, on_release: bool) -> Iterator[None]:
+def _predicting(test_name: str, learner: str, on_release: bool, c45: bool = True) -> Iterator[None]:
     """A test value a release learner cannot place (missing, outside its domain) is
     named with the test table, without advice meant for the data owner's flags."""
     try:
@@ -429,10 +429,10 @@ def _predicting(test_name: str, learner: str, on_release: bool) -> Iterator[None
         if not on_release:
             raise
         head = str(exc).split("; ", 1)[0]
+        tail = ", or use --learner c45, which takes missing and unseen values as J48 does"
         raise DataError(
             f"{test_name}: {head}; {learner} predicts only values of the release's domains: "
-            "drop or fill such records, or use --learner c45, which takes missing and unseen "
-            "values as J48 does"
+            f"drop or fill such records{tail if c45 else ''}"
         ) from None
 
 
