@@ -125,25 +125,19 @@ def _tree(depth: int, leaf: float) -> Candidate:
     )
 
 
+def _c45(detail: str = "", *params: tuple[str, object]) -> Candidate:
+    return Candidate(f"c45 on the by-class reconstruction{detail}", "c45", params, "by-class")
+
+
 #: The learners (and settings) mining chooses among without a test table, and the advisor
 #: scores (docs/cli.md); fewer or shallower leaves score far less noisily (pendigits,
 #: gamma 9: s.e. 0.19 against 14 for C4.5's own leaves of 2 records).
 CANDIDATES: tuple[Candidate, ...] = (
     Candidate("release-forest", "release-forest"),
     *(_tree(d, leaf) for d in (4, 8, 12) for leaf in (0.005, 0.02)),
-    Candidate("c45 on the by-class reconstruction", "c45", (), "by-class"),
-    *(
-        Candidate(
-            f"c45 on the by-class reconstruction, leaf {leaf:g}",
-            "c45",
-            (("min_leaf", leaf),),
-            "by-class",
-        )  # fmt: skip
-        for leaf in (0.02, 0.05)
-    ),
-    Candidate(
-        "c45 on the by-class reconstruction, depth 4", "c45", (("max_depth", 4),), "by-class"
-    ),
+    _c45(),
+    *(_c45(f", leaf {leaf:g}", ("min_leaf", leaf)) for leaf in (0.02, 0.05)),
+    _c45(", depth 4", ("max_depth", 4)),
 )
 
 
