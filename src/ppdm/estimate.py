@@ -147,9 +147,7 @@ def _set_scale(raw: np.ndarray, total: np.ndarray | float) -> np.ndarray:
 
 
 def _norm_sub(raw: np.ndarray, total: np.ndarray | float) -> np.ndarray:
-    if raw.ndim == 1:
-        return project_simplex(raw, float(total))
-    return _project_columns(raw, total)
+    return _project_columns(raw.reshape(len(raw), -1), np.atleast_1d(total)).reshape(raw.shape)
 
 
 @dataclass(frozen=True)
@@ -391,7 +389,7 @@ def bootstrap_stderr(
     n = int(round(float(y.sum())))
     if n <= 0:
         return np.zeros(len(y))
-    table = largest_remainder(np.clip(np.asarray(counts, dtype=np.float64), 0, None), n)
+    table = largest_remainder(counts, n)
     if rng is None:
         rng = _seed(y, method)
     ystar = _reperturb(table, matrix, int(replicates), rng)
@@ -469,7 +467,7 @@ def joint_stderr(
     n = int(round(float(y.sum())))
     if n <= 0:
         return np.zeros(y.shape)
-    table = largest_remainder(np.clip(np.asarray(counts, dtype=np.float64).ravel(), 0, None), n)
+    table = largest_remainder(np.ravel(counts), n)
     ystar = _reperturb_joint(table.reshape(y.shape), matrix, int(replicates), _seed(y, est.name))
     reps = est.estimate(ystar, matrix.flat())
     return reps.std(axis=1, ddof=1).reshape(y.shape)
