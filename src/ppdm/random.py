@@ -164,9 +164,7 @@ def release_generator(
         gen = random_state
     else:
         gen = stream_generator(resolve_seed(random_state), *name)
-        if random_state is None:
-            return gen
-    if warn:
+    if random_state is not None and warn:
         warn_seeded_release(stacklevel=2)
     return gen
 
