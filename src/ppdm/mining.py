@@ -249,9 +249,7 @@ def make_learner(name: str, spec=None, *, allow_import: bool = False):
     """A fresh learner from its name (see :func:`resolve_learner`); a release learner is
     given the release's ``spec``."""
     key, cls = resolve_learner(name, allow_import=allow_import)
-    if key in RELEASE_LEARNERS:
-        return cls(spec=spec)
-    return cls()
+    return cls(spec=spec) if key in RELEASE_LEARNERS else cls()
 
 
 def _features(frame: pd.DataFrame, spec, target: str, learner: str) -> pd.DataFrame:
