@@ -344,8 +344,7 @@ def _reperturb(
     n_values = len(table)
     form = matrix.affine_form
     if form is not None:
-        a = form[0]
-        kept = rng.binomial(table[:, None], a, size=(n_values, replicates))
+        kept = rng.binomial(table[:, None], form[0], size=(n_values, replicates))
         moved = int(table.sum()) - kept.sum(axis=0)
         spread = rng.multinomial(moved, np.full(n_values, 1.0 / n_values))
         return (kept + spread.T).astype(np.float64)
