@@ -272,7 +272,6 @@ def _iterate(counts: np.ndarray, T: np.ndarray, threshold: float, max_iter: int)
     p = np.full((rows, bins), 1.0 / bins)
     its = np.zeros(rows, dtype=np.int64)
     statistic = np.full(rows, np.inf)
-    done = np.zeros(rows, dtype=bool)
     active = np.arange(rows)
     for it in range(1, max_iter + 1):
         pa, ca = p[active], counts[active]
@@ -284,12 +283,10 @@ def _iterate(counts: np.ndarray, T: np.ndarray, threshold: float, max_iter: int)
         diff = np.where(pa > 0, (new - pa) ** 2 / np.where(pa > 0, pa, 1.0), 0.0)
         stat = n[active] * diff.sum(axis=1)
         p[active], statistic[active], its[active] = new, stat, it
-        met = stat < threshold
-        done[active[met]] = True
-        active = active[~met]
+        active = active[~(stat < threshold)]  # a NaN statistic goes on
         if active.size == 0:
             break
-    return p, its, done, statistic
+    return p, its, statistic < threshold, statistic
 
 
 def reconstruction_stderr(
