@@ -77,8 +77,7 @@ def count_codes(codes: np.ndarray, n_values: int, weights: np.ndarray | None = N
 
 def project_simplex(x: np.ndarray, total: float) -> np.ndarray:
     """Euclidean projection of ``x`` on ``{z >= 0, sum z = total}`` (Norm-Sub)."""
-    x = np.asarray(x, dtype=np.float64)
-    return _project_columns(x[:, None], np.array([float(total)]))[:, 0]
+    return _norm_sub(np.asarray(x, dtype=np.float64), float(total))
 
 
 def _project_columns(x: np.ndarray, total: np.ndarray) -> np.ndarray:
