@@ -230,7 +230,8 @@ def reconstruct_distribution(
 
 
 def _prepared(noisy, kind, scale, bins, bounds, max_iter, tol, significance):
-    """The checked arguments of a reconstruction, as :func:`_binned` gives them."""
+    """The arguments of a reconstruction, checked: the X grid's edges, the transition
+    masses of the noisy intervals that hold a record, and their counts."""
     noise = AdditiveNoise(kind, scale)
     w = np.asarray(noisy, dtype=float).ravel()
     if w.size == 0 or not np.all(np.isfinite(w)):
@@ -241,12 +242,6 @@ def _prepared(noisy, kind, scale, bins, bounds, max_iter, tol, significance):
     check_probability(significance, "significance", error=ParameterError)
     lo, hi = (float(w.min()), float(w.max())) if bounds is None else map(float, bounds)
     lo, hi = check_interval(lo, hi, "bounds", error=ParameterError)
-    return _binned(w, noise, lo, hi, bins)
-
-
-def _binned(w: np.ndarray, noise: AdditiveNoise, lo: float, hi: float, bins: int):
-    """The X grid's edges, the transition masses of the noisy intervals that hold a
-    record, and their counts."""
     x_edges = np.linspace(lo, hi, bins + 1)
     h = (hi - lo) / bins
     # noisy intervals: the same width, aligned on the X grid, covering every w
@@ -277,7 +272,6 @@ def _iterate(counts: np.ndarray, T: np.ndarray, threshold: float, max_iter: int)
     p = np.full((rows, bins), 1.0 / bins)
     its = np.zeros(rows, dtype=np.int64)
     statistic = np.full(rows, np.inf)
-    done = np.zeros(rows, dtype=bool)
     active = np.arange(rows)
     for it in range(1, max_iter + 1):
         pa, ca = p[active], counts[active]
@@ -289,12 +283,10 @@ def _iterate(counts: np.ndarray, T: np.ndarray, threshold: float, max_iter: int)
         diff = np.where(pa > 0, (new - pa) ** 2 / np.where(pa > 0, pa, 1.0), 0.0)
         stat = n[active] * diff.sum(axis=1)
         p[active], statistic[active], its[active] = new, stat, it
-        met = stat < threshold
-        done[active[met]] = True
-        active = active[~met]
+        active = active[~(stat < threshold)]  # a NaN statistic goes on
         if active.size == 0:
             break
-    return p, its, done, statistic
+    return p, its, statistic < threshold, statistic
 
 
 def reconstruction_stderr(

@@ -26,8 +26,7 @@ __all__ = ["indicator_weights", "box_weights", "box_counts"]
 
 def indicator_weights(matrix: PerturbationMatrix, mask: np.ndarray) -> np.ndarray:
     """``v_I = M^-T 1_I``: per perturbed code, the unbiased weight of "original in I"."""
-    mask = np.asarray(mask, dtype=np.float64)
-    return matrix.inverse_transpose_apply(mask)
+    return matrix.inverse_transpose_apply(np.asarray(mask, dtype=np.float64))
 
 
 def box_weights(

@@ -77,8 +77,7 @@ def count_codes(codes: np.ndarray, n_values: int, weights: np.ndarray | None = N
 
 def project_simplex(x: np.ndarray, total: float) -> np.ndarray:
     """Euclidean projection of ``x`` on ``{z >= 0, sum z = total}`` (Norm-Sub)."""
-    x = np.asarray(x, dtype=np.float64)
-    return _project_columns(x[:, None], np.array([float(total)]))[:, 0]
+    return _norm_sub(np.asarray(x, dtype=np.float64), float(total))
 
 
 def _project_columns(x: np.ndarray, total: np.ndarray) -> np.ndarray:
@@ -147,9 +146,7 @@ def _set_scale(raw: np.ndarray, total: np.ndarray | float) -> np.ndarray:
 
 
 def _norm_sub(raw: np.ndarray, total: np.ndarray | float) -> np.ndarray:
-    if raw.ndim == 1:
-        return project_simplex(raw, float(total))
-    return _project_columns(raw, total)
+    return _project_columns(raw.reshape(len(raw), -1), np.atleast_1d(total)).reshape(raw.shape)
 
 
 @dataclass(frozen=True)
@@ -346,8 +343,7 @@ def _reperturb(
     n_values = len(table)
     form = matrix.affine_form
     if form is not None:
-        a = form[0]
-        kept = rng.binomial(table[:, None], a, size=(n_values, replicates))
+        kept = rng.binomial(table[:, None], form[0], size=(n_values, replicates))
         moved = int(table.sum()) - kept.sum(axis=0)
         spread = rng.multinomial(moved, np.full(n_values, 1.0 / n_values))
         return (kept + spread.T).astype(np.float64)
@@ -391,7 +387,7 @@ def bootstrap_stderr(
     n = int(round(float(y.sum())))
     if n <= 0:
         return np.zeros(len(y))
-    table = largest_remainder(np.clip(np.asarray(counts, dtype=np.float64), 0, None), n)
+    table = largest_remainder(counts, n)
     if rng is None:
         rng = _seed(y, method)
     ystar = _reperturb(table, matrix, int(replicates), rng)
@@ -469,7 +465,7 @@ def joint_stderr(
     n = int(round(float(y.sum())))
     if n <= 0:
         return np.zeros(y.shape)
-    table = largest_remainder(np.clip(np.asarray(counts, dtype=np.float64).ravel(), 0, None), n)
+    table = largest_remainder(np.ravel(counts), n)
     ystar = _reperturb_joint(table.reshape(y.shape), matrix, int(replicates), _seed(y, est.name))
     reps = est.estimate(ystar, matrix.flat())
     return reps.std(axis=1, ddof=1).reshape(y.shape)

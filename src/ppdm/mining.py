@@ -125,25 +125,19 @@ def _tree(depth: int, leaf: float) -> Candidate:
     )
 
 
+def _c45(detail: str = "", *params: tuple[str, object]) -> Candidate:
+    return Candidate(f"c45 on the by-class reconstruction{detail}", "c45", params, "by-class")
+
+
 #: The learners (and settings) mining chooses among without a test table, and the advisor
 #: scores (docs/cli.md); fewer or shallower leaves score far less noisily (pendigits,
 #: gamma 9: s.e. 0.19 against 14 for C4.5's own leaves of 2 records).
 CANDIDATES: tuple[Candidate, ...] = (
     Candidate("release-forest", "release-forest"),
     *(_tree(d, leaf) for d in (4, 8, 12) for leaf in (0.005, 0.02)),
-    Candidate("c45 on the by-class reconstruction", "c45", (), "by-class"),
-    *(
-        Candidate(
-            f"c45 on the by-class reconstruction, leaf {leaf:g}",
-            "c45",
-            (("min_leaf", leaf),),
-            "by-class",
-        )  # fmt: skip
-        for leaf in (0.02, 0.05)
-    ),
-    Candidate(
-        "c45 on the by-class reconstruction, depth 4", "c45", (("max_depth", 4),), "by-class"
-    ),
+    _c45(),
+    *(_c45(f", leaf {leaf:g}", ("min_leaf", leaf)) for leaf in (0.02, 0.05)),
+    _c45(", depth 4", ("max_depth", 4)),
 )
 
 
@@ -255,9 +249,7 @@ def make_learner(name: str, spec=None, *, allow_import: bool = False):
     """A fresh learner from its name (see :func:`resolve_learner`); a release learner is
     given the release's ``spec``."""
     key, cls = resolve_learner(name, allow_import=allow_import)
-    if key in RELEASE_LEARNERS:
-        return cls(spec=spec)
-    return cls()
+    return cls(spec=spec) if key in RELEASE_LEARNERS else cls()
 
 
 def _features(frame: pd.DataFrame, spec, target: str, learner: str) -> pd.DataFrame:
@@ -420,7 +412,7 @@ def _check_test_classes(model, y_test: pd.Series, test_name: str) -> None:
 
 
 @contextmanager
-def _predicting(test_name: str, learner: str, on_release: bool) -> Iterator[None]:
+def _predicting(test_name: str, learner: str, on_release: bool, c45: bool = True) -> Iterator[None]:
     """A test value a release learner cannot place (missing, outside its domain) is
     named with the test table, without advice meant for the data owner's flags."""
     try:
@@ -429,10 +421,10 @@ def _predicting(test_name: str, learner: str, on_release: bool) -> Iterator[None
         if not on_release:
             raise
         head = str(exc).split("; ", 1)[0]
+        tail = ", or use --learner c45, which takes missing and unseen values as J48 does"
         raise DataError(
             f"{test_name}: {head}; {learner} predicts only values of the release's domains: "
-            "drop or fill such records, or use --learner c45, which takes missing and unseen "
-            "values as J48 does"
+            f"drop or fill such records{tail if c45 else ''}"
         ) from None
 
 

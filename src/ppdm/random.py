@@ -164,9 +164,7 @@ def release_generator(
         gen = random_state
     else:
         gen = stream_generator(resolve_seed(random_state), *name)
-        if random_state is None:
-            return gen
-    if warn:
+    if random_state is not None and warn:
         warn_seeded_release(stacklevel=2)
     return gen
 
@@ -207,28 +205,21 @@ class WordStream:
     @property
     def generator(self) -> np.random.Generator:
         """The generator, positioned at 64-bit word ``row`` (one double per value)."""
-        if self._row is not None:
-            self._position(halves=False)
+        self._position(halves=False)
         return self._generator
 
     def uint32(self, k: int) -> np.ndarray:
         """The next ``k`` 32-bit words."""
-        if self._row is not None:
-            self._position(halves=True)
+        self._position(halves=True)
         head = 0 if self._spare is None or k == 0 else 1
         rest = k - head
         words = (rest + 1) // 2
         halves = self._bits.random_raw(words).view(np.uint32) if words else np.empty(0, np.uint32)
-        tail = halves[rest:]
-        if head:
-            out = np.concatenate([self._spare, halves[:rest]])
-            self._spare = tail if len(tail) else None
-            return out
-        self._spare = tail if len(tail) else None
-        return halves[:rest]
+        out = np.concatenate([self._spare, halves[:rest]]) if head else halves[:rest]
+        self._spare = halves[rest:] if len(halves) > rest else None
+        return out
 
     def uint64(self, k: int) -> np.ndarray:
         """The next ``k`` 64-bit words (a kept 32-bit half is left for :meth:`uint32`)."""
-        if self._row is not None:
-            self._position(halves=False)
+        self._position(halves=False)
         return self._bits.random_raw(k)

@@ -135,13 +135,8 @@ class AssignmentState:
 def _stable_group_order(groups: np.ndarray, n_groups: int, perm: np.ndarray) -> np.ndarray:
     """``argsort(groups[perm], kind="stable")``, a radix sort (O(n)) on labels held in
     8 or 16 bits."""
-    if n_groups <= 1 << 8:
-        small = groups.astype(np.uint8)
-    elif n_groups <= 1 << 16:
-        small = groups.astype(np.uint16)
-    else:
-        small = groups
-    return np.argsort(small[perm], kind="stable")
+    width = np.uint8 if n_groups <= 1 << 8 else np.uint16 if n_groups <= 1 << 16 else groups.dtype
+    return np.argsort(groups.astype(width, copy=False)[perm], kind="stable")
 
 
 #: Largest table of buckets whose records are counted again cell by cell while drawing.
@@ -348,15 +343,11 @@ def matrix_reconstruct(
     dist = np.atleast_2d(np.asarray(dist, dtype=np.int64))
     n_classes, n_codes = dist.shape
     check_tie_group_table(n_classes, n_codes, "dist")
-    if classes is None:
-        if n_classes != 1:
-            raise ParameterError("a per-class distribution needs the class codes")
-        groups = codes
-        multisets = tie_group_multisets(np.bincount(codes, minlength=n_codes), dist[0])
-    else:
-        groups = np.asarray(classes, dtype=np.int64) * n_codes + codes
-        y = np.bincount(groups, minlength=n_classes * n_codes).reshape(n_classes, n_codes)
-        multisets = np.concatenate([tie_group_multisets(y[c], dist[c]) for c in range(n_classes)])
+    if classes is None and n_classes != 1:
+        raise ParameterError("a per-class distribution needs the class codes")
+    groups = codes if classes is None else np.asarray(classes, dtype=np.int64) * n_codes + codes
+    y = np.bincount(groups, minlength=n_classes * n_codes).reshape(n_classes, n_codes)
+    multisets = np.concatenate([tie_group_multisets(y[c], dist[c]) for c in range(n_classes)])
     size = max(len(codes) if batch_size is None else int(batch_size), 1)
     state = AssignmentState(multisets)
     out = [state.draw(groups[i : i + size], rng) for i in range(0, len(groups), size)]

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from .exceptions import DataError, DomainError, ParameterError, SpecError
+from .exceptions import DataError, ParameterError, SpecError
 from .fields import fields_dict
 from .mining import CANDIDATES, Candidate, _majority_of_release, _plain, fit_candidate
 from .pipeline import Release, load_release
@@ -272,17 +272,12 @@ def mine(
 
 def _measure(model, rel: Release, test: pd.DataFrame, test_name: str, label: str):
     """Accuracy of ``model`` on the original records of ``test`` that have a class."""
-    from .mining import _check_test_classes, _with_class, check_release_columns
+    from .mining import _check_test_classes, _predicting, _with_class, check_release_columns
 
     spec, target = rel.spec, rel.spec.class_attribute
     check_release_columns(spec, test, test_name)
     test = _with_class(test[list(spec.names)], target, "test")
     _check_test_classes(model, test[target], test_name)
-    try:
+    with _predicting(test_name, label, True, c45=False):
         predicted = model.predict(test.drop(columns=[target]))
-    except DomainError as exc:
-        raise DataError(
-            f"{test_name}: {str(exc).split('; ', 1)[0]}; {label} predicts only values of the "
-            "release's domains: drop or fill such records"
-        ) from None
     return float(np.mean(predicted == test[target].to_numpy())), len(test)

@@ -187,14 +187,11 @@ def _balanced(n: int, function: int, rng: np.random.Generator) -> dict[str, np.n
             idx = np.flatnonzero(y == c)[: need[c] - have[c]]
             got[c].append({k: v[idx] for k, v in batch.items()})
             have[c] += idx.size
-    parts = {c: {k: np.concatenate([g[k] for g in got[c]]) for k in AGRAWAL_COLUMNS} for c in got}
-    out = {}
-    for k in AGRAWAL_COLUMNS:
-        col = np.empty(n, dtype=parts[0][k].dtype)
-        col[0::2] = parts[1][k]
-        col[1::2] = parts[0][k]
-        out[k] = col
-    return out
+    j = np.arange(n)
+    take = j // 2 + (j % 2) * need[1]  # in the B records, then the A records
+    return {
+        k: np.concatenate([g[k] for c in (1, 0) for g in got[c]])[take] for k in AGRAWAL_COLUMNS
+    }
 
 
 def _perturb(cols: dict[str, np.ndarray], p: float, rng: np.random.Generator) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field
 from decimal import Decimal
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import numpy as np
 import pandas as pd
@@ -25,9 +25,6 @@ MISSING = "__missing__"
 
 
 Representative = Literal["center", "left", "right", "random"]
-
-
-_REPRESENTATIVES = ("center", "left", "right", "random")
 
 
 def first_bad_row(mask: np.ndarray, offset: int) -> int:
@@ -186,9 +183,10 @@ class BinnedDomain:
                 f"bounds [{self.low}, {self.high}] are too far apart: the bin width "
                 f"({self.high} - {self.low}) / {self.n_bins} overflows; narrow the bounds"
             )
-        if self.representative not in _REPRESENTATIVES:
+        if self.representative not in get_args(Representative):
             raise DomainError(
-                f"representative must be one of {_REPRESENTATIVES} (got {self.representative!r})"
+                f"representative must be one of {get_args(Representative)} "
+                f"(got {self.representative!r})"
             )
         if self.out_of_bounds not in ("error", "clip"):
             raise DomainError(

@@ -34,17 +34,10 @@ from .domains import (
 RAW_CAP = 10_000
 
 
-_KIND_ORDER = {"int": 0, "float": 1}
-
-
 def _merge_kind(a: str | None, b: str | None) -> str | None:
-    if a is None or a == b:
-        return b
-    if b is None:
-        return a
-    if a in _KIND_ORDER and b in _KIND_ORDER:
-        return "float"
-    return "str"
+    if a is None or b is None or a == b:
+        return b or a
+    return "float" if {a, b} <= {"int", "float"} else "str"
 
 
 def _kind_of(series: pd.Series) -> str:
@@ -306,7 +299,6 @@ class DomainSketch:
             raise DomainError(f"column {column!r} is empty: cannot infer its domain")
         n = rule.n
         bounds, missing = rule.bounds, rule.missing
-        representative, out_of_bounds = rule.representative, rule.out_of_bounds
         if n < 2:
             raise DomainError(f"the number of bins N must be >= 2 (got {n}) for column {column!r}")
         if self.numeric is None:
@@ -387,8 +379,8 @@ class DomainSketch:
                 low,
                 high,
                 n,
-                representative=representative,
-                out_of_bounds=out_of_bounds,
+                representative=rule.representative,
+                out_of_bounds=rule.out_of_bounds,
                 missing_category=cat,
                 bounds_from_data=bounds is None,
             )

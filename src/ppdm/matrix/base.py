@@ -299,10 +299,6 @@ class ExplicitMatrix(PerturbationMatrix):
         self.kind = kind
         self.meta = dict(meta or {})
 
-    @property
-    def n_values(self) -> int:
-        return self._m.shape[0]
-
     def dense(self) -> np.ndarray:
         return self._m
 

@@ -96,9 +96,6 @@ class GammaDiagonal(PerturbationMatrix):
     def __getstate__(self) -> dict:
         return {"_n": self._n, "gamma": self.gamma}
 
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-
     def dense(self) -> np.ndarray:
         m = np.full((self._n, self._n), self.off_diagonal)
         np.fill_diagonal(m, self.diagonal)
@@ -108,14 +105,10 @@ class GammaDiagonal(PerturbationMatrix):
         lam, n = self.keep_probability, self._n
         return along(lambda a: lam * a + (1 - lam) * a.sum(axis=0) / n, x, axis)
 
-    apply_transpose = apply  # symmetric
-
     def inverse_apply(self, y: np.ndarray, axis: int = 0) -> np.ndarray:
         """X_hat_i = ((gamma + N - 1) y_i - n) / (gamma - 1), in O(N)."""
         g, n = self.gamma, self._n
         return along(lambda a: ((g + n - 1) * a - a.sum(axis=0)) / (g - 1), y, axis)
-
-    inverse_transpose_apply = inverse_apply  # symmetric
 
     def power(self, t: int) -> PerturbationMatrix:
         """``M^t = lam^t I + (1 - lam^t) J/N`` (Theorem 2): again gamma-diagonal."""

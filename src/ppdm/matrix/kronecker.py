@@ -8,6 +8,8 @@ Ma & Sivakumar, Sec. 4 (joint estimates through the Kronecker product).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..exceptions import MatrixError
@@ -33,10 +35,7 @@ class KroneckerMatrix:
         return tuple(f.n_values for f in self.factors)
 
     def dense(self) -> np.ndarray:
-        out = np.ones((1, 1))
-        for f in self.factors:
-            out = np.kron(out, f.dense())
-        return out
+        return functools.reduce(np.kron, (f.dense() for f in self.factors), np.ones((1, 1)))
 
     def _each(self, method: str, t: np.ndarray) -> np.ndarray:
         t = np.asarray(t, dtype=np.float64)

@@ -4,6 +4,8 @@ matrix against the owner's options, of column names and of class values.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from ..domain import CategoricalDomain, Domain
@@ -75,8 +77,6 @@ def canonical_order(
     if "matrix" in spec:
         dense = np.asarray(spec["matrix"], dtype=np.float64)[np.ix_(perm, perm)]
         matrix = matrix_from_spec({**spec, "matrix": dense.tolist()}, matrix.n_values)
-    import dataclasses
-
     return dataclasses.replace(domain, values=tuple(order)), matrix
 
 

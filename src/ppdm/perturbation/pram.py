@@ -8,6 +8,7 @@ Gouweleeuw et al. (1998), post randomisation; sdcMicro's pram().
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 
 import numpy as np
@@ -54,8 +55,6 @@ def canonical_entry(domain: Domain, entry: dict) -> tuple[Domain, dict]:
         return e
 
     entry = permuted(entry)
-    import dataclasses
-
     return dataclasses.replace(domain, values=tuple(order)), entry
 
 
