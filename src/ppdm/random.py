@@ -211,7 +211,9 @@ class WordStream:
     def uint32(self, k: int) -> np.ndarray:
         """The next ``k`` 32-bit words."""
         self._position(halves=True)
-        head = 0 if self._spare is None or k == 0 else 1
+        if k == 0:  # keeps a spare half word for the next request
+            return np.empty(0, np.uint32)
+        head = 0 if self._spare is None else 1
         rest = k - head
         words = (rest + 1) // 2
         halves = self._bits.random_raw(words).view(np.uint32) if words else np.empty(0, np.uint32)

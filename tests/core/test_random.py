@@ -189,6 +189,18 @@ def test_word_stream_starts_at_any_row(row, k, seed):
     np.testing.assert_array_equal(late, whole_u[row:])
 
 
+@settings(max_examples=40, deadline=None)
+@given(sizes=st.lists(st.integers(0, 7), max_size=8), seed=st.integers(0, 99))
+def test_word_stream_words_do_not_depend_on_how_they_are_asked_for(sizes, seed):
+    """Requests of any sizes, empty ones among them (an empty batch or part), give the
+    words of one request for their sum."""
+    root = resolve_seed(seed)
+    stream = WordStream(stream_generator(root, "w"))
+    parts = [stream.uint32(k) for k in sizes]
+    whole = WordStream(stream_generator(root, "w")).uint32(sum(sizes) + 1)
+    np.testing.assert_array_equal(np.concatenate([*parts, stream.uint32(1)]), whole)
+
+
 @pytest.mark.parametrize(
     "matrix",
     [
