@@ -259,9 +259,10 @@ def score_candidates(
     return gains, ratios, mids
 
 
-def _numeric_sorted(ts, sel, idx, onehot, total_weight):
-    cols = ts.num_cols[sel]
-    g = cols.size
+def _numeric_sorted(ts, sel, idx, y, w, total_weight):
+    g = np.count_nonzero(sel)
+    onehot = np.zeros((idx.size, ts.n_classes))
+    onehot[np.arange(idx.size), y] = w
     codes = np.take(ts.num_codes_t if sel.all() else ts.num_codes_t[sel], idx, axis=1)  # (g, m)
     U = ts.num_U[sel]
     order = np.argsort(codes, axis=1, kind="stable")
@@ -280,8 +281,7 @@ def _numeric_sorted(ts, sel, idx, onehot, total_weight):
 
 
 def _numeric_histogram(ts, sel, idx, y, w, total_weight):
-    cols = ts.num_cols[sel]
-    g = cols.size
+    g = np.count_nonzero(sel)
     K = ts.n_classes
     U = ts.num_U[sel]
     umax = int(U.max())
@@ -351,22 +351,12 @@ def find_split(ts: TrainingSet, idx: np.ndarray, w: np.ndarray) -> Split | None:
     gains = np.full(d, np.nan)
     ratios = np.full(d, np.nan)
     thresholds = np.full(d, np.nan)
-    m = idx.size
     if ts.num_cols.size:
-        hist_sel = ts.hist_ok & (ts.num_U < HISTOGRAM_FRACTION * m)
-        onehot = None
-        for sel in (hist_sel, ~hist_sel):
-            if not sel.any():
-                continue
-            if sel is hist_sel:
-                g_, r_, t_ = _numeric_histogram(ts, sel, idx, y, w, total)
-            else:
-                if onehot is None:
-                    onehot = np.zeros((m, K))
-                    onehot[np.arange(m), y] = w
-                g_, r_, t_ = _numeric_sorted(ts, sel, idx, onehot, total)
-            cols = ts.num_cols[sel]
-            gains[cols], ratios[cols], thresholds[cols] = g_, r_, t_
+        hist_sel = ts.hist_ok & (ts.num_U < HISTOGRAM_FRACTION * idx.size)
+        for sel, search in ((hist_sel, _numeric_histogram), (~hist_sel, _numeric_sorted)):
+            if sel.any():
+                cols = ts.num_cols[sel]
+                gains[cols], ratios[cols], thresholds[cols] = search(ts, sel, idx, y, w, total)
     if ts.cat_cols.size:
         gains[ts.cat_cols], ratios[ts.cat_cols] = _categorical(ts, idx, y, w, total)
     valid = ~np.isnan(gains)
