@@ -57,10 +57,7 @@ def check_params(estimator, constraints: dict) -> None:
 #: name -> (test, what it must be).  Checked once, when ``fit`` starts.
 _PARAMETER_CONSTRAINTS = {
     "confidence": (lambda v: is_number(v) and 0 < v <= 0.5, "a number in (0, 0.5]"),
-    "min_leaf": (
-        lambda v: is_int(v) and v >= 1,
-        "an integer >= 1",
-    ),
+    "min_leaf": (lambda v: is_int(v) and v >= 1, "an integer >= 1"),
     "unpruned": (is_bool, "True or False"),
     "subtree_raising": (is_bool, "True or False"),
     "collapse_tree": (is_bool, "True or False"),
@@ -74,11 +71,6 @@ _PARAMETER_CONSTRAINTS = {
         'None, "balanced" or a dict {class label: weight}',
     ),
 }
-
-
-def _plain(v):
-    """A numpy scalar as the plain Python value (for messages)."""
-    return v.item() if isinstance(v, np.generic) else v
 
 
 def _sorted_labels(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -212,7 +204,7 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         except TypeError as exc:
             raise DataError(f"y mixes label types that cannot be sorted: {exc}") from None
         if classes.size < 2:
-            found = "no labels" if classes.size == 0 else f"one class, {_plain(classes[0])!r}"
+            found = "no labels" if classes.size == 0 else f"one class, {classes.tolist()[0]!r}"
             raise DataError(f"y has {found}; a classifier needs at least two classes to learn from")
         return classes, codes, known
 
