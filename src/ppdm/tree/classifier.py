@@ -287,7 +287,16 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
                 collapse(root)
             if prune_it:
                 prune(ts, root, cf, bool(self.subtree_raising), exact)
-        self.tree_ = Tree.from_root(root)
+        ranges = {
+            encoding.names[j]: (float(u[0]), float(u[-1]))
+            for j, u in zip(ts.num_cols, ts.uniques)
+            if u.size
+        }
+        return self._set_fitted(Tree.from_root(root), classes, encoding, ranges)
+
+    def _set_fitted(self, tree: Tree, classes, encoding, value_ranges: dict) -> C45Classifier:
+        """Set the fitted attributes (by ``fit`` and by reading a model file)."""
+        self.tree_ = tree
         self.classes_ = classes
         self.n_classes_ = int(classes.size)
         self.n_features_in_ = len(encoding.names)
@@ -295,11 +304,7 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
             self.feature_names_in_ = np.asarray(encoding.names, dtype=object)
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
-        self.value_ranges_ = {
-            encoding.names[j]: (float(u[0]), float(u[-1]))
-            for j, u in zip(ts.num_cols, ts.uniques)
-            if u.size
-        }
+        self.value_ranges_ = value_ranges
         self.categorical_ = encoding.categorical.copy()
         self.categories_ = list(encoding.categories)
         self._encoding = encoding
