@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import numbers
 import sys
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -85,16 +84,6 @@ def _sorted_labels(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 class _NotFitted(NotFittedError, _SklearnNotFittedError):
     """ppdm's and scikit-learn's not-fitted error at once."""
-
-
-@contextmanager
-def _recursion_room(depth: int):
-    old = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(old, depth))
-    try:
-        yield
-    finally:
-        sys.setrecursionlimit(old)
 
 
 @dataclass(eq=False, repr=False, kw_only=True)
@@ -193,8 +182,7 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
             raise DataError(f"X has {n_rows} rows but y has {y.shape[0]} labels")
         known = ~pd.isna(pd.Series(y)).to_numpy()
         if y.dtype.kind == "f" and known.any():
-            kind = type_of_target(y[known])
-            if kind == "continuous":
+            if type_of_target(y[known]) == "continuous":
                 raise DataError(
                     "Unknown label type: continuous. C45Classifier needs class labels, "
                     "not a continuous target"
@@ -279,7 +267,9 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
             )
         cf = float(np.float32(self.confidence))
         prune_it = not self.unpruned
-        with _recursion_room(10_000):
+        old_limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(old_limit, 10_000))  # pruning recurses down the tree
+        try:
             exact = level_wise_ok(ts, w)
             grower = grow_level_wise if exact else grow
             root = grower(ts, w, prune_it and self.subtree_raising)
@@ -287,6 +277,8 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
                 collapse(root)
             if prune_it:
                 prune(ts, root, cf, bool(self.subtree_raising), exact)
+        finally:
+            sys.setrecursionlimit(old_limit)
         ranges = {
             encoding.names[j]: (float(u[0]), float(u[-1]))
             for j, u in zip(ts.num_cols, ts.uniques)
