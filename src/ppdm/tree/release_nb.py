@@ -161,11 +161,7 @@ def _leaf_conditionals(d, C, masks, factors, j, root_probs, ids) -> np.ndarray:
     allowed = masks.get(j)
     live = np.ones(n_j, bool) if allowed is None else allowed
     key = d.y * n_j + d.codes[:, j]
-    others = np.ones(len(d.y))
-    for k, f in factors.items():
-        if k != j:
-            others = others * f
-    H = np.bincount(key, weights=others, minlength=C * n_j).reshape(C, n_j)
+    H = np.bincount(key, weights=d.others(factors, j), minlength=C * n_j).reshape(C, n_j)
     est = coarsen(np.clip(H @ d.inv_t[j], 0, None) * live, ids, live)
     prior = root_probs * live
     prior /= np.maximum(prior.sum(axis=1, keepdims=True), 1e-300)
