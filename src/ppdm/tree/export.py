@@ -329,9 +329,6 @@ def _nb_lines(clf, node: int, box: list, path: str, detail: str) -> list[str]:
 def export_release_text(clf, *, conditionals: str = "summary") -> str:
     """:meth:`ppdm.tree.ReleaseTreeClassifier.export_text` of the fitted release tree ``clf``.
 
-    ``conditionals``: ``"summary"`` (per attribute, its code groups and the class each
-    favours), ``"table"`` (``P(group | class)``) or ``"none"``.
-
     References
     ----------
     Kohavi (1996), NBTree (naive Bayes leaves); Dowd, Xu & Zhang, Eq. (1) (estimated

@@ -213,14 +213,12 @@ def prune(
     subtree_raising: bool,
     exact_counts: bool = False,
 ) -> None:
-    """Pessimistic pruning with optional subtree raising, bottom-up (J48 ``prune``).
-
-    J48's rules are listed on docs/tree.md (Pruning); each pruned subtree caches its
-    estimated errors in ``errors``.
+    """Pessimistic pruning with optional subtree raising, bottom-up (J48 ``prune``, rules on
+    docs/tree.md, Pruning); each pruned subtree caches its estimated errors in ``errors``.
 
     Nodes are pruned a height at a time (disjoint subtrees, so the result is J48's);
-    ``exact_counts`` (:func:`ppdm.tree.level.level_wise_ok`) lets the largest branches'
-    errors of a whole height be found by one vectorised routing.
+    ``exact_counts`` (:func:`ppdm.tree.level.level_wise_ok`): one vectorised routing
+    finds the largest branches' errors of a whole height.
 
     References
     ----------

@@ -133,13 +133,8 @@ def naive_bayes_leaves(data, n_classes: int, leaves: list, n_nodes: int):
     """Per leaf, attribute and class: log P(code | class, leaf box), and each node's leaf row.
 
     A deeper leaf's estimate (``H M^-T`` in its box, clipped, merged as the root's) is
-    shrunk towards the root's with ``NB_PRIOR_WEIGHT * N_j`` pseudo-records.
-
-    Parameters
-    ----------
-    leaves : list of (node, masks, factors)
-        Every leaf's index, its box (``{attribute: allowed codes}``) and its per-record
-        factors (``{attribute: factor}``).
+    shrunk towards the root's with ``NB_PRIOR_WEIGHT * N_j`` pseudo-records. ``leaves``:
+    ``(node, {attribute: allowed codes}, {attribute: per-record factor})`` per leaf.
     """
     d, C = data, n_classes
     max_n = max(d.n_values)

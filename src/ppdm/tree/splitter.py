@@ -191,10 +191,8 @@ def score_candidates(
     total_weight: np.ndarray,
     log_table: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Best threshold per group (a numeric column at a node) from its boundary candidates.
-
-    Returns gains (after the MDL correction), gain ratios and midpoints per group, NaN
-    where the group has no valid split.
+    """Best threshold per group (a numeric column at a node) from its boundary candidates:
+    gains (after the MDL correction), gain ratios and midpoints, NaN where none is valid.
 
     Parameters
     ----------
