@@ -95,13 +95,12 @@ class TrainingSet:
         n_values = np.where(self.categorical, np.asarray(n_categories), 0)
         # J48 leaves many-valued categorical attributes out of the average gain,
         # unless every attribute is one of them.
-        many = self.categorical & (n_values >= 0.3 * self.n_instances)
-        self.many_valued = many
+        self.many_valued = self.categorical & (n_values >= 0.3 * self.n_instances)
         cat_present = [np.unique(self.cat_codes[:, k]) for k in range(self.cat_cols.size)]
         self.n_informative = int((self.num_U > 1).sum()) + sum(
             int((p < v).sum() > 1) for p, v in zip(cat_present, self.cat_V)
         )
-        self.all_many_valued = bool(many.all())
+        self.all_many_valued = bool(self.many_valued.all())
 
     def num_order(self, cols: np.ndarray | None = None) -> np.ndarray:
         """Per numeric attribute (positions ``cols`` in ``num_cols``, default all), the rows
