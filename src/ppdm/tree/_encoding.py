@@ -157,7 +157,7 @@ def _categories(col: pd.Series) -> np.ndarray:
     return np.asarray(values, dtype=object)
 
 
-def _resolve_categorical(frame: pd.DataFrame, spec, is_frame: bool) -> np.ndarray:
+def _resolve_categorical(frame: pd.DataFrame, spec) -> np.ndarray:
     d = frame.shape[1]
     names = [str(c) for c in frame.columns]
     if spec is None or (isinstance(spec, str) and spec == "auto"):
@@ -186,20 +186,18 @@ def fit_encoding(X, categorical_features=None) -> tuple[FeatureEncoding, np.ndar
     """Learn column kinds and categories from ``X`` (``categorical_features`` as
     :class:`~ppdm.tree.C45Classifier` takes it); return the encoding and ``X`` encoded."""
     frame, is_frame = _as_frame(X)
-    if frame.shape[0] == 0:
-        raise DataError(
-            f"Found array with 0 sample(s) (shape={frame.shape}) while a minimum of 1 is required."
-        )
-    if frame.shape[1] == 0:
-        raise DataError(
-            f"Found array with 0 feature(s) (shape={frame.shape}) while a minimum of 1 is required."
-        )
+    for axis, what in enumerate(("sample", "feature")):
+        if frame.shape[axis] == 0:
+            raise DataError(
+                f"Found array with 0 {what}(s) (shape={frame.shape}) while a minimum of 1 is "
+                "required."
+            )
     names = [str(c) for c in frame.columns]
     if len(set(names)) != len(names):
         raise DataError(
             f"X has duplicate column names: {sorted({n for n in names if names.count(n) > 1})}"
         )
-    categorical = _resolve_categorical(frame, categorical_features, is_frame)
+    categorical = _resolve_categorical(frame, categorical_features)
     categories = [
         _categories(frame.iloc[:, j]) if categorical[j] else None for j in range(len(names))
     ]

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import numbers
 import sys
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,10 +56,7 @@ def check_params(estimator, constraints: dict) -> None:
 #: name -> (test, what it must be).  Checked once, when ``fit`` starts.
 _PARAMETER_CONSTRAINTS = {
     "confidence": (lambda v: is_number(v) and 0 < v <= 0.5, "a number in (0, 0.5]"),
-    "min_leaf": (
-        lambda v: is_int(v) and v >= 1,
-        "an integer >= 1",
-    ),
+    "min_leaf": (lambda v: is_int(v) and v >= 1, "an integer >= 1"),
     "unpruned": (is_bool, "True or False"),
     "subtree_raising": (is_bool, "True or False"),
     "collapse_tree": (is_bool, "True or False"),
@@ -76,11 +72,6 @@ _PARAMETER_CONSTRAINTS = {
 }
 
 
-def _plain(v):
-    """A numpy scalar as the plain Python value (for messages)."""
-    return v.item() if isinstance(v, np.generic) else v
-
-
 def _sorted_labels(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``np.unique(y, return_inverse=True)``; labels of object or string dtype are
     hashed first, so that only their distinct values are sorted."""
@@ -93,16 +84,6 @@ def _sorted_labels(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 class _NotFitted(NotFittedError, _SklearnNotFittedError):
     """ppdm's and scikit-learn's not-fitted error at once."""
-
-
-@contextmanager
-def _recursion_room(depth: int):
-    old = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(old, depth))
-    try:
-        yield
-    finally:
-        sys.setrecursionlimit(old)
 
 
 @dataclass(eq=False, repr=False, kw_only=True)
@@ -201,8 +182,7 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
             raise DataError(f"X has {n_rows} rows but y has {y.shape[0]} labels")
         known = ~pd.isna(pd.Series(y)).to_numpy()
         if y.dtype.kind == "f" and known.any():
-            kind = type_of_target(y[known])
-            if kind == "continuous":
+            if type_of_target(y[known]) == "continuous":
                 raise DataError(
                     "Unknown label type: continuous. C45Classifier needs class labels, "
                     "not a continuous target"
@@ -212,7 +192,7 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         except TypeError as exc:
             raise DataError(f"y mixes label types that cannot be sorted: {exc}") from None
         if classes.size < 2:
-            found = "no labels" if classes.size == 0 else f"one class, {_plain(classes[0])!r}"
+            found = "no labels" if classes.size == 0 else f"one class, {classes.tolist()[0]!r}"
             raise DataError(f"y has {found}; a classifier needs at least two classes to learn from")
         return classes, codes, known
 
@@ -287,7 +267,9 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
             )
         cf = float(np.float32(self.confidence))
         prune_it = not self.unpruned
-        with _recursion_room(10_000):
+        old_limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(old_limit, 10_000))  # pruning recurses down the tree
+        try:
             exact = level_wise_ok(ts, w)
             grower = grow_level_wise if exact else grow
             root = grower(ts, w, prune_it and self.subtree_raising)
@@ -295,7 +277,18 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
                 collapse(root)
             if prune_it:
                 prune(ts, root, cf, bool(self.subtree_raising), exact)
-        self.tree_ = Tree.from_root(root)
+        finally:
+            sys.setrecursionlimit(old_limit)
+        ranges = {
+            encoding.names[j]: (float(u[0]), float(u[-1]))
+            for j, u in zip(ts.num_cols, ts.uniques)
+            if u.size
+        }
+        return self._set_fitted(Tree.from_root(root), classes, encoding, ranges)
+
+    def _set_fitted(self, tree: Tree, classes, encoding, value_ranges: dict) -> C45Classifier:
+        """Set the fitted attributes (by ``fit`` and by reading a model file)."""
+        self.tree_ = tree
         self.classes_ = classes
         self.n_classes_ = int(classes.size)
         self.n_features_in_ = len(encoding.names)
@@ -303,11 +296,7 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
             self.feature_names_in_ = np.asarray(encoding.names, dtype=object)
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
-        self.value_ranges_ = {
-            encoding.names[j]: (float(u[0]), float(u[-1]))
-            for j, u in zip(ts.num_cols, ts.uniques)
-            if u.size
-        }
+        self.value_ranges_ = value_ranges
         self.categorical_ = encoding.categorical.copy()
         self.categories_ = list(encoding.categories)
         self._encoding = encoding

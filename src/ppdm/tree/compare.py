@@ -21,7 +21,7 @@ import numpy as np
 from ..exceptions import ParameterError
 from ..fields import fields_dict
 from ..validation import check_at_least
-from .export import Rule, extract_rules
+from .export import Rule, _format_count, extract_rules
 
 __all__ = ["TreeComparison", "compare_trees", "rules_match"]
 
@@ -121,8 +121,6 @@ class TreeComparison:
 def _rule_lines(rule: Rule | None) -> list[str]:
     if rule is None:
         return []
-    from .export import _format_count
-
     head = f"-> {rule.label} ({_format_count(rule.coverage, rule.errors)})"
     return [f"  {c}" for c in rule.conditions] + [head]
 

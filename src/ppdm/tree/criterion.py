@@ -58,16 +58,11 @@ def entropy(counts) -> np.ndarray | float:
 
 
 def info_gain(bag_counts, total_weight=None, parent_entropy=None) -> np.ndarray | float:
-    """Information gain ``F * (info(T) - info_X(T))`` in bits per known instance.
+    """Information gain ``F * (info(T) - info_X(T))`` in bits per known instance, ``F`` the
+    known fraction; 0 when the numerator is below 1e-6.
 
-    ``F`` is the known fraction; the gain is 0 when the numerator is below 1e-6.
-
-    Parameters
-    ----------
-    total_weight : float or array_like, optional
-        Weight at the node, unknowns included; defaults to the known weight.
-    parent_entropy : float or array_like, optional
-        ``total_entropy`` of the known instances, if already computed.
+    ``total_weight``: the node's weight, unknowns included (default: the known weight);
+    ``parent_entropy``: ``total_entropy`` of the known instances, if already computed.
 
     References
     ----------

@@ -267,17 +267,9 @@ def _code_groups(probs: np.ndarray, allowed: np.ndarray) -> list[np.ndarray]:
     """Runs of adjacent allowed codes whose probabilities agree in every class: the groups
     :func:`~ppdm.tree.release_nb.coarsen` made."""
     codes = np.flatnonzero(allowed)
-    groups: list[list[int]] = []
-    for k in codes:
-        if (
-            groups
-            and groups[-1][-1] == k - 1
-            and np.allclose(probs[:, k], probs[:, k - 1], rtol=1e-9, atol=1e-15)
-        ):
-            groups[-1].append(int(k))
-        else:
-            groups.append([int(k)])
-    return [np.asarray(g) for g in groups]
+    close = np.isclose(probs[:, codes[1:]], probs[:, codes[:-1]], rtol=1e-9, atol=1e-15)
+    joined = (np.diff(codes) == 1) & close.all(axis=0)
+    return np.split(codes, np.flatnonzero(~joined) + 1)
 
 
 def _nb_lines(clf, node: int, box: list, path: str, detail: str) -> list[str]:
@@ -298,11 +290,7 @@ def _nb_lines(clf, node: int, box: list, path: str, detail: str) -> list[str]:
             where = "any value" if box[j] is None else coder.test_text(names[j], allowed)
             lines.append(f"    {names[j]}: one group ({where}), no information")
             continue
-        texts = []
-        for g in groups:
-            side = np.zeros(n_j, bool)
-            side[g] = True
-            texts.append(coder.test_text(names[j], side))
+        texts = [coder.test_text(names[j], np.isin(np.arange(n_j), g)) for g in groups]
         # P(group | class): the codes' probabilities summed over the group
         pg = np.stack([probs[:, g].sum(axis=1) for g in groups], axis=1)  # (C, G)
         if detail == "table":
@@ -328,9 +316,6 @@ def _nb_lines(clf, node: int, box: list, path: str, detail: str) -> list[str]:
 
 def export_release_text(clf, *, conditionals: str = "summary") -> str:
     """:meth:`ppdm.tree.ReleaseTreeClassifier.export_text` of the fitted release tree ``clf``.
-
-    ``conditionals``: ``"summary"`` (per attribute, its code groups and the class each
-    favours), ``"table"`` (``P(group | class)``) or ``"none"``.
 
     References
     ----------

@@ -340,20 +340,18 @@ def grow_level_wise(ts: TrainingSet, w: np.ndarray, keep_data: bool) -> Node:
     goes_left = np.zeros(n, dtype=bool)
     while nodes:
         totals = dist.sum(axis=1)
-        chosen = _choose_level(ts, data, nodes, lists, bounds, dist)
-        split = chosen >= 0
+        split = _choose_level(ts, data, nodes, lists, bounds, dist) >= 0
         for i in np.flatnonzero(~split).tolist():
             nodes[i].empty = bool(eq(totals[i], 0.0))
-            if not keep_data:
-                nodes[i].idx = nodes[i].w = None
+        if not keep_data:
+            for nd in nodes:
+                nd.idx = nd.w = None
         if not split.any():
             break
         lists, bounds, dist, children = _split_level(ts, w, nodes, lists, bounds, split, goes_left)
         new_nodes = [Node(idx, cw, cd) for idx, cw, cd in children]
         for s, i in enumerate(np.flatnonzero(split).tolist()):
             nodes[i].children = new_nodes[2 * s : 2 * s + 2]
-            if not keep_data:
-                nodes[i].idx = nodes[i].w = None
         nodes = new_nodes
     return root
 

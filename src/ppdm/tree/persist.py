@@ -219,18 +219,7 @@ def _model_from_dict(doc):
         ranges[k] = (float(v[0]), float(v[1]))
     encoding = FeatureEncoding(list(names), cat_mask, categories, from_frame)
     tree = _tree_from_json(get(doc, "tree", dict), d, encoding.n_categories, classes.size)
-
-    clf.tree_ = tree
-    clf.classes_ = classes
-    clf.n_classes_ = int(classes.size)
-    clf.n_features_in_ = d
-    if from_frame:
-        clf.feature_names_in_ = np.asarray(names, dtype=object)
-    clf.value_ranges_ = ranges
-    clf.categorical_ = cat_mask.copy()
-    clf.categories_ = list(categories)
-    clf._encoding = encoding
-    return clf, target
+    return clf._set_fitted(tree, classes, encoding, ranges), target
 
 
 def save_model(clf, path: str | os.PathLike, *, target: str | None = None) -> None:

@@ -55,19 +55,11 @@ def _incorrect(dist) -> float:
 
 
 def _estimated(dist, confidence) -> float:
-    counts = dist.tolist()
-    total = sum(counts)
+    total = sum(dist.tolist())
     if abs(total) < 1e-6:
         return 0.0
-    e = total - counts[_max_class(counts)]
+    e = _incorrect(dist)
     return e + added_errors(total, e, confidence)
-
-
-def _subtree_estimated(node: Node, confidence: float) -> float:
-    """Estimated errors of a subtree whose children are pruned (their ``errors`` cached)."""
-    if node.is_leaf:
-        return _estimated(node.dist, confidence)
-    return sum(c.errors for c in node.children)
 
 
 def _fill_training_errors(node: Node) -> float:
@@ -195,17 +187,13 @@ def collapse(node: Node) -> None:
     Weka J48 ``C45PruneableClassifierTree.collapse``.
     """
     _fill_training_errors(node)
-    _collapse(node)
-
-
-def _collapse(node: Node) -> None:
-    if node.is_leaf:
-        return
-    if node.errors >= _incorrect(node.dist) - 1e-3:
-        node.make_leaf()
-    else:
-        for child in node.children:
-            _collapse(child)
+    stack = [node]
+    while stack:
+        nd = stack.pop()
+        if nd.errors >= _incorrect(nd.dist) - 1e-3:
+            nd.make_leaf()
+        else:
+            stack.extend(nd.children)
 
 
 def _largest_branch(node: Node) -> int:
@@ -225,14 +213,12 @@ def prune(
     subtree_raising: bool,
     exact_counts: bool = False,
 ) -> None:
-    """Pessimistic pruning with optional subtree raising, bottom-up (J48 ``prune``).
-
-    J48's rules are listed on docs/tree.md (Pruning); each pruned subtree caches its
-    estimated errors in ``errors``.
+    """Pessimistic pruning with optional subtree raising, bottom-up (J48 ``prune``, rules on
+    docs/tree.md, Pruning); each pruned subtree caches its estimated errors in ``errors``.
 
     Nodes are pruned a height at a time (disjoint subtrees, so the result is J48's);
-    ``exact_counts`` (:func:`ppdm.tree.level.level_wise_ok`) lets the largest branches'
-    errors of a whole height be found by one vectorised routing.
+    ``exact_counts`` (:func:`ppdm.tree.level.level_wise_ok`): one vectorised routing
+    finds the largest branches' errors of a whole height.
 
     References
     ----------
@@ -246,7 +232,7 @@ def _decide(node: Node, largest: int, err_largest: float, confidence: float) -> 
     """Leaf, raise or keep ``node`` whose children are pruned (the end of J48's ``prune``);
     True when the largest branch replaced the subtree, which the caller prunes again."""
     err_leaf = _estimated(node.dist, confidence)
-    err_tree = _subtree_estimated(node, confidence)
+    err_tree = sum(c.errors for c in node.children)
     if sm_or_eq(err_leaf, err_tree + 0.1) and sm_or_eq(err_leaf, err_largest + 0.1):
         node.make_leaf()
         node.errors = err_leaf

@@ -127,13 +127,6 @@ class ReleaseTreeBuilder:
         self.nodes.append(_Node(masks, factors, w, clipped, total, n_eff, dist, depth))
         return len(self.nodes) - 1
 
-    def _others(self, node: _Node, j: int) -> np.ndarray:
-        w = np.ones(len(self.d.y))
-        for k, f in node.factors.items():
-            if k != j:
-                w = w * f
-        return w
-
     def _best_split(self, node: _Node):
         if node.total < 2 * self.min_leaf or np.count_nonzero(node.counts) < 2:
             return None
@@ -157,7 +150,7 @@ class ReleaseTreeBuilder:
                     self.C,
                     j,
                     node.masks.get(j),
-                    self._others(node, j),
+                    self.d.others(node.factors, j),
                     node.counts,
                     node.n_eff,
                     self.rules,

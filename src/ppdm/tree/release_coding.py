@@ -184,3 +184,11 @@ class ReleaseData:
     def unperturbed(cls, names, coders, codes: np.ndarray, y: np.ndarray) -> ReleaseData:
         """An original table: every channel is the identity."""
         return cls(names, coders, [identity(c.n_values) for c in coders], codes, y)
+
+    def others(self, factors: dict[int, np.ndarray], j: int) -> np.ndarray:
+        """Per record, the product of the ``factors`` of the attributes other than ``j``."""
+        w = np.ones(len(self.y))
+        for k, f in factors.items():
+            if k != j:
+                w = w * f
+        return w

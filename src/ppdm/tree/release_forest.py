@@ -145,7 +145,6 @@ min_effective_leaf, leaf_model, max_bins
         return self
 
     def _proba_codes(self, codes: np.ndarray) -> np.ndarray:
-        self._check_fitted()
         total = np.zeros((len(codes), len(self.classes_)))
         for tree in self.trees_:
             total += tree.proba(codes)

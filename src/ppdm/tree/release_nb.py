@@ -133,13 +133,8 @@ def naive_bayes_leaves(data, n_classes: int, leaves: list, n_nodes: int):
     """Per leaf, attribute and class: log P(code | class, leaf box), and each node's leaf row.
 
     A deeper leaf's estimate (``H M^-T`` in its box, clipped, merged as the root's) is
-    shrunk towards the root's with ``NB_PRIOR_WEIGHT * N_j`` pseudo-records.
-
-    Parameters
-    ----------
-    leaves : list of (node, masks, factors)
-        Every leaf's index, its box (``{attribute: allowed codes}``) and its per-record
-        factors (``{attribute: factor}``).
+    shrunk towards the root's with ``NB_PRIOR_WEIGHT * N_j`` pseudo-records. ``leaves``:
+    ``(node, {attribute: allowed codes}, {attribute: per-record factor})`` per leaf.
     """
     d, C = data, n_classes
     max_n = max(d.n_values)
@@ -161,11 +156,7 @@ def _leaf_conditionals(d, C, masks, factors, j, root_probs, ids) -> np.ndarray:
     allowed = masks.get(j)
     live = np.ones(n_j, bool) if allowed is None else allowed
     key = d.y * n_j + d.codes[:, j]
-    others = np.ones(len(d.y))
-    for k, f in factors.items():
-        if k != j:
-            others = others * f
-    H = np.bincount(key, weights=others, minlength=C * n_j).reshape(C, n_j)
+    H = np.bincount(key, weights=d.others(factors, j), minlength=C * n_j).reshape(C, n_j)
     est = coarsen(np.clip(H @ d.inv_t[j], 0, None) * live, ids, live)
     prior = root_probs * live
     prior /= np.maximum(prior.sum(axis=1, keepdims=True), 1e-300)

@@ -95,13 +95,12 @@ class TrainingSet:
         n_values = np.where(self.categorical, np.asarray(n_categories), 0)
         # J48 leaves many-valued categorical attributes out of the average gain,
         # unless every attribute is one of them.
-        many = self.categorical & (n_values >= 0.3 * self.n_instances)
-        self.many_valued = many
+        self.many_valued = self.categorical & (n_values >= 0.3 * self.n_instances)
         cat_present = [np.unique(self.cat_codes[:, k]) for k in range(self.cat_cols.size)]
         self.n_informative = int((self.num_U > 1).sum()) + sum(
             int((p < v).sum() > 1) for p, v in zip(cat_present, self.cat_V)
         )
-        self.all_many_valued = bool(many.all())
+        self.all_many_valued = bool(self.many_valued.all())
 
     def num_order(self, cols: np.ndarray | None = None) -> np.ndarray:
         """Per numeric attribute (positions ``cols`` in ``num_cols``, default all), the rows
@@ -191,10 +190,8 @@ def score_candidates(
     total_weight: np.ndarray,
     log_table: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Best threshold per group (a numeric column at a node) from its boundary candidates.
-
-    Returns gains (after the MDL correction), gain ratios and midpoints per group, NaN
-    where the group has no valid split.
+    """Best threshold per group (a numeric column at a node) from its boundary candidates:
+    gains (after the MDL correction), gain ratios and midpoints, NaN where none is valid.
 
     Parameters
     ----------
@@ -259,9 +256,10 @@ def score_candidates(
     return gains, ratios, mids
 
 
-def _numeric_sorted(ts, sel, idx, onehot, total_weight):
-    cols = ts.num_cols[sel]
-    g = cols.size
+def _numeric_sorted(ts, sel, idx, y, w, total_weight):
+    g = np.count_nonzero(sel)
+    onehot = np.zeros((idx.size, ts.n_classes))
+    onehot[np.arange(idx.size), y] = w
     codes = np.take(ts.num_codes_t if sel.all() else ts.num_codes_t[sel], idx, axis=1)  # (g, m)
     U = ts.num_U[sel]
     order = np.argsort(codes, axis=1, kind="stable")
@@ -280,8 +278,7 @@ def _numeric_sorted(ts, sel, idx, onehot, total_weight):
 
 
 def _numeric_histogram(ts, sel, idx, y, w, total_weight):
-    cols = ts.num_cols[sel]
-    g = cols.size
+    g = np.count_nonzero(sel)
     K = ts.n_classes
     U = ts.num_U[sel]
     umax = int(U.max())
@@ -351,22 +348,12 @@ def find_split(ts: TrainingSet, idx: np.ndarray, w: np.ndarray) -> Split | None:
     gains = np.full(d, np.nan)
     ratios = np.full(d, np.nan)
     thresholds = np.full(d, np.nan)
-    m = idx.size
     if ts.num_cols.size:
-        hist_sel = ts.hist_ok & (ts.num_U < HISTOGRAM_FRACTION * m)
-        onehot = None
-        for sel in (hist_sel, ~hist_sel):
-            if not sel.any():
-                continue
-            if sel is hist_sel:
-                g_, r_, t_ = _numeric_histogram(ts, sel, idx, y, w, total)
-            else:
-                if onehot is None:
-                    onehot = np.zeros((m, K))
-                    onehot[np.arange(m), y] = w
-                g_, r_, t_ = _numeric_sorted(ts, sel, idx, onehot, total)
-            cols = ts.num_cols[sel]
-            gains[cols], ratios[cols], thresholds[cols] = g_, r_, t_
+        hist_sel = ts.hist_ok & (ts.num_U < HISTOGRAM_FRACTION * idx.size)
+        for sel, search in ((hist_sel, _numeric_histogram), (~hist_sel, _numeric_sorted)):
+            if sel.any():
+                cols = ts.num_cols[sel]
+                gains[cols], ratios[cols], thresholds[cols] = search(ts, sel, idx, y, w, total)
     if ts.cat_cols.size:
         gains[ts.cat_cols], ratios[ts.cat_cols] = _categorical(ts, idx, y, w, total)
     valid = ~np.isnan(gains)
