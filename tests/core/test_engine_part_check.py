@@ -192,3 +192,28 @@ def test_a_corrupt_page_names_its_part(tmp_path):
     part.write_bytes(raw[:100] + noise + raw[2100:])  # a data page, the footer intact
     r = CliRunner().invoke(app, ["estimate", str(rel)])
     assert r.exit_code == 1 and f"input file {str(part)!r}" in r.output, r.output
+
+
+def test_a_header_only_csv_part_adds_no_part_and_changes_no_value(tmp_path):
+    """An empty partition holds no types to agree on: it is skipped, and the release's
+    values are those of the whole table released in one piece."""
+    from ppdm.pipeline import load_release, make_release
+
+    rng = np.random.default_rng(0)
+    table = pd.DataFrame({"x": rng.integers(0, 50, 900), "c": rng.choice(["a", "b"], 900)})
+    src = tmp_path / "in"
+    src.mkdir()
+    table.iloc[:400].to_csv(src / "p0.csv", index=False)
+    table.iloc[:0].to_csv(src / "p1.csv", index=False)
+    table.iloc[400:].to_csv(src / "p2.csv", index=False)
+    keys = dict(class_attribute="c", bounds={"x": (0, 49)}, n_bins=50, random_state=3)
+    spec = make_release_partitioned(src, tmp_path / "parts", **keys)
+    make_release(table, tmp_path / "whole", **keys)
+    assert spec.n_records == 900
+    assert sorted(p.name for p in (tmp_path / "parts" / "data").iterdir()) == [
+        "part-00000.parquet",
+        "part-00002.parquet",
+    ]
+    parts = load_release(tmp_path / "parts").frame()
+    whole = load_release(tmp_path / "whole").frame()
+    pd.testing.assert_frame_equal(parts, whole, check_dtype=False)
