@@ -1,4 +1,7 @@
 import json
+import os
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -398,3 +401,24 @@ def test_the_interval_of_one_release_is_cut_at_100_percent():
     line = next(t for t in format_advice(advice, n_records=178) if "should score" in t)
     # 0.97 + 2 * 0.0316 is above 1: the upper end is 100 %, the lower one 90.68 %
     assert "should score 90.68% to 100.00%" in line
+
+
+def test_advise_writes_its_spec_in_utf8_whatever_the_locale(tmp_path):
+    """A column named with a non-ASCII letter under an ASCII locale: the spec was written
+    in the locale's encoding and the command failed ('ascii' codec can't encode)."""
+    data = tmp_path / "owner.csv"
+    _owner_table(600).rename(columns={"x1": "größe"}).to_csv(data, index=False)
+    spec = tmp_path / "spec.json"
+    env = {**os.environ, "LC_ALL": "C", "PYTHONUTF8": "0", "PYTHONCOERCECLOCALE": "0"}
+    args = ["--class", "y", "--gamma", "5,9", "--ns", "5,10", "--reps", "1", "--confirm", "2"]
+    res = subprocess.run(
+        [sys.executable, "-m", "ppdm", "advise", str(data), *args, "--out", str(tmp_path / "a")]
+        + ["--spec-out", str(spec), "--no-progress"],
+        env=env,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
+    )
+    assert res.returncode == 0, res.stderr
+    assert "größe" in json.loads(spec.read_text(encoding="utf-8"))["attributes"][0]["name"]

@@ -202,9 +202,11 @@ def advise(
             import yaml
 
             spec = json.loads(advice.spec.model_dump_json(exclude_none=True))
-            tmp.write_text(yaml.safe_dump(spec, sort_keys=False))
+            tmp.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
         else:
-            tmp.write_text(advice.spec.model_dump_json(indent=2, exclude_none=True) + "\n")
+            tmp.write_text(
+                advice.spec.model_dump_json(indent=2, exclude_none=True) + "\n", encoding="utf-8"
+            )
     typer.echo(f"wrote spec {spec_out} (use: ppdm perturb {data} --spec {spec_out} --out DIR)")
 
 
