@@ -116,8 +116,11 @@ class DiscreteNoise:
         }
 
 
-def _normal_on_grid(grid: np.ndarray, sd: float, what: str) -> np.ndarray:
-    """Probabilities proportional to ``exp(-g^2 / (2 s^2))`` with ``s`` solved for the given sd."""
+def _normal_on_grid(step: float, limit: float, sd: float, what: str):
+    """The grid ``-limit, ..., 0, step, ..., limit`` and probabilities proportional to
+    ``exp(-g^2 / (2 s^2))`` on it, ``s`` solved for the given sd."""
+    k = int(round(limit / step))
+    grid = np.arange(-k, k + 1) * step
 
     def spread(log_s: float) -> float:
         w = np.exp(-0.5 * (grid / np.exp(log_s)) ** 2)
@@ -133,7 +136,7 @@ def _normal_on_grid(grid: np.ndarray, sd: float, what: str) -> np.ndarray:
     lo, hi = np.log(step * 1e-3), np.log(float(np.abs(grid).max()) * 1e3)
     log_s = optimize.brentq(spread, lo, hi, xtol=1e-13, rtol=1e-13)
     w = np.exp(-0.5 * (grid / np.exp(log_s)) ** 2)
-    return w / w.sum()
+    return grid, w / w.sum()
 
 
 def paper_noise(
@@ -168,9 +171,7 @@ def paper_noise(
     """
     if not (np.isfinite(step) and step > 0 and np.isfinite(limit) and limit >= step):
         raise ParameterError(f"need 0 < step <= limit (got step={step}, limit={limit})")
-    k = int(round(limit / step))
-    grid = np.arange(-k, k + 1) * step
-    p = _normal_on_grid(grid, float(sd_fraction), "sd_fraction")
+    grid, p = _normal_on_grid(step, limit, float(sd_fraction), "sd_fraction")
     return DiscreteNoise(grid, p, relative=True, name=f"paper: relative, sd {sd_fraction:.1%}")
 
 
@@ -201,9 +202,7 @@ def discrete_gaussian(sd: float, *, step: float = 1.0, limit: float | None = Non
     check_positive(step, "step", error=ParameterError)
     if limit is None:
         limit = max(2.0, np.ceil(4 * sd / step)) * step if np.isfinite(sd) else step
-    k = int(round(limit / step))
-    grid = np.arange(-k, k + 1) * step
-    p = _normal_on_grid(grid, float(sd), "sd")
+    grid, p = _normal_on_grid(step, limit, float(sd), "sd")
     return DiscreteNoise(grid, p, relative=False, name=f"discretised normal, sd {sd:g}")
 
 
@@ -503,7 +502,8 @@ def _draw_noise(frame, eligible, dom: dict, integer: dict, noise, boundary: str,
     for name in dom:
         j = col[name]
         rows = np.flatnonzero(eligible[:, j])
-        x = _as_float(frame[name])[rows]
+        new_col = _as_float(frame[name]).copy()
+        x = new_col[rows]
         lo, hi = dom[name]
         off = noise.sample(rows.size, rng)
         v = _noisy(x, off, noise.relative, integer[name])
@@ -521,7 +521,6 @@ def _draw_noise(frame, eligible, dom: dict, integer: dict, noise, boundary: str,
                 v[out] = redo
                 out = out[(redo < lo) | (redo > hi)]
             v[out] = x[out]
-        new_col = _as_float(frame[name]).copy()
         new_col[rows] = v
         released[name] = pd.Series(new_col, index=frame.index).astype(frame[name].dtype)
         changed[rows, j] = v != x
