@@ -121,8 +121,6 @@ class RecoveryTest:
     @property
     def verdict(self) -> str:
         """``exceeds``, ``not significant`` (above a bound, interval holds it) or ``within``."""
-        if self.violated:
-            return "exceeds"
         return _verdict(self.recovered, self.lower, min(self.bound, self.bound_spec), 1e-12)
 
     def describe(self) -> str:
