@@ -117,8 +117,7 @@ class DiscreteNoise:
 
 
 def _normal_on_grid(step: float, limit: float, sd: float, what: str):
-    """The grid ``-limit, ..., 0, step, ..., limit`` and probabilities proportional to
-    ``exp(-g^2 / (2 s^2))`` on it, ``s`` solved for the given sd."""
+    """The grid ``-limit..limit`` by ``step``, probabilities ``~ exp(-g^2 / (2 s^2))`` of sd ``sd``."""
     k = int(round(limit / step))
     grid = np.arange(-k, k + 1) * step
 
