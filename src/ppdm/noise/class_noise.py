@@ -212,6 +212,7 @@ def add_class_noise(
     pos = info.row_position
     n_classes = info.classes.size
     rows = np.flatnonzero(het[pos])  # the records of heterogeneous leaves
+    p = all_leaves_probability(info.counts, codes.size) if technique == "all-leaves" else None
     if technique == "random":
         by_leaf = rows[np.argsort(pos[rows], kind="stable")]
         # rows grouped by leaf in random order receive the leaf's labels in fixed order:
@@ -223,7 +224,6 @@ def add_class_noise(
         u = rng.random(rows.size)
         new[rows] = np.minimum((u[:, None] >= cum[pos[rows]]).sum(axis=1), n_classes - 1)
     else:
-        p = all_leaves_probability(info.counts, codes.size)
         flip = rng.random(codes.size) < p
         shift = rng.integers(1, n_classes, size=codes.size) if n_classes > 2 else 1
         new = np.where(flip, (codes + shift) % n_classes, codes)
@@ -240,9 +240,7 @@ def add_class_noise(
         changed=new != codes,
         expected_changes=expected_changes(info.counts),
         variance=variance_of_changes(info.counts, technique, codes.size),
-        probability=(
-            all_leaves_probability(info.counts, codes.size) if technique == "all-leaves" else None
-        ),
+        probability=p,
         security=class_security(info, technique),
         p_same=record_p_same(info, technique),
     )

@@ -219,10 +219,8 @@ def reidentification(
     tables = []
     for name in attributes:
         j = result.columns.index(name)
-        x = original[name].to_numpy(dtype=float)[rows]
-        yv = released[name].to_numpy(dtype=float)
-        ux, ix = np.unique(x, return_inverse=True)
-        uy, iy = np.unique(yv, return_inverse=True)
+        ux, ix = np.unique(original[name].to_numpy(dtype=float)[rows], return_inverse=True)
+        uy, iy = np.unique(released[name].to_numpy(dtype=float), return_inverse=True)
         trans = result.transition(name, ux, uy)
         same = (ux[:, None] == uy[None, :]).astype(float)
         tables.append((ix, iy, trans, same, result.eligible[:, j]))
