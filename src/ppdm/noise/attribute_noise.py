@@ -398,8 +398,8 @@ def add_attribute_noise(
         raise ParameterError(f"noise must be a DiscreteNoise (got {type(noise).__name__})")
     tree, info = original_tree(X, y, tree)
     names = list(tree.feature_names_)
-    frame = X.copy() if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X), columns=names)
-    frame = frame.reset_index(drop=True)
+    frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X), columns=names)
+    frame = frame.reset_index(drop=True)  # a copy: the input stays as it is
     allowed = set(names) if attributes is None else set(attributes)
     unknown = sorted(allowed - set(names))
     if unknown:

@@ -68,8 +68,7 @@ def _leaf_paths(tree) -> dict[int, list[int]]:
         if t.feature[node] < 0:
             paths[node] = path
             continue
-        for child in t.child_ids(node):
-            stack.append((int(child), path + [int(t.feature[node])]))
+        stack.extend((int(c), path + [int(t.feature[node])]) for c in t.child_ids(node))
     return paths
 
 
