@@ -67,34 +67,6 @@ def check_auditable(spec) -> None:
         raise SpecError("the release perturbs no attribute: nothing to audit")
 
 
-def _load(release, original):
-    from ...pipeline import load_release
-
-    rel = load_release(release)
-    spec = rel.spec
-    check_auditable(spec)
-    if isinstance(original, pd.DataFrame):
-        orig, label = original, "the original"
-    else:
-        path = Path(original)
-        if not path.exists():
-            raise FileNotFoundError(f"original data file {str(path)!r} does not exist")
-        orig, label = read_table(path), f"original data file {str(path)!r}"
-    released = rel.frame(check_values=True)
-    missing = [c for c in spec.names if c not in orig.columns]
-    if missing:
-        raise DataError(
-            f"{label} lacks the release's columns {missing}; pass the table the release was "
-            "made from"
-        )
-    if len(orig) != len(released):
-        raise DataError(
-            f"{label} has {len(orig)} records but the release has {len(released)}; "
-            "pass the table the release was made from"
-        )
-    return rel, spec, orig.reset_index(drop=True), released
-
-
 #: Probability that :func:`check_original` refuses the true original, at most (shared
 #: by its tests).
 FALSE_REFUSAL = 1e-9
@@ -210,20 +182,40 @@ def _prepare(release, original, tolerance: float | None):
     """The release, spec, both frames and the attributes, the original read through the
     release's domains and checked to line up.
     """
-    rel, spec, orig, released = _load(release, original)
-    label = (
-        "the original table"
-        if isinstance(original, pd.DataFrame)
-        else f"original data file {os.fspath(original)!r}"
-    )
+    from ...pipeline import load_release
+
+    rel = load_release(release)
+    spec = rel.spec
+    check_auditable(spec)
+    if isinstance(original, pd.DataFrame):
+        orig, label, where = original, "the original", "the original table"
+    else:
+        path = Path(original)
+        if not path.exists():
+            raise FileNotFoundError(f"original data file {str(path)!r} does not exist")
+        orig, label = read_table(path), f"original data file {str(path)!r}"
+        where = f"original data file {os.fspath(original)!r}"
+    released = rel.frame(check_values=True)
+    missing = [c for c in spec.names if c not in orig.columns]
+    if missing:
+        raise DataError(
+            f"{label} lacks the release's columns {missing}; pass the table the release was "
+            "made from"
+        )
+    if len(orig) != len(released):
+        raise DataError(
+            f"{label} has {len(orig)} records but the release has {len(released)}; "
+            "pass the table the release was made from"
+        )
+    orig = orig.reset_index(drop=True)
     try:  # the release's values are checked already: a value that does not fit is the original's
         attrs = _attributes(spec, orig, released, tolerance)
     except DomainError as exc:
         raise DomainError(
-            f"{label}: {str(exc).split('; ')[0]}; the audit reads the original through the "
+            f"{where}: {str(exc).split('; ')[0]}; the audit reads the original through the "
             "release's domains"
         ) from None
-    _check_lines_up(spec, orig, released, attrs, label)
+    _check_lines_up(spec, orig, released, attrs, where)
     return rel, spec, orig, released, attrs
 
 
