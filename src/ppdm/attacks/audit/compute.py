@@ -255,16 +255,6 @@ def _attributes(spec, orig, released, tolerance: float | None) -> list[_Attr]:
     return out
 
 
-def _record_estimates(released, spec, numeric: list[str]) -> dict[str, pd.DataFrame]:
-    """Every noise attack of the registry on all numeric attributes at once."""
-    if not numeric or len(released) <= len(numeric):
-        return {}
-    return {
-        name: attack_substitution_release(released, spec, name, attributes=numeric).estimate
-        for name in noise_attacks()
-    }
-
-
 def _recovery_test(
     label: str,
     hit: np.ndarray,
@@ -435,7 +425,11 @@ def audit_release(
     rng = check_random_state(random_state)
     n = len(released)
     numeric = [a.name for a in attrs if a.values is not None]
-    record_estimates = _record_estimates(released, spec, numeric)
+    record_estimates = {  # every noise attack, on all numeric attributes at once
+        name: attack_substitution_release(released, spec, name, attributes=numeric).estimate
+        for name in noise_attacks()
+        if numeric and n > len(numeric)
+    }
     # Bonferroni: half of alpha over recovery rates (policy and spec bounds), half over
     # the two empirical posterior searches (policy and spec bounds) of every attribute
     n_attacks = len(code_attacks()) + len(record_estimates)
