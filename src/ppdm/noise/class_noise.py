@@ -116,7 +116,8 @@ def _plain(v):
     return None if isinstance(v, float) and v != v else v
 
 
-def _check_labels(y) -> np.ndarray:
+def original_tree(X, y, tree=None):
+    """The tree built on the original data (ppdm's C4.5 with J48's defaults) and its leaves."""
     y = np.asarray(y.to_numpy() if isinstance(y, pd.Series) else y)
     if y.ndim != 1:
         raise DataError(f"y must be 1-D (one label per row); got shape {y.shape}")
@@ -133,12 +134,6 @@ def _check_labels(y) -> np.ndarray:
             f"the class column has {found}; class noise needs at least two classes "
             "(and a tree with heterogeneous leaves)"
         )
-    return y
-
-
-def original_tree(X, y, tree=None):
-    """The tree built on the original data (ppdm's C4.5 with J48's defaults) and its leaves."""
-    y = _check_labels(y)
     if tree is None:
         from ..tree import C45Classifier
 
