@@ -205,10 +205,6 @@ def discrete_gaussian(sd: float, *, step: float = 1.0, limit: float | None = Non
     return DiscreteNoise(grid, p, relative=False, name=f"discretised normal, sd {sd:g}")
 
 
-def _as_float(column: pd.Series) -> np.ndarray:
-    return column.to_numpy(dtype=float, na_value=np.nan)
-
-
 def _reflect(v: np.ndarray, lo: float, hi: float) -> np.ndarray:
     width = hi - lo
     if width <= 0:
@@ -472,7 +468,7 @@ def _noise_domains(frame, used: list, bounds: dict | None, noise: DiscreteNoise)
                 "leave it out with attributes=[...] (--attribute on the command line)"
             )
     for name in used:
-        values = _as_float(frame[name])
+        values = frame[name].to_numpy(dtype=float, na_value=np.nan)
         lo, hi = (bounds or {}).get(name, (np.nanmin(values), np.nanmax(values)))
         if not (np.isfinite(lo) and np.isfinite(hi) and lo <= hi):
             raise ParameterError(
@@ -501,7 +497,7 @@ def _draw_noise(frame, eligible, dom: dict, integer: dict, noise, boundary: str,
     for name in dom:
         j = col[name]
         rows = np.flatnonzero(eligible[:, j])
-        new_col = _as_float(frame[name]).copy()
+        new_col = frame[name].to_numpy(dtype=float, na_value=np.nan, copy=True)
         x = new_col[rows]
         lo, hi = dom[name]
         off = noise.sample(rows.size, rng)
