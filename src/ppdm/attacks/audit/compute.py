@@ -118,17 +118,15 @@ def _same_values(orig: pd.Series, released: pd.Series) -> np.ndarray:
 def _check_lines_up(spec, orig, released, attrs: list[_Attr], label: str) -> None:
     """Raise :class:`DataError` unless ``orig`` is the table the release was made from,
     in its record order; see :func:`check_original`."""
-    for a in spec.attributes:
-        if a.perturbed:
-            continue
-        same = _same_values(orig[a.name], released[a.name])
+    for name in [a.name for a in spec.attributes if not a.perturbed]:
+        same = _same_values(orig[name], released[name])
         if not same.all():
             i = int(np.argmin(same))
             raise DataError(
-                f"{label} does not line up with the release: column {a.name!r} is released "
+                f"{label} does not line up with the release: column {name!r} is released "
                 f"as is but differs at record {i + 1} (original "
-                f"{label_text(orig[a.name].iloc[i])!r}, released "
-                f"{label_text(released[a.name].iloc[i])!r}; {int((~same).sum())} of "
+                f"{label_text(orig[name].iloc[i])!r}, released "
+                f"{label_text(released[name].iloc[i])!r}; {int((~same).sum())} of "
                 f"{same.size} records differ); pass the table the release was made from, in "
                 "its order"
             )
