@@ -129,8 +129,7 @@ def worst_posterior(
     ----------
     Dowd, Xu & Zhang, Sec. 5.1; Evfimievski, Gehrke & Srikant (2003), Def. 1 and Sec. 3.
     """
-    n = matrix.n_values
-    p = check_prior(prior, n)
+    p = check_prior(prior, matrix.n_values)
     g = check_amplification(
         matrix.amplification() if gamma is None else gamma, error=ParameterError
     )
