@@ -88,8 +88,7 @@ def posterior(matrix: PerturbationMatrix, prior: np.ndarray) -> np.ndarray:
     joint = m * p[None, :]
     total = joint.sum(axis=1, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
-        post = np.where(total > 0, joint / np.where(total > 0, total, 1.0), 1.0 / m.shape[0])
-    return post
+        return np.where(total > 0, joint / np.where(total > 0, total, 1.0), 1.0 / m.shape[0])
 
 
 def kang_bound(gamma: float, n_values: int, n: int) -> float:

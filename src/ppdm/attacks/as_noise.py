@@ -88,6 +88,5 @@ def attack_substitution_release(
         dom, m = a.get_domain(), a.get_matrix()
         codes = dom.encode(released[a.name], column=a.name)
         variances.append(substitution_noise_variance(dom, m, estimated_prior(codes, m)))
-    sigma2 = np.asarray(variances)
     y = released[[a.name for a in candidates]].astype(float)
-    return noise_attacks()[attack].estimate(y, sigma2)
+    return noise_attacks()[attack].estimate(y, np.asarray(variances))

@@ -54,15 +54,12 @@ def bayes_optimal_attack(
     codes = check_codes(perturbed_codes, n)
     p = estimated_prior(codes, matrix, method) if prior is None else check_prior(prior, n)
     post = posterior(matrix, p)
-    best = post.argmax(axis=1)
-    observed = matrix.dense() @ p
-    expected = float(observed @ post.max(axis=1))
     return PosteriorAttack(
-        guess=best[codes],
+        guess=post.argmax(axis=1)[codes],
         confidence=post.max(axis=1)[codes],
         posterior=post,
         prior=p,
-        expected_success=expected,
+        expected_success=float(matrix.dense() @ p @ post.max(axis=1)),
     )
 
 

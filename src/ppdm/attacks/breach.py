@@ -129,8 +129,7 @@ def worst_posterior(
     ----------
     Dowd, Xu & Zhang, Sec. 5.1; Evfimievski, Gehrke & Srikant (2003), Def. 1 and Sec. 3.
     """
-    n = matrix.n_values
-    p = check_prior(prior, n)
+    p = check_prior(prior, matrix.n_values)
     g = check_amplification(
         matrix.amplification() if gamma is None else gamma, error=ParameterError
     )
@@ -183,8 +182,7 @@ def empirical_breach(
     out = []
     for rho1 in levels:
         value, members = _candidates(post, prior, rho1)
-        s = np.clip(value, 0.0, 1.0)
-        hits = np.rint(s * n_h)
+        hits = np.rint(np.clip(value, 0.0, 1.0) * n_h)
         lower = np.where(seen & (value >= 0), binomial_lower(hits, n_h, a_each), -1.0)
         h = int(lower.argmax())
         level = _level_at(rho1, g, value, members, h, prior)

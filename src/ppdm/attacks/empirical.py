@@ -104,10 +104,9 @@ def audit_matrix_epsilon(
     """
     check_at_least(trials, "trials", 100, error=ParameterError)
     check_probability(confidence, "confidence")
-    dense = matrix.dense()
     amp = matrix.amplification()
     stated = math.log(amp) if math.isfinite(amp) else math.inf
-    h, o, o2 = _worst_case(dense)
+    h, o, o2 = _worst_case(matrix.dense())
     rng = perturbation_generator(random_state, "empirical-epsilon")
     counts = []
     for code in (o, o2):

@@ -206,13 +206,12 @@ def linkage_report(
 def format_linkage(report: dict) -> list[str]:
     """Plain-text lines of :func:`linkage_report`."""
     rel, orig, link = report["released"], report["original"], report["linkage"]
-    n = link["n_records"]
     return [
         f"keys: {', '.join(report['keys'])}",
         f"  k-anonymity of the release: k = {rel['k']} ({rel['n_classes']} key combinations, "
         f"{rel['sample_uniques']} unique records; original: k = {orig['k']}, "
         f"{orig['sample_uniques']} unique)",
-        f"  linkage attack: {link['reidentified']} of {n} records re-identified "
+        f"  linkage attack: {link['reidentified']} of {link['n_records']} records re-identified "
         f"({link['reidentified_share']:.2%}) by exact matching of their original keys; "
         f"{link['false_matches']} unique matches are wrong, {link['no_match']} find no match",
     ]

@@ -72,18 +72,6 @@ class NoiseAttack(Attack):
     estimate: Callable[[object, np.ndarray], AttackResult]
 
 
-def _bayes_map(codes, matrix, rng, repeat):
-    return bayes_optimal_attack(codes, matrix).guess
-
-
-def _released_value(codes, matrix, rng, repeat):
-    return np.asarray(codes)
-
-
-def _repeated(codes, matrix, rng, repeat):
-    return repeated_perturbation_attack(codes, matrix, repeat, rng)[-1].guess
-
-
 def _spectral(y, variance) -> AttackResult:
     # spectral filtering assumes one noise variance: scale every column to unit variance
     scale = np.sqrt(np.asarray(variance, dtype=np.float64))
@@ -97,19 +85,19 @@ ATTACKS: dict[str, CodeAttack | NoiseAttack] = {
         "bayes-map",
         "posterior mode of the original given the released value, prior estimated from the release",
         "Dowd, Xu & Zhang Sec. 5.1; Evfimievski, Gehrke & Srikant (2003)",
-        _bayes_map,
+        lambda codes, matrix, rng, repeat: bayes_optimal_attack(codes, matrix).guess,
     ),
     "released-value": CodeAttack(
         "released-value",
         "take the released value as the original",
         "Dowd, Xu & Zhang Sec. 3",
-        _released_value,
+        lambda codes, matrix, rng, repeat: np.asarray(codes),
     ),
     "repeated-perturbation": CodeAttack(
         "repeated-perturbation",
         "perturb the release t more times, estimate through M^(t+1), posterior mode",
         "Dowd, Xu & Zhang Sec. 5.2, Theorem 2",
-        _repeated,
+        lambda codes, m, rng, repeat: repeated_perturbation_attack(codes, m, repeat, rng)[-1].guess,
         uses_repeat=True,
     ),
     "spectral_filtering": NoiseAttack(

@@ -17,7 +17,7 @@ from ..exceptions import ParameterError
 from ..matrix import GammaDiagonal, PerturbationMatrix
 from ..random import RandomState, check_random_state
 from ..validation import check_int
-from ._substitution import check_codes
+from ._substitution import check_codes, estimated_prior
 from .bayes_optimal import bayes_optimal_attack
 
 __all__ = [
@@ -112,7 +112,7 @@ def repeated_perturbation_attack(
     codes = check_codes(perturbed_codes, n)
     t = check_int(t, "t", error=ParameterError)
     rng = check_random_state(random_state)
-    prior = bayes_optimal_attack(codes, matrix, method=method).prior
+    prior = estimated_prior(codes, matrix, method)
     out = []
     current = codes
     for s in range(t + 1):

@@ -76,8 +76,7 @@ def spectral_filtering(released, noise_variance: float) -> AttackResult:
             "noise_variance must be one number for spectral filtering: the Marchenko-Pastur "
             f"bounds assume equal noise variance on every attribute (got shape {sigma2.shape})"
         )
-    n, m = y.shape
-    _, lam_max = marchenko_pastur_bounds(float(sigma2), n, m)
+    _, lam_max = marchenko_pastur_bounds(float(sigma2), *y.shape)
     mu, yc, cov = centered_cov(y)
     vals, vecs = eigh_desc(cov)
     k = int(np.sum(vals > lam_max))

@@ -116,8 +116,10 @@ class DiscreteNoise:
         }
 
 
-def _normal_on_grid(grid: np.ndarray, sd: float, what: str) -> np.ndarray:
-    """Probabilities proportional to ``exp(-g^2 / (2 s^2))`` with ``s`` solved for the given sd."""
+def _normal_on_grid(step: float, limit: float, sd: float, what: str):
+    """The grid ``-limit..limit`` by ``step``, probabilities ``~ exp(-g^2 / (2 s^2))`` of sd ``sd``."""
+    k = int(round(limit / step))
+    grid = np.arange(-k, k + 1) * step
 
     def spread(log_s: float) -> float:
         w = np.exp(-0.5 * (grid / np.exp(log_s)) ** 2)
@@ -133,7 +135,7 @@ def _normal_on_grid(grid: np.ndarray, sd: float, what: str) -> np.ndarray:
     lo, hi = np.log(step * 1e-3), np.log(float(np.abs(grid).max()) * 1e3)
     log_s = optimize.brentq(spread, lo, hi, xtol=1e-13, rtol=1e-13)
     w = np.exp(-0.5 * (grid / np.exp(log_s)) ** 2)
-    return w / w.sum()
+    return grid, w / w.sum()
 
 
 def paper_noise(
@@ -168,9 +170,7 @@ def paper_noise(
     """
     if not (np.isfinite(step) and step > 0 and np.isfinite(limit) and limit >= step):
         raise ParameterError(f"need 0 < step <= limit (got step={step}, limit={limit})")
-    k = int(round(limit / step))
-    grid = np.arange(-k, k + 1) * step
-    p = _normal_on_grid(grid, float(sd_fraction), "sd_fraction")
+    grid, p = _normal_on_grid(step, limit, float(sd_fraction), "sd_fraction")
     return DiscreteNoise(grid, p, relative=True, name=f"paper: relative, sd {sd_fraction:.1%}")
 
 
@@ -201,14 +201,8 @@ def discrete_gaussian(sd: float, *, step: float = 1.0, limit: float | None = Non
     check_positive(step, "step", error=ParameterError)
     if limit is None:
         limit = max(2.0, np.ceil(4 * sd / step)) * step if np.isfinite(sd) else step
-    k = int(round(limit / step))
-    grid = np.arange(-k, k + 1) * step
-    p = _normal_on_grid(grid, float(sd), "sd")
+    grid, p = _normal_on_grid(step, limit, float(sd), "sd")
     return DiscreteNoise(grid, p, relative=False, name=f"discretised normal, sd {sd:g}")
-
-
-def _as_float(column: pd.Series) -> np.ndarray:
-    return column.to_numpy(dtype=float, na_value=np.nan)
 
 
 def _reflect(v: np.ndarray, lo: float, hi: float) -> np.ndarray:
@@ -400,8 +394,8 @@ def add_attribute_noise(
         raise ParameterError(f"noise must be a DiscreteNoise (got {type(noise).__name__})")
     tree, info = original_tree(X, y, tree)
     names = list(tree.feature_names_)
-    frame = X.copy() if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X), columns=names)
-    frame = frame.reset_index(drop=True)
+    frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X), columns=names)
+    frame = frame.reset_index(drop=True)  # a copy: the input stays as it is
     allowed = set(names) if attributes is None else set(attributes)
     unknown = sorted(allowed - set(names))
     if unknown:
@@ -474,7 +468,7 @@ def _noise_domains(frame, used: list, bounds: dict | None, noise: DiscreteNoise)
                 "leave it out with attributes=[...] (--attribute on the command line)"
             )
     for name in used:
-        values = _as_float(frame[name])
+        values = frame[name].to_numpy(dtype=float, na_value=np.nan)
         lo, hi = (bounds or {}).get(name, (np.nanmin(values), np.nanmax(values)))
         if not (np.isfinite(lo) and np.isfinite(hi) and lo <= hi):
             raise ParameterError(
@@ -503,7 +497,8 @@ def _draw_noise(frame, eligible, dom: dict, integer: dict, noise, boundary: str,
     for name in dom:
         j = col[name]
         rows = np.flatnonzero(eligible[:, j])
-        x = _as_float(frame[name])[rows]
+        new_col = frame[name].to_numpy(dtype=float, na_value=np.nan, copy=True)
+        x = new_col[rows]
         lo, hi = dom[name]
         off = noise.sample(rows.size, rng)
         v = _noisy(x, off, noise.relative, integer[name])
@@ -521,7 +516,6 @@ def _draw_noise(frame, eligible, dom: dict, integer: dict, noise, boundary: str,
                 v[out] = redo
                 out = out[(redo < lo) | (redo > hi)]
             v[out] = x[out]
-        new_col = _as_float(frame[name]).copy()
         new_col[rows] = v
         released[name] = pd.Series(new_col, index=frame.index).astype(frame[name].dtype)
         changed[rows, j] = v != x

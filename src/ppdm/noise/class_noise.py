@@ -116,7 +116,8 @@ def _plain(v):
     return None if isinstance(v, float) and v != v else v
 
 
-def _check_labels(y) -> np.ndarray:
+def original_tree(X, y, tree=None):
+    """The tree built on the original data (ppdm's C4.5 with J48's defaults) and its leaves."""
     y = np.asarray(y.to_numpy() if isinstance(y, pd.Series) else y)
     if y.ndim != 1:
         raise DataError(f"y must be 1-D (one label per row); got shape {y.shape}")
@@ -133,12 +134,6 @@ def _check_labels(y) -> np.ndarray:
             f"the class column has {found}; class noise needs at least two classes "
             "(and a tree with heterogeneous leaves)"
         )
-    return y
-
-
-def original_tree(X, y, tree=None):
-    """The tree built on the original data (ppdm's C4.5 with J48's defaults) and its leaves."""
-    y = _check_labels(y)
     if tree is None:
         from ..tree import C45Classifier
 
@@ -212,6 +207,7 @@ def add_class_noise(
     pos = info.row_position
     n_classes = info.classes.size
     rows = np.flatnonzero(het[pos])  # the records of heterogeneous leaves
+    p = all_leaves_probability(info.counts, codes.size) if technique == "all-leaves" else None
     if technique == "random":
         by_leaf = rows[np.argsort(pos[rows], kind="stable")]
         # rows grouped by leaf in random order receive the leaf's labels in fixed order:
@@ -223,7 +219,6 @@ def add_class_noise(
         u = rng.random(rows.size)
         new[rows] = np.minimum((u[:, None] >= cum[pos[rows]]).sum(axis=1), n_classes - 1)
     else:
-        p = all_leaves_probability(info.counts, codes.size)
         flip = rng.random(codes.size) < p
         shift = rng.integers(1, n_classes, size=codes.size) if n_classes > 2 else 1
         new = np.where(flip, (codes + shift) % n_classes, codes)
@@ -240,9 +235,7 @@ def add_class_noise(
         changed=new != codes,
         expected_changes=expected_changes(info.counts),
         variance=variance_of_changes(info.counts, technique, codes.size),
-        probability=(
-            all_leaves_probability(info.counts, codes.size) if technique == "all-leaves" else None
-        ),
+        probability=p,
         security=class_security(info, technique),
         p_same=record_p_same(info, technique),
     )

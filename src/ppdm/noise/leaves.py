@@ -68,8 +68,7 @@ def _leaf_paths(tree) -> dict[int, list[int]]:
         if t.feature[node] < 0:
             paths[node] = path
             continue
-        for child in t.child_ids(node):
-            stack.append((int(child), path + [int(t.feature[node])]))
+        stack.extend((int(c), path + [int(t.feature[node])]) for c in t.child_ids(node))
     return paths
 
 
@@ -194,15 +193,10 @@ def leaf_info(tree, X, y) -> LeafInfo:
     counts = np.zeros((leaves.size, classes.size), dtype=np.int64)
     np.add.at(counts, (pos, codes), 1)
     # the tree's own leaf class (J48's first maximum of the training distribution)
-    t = tree.tree_
-    leaf_class = np.array([_first_max(t.value[leaf]) for leaf in leaves], dtype=np.int64)
+    leaf_class = tree.tree_.decide(tree.tree_.value[leaves]).astype(np.int64)
     paths = _leaf_paths(tree)
     depth = np.array([len(paths[int(leaf)]) for leaf in leaves], dtype=np.int64)
     return LeafInfo(leaf_of_row, codes, classes, leaves, counts, leaf_class, depth)
-
-
-def _first_max(v: np.ndarray) -> int:
-    return int(np.argmax(v >= v.max() - 1e-6))
 
 
 def innocent_attributes(tree) -> pd.DataFrame:
@@ -241,15 +235,13 @@ def innocent_attributes(tree) -> pd.DataFrame:
     paths = _leaf_paths(tree)
     used = {int(f) for f in tree.tree_.feature if f >= 0}
     tia = [names[j] for j in range(len(names)) if j not in used]
-    rows = []
-    for leaf in sorted(paths):
-        on_path = set(paths[leaf])
-        rows.append(
-            {
-                "leaf": leaf,
-                "path": [names[j] for j in sorted(on_path)],
-                "lia": [names[j] for j in sorted(used - on_path)],
-                "tia": list(tia),
-            }
-        )
+    rows = [
+        {
+            "leaf": leaf,
+            "path": [names[j] for j in sorted(set(paths[leaf]))],
+            "lia": [names[j] for j in sorted(used - set(paths[leaf]))],
+            "tia": list(tia),
+        }
+        for leaf in sorted(paths)
+    ]
     return pd.DataFrame(rows, columns=["leaf", "path", "lia", "tia"])

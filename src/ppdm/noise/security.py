@@ -62,9 +62,7 @@ def record_p_same(info: LeafInfo, technique: str) -> np.ndarray:
     if technique == "all-leaves":
         p = all_leaves_probability(info.counts, info.codes.size)
         return np.full(info.codes.size, 1.0 - p)
-    pos = info.row_position
-    share = info.counts / info.sizes[:, None]
-    return share[pos, info.codes]
+    return (info.counts / info.sizes[:, None])[info.row_position, info.codes]
 
 
 def class_security(info: LeafInfo, technique: str) -> pd.DataFrame:
@@ -109,20 +107,15 @@ def class_security(info: LeafInfo, technique: str) -> pd.DataFrame:
     n = size - m
     if technique == "all-leaves":
         p = all_leaves_probability(info.counts, info.codes.size)
-        frame["expected_changes"] = size * p
-        frame["p_same_majority"] = 1.0 - p
-        frame["p_same_minority"] = np.where(n > 0, 1.0 - p, np.nan)
-        frame["p_same_mean"] = 1.0 - p
-        frame["p_majority"] = 1.0 - p
-        return frame
-    sq = (c**2).sum(axis=1)
-    frame["expected_changes"] = leaf_changes(c)
-    frame["p_same_majority"] = m / size
-    with np.errstate(invalid="ignore", divide="ignore"):
-        frame["p_same_minority"] = np.where(n > 0, (sq - m**2) / (size * n), np.nan)
-    frame["p_same_mean"] = sq / size**2
-    frame["p_majority"] = m / size
-    return frame
+        keep = np.full(size.shape, 1.0 - p)
+        figures = (size * p, keep, np.where(n > 0, keep, np.nan), keep, keep)
+    else:
+        sq = (c**2).sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            minority = np.where(n > 0, (sq - m**2) / (size * n), np.nan)
+        figures = (leaf_changes(c), m / size, minority, sq / size**2, m / size)
+    names = "expected_changes p_same_majority p_same_minority p_same_mean p_majority"
+    return frame.assign(**dict(zip(names.split(), figures)))
 
 
 @dataclass
@@ -226,10 +219,8 @@ def reidentification(
     tables = []
     for name in attributes:
         j = result.columns.index(name)
-        x = original[name].to_numpy(dtype=float)[rows]
-        yv = released[name].to_numpy(dtype=float)
-        ux, ix = np.unique(x, return_inverse=True)
-        uy, iy = np.unique(yv, return_inverse=True)
+        ux, ix = np.unique(original[name].to_numpy(dtype=float)[rows], return_inverse=True)
+        uy, iy = np.unique(released[name].to_numpy(dtype=float), return_inverse=True)
         trans = result.transition(name, ux, uy)
         same = (ux[:, None] == uy[None, :]).astype(float)
         tables.append((ix, iy, trans, same, result.eligible[:, j]))

@@ -67,34 +67,6 @@ def check_auditable(spec) -> None:
         raise SpecError("the release perturbs no attribute: nothing to audit")
 
 
-def _load(release, original):
-    from ...pipeline import load_release
-
-    rel = load_release(release)
-    spec = rel.spec
-    check_auditable(spec)
-    if isinstance(original, pd.DataFrame):
-        orig, label = original, "the original"
-    else:
-        path = Path(original)
-        if not path.exists():
-            raise FileNotFoundError(f"original data file {str(path)!r} does not exist")
-        orig, label = read_table(path), f"original data file {str(path)!r}"
-    released = rel.frame(check_values=True)
-    missing = [c for c in spec.names if c not in orig.columns]
-    if missing:
-        raise DataError(
-            f"{label} lacks the release's columns {missing}; pass the table the release was "
-            "made from"
-        )
-    if len(orig) != len(released):
-        raise DataError(
-            f"{label} has {len(orig)} records but the release has {len(released)}; "
-            "pass the table the release was made from"
-        )
-    return rel, spec, orig.reset_index(drop=True), released
-
-
 #: Probability that :func:`check_original` refuses the true original, at most (shared
 #: by its tests).
 FALSE_REFUSAL = 1e-9
@@ -146,17 +118,15 @@ def _same_values(orig: pd.Series, released: pd.Series) -> np.ndarray:
 def _check_lines_up(spec, orig, released, attrs: list[_Attr], label: str) -> None:
     """Raise :class:`DataError` unless ``orig`` is the table the release was made from,
     in its record order; see :func:`check_original`."""
-    for a in spec.attributes:
-        if a.perturbed:
-            continue
-        same = _same_values(orig[a.name], released[a.name])
+    for name in [a.name for a in spec.attributes if not a.perturbed]:
+        same = _same_values(orig[name], released[name])
         if not same.all():
             i = int(np.argmin(same))
             raise DataError(
-                f"{label} does not line up with the release: column {a.name!r} is released "
+                f"{label} does not line up with the release: column {name!r} is released "
                 f"as is but differs at record {i + 1} (original "
-                f"{label_text(orig[a.name].iloc[i])!r}, released "
-                f"{label_text(released[a.name].iloc[i])!r}; {int((~same).sum())} of "
+                f"{label_text(orig[name].iloc[i])!r}, released "
+                f"{label_text(released[name].iloc[i])!r}; {int((~same).sum())} of "
                 f"{same.size} records differ); pass the table the release was made from, in "
                 "its order"
             )
@@ -210,20 +180,40 @@ def _prepare(release, original, tolerance: float | None):
     """The release, spec, both frames and the attributes, the original read through the
     release's domains and checked to line up.
     """
-    rel, spec, orig, released = _load(release, original)
-    label = (
-        "the original table"
-        if isinstance(original, pd.DataFrame)
-        else f"original data file {os.fspath(original)!r}"
-    )
+    from ...pipeline import load_release
+
+    rel = load_release(release)
+    spec = rel.spec
+    check_auditable(spec)
+    if isinstance(original, pd.DataFrame):
+        orig, label, where = original, "the original", "the original table"
+    else:
+        path = Path(original)
+        if not path.exists():
+            raise FileNotFoundError(f"original data file {str(path)!r} does not exist")
+        orig, label = read_table(path), f"original data file {str(path)!r}"
+        where = f"original data file {os.fspath(original)!r}"
+    released = rel.frame(check_values=True)
+    missing = [c for c in spec.names if c not in orig.columns]
+    if missing:
+        raise DataError(
+            f"{label} lacks the release's columns {missing}; pass the table the release was "
+            "made from"
+        )
+    if len(orig) != len(released):
+        raise DataError(
+            f"{label} has {len(orig)} records but the release has {len(released)}; "
+            "pass the table the release was made from"
+        )
+    orig = orig.reset_index(drop=True)
     try:  # the release's values are checked already: a value that does not fit is the original's
         attrs = _attributes(spec, orig, released, tolerance)
     except DomainError as exc:
         raise DomainError(
-            f"{label}: {str(exc).split('; ')[0]}; the audit reads the original through the "
+            f"{where}: {str(exc).split('; ')[0]}; the audit reads the original through the "
             "release's domains"
         ) from None
-    _check_lines_up(spec, orig, released, attrs, label)
+    _check_lines_up(spec, orig, released, attrs, where)
     return rel, spec, orig, released, attrs
 
 
@@ -261,16 +251,6 @@ def _attributes(spec, orig, released, tolerance: float | None) -> list[_Attr]:
         y_codes = dom.encode(released[a.name], column=a.name).astype(np.int64)
         out.append(_Attr(a.name, dom, m, v, x, x_codes, y_codes, tol))
     return out
-
-
-def _record_estimates(released, spec, numeric: list[str]) -> dict[str, pd.DataFrame]:
-    """Every noise attack of the registry on all numeric attributes at once."""
-    if not numeric or len(released) <= len(numeric):
-        return {}
-    return {
-        name: attack_substitution_release(released, spec, name, attributes=numeric).estimate
-        for name in noise_attacks()
-    }
 
 
 def _recovery_test(
@@ -443,7 +423,11 @@ def audit_release(
     rng = check_random_state(random_state)
     n = len(released)
     numeric = [a.name for a in attrs if a.values is not None]
-    record_estimates = _record_estimates(released, spec, numeric)
+    record_estimates = {  # every noise attack, on all numeric attributes at once
+        name: attack_substitution_release(released, spec, name, attributes=numeric).estimate
+        for name in noise_attacks()
+        if numeric and n > len(numeric)
+    }
     # Bonferroni: half of alpha over recovery rates (policy and spec bounds), half over
     # the two empirical posterior searches (policy and spec bounds) of every attribute
     n_attacks = len(code_attacks()) + len(record_estimates)
