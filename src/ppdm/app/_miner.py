@@ -265,9 +265,10 @@ def _candidates(res: dict) -> pd.DataFrame:
     """The candidates' cross-validated estimates, as the command line lists them."""
     rows = []
     for c in res["candidates"]:
-        shown = f"not scorable: {c['reason']}"
         if c["scorable"]:
             shown = f"{percent(c['estimate'])} ± {100 * c['stderr']:.1f}{score_note(c['estimate'])}"
+        else:
+            shown = f"not scorable: {c['reason']}"
         chosen = " (chosen)" if c["learner"] == res["learner"] else ""
         leaves = "" if c.get("leaves") is None else f"{c['leaves']:.1f}"
         rows.append(
