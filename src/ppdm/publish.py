@@ -47,6 +47,7 @@ __all__ = [
     "termination_status",
     "release_member",
     "target_of",
+    "unhide",
 ]
 
 _MARK = ".ppdm-"
@@ -415,6 +416,11 @@ def _hidden(target: Path, kind: str) -> Path:
 
 
 _HIDDEN = re.compile(rf"^\.(?P<name>.+){re.escape(_MARK)}[a-z]+-\d+-[0-9a-f]{{8}}(?:\.\w+)?$")
+_EDGE = r"/\\\s'\"():,;"  # what may stand around a path in a message
+_HIDDEN_IN_TEXT = re.compile(
+    rf"(?<![^{_EDGE}])\.(?P<name>[^{_EDGE}]+?){re.escape(_MARK)}[a-z]+-\d+-[0-9a-f]{{8}}"
+    rf"(?:\.\w+)?(?![^{_EDGE}])"
+)
 
 
 def target_of(path: str | os.PathLike) -> Path | None:
@@ -430,6 +436,18 @@ def target_of(path: str | os.PathLike) -> Path | None:
     p = Path(path)
     m = _HIDDEN.match(p.name)
     return p.parent / m.group("name") if m else None
+
+
+def unhide(text: str) -> str:
+    """``text`` with every hidden work file or directory of this module in it named as the
+    output it stands for.
+
+    Examples
+    --------
+    >>> unhide("part '/data/.rel.ppdm-new-41-0a1b2c3d/data/part-00001.parquet' holds")
+    "part '/data/rel/data/part-00001.parquet' holds"
+    """
+    return _HIDDEN_IN_TEXT.sub(r"\g<name>", text)
 
 
 def _remove(path: Path) -> None:

@@ -232,3 +232,15 @@ def test_a_damaged_part_of_a_partitioned_release_is_named(run_cli, tmp_path):
     )
     assert code == 1 and f"input file {str(bad)!r} is not a readable Parquet file" in err
     assert not (tmp_path / "rec").exists()
+
+
+def test_an_error_naming_a_work_directory_names_the_output_instead():
+    """A message from a check run inside the staging directory, e.g. a written part read
+    back, names the release the user asked for, not the hidden work directory."""
+    from ppdm.cli._common import error_line
+    from ppdm.exceptions import DataError
+
+    hidden = "/data/.rel.ppdm-new-4824-60f50cdf/data/part-00001.parquet"
+    text, code = error_line(DataError(f"partition file '{hidden}' holds column 'c' as int"))
+    assert text == "partition file '/data/rel/data/part-00001.parquet' holds column 'c' as int"
+    assert code == 1

@@ -28,6 +28,7 @@ from ..publish import (
     publish_file,
     release_claims,
     target_of,
+    unhide,
 )
 
 T = TypeVar("T")
@@ -287,7 +288,7 @@ def error_line(exc: BaseException) -> tuple[str, int]:
             f"internal error ({kind.__name__}: {exc}); please report it with the command line "
             f"that caused it (set {_DEBUG_ENV}=1 to see the traceback)"
         )
-    return _one_line(text), code
+    return _one_line(unhide(text)), code  # a work file is named as the output it makes
 
 
 def _report(exc: BaseException) -> NoReturn:
