@@ -17,6 +17,7 @@ import secrets
 import shutil
 import signal
 import stat
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -380,7 +381,7 @@ def _mode(base: int) -> int:
 
 
 def _alive(pid: int) -> bool:
-    if pid == os.getpid():
+    if pid == os.getpid() or sys.platform == "win32":  # there, signal 0 is a Ctrl+C
         return True
     try:
         os.kill(pid, 0)

@@ -757,3 +757,19 @@ def test_a_signal_while_a_claim_is_taken_leaves_no_claim_file(tmp_path, monkeypa
     assert [p.name for p in tmp_path.iterdir()] == [".out.ppdm-claim"]  # held until the end
     publish.release_claims()  # what the process's end does
     assert list(tmp_path.iterdir()) == []
+
+
+def test_where_signal_zero_is_a_ctrl_c_no_process_is_probed(tmp_path, monkeypatch):
+    """On Windows os.kill(pid, 0) sends CTRL_C_EVENT to the process group ``pid``: the
+    leftovers of other processes are kept there, and no signal is sent."""
+    import ppdm.publish as publish
+
+    def kill(pid, sig):
+        raise AssertionError(f"os.kill({pid}, {sig}) was called")
+
+    (tmp_path / ".out.ppdm-new-999999-0a0b0c0d").mkdir()
+    monkeypatch.setattr(publish.os, "kill", kill)
+    monkeypatch.setattr(publish.sys, "platform", "win32")
+    assert clean_leftovers(tmp_path, "out") == 0
+    monkeypatch.undo()
+    assert (tmp_path / ".out.ppdm-new-999999-0a0b0c0d").exists()
