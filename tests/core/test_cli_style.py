@@ -415,3 +415,18 @@ def test_a_long_estimate_table_shows_its_ends_and_says_so(run_cli, tmp_path, mon
             assert shown == labels[:TABLE_ENDS] + labels[-TABLE_ENDS:]
             assert f"... {bins - 2 * TABLE_ENDS:,} bins ..." in table
             assert f"{bins:,} bins, the first and last {TABLE_ENDS} shown" in table
+
+
+def test_the_exit_codes_of_the_help_are_those_of_docs_cli(run_cli, monkeypatch):
+    """`ppdm --help` ends with docs/cli.md's table of exit codes, the refused output too."""
+    from pathlib import Path
+
+    flat = " ".join(_help(run_cli, monkeypatch).split())
+    docs = (Path(__file__).parents[2] / "docs" / "cli.md").read_text(encoding="utf-8")
+    table = docs.split("## Exit codes", 1)[1].split("\n\n")[1]
+    codes = re.findall(r"^\| (\d+) \|", table, flags=re.M)
+    assert codes == ["0", "1", "2", "3", "130"]
+    for code in codes:
+        assert f" {code} " in flat
+    assert "2 usage error (unknown flag, bad option value, an output that would lose or " in flat
+    assert "would lose or leak data" in table

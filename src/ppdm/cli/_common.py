@@ -44,7 +44,7 @@ EXIT_INTERRUPTED = 130
 
 EXIT_CODES_HELP = (
     "Exit codes: 0 success; 1 failure (bad input file or spec, I/O error); "
-    "2 usage error (unknown flag, bad option value); "
+    "2 usage error (unknown flag, bad option value, an output that would lose or leak data); "
     "3 ppdm audit: a privacy bound is violated; 130 interrupted. "
     "Set PPDM_DEBUG=1 to see the traceback behind an error."
 )
