@@ -416,12 +416,10 @@ def _hidden(target: Path, kind: str) -> Path:
     return target.with_name(f".{target.name}{_MARK}{kind}-{os.getpid()}-{secrets.token_hex(4)}")
 
 
-_HIDDEN = re.compile(rf"^\.(?P<name>.+){re.escape(_MARK)}[a-z]+-\d+-[0-9a-f]{{8}}(?:\.\w+)?$")
+_TAIL = rf"{re.escape(_MARK)}[a-z]+-\d+-[0-9a-f]{{8}}(?:\.\w+)?"  # what _hidden appends
+_HIDDEN = re.compile(rf"^\.(?P<name>.+){_TAIL}$")
 _EDGE = r"/\\\s'\"():,;"  # what may stand around a path in a message
-_HIDDEN_IN_TEXT = re.compile(
-    rf"(?<![^{_EDGE}])\.(?P<name>[^{_EDGE}]+?){re.escape(_MARK)}[a-z]+-\d+-[0-9a-f]{{8}}"
-    rf"(?:\.\w+)?(?![^{_EDGE}])"
-)
+_HIDDEN_IN_TEXT = re.compile(rf"(?<![^{_EDGE}])\.(?P<name>[^{_EDGE}]+?){_TAIL}(?![^{_EDGE}])")
 
 
 def target_of(path: str | os.PathLike) -> Path | None:
