@@ -4,6 +4,7 @@ Usage::
 
     python benchmarks/mine_coverage.py [--sets wisconsin,synth1,...] [--gammas 5,9,12]
         [--repeats 5] [--choice-repeats 1] [--holdout 0.3] [--n-synth 10000]
+        [--max-selection 100000]
         [--out results/mine_coverage.csv] [--choice-out results/mine_choice.csv]
 
 Per bundled set and gamma, ``repeats`` fresh releases of a 70 % training split (one
@@ -75,6 +76,7 @@ def main() -> None:
     p.add_argument("--choice-repeats", type=int, default=1, help="repeats whose choice is checked")
     p.add_argument("--holdout", type=float, default=0.3, help="mine's held-out share")
     p.add_argument("--n-synth", type=int, default=10_000, help="training rows of synth sets")
+    p.add_argument("--max-selection", type=int, default=100_000, help="mine's folded records")
     p.add_argument("--out", default="results/mine_coverage.csv")
     p.add_argument("--choice-out", default="results/mine_choice.csv")
     a = p.parse_args()
@@ -89,7 +91,13 @@ def main() -> None:
                                  random_state=1000 * rep + int(gamma))  # fmt: skip
                     t = time.perf_counter()
                     rel = load_release(Path(d) / "r")
-                    r = mine(rel, test=test, holdout=a.holdout, random_state=rep)
+                    r = mine(
+                        rel,
+                        test=test,
+                        holdout=a.holdout,
+                        max_selection=a.max_selection,
+                        random_state=rep,
+                    )
                     rows.append(dict(set=name, gamma=gamma, repeat=rep, learner=r.candidate.label,
                                      estimate=r.estimate, stderr=r.stderr, measured=r.measured,
                                      majority_rate=r.majority_rate,

@@ -262,3 +262,24 @@ def test_the_apps_candidates_table_flags_a_score_outside_zero_one():
     shown = table["3-fold estimate ± s.e."].tolist()
     assert shown[0].endswith("(outside [0, 1]: ranked as 1, the nearest accuracy)")
     assert "outside" not in shown[1] and table["learner"].tolist() == ["a", "b (chosen)"]
+
+
+def test_the_folds_take_the_whole_selection_part_of_a_large_release(tmp_path, monkeypatch):
+    # a release tree grows with its records: fold models must learn from nearly as many
+    # records as the chosen model, so 35,000 selection records are all folded (a cap of
+    # 30,000 made them learn from 20,000 and undervalue the deeper settings)
+    import ppdm.selection
+
+    _release(tmp_path, 50_000, class_attribute="group")
+    folded = []
+
+    def sized(candidate, rel, frame, folds, random_state):
+        folded.append(len(frame))
+        return CandidateScore(candidate.label, 0.8, 0.01, leaves=4.0)
+
+    monkeypatch.setattr(ppdm.selection, "_score", sized)
+    r = mine(load_release(tmp_path / "r"), random_state=0)
+    assert r.n_selection == 35_000 and set(folded) == {35_000}
+    del folded[:]
+    mine(load_release(tmp_path / "r"), max_selection=20_000, random_state=0)
+    assert len(folded) == len(r.candidates) and set(folded) == {20_000}

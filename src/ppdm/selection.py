@@ -195,7 +195,7 @@ def mine(
     learner: str | None = None,
     folds: int = 3,
     holdout: float = 0.3,
-    max_selection: int = 30_000,
+    max_selection: int = 100_000,
     random_state=0,
     test_name: str = "the test table",
 ) -> MineResult:
@@ -213,9 +213,11 @@ def mine(
         Folds of the selection part.
     holdout : float, default=0.3
         Share of the release kept apart to estimate the chosen model's accuracy.
-    max_selection : int, default=30000
+    max_selection : int, default=100000
         At most this many records of the selection part are folded to choose (the chosen
-        model is still fitted on the whole selection part).
+        model is still fitted on the whole selection part). The fold models should learn
+        from nearly as many records as the chosen model: a release tree grows with the
+        records (BENCHMARKS.md, "Mining from the release alone").
     random_state : int or None
         Shuffles the records into parts and seeds the learners.
     test_name : str, default="the test table"
