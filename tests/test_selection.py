@@ -71,6 +71,15 @@ def test_c45_cut_at_depth_4_is_a_candidate_scored_as_its_coded_tree(tmp_path):
     assert isinstance(model, ReleaseTreeClassifier) and model.tree_.max_depth <= 4
     X = agrawal(300, function=1, random_state=5).drop(columns="group")
     np.testing.assert_array_equal(fit_scorable(cut, rel, rel.frame()).predict(X), model.predict(X))
+    # the folds learn C4.5 once for its own leaves and for the cut: the same two trees
+    own = next(c for c in CANDIDATES if c.label == "c45 on the by-class reconstruction")
+    fitted = {}
+    shared = [fit_scorable(c, rel, rel.frame(), 0, fitted) for c in (own, cut)]
+    assert len(fitted) == 1
+    for c, m in zip((own, cut), shared):
+        alone = fit_scorable(c, rel, rel.frame(), 0)
+        assert m.export_text() == alone.export_text()
+        np.testing.assert_array_equal(m.predict(X), alone.predict(X))
     r = mine(rel, random_state=0)
     scored = {c.label: c for c in r.candidates}
     assert scored[cut.label].scorable and 1 <= scored[cut.label].leaves <= 2**4
@@ -273,7 +282,7 @@ def test_the_folds_take_the_whole_selection_part_of_a_large_release(tmp_path, mo
     _release(tmp_path, 50_000, class_attribute="group")
     folded = []
 
-    def sized(candidate, rel, frame, folds, random_state):
+    def sized(candidate, rel, frame, folds, random_state, fitted):
         folded.append(len(frame))
         return CandidateScore(candidate.label, 0.8, 0.01, leaves=4.0)
 

@@ -143,26 +143,38 @@ def scorable_candidate(candidate: Candidate) -> Candidate:
     )
 
 
-def fit_scorable(candidate: Candidate, rel: Release, frame, random_state=0):
+def fit_scorable(candidate: Candidate, rel: Release, frame, random_state=0, fitted=None):
     """:func:`~ppdm.mining.fit_candidate`, with C4.5 read as a tree over the release's codes
-    (:func:`~ppdm.tree.release_c45.c45_on_codes`), so that ``release_correct`` scores it."""
+    (:func:`~ppdm.tree.release_c45.c45_on_codes`), so that ``release_correct`` scores it.
+
+    ``fitted``, a dict, keeps the models learnt on ``frame``: C4.5 cut at a depth is the
+    tree of C4.5 with the same parameters but the depth, learnt once for both.
+    """
     from .tree import C45Classifier
     from .tree.release_c45 import c45_on_codes
 
-    model = fit_candidate(candidate, rel, frame=frame, random_state=random_state)
+    params = dict(candidate.params)
+    depth = params.pop("max_depth", None) if candidate.learner == "c45" else None
+    base = replace(candidate, params=tuple(params.items()))
+    key = (base.learner, base.reconstruction, base.params)
+    fitted = {} if fitted is None else fitted
+    if key not in fitted:
+        fitted[key] = fit_candidate(base, rel, frame=frame, random_state=random_state)
+    model = fitted[key]
     if not isinstance(model, C45Classifier):
-        return model  # a release learner, or C4.5 with a max_depth: already a coded tree
-    return c45_on_codes(model, rel.spec)
+        return model  # a release learner: already a coded tree
+    return c45_on_codes(model, rel.spec, max_depth=depth)
 
 
-def _score(candidate, rel, frame, folds, random_state) -> CandidateScore:
+def _score(candidate, rel, frame, folds, random_state, fitted) -> CandidateScore:
+    """``fitted[k]``: the models learnt on fold ``k``'s training part (:func:`fit_scorable`)."""
     from .tree.release_scoring import release_correct
 
     parts, leaves = [], []
     for k in range(folds):
         held = np.arange(len(frame)) % folds == k
         try:
-            model = fit_scorable(candidate, rel, frame[~held], random_state)
+            model = fit_scorable(candidate, rel, frame[~held], random_state, fitted[k])
             parts.append(release_correct(model, frame[held]))
         except DataError as exc:
             return CandidateScore(candidate.label, reason=str(exc).split(";")[0])
@@ -253,7 +265,8 @@ def mine(
     else:
         pool = [scorable_candidate(c) for c in CANDIDATES]
         folded = sel.iloc[:max_selection]
-        scores = [_score(c, rel, folded, folds, random_state) for c in pool]
+        fitted = [{} for _ in range(folds)]
+        scores = [_score(c, rel, folded, folds, random_state, fitted) for c in pool]
         chosen = pool[one_se_choice(pool, scores)]
     from .tree.release_scoring import release_accuracy_score
 
