@@ -110,6 +110,18 @@ def test_errors(tmp_path):
         mine(tmp_path / "s")
 
 
+def test_cli_names_an_unknown_learner_apart_from_one_that_cannot_be_scored(tmp_path):
+    _release(tmp_path, 300, class_attribute="group")
+    said = {}
+    for name in ("release-tre", "bogus", "cart"):
+        out = CliRunner().invoke(app, ["mine", str(tmp_path / "r"), "--learner", name])
+        assert out.exit_code == 2 and len(out.output.strip().splitlines()) == 1, out.output
+        said[name] = out.output
+    assert "unknown learner 'release-tre'; did you mean 'release-tree'?" in said["release-tre"]
+    assert "unknown learner 'bogus'; use release-tree" in said["bogus"]
+    assert "'cart' cannot be scored from the release alone" in said["cart"]
+
+
 def test_cli_prints_learner_estimate_and_majority(tmp_path):
     _release(tmp_path, 3000, class_attribute="group")
     out = CliRunner().invoke(app, ["mine", str(tmp_path / "r")])

@@ -194,9 +194,20 @@ def split_release(frame: pd.DataFrame, n_hold: int, random_state=0):
 
 def _forced(learner: str) -> Candidate:
     """The candidate ``--learner`` names: a candidate's label or a learner's name."""
+    from .mining import _REGISTERED
+
     for c in CANDIDATES:
         if learner in (c.label, c.learner if c.learner != "release-tree" else None):
             return c
+    if learner not in _REGISTERED and ":" not in learner:  # a module:Class is a learner
+        import difflib
+
+        near = difflib.get_close_matches(learner, [*_REGISTERED, *(c.label for c in CANDIDATES)], 1)
+        hint = f"did you mean {near[0]!r}? " if near else ""
+        raise ParameterError(
+            f"unknown learner {learner[:80]!r}; {hint}use release-tree, release-forest, c45 or a "
+            "candidate's label as ppdm mine lists them"
+        )
     return Candidate(learner, learner)
 
 

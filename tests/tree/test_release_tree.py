@@ -155,7 +155,8 @@ def test_mine_cli_with_every_kind_of_learner(run_cli, tmp_path):
     for bad in ("nope", "sklearn.tree:DecisionTreeClassifier"):
         code, _, err = run_cli("mine", tmp_path / "rel", "--test", tmp_path / "test.csv",
                                "--learner", bad)  # fmt: skip
-        assert code == 2 and f"learner {bad!r} cannot be scored" in err
+        said = f"unknown learner {bad!r}" if bad == "nope" else f"learner {bad!r} cannot be scored"
+        assert code == 2 and said in err, err
         assert len(err.strip().splitlines()) == 1
 
 
