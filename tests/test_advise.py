@@ -382,13 +382,13 @@ def test_per_attribute_n_is_searched_per_attribute_and_kept_only_when_it_wins():
     assert _confirm_advice(pick, pick, run=_fake_run(wins), **{**kw, "ns": ()})[2] == "common"
 
 
-def test_the_interval_of_one_release_is_cut_at_100_percent():
+def test_the_interval_of_one_release_is_cut_at_100_percent(tmp_path, monkeypatch):
     from ppdm.advise.advice import Advice, format_advice
     from ppdm.matrix import GammaDiagonal
     from ppdm.privacy import attribute_privacy
 
     table = pd.DataFrame(
-        [(5.0, 5, "release-forest", 0.97, 0.01, 2, True, True, "evaluated"),
+        [(5.0, 5, "release-forest", 0.97, 0.02, 2, True, True, "evaluated"),
          (5.0, 5, PAPER_PIPELINE.label, 0.70, 0.05, 2, False, True, "evaluated")],
         columns=["gamma", "N", "learner", "accuracy", "se", "reps", "best", "clear", "status"],
     )  # fmt: skip
@@ -401,6 +401,27 @@ def test_the_interval_of_one_release_is_cut_at_100_percent():
     line = next(t for t in format_advice(advice, n_records=178) if "should score" in t)
     # 0.97 + 2 * 0.0316 is above 1: the upper end is 100 %, the lower one 90.68 %
     assert "should score 90.68% to 100.00%" in line
+    assert advice.release_range == pytest.approx((0.9068, 1.0))
+    assert advice.summary()["release_range"] == advice.release_range
+    # the plot's circled bar is the same interval: it stops at 100 %
+    import matplotlib.axes
+
+    from ppdm.figures.advice import plot_advice
+
+    bars = []
+    real = matplotlib.axes.Axes.errorbar
+
+    def kept(self, x, y, *args, **kw):
+        bars.append((np.asarray(y, float), kw.get("yerr")))
+        return real(self, x, y, *args, **kw)
+
+    monkeypatch.setattr(matplotlib.axes.Axes, "errorbar", kept)
+    plot_advice(advice, tmp_path / "advice.png")
+    y, (below, above) = bars[-1]
+    assert y[0] + above[0] == pytest.approx(100.0) and y[0] - below[0] == pytest.approx(90.68)
+    # the grid's line too: 97 % ± 2 s.e. of 2 points stops at 100 %
+    y, (below, above) = bars[0]
+    assert y[0] + above[0] == pytest.approx(100.0) and y[0] - below[0] == pytest.approx(93.0)
 
 
 def test_advise_writes_its_spec_in_utf8_whatever_the_locale(tmp_path):

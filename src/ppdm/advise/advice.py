@@ -80,10 +80,20 @@ class Advice:
         """Whether a design is recommended."""
         return self.gamma is not None
 
+    @property
+    def release_range(self) -> tuple[float, float] | None:
+        """Where one release mined this way should score: ``accuracy`` ± 2 ``release_se``,
+        cut to [0, 1] (an accuracy lies there)."""
+        if self.accuracy is None or self.release_se is None:
+            return None
+        spread = 2 * self.release_se
+        return max(0.0, self.accuracy - spread), min(1.0, self.accuracy + spread)
+
     def summary(self) -> dict:
         """The JSON summary (``advice.json``); the command line and the app read these keys."""
         evaluated, cells = self.table["status"] == "evaluated", self.table[["gamma", "N"]]
-        same = ("rule", "gamma", "N", "learner", "accuracy", "se", "sd", "release_se", "reps")
+        same = ("rule", "gamma", "N", "learner", "accuracy", "se", "sd", "release_se")
+        same += ("release_range", "reps")
         same += ("met", "min_accuracy", "max_gamma", "paper")
         return {
             "recommended": self.recommended,
@@ -342,9 +352,7 @@ def format_advice(advice: Advice, *, n_records: int) -> list[str]:
         f"{advice.learner}: accuracy {pct(advice.accuracy)} ± {100 * advice.se:.2f} (s.e. of "
         f"the mean of {advice.reps} fresh releases){verdict}"
     )
-    # an accuracy lies in [0, 1]: the interval is cut there
-    lo = max(0.0, advice.accuracy - 2 * advice.release_se)
-    hi = min(1.0, advice.accuracy + 2 * advice.release_se)
+    lo, hi = advice.release_range
     lines.append(
         f"  one release: sd {100 * advice.sd:.2f} points; with the mean's error, s.e. "
         f"{100 * advice.release_se:.2f}: your release should score {pct(lo)} to {pct(hi)} "

@@ -97,7 +97,8 @@ def _status(text: str, res: dict | None) -> list:
         ui.p(
             f"Recommended (rule {res['rule']}): gamma = {res['gamma']:g}, N = "
             f"{n_text(res['N'])}, {res['learner']} accuracy {percent(res['accuracy'])} (one "
-            f"release: ± {percent(2 * res['release_se'])}){met}; epsilon = "
+            f"release: {percent(res['release_range'][0])} to {percent(res['release_range'][1])}"
+            f"){met}; epsilon = "
             f"{p['epsilon']:.3f}, rho1 = 0.1 -> rho2 = {p['rho2']['0.1']:.3f}.",
             id="o_advise_rec",
         )

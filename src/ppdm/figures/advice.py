@@ -8,6 +8,8 @@ Dowd, Xu & Zhang, Sec. 7 (the parameter guide).
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..advise.advice import Advice
 from ..advise.grid import PAPER_PIPELINE
 from . import SE_BARS, se_label
@@ -29,9 +31,14 @@ def plot_advice(advice: Advice, path) -> None:
     best = table[table["best"]]
     for n, part in best.groupby("N"):
         part = part.sort_values("gamma")
-        ax.errorbar(part["gamma"], 100 * part["accuracy"],
-                    yerr=SE_BARS * 100 * part["se"].fillna(0), marker="o", capsize=2,
-                    label=f"best learner, N={n} ({se_label()} of the mean)")  # fmt: skip
+        acc, spread = part["accuracy"].to_numpy(), SE_BARS * part["se"].fillna(0).to_numpy()
+        bars = [
+            100 * (acc - np.maximum(acc - spread, 0)),
+            100 * (np.minimum(acc + spread, 1) - acc),
+        ]
+        ax.errorbar(part["gamma"], 100 * acc, yerr=bars, marker="o", capsize=2,
+                    label=f"best learner, N={n} ({se_label()} of the mean, "
+                          "within 0-100 %)")  # fmt: skip
     paper = table[table["learner"] == PAPER_PIPELINE.label]
     if len(paper):
         top = paper.loc[paper.groupby("gamma")["accuracy"].idxmax()].sort_values("gamma")
@@ -48,10 +55,12 @@ def plot_advice(advice: Advice, path) -> None:
             advice.max_gamma, color="grey", ls=":", label=f"policy gamma {advice.max_gamma:g}"
         )
     if advice.recommended:
+        lo, hi = advice.release_range  # the text's interval, cut to [0, 1] as it is
         ax.errorbar([advice.gamma], [100 * advice.accuracy],
-                    yerr=[SE_BARS * 100 * advice.release_se], fmt="o", ms=14, mfc="none",
-                    mec="red", ecolor="red", capsize=4,
-                    label=f"recommended: {advice.learner} ({se_label()} of one release)")  # fmt: skip
+                    yerr=[[100 * (advice.accuracy - lo)], [100 * (hi - advice.accuracy)]],
+                    fmt="o", ms=14, mfc="none", mec="red", ecolor="red", capsize=4,
+                    label=f"recommended: {advice.learner} (± 2 s.e. of one release, "
+                          "within 0-100 %)")  # fmt: skip
     ax.set_xlabel("gamma (larger: less privacy)")
     ax.set_ylabel("test accuracy on original records (%)")
     ax.set_title("Accuracy of releases mined by the best learner, per (gamma, N)")
