@@ -29,7 +29,7 @@ try:
 except ImportError:  # no flock: outputs are checked, but not claimed
     fcntl = None  # type: ignore[assignment]
 
-from .exceptions import OutputError, OutputTakenError, SpecError
+from .exceptions import OutputError, OutputTakenError, PpdmError, SpecError
 
 __all__ = [
     "register_input",
@@ -449,6 +449,18 @@ def unhide(text: str) -> str:
     return _HIDDEN_IN_TEXT.sub(r"\g<name>", text)
 
 
+@contextmanager
+def _named_as_output() -> Iterator[None]:
+    """A ppdm error raised while a work file is written names the output instead (as the
+    command line's error line does), for library callers too."""
+    try:
+        yield
+    except PpdmError as exc:
+        if exc.args and isinstance(exc.args[0], str):
+            exc.args = (unhide(exc.args[0]), *exc.args[1:])
+        raise
+
+
 def _remove(path: Path) -> None:
     if path.is_dir() and not path.is_symlink():
         shutil.rmtree(path, ignore_errors=True)
@@ -502,7 +514,8 @@ def publish_file(target: str | os.PathLike, suffix: str = "") -> Iterator[Path]:
         except OSError as exc:
             raise type(exc)(f"cannot write {str(target)!r}: {exc.strerror}") from None
         os.close(fd)
-        yield tmp
+        with _named_as_output():
+            yield tmp
         if tmp.exists():
             os.chmod(tmp, _mode(0o666))
         _check_place(os.fspath(target), "output", False, True, False, True)
@@ -545,7 +558,8 @@ def publish_dir(target: str | os.PathLike) -> Iterator[Path]:
         raise type(exc)(f"cannot write {str(target)!r}: {exc.strerror}") from None
     old = None
     try:
-        yield tmp
+        with _named_as_output():
+            yield tmp
         mark_output(tmp)
         os.chmod(tmp, _mode(0o777))
         _check_place(os.fspath(target), "output", True, True, False, claim.replace)

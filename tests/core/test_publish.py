@@ -773,3 +773,23 @@ def test_where_signal_zero_is_a_ctrl_c_no_process_is_probed(tmp_path, monkeypatc
     assert clean_leftovers(tmp_path, "out") == 0
     monkeypatch.undo()
     assert (tmp_path / ".out.ppdm-new-999999-0a0b0c0d").exists()
+
+
+@pytest.mark.parametrize("kind", ["file", "dir"])
+def test_an_error_raised_while_writing_names_the_output_for_library_callers(tmp_path, kind):
+    """The command line's error line mapped a hidden work name back to the output; a
+    notebook calling the library saw '.rel.ppdm-new-PID-HEX/...' in the message."""
+    from ppdm.exceptions import DataError
+    from ppdm.publish import publish_dir, publish_file
+
+    target = tmp_path / ("rel" if kind == "dir" else "out.csv")
+    publish = publish_dir if kind == "dir" else publish_file
+    with pytest.raises(DataError) as caught:
+        with publish(target) as work:
+            assert work.name.startswith(f".{target.name}.ppdm-new-")
+            raise DataError(f"part {str(work / 'data' / 'part-00001.parquet')!r} holds text", 7)
+    assert caught.value.args == (
+        f"part {str(target / 'data' / 'part-00001.parquet')!r} holds text",
+        7,
+    )
+    assert not target.exists() and list(tmp_path.iterdir()) == []
