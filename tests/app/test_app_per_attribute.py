@@ -89,6 +89,42 @@ def test_gamma_per_attribute_reaches_the_spec_and_the_record_figures(
     shot(page, "owner-budget-1280", "#attrs-o_per_record")
 
 
+def test_copies_reach_the_record_figures_the_budget_and_the_release(page, tables, tmp_path):
+    """Kang's copies: each gamma counts copies times in a record's epsilon, a split budget
+    shares E among copies x attributes, and the release holds every record that often."""
+    _open(page, tables)
+    _fill(page, "#attrs-o_copies", "0")
+    _wait_text(page, "#attrs-o_per_record", "'copies per record' must be a whole number >= 1")
+    page.click("#release-o_make")
+    _wait_text(page, "#release-o_make_note", "'copies per record' must be a whole number")
+    _fill(page, "#attrs-o_copies", "2")
+    _wait_text(page, "#attrs-o_per_record", "2 copies each")
+    assert f"epsilon per record: {2 * 4 * math.log(9):.1f}" in page.inner_text(
+        "#attrs-o_per_record"
+    )
+    page.check("input[name='attrs-o_gmode'][value='budget']")
+    _fill(page, "#attrs-o_budget", "8")
+    _wait_text(page, "#attrs-o_per_record", "within the per-record budget 8")
+    page.click("#release-o_make")
+    _wait_text(page, "#release-o_make_note", "release made")
+    spec = _download_spec(page, tmp_path, "copies")
+    assert spec.copies == 2 and spec.n_records == len(tables_frame(tables))
+    for g in _gammas(spec).values():  # E = 8 over 2 copies x 4 attributes
+        assert math.isclose(g, math.exp(1.0), rel_tol=1e-9)
+    assert "copies per record: 2" in page.inner_text("#o_report")
+    # key attributes: one copy's linkage would understate what every copy gives an intruder
+    page.check("#data-o_keys input[value='age']")
+    page.click("#release-o_make")
+    _wait_text(page, "#release-o_release_info", "linkage risk is not measured")
+    assert page.locator("#o_linkage").count() == 0
+
+
+def tables_frame(tables):
+    import pandas as pd
+
+    return pd.read_csv(tables["train"])
+
+
 def test_a_bad_gamma_of_one_attribute_is_named_in_its_row(page, tables):
     _open(page, tables)
     _fill(page, "#attrs-gamma_1", "0.5")

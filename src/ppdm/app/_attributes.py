@@ -11,13 +11,13 @@ from shiny.types import SilentException
 
 from ..domain import infer_domain, looks_like_identifier
 from ..exceptions import ParameterError, PpdmError
-from ..limits import check_n_values
+from ..limits import check_copies, check_n_values
 from ..matrix import GammaDiagonal
 from ..options import PlanOptions
 from ..perturbation import DEFAULT_MAX_BINS, planned_gammas
 from ..privacy import attribute_privacy, gamma_from_rho, record_privacy
 from ..validation import check_gamma, check_positive
-from ._common import message, parse_bounds, plain
+from ._common import message, parse_bounds, plain, whole_number
 from ._data import inferred_domains
 from ._state import State
 from ._ui import alert, table
@@ -56,10 +56,12 @@ def attributes_sidebar():
             "",
             placeholder="none: no limit",
         ),
+        ui.input_numeric("o_copies", "copies per record (Kang)", value=1, min=1, step=1),
         ui.p(
-            "A record's epsilon is the sum of ln gamma over its perturbed attributes. With a "
-            "budget, a plan over it is refused; 'split' shares it equally among the "
-            "attributes without a gamma of their own.",
+            "A record's epsilon is the sum of copies x ln gamma over its perturbed attributes. "
+            "With a budget, a plan over it is refused; 'split' shares it equally among the "
+            "attributes without a gamma of their own. Each copy is an independent perturbation "
+            "of every record: gamma compounds to gamma^copies.",
             class_="ppdm-note",
         ),
     )
@@ -101,6 +103,7 @@ class Plan:
     budget: reactive.Calc_  # the per-record budget E, or None
     items: reactive.Calc_  # per attribute: perturbed, own gamma, domain or error
     gammas: reactive.Calc_  # per perturbed attribute: its gamma as the release plans it
+    copies: reactive.Calc_  # independent perturbed copies per record (Kang)
 
 
 def _numeric(df: pd.DataFrame, column: str, domain) -> bool:
@@ -207,6 +210,12 @@ def attributes_server(input, output, session, state: State) -> Plan:
             raise ParameterError("type the budget to split: 'epsilon per record'")
         return value
 
+    @reactive.calc
+    def copies() -> int:
+        """Independent perturbed copies of every record."""
+        n = whole_number(input.o_copies(), "'copies per record'", 1)
+        return check_copies(n, "'copies per record'")
+
     def domain_of(df, i: int, c: str):
         n = val(f"n_{i}", DEFAULT_MAX_BINS)
         if n is None or int(n) != n or n < 2:
@@ -243,7 +252,7 @@ def attributes_server(input, output, session, state: State) -> Plan:
         perturbed = [x for x in items() if x["perturbed"] and "gamma" in x]
         own = {x["name"]: x["gamma"] for x in perturbed if x["gamma"] is not None}
         free = [x["name"] for x in perturbed if x["gamma"] is None]
-        opts = PlanOptions(gamma=gamma(), epsilon_record=budget())
+        opts = PlanOptions(gamma=gamma(), epsilon_record=budget(), copies=copies())
         return {**own, **planned_gammas(own, free, opts)}
 
     @render.table
@@ -268,11 +277,11 @@ def attributes_server(input, output, session, state: State) -> Plan:
         df = state.frame.get()
         if df is None:
             return None
-        return _per_record(gammas, budget, items(), state.class_column.get())
+        return _per_record(gammas, budget, copies, items(), state.class_column.get())
 
     _follow_recommendation(state, columns, inferred)
 
-    return Plan(gamma=gamma, budget=budget, items=items, gammas=gammas)
+    return Plan(gamma=gamma, budget=budget, items=items, gammas=gammas, copies=copies)
 
 
 def _follow_recommendation(state: State, columns, inferred) -> None:
@@ -306,12 +315,12 @@ def _optional_number(text, name: str, check) -> float | None:
     return check(value, name, error=ParameterError)
 
 
-def _per_record(gammas, budget, items: list[dict], cls: str):
+def _per_record(gammas, budget, copies, items: list[dict], cls: str):
     """The per-record figures as ``ppdm report`` words them, or why the plan is refused."""
     from ..report import per_record_lines
 
     try:
-        planned, e = gammas(), budget()
+        planned, e, m = gammas(), budget(), copies()
     except PpdmError as exc:
         return ui.div(
             alert("error", "refused: " + message(exc)),
@@ -319,7 +328,7 @@ def _per_record(gammas, budget, items: list[dict], cls: str):
         )
     unprotected = [cls] if cls else []
     unprotected += [x["name"] for x in items if not x["perturbed"]]
-    rec = {**record_privacy(planned, 1, e), "unprotected": unprotected}
+    rec = {**record_privacy(planned, m, e), "unprotected": unprotected}
     lines = per_record_lines({"per_record": rec, "method": "substitution"})
     return ui.pre("\n".join(lines), class_="ppdm-text", id="o_per_record_text")
 

@@ -45,7 +45,7 @@ def release_card():
     )
 
 
-def user_spec(columns, items: list[dict], cls: str | None) -> ReleaseSpec:
+def user_spec(columns, items: list[dict], cls: str | None, copies: int = 1) -> ReleaseSpec:
     """The release spec of the owner's choices (a matrix only for a gamma of its own)."""
     by_name = {x["name"]: x for x in items}
     attrs = []
@@ -61,7 +61,7 @@ def user_spec(columns, items: list[dict], cls: str | None) -> ReleaseSpec:
             attrs.append(AttributeSpec(name=c, domain=d.to_spec(), matrix=matrix))
     if not any(a.perturbed for a in attrs):
         raise SpecError("no attribute is marked 'perturb': nothing to protect")
-    return ReleaseSpec(class_attribute=cls or None, attributes=attrs)
+    return ReleaseSpec(class_attribute=cls or None, attributes=attrs, copies=copies)
 
 
 def _make(df, out: Path, plan: dict, spec: ReleaseSpec, seed, keys) -> tuple:
@@ -77,7 +77,14 @@ def _make(df, out: Path, plan: dict, spec: ReleaseSpec, seed, keys) -> tuple:
     rel = load_release(out)
     # the command line's note on weak protection, on the page too
     notes += [f"weakly protected: {line}" for line in weakly_protected(privacy_report(rel.spec))]
-    risk = linkage_report(df, rel.frame(), list(keys), rel.spec) if keys else None
+    risk = None
+    if keys and plan.get("copies", 1) > 1:
+        notes.append(
+            "the key attributes' linkage risk is not measured for a release of several copies: "
+            "an intruder who holds every copy of a record does better than one copy shows"
+        )
+    elif keys:
+        risk = linkage_report(df, rel.frame(), list(keys), rel.spec)
     return rel, notes, risk
 
 
@@ -123,8 +130,8 @@ def release_server(input, output, session, state: State, plan: Plan):
         try:
             cls = state.class_column.get() or None
             options = {"class_attribute": cls, "gamma": plan.gamma(),
-                       "epsilon_record": plan.budget()}  # fmt: skip
-            spec = user_spec(df.columns, plan.items(), cls)
+                       "epsilon_record": plan.budget(), "copies": plan.copies()}  # fmt: skip
+            spec = user_spec(df.columns, plan.items(), cls, plan.copies())
             seed = whole_number(input.o_seed(), "seed", 0) if input.o_experiment() else None
             out = state.workspace.fresh("release") / "release"
             rel, found, risk = _make(df, out, options, spec, seed, state.keys.get())
