@@ -208,10 +208,11 @@ def test_cli_test_table_adds_the_measured_accuracy_beside_the_estimate(tmp_path)
     assert r.measured == np.mean(r.model.predict(test.drop(columns="group")) == test["group"])
 
 
-@pytest.mark.parametrize("shift", [0.0, 0.6, -1.2])
+@pytest.mark.parametrize("shift", [0.0, 0.6, -1.2, 1.0, -1.5])
 def test_cli_says_when_the_estimate_leaves_zero_one(tmp_path, monkeypatch, shift):
     """An unbiased estimate may leave [0, 1] on a small, noisy release: the command says
-    so and gives the interval it does support, clipped to [0, 1]."""
+    so and gives the interval it does support, clipped to [0, 1]; more than 2 s.e. outside
+    there is none (it printed 'within 2 s.e. it is 1.05 to 1.00')."""
     import dataclasses
 
     import ppdm.selection
@@ -231,7 +232,11 @@ def test_cli_says_when_the_estimate_leaves_zero_one(tmp_path, monkeypatch, shift
     assert noted == (not 0.0 <= estimate <= 1.0), out.output
     if noted:
         low, high = max(estimate - 0.5, 0.0), min(estimate + 0.5, 1.0)
-        assert f"within 2 s.e. it is {low:.2f} to {high:.2f}" in out.output
+        if low <= high:
+            assert f"within 2 s.e. it is {low:.2f} to {high:.2f}" in out.output
+        else:
+            assert "more than 2 s.e. outside, which an accuracy cannot" in out.output
+            assert "within 2 s.e. it is" not in out.output
 
 
 @pytest.mark.parametrize("shift", [0.0, 0.7, -1.5])
@@ -283,6 +288,21 @@ def test_the_apps_candidates_table_flags_a_score_outside_zero_one():
     shown = table["3-fold estimate ± s.e."].tolist()
     assert shown[0].endswith("(outside [0, 1]: ranked as 1, the nearest accuracy)")
     assert "outside" not in shown[1] and table["learner"].tolist() == ["a", "b (chosen)"]
+
+
+@pytest.mark.parametrize("estimate", [0.8, 1.3, 1.6])
+def test_the_apps_estimate_carries_the_command_lines_note(estimate):
+    pytest.importorskip("shiny")
+    from ppdm.app._miner import _mined
+    from ppdm.selection import estimate_note
+
+    res = {"estimate": estimate, "stderr": 0.25, "n_holdout": 90, "learner": "b",
+           "majority_rate": 0.6, "majority_class": 1, "folds": 0, "model": ""}  # fmt: skip
+    html = str(_mined(res))
+    note = estimate_note(estimate, 0.25)
+    assert (note != "") == (estimate > 1.0) and note in html
+    if estimate == 1.6:  # 1.6 - 2 x 0.25 > 1: no interval to give
+        assert "more than 2 s.e. outside" in note and "within 2 s.e." not in note
 
 
 def test_the_folds_take_the_whole_selection_part_of_a_large_release(tmp_path, monkeypatch):

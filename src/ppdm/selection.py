@@ -28,6 +28,7 @@ __all__ = [
     "CandidateScore",
     "MineResult",
     "complexity",
+    "estimate_note",
     "fit_scorable",
     "mine",
     "one_se_choice",
@@ -104,6 +105,24 @@ def score_note(estimate: float) -> str:
     if 0.0 <= estimate <= 1.0:
         return ""
     return f" (outside [0, 1]: ranked as {ranked(estimate):.0f}, the nearest accuracy)"
+
+
+def estimate_note(estimate: float, stderr: float) -> str:
+    """What the command line and the app say of a held-out estimate outside [0, 1] (else
+    nothing): unbiased, it may leave [0, 1], and then says little beyond its interval."""
+    if 0.0 <= estimate <= 1.0:
+        return ""
+    low, high = max(estimate - 2 * stderr, 0.0), min(estimate + 2 * stderr, 1.0)
+    said = (
+        f"within 2 s.e. it is {low:.2f} to {high:.2f}"
+        if low <= high
+        else "it lies more than 2 s.e. outside, which an accuracy cannot: the per-record "
+        "scores are too heavy-tailed for their s.e. to hold, and the estimate says nothing"
+    )
+    return (
+        "the estimate lies outside [0, 1]: the held-out records are too few for this "
+        f"release's noise to pin the accuracy down; {said}"
+    )
 
 
 def one_se_choice(candidates: list[Candidate], scores: list[CandidateScore]) -> int:

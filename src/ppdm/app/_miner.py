@@ -15,7 +15,7 @@ from ..exceptions import ParameterError
 from ..figures import se_label
 from ..mechanism import mechanism_of
 from ..publish import inputs_of_one_operation
-from ..selection import score_note
+from ..selection import estimate_note, score_note
 from ._common import TABLE_SUFFIXES, extract_release, message, percent, read_upload
 from ._figures import MAX_PANELS
 from ._state import READ_ERRORS, USER_ERRORS, State
@@ -289,7 +289,8 @@ def _mined(res: dict):
             ui.p(
                 f"Estimated accuracy on the original data: {percent(res['estimate'])} ± "
                 f"{100 * res['stderr']:.1f} points (one standard error; {res['n_holdout']} "
-                f"held-out released records). Learner: {res['learner']}.",
+                f"held-out released records). Learner: {res['learner']}."
+                + (f" Note: {n}." if (n := estimate_note(res["estimate"], res["stderr"])) else ""),
                 id="m_estimated",
             ),
             ui.p(

@@ -91,7 +91,7 @@ def mine(
 
 
 def _print(result, test: Path | None, model_out: Path | None) -> None:
-    from ..selection import score_note
+    from ..selection import estimate_note, score_note
 
     typer.echo(f"learner: {result.candidate.label} (chosen from the release alone)"
                if result.folds else f"learner: {result.candidate.label} (forced)")  # fmt: skip
@@ -99,15 +99,8 @@ def _print(result, test: Path | None, model_out: Path | None) -> None:
         f"estimated accuracy on the original data: {result.estimate:.4f} ± {result.stderr:.4f} "
         f"(standard error; {result.n_holdout} held-out released records)"
     )
-    if not 0.0 <= result.estimate <= 1.0:
-        # unbiased, so it may leave [0, 1]: then it says little beyond its interval
-        low = max(result.estimate - 2 * result.stderr, 0.0)
-        high = min(result.estimate + 2 * result.stderr, 1.0)
-        typer.echo(
-            f"note: the estimate lies outside [0, 1]: the held-out records are too few for "
-            f"this release's noise to pin the accuracy down; within 2 s.e. it is "
-            f"{low:.2f} to {high:.2f}"
-        )
+    if note := estimate_note(result.estimate, result.stderr):
+        typer.echo(f"note: {note}")
     if result.measured is not None:
         typer.echo(f"measured accuracy on --test {str(test)!r}: {result.measured:.4f} "
                    f"({result.n_test} original records)")  # fmt: skip
