@@ -141,7 +141,9 @@ CANDIDATES: tuple[Candidate, ...] = (
 )
 
 
-def fit_candidate(candidate: Candidate, release: Release, *, frame=None, random_state=0):
+def fit_candidate(
+    candidate: Candidate, release: Release, *, frame=None, random_state=0, fitted=None
+):
     """Fit ``candidate`` on ``release`` (or on ``frame``, some of its records).
 
     Parameters
@@ -153,6 +155,9 @@ def fit_candidate(candidate: Candidate, release: Release, *, frame=None, random_
         Released records to learn from (a fold of the release), in its columns.
     random_state : int or None
         Seeds the learner and the reconstruction's tie breaking.
+    fitted : dict, optional
+        Keeps the models learnt on these records, for the next candidate: C4.5 cut at a
+        depth is the tree of C4.5 with the same parameters but the depth, learnt once.
 
     Returns
     -------
@@ -165,25 +170,34 @@ def fit_candidate(candidate: Candidate, release: Release, *, frame=None, random_
     Dowd, Xu & Zhang, Sec. 6 (C4.5 on reconstructed data).
     """
     spec = release.spec
-    target = spec.class_attribute
     data = release.frame(check_values=True) if frame is None else frame
-    model = _seeded(make_learner(candidate.learner, spec), random_state)
     params = dict(candidate.params)
     depth = params.pop("max_depth", None) if candidate.learner == "c45" else None
+    fitted = {} if fitted is None else fitted
+    key = (candidate.learner, candidate.reconstruction, tuple(params.items()))
+    if key not in fitted:
+        fitted[key] = _fit(candidate, spec, data, params, random_state)
+    if depth is None:
+        return fitted[key]
+    from .tree.release_c45 import c45_on_codes
+
+    return c45_on_codes(fitted[key], spec, max_depth=depth)
+
+
+def _fit(candidate: Candidate, spec, data, params: dict, random_state):
+    """A fresh ``candidate.learner`` with ``params`` fitted on ``data`` (reconstructed
+    first when the candidate names a reconstruction)."""
+    target = spec.class_attribute
+    model = _seeded(make_learner(candidate.learner, spec), random_state)
     if candidate.learner == "c45" and isinstance(params.get("min_leaf"), float):
-        params["min_leaf"] = max(2, int(round(params["min_leaf"] * len(data))))
+        params = {**params, "min_leaf": max(2, int(round(params["min_leaf"] * len(data))))}
     if params:
         model.set_params(**params)
     if candidate.reconstruction is None:
         return model.fit(data)
     by_class = candidate.reconstruction == "by-class"
     table = reconstruct_frame(data, spec, by_class=by_class, random_state=random_state)
-    model.fit(_features(table, spec, target, candidate.learner), table[target])
-    if depth is None:
-        return model
-    from .tree.release_c45 import c45_on_codes
-
-    return c45_on_codes(model, spec, max_depth=depth)
+    return model.fit(_features(table, spec, target, candidate.learner), table[target])
 
 
 _IMPORT_PATH = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*$")

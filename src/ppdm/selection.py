@@ -166,23 +166,15 @@ def fit_scorable(candidate: Candidate, rel: Release, frame, random_state=0, fitt
     """:func:`~ppdm.mining.fit_candidate`, with C4.5 read as a tree over the release's codes
     (:func:`~ppdm.tree.release_c45.c45_on_codes`), so that ``release_correct`` scores it.
 
-    ``fitted``, a dict, keeps the models learnt on ``frame``: C4.5 cut at a depth is the
-    tree of C4.5 with the same parameters but the depth, learnt once for both.
+    ``fitted``: as :func:`~ppdm.mining.fit_candidate` keeps the models learnt on ``frame``.
     """
     from .tree import C45Classifier
     from .tree.release_c45 import c45_on_codes
 
-    params = dict(candidate.params)
-    depth = params.pop("max_depth", None) if candidate.learner == "c45" else None
-    base = replace(candidate, params=tuple(params.items()))
-    key = (base.learner, base.reconstruction, base.params)
-    fitted = {} if fitted is None else fitted
-    if key not in fitted:
-        fitted[key] = fit_candidate(base, rel, frame=frame, random_state=random_state)
-    model = fitted[key]
+    model = fit_candidate(candidate, rel, frame=frame, random_state=random_state, fitted=fitted)
     if not isinstance(model, C45Classifier):
-        return model  # a release learner: already a coded tree
-    return c45_on_codes(model, rel.spec, max_depth=depth)
+        return model  # a release learner, or C4.5 with a max_depth: already a coded tree
+    return c45_on_codes(model, rel.spec)
 
 
 def _score(candidate, rel, frame, folds, random_state, fitted) -> CandidateScore:

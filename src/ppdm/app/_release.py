@@ -78,7 +78,7 @@ def _make(df, out: Path, plan: dict, spec: ReleaseSpec, seed, keys) -> tuple:
     # the command line's note on weak protection, on the page too
     notes += [f"weakly protected: {line}" for line in weakly_protected(privacy_report(rel.spec))]
     risk = None
-    if keys and plan.get("copies", 1) > 1:
+    if keys and rel.spec.copies > 1:
         notes.append(
             "the key attributes' linkage risk is not measured for a release of several copies: "
             "an intruder who holds every copy of a record does better than one copy shows"
