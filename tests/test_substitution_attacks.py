@@ -340,3 +340,22 @@ def test_experiment_quick_writes_csv_and_png_and_ignores_jobs(tmp_path, reproduc
         gamma_for_interval_level(0.96, 10)
     with pytest.raises(ParameterError, match="jobs must be an integer >= 1"):
         run(tmp_path / "c", quick=True, cell_run=CellRun(jobs=0))
+
+
+def test_the_attack_table_pickles_and_its_copies_guess_alike():
+    """Process pools and dask ship the table to workers: every entry pickles, and a copy
+    guesses the same codes as the original with the same generator state."""
+    import pickle
+
+    from ppdm.attacks.registry import ATTACKS, CodeAttack
+    from ppdm.matrix import GammaDiagonal
+
+    copy = pickle.loads(pickle.dumps(ATTACKS))
+    assert list(copy) == list(ATTACKS)
+    m = GammaDiagonal(6, 4.0)
+    codes = np.random.default_rng(0).integers(0, 6, 500)
+    for name, attack in ATTACKS.items():
+        if isinstance(attack, CodeAttack):
+            a = attack.guess(codes, m, np.random.default_rng(1), 2)
+            b = copy[name].guess(codes, m, np.random.default_rng(1), 2)
+            np.testing.assert_array_equal(a, b)

@@ -79,25 +79,38 @@ def _spectral(y, variance) -> AttackResult:
     return replace(res, estimate=res.estimate * scale)
 
 
+def _bayes_map(codes, matrix, rng, repeat) -> np.ndarray:
+    return bayes_optimal_attack(codes, matrix).guess
+
+
+def _released_value(codes, matrix, rng, repeat) -> np.ndarray:
+    return np.asarray(codes)
+
+
+def _repeated(codes, matrix, rng, repeat) -> np.ndarray:
+    return repeated_perturbation_attack(codes, matrix, repeat, rng)[-1].guess
+
+
+# named module-level functions, so that the table pickles (process pools, dask)
 #: Every attack by name, in the order the audit reports them.
 ATTACKS: dict[str, CodeAttack | NoiseAttack] = {
     "bayes-map": CodeAttack(
         "bayes-map",
         "posterior mode of the original given the released value, prior estimated from the release",
         "Dowd, Xu & Zhang Sec. 5.1; Evfimievski, Gehrke & Srikant (2003)",
-        lambda codes, matrix, rng, repeat: bayes_optimal_attack(codes, matrix).guess,
+        _bayes_map,
     ),
     "released-value": CodeAttack(
         "released-value",
         "take the released value as the original",
         "Dowd, Xu & Zhang Sec. 3",
-        lambda codes, matrix, rng, repeat: np.asarray(codes),
+        _released_value,
     ),
     "repeated-perturbation": CodeAttack(
         "repeated-perturbation",
         "perturb the release t more times, estimate through M^(t+1), posterior mode",
         "Dowd, Xu & Zhang Sec. 5.2, Theorem 2",
-        lambda codes, m, rng, repeat: repeated_perturbation_attack(codes, m, repeat, rng)[-1].guess,
+        _repeated,
         uses_repeat=True,
     ),
     "spectral_filtering": NoiseAttack(
