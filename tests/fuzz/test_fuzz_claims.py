@@ -147,8 +147,15 @@ def test_two_perturb_runs_one_stopped_holding_the_claim(tmp_path, big_table, ove
     out = tmp_path / "rel"
     common = ("--class", "y", "--bounds", "x=0:10", "--batch-size", "2000", *overwrite)
     first = _popen("perturb", big_table, "--out", out, *common, "--gamma", "5")
+
+    def holds() -> bool:  # its pid is written once it holds the lock (the file comes first)
+        try:
+            return _claim_file(out).read_text().strip() == str(first.pid)
+        except OSError:
+            return False
+
     try:
-        assert _wait(_claim_file(out).exists, first), first.communicate()[1][-500:]
+        assert _wait(holds, first), first.communicate()[1][-500:]
         first.send_signal(signal.SIGSTOP)
         assert _claim_file(out).exists(), "the first run let go before it was stopped"
         second = _run("perturb", big_table, "--out", out, *common, "--gamma", "19")
