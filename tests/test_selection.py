@@ -324,3 +324,27 @@ def test_the_folds_take_the_whole_selection_part_of_a_large_release(tmp_path, mo
     del folded[:]
     mine(load_release(tmp_path / "r"), max_selection=20_000, random_state=0)
     assert len(folded) == len(r.candidates) and set(folded) == {20_000}
+
+
+def test_a_release_of_one_class_is_refused_naming_the_class_and_its_value(tmp_path):
+    df = agrawal(300, function=1, random_state=0)[["age", "salary", "group"]]
+    df["group"] = "only"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        make_release(df, tmp_path / "r", gamma=9, class_attribute="group", random_state=1)
+    for extra in ([], ["--learner", "release-tree"], ["--learner", "c45"]):
+        out = CliRunner().invoke(app, ["mine", str(tmp_path / "r"), *extra])
+        assert out.exit_code == 1, out.output
+        assert out.output.strip() == (
+            "error: the release's class 'group' has one value, 'only': a classifier needs at "
+            "least two classes to learn from"
+        )
+
+
+def test_no_scorable_candidate_says_why():
+    tree = Candidate("tree", "release-tree", (("max_depth", 4), ("min_leaf", 0.02)))
+    forest = Candidate("forest", "release-forest")
+    scores = [CandidateScore("tree", reason="too few records"),
+              CandidateScore("forest", reason="too few records")]  # fmt: skip
+    with pytest.raises(DataError, match=r"could be scored on the release: too few records$"):
+        one_se_choice([tree, forest], scores)

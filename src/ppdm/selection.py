@@ -23,6 +23,7 @@ from .exceptions import DataError, ParameterError, SpecError
 from .fields import fields_dict
 from .mining import CANDIDATES, Candidate, _majority_of_release, _plain, fit_candidate
 from .pipeline import Release, load_release
+from .validation import show
 
 __all__ = [
     "CandidateScore",
@@ -139,7 +140,9 @@ def one_se_choice(candidates: list[Candidate], scores: list[CandidateScore]) -> 
     """
     ok = [i for i, s in enumerate(scores) if s.scorable]
     if not ok:
-        raise DataError("no candidate learner could be scored on the release")
+        reasons = list(dict.fromkeys(s.reason for s in scores if s.reason))
+        said = f": {'; '.join(reasons[:3])}" if reasons else ""
+        raise DataError(f"no candidate learner could be scored on the release{said}")
     mean = {i: ranked(scores[i].estimate) for i in ok}
     bar = max(mean[i] - scores[i].stderr for i in ok)
     near = [i for i in ok if mean[i] >= bar]
@@ -279,6 +282,13 @@ def mine(
         raise DataError(
             f"the release has {len(frame)} records: too few to hold out {holdout:g} of them "
             f"and fold the rest {folds} ways"
+        )
+    classes = frame[target].dropna().unique()
+    if len(classes) < 2:
+        had = f"one value, {show(classes[0])}" if len(classes) else "no value"
+        raise DataError(
+            f"the release's class {target!r} has {had}: a classifier needs at least two "
+            "classes to learn from"
         )
     hold, sel = split_release(frame, n_hold, random_state)
     if learner is not None:
