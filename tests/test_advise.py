@@ -203,6 +203,14 @@ def test_advise_cli_bad_inputs(tmp_path):
     assert res.exit_code != 0 and "does not exist" in res.output
     with pytest.raises(DataError, match="class column 'nope'"):
         advise(_owner_table(300), "nope")
+    one = tmp_path / "one.csv"
+    pd.DataFrame({"x": range(50), "y": "only"}).to_csv(one, index=False)
+    res = r.invoke(app, ["advise", str(one), "--class", "y", "--out", str(tmp_path / "a1")])
+    assert res.exit_code == 1 and res.output.strip() == (
+        "error: class column 'y' has one value, 'only': a classifier needs at least two "
+        "classes to learn from"
+    )
+    assert not (tmp_path / "a1").exists()
 
 
 def test_advise_says_so_when_no_cell_beats_the_majority(tmp_path):
