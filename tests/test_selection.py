@@ -348,3 +348,27 @@ def test_no_scorable_candidate_says_why():
               CandidateScore("forest", reason="too few records")]  # fmt: skip
     with pytest.raises(DataError, match=r"could be scored on the release: too few records$"):
         one_se_choice([tree, forest], scores)
+
+
+def test_a_one_leaf_model_is_said_to_predict_one_class(tmp_path):
+    """Attributes that say nothing of the class: the release tree is one leaf, and mine
+    says what it predicts and that its accuracy is the majority-class rate, which the
+    held-out estimate (that class's share among the held-out records) only estimates."""
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"x": rng.normal(size=600), "y": rng.choice(["a", "b"], 600, p=[0.7, 0.3])})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        make_release(df, tmp_path / "r", gamma=5, class_attribute="y", random_state=1)
+    r = mine(load_release(tmp_path / "r"), learner="release-tree")
+    assert r.model.tree_.n_leaves == 1
+    assert r.note == (
+        "the chosen model has one leaf: it predicts 'a' for every record (no attribute helps "
+        f"from this release); its accuracy on the release's original records is the "
+        f"majority-class rate, {r.majority_rate:.4f}"
+    )
+    assert r.to_dict()["note"] == r.note
+    out = CliRunner().invoke(app, ["mine", str(tmp_path / "r"), "--learner", "release-tree"])
+    assert f"note: {r.note}\n" in out.output
+    _release(tmp_path, 3000, "g", class_attribute="group")
+    grown = mine(load_release(tmp_path / "g"), learner="release-tree")
+    assert grown.model.tree_.n_leaves > 1 and grown.note == ""

@@ -72,11 +72,33 @@ class MineResult:
     target: str | None = None
     n_test: int = 0
 
+    @property
+    def note(self) -> str:
+        """What to say of a chosen model that predicts one class for every record (else
+        nothing): its estimate, from the held-out records' classes, is that class's share
+        there, while the release gives the share over all its records exactly."""
+        trees = getattr(self.model, "trees_", None) or [getattr(self.model, "tree_", None)]
+        if any(t is None or t.n_leaves > 1 for t in trees) or not hasattr(self.model, "coders_"):
+            return ""
+        (only,) = set(np.asarray(self.model.predict_codes(np.zeros((1, len(self.model.coders_)),
+                                                                    dtype=np.int64))))  # fmt: skip
+        said = (
+            f"its accuracy on the release's original records is the majority-class rate, "
+            f"{self.majority_rate:.4f}"
+            if only == self.majority_class
+            else "it is not the release's commonest class"
+        )
+        return (
+            f"the chosen model has one leaf: it predicts {_plain(only)!r} for every record "
+            f"(no attribute helps from this release); {said}"
+        )
+
     def to_dict(self) -> dict:
         figures = "majority_rate measured n_test n_selection n_holdout folds"
         return {
             "learner": self.candidate.label,
             **fields_dict(self, "estimate stderr"),
+            "note": self.note,
             "majority_class": _plain(self.majority_class),
             **fields_dict(self, figures, {"measured": "measured_accuracy"}),
             "model": self.model.export_text(),

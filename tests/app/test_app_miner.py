@@ -216,3 +216,26 @@ def test_a_release_of_a_perturbed_class_is_measured_on_a_test_table(page, tables
     expected = mine_release(tmp_path / "rel", test, learner="c45", reconstruction="global")
     assert f"{100 * expected.accuracy:.1f}%" in page.inner_text("#m_accuracy")
     assert page.locator("#m_majority").count() == 0  # no estimate from the release alone
+
+
+def test_miner_says_a_one_leaf_model_predicts_one_class(page, tmp_path, shot):
+    """A release whose attribute says nothing of the class: the forced release tree is one
+    leaf, and the page says what it predicts and that its accuracy is the majority rate."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"x": rng.normal(size=600), "y": rng.choice(["a", "b"], 600, p=[0.7, 0.3])})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        make_release(df, tmp_path / "flat", gamma=5, class_attribute="y", random_state=1)
+    note = mine(tmp_path / "flat", learner="release-tree", random_state=0).note
+    assert note.startswith("the chosen model has one leaf: it predicts 'a'")
+    page.click("a[data-value='miner']")
+    page.fill("#miner-m_path", str(tmp_path / "flat"))
+    page.click("#miner-m_open")
+    page.wait_for_function("document.querySelector('#m_msg').innerText.includes('opened')")
+    page.select_option("#miner-m_learner", "release-tree")
+    page.click("#miner-m_mine")
+    page.wait_for_selector("#m_estimated", timeout=120_000)
+    assert f"Note: {note}." in page.inner_text("#m_estimated")
+    shot(page, "miner-one-leaf", "#m_estimated")

@@ -99,8 +99,9 @@ def _print(result, test: Path | None, model_out: Path | None) -> None:
         f"estimated accuracy on the original data: {result.estimate:.4f} ± {result.stderr:.4f} "
         f"(standard error; {result.n_holdout} held-out released records)"
     )
-    if note := estimate_note(result.estimate, result.stderr):
-        typer.echo(f"note: {note}")
+    for note in (estimate_note(result.estimate, result.stderr), result.note):
+        if note:
+            typer.echo(f"note: {note}")
     if result.measured is not None:
         typer.echo(f"measured accuracy on --test {str(test)!r}: {result.measured:.4f} "
                    f"({result.n_test} original records)")  # fmt: skip
