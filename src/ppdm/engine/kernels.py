@@ -145,7 +145,7 @@ def perturb_partition_batches(
     partition: int,
     row_offset: int,
 ) -> Iterator[pd.DataFrame]:
-    """:func:`perturb_partition` batch by batch (with copies, each batch followed by its own)."""
+    """:func:`perturb_partition` batch by batch (with copies, each record's in a row)."""
     with _in_partition(partition):
         yield from perturb_batches(batches, spec, root, warn=False, row_offset=row_offset)
 

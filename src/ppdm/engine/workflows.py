@@ -481,7 +481,7 @@ def make_release_partitioned(
             (i, h, o) for i, (h, o) in enumerate(zip(handles, row_offsets(counted))) if counted[i]
         ]
         rows = ex.map(task, items, stage="perturbing the partitions")
-        # every partition's output holds its spec.copies copies in turn
+        # every partition's output holds spec.copies copies of each of its records
         if [int(r) for r in rows] != [int(counted[i]) * spec.copies for i, _, _ in items]:
             raise DataError(
                 "the partitions' row counts changed between the planning pass and the "

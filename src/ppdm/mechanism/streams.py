@@ -1,6 +1,6 @@
 """The random streams of a release: each perturbed attribute (and copy) its own AES-counter
-stream under the release's root, addressed by row; and the check every draw makes of a
-batch's class.
+stream under the release's root, addressed by row; the order of a record's copies; and
+the check every draw makes of a batch's class.
 
 References
 ----------
@@ -53,6 +53,22 @@ def attribute_streams(spec, root: np.random.SeedSequence, row_offset: int):
         ]
         for c in range(spec.copies)
     ]
+
+
+def record_major(copies: list[pd.DataFrame]) -> pd.DataFrame:
+    """A batch's copies record by record: row ``i * m + c`` is copy ``c`` of the batch's
+    record ``i``. Each batch holds its records' copies whole, so the release is the same
+    whatever the batches (and ``row // m`` is a row's record).
+
+    References
+    ----------
+    Kang, Sec. 2 (m independent copies of each record).
+    """
+    import pandas as pd
+
+    m, n = len(copies), len(copies[0])
+    order = (np.arange(n)[:, None] + n * np.arange(m)[None, :]).reshape(-1)
+    return pd.concat(copies, ignore_index=True).take(order).reset_index(drop=True)
 
 
 def check_class_known(batch: pd.DataFrame, spec, offset: int) -> None:

@@ -27,7 +27,7 @@ from ..privacy import (
     rho2_from_gamma,
 )
 from . import CAPABILITIES, Mechanism
-from .streams import attribute_streams, check_class_known
+from .streams import attribute_streams, check_class_known, record_major
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -145,7 +145,7 @@ class Substitution(Mechanism):
                     pd.DataFrame(columns, index=batch.index, columns=batch.columns, copy=False)
                 )
             offset += len(batch)
-            yield outs[0] if len(outs) == 1 else pd.concat(outs, ignore_index=True)
+            yield outs[0] if len(outs) == 1 else record_major(outs)
 
     def privacy(self, a, n_records: int | None, copies: int) -> dict:
         return attribute_privacy(a.get_matrix(), n_records, copies)

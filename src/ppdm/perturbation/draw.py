@@ -71,9 +71,9 @@ def perturb_batches(
 
     Values are encoded in their domain, substituted through the matrix and decoded (an
     additive release adds its noise instead); inputs are never modified. With
-    ``spec.copies = m > 1`` every batch is released m times, each copy independent
-    (amplification gamma^m). The streams are addressed by row (README.md, Randomness):
-    the output does not depend on the batches.
+    ``spec.copies = m > 1`` every record is released m times in a row, each copy
+    independent (amplification gamma^m). The streams are addressed by row (README.md,
+    Randomness): the output does not depend on the batches.
 
     Parameters
     ----------
