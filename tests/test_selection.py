@@ -363,8 +363,8 @@ def test_a_one_leaf_model_is_said_to_predict_one_class(tmp_path):
     assert r.model.tree_.n_leaves == 1
     assert r.note == (
         "the chosen model has one leaf: it predicts 'a' for every record (no attribute helps "
-        f"from this release); its accuracy on the release's original records is the "
-        f"majority-class rate, {r.majority_rate:.4f}"
+        "from this release); its accuracy on the release's original records is that class's "
+        f"share of them, {r.majority_rate:.4f}"
     )
     assert r.to_dict()["note"] == r.note
     out = CliRunner().invoke(app, ["mine", str(tmp_path / "r"), "--learner", "release-tree"])
@@ -372,3 +372,37 @@ def test_a_one_leaf_model_is_said_to_predict_one_class(tmp_path):
     _release(tmp_path, 3000, "g", class_attribute="group")
     grown = mine(load_release(tmp_path / "g"), learner="release-tree")
     assert grown.model.tree_.n_leaves > 1 and grown.note == ""
+
+
+def test_copies_of_a_record_stay_on_one_side_of_every_split(tmp_path):
+    """Three copies per record: the held-out part and every fold hold whole records, so
+    no model is scored on a copy of a record it learnt from; the s.e. counts records."""
+    from ppdm.selection import split_release
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        df = agrawal(900, function=1, random_state=0)[["age", "salary", "elevel", "group"]]
+        make_release(df, tmp_path / "r", gamma=9, class_attribute="group", copies=3,
+                     random_state=1)  # fmt: skip
+    rel = load_release(tmp_path / "r")
+    frame = rel.frame()
+    assert len(frame) == 2700 and (frame["group"].to_numpy()[::3] == df["group"]).all()
+    hold, sel = split_release(frame, 270, random_state=4, copies=3)
+    record = {"hold": set(hold.index // 3), "sel": set(sel.index // 3)}
+    assert len(record["hold"]) == 270 and len(record["sel"]) == 630
+    assert not record["hold"] & record["sel"]
+    # rows of a record in a row: the folds of the selection part (position // 3 % 3)
+    # hold whole records too
+    folds = np.arange(len(sel)) // 3 % 3
+    for k in range(3):
+        rows = sel.index[folds == k]
+        assert len(rows) == 3 * len(set(rows // 3))
+    r = mine(rel, learner="release-tree", random_state=4)
+    assert (r.n_holdout, r.n_selection, r.copies) == (270, 630, 3)
+    from ppdm.tree.release_scoring import release_correct
+
+    s = release_correct(r.model, hold).reshape(-1, 3).mean(axis=1)
+    assert r.estimate == pytest.approx(s.mean())
+    assert r.stderr == pytest.approx(s.std(ddof=1) / np.sqrt(270))
+    out = CliRunner().invoke(app, ["mine", str(tmp_path / "r"), "--learner", "release-tree"])
+    assert "270 held-out released records, 3 copies each)" in out.output

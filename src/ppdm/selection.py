@@ -32,6 +32,7 @@ __all__ = [
     "estimate_note",
     "fit_scorable",
     "mine",
+    "one_leaf_note",
     "one_se_choice",
     "score_note",
     "scorable_candidate",
@@ -71,34 +72,14 @@ class MineResult:
     measured: float | None = None
     target: str | None = None
     n_test: int = 0
-
-    @property
-    def note(self) -> str:
-        """What to say of a chosen model that predicts one class for every record (else
-        nothing): its estimate, from the held-out records' classes, is that class's share
-        there, while the release gives the share over all its records exactly."""
-        trees = getattr(self.model, "trees_", None) or [getattr(self.model, "tree_", None)]
-        if any(t is None or t.n_leaves > 1 for t in trees) or not hasattr(self.model, "coders_"):
-            return ""
-        (only,) = set(np.asarray(self.model.predict_codes(np.zeros((1, len(self.model.coders_)),
-                                                                    dtype=np.int64))))  # fmt: skip
-        said = (
-            f"its accuracy on the release's original records is the majority-class rate, "
-            f"{self.majority_rate:.4f}"
-            if only == self.majority_class
-            else "it is not the release's commonest class"
-        )
-        return (
-            f"the chosen model has one leaf: it predicts {_plain(only)!r} for every record "
-            f"(no attribute helps from this release); {said}"
-        )
+    copies: int = 1  # released copies of every record (Kang): n_selection, n_holdout count records
+    note: str = ""  # what one_leaf_note says of the model
 
     def to_dict(self) -> dict:
-        figures = "majority_rate measured n_test n_selection n_holdout folds"
+        figures = "majority_rate measured n_test n_selection n_holdout folds copies note"
         return {
             "learner": self.candidate.label,
             **fields_dict(self, "estimate stderr"),
-            "note": self.note,
             "majority_class": _plain(self.majority_class),
             **fields_dict(self, figures, {"measured": "measured_accuracy"}),
             "model": self.model.export_text(),
@@ -107,6 +88,23 @@ class MineResult:
                 for c in self.candidates
             ],
         }
+
+
+def one_leaf_note(model, classes: pd.Series) -> str:
+    """What to say of a model that predicts one class for every record (else nothing): its
+    accuracy on the release's original records is that class's share of ``classes`` (the
+    release's class column), exactly, where its held-out estimate is the share among the
+    held-out records."""
+    trees = getattr(model, "trees_", None) or [getattr(model, "tree_", None)]
+    if any(t is None or t.n_leaves > 1 for t in trees) or not hasattr(model, "coders_"):
+        return ""
+    (only,) = set(model.predict_codes(np.zeros((1, len(model.coders_)), dtype=np.int64)))
+    share = float(np.mean(classes.to_numpy() == only))
+    return (
+        f"the chosen model has one leaf: it predicts {_plain(only)!r} for every record (no "
+        f"attribute helps from this release); its accuracy on the release's original records "
+        f"is that class's share of them, {share:.4f}"
+    )
 
 
 def complexity(candidate: Candidate) -> tuple:
@@ -202,13 +200,25 @@ def fit_scorable(candidate: Candidate, rel: Release, frame, random_state=0, fitt
     return c45_on_codes(model, rel.spec)
 
 
+def _mean_se(s: np.ndarray, copies: int) -> tuple[float, float]:
+    """Mean of per-row scores and its s.e. over records: a record's ``copies`` rows (in a
+    row, :func:`~ppdm.mechanism.streams.record_major`) share its original, so their mean
+    is one record's score."""
+    rec = s.reshape(-1, copies).mean(axis=1)
+    if len(rec) < 2:
+        raise DataError(f"an accuracy estimate needs at least 2 held-out records (got {len(rec)})")
+    return float(rec.mean()), float(rec.std(ddof=1) / np.sqrt(len(rec)))
+
+
 def _score(candidate, rel, frame, folds, random_state, fitted) -> CandidateScore:
-    """``fitted[k]``: the models learnt on fold ``k``'s training part (:func:`fit_scorable`)."""
+    """``fitted[k]``: the models learnt on fold ``k``'s training part (:func:`fit_scorable`).
+    A record's copies fall in one fold."""
     from .tree.release_scoring import release_correct
 
     parts, leaves = [], []
+    copies = rel.spec.copies
     for k in range(folds):
-        held = np.arange(len(frame)) % folds == k
+        held = np.arange(len(frame)) // copies % folds == k
         try:
             model = fit_scorable(candidate, rel, frame[~held], random_state, fitted[k])
             parts.append(release_correct(model, frame[held]))
@@ -216,16 +226,21 @@ def _score(candidate, rel, frame, folds, random_state, fitted) -> CandidateScore
             return CandidateScore(candidate.label, reason=str(exc).split(";")[0])
         trees = getattr(model, "trees_", None) or [model.tree_]
         leaves.append(sum(t.n_leaves for t in trees))
-    s = np.concatenate(parts)  # every record held out once: sd(s) / sqrt(n), as in Sec. 7.10
-    se = float(s.std(ddof=1) / np.sqrt(len(s)))
-    return CandidateScore(candidate.label, float(s.mean()), se, leaves=float(np.mean(leaves)))
+    # every record held out once: sd / sqrt(n) of the records' scores, as in Sec. 7.10
+    mean, se = _mean_se(np.concatenate(parts), copies)
+    return CandidateScore(candidate.label, mean, se, leaves=float(np.mean(leaves)))
 
 
-def split_release(frame: pd.DataFrame, n_hold: int, random_state=0):
+def split_release(frame: pd.DataFrame, n_hold: int, random_state=0, copies: int = 1):
     """The held-out part (``n_hold`` records) and the selection part of a release's
-    records, shuffled by ``random_state``: what :func:`mine` estimates on and chooses on."""
-    order = np.random.default_rng(random_state).permutation(len(frame))
-    return frame.iloc[order[:n_hold]], frame.iloc[order[n_hold:]]
+    records, shuffled by ``random_state``: what :func:`mine` estimates on and chooses on.
+
+    With ``copies`` per record (their rows in a row), a record's copies stay together, on
+    one side: a model never learns from a copy of a record it is scored on."""
+    order = np.random.default_rng(random_state).permutation(len(frame) // copies)
+    rows = (order[:, None] * copies + np.arange(copies)[None, :]).reshape(-1)
+    cut = n_hold * copies
+    return frame.iloc[rows[:cut]], frame.iloc[rows[cut:]]
 
 
 def _forced(learner: str) -> Candidate:
@@ -299,10 +314,12 @@ def mine(
             "global reconstruction and measures on an original test table)"
         )
     frame = rel.frame(check_values=True)
-    n_hold = int(round(holdout * len(frame)))
-    if n_hold < 2 or len(frame) - n_hold < 2 * folds:
+    copies = rel.spec.copies
+    n_records = len(frame) // copies
+    n_hold = int(round(holdout * n_records))
+    if n_hold < 2 or n_records - n_hold < 2 * folds:
         raise DataError(
-            f"the release has {len(frame)} records: too few to hold out {holdout:g} of them "
+            f"the release has {n_records} records: too few to hold out {holdout:g} of them "
             f"and fold the rest {folds} ways"
         )
     classes = frame[target].dropna().unique()
@@ -312,21 +329,21 @@ def mine(
             f"the release's class {target!r} has {had}: a classifier needs at least two "
             "classes to learn from"
         )
-    hold, sel = split_release(frame, n_hold, random_state)
+    hold, sel = split_release(frame, n_hold, random_state, copies)
     if learner is not None:
         chosen = scorable_candidate(_forced(learner))
         scores = [CandidateScore(chosen.label, reason="forced")]
     else:
         pool = [scorable_candidate(c) for c in CANDIDATES]
-        folded = sel.iloc[:max_selection]
+        folded = sel.iloc[: max(max_selection // copies, 1) * copies]  # whole records
         fitted = [{} for _ in range(folds)]
         scores = [_score(c, rel, folded, folds, random_state, fitted) for c in pool]
         chosen = pool[one_se_choice(pool, scores)]
-    from .tree.release_scoring import release_accuracy_score
+    from .tree.release_scoring import release_correct
 
     model = fit_scorable(chosen, rel, sel, random_state)
     try:
-        est, se = release_accuracy_score(model, hold)
+        est, se = _mean_se(release_correct(model, hold), copies)
     except DataError as exc:
         raise ParameterError(
             f"learner {chosen.label!r} cannot be scored from the release: {exc}"
@@ -335,8 +352,9 @@ def mine(
     measured, n_test = None, 0
     if test is not None:
         measured, n_test = _measure(model, rel, test, test_name, chosen.label)
-    return MineResult(chosen, model, est, se, majority, rate, scores, len(sel), n_hold,
-                      folds if learner is None else 0, measured, target, n_test)  # fmt: skip
+    return MineResult(chosen, model, est, se, majority, rate, scores, n_records - n_hold, n_hold,
+                      folds if learner is None else 0, measured, target, n_test, copies,
+                      one_leaf_note(model, frame[target]))  # fmt: skip
 
 
 def _measure(model, rel: Release, test: pd.DataFrame, test_name: str, label: str):

@@ -289,7 +289,9 @@ def _mined(res: dict):
             ui.p(
                 f"Estimated accuracy on the original data: {percent(res['estimate'])} ± "
                 f"{100 * res['stderr']:.1f} points (one standard error; {res['n_holdout']} "
-                f"held-out released records). Learner: {res['learner']}."
+                f"held-out released records"
+                + (f", {res['copies']} copies each" if res.get("copies", 1) > 1 else "")
+                + f"). Learner: {res['learner']}."
                 + (f" Note: {n}." if (n := estimate_note(res["estimate"], res["stderr"])) else "")
                 + (f" Note: {res['note']}." if res.get("note") else ""),
                 id="m_estimated",

@@ -97,7 +97,8 @@ def _print(result, test: Path | None, model_out: Path | None) -> None:
                if result.folds else f"learner: {result.candidate.label} (forced)")  # fmt: skip
     typer.echo(
         f"estimated accuracy on the original data: {result.estimate:.4f} ± {result.stderr:.4f} "
-        f"(standard error; {result.n_holdout} held-out released records)"
+        f"(standard error; {result.n_holdout} held-out released records"
+        + (f", {result.copies} copies each)" if result.copies > 1 else ")")
     )
     for note in (estimate_note(result.estimate, result.stderr), result.note):
         if note:
