@@ -44,7 +44,7 @@ def reconstruct(
     out: Path = out_option(
         "FILE",
         "Output file: .csv, .parquet or .arff; or a directory of Parquet parts: a name "
-        "without extension, or any name with --engine dask.",
+        "without extension, or any name with --engine partitioned or dask.",
     ),
     method: EstimationMethod = method_option(),
     by_class: bool = flag_option("--by-class", "Reconstruct per class partition."),
@@ -58,7 +58,7 @@ def reconstruct(
 ) -> None:
     """Rebuild a table from a release (Algorithm 2, global or by class).
 
-    An --out without extension, or any --out with --engine dask, is a directory of
+    An --out without extension, or any --out with --engine partitioned or dask, is a directory of
     Parquet parts, one per part of the release.
     """
     from ..api import reconstruct_release, resolve_engine
