@@ -218,9 +218,10 @@ def test_a_release_of_a_perturbed_class_is_measured_on_a_test_table(page, tables
     assert page.locator("#m_majority").count() == 0  # no estimate from the release alone
 
 
-def test_miner_says_a_one_leaf_model_predicts_one_class(page, tmp_path, shot):
+def test_miner_notes_a_one_leaf_model_and_copies(page, tmp_path, shot):
     """A release whose attribute says nothing of the class: the forced release tree is one
-    leaf, and the page says what it predicts and that its accuracy is the majority rate."""
+    leaf, and the page says what it predicts and its exact accuracy; released in two
+    copies, the page says the held-out records' copies."""
     import numpy as np
 
     rng = np.random.default_rng(0)
@@ -239,3 +240,18 @@ def test_miner_says_a_one_leaf_model_predicts_one_class(page, tmp_path, shot):
     page.wait_for_selector("#m_estimated", timeout=120_000)
     assert f"Note: {note}." in page.inner_text("#m_estimated")
     shot(page, "miner-one-leaf", "#m_estimated")
+    # two copies per record: held out by record, and the page says so
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        make_release(df, tmp_path / "two", gamma=5, class_attribute="y", copies=2, random_state=1)
+    r = mine(tmp_path / "two", learner="release-tree", random_state=0)
+    page.fill("#miner-m_path", str(tmp_path / "two"))
+    page.click("#miner-m_open")
+    page.wait_for_function("document.querySelector('#m_msg').innerText.includes('two')")
+    page.click("#miner-m_mine")
+    page.wait_for_function(
+        "document.querySelector('#m_estimated')?.innerText.includes('copies each')",
+        timeout=120_000,
+    )
+    assert (f"(one standard error; {r.n_holdout} held-out released records, 2 copies each)"
+            in page.inner_text("#m_estimated"))  # fmt: skip
