@@ -406,3 +406,25 @@ def test_copies_of_a_record_stay_on_one_side_of_every_split(tmp_path):
     assert r.stderr == pytest.approx(s.std(ddof=1) / np.sqrt(270))
     out = CliRunner().invoke(app, ["mine", str(tmp_path / "r"), "--learner", "release-tree"])
     assert "270 held-out released records, 3 copies each)" in out.output
+
+
+def test_a_release_whose_copies_do_not_follow_each_other_is_refused(tmp_path):
+    """Copies of a record written apart (each copy of the table in turn): grouping rows
+    by record would mix records, so mine refuses, naming the rows, the column and values."""
+    df = agrawal(300, function=1, random_state=0)[["age", "salary", "group"]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        make_release(df, tmp_path / "r", gamma=9, class_attribute="group", copies=2,
+                     random_state=1)  # fmt: skip
+    data = pd.read_csv(tmp_path / "r" / "data.csv")
+    apart = np.r_[np.arange(0, 600, 2), np.arange(1, 600, 2)]  # copy 0, then copy 1
+    data.iloc[apart].to_csv(tmp_path / "r" / "data.csv", index=False)
+    classes = df["group"].to_numpy()
+    i = int(np.flatnonzero(classes[0::2] != classes[1::2])[0])  # first pair of two classes
+    out = CliRunner().invoke(app, ["mine", str(tmp_path / "r")])
+    assert out.exit_code == 1 and out.output.strip() == (
+        f"error: release data {str(tmp_path / 'r' / 'data.csv')!r} data rows {2 * i + 1}-"
+        f"{2 * i + 2}, copies of one record, differ in column 'group', which is released as "
+        f"is: {classes[2 * i]} and {classes[2 * i + 1]} (a record's 2 copies must follow each "
+        "other; a release written before they did, or an edited one)"
+    )

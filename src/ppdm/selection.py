@@ -231,6 +231,29 @@ def _score(candidate, rel, frame, folds, random_state, fitted) -> CandidateScore
     return CandidateScore(candidate.label, mean, se, leaves=float(np.mean(leaves)))
 
 
+def check_copies_together(rel: Release, frame: pd.DataFrame) -> None:
+    """A release of ``m`` copies per record holds each record's copies in ``m`` rows in a
+    row (:func:`~ppdm.mechanism.streams.record_major`): their unperturbed columns (the
+    class among them) agree. Else :class:`DataError` naming the rows, column and values:
+    splitting such a release by record would mix records."""
+    m = rel.spec.copies
+    for a in rel.spec.attributes:
+        if a.perturbed or m == 1:
+            continue
+        values = frame[a.name].to_numpy().reshape(-1, m)
+        same = (values == values[:, :1]) | (pd.isna(values) & pd.isna(values[:, :1]))
+        bad = np.flatnonzero(~same.all(axis=1))
+        if bad.size:
+            i = int(bad[0])
+            j = int(np.flatnonzero(~same[i])[0])
+            raise DataError(
+                f"release data {rel.source!r} data rows {i * m + 1}-{i * m + m}, copies of one "
+                f"record, differ in column {a.name!r}, which is released as is: "
+                f"{show(values[i, 0])} and {show(values[i, j])} (a record's {m} copies must "
+                "follow each other; a release written before they did, or an edited one)"
+            )
+
+
 def split_release(frame: pd.DataFrame, n_hold: int, random_state=0, copies: int = 1):
     """The held-out part (``n_hold`` records) and the selection part of a release's
     records, shuffled by ``random_state``: what :func:`mine` estimates on and chooses on.
@@ -329,6 +352,7 @@ def mine(
             f"the release's class {target!r} has {had}: a classifier needs at least two "
             "classes to learn from"
         )
+    check_copies_together(rel, frame)
     hold, sel = split_release(frame, n_hold, random_state, copies)
     if learner is not None:
         chosen = scorable_candidate(_forced(learner))
