@@ -428,3 +428,16 @@ def test_a_release_whose_copies_do_not_follow_each_other_is_refused(tmp_path):
         f"is: {classes[2 * i]} and {classes[2 * i + 1]} (a record's 2 copies must follow each "
         "other; a release written before they did, or an edited one)"
     )
+
+
+def test_mine_json_has_the_keys_docs_cli_lists(tmp_path):
+    import json
+    from pathlib import Path
+
+    _release(tmp_path, 3000, class_attribute="group")
+    out = CliRunner().invoke(app, ["mine", str(tmp_path / "r"), "--json"])
+    keys = list(json.loads(out.output))
+    docs = Path(__file__).resolve().parents[1] / "docs" / "cli.md"
+    said = docs.read_text().split("`--json` prints one object: ", 1)[1].split("\n\n", 1)[0]
+    listed = re.findall(r"`([a-z_]+)`", said.split("`candidates`")[0]) + ["candidates"]
+    assert listed == keys
