@@ -110,7 +110,8 @@ COPIES_OPTION = value_option(
     1,
     "--copies",
     "M",
-    "Independent perturbed copies per record (Kang); gamma compounds to gamma^M.",
+    "Independent perturbed copies per record (Kang), a record's copies in a row; gamma "
+    "compounds to gamma^M.",
 )
 
 EPSILON_RECORD_OPTION = value_option(
