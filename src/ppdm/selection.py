@@ -23,7 +23,7 @@ from .exceptions import DataError, ParameterError, SpecError
 from .fields import fields_dict
 from .mining import CANDIDATES, Candidate, _majority_of_release, _plain, fit_candidate
 from .pipeline import Release, load_release
-from .validation import show
+from .validation import check_two_classes, show
 
 __all__ = [
     "CandidateScore",
@@ -345,13 +345,7 @@ def mine(
             f"the release has {n_records} records: too few to hold out {holdout:g} of them "
             f"and fold the rest {folds} ways"
         )
-    classes = frame[target].dropna().unique()
-    if len(classes) < 2:
-        had = f"one value, {show(classes[0])}" if len(classes) else "no value"
-        raise DataError(
-            f"the release's class {target!r} has {had}: a classifier needs at least two "
-            "classes to learn from"
-        )
+    check_two_classes(frame[target], f"the release's class {target!r}")
     check_copies_together(rel, frame)
     hold, sel = split_release(frame, n_hold, random_state, copies)
     if learner is not None:

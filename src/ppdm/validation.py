@@ -15,7 +15,7 @@ import math
 import numbers
 from collections.abc import Iterable
 
-from .exceptions import MatrixError, ParameterError
+from .exceptions import DataError, MatrixError, ParameterError
 
 __all__ = [
     "show",
@@ -28,6 +28,7 @@ __all__ = [
     "check_at_least",
     "check_choice",
     "check_interval",
+    "check_two_classes",
     "visible",
 ]
 
@@ -185,3 +186,16 @@ def check_interval(low, high, name: str, *, error: type[Exception] = ParameterEr
     if not lo < hi:
         raise error(f"{name} must have low < high {got}")
     return lo, hi
+
+
+def check_two_classes(values, what: str, learner: str = "a classifier", hint: str = "") -> None:
+    """Raise :class:`DataError` unless ``values`` (a class column; missing values left out)
+    hold at least two classes, naming ``what`` and its one value."""
+    import pandas as pd
+
+    classes = pd.Series(values).dropna().unique()
+    if len(classes) < 2:
+        had = f"one value, {show(classes[0])}" if len(classes) else "no value"
+        raise DataError(
+            f"{what} has {had}: {learner} needs at least two classes to learn from{hint}"
+        )

@@ -23,7 +23,7 @@ from ..perturbation import perturb_frame, plan_release
 from ..pipeline import Release
 from ..privacy import kang_bound
 from ..release import ReleaseSpec
-from ..validation import check_int, show
+from ..validation import check_int, check_two_classes
 from .grid import CLEAR_MARGIN_SE, PAPER_PIPELINE
 from .rules import choose, summary_stats
 
@@ -216,11 +216,7 @@ def owner_table(frame: pd.DataFrame, target: str, sample: int | None, seed: int)
         raise DataError("the data needs at least one attribute besides the class")
     if frame[target].isna().any():
         raise DataError(f"class column {target!r} has missing values")
-    if frame[target].nunique() < 2 and len(frame):
-        raise DataError(
-            f"class column {target!r} has one value, {show(frame[target].iloc[0])}: a "
-            "classifier needs at least two classes to learn from"
-        )
+    check_two_classes(frame[target], f"class column {target!r}")
     if sample is not None:
         check_int(sample, "sample", low=10, error=ParameterError)
         if sample < len(frame):

@@ -10,6 +10,7 @@ import typer
 
 from ..exceptions import DataError, DomainError
 from ..publish import publish_file
+from ..validation import check_two_classes
 from ._common import (
     check_tree_flags,
     fail,
@@ -109,11 +110,11 @@ def train(
         fail(f"class column {class_column!r} of {str(data)!r} holds continuous numbers (such as "
              f"{y.dropna().iloc[0]!r}); a tree learns classes: bin them first, or name another "
              "column with --class")  # fmt: skip
-    classes = y.dropna().unique()
-    if len(classes) < 2:
-        what = f"one value, {short(classes[0])}" if len(classes) else "no value"
-        fail(f"class column {class_column!r} of {str(data)!r} has {what}: a tree needs at "
-             "least two classes to learn from (name another column with --class)")  # fmt: skip
+    try:
+        check_two_classes(y, f"class column {class_column!r} of {str(data)!r}", "a tree",
+                          " (name another column with --class)")  # fmt: skip
+    except DataError as exc:
+        fail(str(exc))
     clf.fit(X, y)  # rows without a class are left out, as J48 leaves them
     acc = _agreement(clf.predict(X), y)
     majority, rate = _majority(clf, y)
