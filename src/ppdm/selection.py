@@ -237,9 +237,9 @@ def check_copies_together(rel: Release, frame: pd.DataFrame) -> None:
     class among them) agree. Else :class:`DataError` naming the rows, column and values:
     splitting such a release by record would mix records."""
     m = rel.spec.copies
-    for a in rel.spec.attributes:
-        if a.perturbed or m == 1:
-            continue
+    if m == 1:
+        return
+    for a in (a for a in rel.spec.attributes if not a.perturbed):
         values = frame[a.name].to_numpy().reshape(-1, m)
         same = (values == values[:, :1]) | (pd.isna(values) & pd.isna(values[:, :1]))
         bad = np.flatnonzero(~same.all(axis=1))
