@@ -200,20 +200,10 @@ def fit_scorable(candidate: Candidate, rel: Release, frame, random_state=0, fitt
     return c45_on_codes(model, rel.spec)
 
 
-def _mean_se(s: np.ndarray, copies: int) -> tuple[float, float]:
-    """Mean of per-row scores and its s.e. over records: a record's ``copies`` rows (in a
-    row, :func:`~ppdm.mechanism.streams.record_major`) share its original, so their mean
-    is one record's score."""
-    rec = s.reshape(-1, copies).mean(axis=1)
-    if len(rec) < 2:
-        raise DataError(f"an accuracy estimate needs at least 2 held-out records (got {len(rec)})")
-    return float(rec.mean()), float(rec.std(ddof=1) / np.sqrt(len(rec)))
-
-
 def _score(candidate, rel, frame, folds, random_state, fitted) -> CandidateScore:
     """``fitted[k]``: the models learnt on fold ``k``'s training part (:func:`fit_scorable`).
     A record's copies fall in one fold."""
-    from .tree.release_scoring import release_correct
+    from .tree.release_scoring import mean_and_se, release_correct
 
     parts, leaves = [], []
     copies = rel.spec.copies
@@ -227,7 +217,7 @@ def _score(candidate, rel, frame, folds, random_state, fitted) -> CandidateScore
         trees = getattr(model, "trees_", None) or [model.tree_]
         leaves.append(sum(t.n_leaves for t in trees))
     # every record held out once: sd / sqrt(n) of the records' scores, as in Sec. 7.10
-    mean, se = _mean_se(np.concatenate(parts), copies)
+    mean, se = mean_and_se(np.concatenate(parts), copies)
     return CandidateScore(candidate.label, mean, se, leaves=float(np.mean(leaves)))
 
 
@@ -357,11 +347,11 @@ def mine(
         fitted = [{} for _ in range(folds)]
         scores = [_score(c, rel, folded, folds, random_state, fitted) for c in pool]
         chosen = pool[one_se_choice(pool, scores)]
-    from .tree.release_scoring import release_correct
+    from .tree.release_scoring import mean_and_se, release_correct
 
     model = fit_scorable(chosen, rel, sel, random_state)
     try:
-        est, se = _mean_se(release_correct(model, hold), copies)
+        est, se = mean_and_se(release_correct(model, hold), copies)
     except DataError as exc:
         raise ParameterError(
             f"learner {chosen.label!r} cannot be scored from the release: {exc}"

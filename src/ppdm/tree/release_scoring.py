@@ -24,6 +24,7 @@ __all__ = [
     "release_accuracy",
     "release_accuracy_score",
     "release_accuracy_se",
+    "mean_and_se",
     "release_correct",
 ]
 
@@ -210,10 +211,19 @@ def release_accuracy_score(estimator, X, y=None) -> tuple[float, float]:
     >>> abs(acc - truth) < 4 * se
     True
     """
-    s = release_correct(estimator, X, y)
-    if len(s) < 2:
-        raise DataError(f"release_accuracy needs at least 2 held-out records (got {len(s)})")
-    return float(s.mean()), float(s.std(ddof=1) / np.sqrt(len(s)))
+    return mean_and_se(release_correct(estimator, X, y))
+
+
+def mean_and_se(s: np.ndarray, copies: int = 1) -> tuple[float, float]:
+    """Mean of per-row scores ``s`` and its standard error over records.
+
+    With ``copies`` per record, their rows in a row (as a release holds them), a record's
+    rows share its original: the mean of its ``copies`` scores is one record's score.
+    """
+    rec = np.asarray(s, dtype=np.float64).reshape(-1, copies).mean(axis=1)
+    if len(rec) < 2:
+        raise DataError(f"release_accuracy needs at least 2 held-out records (got {len(rec)})")
+    return float(rec.mean()), float(rec.std(ddof=1) / np.sqrt(len(rec)))
 
 
 def release_accuracy(estimator, X, y=None) -> float:
