@@ -82,3 +82,22 @@ def test_advise_benchmark_measures_advice_paper_and_best_on_fresh_releases(tmp_p
     assert row["gap"] == pytest.approx(row["best_accuracy"] - row["advice_accuracy"])
     assert row["within_one_se"] == (row["gap"] <= row["gap_se"])
     assert 0 < row["majority"] < row["c45_original"] <= 1
+
+
+def test_mine_coverage_benchmark_scores_the_choice_against_the_best_measured(tmp_path):
+    import pandas as pd
+
+    out = _run(str(BENCH / "mine_coverage.py"), "--sets", "wisconsin", "--gammas", "9",
+               "--repeats", "2", "--choice-repeats", "2", "--out", str(tmp_path / "cov.csv"),
+               "--choice-out", str(tmp_path / "choice.csv"))  # fmt: skip
+    choice = pd.read_csv(tmp_path / "choice.csv")
+    assert len(choice) == 2
+    # the best measured is at least the chosen one's (the chosen is a candidate too)
+    assert (choice.best_measured >= choice.chosen_measured).all()
+    gap = choice.best_measured - choice.chosen_measured
+    assert (choice.within == (gap <= choice.stderr)).all()
+    # the chosen against itself has no paired difference
+    same = choice.best == choice.chosen
+    assert (choice.paired_z[same] == 0).all()
+    assert (choice.best_fold_stderr[same] == choice.chosen_fold_stderr[same]).all()
+    assert re.search(r"of the \d+ misses: the best's fold s\.e\. above 1/sqrt\(12\) \d+", out)
