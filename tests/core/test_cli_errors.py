@@ -168,6 +168,34 @@ def test_mine_refuses_arbitrary_imports(run_cli, release, table, monkeypatch):
     assert called == []
 
 
+def test_the_release_s_own_data_is_no_original(run_cli, release, table, tmp_path):
+    """mine --test and audit --original refuse the release's data file, however written,
+    and a part of a partitioned release's data; a copy of the same bytes elsewhere is a
+    table like any other."""
+    data = next(Path(release).glob("data.*"))
+    for given in (data, Path(release) / ".." / Path(release).name / data.name):
+        for args in (["mine", release, "--test", given], ["audit", release, "--original", given]):
+            code, _, err = run_cli(*args)
+            line = _one_error_line(err)
+            assert code == EXIT_FAILURE and "is the release's own data" in line, args
+            assert repr(str(given)) in line
+    frame = pd.read_csv(table)
+    (tmp_path / "in").mkdir()
+    for i in range(2):  # a directory of parts makes a partitioned release
+        frame.iloc[i::2].to_parquet(tmp_path / "in" / f"{i}.parquet")
+    parts = tmp_path / "parts"
+    assert (
+        run_cli("perturb", tmp_path / "in", "--out", parts, "--class", "class", "--seed", "1")[0]
+        == 0
+    )
+    part = sorted((parts / "data").glob("*.parquet"))[0]
+    code, _, err = run_cli("mine", parts, "--test", part)
+    assert code == EXIT_FAILURE and "is the release's own data" in _one_error_line(err)
+    copy = tmp_path / data.name
+    copy.write_bytes(data.read_bytes())
+    assert run_cli("mine", release, "--test", copy)[0] == 0
+
+
 def test_mine_forces_a_learner_by_name(run_cli, release, table):
     code, out, err = run_cli("mine", release, "--test", table, "--learner", "release-forest")
     assert code == 0, err

@@ -74,6 +74,11 @@ def mine(
     rel = load_release(release)
     frame = None
     if test is not None:
+        if rel.holds(test):
+            fail(
+                f"--test {str(test)!r} is the release's own data (perturbed records): give "
+                "original records with the class, ones the release was not made from"
+            )
         frame = read_table(test)
         check_release_columns(rel.spec, frame, f"--test {str(test)!r}")
         _check_finite(frame, "--test", test)

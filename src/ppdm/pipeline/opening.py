@@ -88,6 +88,14 @@ class Release:
         """How messages name the release's data: its file, or ``"<in memory>"``."""
         return "<in memory>" if self.data_path is None else str(self.data_path)
 
+    def holds(self, path: str | os.PathLike) -> bool:
+        """Whether ``path`` is the release's data file, its directory of parts or one part:
+        perturbed records, never an original table."""
+        if self.data_path is None:
+            return False
+        data, there = self.data_path.resolve(), Path(path).resolve()
+        return there == data or data in there.parents
+
     def batches(self, batch_size: int = DEFAULT_BATCH) -> Iterator[pd.DataFrame]:
         """The release data in batches; :class:`SpecError` if the columns differ from the spec's
         or, at the end, the rows are not ``n_records * copies``.

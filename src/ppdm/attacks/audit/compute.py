@@ -191,6 +191,11 @@ def _prepare(release, original, tolerance: float | None):
         path = Path(original)
         if not path.exists():
             raise FileNotFoundError(f"original data file {str(path)!r} does not exist")
+        if rel.holds(path):
+            raise DataError(
+                f"original data file {str(path)!r} is the release's own data (perturbed "
+                "records); pass the table the release was made from"
+            )
         orig, label = read_table(path), f"original data file {str(path)!r}"
         where = f"original data file {os.fspath(original)!r}"
     released = rel.frame(check_values=True)
