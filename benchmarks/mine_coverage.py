@@ -15,9 +15,13 @@ fitted on the same selection part and measured on the test split: is the chosen 
 within one s.e. of the best candidate's measured accuracy? The s.e. is the one printed
 with the chosen model's estimate: ``sd(s) / sqrt(n)`` of its per-record unbiased scores
 ``s`` on the ``n`` held-out released records (``--holdout`` of the release, 30 % by
-default), ``stderr`` in the choice rows. Writes one row per release (``--out``) and one
-per such case (``--choice-out``) and prints, per cell: repeats, coverage (share within 2 s.e.), mean estimate, mean
-measured accuracy, mean s.e.; then the choice table.
+default), ``stderr`` in the choice rows. Each such case also holds the release's evidence
+between the chosen and the best candidate (the best's fold s.e., the paired z of their
+fold scores) and, side by side, the choice of the rule before the fold scores were read
+as accuracies in [0, 1] (``before*`` columns). Writes one row per release (``--out``)
+and one per such case (``--choice-out``) and prints, per cell: repeats, coverage (share
+within 2 s.e.), mean estimate, mean measured accuracy, mean s.e.; then the choice table
+and both rules' counts.
 """
 
 from __future__ import annotations
@@ -45,27 +49,49 @@ def _split(name: str, n_train: int) -> tuple[pd.DataFrame, pd.DataFrame, str]:
     return b.frame.iloc[order[:cut]], b.frame.iloc[order[cut:]], b.target
 
 
-def _best_measured(r, rel, test, target, random_state, max_selection) -> dict:
-    """The scorable candidate with the highest accuracy measured on ``test``, each fitted
-    on the same selection part as the chosen model, and what the release says of it
-    against the chosen one: both fold scores and the paired z of their difference (the
-    mean of ``s_best - s_chosen`` over the same folded records by its s.e.)."""
+def _clipped_choice(r) -> str:
+    """The rule before the scores were read as accuracies in [0, 1] (kept here as the
+    record it is compared with): fold means cut to [0, 1], the best the highest mean -
+    s.e., the fewest leaves among the means that reach it."""
+    from ppdm.mining import CANDIDATES
+    from ppdm.selection import complexity
+
+    kind = {c.label: complexity(c) for c in CANDIDATES}
+    ok = [c for c in r.candidates if c.scorable]
+    mean = {c.label: min(max(c.estimate, 0.0), 1.0) for c in ok}
+    bar = max(mean[c.label] - c.stderr for c in ok)
+    near = [c for c in ok if mean[c.label] >= bar]
+    leaves = {c.label: np.inf if c.leaves is None else c.leaves for c in near}
+    return min(near, key=lambda c: (leaves[c.label], kind[c.label])).label
+
+
+def _candidates_measured(r, rel, test, target, random_state, max_selection) -> dict:
+    """Every scorable candidate fitted on the same selection part as the chosen model:
+    its accuracy measured on ``test`` and its held-out estimate ± s.e.; the best one, and
+    what the release says of it against the chosen one: both fold s.e. and the paired z of
+    their fold scores (the mean of ``s_best - s_chosen`` over the same folded records by
+    its s.e.); and the choice of the rule before (:func:`_clipped_choice`)."""
+    from ppdm.exceptions import DataError
     from ppdm.mining import CANDIDATES
     from ppdm.selection import fit_scorable, scorable_candidate, split_release
-    from ppdm.tree.release_scoring import release_correct
+    from ppdm.tree.release_scoring import mean_and_se, release_correct
 
     frame = rel.frame(check_values=True)
-    _, sel = split_release(frame, r.n_holdout, random_state)
+    hold, sel = split_release(frame, r.n_holdout, random_state)
     X, y = test.drop(columns=[target]), test[target].to_numpy()
     scored = {c.label for c in r.candidates if c.scorable}
-    best = ("", -1.0)
-    for c in CANDIDATES:
-        if c.label in scored:
-            model = fit_scorable(scorable_candidate(c), rel, sel, random_state)
-            best = max(best, (c.label, float(np.mean(model.predict(X) == y))), key=lambda b: b[1])
+    pool = {c.label: scorable_candidate(c) for c in CANDIDATES}
+    measured, held = {}, {}
+    for label in (c.label for c in CANDIDATES if c.label in scored):
+        model = fit_scorable(pool[label], rel, sel, random_state)
+        measured[label] = float(np.mean(model.predict(X) == y))
+        try:
+            held[label] = mean_and_se(release_correct(model, hold))
+        except DataError:  # the model on the whole selection part has too many cells
+            held[label] = (np.nan, np.nan)
+    best = max(measured, key=measured.get)
     folded = sel.iloc[:max_selection]
     fold = np.arange(len(folded)) % r.folds
-    pool = {c.label: scorable_candidate(c) for c in CANDIDATES}
 
     def fold_scores(label):
         s = np.empty(len(folded))
@@ -74,16 +100,19 @@ def _best_measured(r, rel, test, target, random_state, max_selection) -> dict:
             s[fold == k] = release_correct(model, folded[fold == k])
         return s
 
-    s_chosen, s_best = fold_scores(r.candidate.label), fold_scores(best[0])
+    s_chosen, s_best = fold_scores(r.candidate.label), fold_scores(best)
     said = {c.label: c.estimate for c in r.candidates}
     if not np.isclose(s_chosen.mean(), said[r.candidate.label]):  # the scores mine chose on
         raise RuntimeError(f"fold scores differ from mine's: {s_chosen.mean()} against {said}")
     d = s_best - s_chosen
     sd = d.std(ddof=1)
     fold_se = {c.label: c.stderr for c in r.candidates}
-    return dict(best=best[0], best_measured=best[1],
-                best_fold_stderr=fold_se[best[0]], chosen_fold_stderr=fold_se[r.candidate.label],
-                paired_z=float(d.mean() / (sd / np.sqrt(len(d)))) if sd > 0 else 0.0)  # fmt: skip
+    before = _clipped_choice(r)
+    return dict(best=best, best_measured=measured[best], best_stderr=held[best][1],
+                best_fold_stderr=fold_se[best], chosen_fold_stderr=fold_se[r.candidate.label],
+                paired_z=float(d.mean() / (sd / np.sqrt(len(d)))) if sd > 0 else 0.0,
+                before=before, before_measured=measured[before],
+                before_estimate=held[before][0], before_stderr=held[before][1])  # fmt: skip
 
 
 def main() -> None:
@@ -126,11 +155,13 @@ def main() -> None:
                                      majority_rate=r.majority_rate,
                                      seconds=time.perf_counter() - t))  # fmt: skip
                     if rep < a.choice_repeats:
-                        b = _best_measured(r, rel, test, target, rep, a.max_selection)
+                        b = _candidates_measured(r, rel, test, target, rep, a.max_selection)
                         choice.append(dict(set=name, gamma=gamma, repeat=rep,
-                                           chosen=r.candidate.label,
-                                           chosen_measured=r.measured, **b, stderr=r.stderr,
-                                           within=b["best_measured"] - r.measured <= r.stderr))  # fmt: skip
+                                           chosen=r.candidate.label, chosen_measured=r.measured,
+                                           estimate=r.estimate, stderr=r.stderr, **b,
+                                           within=b["best_measured"] - r.measured <= r.stderr,
+                                           before_within=b["best_measured"]
+                                           - b["before_measured"] <= b["before_stderr"]))  # fmt: skip
                 print(rows[-1], flush=True)
             Path(a.out).parent.mkdir(parents=True, exist_ok=True)
             pd.DataFrame(rows).to_csv(a.out, index=False)  # every cell, as it ends
@@ -144,9 +175,20 @@ def main() -> None:
     print(table.round(4).to_string())
     print(f"overall coverage: {out.covered.mean():.3f} of {len(out)} releases")
     picked = pd.DataFrame(choice)
+    if picked.empty:
+        return
     print(picked.round(4).to_string(index=False))
-    print(f"chosen within one s.e. of the best measured: {picked.within.mean():.3f} of "
-          f"{len(picked)} cases")  # fmt: skip
+    for rule, col in (("in use", "chosen"), ("before (means cut to [0, 1])", "before")):
+        se = picked["stderr" if col == "chosen" else "before_stderr"]
+        gap = picked.best_measured - picked[f"{col}_measured"]
+        est = picked["estimate" if col == "chosen" else "before_estimate"]
+        covered = (est - picked[f"{col}_measured"]).abs() <= 2 * se
+        print(f"rule {rule}: within one s.e. of the best measured {int((gap <= se).sum())} of "
+              f"{len(picked)}, within the smaller of both s.e. "
+              f"{int((gap <= np.fmin(se, picked.best_stderr)).sum())}; chosen models measure "
+              f"{picked[f'{col}_measured'].mean():.4f} (best {picked.best_measured.mean():.4f}); "
+              f"estimates within 2 s.e. {int(covered.sum())}; median s.e. {se.median():.3f}, "
+              f"above 0.3: {int((se > 0.3).sum())}")  # fmt: skip
     missed = picked[~picked.within]
     # an accuracy known only to lie in [0, 1] spreads by 1 / sqrt(12): a fold s.e. above it
     # says less of the best candidate than that

@@ -47,10 +47,10 @@ def test_one_se_rule_takes_the_fewest_leaves_whatever_the_learner():
     forest = Candidate("forest", "release-forest")
     pool = [tree, cut, forest]
     scores = [CandidateScore("tree", 0.76, 0.04, leaves=4.0),
-              CandidateScore("cut", 0.75, 0.04, leaves=3.0),
+              CandidateScore("cut", 0.755, 0.04, leaves=3.0),
               CandidateScore("forest", 0.78, 0.03, leaves=60.0)]  # fmt: skip
     assert pool[one_se_choice(pool, scores)] is cut  # both >= 0.78 - 0.03
-    scores[1] = CandidateScore("cut", 0.75, 0.04, leaves=4.0)
+    scores[1] = CandidateScore("cut", 0.755, 0.04, leaves=4.0)
     assert pool[one_se_choice(pool, scores)] is tree  # a tie: the release tree first
     scores[0] = CandidateScore("tree", 0.76, 0.04)  # no count of leaves: the most complex
     assert pool[one_se_choice(pool, scores)] is cut
@@ -130,7 +130,7 @@ def test_cli_prints_learner_estimate_and_majority(tmp_path):
     assert "estimated accuracy on the original data: " in out.output and " ± " in out.output
     assert "majority-class rate" in out.output
     assert "the fewest leaves within one s.e. of the best" in out.output
-    assert "release-tree depth 4, leaf 0.02: " in out.output and " leaves\n" in out.output
+    assert re.search(r"release-tree depth 4, leaf 0.02: [\d.]+ ± [\d.]+, [\d.]+ leaves", out.output)
     forced = CliRunner().invoke(app, ["mine", str(tmp_path / "r"), "--learner", "release-forest"])
     assert "learner: release-forest" in forced.output and "candidates" not in forced.output
     _release(tmp_path, 200, "n")
@@ -257,19 +257,47 @@ def test_cli_flags_a_candidate_whose_score_leaves_zero_one(tmp_path, monkeypatch
     monkeypatch.setattr(ppdm.selection, "mine", shifted)
     out = CliRunner().invoke(app, ["mine", str(tmp_path / "r")])
     assert out.exit_code == 0, out.output
-    flagged = [
-        t.split(": ")[0].strip()
-        for t in out.output.splitlines()
-        if re.search(r"\(outside \[0, 1\]: ranked as [01], the nearest accuracy\)$", t)
-    ]
+    note = re.compile(r"leaves; in \[0, 1\]: ([\d.]+) ± ([\d.]+)$")
+    flagged = {}
+    for t in out.output.splitlines():
+        if m := note.search(t):
+            flagged[t.split(": ")[0].strip()] = m.groups()
     scores = real(tmp_path / "r").candidates
-    expected = [
-        c.label
-        for i, c in enumerate(scores)
-        if c.scorable and not 0.0 <= c.estimate + (shift if i == 0 else 0.0) <= 1.0
-    ]
-    assert flagged == expected, out.output
-    assert (scores[0].label in flagged) == (shift != 0.0)  # the shifted one is flagged
+    for i, c in enumerate(scores):
+        if not c.scorable:
+            continue
+        est = c.estimate + (shift if i == 0 else 0.0)
+        if est < -0.01 or est > 1.01:  # outside: always flagged, and read inside [0, 1]
+            mean, sd = flagged[c.label]
+            assert 0 <= float(mean) <= 1 and float(sd) <= 0.29
+        elif 3 * c.stderr <= est <= 1 - 3 * c.stderr:  # well inside: read as it is
+            assert c.label not in flagged, out.output
+    if shift:
+        assert scores[0].label in flagged, out.output  # the shifted one
+
+
+def test_posterior_reads_a_score_as_an_accuracy_in_zero_one():
+    """The normal of the score cut to [0, 1]: its value where the score is precise and
+    inside, the truncated normal's moments elsewhere, the flat [0, 1] where it says
+    nothing, and the exponential tail's at an edge far from the score."""
+    from scipy import stats
+
+    from ppdm.selection import posterior
+
+    assert posterior(0.8, 0.01) == pytest.approx((0.8, 0.01), abs=1e-5)
+    for m, s in [(0.95, 0.2), (1.2, 0.3), (-0.1, 0.05), (0.5, 0.6), (2.0, 0.8)]:
+        d = stats.truncnorm((0 - m) / s, (1 - m) / s, loc=m, scale=s)
+        assert posterior(m, s) == pytest.approx((d.mean(), d.std()), abs=1e-4)
+    assert posterior(32.5, 3e4) == pytest.approx((0.5, 12**-0.5), abs=1e-3)
+    assert posterior(-612.0, 516.0) == pytest.approx((0.5, 12**-0.5), abs=2e-3)
+    # far above 1, the density on [0, 1] is e^{x d / s^2}: mean 1 - s^2 / d for d >> s
+    assert posterior(1.5, 0.01)[0] == pytest.approx(1 - 0.01**2 / 0.5, abs=1e-5)
+    # a tilt of rate 1 (1e6 ± 1e3): density e^x on [0, 1], mean 1 / (1 - 1/e) - 1
+    assert posterior(1e6, 1e3)[0] == pytest.approx(1 / (1 - np.exp(-1)) - 1, abs=1e-3)
+    for m, s in [(0.9, 0.3), (1.7, 0.5), (-3.0, 2.0)]:  # symmetric about 1/2
+        a, b = posterior(m, s), posterior(1 - m, s)
+        assert a[0] == pytest.approx(1 - b[0], abs=1e-9) and a[1] == pytest.approx(b[1])
+    assert posterior(1.3, 0.0) == (1.0, 0.0)
 
 
 def test_the_apps_candidates_table_flags_a_score_outside_zero_one():
@@ -286,7 +314,7 @@ def test_the_apps_candidates_table_flags_a_score_outside_zero_one():
     }
     table = _candidates(res)
     shown = table["3-fold estimate ± s.e."].tolist()
-    assert shown[0].endswith("(outside [0, 1]: ranked as 1, the nearest accuracy)")
+    assert re.search(r"; in \[0, 1\]: \d+\.\d% ± \d+\.\d$", shown[0])  # as the app shows
     assert "outside" not in shown[1] and table["learner"].tolist() == ["a", "b (chosen)"]
 
 

@@ -96,6 +96,9 @@ def test_mine_coverage_benchmark_scores_the_choice_against_the_best_measured(tmp
     assert (choice.best_measured >= choice.chosen_measured).all()
     gap = choice.best_measured - choice.chosen_measured
     assert (choice.within == (gap <= choice.stderr)).all()
+    before = choice.best_measured - choice.before_measured
+    assert (choice.before_within == (before <= choice.before_stderr)).all()
+    assert (choice.best_measured >= choice.before_measured).all()
     # the chosen against itself has no paired difference
     same = choice.best == choice.chosen
     assert (choice.paired_z[same] == 0).all()

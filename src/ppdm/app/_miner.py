@@ -266,7 +266,8 @@ def _candidates(res: dict) -> pd.DataFrame:
     rows = []
     for c in res["candidates"]:
         if c["scorable"]:
-            shown = f"{percent(c['estimate'])} ± {100 * c['stderr']:.1f}{score_note(c['estimate'])}"
+            note = score_note(c["estimate"], c["stderr"], percent=True)
+            shown = f"{percent(c['estimate'])} ± {100 * c['stderr']:.1f}{note}"
         else:
             shown = f"not scorable: {c['reason']}"
         chosen = " (chosen)" if c["learner"] == res["learner"] else ""
@@ -317,7 +318,8 @@ def _mined(res: dict):
         parts += [
             ui.h6(
                 "Candidates (one-standard-error rule: the fewest leaves within one standard "
-                "error of the best)"
+                "error of the best, each score read as the accuracy in [0, 1] it allows, "
+                "shown where that differs)"
             ),
             ui.div(
                 ui.HTML(

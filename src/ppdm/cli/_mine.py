@@ -118,11 +118,13 @@ def _print(result, test: Path | None, model_out: Path | None) -> None:
     if len(result.candidates) > 1:
         typer.echo(
             f"candidates ({result.folds}-fold estimate ± s.e., leaves of the folds' models; "
-            "one-standard-error rule: the fewest leaves within one s.e. of the best):"
+            "one-standard-error rule: the fewest leaves within one s.e. of the best, each "
+            "score read as the accuracy in [0, 1] it allows, shown where that differs):"
         )
         for c in result.candidates:
             shown = (
-                f"{c.estimate:.4f} ± {c.stderr:.4f}, {c.leaves:.1f} leaves{score_note(c.estimate)}"
+                f"{c.estimate:.4f} ± {c.stderr:.4f}, {c.leaves:.1f} leaves"
+                f"{score_note(c.estimate, c.stderr)}"
                 if c.scorable
                 else f"not scorable: {c.reason}"
             )
