@@ -298,6 +298,10 @@ def test_posterior_reads_a_score_as_an_accuracy_in_zero_one():
         a, b = posterior(m, s), posterior(1 - m, s)
         assert a[0] == pytest.approx(1 - b[0], abs=1e-9) and a[1] == pytest.approx(b[1])
     assert posterior(1.3, 0.0) == (1.0, 0.0)
+    # an overflowed score (inf, or inf - inf) or s.e. says nothing: the flat [0, 1]
+    for m, s in [(np.nan, 0.1), (np.inf, 1.0), (0.5, np.nan), (-np.inf, np.inf)]:
+        assert posterior(m, s) == pytest.approx((0.5, 12**-0.5))
+    assert posterior(0.7, np.inf) == pytest.approx((0.5, 12**-0.5), abs=1e-4)
 
 
 def test_the_apps_candidates_table_flags_a_score_outside_zero_one():

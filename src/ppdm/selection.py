@@ -133,8 +133,10 @@ def posterior(estimate: float, stderr: float) -> tuple[float, float]:
     Gelman et al. (2013), *Bayesian Data Analysis*, Sec. 2.5 (a normal likelihood and a
     flat prior on a bounded parameter).
     """
+    if not (np.isfinite(estimate) and stderr >= 0):  # an overflowed score says nothing
+        return 0.5, 12**-0.5
     mode = min(max(estimate, 0.0), 1.0)
-    if not stderr > 0:
+    if stderr == 0:
         return mode, 0.0
     if 8 * stderr <= estimate <= 1 - 8 * stderr:  # the cut moves the moments by < 1e-14
         return estimate, stderr
