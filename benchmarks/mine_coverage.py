@@ -100,7 +100,8 @@ def _candidates_measured(r, rel, test, target, random_state, max_selection) -> d
             s[fold == k] = release_correct(model, folded[fold == k])
         return s
 
-    s_chosen, s_best = fold_scores(r.candidate.label), fold_scores(best)
+    s_chosen = fold_scores(r.candidate.label)
+    s_best = s_chosen if best == r.candidate.label else fold_scores(best)
     said = {c.label: c.estimate for c in r.candidates}
     if not np.isclose(s_chosen.mean(), said[r.candidate.label]):  # the scores mine chose on
         raise RuntimeError(f"fold scores differ from mine's: {s_chosen.mean()} against {said}")
